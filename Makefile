@@ -1,0 +1,37 @@
+# The whole set-up: `make run` opens the dashboard on sample_data/, `make test` runs every test.
+# Each target creates .venv and installs what it needs itself.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8501
+
+.PHONY: run test bench chromium clean
+
+$(VENV)/.base: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.test: $(VENV)/.base pyproject.toml
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+run: $(VENV)/.base
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+
+# Browser tests drive Debian's chromium (Playwright's own browser download cannot work here).
+chromium:
+	@test -x /usr/bin/chromium || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: $(VENV)/.test chromium
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.test
+	$(PY) bench/bench_alpha.py
+	$(PY) bench/bench_calibration.py
+
+clean:
+	rm -rf $(VENV) artifacts .pytest_cache

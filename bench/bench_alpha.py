@@ -1,0 +1,67 @@
+"""Exact alpha (agreebound) against the krippendorff package, side by side in one process.
+
+Prints the time ratio ours/theirs on the issue's two panels (target <= 1.0x) and the peak traced
+memory of ours at 2M ratings (target < 1 GiB).  Run: make bench (or .venv/bin/python bench/bench_alpha.py).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import tracemalloc
+
+import krippendorff
+import numpy as np
+
+from agreebound.panel import krippendorff_alpha
+
+
+def panel(units: int, raters: int, values: int, missing: float, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, values, size=units)
+    noisy = rng.integers(0, values, size=(units, raters))
+    data = np.where(rng.random((units, raters)) < 0.6, truth[:, None], noisy).astype(np.float64)
+    data[rng.random((units, raters)) < missing] = np.nan
+    return data
+
+
+def best_of(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), statistics.median(times)
+
+
+def compare(name: str, data: np.ndarray, level: str, repeats: int = 5) -> float:
+    ours = krippendorff_alpha(data, level)
+    theirs = krippendorff.alpha(reliability_data=data.T, level_of_measurement=level)
+    assert abs(float(ours.value) - theirs) < 1e-9, (float(ours.value), theirs)
+    # Interleave so both see the same machine state.
+    t_ours, t_theirs = [], []
+    for _ in range(repeats):
+        t_ours.append(best_of(lambda: krippendorff_alpha(data, level), 1)[0])
+        t_theirs.append(best_of(lambda: krippendorff.alpha(reliability_data=data.T, level_of_measurement=level), 1)[0])
+    o, t = min(t_ours), min(t_theirs)
+    print(f"{name}: ours {o * 1000:.1f} ms (exact {ours.value.numerator.bit_length()}-bit numerator), "
+          f"krippendorff {t * 1000:.1f} ms, ratio ours/theirs = {o / t:.3f}x, alpha = {float(ours.value):.6f}")
+    return o / t
+
+
+def main() -> None:
+    r1 = compare("200,000 units x 8 raters x 5 categories, 20% missing, nominal",
+                 panel(200_000, 8, 5, 0.2, 1), "nominal")
+    r2 = compare("20,000 units x 5 raters x 50 values, interval",
+                 panel(20_000, 5, 50, 0.0, 2), "interval")
+    data = panel(250_000, 8, 5, 0.0, 3)  # 2,000,000 ratings
+    tracemalloc.start()
+    krippendorff_alpha(data, "nominal")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"peak traced memory, 2,000,000 ratings nominal: {peak / 2**20:.1f} MiB (input itself {data.nbytes / 2**20:.1f} MiB)")
+    print(f"summary: nominal {r1:.3f}x, interval {r2:.3f}x (target <= 1.0x)")
+
+
+if __name__ == "__main__":
+    main()
