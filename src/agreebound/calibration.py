@@ -678,6 +678,24 @@ def audit_calibration(contract: object, snapshot: object) -> CalibrationReport:
 # --- frames path -----------------------------------------------------------------------------
 
 
+class FrameError(ValueError):
+    """A frames-path error: the record path's message, plus where (frame, 0-based row, field)."""
+
+    def __init__(self, message: str, frame: str | None = None, row: int | None = None, field: str | None = None):
+        super().__init__(message)
+        self.frame, self.row, self.field = frame, row, field
+
+
+_FIELD_IN_MESSAGE = re.compile(r"^(?:reference|observation)\.(\w+)")
+
+
+def _field_of(message: str, default: str | None = None) -> str | None:
+    m = _FIELD_IN_MESSAGE.match(message)
+    if not m:
+        return default
+    return "reviewer_ids" if m.group(1) == "reviewer_id" else m.group(1)
+
+
 class FrameSnapshot:
     """A snapshot held as frames; records are built only if someone asks for them."""
 
@@ -796,8 +814,12 @@ def _first_failure(frame: pd.DataFrame, masks: list[np.ndarray], names: Sequence
     if len(doubtful) == 0:
         return
     columns = {n: frame[n].array for n in names}
+    what = "references" if build is HumanReference else "observations"
     for i in doubtful:
-        build(*(_py(columns[n][i]) for n in names))  # raises the record path's message, or passes
+        try:
+            build(*(_py(columns[n][i]) for n in names))  # raises the record path's message, or passes
+        except ValueError as error:
+            raise FrameError(str(error), what, int(i), _field_of(str(error))) from None
 
 
 def _py(v: Any) -> Any:
@@ -841,15 +863,20 @@ def measure_frames(contract: object, references: pd.DataFrame, observations: pd.
         of["judge_generator"].ok(_is_id),
     ], OBSERVATION_FIELDS, JudgeObservation)
 
-    _validate_snapshot_header(scope, contract_content_id, rubric_digest)
+    try:
+        _validate_snapshot_header(scope, contract_content_id, rubric_digest)
+    except ValueError as error:
+        raise FrameError(str(error), "snapshot", None, str(error).split(" ")[0].removeprefix("snapshot.")) from None
     if len(refs) == 0:
-        raise ValueError("references must contain exact HumanReference records")
+        raise FrameError("references must contain exact HumanReference records", "references")
     if len(obs) == 0:
-        raise ValueError("observations must contain exact JudgeObservation records")
+        raise FrameError("observations must contain exact JudgeObservation records", "observations")
     ref_codes = rf["case_id"].codes  # all valid now: distinct codes <=> distinct case ids
     dup = pd.Series(ref_codes).duplicated().to_numpy()
     if dup.any():
-        raise ValueError(f"reference case IDs must be unique (duplicate case_id={rf['case_id'].uniques[ref_codes[dup][0]]!r})")
+        i = int(np.flatnonzero(dup)[0])
+        raise FrameError(f"reference case IDs must be unique (duplicate case_id={rf['case_id'].uniques[ref_codes[i]]!r})",
+                         "references", i, "case_id")
     o_case_code = of["case_id"].codes
     o_order = of["order"].mapped({"ab": 0, "ba": 1})
     o_rep = obs["repetition"].to_numpy().astype(np.int64)
@@ -857,10 +884,16 @@ def measure_frames(contract: object, references: pd.DataFrame, observations: pd.
     dup = pd.Series(key).duplicated().to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
-        raise ValueError("observation keys must be unique (duplicate "
-                         f"{_describe_observation(of['case_id'].uniques[o_case_code[i]], ORDERS[o_order[i]], int(o_rep[i]))})")
+        raise FrameError("observation keys must be unique (duplicate "
+                         f"{_describe_observation(of['case_id'].uniques[o_case_code[i]], ORDERS[o_order[i]], int(o_rep[i]))})",
+                         "observations", i, "repetition")
 
-    _check_binding(c, scope, contract_content_id, len(refs))  # type: ignore[arg-type]
+    try:
+        _check_binding(c, scope, contract_content_id, len(refs))  # type: ignore[arg-type]
+    except ValueError as error:
+        text = str(error)
+        field = "scope" if "scope" in text else "contract_content_id" if "bound" in text else None
+        raise FrameError(text, "snapshot", None, field) from None
 
     # Per observation, in order: has a reference, the contract's judge, the case's first metadata.
     n_refs = len(refs)
@@ -885,11 +918,16 @@ def measure_frames(contract: object, references: pd.DataFrame, observations: pd.
         i = int(np.flatnonzero(bad)[0])
         where = _describe_observation(of["case_id"].uniques[o_case_code[i]], ORDERS[o_order[i]], int(o_rep[i]))
         if no_ref[i]:
-            raise ValueError(f"observation has no human reference ({where})")
+            raise FrameError(f"observation has no human reference ({where})", "observations", i, "case_id")
         if other_judge[i]:
-            raise ValueError(f"observation uses another judge generator ({where}: "
-                             f"{obs['judge_generator'].iloc[i]!r}, contract {c.judge_generator!r})")
-        raise ValueError(f"candidate metadata changes across observations ({where})")
+            raise FrameError(f"observation uses another judge generator ({where}: "
+                             f"{obs['judge_generator'].iloc[i]!r}, contract {c.judge_generator!r})",
+                             "observations", i, "judge_generator")
+        j = int(f_safe[i])
+        changed_field = next(n for n, v in (("candidate_a_tokens", a_tok), ("candidate_b_tokens", b_tok),
+                                             ("candidate_a_generator", a_gen), ("candidate_b_generator", b_gen))
+                             if v[i] != v[j])
+        raise FrameError(f"candidate metadata changes across observations ({where})", "observations", i, changed_field)
 
     # Every (case, order) holds exactly the repetitions 1..R (keys are unique already).
     reps = c.repetitions_per_order
@@ -900,7 +938,8 @@ def measure_frames(contract: object, references: pd.DataFrame, observations: pd.
     if incomplete.any():
         g = int(np.flatnonzero(incomplete)[0])
         cid = rf["case_id"].uniques[ref_codes[g // 2]]
-        raise ValueError(_completeness_message(cid, ORDERS[g % 2], set(o_rep[group == g].tolist()), reps))
+        raise FrameError(_completeness_message(cid, ORDERS[g % 2], set(o_rep[group == g].tolist()), reps),
+                         "observations", None, "repetition")
 
     judge = c.judge_generator
     a_first, b_first = a_gen[first], b_gen[first]

@@ -112,3 +112,68 @@ def judge_frames(
         "rubric_digest": sha256(rubric).hexdigest(),
     }
     return contract, references, observations, header
+
+
+def binary_panel(
+    n_items: int,
+    detector_positives: dict[str, int],
+    target_alpha: float,
+    seed: int = 0,
+    human: str | None = "human",
+    human_coverage: float = 0.9,
+    prevalence: float | None = None,
+) -> pd.DataFrame:
+    """A wide 0/1 panel whose detectors flag exactly ``detector_positives`` items each and whose
+    Krippendorff alpha (all raters, nominal) is as close to ``target_alpha`` as bisection gets.
+
+    Each rater copies a shared latent truth with probability ``a`` and otherwise guesses at its
+    own base rate; ``a`` is tuned by bisection, then each detector's count is made exact by
+    flipping the fewest of its guessed labels.
+    """
+    from agreebound.panel import krippendorff_alpha
+
+    names = list(detector_positives)
+    counts = np.array([detector_positives[d] for d in names])
+    p = prevalence if prevalence is not None else float(counts.mean()) / n_items
+
+    def build(a: float) -> pd.DataFrame:
+        rng = np.random.default_rng(seed)
+        truth = rng.random(n_items) < p
+        cols = {}
+        for name, k in zip(names, counts):
+            copy = rng.random(n_items) < a
+            base = (k / n_items - a * p) / (1 - a) if a < 1 else 0.0
+            guess = rng.random(n_items) < min(max(base, 0.0), 1.0)
+            col = np.where(copy, truth, guess).astype(np.int64)
+            diff = int(col.sum()) - int(k)
+            free = np.flatnonzero(~copy & (col == (1 if diff > 0 else 0)))
+            if len(free) < abs(diff):
+                free = np.flatnonzero(col == (1 if diff > 0 else 0))
+            flip = rng.choice(free, size=abs(diff), replace=False)
+            col[flip] = 1 - col[flip]
+            cols[name] = col
+        frame = pd.DataFrame(cols, dtype="Int64")
+        if human is not None:
+            copy = rng.random(n_items) < min(1.0, a + (1 - a) * 0.5)
+            h = np.where(copy, truth, rng.random(n_items) < p).astype(np.int64)
+            hcol = pd.array(h, dtype="Int64")
+            hcol[rng.random(n_items) >= human_coverage] = pd.NA
+            frame[human] = hcol
+        frame.insert(0, "unit", [f"item-{i:04d}" for i in range(n_items)])
+        return frame
+
+    def alpha_of(frame: pd.DataFrame) -> float:
+        values = frame.drop(columns="unit").astype("float64").to_numpy()
+        r = krippendorff_alpha(values)
+        return float(r.value) if r.value is not None else -1.0
+
+    lo, hi = 0.0, 0.99
+    best = build(0.5)
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        best = build(mid)
+        if alpha_of(best) < target_alpha:
+            lo = mid
+        else:
+            hi = mid
+    return best

@@ -1,0 +1,73 @@
+"""Measure once, decide often: the glue the dashboard, the CLI and the reports share.
+
+``measure_*`` does the expensive work (alpha, the calibration audit) and is what callers cache
+by input digest; ``decide_*`` is cheap and is all a threshold slider reruns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from agreebound.calibration import CalibrationDecision, CalibrationMeasurement, CalibrationThresholds
+from agreebound.calibration import decide as decide_calibration
+from agreebound.formats import DetectorRate, RatingPanel
+from agreebound.panel import AlphaResult, PanelDecision, PanelThresholds, decide, krippendorff_alpha
+
+
+@dataclass(frozen=True)
+class PanelMeasurement:
+    """Everything the panel decision needs for one dimension."""
+
+    file: str
+    dimension: str
+    level: str
+    alpha: AlphaResult
+    raters: tuple[str, ...]
+    detectors: tuple[str, ...]
+    humans: tuple[str, ...]
+    rates: tuple[DetectorRate, ...]  # empty when not measured
+    rates_source: str  # "matrix (positive = 1)", "file: rates.csv", or "none: ..."
+    positive: Any
+    n_units: int
+    n_ratings: int
+
+    @property
+    def ndet(self) -> int:
+        return len(self.detectors)
+
+    @property
+    def rate_values(self) -> list[Fraction]:
+        return [r.rate for r in self.rates]
+
+
+def default_positive(categories: tuple[Any, ...]) -> Any:
+    """1 for a 0/1 panel; otherwise no default (the caller must choose a positive category)."""
+    if categories and set(categories) <= {0, 1} and 1 in categories:
+        return 1
+    return None
+
+
+def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "auto",
+                  rates: tuple[DetectorRate, ...] | None = None, rates_file: str | None = None) -> PanelMeasurement:
+    alpha = krippendorff_alpha(panel.ratings(level), level)
+    if rates is not None:
+        used, source = rates, f"file: {rates_file}"
+        pos = None
+    else:
+        pos = default_positive(alpha.categories) if positive == "auto" else positive
+        if pos is None:
+            used, source = (), "none: choose a positive category or upload detector rates"
+        else:
+            used, source = panel.detector_rates(pos), f"matrix (positive = {pos})"
+    return PanelMeasurement(panel.file, panel.dimension, level, alpha, panel.raters, panel.detectors, panel.humans,
+                            tuple(used), source, pos, len(panel.units), panel.n_ratings)
+
+
+def decide_panel(m: PanelMeasurement, thresholds: PanelThresholds) -> PanelDecision:
+    return decide(m.ndet, m.alpha, m.rate_values, thresholds)
+
+
+def decide_judge(m: CalibrationMeasurement, thresholds: CalibrationThresholds | None) -> CalibrationDecision:
+    return decide_calibration(m, thresholds)
