@@ -32,6 +32,8 @@ test: $(VENV)/.test chromium
 bench: $(VENV)/.test
 	$(PY) bench/bench_alpha.py
 	$(PY) bench/bench_calibration.py
+	$(PY) bench/bench_formats.py
+	$(PY) bench/bench_dashboard.py
 
 clean:
 	rm -rf $(VENV) artifacts .pytest_cache

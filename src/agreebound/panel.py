@@ -202,6 +202,8 @@ def _encode(arr: np.ndarray) -> tuple[np.ndarray, list[Any]]:
         codes = remap[codes]
         labels = [labels[i] for i in order]
     labels = [_plain(v) for v in labels]
+    if flat.dtype.kind == "f" and all(float(v).is_integer() and abs(v) < 2**53 for v in labels):
+        labels = [int(v) for v in labels]  # whole numbers stored as floats (NaN = missing) read as ints
     return np.asarray(codes, dtype=np.int64), labels
 
 

@@ -1,0 +1,102 @@
+"""Judge calibration: the five rates against the contract, reference issues, the decision."""
+
+import pandas as pd
+import streamlit as st
+
+from agreebound.ui import figures, shell, state, widgets
+from agreebound.ui.data import Upload
+
+shell.enter(__file__)
+
+S = st.session_state
+st.title("Judge calibration")
+
+
+def on_bundle() -> None:
+    f = S.bundle_upload
+    if f is not None:
+        src = {"label": f"upload: {f.name}", "files": (Upload.of(f.name, f.getvalue()),)}
+        state.remember_error("judge", widgets.try_judge_source(src))
+
+
+def on_tables() -> None:
+    files = [S.get(k) for k in ("contract_upload", "references_upload", "observations_upload")]
+    if any(f is None for f in files):
+        state.remember_error("judge", "Load tables needs all three files: contract JSON, references CSV, observations CSV.")
+        return
+    src = {"label": f"upload: {files[2].name} (+ contract, references)",
+           "files": tuple(Upload.of(f.name, f.getvalue()) for f in files)}
+    state.remember_error("judge", widgets.try_judge_source(src))
+
+
+c1, c2 = st.columns(2)
+with c1:
+    st.file_uploader("Judge bundle (JSON)", type=["json"], key="bundle_upload", on_change=on_bundle)
+with c2:
+    widgets.sample_picker("judge")
+with st.expander("Or the tabular trio: contract JSON + references CSV + observations CSV"):
+    t1, t2, t3 = st.columns(3)
+    t1.file_uploader("Contract JSON", type=["json"], key="contract_upload")
+    t2.file_uploader("References CSV", type=["csv"], key="references_upload")
+    t3.file_uploader("Observations CSV", type=["csv"], key="observations_upload")
+    st.button("Load tables", on_click=on_tables, key="load_tables")
+
+if state.error("judge"):
+    st.error(state.error("judge") + " (the data loaded before is still shown)")
+
+bundle, d = widgets.judge_decision()
+m = bundle.measurement
+st.caption(f"Loaded: {widgets.md(S.judge_source['label'])}: {m.n_cases} cases, {m.n_observations} observations, "
+           f"{bundle.contract.repetitions_per_order} repetitions per order.")
+widgets.decision_banner(d)
+st.markdown(f"Decided against the **{d.contract_kind}** contract: `{d.decided_against.content_id}`")
+if d.contract_kind == "draft":
+    st.markdown(f"The snapshot is bound to `{bundle.contract.content_id}`; the draft is a what-if, not a new binding.")
+if d.seed_disagrees:
+    st.info(f"Seed rounding: the seed's half-up basis points would have said {d.seed_decision}; "
+            f"the exact gate decides {d.decision}.")
+
+with st.expander("Contract and snapshot", expanded=False):
+    st.code(f"contract id     {bundle.contract.content_id}\n"
+            f"scope           {bundle.scope}\n"
+            f"judge           {bundle.contract.judge_generator}\n"
+            f"rubric digest   {bundle.rubric_digest}\n"
+            f"snapshot bound  {bundle.contract_content_id == bundle.contract.content_id} "
+            f"({bundle.contract_content_id})")
+
+left, right = st.columns([1, 1])
+with left:
+    st.plotly_chart(figures.calibration_rates(d), width="stretch", key="cal_rates")
+with right:
+    rows = [{"rate": figures.RATE_LABELS[c.name], "measured": widgets.rate_check_text(c),
+             "threshold (bps)": f"{'>=' if c.kind == 'min' else '<='} {c.threshold_bps}",
+             "gate": "not evaluable (passes)" if not c.rate.evaluable else ("pass" if c.passed else "FAIL")}
+            for c in d.checks]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    if d.reference_issues:
+        st.markdown(f"**Reference issues ({len(d.reference_issues)})**: each fails the audit.")
+        st.dataframe(pd.DataFrame({"issue": list(d.reference_issues)}), hide_index=True, height=160)
+    else:
+        st.markdown("No reference issues: every reference is adjudicated with enough reviewers.")
+
+st.subheader("Cases")
+FILTERS = {
+    "all cases": None,
+    "flipped (position)": "flipped",
+    "unstable repetitions": "unstable",
+    "verbosity errors": "verbosity",
+    "self-preference errors": "self",
+}
+choice = st.selectbox("Show", list(FILTERS), key="case_filter")
+cases = m.cases
+kind = FILTERS[choice]
+if kind == "flipped":
+    cases = cases[cases["flipped"]]
+elif kind == "unstable":
+    cases = cases[cases["unstable_ab"] | cases["unstable_ba"]]
+elif kind == "verbosity":
+    cases = cases[cases["verbosity_errors"] > 0]
+elif kind == "self":
+    cases = cases[cases["self_errors"] > 0]
+st.caption(f"{len(cases)} of {m.n_cases} cases")
+st.dataframe(cases, hide_index=True, width="stretch", height=320)

@@ -1,0 +1,85 @@
+"""Panel reliability: alpha against the floor, detector spread against the cap, the verdict."""
+
+import streamlit as st
+
+from agreebound.ui import figures, shell, state, widgets
+from agreebound.ui.data import Upload
+
+shell.enter(__file__)
+
+S = st.session_state
+st.title("Panel reliability")
+
+
+def on_ratings() -> None:
+    f = S.ratings_upload
+    if f is not None:
+        src = {"label": f"upload: {f.name}", "ratings": Upload.of(f.name, f.getvalue()), "rates": None}
+        state.remember_error("panel", widgets.try_panel_source(src))
+
+
+def on_rates() -> None:
+    f = S.rates_upload
+    if f is not None:
+        src = dict(S.panel_source, rates=Upload.of(f.name, f.getvalue()))
+        state.remember_error("panel", widgets.try_panel_source(src))
+
+
+up1, up2, up3 = st.columns(3)
+with up1:
+    st.file_uploader("Ratings (wide or long CSV, Parquet)", type=["csv", "parquet"], key="ratings_upload",
+                     on_change=on_ratings)
+with up2:
+    st.file_uploader("Detector rates CSV (optional)", type=["csv"], key="rates_upload", on_change=on_rates)
+with up3:
+    widgets.sample_picker("panel")
+    widgets.level_picker()
+    widgets.positive_picker()
+
+notices = st.container()
+decisions = widgets.panel_decisions()  # measuring may add a notice (a level the data cannot take)
+with notices:
+    if state.error("panel"):
+        st.error(state.error("panel") + " (the data loaded before is still shown)")
+    if state.error("level"):
+        st.error(state.error("level") + " (shown at the nominal level instead)")
+        state.remember_error("level", None)
+any_m = next(iter(decisions.values()))[0]
+st.caption(f"Loaded: {widgets.md(S.panel_source['label'])}. {any_m.n_units} units; raters: "
+           f"{', '.join(widgets.md(r) for r in any_m.raters)}; human raters: "
+           f"{', '.join(widgets.md(h) for h in any_m.humans) or 'none'}. Rates: {widgets.md(any_m.rates_source)}.")
+
+tabs = st.tabs([str(dim) for dim in decisions])
+for tab, (dim, (m, d)) in zip(tabs, decisions.items()):
+    with tab:
+        widgets.verdict_banner(d.verdict, prefix=f"{dim}:")
+        widgets.panel_reasons(d)
+        c1, c2, c3 = st.columns(3)
+        c1.metric("alpha (permil, floored)", "undefined" if m.alpha.permil is None else m.alpha.permil)
+        c2.metric("detector spread", "unbounded" if (m.rates and d.spread is None) else
+                  ("not measured" if not m.rates else f"{float(d.spread):.2f}x"))
+        c3.metric("independent detectors", m.ndet)
+        st.markdown(f"alpha = **{widgets.alpha_text(m)}** from {m.alpha.pairable} pairable values in "
+                    f"{m.alpha.units} units ({m.level}); floor {d.thresholds.alpha_floor_permil} permil.")
+        st.markdown(f"spread = **{widgets.spread_text(d, m)}**; cap {d.thresholds.ratio_cap_permil} permil.")
+        if not m.rates:
+            st.info("The spread gate had no detector rates to check, so it passes as the seed's empty panel "
+                    "does (1000 permil). Choose a positive category or upload detector rates to evaluate it.")
+        left, right = st.columns(2)
+        with left:
+            if m.alpha.value is None:
+                st.info("alpha is undefined here: nothing to draw against the floor.")
+            else:
+                st.plotly_chart(figures.alpha_bullet(m, d), width="stretch", key=f"alpha_{dim}")
+            if m.rates:
+                st.plotly_chart(figures.rates_interval(m, d), width="stretch", key=f"rates_{dim}")
+        with right:
+            if m.alpha.categories:
+                st.plotly_chart(figures.coincidence_heatmap(m), width="stretch", key=f"coinc_{dim}")
+        with st.expander("Exact numbers"):
+            st.code(f"alpha      = {figures.exact_text(m.alpha.value)}\n"
+                    f"D_o        = {figures.exact_text(m.alpha.observed_disagreement)}\n"
+                    f"D_e        = {figures.exact_text(m.alpha.expected_disagreement)}\n"
+                    f"seed alpha = {d.seed_alpha_permil} permil (the seed's integer formula rounds up)\n"
+                    f"seed ratio = {d.seed_ratio_permil} permil\n"
+                    f"rates      = " + ", ".join(f"{r.detector} {r.positives}/{r.total}" for r in m.rates))

@@ -1,0 +1,93 @@
+"""Cached measuring: keyed by the input's SHA-256, never by an UploadedFile or a big frame.
+
+Parsing and measuring (alpha, the calibration audit) happen here and only here; a threshold
+slider reruns ``decide`` on the cached measurement.  ``MEASURE_CALLS`` counts real computations
+so tests can prove that a slider never re-measures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from agreebound.analysis import PanelMeasurement, measure_panel
+from agreebound.formats import (
+    InputError,
+    JudgeBundle,
+    parse_detector_rates,
+    parse_judge_bundle,
+    parse_judge_tables,
+    parse_ratings,
+    parse_thresholds,
+    ThresholdFile,
+)
+
+ROOT = Path(__file__).resolve().parents[3]
+SAMPLES = ROOT / "sample_data"
+MEASURE_CALLS: Counter[str] = Counter()
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A file's name, bytes and digest: what caches are keyed on."""
+
+    name: str
+    data: bytes
+    digest: str
+
+    @classmethod
+    def of(cls, name: str, data: bytes) -> "Upload":
+        return cls(name, data, hashlib.sha256(data).hexdigest())
+
+    @classmethod
+    def sample(cls, filename: str) -> "Upload":
+        return cls.of(filename, (SAMPLES / filename).read_bytes())
+
+
+PANEL_SAMPLES = {
+    "Detector panel: violence, insult, sexual (600 items)": ("detector_panel.csv", None),
+    "Single detector (refused structurally)": ("single_detector.csv", None),
+    "Krippendorff (2011) reliability data": ("krippendorff_2011.csv", None),
+}
+JUDGE_SAMPLES = {
+    "Support judge, 240 cases x 2 orders x 3 repetitions (fails)": ("judge_failing.json",),
+    "The seed's illustrative snapshot (passes)": ("judge_illustrative.json",),
+}
+
+
+@st.cache_resource(max_entries=8, show_spinner="Measuring the panel...")
+def panel_measurements(name: str, digest: str, _data: bytes, level: str, positive: Any,
+                       rates_name: str | None, rates_digest: str | None, _rates: bytes | None) -> dict[str, PanelMeasurement]:
+    """Parse and measure every dimension (raises InputError). Immutable results: shared, not copied."""
+    MEASURE_CALLS["panel"] += 1
+    panels = parse_ratings(name, _data)
+    rates = parse_detector_rates(rates_name, _rates) if rates_name and _rates is not None else {}
+    if rates and set(rates) != set(panels) and not (len(panels) == 1 and len(rates) == 1):
+        missing = sorted(set(panels) - set(rates)) or sorted(set(rates) - set(panels))
+        raise InputError(rates_name or "", None, "dimension",
+                         f"the rates file's dimensions {sorted(rates)} do not match the rating file's "
+                         f"{sorted(panels)} (first mismatch: {missing[0]!r})")
+    out = {}
+    for dim, panel in panels.items():
+        given = (rates.get(dim) or next(iter(rates.values()))) if rates else None
+        out[dim] = measure_panel(panel, level, positive, given, rates_name if given is not None else None)
+    return out
+
+
+@st.cache_resource(max_entries=8, show_spinner="Auditing the judge...")
+def judge_bundle(names: tuple[str, ...], digests: tuple[str, ...], _datas: tuple[bytes, ...]) -> JudgeBundle:
+    """A bundle JSON (one file) or the tabular trio (contract, references, observations)."""
+    MEASURE_CALLS["judge"] += 1
+    if len(names) == 1:
+        return parse_judge_bundle(names[0], _datas[0])
+    return parse_judge_tables(names[0], _datas[0], names[1], _datas[1], names[2], _datas[2])
+
+
+@st.cache_resource(max_entries=8)
+def threshold_file(name: str, digest: str, _data: bytes) -> ThresholdFile:
+    return parse_thresholds(name, _data)

@@ -1,0 +1,172 @@
+"""Session state: what is loaded, and the one canonical threshold set every page decides under.
+
+Widgets never own state: each has its own key and an ``on_change`` callback that writes the
+canonical value, so a page can be left and revisited without losing anything, and nothing is
+assigned to a widget key after the widget is drawn.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, replace
+from typing import Any
+
+import streamlit as st
+
+from agreebound.calibration import CalibrationThresholds, JudgeCalibrationContract
+from agreebound.formats import InputError
+from agreebound.panel import PanelThresholds
+from agreebound.thresholds import DEFAULT, PRESETS, ThresholdSet, threshold_set_from_dict
+from agreebound.ui.data import JUDGE_SAMPLES, PANEL_SAMPLES, Upload, threshold_file
+
+S = st.session_state
+
+
+def init() -> None:
+    """First run of a session: samples loaded, thresholds from the URL (validated) or defaults."""
+    if "panel_source" not in S:
+        S.panel_source = {"label": next(iter(PANEL_SAMPLES)), "ratings": Upload.sample("detector_panel.csv"), "rates": None}
+        S.judge_source = {"label": next(iter(JUDGE_SAMPLES)), "files": (Upload.sample("judge_failing.json"),)}
+        S.level = "nominal"
+        S.positive = "auto"
+        S.errors = {}
+        tf = threshold_file("thresholds.toml", *_digest_and_data(Upload.sample("thresholds.toml")))
+        S.presets = dict(tf.presets)
+        S.preset_file = "sample_data/thresholds.toml"
+        S.thresholds = DEFAULT
+        S.url_error = None
+        raw = st.query_params.get("th")
+        if raw:
+            try:
+                S.thresholds = threshold_set_from_dict(json.loads(raw), "link")
+            except (ValueError, TypeError) as e:  # a hand-edited link: say so, keep defaults
+                S.url_error = f"The link's thresholds were ignored: {e}"
+
+
+def _digest_and_data(u: Upload) -> tuple[str, bytes]:
+    return u.digest, u.data
+
+
+def thresholds() -> ThresholdSet:
+    return S.thresholds
+
+
+def set_thresholds(t: ThresholdSet) -> None:
+    S.thresholds = t
+
+
+def sync_url() -> None:
+    """The thresholds travel in the URL as validated JSON, so a link reproduces the view."""
+    t: ThresholdSet = S.thresholds
+    if t.panel == DEFAULT.panel and t.calibration is None:
+        if "th" in st.query_params:
+            del st.query_params["th"]
+        return
+    encoded = json.dumps(t.to_dict(), separators=(",", ":"), sort_keys=True)
+    if st.query_params.get("th") != encoded:
+        st.query_params["th"] = encoded
+
+
+# --- edits (all called from callbacks) -------------------------------------------------------
+
+
+def edit_panel(field: str, widget_key: str) -> None:
+    value = int(S[widget_key])
+    t: ThresholdSet = S.thresholds
+    S.thresholds = replace(t, panel=replace(t.panel, **{field: value}), source="draft")
+    _mirror(field, value)
+
+
+def edit_calibration(field: str, widget_key: str, contract: JudgeCalibrationContract) -> None:
+    value = int(S[widget_key])
+    t: ThresholdSet = S.thresholds
+    base = t.calibration or CalibrationThresholds.from_contract(contract)
+    S.thresholds = replace(t, calibration=replace(base, **{field: value}), source="draft")
+    _mirror(field, value)
+
+
+def _mirror(field: str, value: int) -> None:
+    """Keep a slider and its number input showing the same value (inside a callback: allowed)."""
+    for prefix in ("slider_", "number_"):
+        S[prefix + field] = value
+
+
+def clear_widgets() -> None:
+    """Forget widget values so they are drawn again from the canonical thresholds."""
+    for key in list(S.keys()):
+        if str(key).startswith(("slider_", "number_")):
+            del S[key]
+
+
+def reset_defaults() -> None:
+    S.thresholds = DEFAULT
+    clear_widgets()
+
+
+def reset_to_contract() -> None:
+    S.thresholds = replace(S.thresholds, calibration=None, source="draft" if S.thresholds.panel != DEFAULT.panel else "default")
+    clear_widgets()
+
+
+def apply_preset(name_key: str) -> None:
+    name = S[name_key]
+    if name in S.presets:
+        S.thresholds = S.presets[name]
+        clear_widgets()
+
+
+def load_preset_file(upload: Upload) -> str | None:
+    """A thresholds file's presets join the list; its main set is applied. Returns an error text."""
+    try:
+        tf = threshold_file(upload.name, upload.digest, upload.data)
+    except InputError as e:
+        return str(e)
+    S.presets = dict(tf.presets)
+    S.preset_file = upload.name
+    S.thresholds = tf.thresholds
+    clear_widgets()
+    return None
+
+
+def panel_value(field: str) -> int:
+    return getattr(S.thresholds.panel, field)
+
+
+def calibration_value(field: str, contract: JudgeCalibrationContract) -> int:
+    t: ThresholdSet = S.thresholds
+    base = t.calibration or CalibrationThresholds.from_contract(contract)
+    return getattr(base, field)
+
+
+def thresholds_json() -> str:
+    return S.thresholds.to_json()
+
+
+def draft_contract_json(contract: JudgeCalibrationContract) -> str:
+    cal = S.thresholds.calibration
+    c = contract.with_thresholds(cal) if cal is not None else contract
+    return json.dumps({"content_id": c.content_id, "contract": asdict(c)}, indent=2) + "\n"
+
+
+def defaults_for_compare() -> tuple[PanelThresholds, None]:
+    return DEFAULT.panel, None
+
+
+def presets() -> dict[str, ThresholdSet]:
+    return S.presets
+
+
+def builtin_preset_names() -> list[str]:
+    return list(PRESETS)
+
+
+def remember_error(slot: str, message: str | None) -> None:
+    S.errors[slot] = message
+
+
+def error(slot: str) -> str | None:
+    return S.errors.get(slot)
+
+
+def any_value(key: str, default: Any = None) -> Any:
+    return S.get(key, default)

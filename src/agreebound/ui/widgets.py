@@ -1,0 +1,237 @@
+"""Building blocks the pages share: loading (keeping what is loaded on failure), verdict
+banners, reason lists, the sidebar and the threshold editors."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import streamlit as st
+
+from agreebound.analysis import PanelMeasurement, decide_judge, decide_panel
+from agreebound.calibration import RATE_GATES, CalibrationDecision, JudgeCalibrationContract
+from agreebound.formats import InputError, JudgeBundle
+from agreebound.panel import LEVELS, PanelDecision, Verdict
+from agreebound.ui import state
+from agreebound.ui.data import JUDGE_SAMPLES, PANEL_SAMPLES, Upload, judge_bundle, panel_measurements
+from agreebound.ui.figures import RATE_LABELS, exact_text, fraction_text
+
+S = st.session_state
+
+VERDICT_TEXT = {
+    Verdict.ENFORCE: "ENFORCE: reliable enough to act on",
+    Verdict.REPORT_ONLY: "REPORT_ONLY: measure and publish, do not auto-enforce",
+    Verdict.REFUSE_SINGLE: "REFUSE_SINGLE: fewer than two independent detectors",
+}
+
+
+def md(text: Any) -> str:
+    """User text inside Markdown: escape Markdown syntax (HTML is never enabled)."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$])", r"\\\1", str(text))
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+
+def _measure_panel_source(src: dict[str, Any], level: str, positive: Any) -> dict[str, PanelMeasurement]:
+    r: Upload = src["ratings"]
+    rates: Upload | None = src["rates"]
+    return panel_measurements(r.name, r.digest, r.data, level, positive,
+                              rates.name if rates else None, rates.digest if rates else None,
+                              rates.data if rates else None)
+
+
+def panels() -> dict[str, PanelMeasurement]:
+    """The loaded panel, measured at the chosen level; a level the data cannot take falls back
+    to nominal with the reason shown."""
+    try:
+        return _measure_panel_source(S.panel_source, S.level, S.positive)
+    except InputError as e:
+        state.remember_error("level", str(e))
+        S.level, S.positive = "nominal", "auto"
+        return _measure_panel_source(S.panel_source, "nominal", "auto")
+
+
+def judge() -> JudgeBundle:
+    files = S.judge_source["files"]
+    return judge_bundle(tuple(f.name for f in files), tuple(f.digest for f in files), tuple(f.data for f in files))
+
+
+def try_panel_source(src: dict[str, Any]) -> str | None:
+    """Adopt ``src`` if it parses and measures; otherwise keep what is loaded. Returns the error."""
+    try:
+        _measure_panel_source(src, S.level, S.positive)
+    except InputError as e:
+        return str(e)
+    except Exception as e:  # noqa: BLE001 - never a traceback on screen; the message names the file
+        return f"{src['ratings'].name}: could not be read ({type(e).__name__}: {e})"
+    S.panel_source = src
+    return None
+
+
+def try_judge_source(src: dict[str, Any]) -> str | None:
+    files = src["files"]
+    try:
+        judge_bundle(tuple(f.name for f in files), tuple(f.digest for f in files), tuple(f.data for f in files))
+    except InputError as e:
+        return str(e)
+    except Exception as e:  # noqa: BLE001
+        return f"{files[0].name}: could not be read ({type(e).__name__}: {e})"
+    S.judge_source = src
+    return None
+
+
+def panel_decisions() -> dict[str, tuple[PanelMeasurement, PanelDecision]]:
+    th = state.thresholds().panel
+    return {dim: (m, decide_panel(m, th)) for dim, m in panels().items()}
+
+
+def judge_decision() -> tuple[JudgeBundle, CalibrationDecision]:
+    b = judge()
+    return b, decide_judge(b.measurement, state.thresholds().calibration)
+
+
+# --- display ---------------------------------------------------------------------------------
+
+
+def verdict_banner(verdict: Verdict, prefix: str = "") -> None:
+    text = (prefix + " " if prefix else "") + VERDICT_TEXT[verdict]
+    {Verdict.ENFORCE: st.success, Verdict.REPORT_ONLY: st.warning, Verdict.REFUSE_SINGLE: st.error}[verdict](text)
+
+
+def decision_banner(d: CalibrationDecision, prefix: str = "") -> None:
+    text = (prefix + " " if prefix else "") + d.decision
+    (st.success if d.decision == "PASS_CALIBRATION" else st.error)(text)
+
+
+def panel_reasons(d: PanelDecision) -> None:
+    if not d.reasons:
+        st.markdown("Every check passed: at least two detectors, alpha at or above the floor, spread within the cap.")
+    for r in d.reasons:
+        st.markdown(f"- **{r.check.replace('_', ' ')}**: {r.message}")
+    if d.seed_disagrees:
+        st.info(f"Seed rounding: the seed's integers (alpha {d.seed_alpha_permil} permil, spread "
+                f"{'unbounded' if d.seed_ratio_permil == -1 else d.seed_ratio_permil} permil) would have said "
+                f"{d.seed_verdict.value}. The exact gate decides {d.verdict.value}.")
+
+
+def alpha_text(m: PanelMeasurement) -> str:
+    a = m.alpha
+    if a.value is None:
+        return "undefined (no pairable values or no variation)"
+    return f"{fraction_text(a.value)} = {exact_text(a.value)} ({a.permil} permil)"
+
+
+def spread_text(d: PanelDecision, m: PanelMeasurement) -> str:
+    if not m.rates:
+        return "not measured (" + m.rates_source.removeprefix("none: ") + ")"
+    if d.spread is None:
+        return "unbounded (a detector found nothing where another found something)"
+    return f"{float(d.spread):.3f}x = {exact_text(d.spread)}"
+
+
+def rate_check_text(c: Any) -> str:
+    if not c.rate.evaluable:
+        return "not evaluable (no opportunities)"
+    return f"{c.rate.numerator}/{c.rate.denominator} = {float(c.rate.value) * 100:.2f}% ({c.rate.bps} bps)"
+
+
+# --- sidebar ---------------------------------------------------------------------------------
+
+
+def sidebar() -> None:
+    with st.sidebar:
+        st.markdown("### Thresholds")
+        names = list(state.presets())
+        st.selectbox("Preset", names, index=None, placeholder="choose a preset...", key="preset_pick",
+                     on_change=state.apply_preset, args=("preset_pick",),
+                     help=f"Presets: built-in, plus those in {state.S.preset_file}")
+        t = state.thresholds()
+        st.caption(f"In force: {md(t.source)}")
+        st.markdown(f"- alpha floor **{t.panel.alpha_floor_permil}** permil\n"
+                    f"- spread cap **{t.panel.ratio_cap_permil}** permil\n"
+                    f"- judge: **{'the bound contract' if t.calibration is None else 'a draft contract'}**")
+        st.button("Reset to defaults", on_click=state.reset_defaults, key="sidebar_reset")
+        st.markdown("### Loaded")
+        st.caption(f"Panel: {md(S.panel_source['label'])}")
+        st.caption(f"Judge: {md(S.judge_source['label'])}")
+
+
+# --- editors ---------------------------------------------------------------------------------
+
+
+def threshold_pair(label: str, field: str, value: int, lo: int, hi: int, step: int, on_change: Any,
+                   args: tuple[Any, ...], help_text: str) -> None:
+    """A slider and a number input bound to one canonical threshold."""
+    for prefix in ("slider_", "number_"):
+        if prefix + field not in S:
+            S[prefix + field] = value
+    left, right = st.columns([4, 1], vertical_alignment="bottom")
+    with left:
+        st.slider(label, lo, hi, step=step, key="slider_" + field, on_change=on_change,
+                  args=(field, "slider_" + field, *args), help=help_text)
+    with right:
+        st.number_input(label, lo, hi, step=step, key="number_" + field, on_change=on_change,
+                        args=(field, "number_" + field, *args), label_visibility="hidden")
+
+
+def panel_editors() -> None:
+    threshold_pair("Alpha floor (permil)", "alpha_floor_permil", state.panel_value("alpha_floor_permil"),
+                   0, 1000, 1, state.edit_panel, (),
+                   "ENFORCE needs alpha >= floor / 1000 (exactly). Seed default 600 = Krippendorff's 0.6.")
+    threshold_pair("Spread cap (permil)", "ratio_cap_permil", state.panel_value("ratio_cap_permil"),
+                   1000, 5000, 10, state.edit_panel, (),
+                   "ENFORCE needs max/min detector rate <= cap / 1000. Seed default 2000 = 2.0x.")
+
+
+def calibration_editors(contract: JudgeCalibrationContract) -> None:
+    threshold_pair("Minimum reviewers per reference", "minimum_reviewers",
+                   state.calibration_value("minimum_reviewers", contract), 1, 10, 1,
+                   state.edit_calibration, (contract,), "References with fewer reviewers fail the audit.")
+    for name, field, kind in RATE_GATES:
+        threshold_pair(f"{RATE_LABELS[name]} {'minimum' if kind == 'min' else 'maximum'} (bps)", field,
+                       state.calibration_value(field, contract), 0, 10_000, 50,
+                       state.edit_calibration, (contract,),
+                       f"{'At least' if kind == 'min' else 'At most'} this many basis points (1/100 of a percent).")
+
+
+def level_picker() -> None:
+    if "level_widget" not in S:
+        S.level_widget = S.level
+    st.selectbox("Level of measurement", LEVELS, key="level_widget", on_change=_copy, args=("level_widget", "level"),
+                 help="nominal: categories; ordinal: ranks; interval: differences; ratio: proportions")
+
+
+def positive_picker() -> None:
+    """Which category counts as a detector's positive, for rates derived from the matrix."""
+    cats = sorted({c for m in panels().values() for c in m.alpha.categories}, key=lambda c: (str(type(c)), c))
+    options = ["auto"] + cats
+    if S.positive not in options:
+        S.positive = "auto"
+    if "positive_widget" not in S or S.positive_widget not in options:
+        S.positive_widget = S.positive
+    st.selectbox("Positive category (detector rates)", options, key="positive_widget", on_change=_copy,
+                 args=("positive_widget", "positive"),
+                 help="auto: 1 for a 0/1 panel, none otherwise. An uploaded rates file takes precedence.")
+
+
+def _copy(src: str, dst: str) -> None:
+    S[dst] = S[src]
+
+
+def sample_picker(kind: str) -> None:
+    options = list(PANEL_SAMPLES if kind == "panel" else JUDGE_SAMPLES)
+    st.selectbox("Or pick a sample", options, index=None, placeholder="choose a sample...", key=f"{kind}_sample",
+                 on_change=_load_sample, args=(kind,))
+
+
+def _load_sample(kind: str) -> None:
+    label = S[f"{kind}_sample"]
+    if label is None:
+        return
+    if kind == "panel":
+        filename, _ = PANEL_SAMPLES[label]
+        state.remember_error("panel", try_panel_source({"label": label, "ratings": Upload.sample(filename), "rates": None}))
+    else:
+        (filename,) = JUDGE_SAMPLES[label]
+        state.remember_error("judge", try_judge_source({"label": label, "files": (Upload.sample(filename),)}))

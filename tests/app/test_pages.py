@@ -1,0 +1,209 @@
+"""Every page through streamlit's AppTest: the samples' verdicts, uploads, sliders, reset, the URL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from agreebound.ui import data
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+SAMPLES = ROOT / "sample_data"
+BAD = ROOT / "tests" / "data" / "bad"
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    data.MEASURE_CALLS.clear()
+    yield
+
+
+def app(page: str | None = None, **query: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    if page:
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+    return at
+
+
+def texts(elements) -> list[str]:
+    return [e.value for e in elements]
+
+
+def test_overview_shows_every_sample_verdict():
+    at = app()
+    assert texts(at.warning) == ["REPORT_ONLY: measure and publish, do not auto-enforce"] * 2
+    assert texts(at.success) == ["ENFORCE: reliable enough to act on"]
+    assert texts(at.error) == ["FAIL_CALIBRATION"]
+    assert [h.value for h in at.markdown if h.value.startswith("#### ")] == ["#### violence", "#### insult", "#### sexual"]
+    body = " ".join(m.value for m in at.markdown)
+    assert "alpha: **0.2361 = 520132/2203311 (236 permil)**" in body
+    assert "spread: **3.900x = 39/10**" in body and "spread: **1.450x = 29/20**" in body
+
+
+def test_panel_page_samples_and_reasons():
+    at = app("pages/panel.py")
+    assert [t.label for t in at.tabs] == ["violence", "insult", "sexual"]
+    assert texts(at.warning)[0] == "violence: REPORT_ONLY: measure and publish, do not auto-enforce"
+    body = " ".join(m.value for m in at.markdown)
+    assert "**alpha below floor**: alpha 0.2361 (520132/2203311) is below the floor 0.6000 (3/5)" in body
+    assert "**ratio above cap**: detector spread 3.9000 (39/10)x is above the cap 2x" in body
+    at.selectbox(key="panel_sample").set_value("Single detector (refused structurally)").run()
+    assert texts(at.error)[0] == "all: REFUSE_SINGLE: fewer than two independent detectors"
+    assert "**single detector**: 1 independent detector(s)" in " ".join(m.value for m in at.markdown)
+
+
+def test_upload_krippendorff_2011_shows_published_alpha():
+    at = app("pages/panel.py")
+    at.file_uploader(key="ratings_upload").set_value(
+        ("k2011.csv", (SAMPLES / "krippendorff_2011.csv").read_bytes(), "text/csv")).run()
+    assert not at.exception
+    body = " ".join(m.value for m in at.markdown)
+    assert "alpha = **0.7434 = 113/152 (743 permil)** from 40 pairable values in 11 units (nominal)" in body
+    at.selectbox(key="level_widget").set_value("interval").run()
+    body = " ".join(m.value for m in at.markdown)
+    assert "alpha = **0.8491 = 951/1120 (849 permil)** from 40 pairable values in 11 units (interval)" in body
+
+
+def test_bad_upload_names_the_problem_and_keeps_the_data():
+    at = app("pages/panel.py")
+    at.file_uploader(key="ratings_upload").set_value(
+        ("ragged_long_row.csv", (BAD / "ragged_long_row.csv").read_bytes(), "text/csv")).run()
+    assert not at.exception
+    assert texts(at.error) == ["ragged_long_row.csv, row 3: row has 4 cells; the header has 3 "
+                               "(the data loaded before is still shown)"]
+    assert [t.label for t in at.tabs] == ["violence", "insult", "sexual"]  # still the sample panel
+
+
+def test_labels_at_interval_level_fall_back_with_the_reason():
+    at = app("pages/panel.py")
+    at.file_uploader(key="ratings_upload").set_value(
+        ("labels.csv", b"unit,det-a,det-b\nu1,yes,yes\nu2,no,yes\nu3,no,no\n", "text/csv")).run()
+    at.selectbox(key="level_widget").set_value("interval").run()
+    assert not at.exception
+    assert any("interval alpha needs numeric values" in e for e in texts(at.error))
+    assert "(nominal)" in " ".join(m.value for m in at.markdown)
+
+
+def test_slider_flips_a_verdict_without_remeasuring_and_reset_restores_it():
+    at = app("pages/whatif.py")
+    calls = dict(data.MEASURE_CALLS)
+    assert calls == {"panel": 1, "judge": 1}
+    table = at.dataframe[0].value
+    assert list(table["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
+    at.slider(key="slider_alpha_floor_permil").set_value(800).run()
+    table = at.dataframe[0].value
+    assert list(table["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "REPORT_ONLY"]
+    assert list(table["changed"]) == ["", "", "yes"]
+    assert at.number_input(key="number_alpha_floor_permil").value == 800  # the pair stays in step
+    at.slider(key="slider_ratio_cap_permil").set_value(4000).run()
+    at.number_input(key="number_alpha_floor_permil").set_value(400).run()
+    assert list(at.dataframe[0].value["edited"]) == ["REPORT_ONLY", "ENFORCE", "ENFORCE"]
+    assert dict(data.MEASURE_CALLS) == calls  # sliders re-decide, never re-measure
+    assert json.loads(at.query_params["th"]) == {"panel": {"alpha_floor_permil": 400, "ratio_cap_permil": 4000}}
+    at.button(key="reset_defaults").click().run()
+    assert list(at.dataframe[0].value["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
+    assert at.slider(key="slider_alpha_floor_permil").value == 600
+    assert "th" not in at.query_params
+
+
+def test_judge_draft_contract_and_reset_to_bound():
+    at = app("pages/whatif.py")
+    bound_id = "judge-calibration@sha256:60428a8c4b31117f1b546da6b8356ddb2f0f280fdab2c0ad737f887775fce829"
+    assert f"Bound contract: `{bound_id}`" in [m.value for m in at.markdown]
+    for field, value in [("minimum_human_agreement_bps", 6000), ("maximum_position_flip_bps", 1200),
+                         ("maximum_verbosity_bias_bps", 5000), ("maximum_self_preference_bps", 6000)]:
+        at.slider(key=f"slider_{field}").set_value(value).run()
+    judge_row = at.dataframe[1].value.iloc[0]
+    assert (judge_row["bound contract"], judge_row["edited"], judge_row["changed"]) == (
+        "FAIL_CALIBRATION", "PASS_CALIBRATION", "yes")
+    edited = [m.value for m in at.markdown if m.value.startswith("Edited (draft): `judge-calibration@sha256:")]
+    assert len(edited) == 1 and bound_id not in edited[0]
+    at.button(key="reset_contract").click().run()
+    assert at.dataframe[1].value.iloc[0]["edited"] == "FAIL_CALIBRATION"
+    assert f"Edited (bound): `{bound_id}`" in [m.value for m in at.markdown]
+
+
+def test_link_reproduces_thresholds_and_bad_link_is_explained():
+    at = app(th=json.dumps({"panel": {"alpha_floor_permil": 800, "ratio_cap_permil": 2000}}))
+    assert texts(at.success) == []  # sexual (alpha 0.78) no longer enforces under a 0.8 floor
+    assert len(at.warning) == 3
+    bad = app(th='{"panel": {"alpha_floor_permil": 6000}}')
+    assert "The link's thresholds were ignored: alpha_floor_permil must be between -1000 and 1000, got 6000" in texts(bad.warning)
+
+
+def test_preset_from_sidebar_and_threshold_file_upload():
+    at = app()
+    at.sidebar.selectbox(key="preset_pick").set_value("krippendorff-reliable").run()
+    assert len(at.success) == 0
+    assert "In force: preset:krippendorff\\-reliable" in [c.value for c in at.sidebar.caption]
+    assert "- alpha floor **800** permil" in at.sidebar.markdown[1].value
+    at.switch_page("pages/whatif.py").run()
+    at.file_uploader(key="thresholds_upload").set_value(
+        ("thresholds_float.json", (BAD / "thresholds_float.json").read_bytes(), "application/json")).run()
+    assert any(e.startswith("thresholds_float.json, column 'alpha_floor_permil'") for e in texts(at.error))
+    assert at.slider(key="slider_alpha_floor_permil").value == 800  # unchanged by the failed upload
+    at.file_uploader(key="thresholds_upload").set_value(
+        ("t.toml", b"[panel]\nalpha_floor_permil = 300\n[presets.loose]\npanel = { alpha_floor_permil = 100, ratio_cap_permil = 9000 }\n",
+         "application/toml")).run()
+    assert at.slider(key="slider_alpha_floor_permil").value == 300
+    assert "loose" in at.sidebar.selectbox(key="preset_pick").options
+
+
+def test_judge_page_samples_upload_and_drilldown():
+    at = app("pages/judge.py")
+    assert texts(at.error) == ["FAIL_CALIBRATION"]
+    rates = at.dataframe[0].value
+    assert list(rates["gate"]) == ["FAIL", "FAIL", "pass", "FAIL", "FAIL"]
+    assert list(rates["measured"])[1] == "26/233 = 11.16% (1116 bps)"
+    at.selectbox(key="case_filter").set_value("flipped (position)").run()
+    assert "26 of 240 cases" in [c.value for c in at.caption]
+    at.selectbox(key="judge_sample").set_value("The seed's illustrative snapshot (passes)").run()
+    assert texts(at.success) == ["PASS_CALIBRATION"]
+    at.file_uploader(key="bundle_upload").set_value(
+        ("bundle_bool_repetition.json", (BAD / "bundle_bool_repetition.json").read_bytes(), "application/json")).run()
+    assert texts(at.error) == [
+        "bundle_bool_repetition.json, observation 6, column 'repetition': observation.repetition must be exact int "
+        "(observation case_id='case-refusal', order='ab', repetition=True) (the data loaded before is still shown)"]
+    assert texts(at.success) == ["PASS_CALIBRATION"]  # the illustrative bundle is still loaded
+
+
+def test_judge_tables_trio():
+    at = app("pages/judge.py")
+    at.selectbox(key="judge_sample").set_value("The seed's illustrative snapshot (passes)").run()
+    for key, name in [("contract_upload", "judge_failing_contract.json"), ("references_upload", "judge_failing_references.csv"),
+                      ("observations_upload", "judge_failing_observations.csv")]:
+        at.file_uploader(key=key).set_value((name, (SAMPLES / name).read_bytes(), "text/plain")).run()
+    at.button(key="load_tables").click().run()
+    assert not at.exception
+    assert texts(at.error) == ["FAIL_CALIBRATION"]
+    assert "240 cases, 1440 observations" in " ".join(c.value for c in at.caption)
+
+
+def test_help_page_renders_the_formats():
+    at = app("pages/help.py")
+    body = " ".join(m.value for m in at.markdown)
+    assert "# Input formats" in body and "REFUSE_SINGLE" in body
+
+
+def test_positive_category_gives_rates_for_a_non_binary_panel():
+    at = app("pages/panel.py")
+    at.file_uploader(key="ratings_upload").set_value(
+        ("k2011.csv", (SAMPLES / "krippendorff_2011.csv").read_bytes(), "text/csv")).run()
+    assert any("spread gate had no detector rates" in i.value for i in at.info)
+    at.selectbox(key="positive_widget").set_value(2).run()
+    body = " ".join(m.value for m in at.markdown)
+    # "2" from observers A..D: 3 of 9, 4 of 11, 3 of 10, 3 of 11 units rated: hi/lo = (4/11)/(3/11)
+    assert "spread = **1.333x = 4/3**" in body
+    assert not any("spread gate had no detector rates" in i.value for i in at.info)

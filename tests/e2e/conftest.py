@@ -1,0 +1,80 @@
+"""Real-browser tests: `streamlit run app.py` on a free port, driven by Playwright in Debian's
+chromium (Playwright's own browser download cannot work here)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = ROOT / "artifacts"
+
+
+def pytest_collection_modifyitems(config, items):
+    if Path(CHROMIUM).exists():
+        return
+    if os.environ.get("CI"):
+        raise pytest.UsageError(f"browser tests need Debian's chromium at {CHROMIUM}; `make test` installs it")
+    skip = pytest.mark.skip(reason="Debian's chromium is not installed (`make test` installs it)")
+    for item in items:
+        if "e2e" in str(item.fspath):
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {
+        **browser_type_launch_args,
+        "executable_path": CHROMIUM,
+        "args": ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"],
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": {"width": 1400, "height": 2200}, "accept_downloads": True}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    port = _free_port()
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.read() == b"ok":
+                    break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        raise RuntimeError("streamlit did not become healthy: " + proc.stdout.read().decode(errors="replace")[-2000:])
+    ARTIFACTS.mkdir(exist_ok=True)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()

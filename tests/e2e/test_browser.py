@@ -1,0 +1,100 @@
+"""The dashboard in headless chromium: every page, an upload, a slider, a download, screenshots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts"
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+pytestmark = pytest.mark.e2e
+
+
+def settle(page: Page) -> None:
+    page.wait_for_selector(IDLE, timeout=60_000)
+    page.wait_for_timeout(400)  # let a rerun that was just triggered start
+    page.wait_for_selector(IDLE, timeout=60_000)
+
+
+def alerts(page: Page) -> list[str]:
+    return [t.strip() for t in page.locator("[data-testid='stAlertContainer']").all_inner_texts()]
+
+
+@pytest.mark.parametrize("path, title", [
+    ("", "Is this verdict reliable enough to act on?"),
+    ("panel", "Panel reliability"),
+    ("judge", "Judge calibration"),
+    ("whatif", "What-if thresholds"),
+    ("help", "Formats & help"),
+])
+def test_every_page_opens_on_the_samples(page: Page, app_url: str, path: str, title: str):
+    page.goto(f"{app_url}/{path}")
+    settle(page)
+    expect(page.locator("h1").first).to_have_text(title)
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.screenshot(path=str(ARTIFACTS / f"page-{path or 'overview'}.png"), full_page=True)
+
+
+def test_overview_verdicts_and_sidebar(page: Page, app_url: str):
+    page.goto(app_url)
+    settle(page)
+    texts = alerts(page)
+    assert texts.count("REPORT_ONLY: measure and publish, do not auto-enforce") == 2
+    assert texts.count("ENFORCE: reliable enough to act on") == 1
+    assert "FAIL_CALIBRATION" in texts
+    sidebar = page.locator("[data-testid='stSidebar']")
+    expect(sidebar).to_contain_text("alpha floor 600 permil")
+
+
+def test_upload_ratings_file(page: Page, app_url: str):
+    page.goto(f"{app_url}/panel")
+    settle(page)
+    uploader = page.locator("[data-testid='stFileUploader']").first
+    uploader.locator("input[type='file']").set_input_files(str(ROOT / "sample_data" / "krippendorff_2011.csv"))
+    settle(page)
+    expect(page.get_by_text("0.7434 = 113/152 (743 permil)").first).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "panel-upload-k2011.png"), full_page=True)
+    uploader.locator("input[type='file']").set_input_files(str(ROOT / "tests" / "data" / "bad" / "duplicate_unit.csv"))
+    settle(page)
+    expect(page.get_by_text("duplicate_unit.csv, row 4, column 'unit': unit 'u1' appears again").first).to_be_visible()
+    expect(page.get_by_text("0.7434 = 113/152 (743 permil)").first).to_be_visible()  # nothing lost
+    page.screenshot(path=str(ARTIFACTS / "panel-bad-upload.png"), full_page=True)
+
+
+def test_slider_changes_the_verdict_and_downloads(page: Page, app_url: str):
+    page.goto(f"{app_url}/whatif")
+    settle(page)
+    floor = page.get_by_role("slider").first
+    floor.focus()
+    floor.press("End")  # alpha floor to 1000 permil: nothing enforces
+    settle(page)
+    expect(page.locator("[data-testid='stSidebar']")).to_contain_text("alpha floor 1000 permil")
+    assert "alpha_floor_permil" in page.url  # the link carries the thresholds
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download thresholds (JSON)").click()
+    saved = ARTIFACTS / "downloaded-thresholds.json"
+    info.value.save_as(saved)
+    assert json.loads(saved.read_text())["panel"] == {"alpha_floor_permil": 1000, "ratio_cap_permil": 2000}
+    page.screenshot(path=str(ARTIFACTS / "whatif-edited.png"), full_page=True)
+    page.get_by_role("link", name="Overview").click()
+    settle(page)
+    texts = alerts(page)
+    assert texts.count("ENFORCE: reliable enough to act on") == 0
+    assert texts.count("REPORT_ONLY: measure and publish, do not auto-enforce") == 3
+    page.get_by_role("button", name="Reset to defaults").click()
+    settle(page)
+    assert alerts(page).count("ENFORCE: reliable enough to act on") == 1
+
+
+def test_link_reproduces_the_view(page: Page, app_url: str):
+    th = json.dumps({"panel": {"alpha_floor_permil": 400, "ratio_cap_permil": 4000}}, separators=(",", ":"))
+    page.goto(f"{app_url}/?th={th}")
+    settle(page)
+    texts = alerts(page)
+    assert texts.count("ENFORCE: reliable enough to act on") == 2  # insult and sexual pass the looser gate
+    expect(page.locator("[data-testid='stSidebar']")).to_contain_text("alpha floor 400 permil")
