@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.ui import figures, shell, state, widgets
+from agreebound.uncertainty import judge_diagnostics
 from agreebound.ui.data import Upload
 
 shell.enter(__file__)
@@ -64,20 +65,34 @@ with st.expander("Contract and snapshot", expanded=False):
             f"snapshot bound  {bundle.contract_content_id == bundle.contract.content_id} "
             f"({bundle.contract_content_id})")
 
+diag = judge_diagnostics(m)
 left, right = st.columns([1, 1])
 with left:
     st.plotly_chart(figures.calibration_rates(d), width="stretch", key="cal_rates")
 with right:
-    rows = [{"rate": figures.RATE_LABELS[c.name], "measured": widgets.rate_check_text(c),
-             "threshold (bps)": f"{'>=' if c.kind == 'min' else '<='} {c.threshold_bps}",
-             "gate": "not evaluable (passes)" if not c.rate.evaluable else ("pass" if c.passed else "FAIL")}
-            for c in d.checks]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    ha = diag.judge_human_alpha
+    with_t, without_t = diag.agreement_with_ties, diag.agreement_without_ties
+    st.markdown(
+        f"- human agreement with ties {with_t[0]}/{with_t[1]}, without tie references "
+        f"{without_t[0]}/{without_t[1]}"
+        + (f" = {without_t[0] / without_t[1]:.2%}" if without_t[1] else "") + "\n"
+        f"- chance-corrected: alpha(human, judge majority per order) = "
+        f"{figures.fraction_text(ha.value)} ({ha.pairable} pairable values)\n"
+        f"- position flips: {diag.stable_flips} with both orders stable (the gated rate), "
+        f"{diag.noisy_flips} more where repetition noise left the orders' majorities different")
     if d.reference_issues:
         st.markdown(f"**Reference issues ({len(d.reference_issues)})**: each fails the audit.")
         st.dataframe(pd.DataFrame({"issue": list(d.reference_issues)}), hide_index=True, height=160)
     else:
         st.markdown("No reference issues: every reference is adjudicated with enough reviewers.")
+
+rows = [{"rate": figures.RATE_LABELS[c.name], "measured": widgets.rate_check_text(c),
+         "Wilson 95%": f"[{diag.wilson[c.name].low:.2%}, {diag.wilson[c.name].high:.2%}]" if c.rate.evaluable else "",
+         "threshold (bps)": f"{'>=' if c.kind == 'min' else '<='} {c.threshold_bps}",
+         "gate": "not evaluable (passes)" if not c.rate.evaluable else ("pass" if c.passed else "FAIL"),
+         "margin": widgets.margin_text(c)}
+        for c in d.checks]
+st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 st.subheader("Cases")
 FILTERS = {

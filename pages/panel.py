@@ -1,9 +1,10 @@
 """Panel reliability: alpha against the floor, detector spread against the cap, the verdict."""
 
+import pandas as pd
 import streamlit as st
 
 from agreebound.ui import figures, shell, state, widgets
-from agreebound.ui.data import Upload
+from agreebound.ui.data import Upload, panel_diagnostics
 
 shell.enter(__file__)
 
@@ -35,6 +36,7 @@ with up3:
     widgets.sample_picker("panel")
     widgets.level_picker()
     widgets.positive_picker()
+widgets.interval_picker()
 
 notices = st.container()
 decisions = widgets.panel_decisions()  # measuring may add a notice (a level the data cannot take)
@@ -61,7 +63,9 @@ for tab, (dim, (m, d)) in zip(tabs, decisions.items()):
         c3.metric("independent detectors", m.ndet)
         st.markdown(f"alpha = **{widgets.alpha_text(m)}** from {m.alpha.pairable} pairable values in "
                     f"{m.alpha.units} units ({m.level}); floor {d.thresholds.alpha_floor_permil} permil.")
-        st.markdown(f"spread = **{widgets.spread_text(d, m)}**; cap {d.thresholds.ratio_cap_permil} permil.")
+        st.markdown(f"alpha {widgets.alpha_ci_text(m, d)}.")
+        st.markdown(f"spread = **{widgets.spread_text(d, m)}**; cap {d.thresholds.ratio_cap_permil} permil; "
+                    f"{widgets.spread_ci_text(m)}.")
         if not m.rates:
             st.info("The spread gate had no detector rates to check, so it passes as the seed's empty panel "
                     "does (1000 permil). Choose a positive category or upload detector rates to evaluate it.")
@@ -76,6 +80,23 @@ for tab, (dim, (m, d)) in zip(tabs, decisions.items()):
         with right:
             if m.alpha.categories:
                 st.plotly_chart(figures.coincidence_heatmap(m), width="stretch", key=f"coinc_{dim}")
+        if m.rates:
+            st.dataframe(pd.DataFrame([{"detector": r.detector, "positives / rated": f"{r.positives}/{r.total}",
+                                        "rate": f"{float(r.rate):.2%}",
+                                        "Wilson 95%": f"[{w.low:.2%}, {w.high:.2%}]"}
+                                       for r, w in zip(m.rates, m.wilson)]), hide_index=True, width="stretch")
+        with st.expander("Diagnostics: which rater, which units"):
+            src = S.panel_source["ratings"]
+            diag = panel_diagnostics(src.name, src.digest, src.data, m.level, dim)
+            st.markdown("**Alpha with each rater removed** (a rater whose removal raises alpha most is the outlier)")
+            st.dataframe(pd.DataFrame([{"without": r, "alpha": figures.fraction_text(v)}
+                                       for r, v in diag.without_rater.items()]), hide_index=True)
+            if diag.versus_human:
+                st.markdown("**Each detector against the human column** (alpha of the pair)")
+                st.dataframe(pd.DataFrame([{"detector": r, "alpha vs human": figures.fraction_text(v)}
+                                           for r, v in diag.versus_human.items()]), hide_index=True)
+            st.markdown("**Units contributing most disagreement**")
+            st.dataframe(diag.top_units, hide_index=True, width="stretch")
         with st.expander("Exact numbers"):
             st.code(f"alpha      = {figures.exact_text(m.alpha.value)}\n"
                     f"D_o        = {figures.exact_text(m.alpha.observed_disagreement)}\n"

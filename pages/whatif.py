@@ -23,9 +23,11 @@ left, right = st.columns(2)
 with left:
     st.subheader("Panel")
     widgets.panel_editors()
+    widgets.strict_toggle("panel", contract)
 with right:
     st.subheader("Judge contract")
     widgets.calibration_editors(contract)
+    widgets.strict_toggle("judge", contract)
 
 b1, b2, b3 = st.columns(3)
 b1.button("Reset to defaults", on_click=state.reset_defaults, key="reset_defaults")

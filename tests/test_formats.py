@@ -148,7 +148,7 @@ BAD_FILES = [
     ('thresholds_syntax.toml', 2, None,
      'thresholds_syntax.toml, line 2: invalid TOML (Invalid value (at line 2, column 22))'),
     ('thresholds_unknown.toml', None, 'panel',
-     "thresholds_unknown.toml, column 'panel': panel: unknown key(s) ['alpha']; expected alpha_floor_permil, ratio_cap_permil"),
+     "thresholds_unknown.toml, column 'panel': panel: unknown key(s) ['alpha']; expected alpha_floor_permil, ratio_cap_permil, strict"),
     ('unit_space.csv', 2, 'unit',
      "unit_space.csv, row 2, column 'unit': expected a non-empty name without surrounding spaces, got 'u1 '"),
     ('unterminated_quote.csv', 2, None,

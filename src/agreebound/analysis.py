@@ -14,6 +14,14 @@ from agreebound.calibration import CalibrationDecision, CalibrationMeasurement, 
 from agreebound.calibration import decide as decide_calibration
 from agreebound.formats import DetectorRate, RatingPanel
 from agreebound.panel import AlphaResult, PanelDecision, PanelThresholds, decide, krippendorff_alpha
+from agreebound.uncertainty import (
+    AlphaBootstrap,
+    Wilson,
+    bootstrap_alpha,
+    bootstrap_alpha_units,
+    pairable_pairs,
+    spread_interval,
+)
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,12 @@ class PanelMeasurement:
     positive: Any
     n_units: int
     n_ratings: int
+    alpha_boot: AlphaBootstrap  # Krippendorff's bootstrap (2,000 draws, seed 0)
+    spread_bracket: tuple[float, float | None]  # Wilson-based (low, high); high None = unbounded
+
+    @property
+    def wilson(self) -> tuple[Wilson, ...]:
+        return tuple(Wilson(r.positives, r.total) for r in self.rates)
 
     @property
     def ndet(self) -> int:
@@ -50,8 +64,16 @@ def default_positive(categories: tuple[Any, ...]) -> Any:
 
 
 def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "auto",
-                  rates: tuple[DetectorRate, ...] | None = None, rates_file: str | None = None) -> PanelMeasurement:
-    alpha = krippendorff_alpha(panel.ratings(level), level)
+                  rates: tuple[DetectorRate, ...] | None = None, rates_file: str | None = None,
+                  interval: str = "krippendorff") -> PanelMeasurement:
+    """``interval``: "krippendorff" (KALPHA's pair resampling, the default) or "units" (resample
+    units; wider, and slower on large panels)."""
+    matrix = panel.ratings(level)
+    alpha = krippendorff_alpha(matrix, level)
+    if interval == "units":
+        boot = bootstrap_alpha_units(matrix, level)
+    else:
+        boot = bootstrap_alpha(alpha, pairs=pairable_pairs(matrix))
     if rates is not None:
         used, source = rates, f"file: {rates_file}"
         pos = None
@@ -61,12 +83,14 @@ def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "a
             used, source = (), "none: choose a positive category or upload detector rates"
         else:
             used, source = panel.detector_rates(pos), f"matrix (positive = {pos})"
+    bracket = spread_interval([(r.positives, r.total) for r in used])
     return PanelMeasurement(panel.file, panel.dimension, level, alpha, panel.raters, panel.detectors, panel.humans,
-                            tuple(used), source, pos, len(panel.units), panel.n_ratings)
+                            tuple(used), source, pos, len(panel.units), panel.n_ratings, boot, bracket)
 
 
 def decide_panel(m: PanelMeasurement, thresholds: PanelThresholds) -> PanelDecision:
-    return decide(m.ndet, m.alpha, m.rate_values, thresholds)
+    return decide(m.ndet, m.alpha, m.rate_values, thresholds, alpha_low=m.alpha_boot.low,
+                  spread_high=m.spread_bracket[1])
 
 
 def decide_judge(m: CalibrationMeasurement, thresholds: CalibrationThresholds | None) -> CalibrationDecision:

@@ -32,6 +32,8 @@ from typing import Any, Iterator, Literal, Sequence
 import numpy as np
 import pandas as pd
 
+from agreebound.uncertainty import Wilson
+
 Candidate = Literal["a", "b", "tie"]
 Order = Literal["ab", "ba"]
 Decision = Literal["PASS_CALIBRATION", "FAIL_CALIBRATION"]
@@ -220,7 +222,7 @@ class JudgeCalibrationContract:
 
     def with_thresholds(self, thresholds: "CalibrationThresholds") -> "JudgeCalibrationContract":
         """The draft this contract becomes under edited thresholds (its own content id)."""
-        return replace(self, **asdict(thresholds))
+        return replace(self, **thresholds.contract_fields())
 
 
 @dataclass(frozen=True)
@@ -284,15 +286,22 @@ class CalibrationThresholds:
     maximum_repeat_variance_bps: int
     maximum_verbosity_bias_bps: int
     maximum_self_preference_bps: int
+    #: Strict mode: a rate must also pass with its Wilson 95% bound (not part of the contract).
+    strict: bool = False
 
     def __post_init__(self) -> None:
         _exact_int("minimum_reviewers", self.minimum_reviewers, minimum=1, maximum=100)
         for _, name, _ in RATE_GATES:
             _exact_int(name, getattr(self, name), minimum=0, maximum=BPS)
+        if type(self.strict) is not bool:
+            raise ValueError(f"strict must be true or false, got {self.strict!r}")
 
     @classmethod
-    def from_contract(cls, contract: JudgeCalibrationContract) -> "CalibrationThresholds":
-        return cls(**{f.name: getattr(contract, f.name) for f in fields(cls)})
+    def from_contract(cls, contract: JudgeCalibrationContract, strict: bool = False) -> "CalibrationThresholds":
+        return cls(**{f.name: getattr(contract, f.name) for f in fields(cls) if f.name != "strict"}, strict=strict)
+
+    def contract_fields(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "strict"}
 
 
 # --- measurement -----------------------------------------------------------------------------
@@ -336,7 +345,8 @@ class CalibrationMeasurement:
     verbosity_bias: Rate
     self_preference: Rate
     #: One row per case, in reference order: case_id, preferred, reviewers, adjudicated,
-    #: observations, agreements, verdict_ab / verdict_ba (None when unstable), unstable_ab,
+    #: observations, agreements, verdict_ab / verdict_ba (None when unstable), majority_ab /
+    #: majority_ba (None when tied), unstable_ab,
     #: unstable_ba, flip_opportunity, flipped, verbosity_opportunities, verbosity_errors,
     #: self_candidate, self_opportunities, self_errors.
     cases: pd.DataFrame = field(repr=False, compare=False)
@@ -381,6 +391,9 @@ def _measure_arrays(contract: JudgeCalibrationContract, header: tuple[str, str, 
     distinct = (counts > 0).sum(axis=1)
     unstable = distinct > 1
     verdict = np.where(unstable, -1, counts.argmax(axis=1)).reshape(n_cases, 2)
+    # The per-order majority (None when the top count is shared): used by the diagnostics.
+    top = counts.max(axis=1)
+    majority = np.where((counts == top[:, None]).sum(axis=1) == 1, counts.argmax(axis=1), -1).reshape(n_cases, 2)
     unstable2 = unstable.reshape(n_cases, 2)
 
     # Position flip: among cases whose both orders are stable.
@@ -419,6 +432,8 @@ def _measure_arrays(contract: JudgeCalibrationContract, header: tuple[str, str, 
             "agreements": agree_case,
             "verdict_ab": labels[verdict[:, 0]],
             "verdict_ba": labels[verdict[:, 1]],
+            "majority_ab": labels[majority[:, 0]],
+            "majority_ba": labels[majority[:, 1]],
             "unstable_ab": unstable2[:, 0],
             "unstable_ba": unstable2[:, 1],
             "flip_opportunity": flip_opp,
@@ -555,8 +570,9 @@ class RateCheck:
     rate: Rate
     kind: str  # "min" or "max"
     threshold_bps: int
-    passed: bool  # exact comparison; a rate with no opportunity passes, as in the seed
+    passed: bool  # exact comparison (and, in strict mode, the Wilson bound); no opportunity passes, as in the seed
     seed_passed: bool  # the seed's comparison of rounded bps
+    bound_passed: bool | None = None  # strict mode's Wilson-bound gate; None when not in strict mode
 
     @property
     def threshold(self) -> Fraction:
@@ -624,7 +640,13 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
         else:
             passed = rate.numerator * BPS <= t * rate.denominator
             seed_passed = rate.bps <= t
-        checks.append(RateCheck(name, rate, kind, t, passed, seed_passed))
+        bound_passed = None
+        if th.strict and rate.denominator:
+            w = Wilson(rate.numerator, rate.denominator)
+            limit = Fraction(t, BPS)
+            bound_passed = w.low_at_least(limit) if kind == "min" else w.high_at_most(limit)
+            passed = passed and bound_passed
+        checks.append(RateCheck(name, rate, kind, t, passed, seed_passed, bound_passed))
     issues = _reference_issues(measurement.cases, th.minimum_reviewers)
     decision: Decision = PASS if not issues and all(c.passed for c in checks) else FAIL
     seed_decision: Decision = PASS if not issues and all(c.seed_passed for c in checks) else FAIL

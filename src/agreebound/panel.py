@@ -460,10 +460,15 @@ class PanelThresholds:
 
     alpha_floor_permil: int = AB_ALPHA_FLOOR_DEFAULT
     ratio_cap_permil: int = AB_RATIO_CAP_DEFAULT
+    #: Strict mode: also gate on the 95% interval's bound (alpha's lower bound >= floor, the
+    #: spread's upper bound <= cap). Off by default: the seed gates on the point.
+    strict: bool = False
 
     def __post_init__(self) -> None:
         _exact_int("alpha_floor_permil", self.alpha_floor_permil, -1000, 1000)
         _exact_int("ratio_cap_permil", self.ratio_cap_permil, 1000, 1_000_000)
+        if type(self.strict) is not bool:
+            raise ValueError(f"strict must be true or false, got {self.strict!r}")
 
     @property
     def alpha_floor(self) -> Fraction:
@@ -529,12 +534,19 @@ def decide(
     alpha: AlphaResult | Fraction | int | None,
     rates: Sequence[Any],
     thresholds: PanelThresholds = PanelThresholds(),
+    *,
+    alpha_low: float | None = None,
+    spread_high: float | None | str = "unknown",
 ) -> PanelDecision:
     """The enforcement verdict: the only place panel numbers meet thresholds.
 
     Order is the seed's: ``ndet < 2`` refuses first, whatever the scores; then alpha (undefined
     or below the floor), then the spread (unbounded or above the cap) -> REPORT_ONLY.  Gates
     compare exact values; every failed check is listed, the structural refusal first.
+
+    Strict mode (``thresholds.strict``) adds the interval gates: ``alpha_low`` (the 95% lower
+    bound of alpha) must reach the floor and ``spread_high`` (the upper end of the spread's
+    bracket; None = unbounded) must stay within the cap. A missing interval fails strict mode.
 
     >>> decide(3, Fraction(5994, 10000), [1, 1]).verdict            # seed would say 600 >= 600
     <Verdict.REPORT_ONLY: 'REPORT_ONLY'>
@@ -577,6 +589,8 @@ def decide(
     elif s > cap:
         reasons.append(Reason("ratio_above_cap", s, cap, s - cap,
                               f"detector spread {_fmt(s)}x is above the cap {_fmt(cap)}x by {_fmt(s - cap)}x"))
+    if thresholds.strict:
+        reasons.extend(_strict_reasons(value, alpha_low, checked, spread_high, floor, cap))
     if ndet < 2:
         verdict = Verdict.REFUSE_SINGLE
     elif reasons:
@@ -590,3 +604,29 @@ def decide(
     )
     lohi = rate_span(checked)
     return PanelDecision(verdict, tuple(reasons), ndet, value, s, lohi, thresholds, seed_a, seed_r, seed_v)
+
+
+def _strict_reasons(value: Fraction | None, alpha_low: float | None, rates: list[Fraction],
+                    spread_high: float | None | str, floor: Fraction, cap: Fraction) -> list[Reason]:
+    out = []
+    if value is not None:
+        if alpha_low is None:
+            out.append(Reason("alpha_interval_missing", None, floor, None,
+                              "strict mode gates on alpha's 95% lower bound, and none was computed"))
+        elif Fraction(alpha_low) < floor:
+            low = Fraction(alpha_low)
+            out.append(Reason("alpha_lower_bound_below_floor", low, floor, low - floor,
+                              f"strict mode: alpha's 95% lower bound {float(low):.4f} is below the floor "
+                              f"{_fmt(floor)}"))
+    if rates and spread(rates) is not None:
+        if spread_high == "unknown":
+            out.append(Reason("spread_interval_missing", None, cap, None,
+                              "strict mode gates on the spread's upper bound, and none was computed"))
+        elif spread_high is None:
+            out.append(Reason("spread_upper_unbounded", None, cap, None,
+                              "strict mode: the spread's upper bound is unbounded (a detector's rate could be 0)"))
+        elif Fraction(spread_high) > cap:
+            high = Fraction(spread_high)
+            out.append(Reason("spread_upper_above_cap", high, cap, high - cap,
+                              f"strict mode: the spread's 95% upper bound {float(high):.3f}x is above the cap {_fmt(cap)}x"))
+    return out

@@ -70,17 +70,17 @@ def threshold_set_from_dict(data: Any, source: str) -> ThresholdSet:
         p = data["panel"]
         if not isinstance(p, dict):
             raise ValueError("'panel' must be an object")
-        extra = sorted(set(p) - {"alpha_floor_permil", "ratio_cap_permil"})
+        extra = sorted(set(p) - {"alpha_floor_permil", "ratio_cap_permil", "strict"})
         if extra:
-            raise ValueError(f"panel: unknown key(s) {extra}; expected alpha_floor_permil, ratio_cap_permil")
+            raise ValueError(f"panel: unknown key(s) {extra}; expected alpha_floor_permil, ratio_cap_permil, strict")
         panel = PanelThresholds(**p)
     calibration = None
     if "calibration" in data:
         c = data["calibration"]
         if not isinstance(c, dict):
             raise ValueError("'calibration' must be an object")
-        names = [f for f in CalibrationThresholds.__dataclass_fields__]
-        extra = sorted(set(c) - set(names))
+        names = [f for f in CalibrationThresholds.__dataclass_fields__ if f != "strict"]
+        extra = sorted(set(c) - set(names) - {"strict"})
         missing = [n for n in names if n not in c]
         if extra or missing:
             raise ValueError(f"calibration: needs exactly {names}; missing {missing}, unknown {extra}")

@@ -111,7 +111,7 @@ def test_slider_flips_a_verdict_without_remeasuring_and_reset_restores_it():
     at.number_input(key="number_alpha_floor_permil").set_value(400).run()
     assert list(at.dataframe[0].value["edited"]) == ["REPORT_ONLY", "ENFORCE", "ENFORCE"]
     assert dict(data.MEASURE_CALLS) == calls  # sliders re-decide, never re-measure
-    assert json.loads(at.query_params["th"]) == {"panel": {"alpha_floor_permil": 400, "ratio_cap_permil": 4000}}
+    assert json.loads(at.query_params["th"]) == {"panel": {"alpha_floor_permil": 400, "ratio_cap_permil": 4000, "strict": False}}
     at.button(key="reset_defaults").click().run()
     assert list(at.dataframe[0].value["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
     assert at.slider(key="slider_alpha_floor_permil").value == 600
@@ -207,3 +207,31 @@ def test_positive_category_gives_rates_for_a_non_binary_panel():
     # "2" from observers A..D: 3 of 9, 4 of 11, 3 of 10, 3 of 11 units rated: hi/lo = (4/11)/(3/11)
     assert "spread = **1.333x = 4/3**" in body
     assert not any("spread gate had no detector rates" in i.value for i in at.info)
+
+
+def test_uncertainty_is_shown_and_strict_mode_is_threshold_data():
+    at = app("pages/panel.py")
+    body = " ".join(m.value for m in at.markdown)
+    assert "alpha 95% interval [" in body and "Krippendorff's bootstrap, 2,000 draws" in body
+    assert "q = P(alpha < floor) = 1.000" in body  # violence: alpha 0.24 is nowhere near 0.6
+    assert "95% bracket [" in body
+    at.radio(key="interval_widget").set_value("units").run()
+    assert "(unit resampling, 2,000 draws, seed 0)" in " ".join(m.value for m in at.markdown)
+    at.switch_page("pages/judge.py").run()
+    rates = at.dataframe[0].value
+    assert list(rates["margin"]) == ["370 more agreements would pass", "15 fewer flips would pass",
+                                     "18 more unstable orders fail the gate", "298 fewer verbosity errors would pass",
+                                     "87 fewer self-preferring picks would pass"]
+    assert "position flips: 26 with both orders stable (the gated rate), 1 more where repetition noise" in \
+        " ".join(m.value for m in at.markdown)
+    at.switch_page("pages/whatif.py").run()
+    calls = dict(data.MEASURE_CALLS)
+    at.slider(key="slider_ratio_cap_permil").set_value(4000).run()
+    at.slider(key="slider_alpha_floor_permil").set_value(400).run()
+    assert list(at.dataframe[0].value["edited"]) == ["REPORT_ONLY", "ENFORCE", "ENFORCE"]
+    at.checkbox(key="check_panel_strict").check().run()
+    # insult: alpha 0.431 passes a 0.400 floor, but its bootstrap lower bound (0.388) does not, and its
+    # spread's upper bound (4.6x) exceeds the 4.0x cap; sexual's bounds (0.753, 2.0x) still pass.
+    assert list(at.dataframe[0].value["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
+    assert dict(data.MEASURE_CALLS) == calls  # strict mode re-decides from the cached bootstrap
+    assert at.session_state["thresholds"].panel.strict is True

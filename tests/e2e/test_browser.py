@@ -79,7 +79,7 @@ def test_slider_changes_the_verdict_and_downloads(page: Page, app_url: str):
         page.get_by_role("button", name="Download thresholds (JSON)").click()
     saved = ARTIFACTS / "downloaded-thresholds.json"
     info.value.save_as(saved)
-    assert json.loads(saved.read_text())["panel"] == {"alpha_floor_permil": 1000, "ratio_cap_permil": 2000}
+    assert json.loads(saved.read_text())["panel"] == {"alpha_floor_permil": 1000, "ratio_cap_permil": 2000, "strict": False}
     page.screenshot(path=str(ARTIFACTS / "whatif-edited.png"), full_page=True)
     page.get_by_role("link", name="Overview").click()
     settle(page)

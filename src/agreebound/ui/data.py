@@ -13,12 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
 from agreebound.analysis import PanelMeasurement, measure_panel
 from agreebound.formats import (
     InputError,
     JudgeBundle,
+    RatingPanel,
     parse_detector_rates,
     parse_judge_bundle,
     parse_judge_tables,
@@ -26,6 +29,8 @@ from agreebound.formats import (
     parse_thresholds,
     ThresholdFile,
 )
+from agreebound.panel import krippendorff_alpha
+from agreebound.uncertainty import alpha_without_each_rater, detector_vs_human, unit_disagreement
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "sample_data"
@@ -62,10 +67,11 @@ JUDGE_SAMPLES = {
 
 @st.cache_resource(max_entries=8, show_spinner="Measuring the panel...")
 def panel_measurements(name: str, digest: str, _data: bytes, level: str, positive: Any,
-                       rates_name: str | None, rates_digest: str | None, _rates: bytes | None) -> dict[str, PanelMeasurement]:
+                       rates_name: str | None, rates_digest: str | None, _rates: bytes | None,
+                       interval: str = "krippendorff") -> dict[str, PanelMeasurement]:
     """Parse and measure every dimension (raises InputError). Immutable results: shared, not copied."""
     MEASURE_CALLS["panel"] += 1
-    panels = parse_ratings(name, _data)
+    panels = parsed_panels(name, digest, _data)
     rates = parse_detector_rates(rates_name, _rates) if rates_name and _rates is not None else {}
     if rates and set(rates) != set(panels) and not (len(panels) == 1 and len(rates) == 1):
         missing = sorted(set(panels) - set(rates)) or sorted(set(rates) - set(panels))
@@ -75,8 +81,37 @@ def panel_measurements(name: str, digest: str, _data: bytes, level: str, positiv
     out = {}
     for dim, panel in panels.items():
         given = (rates.get(dim) or next(iter(rates.values()))) if rates else None
-        out[dim] = measure_panel(panel, level, positive, given, rates_name if given is not None else None)
+        out[dim] = measure_panel(panel, level, positive, given, rates_name if given is not None else None, interval)
     return out
+
+
+@st.cache_resource(max_entries=8, show_spinner="Reading the ratings...")
+def parsed_panels(name: str, digest: str, _data: bytes) -> dict[str, RatingPanel]:
+    return parse_ratings(name, _data)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Diagnosing the panel...")
+def panel_diagnostics(name: str, digest: str, _data: bytes, level: str, dimension: str) -> PanelDiagnostics:
+    """Leave-one-rater-out alpha, the most disagreeing units, detectors against the human."""
+    MEASURE_CALLS["diagnostics"] += 1
+    panel = parsed_panels(name, digest, _data)[dimension]
+    matrix = panel.ratings(level)
+    result = krippendorff_alpha(matrix, level)
+    per_unit = unit_disagreement(matrix, level, result)
+    top = np.argsort(-per_unit, kind="stable")[:10]
+    top = top[per_unit[top] > 0]
+    rows = pd.DataFrame({"unit": [panel.units[i] for i in top], "disagreement": per_unit[top]})
+    for j, rater in enumerate(panel.raters):
+        rows[rater] = [matrix[i, j] for i in top]
+    return PanelDiagnostics(alpha_without_each_rater(matrix, panel.raters, level), rows,
+                            detector_vs_human(matrix, panel.raters, panel.humans, level))
+
+
+@dataclass(frozen=True)
+class PanelDiagnostics:
+    without_rater: dict[str, Any]
+    top_units: pd.DataFrame
+    versus_human: dict[str, Any]
 
 
 @st.cache_resource(max_entries=8, show_spinner="Auditing the judge...")

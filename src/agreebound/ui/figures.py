@@ -44,7 +44,9 @@ def alpha_bullet(m: PanelMeasurement, d: PanelDecision) -> go.Figure:
             "shape": "bullet",
             "axis": {"range": [lo, 1]},
             "bar": {"color": FAIL_COLOR if failed else PASS_COLOR, "thickness": 0.5},
-            "steps": [{"range": [lo, 0], "color": "#eeeeee"}, {"range": [floor, 1], "color": BAND}],
+            "steps": [{"range": [lo, 0], "color": "#eeeeee"}, {"range": [floor, 1], "color": BAND}]
+            + ([{"range": [m.alpha_boot.low, m.alpha_boot.high], "color": "rgba(33,33,33,0.25)"}]
+               if m.alpha_boot.defined else []),
             "threshold": {"line": {"color": "#212121", "width": 3}, "thickness": 0.9, "value": floor},
         },
         domain={"x": [0.12, 1], "y": [0, 1]},
@@ -59,9 +61,12 @@ def rates_interval(m: PanelMeasurement, d: PanelDecision) -> go.Figure:
     values = [float(r.rate) for r in m.rates]
     lo, hi = (float(x) for x in d.rates_span)
     failed = any(r.check in ("ratio_above_cap", "ratio_unbounded") for r in d.reasons)
+    wilson = m.wilson
     fig = go.Figure(go.Bar(
         x=names, y=values, marker_color=FAIL_COLOR if failed else PASS_COLOR,
         text=[f"{r.positives}/{r.total}" for r in m.rates], textposition="outside",
+        error_y=dict(type="data", symmetric=False, array=[w.high - v for w, v in zip(wilson, values)],
+                     arrayminus=[v - w.low for w, v in zip(wilson, values)], color="#424242"),
         hovertemplate="%{x}: %{y:.4f}<extra></extra>",
     ))
     if lo > 0:
@@ -70,9 +75,9 @@ def rates_interval(m: PanelMeasurement, d: PanelDecision) -> go.Figure:
                       annotation_position="top left")
     fig.add_hline(y=lo, line_dash="dot", line_color=NEUTRAL, annotation_text="lo", annotation_position="bottom right")
     fig.add_hline(y=hi, line_dash="dot", line_color=NEUTRAL, annotation_text="hi", annotation_position="top right")
-    top = max(values + [lo * float(d.thresholds.ratio_cap)]) * 1.25 or 1
+    top = max(values + [w.high for w in wilson] + [lo * float(d.thresholds.ratio_cap)]) * 1.2 or 1
     fig.update_yaxes(title="rate (positives / rated)", range=[0, top], tickformat=".0%")
-    fig.update_layout(title={"text": "Detector rates: the interval [lo, hi]", "font": {"size": 14}})
+    fig.update_layout(title={"text": "Detector rates with Wilson 95% intervals", "font": {"size": 14}})
     return _layout(fig, 300)
 
 

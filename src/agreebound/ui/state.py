@@ -29,6 +29,7 @@ def init() -> None:
         S.judge_source = {"label": next(iter(JUDGE_SAMPLES)), "files": (Upload.sample("judge_failing.json"),)}
         S.level = "nominal"
         S.positive = "auto"
+        S.interval = "krippendorff"
         S.errors = {}
         tf = threshold_file("thresholds.toml", *_digest_and_data(Upload.sample("thresholds.toml")))
         S.presets = dict(tf.presets)
@@ -85,6 +86,16 @@ def edit_calibration(field: str, widget_key: str, contract: JudgeCalibrationCont
     _mirror(field, value)
 
 
+def edit_strict(kind: str, widget_key: str, contract: JudgeCalibrationContract) -> None:
+    value = bool(S[widget_key])
+    t: ThresholdSet = S.thresholds
+    if kind == "panel":
+        S.thresholds = replace(t, panel=replace(t.panel, strict=value), source="draft")
+    else:
+        base = t.calibration or CalibrationThresholds.from_contract(contract)
+        S.thresholds = replace(t, calibration=replace(base, strict=value), source="draft")
+
+
 def _mirror(field: str, value: int) -> None:
     """Keep a slider and its number input showing the same value (inside a callback: allowed)."""
     for prefix in ("slider_", "number_"):
@@ -94,7 +105,7 @@ def _mirror(field: str, value: int) -> None:
 def clear_widgets() -> None:
     """Forget widget values so they are drawn again from the canonical thresholds."""
     for key in list(S.keys()):
-        if str(key).startswith(("slider_", "number_")):
+        if str(key).startswith(("slider_", "number_", "check_")):
             del S[key]
 
 

@@ -38,7 +38,7 @@ def _measure_panel_source(src: dict[str, Any], level: str, positive: Any) -> dic
     rates: Upload | None = src["rates"]
     return panel_measurements(r.name, r.digest, r.data, level, positive,
                               rates.name if rates else None, rates.digest if rates else None,
-                              rates.data if rates else None)
+                              rates.data if rates else None, S.get("interval", "krippendorff"))
 
 
 def panels() -> dict[str, PanelMeasurement]:
@@ -122,6 +122,40 @@ def alpha_text(m: PanelMeasurement) -> str:
     return f"{fraction_text(a.value)} = {exact_text(a.value)} ({a.permil} permil)"
 
 
+def alpha_ci_text(m: PanelMeasurement, d: PanelDecision) -> str:
+    b = m.alpha_boot
+    if not b.defined:
+        return "no interval (alpha undefined)"
+    q = b.q_below(d.thresholds.alpha_floor)
+    how = (f"Krippendorff's bootstrap, {b.draws:,} draws of {b.pairs:,} pairs" if b.method == "krippendorff"
+           else f"unit resampling, {b.draws:,} draws")
+    return f"95% interval [{b.low:.4f}, {b.high:.4f}] ({how}, seed {b.seed}); q = P(alpha < floor) = {q:.3f}"
+
+
+def spread_ci_text(m: PanelMeasurement) -> str:
+    if not m.rates:
+        return "no interval (no rates)"
+    low, high = m.spread_bracket
+    return f"95% bracket [{low:.3f}x, {'unbounded' if high is None else f'{high:.3f}x'}] from the Wilson intervals"
+
+
+NOUNS = {"human_agreement": "agreements", "position_flip": "flips", "repeat_variance": "unstable orders",
+         "verbosity_bias": "verbosity errors", "self_preference": "self-preferring picks"}
+
+
+def margin_text(c: Any) -> str:
+    """"2 more flips fail the gate" / "15 fewer flips would pass": the exact gate's margin in cases."""
+    from agreebound.uncertainty import cases_to_flip
+
+    state_, k = cases_to_flip(c.rate.numerator, c.rate.denominator, c.threshold_bps, c.kind)
+    noun = NOUNS[c.name]
+    if state_ == "not evaluable":
+        return "no opportunities"
+    if c.kind == "max":
+        return f"{k} more {noun} fail the gate" if state_ == "fail" else f"{k} fewer {noun} would pass"
+    return f"{k} fewer {noun} fail the gate" if state_ == "fail" else f"{k} more {noun} would pass"
+
+
 def spread_text(d: PanelDecision, m: PanelMeasurement) -> str:
     if not m.rates:
         return "not measured (" + m.rates_source.removeprefix("none: ") + ")"
@@ -184,6 +218,19 @@ def panel_editors() -> None:
                    "ENFORCE needs max/min detector rate <= cap / 1000. Seed default 2000 = 2.0x.")
 
 
+def strict_toggle(kind: str, contract: JudgeCalibrationContract) -> None:
+    key = f"check_{kind}_strict"
+    t = state.thresholds()
+    current = t.panel.strict if kind == "panel" else (t.calibration.strict if t.calibration else False)
+    if key not in S:
+        S[key] = current
+    st.checkbox("Strict: also gate on the 95% interval bound", key=key, on_change=state.edit_strict,
+                args=(kind, key, contract),
+                help=("alpha's bootstrap lower bound must reach the floor and the spread's upper bound stay "
+                      "within the cap" if kind == "panel" else
+                      "each rate's Wilson bound must pass its threshold (not part of the contract)"))
+
+
 def calibration_editors(contract: JudgeCalibrationContract) -> None:
     threshold_pair("Minimum reviewers per reference", "minimum_reviewers",
                    state.calibration_value("minimum_reviewers", contract), 1, 10, 1,
@@ -213,6 +260,18 @@ def positive_picker() -> None:
     st.selectbox("Positive category (detector rates)", options, key="positive_widget", on_change=_copy,
                  args=("positive_widget", "positive"),
                  help="auto: 1 for a 0/1 panel, none otherwise. An uploaded rates file takes precedence.")
+
+
+INTERVALS = {"krippendorff": "pairs (Krippendorff / KALPHA)", "units": "units (nonparametric bootstrap)"}
+
+
+def interval_picker() -> None:
+    if "interval_widget" not in S:
+        S.interval_widget = S.get("interval", "krippendorff")
+    st.radio("Alpha interval", list(INTERVALS), format_func=INTERVALS.get, key="interval_widget", horizontal=True,
+             on_change=_copy, args=("interval_widget", "interval"),
+             help="Krippendorff's bootstrap resamples pairs from the coincidence matrix with D_e fixed (as KALPHA); "
+                  "it treats pairs as independent and can be narrow. Resampling units is wider and slower.")
 
 
 def _copy(src: str, dst: str) -> None:
