@@ -94,6 +94,8 @@ rows = [{"rate": figures.RATE_LABELS[c.name], "measured": widgets.rate_check_tex
         for c in d.checks]
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
+widgets.report_downloads("judge")
+
 st.subheader("Cases")
 FILTERS = {
     "all cases": None,

@@ -31,3 +31,7 @@ if failed:
     st.markdown("Failed gates: " + "; ".join(failed))
 if jd.reference_issues:
     st.markdown(f"Reference issues: {len(jd.reference_issues)}")
+
+st.subheader("Reports")
+widgets.report_downloads("panel")
+widgets.report_downloads("judge")

@@ -104,3 +104,6 @@ for tab, (dim, (m, d)) in zip(tabs, decisions.items()):
                     f"seed alpha = {d.seed_alpha_permil} permil (the seed's integer formula rounds up)\n"
                     f"seed ratio = {d.seed_ratio_permil} permil\n"
                     f"rates      = " + ", ".join(f"{r.detector} {r.positives}/{r.total}" for r in m.rates))
+
+st.subheader("Report")
+widgets.report_downloads("panel")

@@ -66,3 +66,7 @@ d1.download_button("Download thresholds (JSON)", state.thresholds_json(), file_n
                    mime="application/json", key="dl_thresholds")
 d2.download_button("Download the draft contract (JSON)", state.draft_contract_json(contract),
                    file_name="agreebound-draft-contract.json", mime="application/json", key="dl_contract")
+
+st.subheader("Reports under these thresholds")
+widgets.report_downloads("panel")
+widgets.report_downloads("judge")

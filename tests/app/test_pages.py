@@ -235,3 +235,11 @@ def test_uncertainty_is_shown_and_strict_mode_is_threshold_data():
     assert list(at.dataframe[0].value["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
     assert dict(data.MEASURE_CALLS) == calls  # strict mode re-decides from the cached bootstrap
     assert at.session_state["thresholds"].panel.strict is True
+
+
+def test_every_page_offers_reports():
+    for page, keys in [(None, {"dl_panel_json", "dl_judge_html"}), ("pages/panel.py", {"dl_panel_md"}),
+                       ("pages/judge.py", {"dl_judge_json"}), ("pages/whatif.py", {"dl_panel_html", "dl_thresholds"})]:
+        at = app(page)
+        present = {e.key for e in at.get("download_button")}
+        assert keys <= present, (page, present)

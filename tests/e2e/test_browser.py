@@ -98,3 +98,15 @@ def test_link_reproduces_the_view(page: Page, app_url: str):
     texts = alerts(page)
     assert texts.count("ENFORCE: reliable enough to act on") == 2  # insult and sexual pass the looser gate
     expect(page.locator("[data-testid='stSidebar']")).to_contain_text("alpha floor 400 permil")
+
+
+def test_report_downloads_from_the_panel_page(page: Page, app_url: str):
+    page.goto(f"{app_url}/panel")
+    settle(page)
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Panel report (JSON)").click()
+    saved = ARTIFACTS / "downloaded-panel-report.json"
+    info.value.save_as(saved)
+    report = json.loads(saved.read_text())
+    assert [d["verdict"] for d in report["panel"]["dimensions"]] == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
+    assert report["inputs"][0]["file"] == "detector_panel.csv"

@@ -294,3 +294,43 @@ def _load_sample(kind: str) -> None:
     else:
         (filename,) = JUDGE_SAMPLES[label]
         state.remember_error("judge", try_judge_source({"label": label, "files": (Upload.sample(filename),)}))
+
+
+# --- reports ---------------------------------------------------------------------------------
+
+
+def report_downloads(kind: str) -> None:
+    """JSON / Markdown / self-contained HTML reports of what is loaded, under the thresholds in
+    force; built only when a button is pressed."""
+    from agreebound.report import calibration_report, panel_report, to_json, to_markdown
+    from agreebound.ui.html import calibration_html, panel_html
+
+    t = state.thresholds()
+    if kind == "panel":
+        src = S.panel_source
+        inputs = [(src["ratings"].name, src["ratings"].digest)] + ([(src["rates"].name, src["rates"].digest)] if src["rates"] else [])
+        ms = panels()
+
+        def build() -> dict[str, Any]:
+            return panel_report(ms, t, inputs)
+
+        def html_() -> str:
+            return panel_html(ms, t, build())
+    else:
+        files = S.judge_source["files"]
+        bundle = judge()
+
+        def build() -> dict[str, Any]:
+            return calibration_report(bundle, t, [(f.name, f.digest) for f in files])
+
+        def html_() -> str:
+            return calibration_html(bundle, t, build())
+
+    label = "panel" if kind == "panel" else "judge"
+    c1, c2, c3 = st.columns(3)
+    c1.download_button(f"{label.capitalize()} report (JSON)", lambda: to_json(build()), file_name=f"agreebound-{label}.json",
+                       mime="application/json", key=f"dl_{label}_json", on_click="ignore")
+    c2.download_button(f"{label.capitalize()} report (Markdown)", lambda: to_markdown(build()),
+                       file_name=f"agreebound-{label}.md", mime="text/markdown", key=f"dl_{label}_md", on_click="ignore")
+    c3.download_button(f"{label.capitalize()} report (HTML)", html_, file_name=f"agreebound-{label}.html",
+                       mime="text/html", key=f"dl_{label}_html", on_click="ignore")

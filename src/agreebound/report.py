@@ -1,0 +1,213 @@
+"""Reports: the same verdicts as the dashboard, as JSON (schema: schemas/report.schema.json) and
+Markdown. Every number is exact (a fraction string) beside its permil/bps integer; every input is
+named with its SHA-256; the thresholds carry their source. The same inputs give byte-identical
+JSON: no clocks, sorted keys, seeded resampling.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict
+from fractions import Fraction
+from typing import Any, Sequence
+
+from agreebound import __version__
+from agreebound.analysis import PanelMeasurement, decide_judge, decide_panel
+from agreebound.calibration import CalibrationDecision
+from agreebound.formats import JudgeBundle
+from agreebound.panel import PanelDecision
+from agreebound.thresholds import ThresholdSet
+from agreebound.uncertainty import cases_to_flip, judge_diagnostics
+
+SCHEMA_ID = "https://agreebound.invalid/schemas/report.schema.json"
+EXIT_CODES = {"ENFORCE": 0, "PASS_CALIBRATION": 0, "REPORT_ONLY": 1, "FAIL_CALIBRATION": 1, "REFUSE_SINGLE": 2}
+
+
+def exact(x: Fraction | int | None) -> str | None:
+    if x is None:
+        return None
+    x = Fraction(x)
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def _f(x: float | None) -> float | None:
+    return None if x is None else round(float(x), 6)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _thresholds(t: ThresholdSet) -> dict[str, Any]:
+    return {"source": t.source, "panel": asdict(t.panel),
+            "calibration": None if t.calibration is None else asdict(t.calibration)}
+
+
+def _base(kind: str, inputs: Sequence[tuple[str, bytes | str]], t: ThresholdSet) -> dict[str, Any]:
+    return {
+        "$schema": SCHEMA_ID,
+        "tool": {"name": "agreebound", "version": __version__},
+        "kind": kind,
+        "inputs": [{"file": name, "sha256": data if isinstance(data, str) else sha256(data)} for name, data in inputs],
+        "thresholds": _thresholds(t),
+    }
+
+
+def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
+    b = m.alpha_boot
+    spread_state = "not measured" if not m.rates else ("unbounded" if d.spread is None else "bounded")
+    return {
+        "dimension": m.dimension,
+        "verdict": d.verdict.value,
+        "seed_verdict": d.seed_verdict.value,
+        "seed_disagrees": d.seed_disagrees,
+        "ndet": m.ndet,
+        "detectors": list(m.detectors),
+        "humans": list(m.humans),
+        "units": m.n_units,
+        "ratings": m.n_ratings,
+        "alpha": {
+            "level": m.level,
+            "defined": m.alpha.value is not None,
+            "exact": exact(m.alpha.value),
+            "permil": m.alpha.permil,
+            "seed_permil": d.seed_alpha_permil,
+            "observed_disagreement": exact(m.alpha.observed_disagreement),
+            "expected_disagreement": exact(m.alpha.expected_disagreement),
+            "pairable": m.alpha.pairable,
+            "interval": {
+                "method": b.method, "draws": b.draws, "seed": b.seed, "level": b.level,
+                "low": _f(b.low), "high": _f(b.high), "q_below_floor": _f(b.q_below(d.thresholds.alpha_floor)),
+            },
+        },
+        "rates_source": m.rates_source,
+        "rates": [{"detector": r.detector, "positives": r.positives, "total": r.total, "exact": exact(r.rate),
+                   "wilson95": [_f(w.low), _f(w.high)]} for r, w in zip(m.rates, m.wilson)],
+        "spread": {
+            "state": spread_state,
+            "exact": exact(d.spread) if m.rates else None,
+            "permil": d.seed_ratio_permil,
+            "low": exact(d.rates_span[0]), "high": exact(d.rates_span[1]),
+            "bracket95": [_f(m.spread_bracket[0]), _f(m.spread_bracket[1])] if m.rates else None,
+        },
+        "reasons": [{"check": r.check, "value": exact(r.value), "threshold": exact(r.threshold),
+                     "margin": exact(r.margin), "message": r.message} for r in d.reasons],
+    }
+
+
+def panel_report(measurements: dict[str, PanelMeasurement], thresholds: ThresholdSet,
+                 inputs: Sequence[tuple[str, bytes | str]]) -> dict[str, Any]:
+    out = _base("panel", inputs, thresholds)
+    dims = [panel_dimension(m, decide_panel(m, thresholds.panel)) for m in measurements.values()]
+    out["panel"] = {"dimensions": dims, "verdict": worst([d["verdict"] for d in dims])}
+    return out
+
+
+def worst(verdicts: Sequence[str]) -> str:
+    """The panel file's overall verdict: any refusal, else any report-only, else enforce."""
+    for v in ("REFUSE_SINGLE", "REPORT_ONLY"):
+        if v in verdicts:
+            return v
+    return "ENFORCE"
+
+
+def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str, Any]:
+    m = bundle.measurement
+    diag = judge_diagnostics(m)
+    rates = []
+    for c in d.checks:
+        w = diag.wilson[c.name]
+        state, k = cases_to_flip(c.rate.numerator, c.rate.denominator, c.threshold_bps, c.kind)
+        rates.append({
+            "name": c.name, "kind": c.kind, "numerator": c.rate.numerator, "denominator": c.rate.denominator,
+            "evaluable": c.rate.evaluable, "exact": exact(c.rate.value), "bps": c.rate.bps,
+            "threshold_bps": c.threshold_bps, "passed": c.passed, "seed_passed": c.seed_passed,
+            "bound_passed": c.bound_passed,
+            "wilson95": [_f(w.low), _f(w.high)] if c.rate.evaluable else None,
+            "cases_to_flip": {"direction": state, "cases": k},
+        })
+    return {
+        "contract": {**asdict(bundle.contract), "content_id": bundle.contract.content_id},
+        "snapshot": {"scope": bundle.scope, "contract_content_id": bundle.contract_content_id,
+                     "rubric_digest": bundle.rubric_digest,
+                     "bound": bundle.contract_content_id == bundle.contract.content_id},
+        "cases": m.n_cases,
+        "observations": m.n_observations,
+        "decision": d.decision,
+        "seed_decision": d.seed_decision,
+        "seed_disagrees": d.seed_disagrees,
+        "decided_against": {"kind": d.contract_kind, "content_id": d.decided_against.content_id},
+        "rates": rates,
+        "reference_issues": list(d.reference_issues),
+        "diagnostics": {
+            "agreement_with_ties": list(diag.agreement_with_ties),
+            "agreement_without_ties": list(diag.agreement_without_ties),
+            "judge_human_alpha": exact(diag.judge_human_alpha.value),
+            "stable_flips": diag.stable_flips,
+            "noisy_flips": diag.noisy_flips,
+        },
+    }
+
+
+def calibration_report(bundle: JudgeBundle, thresholds: ThresholdSet,
+                       inputs: Sequence[tuple[str, bytes | str]]) -> dict[str, Any]:
+    out = _base("calibration", inputs, thresholds)
+    out["calibration"] = calibration_section(bundle, decide_judge(bundle.measurement, thresholds.calibration))
+    return out
+
+
+def to_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def verdict_of(report: dict[str, Any]) -> str:
+    return report["panel"]["verdict"] if report["kind"] == "panel" else report["calibration"]["decision"]
+
+
+# --- Markdown --------------------------------------------------------------------------------
+
+
+def _md_cell(x: Any) -> str:
+    return str(x).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    lines = [f"# Agreebound {report['kind']} report", "",
+             f"Tool: agreebound {report['tool']['version']}. Thresholds: {report['thresholds']['source']}.", "",
+             "Inputs:", ""]
+    lines += [f"- `{_md_cell(i['file'])}` sha256 `{i['sha256']}`" for i in report["inputs"]]
+    lines.append("")
+    if report["kind"] == "panel":
+        p = report["thresholds"]["panel"]
+        lines += [f"**Overall: {report['panel']['verdict']}** (alpha floor {p['alpha_floor_permil']} permil, "
+                  f"spread cap {p['ratio_cap_permil']} permil{', strict' if p['strict'] else ''})", "",
+                  "| dimension | verdict | alpha (exact) | alpha permil | 95% interval | spread | detectors |",
+                  "|---|---|---|---|---|---|---|"]
+        for d in report["panel"]["dimensions"]:
+            a, s = d["alpha"], d["spread"]
+            interval = f"[{a['interval']['low']}, {a['interval']['high']}]" if a["defined"] else "undefined"
+            spread = s["exact"] if s["state"] == "bounded" else s["state"]
+            lines.append(f"| {_md_cell(d['dimension'])} | {d['verdict']} | {a['exact'] or 'undefined'} | "
+                         f"{a['permil'] if a['defined'] else 'undefined'} | {interval} | {spread} | {d['ndet']} |")
+        for d in report["panel"]["dimensions"]:
+            lines += ["", f"## {_md_cell(d['dimension'])}: {d['verdict']}", ""]
+            lines += [f"- {_md_cell(r['message'])}" for r in d["reasons"]] or ["- every check passed"]
+            if d["seed_disagrees"]:
+                lines.append(f"- seed rounding would have said {d['seed_verdict']}")
+    else:
+        c = report["calibration"]
+        lines += [f"**Decision: {c['decision']}** against the {c['decided_against']['kind']} contract "
+                  f"`{c['decided_against']['content_id']}`", "",
+                  f"{c['cases']} cases, {c['observations']} observations; scope `{_md_cell(c['snapshot']['scope'])}`.", "",
+                  "| rate | measured | bps | threshold | gate | cases to flip |", "|---|---|---|---|---|---|"]
+        for r in c["rates"]:
+            gate = "not evaluable" if not r["evaluable"] else ("pass" if r["passed"] else "FAIL")
+            op = ">=" if r["kind"] == "min" else "<="
+            flip = r["cases_to_flip"]
+            lines.append(f"| {r['name']} | {r['numerator']}/{r['denominator']} | {r['bps']} | {op} {r['threshold_bps']} | "
+                         f"{gate} | {flip['cases']} to {flip['direction']} |")
+        lines += ["", f"Reference issues: {len(c['reference_issues'])}."]
+        if c["seed_disagrees"]:
+            lines.append(f"Seed rounding would have said {c['seed_decision']}.")
+    return "\n".join(lines) + "\n"
