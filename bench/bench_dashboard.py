@@ -47,7 +47,7 @@ def main() -> None:
     calls = dict(data.MEASURE_CALLS)
     slider = []
     for value in (650, 700, 300, 600, 900):
-        slider.append(timed(lambda: at.slider(key="slider_alpha_floor_permil").set_value(value).run()))
+        slider.append(timed(lambda v=value: at.slider(key="slider_alpha_floor_permil").set_value(v).run()))
     assert dict(data.MEASURE_CALLS) == calls, "a slider re-measured"
     best = min(slider)
     median = float(np.median(slider))

@@ -4,8 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.ui import figures, shell, state, widgets
-from agreebound.uncertainty import judge_diagnostics
-from agreebound.ui.data import Upload
+from agreebound.ui.data import Upload, judge_diagnostics_for
 
 shell.enter(__file__)
 
@@ -65,21 +64,12 @@ with st.expander("Contract and snapshot", expanded=False):
             f"snapshot bound  {bundle.contract_content_id == bundle.contract.content_id} "
             f"({bundle.contract_content_id})")
 
-diag = judge_diagnostics(m)
+diag = judge_diagnostics_for(tuple(f.digest for f in S.judge_source["files"]), m)
 left, right = st.columns([1, 1])
 with left:
     st.plotly_chart(figures.calibration_rates(d), width="stretch", key="cal_rates")
 with right:
-    ha = diag.judge_human_alpha
-    with_t, without_t = diag.agreement_with_ties, diag.agreement_without_ties
-    st.markdown(
-        f"- human agreement with ties {with_t[0]}/{with_t[1]}, without tie references "
-        f"{without_t[0]}/{without_t[1]}"
-        + (f" = {without_t[0] / without_t[1]:.2%}" if without_t[1] else "") + "\n"
-        f"- chance-corrected: alpha(human, judge majority per order) = "
-        f"{figures.fraction_text(ha.value)} ({ha.pairable} pairable values)\n"
-        f"- position flips: {diag.stable_flips} with both orders stable (the gated rate), "
-        f"{diag.noisy_flips} more where repetition noise left the orders' majorities different")
+    st.markdown(widgets.judge_diagnostics_text(diag))
     if d.reference_issues:
         st.markdown(f"**Reference issues ({len(d.reference_issues)})**: each fails the audit.")
         st.dataframe(pd.DataFrame({"issue": list(d.reference_issues)}), hide_index=True, height=160)
@@ -97,23 +87,7 @@ st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 widgets.report_downloads("judge")
 
 st.subheader("Cases")
-FILTERS = {
-    "all cases": None,
-    "flipped (position)": "flipped",
-    "unstable repetitions": "unstable",
-    "verbosity errors": "verbosity",
-    "self-preference errors": "self",
-}
-choice = st.selectbox("Show", list(FILTERS), key="case_filter")
-cases = m.cases
-kind = FILTERS[choice]
-if kind == "flipped":
-    cases = cases[cases["flipped"]]
-elif kind == "unstable":
-    cases = cases[cases["unstable_ab"] | cases["unstable_ba"]]
-elif kind == "verbosity":
-    cases = cases[cases["verbosity_errors"] > 0]
-elif kind == "self":
-    cases = cases[cases["self_errors"] > 0]
+choice = st.selectbox("Show", list(widgets.CASE_FILTERS), key="case_filter")
+cases = widgets.filter_cases(m.cases, choice)
 st.caption(f"{len(cases)} of {m.n_cases} cases")
 st.dataframe(cases, hide_index=True, width="stretch", height=320)

@@ -9,7 +9,6 @@ from dataclasses import replace
 from fractions import Fraction
 from hashlib import sha256
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings

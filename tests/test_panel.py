@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from fractions import Fraction
@@ -331,7 +332,7 @@ def test_thresholds_are_validated_data():
         PanelThresholds(alpha_floor_permil=True)
     with pytest.raises(ValueError, match="between 1000"):
         PanelThresholds(ratio_cap_permil=999)
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         t.alpha_floor_permil = 1  # frozen
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import re
 from dataclasses import asdict, dataclass, field, fields, replace
 from fractions import Fraction

@@ -107,21 +107,34 @@ def _panel(args: argparse.Namespace) -> int:
                 raise InputError(args.rates, None, "dimension", f"no rates for dimension {dim!r}")
         measurements[dim] = measure_panel(panel, args.level, positive, given, Path(args.rates).name if given else None)
     report = panel_report(measurements, t, inputs)
-    if args.report:
+
+    def html() -> str:
         from agreebound.ui.html import panel_html
 
-        _write_report(args.report, report, lambda: panel_html(measurements, t, report))
+        return panel_html(measurements, t, report)
+
+    return _emit(args, report, html, _print_panel)
+
+
+def _print_panel(report: dict[str, Any]) -> None:
+    for d in report["panel"]["dimensions"]:
+        a = d["alpha"]
+        alpha = f"{a['exact']} ({a['permil']} permil)" if a["defined"] else "undefined"
+        spread = d["spread"]["exact"] if d["spread"]["state"] == "bounded" else d["spread"]["state"]
+        print(f"{d['dimension']}: {d['verdict']}  alpha={alpha}  spread={spread}  detectors={d['ndet']}")
+        for r in d["reasons"]:
+            print(f"  - {r['message']}")
+    print(f"overall: {report['panel']['verdict']}")
+
+
+def _emit(args: argparse.Namespace, report: dict[str, Any], html: Any, print_text: Any) -> int:
+    """Write --report, print JSON or text, and return the verdict's exit code."""
+    if args.report:
+        _write_report(args.report, report, html)
     if args.json:
         sys.stdout.write(to_json(report))
     else:
-        for d in report["panel"]["dimensions"]:
-            a = d["alpha"]
-            alpha = f"{a['exact']} ({a['permil']} permil)" if a["defined"] else "undefined"
-            spread = d["spread"]["exact"] if d["spread"]["state"] == "bounded" else d["spread"]["state"]
-            print(f"{d['dimension']}: {d['verdict']}  alpha={alpha}  spread={spread}  detectors={d['ndet']}")
-            for r in d["reasons"]:
-                print(f"  - {r['message']}")
-        print(f"overall: {report['panel']['verdict']}")
+        print_text(report)
     return EXIT_CODES[verdict_of(report)]
 
 
@@ -148,23 +161,25 @@ def _calibrate(args: argparse.Namespace) -> int:
     if args.thresholds:
         inputs.append(_read(args.thresholds))
     report = calibration_report(bundle, t, inputs)
-    if args.report:
+
+    def html() -> str:
         from agreebound.ui.html import calibration_html
 
-        _write_report(args.report, report, lambda: calibration_html(bundle, t, report))
-    if args.json:
-        sys.stdout.write(to_json(report))
-    else:
-        c = report["calibration"]
-        print(f"decision: {c['decision']} (against the {c['decided_against']['kind']} contract "
-              f"{c['decided_against']['content_id']})")
-        for r in c["rates"]:
-            gate = "not evaluable" if not r["evaluable"] else ("pass" if r["passed"] else "FAIL")
-            op = ">=" if r["kind"] == "min" else "<="
-            print(f"  {r['name']}: {r['numerator']}/{r['denominator']} = {r['bps']} bps ({op} {r['threshold_bps']}): {gate}")
-        if c["reference_issues"]:
-            print(f"  reference issues: {len(c['reference_issues'])}")
-    return EXIT_CODES[verdict_of(report)]
+        return calibration_html(bundle, t, report)
+
+    return _emit(args, report, html, _print_calibration)
+
+
+def _print_calibration(report: dict[str, Any]) -> None:
+    c = report["calibration"]
+    print(f"decision: {c['decision']} (against the {c['decided_against']['kind']} contract "
+          f"{c['decided_against']['content_id']})")
+    for r in c["rates"]:
+        gate = "not evaluable" if not r["evaluable"] else ("pass" if r["passed"] else "FAIL")
+        op = ">=" if r["kind"] == "min" else "<="
+        print(f"  {r['name']}: {r['numerator']}/{r['denominator']} = {r['bps']} bps ({op} {r['threshold_bps']}): {gate}")
+    if c["reference_issues"]:
+        print(f"  reference issues: {len(c['reference_issues'])}")
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -224,8 +224,12 @@ def test_uncertainty_is_shown_and_strict_mode_is_threshold_data():
                                      "87 fewer self-preferring picks would pass"]
     assert "position flips: 26 with both orders stable (the gated rate), 1 more where repetition noise" in \
         " ".join(m.value for m in at.markdown)
-    at.switch_page("pages/whatif.py").run()
     calls = dict(data.MEASURE_CALLS)
+    at.switch_page("pages/whatif.py").run()
+    at.slider(key="slider_maximum_position_flip_bps").set_value(2000).run()
+    at.switch_page("pages/judge.py").run()
+    assert dict(data.MEASURE_CALLS) == calls  # judge rates and diagnostics came from the cache
+    at.switch_page("pages/whatif.py").run()
     at.slider(key="slider_ratio_cap_permil").set_value(4000).run()
     at.slider(key="slider_alpha_floor_permil").set_value(400).run()
     assert list(at.dataframe[0].value["edited"]) == ["REPORT_ONLY", "ENFORCE", "ENFORCE"]

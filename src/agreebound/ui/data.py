@@ -30,7 +30,13 @@ from agreebound.formats import (
     ThresholdFile,
 )
 from agreebound.panel import krippendorff_alpha
-from agreebound.uncertainty import alpha_without_each_rater, detector_vs_human, unit_disagreement
+from agreebound.uncertainty import (
+    JudgeDiagnostics,
+    alpha_without_each_rater,
+    detector_vs_human,
+    judge_diagnostics,
+    unit_disagreement,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "sample_data"
@@ -121,6 +127,13 @@ def judge_bundle(names: tuple[str, ...], digests: tuple[str, ...], _datas: tuple
     if len(names) == 1:
         return parse_judge_bundle(names[0], _datas[0])
     return parse_judge_tables(names[0], _datas[0], names[1], _datas[1], names[2], _datas[2])
+
+
+@st.cache_resource(max_entries=8)
+def judge_diagnostics_for(digests: tuple[str, ...], _measurement: Any) -> JudgeDiagnostics:
+    """Judge diagnostics (they compute an alpha): once per input, never on a slider."""
+    MEASURE_CALLS["judge_diagnostics"] += 1
+    return judge_diagnostics(_measurement)
 
 
 @st.cache_resource(max_entries=8)

@@ -4,7 +4,6 @@ compare a number with a threshold themselves (pass/fail arrives as a flag)."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Sequence
 
 import plotly.graph_objects as go
 
@@ -129,6 +128,3 @@ def exact_text(x: Fraction | None) -> str:
         return "undefined"
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
-
-def percent(values: Sequence[Fraction]) -> list[float]:
-    return [float(v) * 100 for v in values]

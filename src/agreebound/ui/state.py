@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, replace
-from typing import Any
 
 import streamlit as st
 
 from agreebound.calibration import CalibrationThresholds, JudgeCalibrationContract
 from agreebound.formats import InputError
-from agreebound.panel import PanelThresholds
-from agreebound.thresholds import DEFAULT, PRESETS, ThresholdSet, threshold_set_from_dict
+from agreebound.thresholds import DEFAULT, ThresholdSet, threshold_set_from_dict
 from agreebound.ui.data import JUDGE_SAMPLES, PANEL_SAMPLES, Upload, threshold_file
 
 S = st.session_state
@@ -31,7 +29,8 @@ def init() -> None:
         S.positive = "auto"
         S.interval = "krippendorff"
         S.errors = {}
-        tf = threshold_file("thresholds.toml", *_digest_and_data(Upload.sample("thresholds.toml")))
+        sample = Upload.sample("thresholds.toml")
+        tf = threshold_file(sample.name, sample.digest, sample.data)
         S.presets = dict(tf.presets)
         S.preset_file = "sample_data/thresholds.toml"
         S.thresholds = DEFAULT
@@ -44,16 +43,12 @@ def init() -> None:
                 S.url_error = f"The link's thresholds were ignored: {e}"
 
 
-def _digest_and_data(u: Upload) -> tuple[str, bytes]:
-    return u.digest, u.data
 
 
 def thresholds() -> ThresholdSet:
     return S.thresholds
 
 
-def set_thresholds(t: ThresholdSet) -> None:
-    S.thresholds = t
 
 
 def sync_url() -> None:
@@ -159,16 +154,12 @@ def draft_contract_json(contract: JudgeCalibrationContract) -> str:
     return json.dumps({"content_id": c.content_id, "contract": asdict(c)}, indent=2) + "\n"
 
 
-def defaults_for_compare() -> tuple[PanelThresholds, None]:
-    return DEFAULT.panel, None
 
 
 def presets() -> dict[str, ThresholdSet]:
     return S.presets
 
 
-def builtin_preset_names() -> list[str]:
-    return list(PRESETS)
 
 
 def remember_error(slot: str, message: str | None) -> None:
@@ -177,7 +168,3 @@ def remember_error(slot: str, message: str | None) -> None:
 
 def error(slot: str) -> str | None:
     return S.errors.get(slot)
-
-
-def any_value(key: str, default: Any = None) -> Any:
-    return S.get(key, default)

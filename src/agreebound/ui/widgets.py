@@ -156,6 +156,30 @@ def margin_text(c: Any) -> str:
     return f"{k} fewer {noun} fail the gate" if state_ == "fail" else f"{k} more {noun} would pass"
 
 
+def judge_diagnostics_text(diag: Any) -> str:
+    ha = diag.judge_human_alpha
+    (a, n), (a_nt, n_nt) = diag.agreement_with_ties, diag.agreement_without_ties
+    share = f" = {a_nt / n_nt:.2%}" if n_nt else ""
+    return (f"- human agreement with ties {a}/{n}, without tie references {a_nt}/{n_nt}{share}\n"
+            f"- chance-corrected: alpha(human, judge majority per order) = {fraction_text(ha.value)} "
+            f"({ha.pairable} pairable values)\n"
+            f"- position flips: {diag.stable_flips} with both orders stable (the gated rate), {diag.noisy_flips} "
+            "more where repetition noise left the orders' majorities different")
+
+
+CASE_FILTERS = {
+    "all cases": lambda c: c,
+    "flipped (position)": lambda c: c[c["flipped"]],
+    "unstable repetitions": lambda c: c[c["unstable_ab"] | c["unstable_ba"]],
+    "verbosity errors": lambda c: c[c["verbosity_errors"] > 0],
+    "self-preference errors": lambda c: c[c["self_errors"] > 0],
+}
+
+
+def filter_cases(cases: Any, choice: str) -> Any:
+    return CASE_FILTERS[choice](cases)
+
+
 def spread_text(d: PanelDecision, m: PanelMeasurement) -> str:
     if not m.rates:
         return "not measured (" + m.rates_source.removeprefix("none: ") + ")"
