@@ -208,7 +208,9 @@ def sidebar() -> None:
         st.caption(f"In force: {md(t.source)}")
         st.markdown(f"- alpha floor **{t.panel.alpha_floor_permil}** permil\n"
                     f"- spread cap **{t.panel.ratio_cap_permil}** permil\n"
-                    f"- judge: **{'the bound contract' if t.calibration is None else 'a draft contract'}**")
+                    f"- judge: **{'the bound contract' if t.calibration is None else 'a draft contract'}**"
+                    + ("\n- strict (interval bounds): **panel**" if t.panel.strict else "")
+                    + ("\n- strict (interval bounds): **judge**" if t.calibration and t.calibration.strict else ""))
         st.button("Reset to defaults", on_click=state.reset_defaults, key="sidebar_reset")
         st.markdown("### Loaded")
         st.caption(f"Panel: {md(S.panel_source['label'])}")
