@@ -733,10 +733,6 @@ class FrameSnapshot:
     def observations(self) -> tuple[JudgeObservation, ...]:
         return tuple(JudgeObservation(*r) for r in _rows(self.observation_frame, OBSERVATION_FIELDS))
 
-    def to_snapshot(self) -> JudgeCalibrationSnapshot:
-        return JudgeCalibrationSnapshot(self.scope, self.contract_content_id, self.rubric_digest,
-                                        self.references, self.observations)
-
 
 def _rows(frame: pd.DataFrame, names: Sequence[str]) -> Iterator[tuple[Any, ...]]:
     """Rows as Python values (numpy scalars become Python ints/bools, as a record holds them)."""

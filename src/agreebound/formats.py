@@ -21,7 +21,7 @@ import io
 import json
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -522,9 +522,7 @@ def _records_frame(name: str, items: Any, fields: Sequence[str], what: str) -> p
             columns[f] = pd.Series(col, dtype=np.int64) if all(-(2**63) <= v < 2**63 for v in col) else pd.Series(col, dtype=object)
         elif types == {bool}:
             columns[f] = pd.Series(col, dtype=bool)
-        elif types == {str}:
-            columns[f] = pd.Series(col, dtype=object)
-        else:
+        else:  # text, or mixed types: kept exactly as given for the contract's checks
             columns[f] = pd.Series(col, dtype=object)
     return pd.DataFrame(columns, columns=list(fields))
 
@@ -624,7 +622,6 @@ def bundle_json(contract: JudgeCalibrationContract, header: dict[str, str], refs
                     r[k] = v.item()
         return out
 
-    from dataclasses import asdict
     return json.dumps({"contract": asdict(contract), "snapshot": {**header, "references": records(refs),
                                                                   "observations": records(obs)}}, indent=1) + "\n"
 

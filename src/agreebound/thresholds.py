@@ -7,7 +7,7 @@ take it as an argument.  Nothing here compares a measurement to a threshold.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agreebound.calibration import CalibrationThresholds
@@ -44,8 +44,6 @@ class ThresholdSet:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
-    def with_panel(self, **changes: int) -> "ThresholdSet":
-        return replace(self, panel=replace(self.panel, **changes), source="draft")
 
 
 DEFAULT = ThresholdSet()
