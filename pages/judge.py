@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.ui import figures, shell, state, widgets
-from agreebound.ui.data import Upload, judge_diagnostics_for
+from agreebound.ui.data import judge_diagnostics_for
 
 shell.enter(__file__)
 
@@ -13,19 +13,16 @@ st.title("Judge calibration")
 
 
 def on_bundle() -> None:
-    f = S.bundle_upload
-    if f is not None:
-        src = {"label": f"upload: {f.name}", "files": (Upload.of(f.name, f.getvalue()),)}
-        state.remember_error("judge", widgets.try_judge_source(src))
+    if (u := widgets.uploaded("bundle_upload")) is not None:
+        state.remember_error("judge", widgets.try_judge_source({"label": f"upload: {u.name}", "files": (u,)}))
 
 
 def on_tables() -> None:
-    files = [S.get(k) for k in ("contract_upload", "references_upload", "observations_upload")]
+    files = [widgets.uploaded(k) for k in ("contract_upload", "references_upload", "observations_upload")]
     if any(f is None for f in files):
         state.remember_error("judge", "Load tables needs all three files: contract JSON, references CSV, observations CSV.")
         return
-    src = {"label": f"upload: {files[2].name} (+ contract, references)",
-           "files": tuple(Upload.of(f.name, f.getvalue()) for f in files)}
+    src = {"label": f"upload: {files[2].name} (+ contract, references)", "files": tuple(files)}
     state.remember_error("judge", widgets.try_judge_source(src))
 
 
@@ -61,7 +58,7 @@ with st.expander("Contract and snapshot", expanded=False):
             f"scope           {bundle.scope}\n"
             f"judge           {bundle.contract.judge_generator}\n"
             f"rubric digest   {bundle.rubric_digest}\n"
-            f"snapshot bound  {bundle.contract_content_id == bundle.contract.content_id} "
+            f"snapshot bound  {m.bound} "
             f"({bundle.contract_content_id})")
 
 diag = judge_diagnostics_for(tuple(f.digest for f in S.judge_source["files"]), m)

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.ui import figures, shell, state, widgets
-from agreebound.ui.data import Upload, panel_diagnostics
+from agreebound.ui.data import panel_diagnostics
 
 shell.enter(__file__)
 
@@ -13,17 +13,14 @@ st.title("Panel reliability")
 
 
 def on_ratings() -> None:
-    f = S.ratings_upload
-    if f is not None:
-        src = {"label": f"upload: {f.name}", "ratings": Upload.of(f.name, f.getvalue()), "rates": None}
+    if (u := widgets.uploaded("ratings_upload")) is not None:
+        src = {"label": f"upload: {u.name}", "ratings": u, "rates": None}
         state.remember_error("panel", widgets.try_panel_source(src))
 
 
 def on_rates() -> None:
-    f = S.rates_upload
-    if f is not None:
-        src = dict(S.panel_source, rates=Upload.of(f.name, f.getvalue()))
-        state.remember_error("panel", widgets.try_panel_source(src))
+    if (u := widgets.uploaded("rates_upload")) is not None:
+        state.remember_error("panel", widgets.try_panel_source(dict(S.panel_source, rates=u)))
 
 
 up1, up2, up3 = st.columns(3)

@@ -3,10 +3,10 @@
 import pandas as pd
 import streamlit as st
 
-from agreebound.analysis import decide_judge, decide_panel
+from agreebound.analysis import decide_panel
+from agreebound.calibration import decide
 from agreebound.thresholds import DEFAULT
 from agreebound.ui import shell, state, widgets
-from agreebound.ui.data import Upload
 
 shell.enter(__file__)
 
@@ -35,9 +35,8 @@ b2.button("Reset judge thresholds to the bound contract", on_click=state.reset_t
 
 
 def on_threshold_file() -> None:
-    f = S.thresholds_upload
-    if f is not None:
-        state.remember_error("thresholds", state.load_preset_file(Upload.of(f.name, f.getvalue())))
+    if (u := widgets.uploaded("thresholds_upload")) is not None:
+        state.remember_error("thresholds", state.load_preset_file(u))
 
 
 with b3:
@@ -54,7 +53,7 @@ for dim, (m, d) in decisions.items():
                  "edited": d.verdict.value, "changed": "yes" if base.verdict != d.verdict else ""})
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
-bound = decide_judge(bundle.measurement, None)
+bound = decide(bundle.measurement, None)
 st.dataframe(pd.DataFrame([{
     "judge": "decision", "bound contract": bound.decision, "edited": jd.decision,
     "changed": "yes" if bound.decision != jd.decision else ""}]), hide_index=True, width="stretch")

@@ -321,3 +321,20 @@ def test_fuzz_mutated_samples(which, at, patch, insert):
         PARSERS[which]("fuzz", data)
     except InputError:
         pass
+
+
+def test_rates_file_matched_to_dimensions_in_one_place():
+    from agreebound.analysis import measure_panels
+
+    panels = parse_ratings("detector_panel.csv", (SAMPLES / "detector_panel.csv").read_bytes())
+    rates = parse_detector_rates("detector_rates.csv", (SAMPLES / "detector_rates.csv").read_bytes())
+    ms = measure_panels(panels, rates=rates, rates_file="detector_rates.csv")
+    assert ms["insult"].rates == rates["insult"] and ms["insult"].rates_source == "file: detector_rates.csv"
+    partial = {k: v for k, v in rates.items() if k != "sexual"}
+    with pytest.raises(InputError) as e:
+        measure_panels(panels, rates=partial, rates_file="detector_rates.csv")
+    assert str(e.value) == ("detector_rates.csv, column 'dimension': no rates for dimension 'sexual'; "
+                            "the rates file has insult, violence")
+    one = parse_detector_rates("r.csv", b"detector,positives,total\ndetector-lexicon,1,10\ndetector-llm,3,10\n")
+    served = measure_panels(panels, rates=one, rates_file="r.csv")
+    assert all(m.rates == one["all"] for m in served.values())

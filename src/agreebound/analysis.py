@@ -10,9 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from agreebound.calibration import CalibrationDecision, CalibrationMeasurement, CalibrationThresholds
-from agreebound.calibration import decide as decide_calibration
-from agreebound.formats import DetectorRate, RatingPanel
+from agreebound.formats import DetectorRate, InputError, RatingPanel
 from agreebound.panel import AlphaResult, PanelDecision, PanelThresholds, decide, krippendorff_alpha
 from agreebound.uncertainty import (
     AlphaBootstrap,
@@ -88,10 +86,23 @@ def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "a
                             tuple(used), source, pos, len(panel.units), panel.n_ratings, boot, bracket)
 
 
+def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", positive: Any = "auto",
+                   rates: dict[str, tuple[DetectorRate, ...]] | None = None, rates_file: str | None = None,
+                   interval: str = "krippendorff") -> dict[str, PanelMeasurement]:
+    """Measure every dimension; a rates file supplies each dimension's rates by name (a file with a
+    single dimension, e.g. one without a dimension column, serves them all)."""
+    out = {}
+    for dim, panel in panels.items():
+        given = None
+        if rates:
+            given = rates.get(dim) or (next(iter(rates.values())) if len(rates) == 1 else None)
+            if given is None:
+                raise InputError(rates_file or "", None, "dimension",
+                                 f"no rates for dimension {dim!r}; the rates file has {', '.join(sorted(rates))}")
+        out[dim] = measure_panel(panel, level, positive, given, rates_file if given is not None else None, interval)
+    return out
+
+
 def decide_panel(m: PanelMeasurement, thresholds: PanelThresholds) -> PanelDecision:
     return decide(m.ndet, m.alpha, m.rate_values, thresholds, alpha_low=m.alpha_boot.low,
                   spread_high=m.spread_bracket[1])
-
-
-def decide_judge(m: CalibrationMeasurement, thresholds: CalibrationThresholds | None) -> CalibrationDecision:
-    return decide_calibration(m, thresholds)

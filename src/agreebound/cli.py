@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from agreebound import __version__
-from agreebound.analysis import measure_panel
+from agreebound.analysis import measure_panels
 from agreebound.calibration import format_example
 from agreebound.formats import (
     InputError,
@@ -89,7 +89,7 @@ def _panel(args: argparse.Namespace) -> int:
                              f"{', '.join(panels)}")
         panels = {args.dimension: panels[args.dimension]}
     inputs: list[tuple[str, bytes]] = [(name, data)]
-    rates = {}
+    rates = None
     if args.rates:
         rname, rdata = _read(args.rates)
         rates = parse_detector_rates(rname, rdata)
@@ -98,14 +98,7 @@ def _panel(args: argparse.Namespace) -> int:
     if args.thresholds:
         inputs.append(_read(args.thresholds))
     positive: Any = "auto" if args.positive is None else _positive(args.positive)
-    measurements = {}
-    for dim, panel in panels.items():
-        given = None
-        if rates:
-            given = rates.get(dim) or (rates.get("all") if len(rates) == 1 else None)
-            if given is None:
-                raise InputError(args.rates, None, "dimension", f"no rates for dimension {dim!r}")
-        measurements[dim] = measure_panel(panel, args.level, positive, given, Path(args.rates).name if given else None)
+    measurements = measure_panels(panels, args.level, positive, rates, Path(args.rates).name if args.rates else None)
     report = panel_report(measurements, t, inputs)
 
     def html() -> str:

@@ -13,8 +13,8 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from agreebound import __version__
-from agreebound.analysis import PanelMeasurement, decide_judge, decide_panel
-from agreebound.calibration import CalibrationDecision
+from agreebound.analysis import PanelMeasurement, decide_panel
+from agreebound.calibration import CalibrationDecision, decide
 from agreebound.formats import JudgeBundle
 from agreebound.panel import PanelDecision
 from agreebound.thresholds import ThresholdSet
@@ -131,7 +131,7 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
         "contract": {**asdict(bundle.contract), "content_id": bundle.contract.content_id},
         "snapshot": {"scope": bundle.scope, "contract_content_id": bundle.contract_content_id,
                      "rubric_digest": bundle.rubric_digest,
-                     "bound": bundle.contract_content_id == bundle.contract.content_id},
+                     "bound": m.bound},
         "cases": m.n_cases,
         "observations": m.n_observations,
         "decision": d.decision,
@@ -153,7 +153,7 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
 def calibration_report(bundle: JudgeBundle, thresholds: ThresholdSet,
                        inputs: Sequence[tuple[str, bytes | str]]) -> dict[str, Any]:
     out = _base("calibration", inputs, thresholds)
-    out["calibration"] = calibration_section(bundle, decide_judge(bundle.measurement, thresholds.calibration))
+    out["calibration"] = calibration_section(bundle, decide(bundle.measurement, thresholds.calibration))
     return out
 
 

@@ -17,9 +17,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from agreebound.analysis import PanelMeasurement, measure_panel
+from agreebound.analysis import PanelMeasurement, measure_panels
 from agreebound.formats import (
-    InputError,
     JudgeBundle,
     RatingPanel,
     parse_detector_rates,
@@ -78,17 +77,8 @@ def panel_measurements(name: str, digest: str, _data: bytes, level: str, positiv
     """Parse and measure every dimension (raises InputError). Immutable results: shared, not copied."""
     MEASURE_CALLS["panel"] += 1
     panels = parsed_panels(name, digest, _data)
-    rates = parse_detector_rates(rates_name, _rates) if rates_name and _rates is not None else {}
-    if rates and set(rates) != set(panels) and not (len(panels) == 1 and len(rates) == 1):
-        missing = sorted(set(panels) - set(rates)) or sorted(set(rates) - set(panels))
-        raise InputError(rates_name or "", None, "dimension",
-                         f"the rates file's dimensions {sorted(rates)} do not match the rating file's "
-                         f"{sorted(panels)} (first mismatch: {missing[0]!r})")
-    out = {}
-    for dim, panel in panels.items():
-        given = (rates.get(dim) or next(iter(rates.values()))) if rates else None
-        out[dim] = measure_panel(panel, level, positive, given, rates_name if given is not None else None, interval)
-    return out
+    rates = parse_detector_rates(rates_name, _rates) if rates_name and _rates is not None else None
+    return measure_panels(panels, level, positive, rates, rates_name, interval)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Reading the ratings...")

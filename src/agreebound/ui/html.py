@@ -8,7 +8,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from agreebound.analysis import PanelMeasurement, decide_judge, decide_panel
+from agreebound.analysis import PanelMeasurement, decide_panel
+from agreebound.calibration import decide
 from agreebound.formats import JudgeBundle
 from agreebound.report import to_markdown
 from agreebound.thresholds import ThresholdSet
@@ -63,5 +64,5 @@ def panel_html(measurements: dict[str, PanelMeasurement], thresholds: ThresholdS
 
 
 def calibration_html(bundle: JudgeBundle, thresholds: ThresholdSet, report: dict[str, Any]) -> str:
-    d = decide_judge(bundle.measurement, thresholds.calibration)
+    d = decide(bundle.measurement, thresholds.calibration)
     return _page("Agreebound judge calibration report", [("judge", d.decision)], report, [figures.calibration_rates(d)])

@@ -8,8 +8,8 @@ from typing import Any
 
 import streamlit as st
 
-from agreebound.analysis import PanelMeasurement, decide_judge, decide_panel
-from agreebound.calibration import RATE_GATES, CalibrationDecision, JudgeCalibrationContract
+from agreebound.analysis import PanelMeasurement, decide_panel
+from agreebound.calibration import RATE_GATES, CalibrationDecision, JudgeCalibrationContract, decide
 from agreebound.formats import InputError, JudgeBundle
 from agreebound.panel import LEVELS, PanelDecision, Verdict
 from agreebound.ui import state
@@ -57,6 +57,12 @@ def judge() -> JudgeBundle:
     return judge_bundle(tuple(f.name for f in files), tuple(f.digest for f in files), tuple(f.data for f in files))
 
 
+def uploaded(key: str) -> Upload | None:
+    """The file now in uploader ``key`` (called from its on_change), keyed by its digest."""
+    f = S.get(key)
+    return None if f is None else Upload.of(f.name, f.getvalue())
+
+
 def try_panel_source(src: dict[str, Any]) -> str | None:
     """Adopt ``src`` if it parses and measures; otherwise keep what is loaded. Returns the error."""
     try:
@@ -88,7 +94,7 @@ def panel_decisions() -> dict[str, tuple[PanelMeasurement, PanelDecision]]:
 
 def judge_decision() -> tuple[JudgeBundle, CalibrationDecision]:
     b = judge()
-    return b, decide_judge(b.measurement, state.thresholds().calibration)
+    return b, decide(b.measurement, state.thresholds().calibration)
 
 
 # --- display ---------------------------------------------------------------------------------
