@@ -204,7 +204,7 @@ def test_decide_on_bound_contract_equals_seed_and_drafts_get_their_own_id():
 def test_thresholds_validated():
     with pytest.raises(ValueError, match="maximum_position_flip_bps must be between 0 and 10000"):
         replace(C.thresholds, maximum_position_flip_bps=10_001)
-    with pytest.raises(ValueError, match="minimum_reviewers must be exact int"):
+    with pytest.raises(ValueError, match=r"minimum_reviewers must be a whole number \(reviewers\), got True"):
         replace(C.thresholds, minimum_reviewers=True)
 
 

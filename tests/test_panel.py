@@ -435,3 +435,90 @@ def test_ten_million_ratings_exact_against_python_int_reference():
     expected = 1 - (n - 1) * do / de
     assert ours.value == expected
     assert ours.pairable == n
+
+
+# --- high cardinality: no k x k structure, same exact fractions ------------------------------
+
+
+def reference_alpha(panel, level):
+    """Krippendorff's definitions in Fractions over every pair of values: the slow reference."""
+    units = [[Fraction(v) for v in row if v is not None] for row in panel]
+    units = [u for u in units if len(u) >= 2]
+    values = sorted({v for u in units for v in u})
+    n_c = {v: sum(u.count(v) for u in units) for v in values}
+    n = sum(n_c.values())
+    if level == "ordinal":
+        before, pos = 0, {}
+        for v in values:
+            pos[v] = before + Fraction(n_c[v], 2)
+            before += n_c[v]
+        dist = lambda a, b: (pos[a] - pos[b]) ** 2  # noqa: E731
+    else:
+        dist = lambda a, b: (a - b) ** 2  # noqa: E731
+    obs = sum(Fraction(sum(dist(a, b) for i, a in enumerate(u) for j, b in enumerate(u) if i != j), len(u) - 1)
+              for u in units)
+    exp = sum(n_c[a] * n_c[b] * dist(a, b) for a in values for b in values)
+    return None if exp == 0 else 1 - (n - 1) * obs / exp
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
+def test_many_distinct_values_take_the_moment_path_and_stay_exact(level):
+    rng = random.Random(9)
+    for _ in range(6):
+        panel = [[None if rng.random() < 0.2 else rng.choice([Fraction(rng.randint(-999, 999), 100)] + [None])
+                  for _ in range(rng.randint(2, 5))] for _ in range(60)]
+        width = max(len(r) for r in panel)
+        panel = [r + [None] * (width - len(r)) for r in panel]
+        r = krippendorff_alpha(panel, level)
+        assert r.n_categories > 64 and r.coincidence is None  # no k x k matrix was built
+        if level == "nominal":
+            flat = [v for row in panel for v in row if v is not None]
+            labels = {v: f"v{i}" for i, v in enumerate(sorted(set(flat)))}
+            ref = krippendorff_alpha([[None if v is None else labels[v] for v in row] for row in panel]).value
+        else:
+            ref = reference_alpha(panel, level)
+        assert r.value == ref
+
+
+def test_high_cardinality_is_linear_not_quadratic():
+    """500 labels in 250 rows once asked for 7.7 GB: the bootstrap drew draws x k^2 counts."""
+    rng = np.random.default_rng(0)
+    labels = np.array([f"label-{i}" for i in rng.integers(0, 500, size=500)], dtype=object).reshape(250, 2)
+    r = krippendorff_alpha(labels)
+    assert r.n_categories > 64 and r.coincidence is None and r.value is not None
+
+
+def test_ratio_level_has_a_stated_limit():
+    panel = [[i, i + 1] for i in range(0, 200, 2)]
+    with pytest.raises(ValueError, match="ratio alpha is computed exactly for at most 64 distinct values"):
+        krippendorff_alpha(panel, "ratio")
+
+
+def test_floats_are_read_as_the_decimals_they_print_as():
+    assert krippendorff_alpha([[0.1, 0.2], [0.3, 0.3], [0.1, 0.1]], "interval").value == \
+        krippendorff_alpha([[Fraction(1, 10), Fraction(2, 10)], [Fraction(3, 10)] * 2, [Fraction(1, 10)] * 2], "interval").value
+
+
+# --- seed fidelity: the seed's own formula on the same matrix --------------------------------
+
+
+def test_seed_path_on_a_matrix_with_missing_cells_is_reported_and_flagged():
+    # exact alpha is undefined (no unit has two ratings): REPORT_ONLY. The seed's formula counts
+    # every value in its marginals and finds no disagreeing pair: 1000 permil, ENFORCE.
+    a = krippendorff_alpha([[None, 0], [None, 1]])
+    assert a.value is None and a.seed_permil == 1000
+    d = decide(2, a, [10, 10])
+    assert d.verdict is Verdict.REPORT_ONLY and d.seed_verdict is Verdict.ENFORCE and d.seed_disagrees
+    assert d.seed_alpha_permil == 1000 and d.seed_alpha_source == "matrix"
+
+
+def test_seed_permil_is_the_seed_formula_on_the_matrix():
+    rng = random.Random(12)
+    for _ in range(300):
+        nunits, nraters, ncat = rng.randint(1, 12), rng.randint(2, 5), rng.randint(1, 5)
+        panel = [[rng.choice([None] + list(range(ncat))) for _ in range(nraters)] for _ in range(nunits)]
+        a = krippendorff_alpha(panel)
+        present = sorted({v for row in panel for v in row if v is not None})
+        ids = [[-1 if v is None else present.index(v) for v in row] for row in panel]
+        flat = [v for row in ids for v in row]
+        assert a.seed_permil == literal_ab_alpha_permil(flat, nunits, nraters, len(present)), panel

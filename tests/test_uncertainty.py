@@ -199,3 +199,29 @@ def test_judge_diagnostics_hand_computed():
     expected = krippendorff_alpha([["a", "a", "a"], ["a", "a", "b"], ["tie", "tie", "tie"], ["b", "b", "a"]])
     assert d.judge_human_alpha.value == expected.value
     assert (d.wilson["position_flip"].successes, d.wilson["position_flip"].trials) == (1, 2)
+
+
+def test_wilson_is_exact_at_the_edges():
+    for n in (1, 5, 9, 10**6):
+        assert Wilson(0, n).low == 0.0 and Wilson(n, n).high == 1.0
+        assert Wilson(0, n).low_at_least(Fraction(0)) and not Wilson(0, n).low_at_least(Fraction(1, 10**9))
+    # a detector that never fired: the spread's upper end is unbounded, decided on the counts
+    assert spread_interval([(0, 9), (5, 9)])[1] is None
+    assert spread_interval([(1, 9), (5, 9)])[1] is not None
+    # totals far beyond a float do not overflow
+    assert 0.0 <= Wilson(10**399, 10**400).low <= 0.1 <= Wilson(10**399, 10**400).high <= 1.0
+
+
+def test_bootstrap_many_values_uses_the_normal_limit_and_says_so():
+    rng = np.random.default_rng(3)
+    truth = rng.integers(0, 10_000, 3000) / 100
+    data = truth[:, None] + rng.integers(-300, 300, (3000, 3)) / 100
+    a = krippendorff_alpha(data, "interval")
+    b = bootstrap_alpha(a)
+    assert a.coincidence is None and "normal limit" in b.note
+    assert b.low < float(a.value) < b.high
+    u = bootstrap_alpha_units(data, "interval", draws=200)
+    assert u.low < float(a.value) < u.high
+    # for few values the resampling is the textbook one, over distinct distances
+    small = krippendorff_alpha(np.array(K2011, dtype=float), "interval")
+    assert bootstrap_alpha(small).note == ""

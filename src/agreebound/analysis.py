@@ -6,18 +6,21 @@ by input digest; ``decide_*`` is cheap and is all a threshold slider reruns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from agreebound.formats import DetectorRate, InputError, RatingPanel
-from agreebound.panel import AlphaResult, PanelDecision, PanelThresholds, decide, krippendorff_alpha
+import numpy as np
+
+from agreebound.escape import excerpt
+from agreebound.formats import DetectorRate, InputError, RatingPanel, category_texts
+from agreebound.limits import LISTED_CATEGORIES
+from agreebound.panel import AlphaResult, PanelDecision, PanelThresholds, alpha_coded, decide
 from agreebound.uncertainty import (
     AlphaBootstrap,
     Wilson,
     bootstrap_alpha,
     bootstrap_alpha_units,
-    pairable_pairs,
     spread_interval,
 )
 
@@ -40,6 +43,10 @@ class PanelMeasurement:
     n_ratings: int
     alpha_boot: AlphaBootstrap  # Krippendorff's bootstrap (2,000 draws, seed 0)
     spread_bracket: tuple[float, float | None]  # Wilson-based (low, high); high None = unbounded
+    kind: str = "integer"  # the panel's values: "integer", "decimal" or "label"
+    #: How often each category occurs (all ratings, pairable or not), in category order.
+    category_counts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False, compare=False)
+    notices: tuple[str, ...] = ()
 
     @property
     def wilson(self) -> tuple[Wilson, ...]:
@@ -53,12 +60,48 @@ class PanelMeasurement:
     def rate_values(self) -> list[Fraction]:
         return [r.rate for r in self.rates]
 
+    @property
+    def spread_measured(self) -> bool:
+        return bool(self.rates)
+
+    def category_table(self, limit: int = LISTED_CATEGORIES) -> list[tuple[str, int]]:
+        """(category as written, count) for the first ``limit`` categories, most frequent first."""
+        order = np.argsort(-self.category_counts, kind="stable")[:limit]
+        texts = self.alpha.category_set.first(int(order.max()) + 1) if len(order) else ()
+        return [(_text(texts[i]), int(self.category_counts[i])) for i in order]
+
+
+def _text(v: Any) -> str:
+    if isinstance(v, Fraction):
+        return repr(float(v)) if float(v) == v else str(v)
+    return str(v)
+
 
 def default_positive(categories: tuple[Any, ...]) -> Any:
     """1 for a 0/1 panel; otherwise no default (the caller must choose a positive category)."""
-    if categories and set(categories) <= {0, 1} and 1 in categories:
+    if categories and len(categories) <= 2 and set(categories) <= {0, 1} and 1 in categories:
         return 1
     return None
+
+
+def resolve_positive(panel: RatingPanel, positive: Any) -> Any:
+    """The category ``positive`` names (a value, or its text as typed on a command line); a name
+    the panel does not have is an InputError listing the categories it has."""
+    k = panel.category_index(positive)
+    if k is None and isinstance(positive, str) and panel.categories.numeric:
+        try:
+            want = Fraction(positive)
+        except (ValueError, ZeroDivisionError):
+            want = None
+        if want is not None:
+            k = next((i for i, v in enumerate(panel.categories.values) if v == want), None)
+    if k is None:
+        texts = category_texts(panel.categories) if len(panel.categories) <= LISTED_CATEGORIES else \
+            [str(v) for v in panel.categories.first(LISTED_CATEGORIES)] + ["..."]
+        raise InputError(panel.file, None, None,
+                         f"no category {excerpt(positive)} in dimension {excerpt(panel.dimension)} to count as a "
+                         f"detector's positive; its categories are {', '.join(texts)}")
+    return panel.categories.values[k]
 
 
 def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "auto",
@@ -66,24 +109,34 @@ def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "a
                   interval: str = "krippendorff") -> PanelMeasurement:
     """``interval``: "krippendorff" (KALPHA's pair resampling, the default) or "units" (resample
     units; wider, and slower on large panels)."""
-    matrix = panel.ratings(level)
-    alpha = krippendorff_alpha(matrix, level)
+    coded = panel.ratings(level)
+    try:
+        alpha = alpha_coded(coded, level)
+    except ValueError as e:
+        raise InputError(panel.file, None, panel.value_column, str(e)) from None
     if interval == "units":
-        boot = bootstrap_alpha_units(matrix, level)
+        boot = bootstrap_alpha_units(coded, level)
     else:
-        boot = bootstrap_alpha(alpha, pairs=pairable_pairs(matrix))
+        boot = bootstrap_alpha(alpha)
     if rates is not None:
         used, source = rates, f"file: {rates_file}"
         pos = None
     else:
-        pos = default_positive(alpha.categories) if positive == "auto" else positive
+        if positive == "auto":
+            pos = default_positive(alpha.categories) if len(alpha.category_set) <= 2 else None
+        elif positive is None:
+            pos = None
+        else:
+            pos = resolve_positive(panel, positive)
         if pos is None:
             used, source = (), "none: choose a positive category or upload detector rates"
         else:
-            used, source = panel.detector_rates(pos), f"matrix (positive = {pos})"
+            used, source = panel.detector_rates(pos), f"matrix (positive = {_text(pos)})"
     bracket = spread_interval([(r.positives, r.total) for r in used])
+    counts = np.bincount(coded.code, minlength=len(coded.categories))
     return PanelMeasurement(panel.file, panel.dimension, level, alpha, panel.raters, panel.detectors, panel.humans,
-                            tuple(used), source, pos, len(panel.units), panel.n_ratings, boot, bracket)
+                            tuple(used), source, pos, len(panel.units), panel.n_ratings, boot, bracket, panel.kind,
+                            counts, panel.notices)
 
 
 def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", positive: Any = "auto",
@@ -98,7 +151,8 @@ def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", posit
             given = rates.get(dim) or (next(iter(rates.values())) if len(rates) == 1 else None)
             if given is None:
                 raise InputError(rates_file or "", None, "dimension",
-                                 f"no rates for dimension {dim!r}; the rates file has {', '.join(sorted(rates))}")
+                                 f"no rates for dimension {excerpt(dim)}; the rates file has "
+                                 f"{', '.join(sorted(rates)[:LISTED_CATEGORIES])}")
         out[dim] = measure_panel(panel, level, positive, given, rates_file if given is not None else None, interval)
     return out
 

@@ -31,6 +31,7 @@ from typing import Any, Iterator, Literal, Sequence
 import numpy as np
 import pandas as pd
 
+from agreebound.thresholds import RANGES, RATE_GATES, CalibrationThresholds
 from agreebound.uncertainty import Wilson
 
 Candidate = Literal["a", "b", "tie"]
@@ -46,15 +47,6 @@ CONTENT_ID_PREFIX = "judge-calibration@sha256:"
 CANDIDATES: tuple[str, ...] = ("a", "b", "tie")
 ORDERS: tuple[str, ...] = ("ab", "ba")
 BPS = 10_000
-
-#: The contract's gate fields: (field, kind). "min" gates pass at >=, "max" gates at <=.
-RATE_GATES: tuple[tuple[str, str, str], ...] = (
-    ("human_agreement", "minimum_human_agreement_bps", "min"),
-    ("position_flip", "maximum_position_flip_bps", "max"),
-    ("repeat_variance", "maximum_repeat_variance_bps", "max"),
-    ("verbosity_bias", "maximum_verbosity_bias_bps", "max"),
-    ("self_preference", "maximum_self_preference_bps", "max"),
-)
 
 # --- scalar validators (the seed's rules and messages) ---------------------------------------
 
@@ -207,9 +199,11 @@ class JudgeCalibrationContract:
         _canonical_id("contract.judge_generator", self.judge_generator)
         _exact_int("contract.repetitions_per_order", self.repetitions_per_order, minimum=2, maximum=20)
         _exact_int("contract.minimum_cases", self.minimum_cases, minimum=1, maximum=100_000)
-        _exact_int("contract.minimum_reviewers", self.minimum_reviewers, minimum=1, maximum=100)
+        # The seed's ranges, which are the thresholds' legal ranges (agreebound.thresholds.RANGES).
+        r = RANGES["minimum_reviewers"]
+        _exact_int("contract.minimum_reviewers", self.minimum_reviewers, minimum=r.lo, maximum=r.hi)
         for _, name, _ in RATE_GATES:
-            _exact_int(f"contract.{name}", getattr(self, name), minimum=0, maximum=BPS)
+            _exact_int(f"contract.{name}", getattr(self, name), minimum=RANGES[name].lo, maximum=RANGES[name].hi)
 
     @property
     def content_id(self) -> str:
@@ -266,41 +260,6 @@ def _validate_snapshot_header(scope: object, content_id: object, digest: object)
     text = _exact_text("snapshot.rubric_digest", digest, maximum=64)
     if not DIGEST_PATTERN.fullmatch(text):
         raise ValueError("snapshot.rubric_digest must be lowercase SHA-256")
-
-
-# --- thresholds (data) -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CalibrationThresholds:
-    """The five gates and minimum_reviewers: the part of a contract a slider may edit.
-
-    The contract's structural fields (repetitions_per_order, minimum_cases) decide which data is
-    valid at all; they are not thresholds and stay in the contract.
-    """
-
-    minimum_reviewers: int
-    minimum_human_agreement_bps: int
-    maximum_position_flip_bps: int
-    maximum_repeat_variance_bps: int
-    maximum_verbosity_bias_bps: int
-    maximum_self_preference_bps: int
-    #: Strict mode: a rate must also pass with its Wilson 95% bound (not part of the contract).
-    strict: bool = False
-
-    def __post_init__(self) -> None:
-        _exact_int("minimum_reviewers", self.minimum_reviewers, minimum=1, maximum=100)
-        for _, name, _ in RATE_GATES:
-            _exact_int(name, getattr(self, name), minimum=0, maximum=BPS)
-        if type(self.strict) is not bool:
-            raise ValueError(f"strict must be true or false, got {self.strict!r}")
-
-    @classmethod
-    def from_contract(cls, contract: JudgeCalibrationContract, strict: bool = False) -> "CalibrationThresholds":
-        return cls(**{f.name: getattr(contract, f.name) for f in fields(cls) if f.name != "strict"}, strict=strict)
-
-    def contract_fields(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "strict"}
 
 
 # --- measurement -----------------------------------------------------------------------------
@@ -813,10 +772,13 @@ def _ok_reviewers(s: pd.Series) -> np.ndarray:
     values = s.to_numpy()
     kinds = np.fromiter((type(v) is tuple for v in values), dtype=bool, count=len(values))
     out = np.zeros(len(values), dtype=bool)
-    if kinds.any():  # tuples hash: validate each distinct tuple once
-        codes, uniques = pd.factorize(values[kinds])
-        table = np.fromiter((_valid_reviewers(u) for u in uniques), dtype=bool, count=len(uniques))
-        out[kinds] = table[codes]
+    if kinds.any():  # tuples of strings hash: validate each distinct tuple once
+        hashable = np.fromiter((kinds[i] and all(type(r) is str for r in values[i]) for i in range(len(values))),
+                               dtype=bool, count=len(values))
+        if hashable.any():
+            codes, uniques = pd.factorize(values[hashable])
+            table = np.fromiter((_valid_reviewers(u) for u in uniques), dtype=bool, count=len(uniques))
+            out[hashable] = table[codes]
     for i in np.flatnonzero(~kinds):
         v = values[i]
         if isinstance(v, (list, np.ndarray)):

@@ -9,20 +9,21 @@ Formats (documented with examples in docs/formats.md):
   (contract JSON + references CSV + observations CSV)
 * thresholds, JSON or TOML
 
-Nothing is coerced silently: " 3", "1.0" and "true" are not whole numbers; a repeated rating
-is an error, never collapsed; text keeps its exact characters so the calibration contract's
-identifier rules see what the file holds.
+Values are read exactly: whole numbers and decimals (at most 15 significant digits) are numbers,
+one documented set of spellings is missing (:data:`agreebound.tables.MISSING_TOKENS`), anything
+else is a label. Names (units, raters, dimensions, headers) are compared after trimming
+surrounding spaces and removing invisible characters; a name with a control character is refused.
+A repeated rating is an error, never collapsed. Limits (``agreebound.limits``) are checked first.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 import tomllib
 from dataclasses import asdict, dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import Any, Sequence
 
 import numpy as np
@@ -36,373 +37,162 @@ from agreebound.calibration import (
     JudgeCalibrationContract,
     measure_frames,
 )
-from agreebound.thresholds import PRESETS, ThresholdSet, threshold_set_from_dict
+from agreebound.errors import InputError
+from agreebound.escape import excerpt, has_unsafe, normalise_name, printable
+from agreebound.limits import (
+    MAX_COUNT_DIGITS,
+    MAX_NAME_CHARS,
+    MAX_NESTING,
+    MAX_SIGNIFICANT_DIGITS,
+    RATIO_MAX_CATEGORIES,
+)
+from agreebound.panel import Categories, Coded
+from agreebound.tables import (
+    MISSING_TOKENS,
+    Column,
+    Table,
+    decode_text,
+    read_csv,
+    read_parquet,
+    require_columns,
+)
+from agreebound.thresholds import PRESETS, ThresholdError, ThresholdSet, threshold_set_from_dict
 
-MAX_BYTES = 200 * 2**20  # matches .streamlit/config.toml server.maxUploadSize
-MISSING = frozenset({"", "NA", "NaN"})
+__all__ = ["InputError", "RatingPanel", "DetectorRate", "JudgeBundle", "ThresholdFile", "MISSING_TOKENS",
+           "parse_ratings", "parse_detector_rates", "parse_judge_bundle", "parse_judge_tables", "parse_thresholds"]
+
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+")
+#: Longest text read as a number (longer ones are refused, not silently made labels).
+_NUMBER_CHARS = 40
 WIDE_HELP = "a wide rating CSV with the header unit,<rater>,<rater>,..."
 LONG_COLUMNS = ("unit", "rater", "value")
 RATES_COLUMNS = ("detector", "positives", "total")
 HUMAN_PREFIX = "human"
+RATINGS_EXPECTED = WIDE_HELP + ", or a long CSV with unit,rater,value[,dimension]"
 
 
-class InputError(Exception):
-    """Bad input: where it is (file, 1-based row as a spreadsheet shows it, column) and why."""
-
-    def __init__(self, file: str, row: int | None, column: str | None, reason: str, row_label: str = "row"):
-        super().__init__(reason)
-        self.file, self.row, self.column, self.reason, self.row_label = file, row, column, reason, row_label
-
-    def __str__(self) -> str:
-        parts = [self.file]
-        if self.row is not None:
-            parts.append(f"{self.row_label} {self.row}")
-        if self.column is not None:
-            parts.append(f"column '{self.column}'")
-        return ", ".join(parts) + f": {self.reason}"
+def is_parquet(data: bytes) -> bool:
+    return data[:4] == b"PAR1"
 
 
-# --- text and CSV ----------------------------------------------------------------------------
+# --- values: missing, numbers, labels ----------------------------------------------------------
 
 
-def _text(name: str, data: bytes, expected: str) -> str:
-    if not isinstance(data, (bytes, bytearray)):
-        raise InputError(name, None, None, "expected the file's bytes")
-    if len(data) > MAX_BYTES:
-        raise InputError(name, None, None, f"the file is {_size(len(data))}; the limit is {_size(MAX_BYTES)}")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InputError(name, None, None, "UTF-16 text; save the file as UTF-8")
-    if not data.strip():
-        raise InputError(name, None, None, f"the file is empty; expected {expected}")
-    if b"\x00" in data:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise InputError(name, line, None, f"binary data (a NUL byte), not a text file; expected {expected}")
-    try:
-        return bytes(data).decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise InputError(name, line, None, f"not UTF-8 text (byte 0x{data[e.start]:02x}); save the file as UTF-8") from None
-
-
-def _size(n: int) -> str:
-    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n / 2**10:.1f} KiB"
-
-
-def _csv(name: str, data: bytes, expected: str, row_offset: int = 2) -> tuple[list[str], list[np.ndarray]]:
-    """Header and one array of exact cell strings per column; ragged, duplicate-header and empty
-    rows are errors.  Files without quotes take a fast path that checks the same things."""
-    text = _text(name, data, expected)
-    first_line = text.split("\n", 1)[0].rstrip("\r")
-    if '"' not in text and "\r" not in text and first_line.count(",") >= 1:
-        lines = text.split("\n")
-        while lines and lines[-1] == "":
-            lines.pop()  # trailing blank lines
-        header = lines[0].split(",")
-        _check_header(name, header, expected)
-        body = lines[1:]
-        if not body:
-            raise InputError(name, None, None, f"the file has a header but no data rows; expected {expected}")
-        counts = np.fromiter(map(str.count, body, [","] * len(body)), dtype=np.int64, count=len(body))
-        bad = np.flatnonzero(counts != len(header) - 1)
-        if len(bad):
-            _ragged(name, body[int(bad[0])].split(",") if body[int(bad[0])] else [], int(bad[0]) + row_offset, len(header))
-        frame = pd.read_csv(io.StringIO("\n".join(body)), dtype=str, keep_default_na=False, na_filter=False,
-                            header=None, names=list(range(len(header))), skip_blank_lines=False,
-                            engine="c", quoting=csv.QUOTE_NONE)
-        return header, [frame[i].to_numpy(dtype=object) for i in range(len(header))]
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    try:
-        header = next(reader)
-        rows = list(reader)
-    except csv.Error as e:
-        raise InputError(name, reader.line_num, None, f"malformed CSV ({e}); expected {expected}") from None
-    while rows and not rows[-1]:
-        rows.pop()  # trailing blank lines
-    _check_header(name, header, expected)
-    if not rows:
-        raise InputError(name, None, None, f"the file has a header but no data rows; expected {expected}")
-    width = len(header)
-    for i, row in enumerate(rows):
-        if len(row) != width:
-            _ragged(name, row, i + row_offset, width)
-    return header, [np.array(col, dtype=object) for col in zip(*rows)]
-
-
-def _ragged(name: str, row: list[str], at: int, width: int) -> None:
-    if not row:
-        raise InputError(name, at, None, "empty row; delete it or fill in every column")
-    raise InputError(name, at, None, f"row has {len(row)} cells; the header has {width}")
-
-
-def _check_header(name: str, header: list[str], expected: str) -> None:
-    if not header or all(not h for h in header):
-        raise InputError(name, 1, None, f"the header line is empty; expected {expected}")
-    seen: set[str] = set()
-    for h in header:
-        if h == "":
-            raise InputError(name, 1, None, f"a column header is empty; expected {expected}")
-        if h != h.strip():
-            raise InputError(name, 1, h, "column header has surrounding spaces; remove them")
-        if h in seen:
-            raise InputError(name, 1, h, "duplicate column header; every column needs its own name")
-        seen.add(h)
-
-
-def _names_ok(name: str, column: str, values: np.ndarray, offset: int) -> None:
-    """Every cell a non-empty name without surrounding spaces (checked per distinct value)."""
-    codes, uniques = pd.factorize(values)
-    bad_u = np.fromiter((u == "" or u != u.strip() for u in uniques), dtype=bool, count=len(uniques))
-    if bad_u.any():
-        i = int(np.flatnonzero(bad_u[codes])[0])
-        _name_cell(name, i + offset, column, str(values[i]))
-
-
-def _require_header(name: str, header: Sequence[str], required: Sequence[str], optional: Sequence[str] = ()) -> None:
-    missing = [c for c in required if c not in header]
-    extra = [c for c in header if c not in required and c not in optional]
-    if missing:
-        raise InputError(name, 1, missing[0], f"missing column; expected columns {', '.join(required)}"
-                         + (f" (optional: {', '.join(optional)})" if optional else ""))
-    if extra:
-        raise InputError(name, 1, extra[0], f"unexpected column; expected columns {', '.join(required)}"
-                         + (f" (optional: {', '.join(optional)})" if optional else ""))
-
-
-def _whole(name: str, row: int, column: str, cell: str, minimum: int | None = None, maximum: int | None = None) -> int:
-    if not _INT.fullmatch(cell):
-        raise InputError(name, row, column, f"expected a whole number like 3, got {cell!r}")
-    value = int(cell)
-    if minimum is not None and value < minimum:
-        raise InputError(name, row, column, f"expected a whole number >= {minimum}, got {value}")
-    if maximum is not None and value > maximum:
-        raise InputError(name, row, column, f"expected a whole number <= {maximum}, got {value}")
-    return value
-
-
-def _name_cell(name: str, row: int, column: str, cell: str) -> str:
-    if cell == "" or cell != cell.strip():
-        raise InputError(name, row, column, f"expected a non-empty name without surrounding spaces, got {cell!r}")
-    return cell
-
-
-# --- rating panels ---------------------------------------------------------------------------
+def _significant_digits(text: str) -> int:
+    whole, _, frac = text.lstrip("-").partition(".")
+    digits = (whole + frac.rstrip("0")).lstrip("0")
+    if not frac.rstrip("0"):
+        digits = digits.rstrip("0") or digits  # trailing zeros of a whole number are its magnitude
+    return len(digits)
 
 
 @dataclass(frozen=True)
-class RatingPanel:
-    """One dimension's rating matrix: rows = units, columns = raters.
+class ValueKinds:
+    """One entry per distinct value of a file's value cells."""
 
-    ``kind`` is "integer" (every value a whole number), "decimal" (exact decimals) or "label"
-    (text categories: nominal only).  Raters named ``human...`` are human raters; the others are
-    the independent detectors the enforcement decision counts.
-    """
+    missing: np.ndarray  # bool
+    number: np.ndarray  # bool
+    floats: np.ndarray  # float64 (NaN where not a number)
+    texts: list[str]  # each value's text (labels are compared as text)
+    decimal: np.ndarray  # bool: a number that is not whole
 
-    file: str
-    dimension: str
-    units: tuple[str, ...]
-    raters: tuple[str, ...]
-    values: np.ndarray  # float64 with NaN (integer kind) or object with None
-    kind: str
-    first_label: tuple[int, str] | None  # (row, column) of the first non-numeric value
 
-    @property
-    def humans(self) -> tuple[str, ...]:
-        return tuple(r for r in self.raters if r.lower().startswith(HUMAN_PREFIX))
-
-    @property
-    def detectors(self) -> tuple[str, ...]:
-        return tuple(r for r in self.raters if not r.lower().startswith(HUMAN_PREFIX))
-
-    @property
-    def n_ratings(self) -> int:
-        if self.values.dtype.kind == "f":
-            return int(np.count_nonzero(~np.isnan(self.values)))
-        return int(np.count_nonzero(pd.notna(self.values)))
-
-    def ratings(self, level: str = "nominal") -> np.ndarray:
-        """The matrix for ``krippendorff_alpha`` at ``level``; labels only suit nominal."""
-        if level != "nominal" and self.kind == "label":
-            row, column = self.first_label  # type: ignore[misc]
-            raise InputError(self.file, row, column,
-                             f"{level} alpha needs numeric values; this panel has labels (first: this cell). "
-                             "Use the nominal level, or number the categories")
-        return self.values
-
-    def detector_rates(self, positive: Any) -> tuple["DetectorRate", ...]:
-        """Each detector's rate of ``positive`` over the units it rated (exact)."""
-        out = []
-        for j, rater in enumerate(self.raters):
-            if rater not in self.detectors:
+def classify_values(uniques: Sequence[Any]) -> tuple[ValueKinds, tuple[int, str] | None]:
+    """Classify distinct values; returns (kinds, (index, reason) of the first bad one or None)."""
+    n = len(uniques)
+    missing = np.zeros(n, dtype=bool)
+    number = np.zeros(n, dtype=bool)
+    decimal = np.zeros(n, dtype=bool)
+    floats = np.full(n, np.nan)
+    texts: list[str] = [""] * n
+    bad: tuple[int, str] | None = None
+    for i, u in enumerate(uniques):
+        if u is None:
+            missing[i] = True
+            continue
+        if isinstance(u, bool):
+            bad = bad or (i, "a true/false value; expected a number or a label")
+            continue
+        if isinstance(u, int):
+            texts[i] = str(u) if abs(u) < 10**_NUMBER_CHARS else "<huge>"
+            if _significant_digits(texts[i]) > MAX_SIGNIFICANT_DIGITS:
+                bad = bad or (i, f"the number {excerpt(texts[i])} has more than {MAX_SIGNIFICANT_DIGITS} "
+                                 "significant digits; Agreebound keeps every value exact and reads at most "
+                                 f"{MAX_SIGNIFICANT_DIGITS}")
                 continue
-            col = self.values[:, j]
-            if col.dtype.kind == "f":
-                rated = ~np.isnan(col)
-                hits = rated & (col == positive)
+            number[i], floats[i] = True, float(u)
+            continue
+        if isinstance(u, float):
+            if u != u:
+                missing[i] = True
+            elif u in (float("inf"), float("-inf")):
+                bad = bad or (i, f"{u} is not a finite number")
             else:
-                rated = pd.notna(col)
-                hits = np.array([v == positive for v in col], dtype=bool) & rated
-            out.append(DetectorRate(rater, int(hits.sum()), int(rated.sum())))
-        return tuple(out)
+                number[i], floats[i] = True, u
+                decimal[i] = not u.is_integer()
+                texts[i] = str(int(u)) if u.is_integer() and abs(u) < 2**53 else repr(u)
+            continue
+        s = str(u)
+        texts[i] = s
+        if s.strip() in MISSING_TOKENS:
+            missing[i] = True
+            continue
+        if len(s) <= _NUMBER_CHARS and (_INT.fullmatch(s) or _DECIMAL.fullmatch(s)):
+            if _significant_digits(s) > MAX_SIGNIFICANT_DIGITS:
+                bad = bad or (i, f"the number {excerpt(s)} has more than {MAX_SIGNIFICANT_DIGITS} significant "
+                                 f"digits; Agreebound keeps every value exact and reads at most {MAX_SIGNIFICANT_DIGITS}")
+                continue
+            number[i], floats[i] = True, float(s)
+            decimal[i] = "." in s and not floats[i].is_integer()
+            continue
+        if len(s) > _NUMBER_CHARS and (_INT.fullmatch(s[:_NUMBER_CHARS + 1]) and s.lstrip("-").replace(".", "", 1).isdigit()):
+            bad = bad or (i, f"a number {len(s):,} characters long; numbers have at most {MAX_SIGNIFICANT_DIGITS} "
+                             "significant digits")
+            continue
+        if len(s) > MAX_NAME_CHARS:
+            bad = bad or (i, f"a label {len(s):,} characters long; the limit is {MAX_NAME_CHARS:,}")
+            continue
+        if has_unsafe(s):
+            bad = bad or (i, f"the label {excerpt(s)} contains a control or invisible character")
+            continue
+    return ValueKinds(missing, number, floats, texts, decimal), bad
 
 
-def _classify(cells: np.ndarray) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
-    """Panel kind, codes into uniques (-1 missing), the uniques' values, and which are labels."""
-    codes, uniques = pd.factorize(cells)
-    uniq = [str(u) for u in uniques]
-    is_missing = np.array([u in MISSING for u in uniq], dtype=bool)
-    is_int = np.array([bool(_INT.fullmatch(u)) for u in uniq], dtype=bool)
-    is_dec = np.array([bool(_DECIMAL.fullmatch(u)) for u in uniq], dtype=bool)
-    present = ~is_missing
-    if (is_int | is_missing).all():
-        kind = "integer"
-        vals = np.array([int(u) if i else 0 for u, i in zip(uniq, is_int)], dtype=object)
-    elif (is_int | is_dec | is_missing).all():
-        kind = "decimal"
-        vals = np.array([Fraction(u) if p else None for u, p in zip(uniq, present)], dtype=object)
-    else:
-        kind = "label"
-        vals = np.array([u if p else None for u, p in zip(uniq, present)], dtype=object)
-    codes = np.where(np.append(is_missing, True)[codes], -1, codes)
-    label_mask = ~(is_int | is_dec | is_missing)
-    return kind, codes, vals, label_mask
+def name_text(value: Any) -> str:
+    """A name cell's text (Parquet ids may be numbers)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return str(int(value))
+    return str(value) if not isinstance(value, float) else repr(value)
 
 
-def _matrix(kind: str, codes: np.ndarray, vals: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    if kind == "integer" and all(abs(int(v)) < 2**53 for v in vals):
-        table = np.append(vals.astype(np.float64), np.nan)
-        return table[codes].reshape(shape)
-    table = np.append(vals, None)
-    return table[codes].reshape(shape)
+def normalise_names(uniques: Sequence[Any]) -> tuple[list[str], int, tuple[int, str] | None]:
+    """Normalised names, how many changed, and (index, reason) of the first unusable one."""
+    out: list[str] = []
+    changed = 0
+    bad: tuple[int, str] | None = None
+    for i, u in enumerate(uniques):
+        if u is None:
+            out.append("")
+            bad = bad or (i, "expected a name, the cell is empty")
+            continue
+        raw = name_text(u)
+        if len(raw) > MAX_NAME_CHARS:
+            out.append(raw[:MAX_NAME_CHARS])
+            bad = bad or (i, f"a name {len(raw):,} characters long; the limit is {MAX_NAME_CHARS:,}")
+            continue
+        name = normalise_name(raw)
+        if name != raw:
+            changed += 1
+        if not name:
+            bad = bad or (i, f"expected a name, got {excerpt(raw)}" if raw else "expected a name, the cell is empty")
+        elif has_unsafe(name):
+            bad = bad or (i, f"the name {excerpt(name)} contains a control character")
+        out.append(name)
+    return out, changed, bad
 
 
-def _panel(file: str, dimension: str, units: list[str], raters: list[str], cells: np.ndarray,
-           cell_rows: np.ndarray, cell_cols: np.ndarray) -> RatingPanel:
-    """cells: (units x raters) strings ("" where absent); cell_rows/cols locate each cell."""
-    kind, codes, vals, label_mask = _classify(cells.ravel())
-    first_label = None
-    if kind == "label":
-        flat = np.flatnonzero(np.append(label_mask, False)[codes])
-        pos = flat[np.argmin(cell_rows.ravel()[flat])]
-        first_label = (int(cell_rows.ravel()[pos]), str(cell_cols.ravel()[pos]))
-    return RatingPanel(file, dimension, tuple(units), tuple(raters),
-                       _matrix(kind, codes, vals, cells.shape), kind, first_label)
-
-
-def parse_ratings(name: str, data: bytes) -> dict[str, RatingPanel]:
-    """A rating file (wide CSV, long CSV, or Parquet) -> one panel per dimension."""
-    if data[:4] == b"PAR1":
-        header, cols, offset = _parquet_columns(name, data)
-    else:
-        header, cols = _csv(name, data, WIDE_HELP + ", or a long CSV with unit,rater,value[,dimension]")
-        offset = 2
-    if set(LONG_COLUMNS) <= set(header):
-        return _long_panels(name, header, cols, offset)
-    if header[0] != "unit":
-        raise InputError(name, 1, header[0], "expected the first column to be 'unit' (wide format) or the columns "
-                         "unit,rater,value[,dimension] (long format)")
-    return {"all": _wide_panel(name, header, cols, offset)}
-
-
-def _wide_panel(name: str, header: list[str], cols: list[np.ndarray], offset: int) -> RatingPanel:
-    raters = header[1:]
-    if not raters:
-        raise InputError(name, 1, None, "no rater columns after 'unit'; " + WIDE_HELP)
-    units = cols[0]
-    _names_ok(name, "unit", units, offset)
-    dup = pd.Series(units).duplicated().to_numpy()
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        first = int(np.flatnonzero(units == units[i])[0])
-        raise InputError(name, i + offset, "unit", f"unit {units[i]!r} appears again (first at row {first + offset}); "
-                         "one row per unit")
-    n = len(units)
-    cells = np.column_stack(cols[1:]).astype(object)
-    row_idx = np.repeat(np.arange(n) + offset, len(raters)).reshape(cells.shape)
-    col_idx = np.tile(np.array(raters, dtype=object), (n, 1))
-    return _panel(name, "all", [str(u) for u in units], raters, cells, row_idx, col_idx)
-
-
-def _long_panels(name: str, header: list[str], cols: list[np.ndarray], offset: int) -> dict[str, RatingPanel]:
-    _require_header(name, header, LONG_COLUMNS, ("dimension",))
-    get = dict(zip(header, cols))
-    n = len(cols[0])
-    for column in ("unit", "rater", "dimension"):
-        if column in get:
-            _names_ok(name, column, get[column], offset)
-    dims = get.get("dimension", np.full(n, "all", dtype=object))
-    frame = pd.DataFrame({"d": dims, "u": get["unit"], "r": get["rater"]})
-    dup = frame.duplicated(keep=False).to_numpy()
-    if dup.any():
-        idx = np.flatnonzero(dup)
-        first = idx[0]
-        same = idx[(frame.iloc[idx] == frame.iloc[first]).all(axis=1).to_numpy()]
-        raise InputError(name, int(same[1]) + offset, "rater",
-                         f"rater {get['rater'][first]!r} rated unit {get['unit'][first]!r} again "
-                         f"(first at row {int(same[0]) + offset}); each (dimension, unit, rater) once")
-    panels: dict[str, RatingPanel] = {}
-    d_codes, d_names = pd.factorize(dims)
-    for k, dim in enumerate(d_names):
-        sel = np.flatnonzero(d_codes == k)
-        u_codes, u_names = pd.factorize(get["unit"][sel])
-        r_codes, r_names = pd.factorize(get["rater"][sel])
-        shape = (len(u_names), len(r_names))
-        cells = np.full(shape, "", dtype=object)
-        cells[u_codes, r_codes] = get["value"][sel]
-        rows_at = np.full(shape, 1 << 60, dtype=np.int64)  # absent cells never name a location
-        rows_at[u_codes, r_codes] = sel + offset
-        cols_at = np.full(shape, "value", dtype=object)
-        panels[str(dim)] = _panel(name, str(dim), [str(u) for u in u_names], [str(r) for r in r_names],
-                                  cells, rows_at, cols_at)
-    return panels
-
-
-def _parquet_columns(name: str, data: bytes) -> tuple[list[str], list[np.ndarray], int]:
-    """Parquet -> the same text cells a CSV gives (ints as digits, nulls as empty)."""
-    try:
-        frame = pd.read_parquet(io.BytesIO(data))
-    except Exception as e:  # noqa: BLE001 - any reader failure is the file's fault here
-        raise InputError(name, None, None, f"not a readable Parquet file ({type(e).__name__}: {e})") from None
-    if len(frame) == 0:
-        raise InputError(name, None, None, "the Parquet file has no rows")
-    header = [str(c) for c in frame.columns]
-    if len(set(header)) != len(header):
-        raise InputError(name, None, None, "duplicate column names")
-    text_cols = []
-    for col in frame.columns:
-        s = frame[col]
-        if pd.api.types.is_bool_dtype(s.dtype):
-            raise InputError(name, None, str(col), "boolean column; expected whole numbers or text")
-        if pd.api.types.is_integer_dtype(s.dtype):
-            text_cols.append(["" if pd.isna(v) else str(int(v)) for v in s.tolist()])
-        elif pd.api.types.is_float_dtype(s.dtype):
-            text_cols.append(["" if v != v else _float_text(name, str(col), i, v) for i, v in enumerate(s.tolist())])
-        else:
-            out = []
-            for i, v in enumerate(s.tolist()):
-                if v is None or (isinstance(v, float) and v != v):
-                    out.append("")
-                elif isinstance(v, str):
-                    out.append(v)
-                else:
-                    raise InputError(name, i + 1, str(col), f"expected a number or text, got {type(v).__name__}")
-            text_cols.append(out)
-    return header, [np.array(c, dtype=object) for c in text_cols], 1
-
-
-def _float_text(name: str, column: str, i: int, v: float) -> str:
-    if v == int(v):
-        return str(int(v))
-    text = repr(v)
-    if not _DECIMAL.fullmatch(text):
-        raise InputError(name, i + 1, column, f"value {text} is not a plain decimal")
-    return text
-
-
-# --- detector rates --------------------------------------------------------------------------
+# --- rating panels ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -416,29 +206,513 @@ class DetectorRate:
         return Fraction(self.positives, self.total) if self.total else Fraction(0)
 
 
+@dataclass(frozen=True, eq=False)
+class RatingPanel:
+    """One dimension's ratings: which unit, which rater, which value; sparse (missing cells have
+    no entry), so a long file with many raters never becomes a dense units x raters matrix.
+
+    ``kind`` is "integer" (every value a whole number), "decimal" or "label" (text categories:
+    nominal only). Raters named ``human...`` are human raters; the others are the independent
+    detectors the enforcement decision counts.
+    """
+
+    file: str
+    dimension: str
+    units: tuple[str, ...]
+    raters: tuple[str, ...]
+    coded: Coded
+    kind: str
+    records: np.ndarray  # per rating: the data row (0-based) of the table it came from
+    table: Table | None = None
+    value_column: str | None = None  # long format: the value column; wide: each rater's column
+    label_mask: np.ndarray | None = None  # per category: a label (not a number), for label panels
+    notices: tuple[str, ...] = ()
+
+    @cached_property
+    def humans(self) -> tuple[str, ...]:
+        return tuple(r for r in self.raters if r.lower().startswith(HUMAN_PREFIX))
+
+    @cached_property
+    def detectors(self) -> tuple[str, ...]:
+        humans = set(self.humans)
+        return tuple(r for r in self.raters if r not in humans)
+
+    @property
+    def n_ratings(self) -> int:
+        return self.coded.n_ratings
+
+    @property
+    def categories(self) -> Categories:
+        return self.coded.categories
+
+    def locate(self, rating: int) -> tuple[int | None, str | None]:
+        """(source row, column) of rating number ``rating``."""
+        row = self.table.row_of(int(self.records[rating])) if self.table is not None else None
+        column = self.value_column if self.value_column is not None else self.raters[int(self.coded.rater[rating])]
+        return row, column
+
+    def _first_where(self, mask_by_code: np.ndarray) -> tuple[int | None, str | None]:
+        hits = np.flatnonzero(mask_by_code[self.coded.code])
+        first = hits[np.argmin(self.records[hits])] if len(hits) else 0
+        return self.locate(int(first))
+
+    def ratings(self, level: str = "nominal") -> Coded:
+        """The coded ratings for alpha at ``level``; a level the values cannot take is a located
+        InputError (labels at a numeric level, negative values at the ratio level)."""
+        cats = self.coded.categories
+        if level != "nominal" and self.kind == "label":
+            row, column = self._first_where(self.label_mask if self.label_mask is not None
+                                            else np.ones(len(cats), dtype=bool))
+            raise InputError(self.file, row, column,
+                             f"{level} alpha needs numeric values; this panel has labels (first: this cell). "
+                             "Use the nominal level, or number the categories")
+        if level == "ratio":
+            floats = cats.floats
+            negative = floats < 0
+            if negative.any():
+                row, column = self._first_where(negative)
+                raise InputError(self.file, row, column,
+                                 f"ratio alpha needs values >= 0 (a ratio scale has a true zero); this cell holds "
+                                 f"{printable(cats.first(int(np.argmax(negative)) + 1)[-1])}. Use the interval level")
+            if len(cats) > RATIO_MAX_CATEGORIES:
+                raise InputError(self.file, None, self.value_column,
+                                 f"ratio alpha is computed exactly for at most {RATIO_MAX_CATEGORIES} distinct values "
+                                 f"(each pair of values has its own denominator); dimension {self.dimension!r} has "
+                                 f"{len(cats):,}. Use the interval level, or group the values")
+        return self.coded
+
+    def category_index(self, positive: Any) -> int | None:
+        """The index of the category ``positive`` names: a category value, or its text."""
+        values = self.coded.categories
+        if positive is None:
+            return None
+        if isinstance(positive, str):
+            for i, v in enumerate(category_texts(values)):
+                if v == positive:
+                    return i
+            return None
+        for i, v in enumerate(values.values):
+            if v == positive and type(v) is not str:
+                return i
+        return None
+
+    def detector_rates(self, positive: Any) -> tuple[DetectorRate, ...]:
+        """Each detector's rate of ``positive`` over the units it rated (exact)."""
+        k = self.category_index(positive)
+        n_r = len(self.raters)
+        totals = np.bincount(self.coded.rater, minlength=n_r)
+        hits = np.bincount(self.coded.rater[self.coded.code == k], minlength=n_r) if k is not None \
+            else np.zeros(n_r, dtype=np.int64)
+        humans = set(self.humans)
+        return tuple(DetectorRate(r, int(hits[j]), int(totals[j])) for j, r in enumerate(self.raters)
+                     if r not in humans)
+
+    def matrix(self, units: Sequence[int] | None = None) -> np.ndarray:
+        """A dense units x raters object matrix (None missing) of the given units (all by default)."""
+        rows = np.arange(len(self.units)) if units is None else np.asarray(units, dtype=np.int64)
+        pos = {int(u): i for i, u in enumerate(rows)}
+        out = np.full((len(rows), len(self.raters)), None, dtype=object)
+        values = self.coded.categories.values
+        sel = np.flatnonzero(np.isin(self.coded.unit, rows))
+        for i in sel:
+            out[pos[int(self.coded.unit[i])], int(self.coded.rater[i])] = values[int(self.coded.code[i])]
+        return out
+
+
+def category_texts(cats: Categories) -> list[str]:
+    """How each category is written: labels as they are, numbers as their shortest decimal."""
+    out = []
+    for v in cats.values:
+        if isinstance(v, Fraction):
+            out.append(_decimal_text(v))
+        else:
+            out.append(str(v))
+    return out
+
+
+def _decimal_text(v: Fraction) -> str:
+    f = float(v)
+    text = repr(f)
+    if "e" in text or "E" in text:
+        return str(v)
+    return text
+
+
+def _build_panel(table: Table, dimension: str, unit_names: list[str], rater_names: list[str],
+                 unit: np.ndarray, rater: np.ndarray, values: np.ndarray, kinds: ValueKinds,
+                 records: np.ndarray, value_column: str | None, notices: tuple[str, ...]) -> RatingPanel:
+    """unit/rater index names; ``values`` are indices into the file's distinct values, missing
+    already dropped; ``records`` the rating's data row."""
+    used = np.zeros(len(kinds.texts), dtype=bool)
+    used[values] = True
+    numeric = bool(kinds.number[used].all()) if used.any() else True
+    if numeric:
+        idx = np.flatnonzero(used)
+        fl, inv = np.unique(kinds.floats[idx], return_inverse=True)
+        lut = np.full(len(kinds.texts), -1, dtype=np.int64)
+        lut[idx] = inv
+        cats = Categories(floats=fl)
+        kind = "decimal" if kinds.decimal[idx].any() else "integer"
+        label_mask = None
+    else:
+        idx = np.flatnonzero(used)
+        texts = [kinds.texts[i] for i in idx]
+        uniq, inv = np.unique(np.array(texts, dtype=object), return_inverse=True)
+        lut = np.full(len(kinds.texts), -1, dtype=np.int64)
+        lut[idx] = inv
+        cats = Categories(labels=[str(u) for u in uniq])
+        kind = "label"
+        label_mask = np.zeros(len(uniq), dtype=bool)
+        label_mask[inv[~kinds.number[idx]]] = True
+    coded = Coded(unit.astype(np.int64), rater.astype(np.int64), lut[values], len(unit_names), len(rater_names), cats)
+    return RatingPanel(table.file, dimension, tuple(unit_names), tuple(rater_names), coded, kind,
+                       records.astype(np.int64), table, value_column, label_mask, notices)
+
+
+def read_table(name: str, data: bytes, expected: str = RATINGS_EXPECTED) -> Table:
+    return read_parquet(name, data) if is_parquet(data) else read_csv(name, data, expected)
+
+
+def parse_ratings(name: str, data: bytes) -> dict[str, RatingPanel]:
+    """A rating file (wide CSV, long CSV, or Parquet) -> one panel per dimension."""
+    table = read_table(name, data)
+    header = _checked_header(table)
+    if set(LONG_COLUMNS) <= set(header):
+        return _long_panels(table, header)
+    if header[0] != "unit":
+        raise InputError(name, 1, table.columns[0].name, "expected the first column to be 'unit' (wide format) or "
+                         "the columns unit,rater,value[,dimension] (long format)")
+    return {"all": _wide_panel(table, header)}
+
+
+def _checked_header(table: Table) -> list[str]:
+    """Normalised header names; empty, unusable or (after normalising) repeated ones are errors."""
+    raw = [c.name for c in table.columns]
+    if all(not (h or "").strip() for h in raw):
+        raise InputError(table.file, 1, None, f"the header line is empty; expected {RATINGS_EXPECTED}")
+    names, _, bad = normalise_names(raw)
+    if bad is not None:
+        i, reason = bad
+        if not normalise_name(raw[i] or ""):
+            raise InputError(table.file, 1, None, f"a column header is empty (column {i + 1}); every column needs "
+                             "a name")
+        raise InputError(table.file, 1, raw[i], reason)
+    seen: dict[str, int] = {}
+    for i, h in enumerate(names):
+        if h in seen:
+            first = raw[seen[h]]
+            also = "" if first == raw[i] else f" (the same name as column {seen[h] + 1}, {excerpt(first)}, once "\
+                                                "spaces and invisible characters are removed)"
+            raise InputError(table.file, 1, raw[i], "duplicate column header" + also + "; every column needs its own name")
+        seen[h] = i
+    return names
+
+
+def _names_column(table: Table, col: Column, label: str) -> tuple[np.ndarray, list[str], int]:
+    """A column of names: codes into normalised distinct names (merged where normalising makes
+    two spellings one), the names, and how many spellings were normalised."""
+    names, changed, bad = normalise_names(col.uniques)
+    if (col.codes < 0).any():
+        raise InputError(table.file, table.row_of(int(np.flatnonzero(col.codes < 0)[0])), label,
+                         "expected a name, the cell is empty")
+    if bad is not None:
+        i, reason = bad
+        raise InputError(table.file, table.row_of(int(np.flatnonzero(col.codes == i)[0])), label, reason)
+    codes, uniq = pd.factorize(np.array(names, dtype=object))
+    return np.asarray(codes, dtype=np.int64)[col.codes], [str(u) for u in uniq], changed
+
+
+def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]) -> tuple[list[np.ndarray], ValueKinds]:
+    """Value columns on one shared list of distinct values; the first bad value is located."""
+    if len(cols) == 1:
+        shared, per = list(cols[0].uniques), [cols[0].codes]
+    else:
+        keys: dict[Any, int] = {}
+        shared = []
+        per = []
+        for c in cols:
+            lut = np.empty(len(c.uniques) + 1, dtype=np.int64)
+            lut[-1] = -1
+            for j, u in enumerate(c.uniques):
+                key = (type(u).__name__, u)
+                if key not in keys:
+                    keys[key] = len(shared)
+                    shared.append(u)
+                lut[j] = keys[key]
+            per.append(lut[c.codes])
+    kinds, bad = classify_values(shared)
+    if bad is not None:
+        g, reason = bad
+        best = None
+        for j, codes in enumerate(per):
+            hit = np.flatnonzero(codes == g)
+            if len(hit) and (best is None or hit[0] < best[0]):
+                best = (int(hit[0]), j)
+        assert best is not None
+        raise InputError(table.file, table.row_of(best[0]), label_of[best[1]], reason)
+    return [np.asarray(p, dtype=np.int64) for p in per], kinds
+
+
+def _notice(count: int, what: str) -> tuple[str, ...]:
+    if not count:
+        return ()
+    return (f"{count} {what} normalised (surrounding spaces or invisible characters removed)",)
+
+
+def _wide_panel(table: Table, header: list[str]) -> RatingPanel:
+    raters = header[1:]
+    if not raters:
+        raise InputError(table.file, 1, None, "no rater columns after 'unit'; " + WIDE_HELP)
+    unit_codes, unit_names, changed_units = _names_column(table, table.columns[0], "unit")
+    if len(unit_names) != len(unit_codes):
+        dup = pd.Series(unit_codes).duplicated().to_numpy()
+        i = int(np.flatnonzero(dup)[0])
+        first = int(np.flatnonzero(unit_codes == unit_codes[i])[0])
+        raise InputError(table.file, table.row_of(i), "unit", f"unit {excerpt(unit_names[unit_codes[i]])} appears again "
+                         f"(first at row {table.row_of(first)}); one row per unit")
+    cols = list(table.columns[1:])
+    per, kinds = _values_column(table, cols, [c.name for c in cols])
+    units, raters_idx, values, records = [], [], [], []
+    for j, codes in enumerate(per):
+        keep = np.flatnonzero((codes >= 0) & ~np.append(kinds.missing, True)[codes])
+        units.append(unit_codes[keep])
+        raters_idx.append(np.full(len(keep), j, dtype=np.int64))
+        values.append(codes[keep])
+        records.append(keep)
+    order = np.concatenate(records) if records else np.zeros(0, dtype=np.int64)
+    notices = _notice(sum(1 for r, h in zip([c.name for c in table.columns], header) if r != h), "column headers") \
+        + _notice(changed_units, "unit names")
+    return _build_panel(table, "all", unit_names, raters, np.concatenate(units), np.concatenate(raters_idx),
+                        np.concatenate(values), kinds, order, None, notices)
+
+
+def _long_panels(table: Table, header: list[str]) -> dict[str, RatingPanel]:
+    extra = [h for h in header if h not in (*LONG_COLUMNS, "dimension")]
+    if extra:
+        raw = table.columns[header.index(extra[0])].name
+        raise InputError(table.file, 1, raw, "unexpected column; expected columns unit, rater, value "
+                         "(optional: dimension)")
+    col = {h: table.columns[i] for i, h in enumerate(header)}
+    unit_all, unit_names_all, cu = _names_column(table, col["unit"], "unit")
+    rater_all, rater_names_all, cr = _names_column(table, col["rater"], "rater")
+    if "dimension" in col:
+        dim_all, dim_names, cd = _names_column(table, col["dimension"], "dimension")
+    else:
+        dim_all, dim_names, cd = np.zeros(table.n_rows, dtype=np.int64), ["all"], 0
+    (values_all,), kinds = _values_column(table, [col["value"]], [col["value"].name])
+    # each (dimension, unit, rater) once
+    dup = _first_duplicate([dim_all, unit_all, rater_all], [len(dim_names), len(unit_names_all), len(rater_names_all)])
+    if dup is not None:
+        first, i = dup
+        raise InputError(table.file, table.row_of(i), "rater",
+                         f"rater {excerpt(rater_names_all[rater_all[i]])} rated unit "
+                         f"{excerpt(unit_names_all[unit_all[i]])} again (first at row {table.row_of(first)}); "
+                         "each (dimension, unit, rater) once")
+    present = (values_all >= 0) & ~np.append(kinds.missing, True)[values_all]
+    notices = _notice(cu, "unit names") + _notice(cr, "rater names") + _notice(cd, "dimension names")
+    by_dim = np.argsort(dim_all, kind="stable")
+    bounds = np.searchsorted(dim_all[by_dim], np.arange(len(dim_names) + 1))
+    panels: dict[str, RatingPanel] = {}
+    for k, dim in enumerate(dim_names):
+        rows = by_dim[bounds[k]:bounds[k + 1]]
+        u_codes, u_names = _compact_index(unit_all[rows], unit_names_all)
+        r_codes, r_names = _compact_index(rater_all[rows], rater_names_all)
+        keep = present[rows]
+        panels[dim] = _build_panel(table, dim, u_names, r_names, u_codes[keep], r_codes[keep],
+                                   values_all[rows][keep], kinds, rows[keep], col["value"].name, notices)
+    return panels
+
+
+def _first_duplicate(codes: list[np.ndarray], sizes: list[int]) -> tuple[int, int] | None:
+    """(first row, repeating row) of the earliest repeated combination of codes, or None."""
+    total = 1
+    for size in sizes:
+        total *= max(size, 1)
+    if total < 2**62:
+        key = np.zeros(len(codes[0]), dtype=np.int64)
+        for c, size in zip(codes, sizes):
+            key = key * max(size, 1) + c
+        order = np.argsort(key, kind="stable")
+        same = key[order][1:] == key[order][:-1]
+    else:
+        order = np.lexsort(codes[::-1])
+        same = np.logical_and.reduce([c[order][1:] == c[order][:-1] for c in codes])
+    at = np.flatnonzero(same)
+    if not len(at):
+        return None
+    seconds = order[at + 1]
+    j = int(np.argmin(seconds))
+    i = int(seconds[j])
+    # the first row of that combination: walk back over the equal run
+    k = int(at[j])
+    while k > 0 and same[k - 1]:
+        k -= 1
+    return int(order[k:at[j] + 2].min()), i
+
+
+def _compact_index(codes: np.ndarray, names: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Renumber the codes a subset uses, in order of first appearance."""
+    if len(codes) == 0:
+        return codes, []
+    uniq, first = np.unique(codes, return_index=True)
+    order = uniq[np.argsort(first, kind="stable")]
+    lut = np.full(len(names), -1, dtype=np.int64)
+    lut[order] = np.arange(len(order))
+    return lut[codes], [names[i] for i in order]
+
+
+# --- detector rates --------------------------------------------------------------------------
+
+
+def _whole(name: str, row: int, column: str, cell: Any, minimum: int | None = None, maximum: int | None = None,
+           digits: int = MAX_COUNT_DIGITS) -> int:
+    if isinstance(cell, bool) or not isinstance(cell, (int, str)):
+        raise InputError(name, row, column, f"expected a whole number like 3, got {excerpt(cell)}")
+    text = str(cell)
+    if len(text) > digits + 1 or not _INT.fullmatch(text):
+        if _INT.fullmatch(text[: digits + 2]) and text.lstrip("-").isdigit():
+            raise InputError(name, row, column, f"a whole number with {len(text.lstrip('-')):,} digits; "
+                             f"counts have at most {digits}")
+        raise InputError(name, row, column, f"expected a whole number like 3, got {excerpt(text)}")
+    value = int(text)
+    if minimum is not None and value < minimum:
+        raise InputError(name, row, column, f"expected a whole number >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise InputError(name, row, column, f"expected a whole number <= {maximum}, got {value}")
+    return value
+
+
 def parse_detector_rates(name: str, data: bytes) -> dict[str, tuple[DetectorRate, ...]]:
     """detector,positives,total[,dimension] -> rates per dimension ("all" when none given)."""
     expected = "a CSV with the header detector,positives,total[,dimension]"
-    header, cols = _csv(name, data, expected)
-    rows = list(zip(*cols))
-    _require_header(name, header, RATES_COLUMNS, ("dimension",))
-    at = {h: i for i, h in enumerate(header)}
+    table = read_csv(name, data, expected)
+    header = _checked_header_plain(table, expected)
+    require_columns(_renamed(table, header), RATES_COLUMNS, ("dimension",))
+    at = {h: table.columns[i] for i, h in enumerate(header)}
+    det_codes, det_names, _ = _names_column(table, at["detector"], "detector")
+    if "dimension" in at:
+        dim_codes, dim_names, _ = _names_column(table, at["dimension"], "dimension")
+    else:
+        dim_codes, dim_names = np.zeros(table.n_rows, dtype=np.int64), ["all"]
+    pos = at["positives"].values()
+    tot = at["total"].values()
     out: dict[str, list[DetectorRate]] = {}
-    seen: dict[tuple[str, str], int] = {}
-    for i, row in enumerate(rows):
-        r = i + 2
-        det = _name_cell(name, r, "detector", row[at["detector"]])
-        dim = _name_cell(name, r, "dimension", row[at["dimension"]]) if "dimension" in at else "all"
-        pos = _whole(name, r, "positives", row[at["positives"]], minimum=0)
-        tot = _whole(name, r, "total", row[at["total"]], minimum=1)
-        if pos > tot:
-            raise InputError(name, r, "positives", f"positives ({pos}) exceed total ({tot})")
-        if (dim, det) in seen:
-            raise InputError(name, r, "detector", f"detector {det!r} appears again for dimension {dim!r} "
-                             f"(first at row {seen[(dim, det)]})")
-        seen[(dim, det)] = r
-        out.setdefault(dim, []).append(DetectorRate(det, pos, tot))
+    seen: dict[tuple[int, int], int] = {}
+    for i in range(table.n_rows):
+        r = table.row_of(i)
+        p = _whole(name, r, "positives", pos[i], minimum=0)
+        t = _whole(name, r, "total", tot[i], minimum=1)
+        if p > t:
+            raise InputError(name, r, "positives", f"positives ({p}) exceed total ({t})")
+        key = (int(dim_codes[i]), int(det_codes[i]))
+        if key in seen:
+            raise InputError(name, r, "detector", f"detector {excerpt(det_names[key[1]])} appears again for dimension "
+                             f"{excerpt(dim_names[key[0]])} (first at row {seen[key]})")
+        seen[key] = r
+        out.setdefault(dim_names[key[0]], []).append(DetectorRate(det_names[key[1]], p, t))
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _checked_header_plain(table: Table, expected: str) -> list[str]:
+    raw = [c.name for c in table.columns]
+    names, _, bad = normalise_names(raw)
+    if bad is not None:
+        i, reason = bad
+        raise InputError(table.file, 1, raw[i] or None, reason if raw[i] else f"a column header is empty; expected {expected}")
+    seen: set[str] = set()
+    for r, h in zip(raw, names):
+        if h in seen:
+            raise InputError(table.file, 1, r, "duplicate column header; every column needs its own name")
+        seen.add(h)
+    return names
+
+
+def _renamed(table: Table, header: list[str]) -> Table:
+    cols = tuple(Column(h, c.codes, c.uniques) for h, c in zip(header, table.columns))
+    return Table(table.file, cols, table.n_rows, table.kind, table.data, table.delimiter)
+
+
+# --- JSON and TOML ----------------------------------------------------------------------------
+
+
+class _Duplicate(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _Duplicate(k)
+        out[k] = v
+    return out
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > 50:
+        raise ValueError(f"a number with {len(text.lstrip('-')):,} digits; numbers here have at most 50")
+    return int(text)
+
+
+def _no_constant(token: str) -> Any:
+    raise ValueError(f"invalid JSON: {token} is not a number JSON allows")
+
+
+def _line_of(text: str, needle: str, occurrence: int = 1) -> int | None:
+    at = -1
+    for _ in range(occurrence):
+        at = text.find(needle, at + 1)
+        if at < 0:
+            return None
+    return text.count("\n", 0, at) + 1
+
+
+def _json(name: str, data: bytes) -> Any:
+    text = decode_text(name, data, "a JSON object")
+    try:
+        obj = json.loads(text, parse_constant=_no_constant, parse_int=_json_int, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as e:
+        raise InputError(name, e.lineno, None, f"invalid JSON ({e.msg}, character {e.colno})", row_label="line") from None
+    except _Duplicate as e:
+        line = _line_of(text, json.dumps(e.key), 2)
+        raise InputError(name, line, e.key, "duplicate key in one object; every key once (a repeated key would "
+                         "silently replace the first)", row_label="line") from None
+    except RecursionError:
+        raise InputError(name, None, None, f"nested too deeply (more than {MAX_NESTING} levels)") from None
+    except ValueError as e:
+        raise InputError(name, None, None, str(e)) from None
+    _check_depth(name, obj)
+    return obj
+
+
+def _check_depth(name: str, obj: Any) -> None:
+    """Iteratively: no container nested deeper than MAX_NESTING."""
+    stack = [(obj, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise InputError(name, None, None, f"nested too deeply (more than {MAX_NESTING} levels)")
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+
+
+def _toml(name: str, data: bytes) -> Any:
+    text = decode_text(name, data, "a thresholds file (JSON or TOML)")
+    try:
+        obj = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"line (\d+)", str(e))
+        raise InputError(name, int(m.group(1)) if m else None, None, f"invalid TOML ({e})", row_label="line") from None
+    except RecursionError:
+        raise InputError(name, None, None, f"nested too deeply (more than {MAX_NESTING} levels)") from None
+    except ValueError as e:  # e.g. an integer past Python's digit limit
+        raise InputError(name, None, None, f"invalid TOML ({excerpt(str(e), 120)})") from None
+    _check_depth(name, obj)
+    return obj
 
 
 # --- judge bundles ---------------------------------------------------------------------------
@@ -456,20 +730,6 @@ class JudgeBundle:
     references: pd.DataFrame
     observations: pd.DataFrame
     measurement: CalibrationMeasurement
-
-
-def _json(name: str, data: bytes) -> Any:
-    text = _text(name, data, "a JSON object")
-    try:
-        return json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as e:
-        raise InputError(name, e.lineno, None, f"invalid JSON ({e.msg}, character {e.colno})", row_label="line") from None
-    except ValueError as e:
-        raise InputError(name, None, None, str(e)) from None
-
-
-def _no_constant(token: str) -> Any:
-    raise ValueError(f"invalid JSON: {token} is not a number JSON allows")
 
 
 def _contract(name: str, obj: Any, path: str = "contract") -> JudgeCalibrationContract:
@@ -527,14 +787,14 @@ def _records_frame(name: str, items: Any, fields: Sequence[str], what: str) -> p
     return pd.DataFrame(columns, columns=list(fields))
 
 
-def _measure(names: dict[str, str], row_labels: dict[str, str], offsets: dict[str, int], contract: JudgeCalibrationContract,
+def _measure(names: dict[str, str], row_labels: dict[str, str], locate: dict[str, Any], contract: JudgeCalibrationContract,
              refs: pd.DataFrame, obs: pd.DataFrame, header: tuple[Any, Any, Any], bundle_file: str) -> JudgeBundle:
     try:
         m = measure_frames(contract, refs, obs, scope=header[0], contract_content_id=header[1], rubric_digest=header[2])
     except FrameError as e:
         frame = e.frame or "snapshot"
         file = names.get(frame, bundle_file)
-        row = None if e.row is None else e.row + offsets.get(frame, 1)
+        row = None if e.row is None else locate.get(frame, lambda i: i + 1)(e.row)
         column = e.field if frame != "snapshot" else (f"snapshot.{e.field}" if e.field else None)
         raise InputError(file, row, column, str(e), row_label=row_labels.get(frame, "row")) from None
     except ValueError as e:
@@ -562,32 +822,42 @@ def parse_judge_bundle(name: str, data: bytes) -> JudgeBundle:
     return _measure({}, labels, {}, contract, refs, obs, header, name)
 
 
-def _csv_records(name: str, data: bytes, fields: Sequence[str], ints: dict[str, tuple[int, int]]) -> pd.DataFrame:
-    header, cols = _csv(name, data, "a CSV with the header " + ",".join(fields))
-    _require_header(name, header, fields)
-    at = {h: i for i, h in enumerate(header)}
+_INT_FIELDS = {"repetition": (1, 100), "candidate_a_tokens": (1, 10**6), "candidate_b_tokens": (1, 10**6)}
+
+
+def _csv_records(name: str, data: bytes, fields: Sequence[str]) -> tuple[pd.DataFrame, Table]:
+    expected = "a CSV with the header " + ",".join(fields)
+    table = read_csv(name, data, expected)
+    header = _checked_header_plain(table, expected)
+    require_columns(_renamed(table, header), fields)
+    at = {h: table.columns[i] for i, h in enumerate(header)}
     columns: dict[str, Any] = {}
     for f in fields:
-        col = cols[at[f]]
-        if f in ints:
-            codes, uniq = pd.factorize(np.array(col, dtype=object))
-            ok = np.array([bool(_INT.fullmatch(u)) for u in uniq], dtype=bool)
+        col = at[f]
+        if f in _INT_FIELDS:
+            ok = np.array([bool(_INT.fullmatch(u)) and len(u) <= 20 for u in col.uniques], dtype=bool)
             if not ok.all():
-                i = int(np.flatnonzero(~ok[codes])[0])
-                _whole(name, i + 2, f, col[i])
-            table = np.array([int(u) for u in uniq], dtype=object)
-            columns[f] = pd.Series(table[codes].tolist(), dtype=np.int64) if len(uniq) and max(abs(int(u)) for u in uniq) < 2**62 \
-                else pd.Series(table[codes].tolist(), dtype=object)
+                bad = int(np.flatnonzero(~ok)[0])
+                i = int(np.flatnonzero(col.codes == bad)[0])
+                _whole(name, table.row_of(i), f, col.uniques[bad], digits=18)
+            table_ = np.array([int(u) for u in col.uniques] + [0], dtype=object)
+            vals = table_[col.codes]
+            columns[f] = pd.Series(vals.tolist(), dtype=np.int64) if all(abs(int(u)) < 2**62 for u in col.uniques) \
+                else pd.Series(vals.tolist(), dtype=object)
         elif f == "adjudicated":
-            bad = [i for i, v in enumerate(col) if v not in ("true", "false")]
-            if bad:
-                raise InputError(name, bad[0] + 2, f, f"expected true or false, got {col[bad[0]]!r}")
-            columns[f] = pd.Series([v == "true" for v in col], dtype=bool)
+            ok = np.array([u in ("true", "false") for u in col.uniques], dtype=bool)
+            if not ok.all():
+                bad = int(np.flatnonzero(~ok)[0])
+                i = int(np.flatnonzero(col.codes == bad)[0])
+                raise InputError(name, table.row_of(i), f, f"expected true or false, got {excerpt(col.uniques[bad])}")
+            columns[f] = pd.Series(np.array([u == "true" for u in col.uniques], dtype=bool)[col.codes], dtype=bool)
         elif f == "reviewer_ids":
-            columns[f] = pd.Series([tuple(v.split(";")) if v else () for v in col], dtype=object)
+            split = np.empty(len(col.uniques), dtype=object)
+            split[:] = [tuple(u.split(";")) if u else () for u in col.uniques]
+            columns[f] = pd.Series(split[col.codes], dtype=object)
         else:
-            columns[f] = pd.Series(col, dtype=object)
-    return pd.DataFrame(columns, columns=list(fields))
+            columns[f] = pd.Series(col.values(), dtype=object)
+    return pd.DataFrame(columns, columns=list(fields)), table
 
 
 def parse_judge_tables(contract_name: str, contract_data: bytes, references_name: str, references_data: bytes,
@@ -603,11 +873,11 @@ def parse_judge_tables(contract_name: str, contract_data: bytes, references_name
     extra = [k for k in obj["snapshot"] if k not in ("scope", "contract_content_id", "rubric_digest")]
     if extra:
         raise InputError(contract_name, None, f"snapshot.{extra[0]}", "unknown field (records go in the CSV files)")
-    refs = _csv_records(references_name, references_data, REFERENCE_FIELDS, {})
-    obs = _csv_records(observations_name, observations_data, OBSERVATION_FIELDS,
-                       {"repetition": (1, 100), "candidate_a_tokens": (1, 10**6), "candidate_b_tokens": (1, 10**6)})
+    refs, rt = _csv_records(references_name, references_data, REFERENCE_FIELDS)
+    obs, ot = _csv_records(observations_name, observations_data, OBSERVATION_FIELDS)
     names = {"references": references_name, "observations": observations_name, "snapshot": contract_name}
-    return _measure(names, {}, {"references": 2, "observations": 2}, contract, refs, obs, header, contract_name)
+    return _measure(names, {}, {"references": rt.row_of, "observations": ot.row_of}, contract, refs, obs, header,
+                    contract_name)
 
 
 def bundle_json(contract: JudgeCalibrationContract, header: dict[str, str], refs: pd.DataFrame, obs: pd.DataFrame) -> str:
@@ -636,36 +906,52 @@ class ThresholdFile:
     presets: dict[str, ThresholdSet]
 
 
+def _threshold_error(name: str, text: str, e: ThresholdError, is_toml: bool) -> InputError:
+    line = None
+    if e.key:
+        leaf = e.key.split(".")[-1]
+        m = re.search(rf"^[ \t]*\"?{re.escape(leaf)}\"?[ \t]*[=:]", text, re.M) if is_toml else None
+        if m is None:
+            m = re.search(rf"[{{,\s]\"?{re.escape(leaf)}\"?\s*[=:]", text)
+        if m is not None:
+            line = text.count("\n", 0, m.start()) + 1 + (1 if text[m.start()] == "\n" else 0)
+    return InputError(name, line, e.key, str(e), row_label="line")
+
+
 def parse_thresholds(name: str, data: bytes) -> ThresholdFile:
-    """JSON or TOML: ``panel`` / ``calibration`` tables and optional named ``presets``."""
-    text = _text(name, data, "a thresholds file (JSON or TOML)")
-    if name.lower().endswith(".toml") or not text.lstrip().startswith("{"):
-        try:
-            obj = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            m = re.search(r"line (\d+)", str(e))
-            raise InputError(name, int(m.group(1)) if m else None, None, f"invalid TOML ({e})", row_label="line") from None
-    else:
-        obj = _json(name, data)
+    """JSON or TOML: ``panel`` / ``calibration`` tables and optional named ``presets``; every value
+    in its legal range (agreebound.thresholds.RANGES), or an error naming the key and its line."""
+    text = decode_text(name, data, "a thresholds file (JSON or TOML)")
+    is_toml = name.lower().endswith(".toml") or not text.lstrip().startswith("{")
+    obj = _toml(name, data) if is_toml else _json(name, data)
     if not isinstance(obj, dict):
-        raise InputError(name, None, None, "expected an object with panel, calibration and/or presets")
+        raise InputError(name, None, None, "expected a table with panel, calibration and/or presets")
     presets_raw = obj.get("presets", {})
     base = {k: v for k, v in obj.items() if k != "presets"}
     try:
         main = threshold_set_from_dict(base, f"file:{name}")
-    except (ValueError, TypeError) as e:
-        raise InputError(name, None, _key_in(str(e)), str(e)) from None
+    except ThresholdError as e:
+        raise _threshold_error(name, text, e, is_toml) from None
     if not isinstance(presets_raw, dict):
         raise InputError(name, None, "presets", "expected a table of named presets")
     presets = dict(PRESETS)
     for pname, pdata in presets_raw.items():
         try:
-            presets[pname] = threshold_set_from_dict(pdata, f"preset:{pname}")
-        except (ValueError, TypeError) as e:
-            raise InputError(name, None, f"presets.{pname}", str(e)) from None
+            presets[pname] = threshold_set_from_dict(pdata, f"preset:{pname}", prefix=f"presets.{pname}.")
+        except ThresholdError as e:
+            raise _threshold_error(name, text, e, is_toml) from None
     return ThresholdFile(name, main, presets)
 
 
-def _key_in(message: str) -> str | None:
-    m = re.match(r"(\w+)", message)
-    return m.group(1) if m else None
+def parse_threshold_link(text: str) -> ThresholdSet:
+    """Thresholds from a link's ``th=`` parameter (JSON), validated like a file; raises InputError."""
+    from agreebound.limits import MAX_URL_PARAM_CHARS
+
+    if len(text) > MAX_URL_PARAM_CHARS:
+        raise InputError("link", None, "th", f"the parameter is {len(text):,} characters; the limit is {MAX_URL_PARAM_CHARS:,}")
+    obj = _json("link", text.encode("utf-8", "replace"))
+    try:
+        return threshold_set_from_dict(obj, "link")
+    except ThresholdError as e:
+        raise InputError("link", None, e.key, str(e)) from None
+

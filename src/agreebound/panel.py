@@ -8,8 +8,10 @@ Alpha follows Krippendorff's definitions (coincidence matrix; only pairable valu
 
     alpha = 1 - D_o / D_e = 1 - (n - 1) * sum_ck o_ck d2_ck / sum_ck n_c n_k d2_ck
 
-computed with integers and ``fractions.Fraction`` only.  Counting is done in numpy; every final
-product is a Python int, so nothing overflows at any size.
+computed with integers and ``fractions.Fraction`` only, and never through a k x k structure
+unless k is small: the nominal, interval and ordinal sums reduce to per-unit counts and power
+sums (ordinal distances are interval distances between mid-ranks), so time and memory grow with
+the number of ratings, not with the square of the number of distinct values.
 
 >>> r = krippendorff_alpha([[1, 1], [2, 2], [1, 2]])
 >>> r.value, r.permil
@@ -26,11 +28,15 @@ import enum
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from numbers import Rational, Real
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
+
+from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, RATIO_MAX_CATEGORIES
+from agreebound.thresholds import ALPHA_FLOOR_DEFAULT, CITATIONS, PERMIL, RATIO_CAP_DEFAULT, PanelThresholds
 
 __all__ = [
     "AB_UNDEFINED",
@@ -43,11 +49,15 @@ __all__ = [
     "AB_PERMIL",
     "LEVELS",
     "AlphaResult",
+    "Categories",
+    "Coded",
     "PanelThresholds",
     "PanelDecision",
     "Reason",
     "Verdict",
+    "alpha_coded",
     "decide",
+    "encode",
     "krippendorff_alpha",
     "rate_span",
     "ratio_permil",
@@ -62,27 +72,18 @@ AB_RATIO_UNBOUNDED = -1  # one detector fired and another never did: the ratio i
 AB_ENFORCE = 0
 AB_REPORT_ONLY = 1
 AB_REFUSE_SINGLE = 2
-AB_PERMIL = 1000
-AB_ALPHA_FLOOR_DEFAULT = 600
-AB_RATIO_CAP_DEFAULT = 2000
+AB_PERMIL = PERMIL
+AB_ALPHA_FLOOR_DEFAULT = ALPHA_FLOOR_DEFAULT
+AB_RATIO_CAP_DEFAULT = RATIO_CAP_DEFAULT
 
-#: Where each default comes from (the seed's own citations), stated once.
-DEFAULT_CITATIONS = {
-    "alpha_floor_permil": (
-        "600 permil = Krippendorff's 'substantial' 0.6 bar, the same bar the seed's ruler "
-        "measures itself against (LLM-vs-human alpha collapses to 0.24 violence / 0.43 insult)."
-    ),
-    "ratio_cap_permil": (
-        "2000 permil = 2.0x. The ruler's detectors disagree 1.45x (sexual) to 3.9x (violence) on "
-        "the same corpus; a panel wider than 2x reports two phenomena, not one noisy measurement."
-    ),
-}
+#: Where each default comes from (the seed's own citations), stated once in agreebound.thresholds.
+DEFAULT_CITATIONS = {k: CITATIONS[k] for k in ("alpha_floor_permil", "ratio_cap_permil")}
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
-# Float64 matmul of integer matrices is exact while every partial sum stays below 2**53.
+# Float64 arithmetic on integers is exact while every value stays below 2**53.
 _FLOAT_EXACT = 2**53
-# Units per counting block: bounds the dense units x categories block to ~ 16M cells.
+# Units per counting block for the coincidence matrix: bounds the dense block to ~ 16M cells.
 _BLOCK_CELLS = 16_000_000
 
 
@@ -104,59 +105,131 @@ class Verdict(str, enum.Enum):
         return {AB_ENFORCE: cls.ENFORCE, AB_REPORT_ONLY: cls.REPORT_ONLY, AB_REFUSE_SINGLE: cls.REFUSE_SINGLE}[code]
 
 
-# --- alpha -----------------------------------------------------------------------------------
+# --- categories: the sorted distinct values, exact on demand ----------------------------------
+
+
+class Categories:
+    """The distinct values of a panel, sorted; ``codes`` index into them.
+
+    Numbers are held either as float64 (each float read as its shortest round-trip decimal, the
+    number the file or the caller wrote: 0.1 is 1/10) or as exact Python numbers; labels as
+    Python objects.  Exact values are made only when asked for, so a panel with 500,000 distinct
+    scores never builds 500,000 Fractions.
+    """
+
+    def __init__(self, *, floats: np.ndarray | None = None, exact: Sequence[Any] | None = None,
+                 labels: Sequence[Any] | None = None) -> None:
+        given = [x is not None for x in (floats, exact, labels)]
+        if sum(given) != 1:
+            raise ValueError("Categories takes exactly one of floats, exact, labels")
+        self._floats = None if floats is None else np.asarray(floats, dtype=np.float64)
+        self._exact = None if exact is None else tuple(exact)
+        self._labels = None if labels is None else tuple(labels)
+
+    @property
+    def numeric(self) -> bool:
+        return self._labels is None
+
+    def __len__(self) -> int:
+        if self._floats is not None:
+            return len(self._floats)
+        return len(self._exact if self._exact is not None else self._labels)  # type: ignore[arg-type]
+
+    @cached_property
+    def values(self) -> tuple[Any, ...]:
+        """Exact Python values: ints, Fractions (decimals) or the labels."""
+        if self._labels is not None:
+            return self._labels
+        if self._exact is not None:
+            return self._exact
+        return tuple(_float_value(float(v)) for v in self._floats)  # type: ignore[union-attr]
+
+    def first(self, n: int) -> tuple[Any, ...]:
+        """The first ``n`` exact values, without converting the rest."""
+        if self._floats is not None and "values" not in self.__dict__:
+            return tuple(_float_value(float(v)) for v in self._floats[:n])
+        return self.values[:n]
+
+    @cached_property
+    def floats(self) -> np.ndarray:
+        """float64 approximations (figures, bootstraps); numeric categories only."""
+        self._need_numeric("")
+        if self._floats is not None:
+            return self._floats
+        return np.array([float(v) for v in self._exact], dtype=np.float64)  # type: ignore[union-attr]
+
+    def _need_numeric(self, level: str) -> None:
+        if self._labels is not None:
+            first = next((v for v in self._labels if isinstance(v, bool) or not isinstance(v, Real)), None)
+            raise ValueError(f"{level or 'this'} alpha needs numeric values; got {first!r}")
+
+    @cached_property
+    def scaled(self) -> tuple[np.ndarray, int]:
+        """(X, S): every value exactly X / S, X integers (int64 when they fit, else Python ints)."""
+        self._need_numeric("")
+        if self._floats is not None:
+            v = self._floats
+            if not np.isfinite(v).all():
+                raise ValueError(f"numeric alpha needs finite values; got {float(v[~np.isfinite(v)][0])!r}")
+            for dp in range(0, 18):
+                scale = 10**dp
+                x = np.rint(v * scale)
+                if np.abs(x).max(initial=0) >= 2**51:
+                    break
+                if (x / scale == v).all():
+                    return x.astype(np.int64), scale
+            exact: Sequence[Any] = self.values
+        else:
+            exact = self._exact  # type: ignore[assignment]
+        fr = [Fraction(e) for e in exact]
+        scale = 1
+        for f in fr:
+            scale = math.lcm(scale, f.denominator)
+        ints = [f.numerator * (scale // f.denominator) for f in fr]
+        return _int_array(ints), scale
+
+
+def _float_value(v: float) -> Any:
+    if not math.isfinite(v):
+        return v
+    if v.is_integer():
+        return int(v)
+    return Fraction(repr(v))
+
+
+def _int_array(ints: Sequence[int]) -> np.ndarray:
+    if all(-(2**62) < i < 2**62 for i in ints):
+        return np.array(ints, dtype=np.int64)
+    out = np.empty(len(ints), dtype=object)
+    out[:] = list(ints)
+    return out
+
+
+# --- coding: any rating matrix -> one code per present rating --------------------------------
 
 
 @dataclass(frozen=True)
-class AlphaResult:
-    """Krippendorff's alpha, exact.
+class Coded:
+    """Ratings as codes: one entry per present rating (missing cells have no entry).
 
-    ``value`` is ``None`` when alpha is undefined (no pairable values, or no variation).  The
-    coincidence matrix is kept scaled to integers (``coincidence_scaled / coincidence_scale``) so
-    the result stays cheap to build at any size; :attr:`coincidence` gives the Fractions.
+    ``unit`` and ``rater`` index the rating's unit and rater, ``code`` its value in ``categories``.
+    Alpha only needs each unit's multiset of codes; the raters matter to rates and diagnostics.
     """
 
-    level: str
-    value: Fraction | None
-    observed_disagreement: Fraction | None
-    expected_disagreement: Fraction | None
-    pairable: int  # n: values in units with at least two ratings
-    units: int  # units with at least two ratings
-    categories: tuple[Any, ...]
-    coincidence_scaled: tuple[tuple[int, ...], ...] = field(repr=False)
-    coincidence_scale: int = field(repr=False)
+    unit: np.ndarray
+    rater: np.ndarray
+    code: np.ndarray
+    n_units: int
+    n_raters: int
+    categories: Categories
+
+    def __post_init__(self) -> None:
+        if not (len(self.unit) == len(self.rater) == len(self.code)):
+            raise ValueError("unit, rater and code must have one entry per rating")
 
     @property
-    def defined(self) -> bool:
-        return self.value is not None
-
-    @property
-    def permil(self) -> int | None:
-        """floor(1000 x alpha): never rounded up, so it can never flatter a panel."""
-        if self.value is None:
-            return None
-        return math.floor(self.value * AB_PERMIL)
-
-    @property
-    def seed_permil(self) -> int:
-        """What the seed's integer formula reports for this alpha: 1000 - floor(1000 (1 - alpha)).
-
-        That is ceil(1000 x alpha), i.e. rounded *up*; AB_UNDEFINED when undefined.  On a complete
-        equal-raters panel it equals :func:`seed_alpha_permil` bit for bit.
-        """
-        if self.value is None:
-            return AB_UNDEFINED
-        return AB_PERMIL - math.floor(AB_PERMIL * (1 - self.value))
-
-    @property
-    def coincidence(self) -> tuple[tuple[Fraction, ...], ...]:
-        s = self.coincidence_scale
-        return tuple(tuple(Fraction(x, s) for x in row) for row in self.coincidence_scaled)
-
-    @property
-    def marginals(self) -> tuple[Fraction, ...]:
-        s = self.coincidence_scale
-        return tuple(Fraction(sum(row), s) for row in self.coincidence_scaled)
+    def n_ratings(self) -> int:
+        return len(self.code)
 
 
 def _as_matrix(ratings: Any) -> np.ndarray:
@@ -180,120 +253,373 @@ def _as_matrix(ratings: Any) -> np.ndarray:
     return arr
 
 
-def _encode(arr: np.ndarray) -> tuple[np.ndarray, list[Any]]:
-    """Flat category codes (-1 = missing) and the sorted category labels."""
+def encode(ratings: Any) -> Coded:
+    """A rating matrix (rows = units, columns = raters; None/NaN missing) as :class:`Coded`."""
+    if isinstance(ratings, Coded):
+        return ratings
+    arr = _as_matrix(ratings)
+    n_units, n_raters = arr.shape
     flat = arr.ravel()
-    if flat.dtype.kind in "iub":
-        if flat.dtype.kind == "b":
-            raise ValueError("ratings must not be booleans: use 0/1 or labels")
+    if flat.dtype.kind == "b":
+        raise ValueError("ratings must not be booleans: use 0/1 or labels")
+    if flat.dtype.kind in "iu":
         uniques, codes = np.unique(flat, return_inverse=True)
-        return codes.astype(np.int64, copy=False), [int(u) for u in uniques]
+        cats = Categories(exact=[int(u) for u in uniques])
+        present = np.ones(len(flat), dtype=bool)
+    elif flat.dtype.kind == "f":
+        present = ~np.isnan(flat)
+        uniques, codes = np.unique(flat[present], return_inverse=True)
+        cats = Categories(floats=uniques)
+        codes_full = np.full(len(flat), -1, dtype=np.int64)
+        codes_full[present] = codes
+        codes = codes_full
+    else:
+        codes, cats = _encode_objects(flat)
+        present = codes >= 0
+    idx = np.flatnonzero(present)
+    codes = np.asarray(codes, dtype=np.int64)[idx]
+    return Coded(idx // max(n_raters, 1), idx % max(n_raters, 1), codes, n_units, n_raters, cats)
+
+
+def _encode_objects(flat: np.ndarray) -> tuple[np.ndarray, Categories]:
     codes, uniques = pd.factorize(flat, use_na_sentinel=True)
-    labels = list(uniques)
-    order: list[int]
+    values = [v.item() if isinstance(v, np.generic) else v for v in uniques]
+    if any(isinstance(v, (bool, np.bool_)) for v in values):
+        raise ValueError("ratings must not be booleans: use 0/1 or labels")
+    numeric = all(isinstance(v, Real) for v in values)
+    if numeric:
+        exact: list[Any] = []
+        for v in values:
+            if isinstance(v, float):
+                if not math.isfinite(v):
+                    numeric = False
+                    break
+                exact.append(_float_value(v))
+            elif isinstance(v, Rational):
+                exact.append(int(v) if v.denominator == 1 else Fraction(v))
+            else:  # other Reals (Decimal, numpy floats handled above): through their float's repr
+                exact.append(_float_value(float(v)))
+        if numeric:
+            values = exact
     try:
-        order = sorted(range(len(labels)), key=lambda i: labels[i])
+        order = sorted(range(len(values)), key=lambda i: values[i])
     except TypeError:
-        order = sorted(range(len(labels)), key=lambda i: (type(labels[i]).__name__, repr(labels[i])))
-    if order != list(range(len(labels))):
-        remap = np.empty(len(labels) + 1, dtype=np.int64)
-        remap[np.asarray(order, dtype=np.int64)] = np.arange(len(labels), dtype=np.int64)
-        remap[-1] = -1  # code -1 indexes the last slot: stays missing
-        codes = remap[codes]
-        labels = [labels[i] for i in order]
-    labels = [_plain(v) for v in labels]
-    if flat.dtype.kind == "f" and all(float(v).is_integer() and abs(v) < 2**53 for v in labels):
-        labels = [int(v) for v in labels]  # whole numbers stored as floats (NaN = missing) read as ints
-    return np.asarray(codes, dtype=np.int64), labels
+        order = sorted(range(len(values)), key=lambda i: (type(values[i]).__name__, repr(values[i])))
+    remap = np.empty(len(values) + 1, dtype=np.int64)
+    remap[np.asarray(order, dtype=np.int64)] = np.arange(len(values), dtype=np.int64)
+    remap[-1] = -1  # code -1 indexes the last slot: stays missing
+    codes = remap[np.asarray(codes, dtype=np.int64)]
+    sorted_values = [values[i] for i in order]
+    cats = Categories(exact=sorted_values) if numeric else Categories(labels=sorted_values)
+    return codes, cats
 
 
-def _plain(v: Any) -> Any:
-    """numpy scalars -> Python scalars; integral floats stay floats (labels keep their type)."""
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
+# --- alpha -----------------------------------------------------------------------------------
 
 
-def _exact_number(v: Any, level: str) -> Fraction:
-    if isinstance(v, bool) or not isinstance(v, Real):
-        raise ValueError(f"{level} alpha needs numeric values; got {v!r}")
-    if isinstance(v, float) and not math.isfinite(v):
-        raise ValueError(f"{level} alpha needs finite values; got {v!r}")
-    return Fraction(v)
+@dataclass(frozen=True)
+class AlphaResult:
+    """Krippendorff's alpha, exact.
 
-
-def _pair_counts(codes: np.ndarray, n_units: int, n_raters: int, n_cat: int) -> tuple[dict[int, np.ndarray], int, int]:
-    """For each pairable-values-per-unit m >= 2: S_m = sum_u (c_u c_u^T - diag(c_u)), as ints.
-
-    Returns ({m: S_m as an object array of Python ints}, pairable values n, pairable units).
+    ``value`` is ``None`` when alpha is undefined (no pairable values, or no variation).
+    ``seed_permil`` is the seed's ``ab_alpha_permil`` applied to the same matrix (its nominal
+    integer formula, every column a rater). The coincidence matrix is kept (scaled to integers,
+    ``coincidence_scaled / coincidence_scale``) when there are at most
+    ``COINCIDENCE_MAX_CATEGORIES`` distinct values; above, it is None.
     """
+
+    level: str
+    value: Fraction | None
+    observed_disagreement: Fraction | None
+    expected_disagreement: Fraction | None
+    pairable: int  # n: values in units with at least two ratings
+    units: int  # units with at least two ratings
+    category_set: Categories = field(repr=False, compare=False)
+    seed_permil: int = AB_UNDEFINED
+    pairs: int = 0  # M = sum over pairable units of m(m-1)/2: the pairs a bootstrap draws
+    coincidence_scaled: tuple[tuple[int, ...], ...] | None = field(default=None, repr=False, compare=False)
+    coincidence_scale: int = field(default=1, repr=False, compare=False)
+    #: (mean, mean square) of the pair distance d2 over the coincidences: the bootstrap's moments.
+    distance_moments: tuple[float, float] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def defined(self) -> bool:
+        return self.value is not None
+
+    @property
+    def categories(self) -> tuple[Any, ...]:
+        return self.category_set.values
+
+    @property
+    def n_categories(self) -> int:
+        return len(self.category_set)
+
+    @property
+    def permil(self) -> int | None:
+        """floor(1000 x alpha): never rounded up, so it can never flatter a panel."""
+        if self.value is None:
+            return None
+        return math.floor(self.value * AB_PERMIL)
+
+    @property
+    def coincidence(self) -> tuple[tuple[Fraction, ...], ...] | None:
+        if self.coincidence_scaled is None:
+            return None
+        s = self.coincidence_scale
+        return tuple(tuple(Fraction(x, s) for x in row) for row in self.coincidence_scaled)
+
+    @property
+    def marginals(self) -> tuple[Fraction, ...] | None:
+        if self.coincidence_scaled is None:
+            return None
+        s = self.coincidence_scale
+        return tuple(Fraction(sum(row), s) for row in self.coincidence_scaled)
+
+
+def per_unit_counts(c: Coded) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(unit, code, count) of every (unit, value) present, sorted by unit then value; and starts."""
+    k = max(len(c.categories), 1)
+    n = c.n_ratings
+    key = c.unit.astype(np.int64) * k + c.code
+    if c.n_units * k <= n + 1_000_000:
+        counts = np.bincount(key, minlength=c.n_units * k)
+        keys = np.flatnonzero(counts)
+        cnt = counts[keys]
+    else:
+        keys, cnt = np.unique(key, return_counts=True)
+    unit, code = keys // k, keys % k
+    starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]]) if len(unit) else np.zeros(0, dtype=np.int64)
+    return unit, code, cnt.astype(np.int64), starts
+
+
+def _exact_sum(a: np.ndarray) -> int:
+    """The exact sum of an int64 (or object) array as a Python int (no int64 overflow)."""
+    if a.dtype == object:
+        return int(sum(a.tolist()))
+    if len(a) == 0:
+        return 0
+    hi, lo = np.divmod(a, 2**31)  # |hi| < 2**32, 0 <= lo < 2**31: sums of up to 2**31 terms fit
+    return int(hi.sum()) * 2**31 + int(lo.sum())
+
+
+def _sum_by_m(q: np.ndarray, m: np.ndarray) -> tuple[int, ...]:
+    """sum_m q_m / (m - 1) pieces: returns (numerator, denominator) of the exact total."""
+    order = np.argsort(m, kind="stable")
+    ms = m[order]
+    qs = q[order]
+    bounds = np.flatnonzero(np.r_[True, ms[1:] != ms[:-1], True])
+    scale = 1
+    distinct = [int(ms[b]) for b in bounds[:-1]]
+    for mm in distinct:
+        scale = math.lcm(scale, mm - 1)
+    total = 0
+    for (b0, b1), mm in zip(zip(bounds[:-1], bounds[1:]), distinct):
+        total += _exact_sum(qs[b0:b1]) * (scale // (mm - 1))
+    return total, scale
+
+
+def _seed_permil_from(unit_sumsq: np.ndarray, m_u: np.ndarray, n_all_c: np.ndarray, n_raters: int,
+                      n_units: int, k: int) -> int:
+    """The seed's ab_alpha_permil from per-unit counts: every value counts in the marginals."""
+    if n_raters < 2 or n_units <= 0 or k <= 0:
+        return AB_UNDEFINED
+    dpairs = _exact_sum(m_u * m_u - unit_sumsq)
+    n = _exact_sum(n_all_c)
+    if n < 2:
+        return AB_UNDEFINED
+    epairs = n * n - _exact_sum(n_all_c.astype(object) * n_all_c)
+    if epairs <= 0:
+        return AB_UNDEFINED
+    return AB_PERMIL - (AB_PERMIL * dpairs * (n - 1)) // ((n_raters - 1) * epairs)
+
+
+def _power_sums(x: np.ndarray, cnt: np.ndarray, starts: np.ndarray, m_u: np.ndarray) -> np.ndarray:
+    """Per unit, the sum over ordered pairs of values of (x_i - x_j)^2 = 2 m S2 - 2 S1^2, exactly.
+
+    Values are shifted by the unit's smallest one first (differences do not change), which
+    keeps int64 exact on most data; otherwise Python ints.
+    """
+    shift = np.repeat(x[starts], np.diff(np.r_[starts, len(x)]))
+    xs = x - shift
+    big = int(np.abs(xs).max(initial=0)) if xs.dtype != object else max((abs(v) for v in xs.tolist()), default=0)
+    mmax = int(m_u.max(initial=0))
+    if xs.dtype != object and 2 * mmax * mmax * big * big < 2**62:
+        s1 = np.add.reduceat(cnt * xs, starts) if len(xs) else np.zeros(0, dtype=np.int64)
+        s2 = np.add.reduceat(cnt * xs * xs, starts) if len(xs) else np.zeros(0, dtype=np.int64)
+        return 2 * m_u * s2 - 2 * s1 * s1
+    xo = xs.astype(object)
+    co = cnt.astype(object)
+    s1 = np.add.reduceat(co * xo, starts)
+    s2 = np.add.reduceat(co * xo * xo, starts)
+    return 2 * m_u.astype(object) * s2 - 2 * s1 * s1
+
+
+def _fourth_moment(x: np.ndarray, cnt: np.ndarray, starts: np.ndarray, m_u: np.ndarray) -> np.ndarray:
+    """Per unit, the sum over ordered pairs of (x_i - x_j)^4, in float64 about the unit's mean."""
+    lens = np.diff(np.r_[starts, len(x)])
+    w = cnt.astype(np.float64)
+    xf = x.astype(np.float64)
+    mean = np.add.reduceat(w * xf, starts) / m_u
+    d = xf - np.repeat(mean, lens)
+    s2 = np.add.reduceat(w * d * d, starts)
+    s4 = np.add.reduceat(w * d**4, starts)
+    return 2 * m_u * s4 + 6 * s2 * s2
+
+
+def _coincidence(c: Coded, pairable_units: np.ndarray) -> tuple[list[list[int]], int]:
+    """The coincidence matrix over a common denominator L = lcm(m - 1): o_ck = O_ck / L.
+
+    Built per pairable-values-per-unit m from dense unit x category counts in blocks (k is small
+    here), with BLAS products exact in float64 while every entry stays below 2**53.
+    """
+    k = len(c.categories)
     per_m: dict[int, np.ndarray] = {}
-    pairable = 0
-    units = 0
-    block = max(1, _BLOCK_CELLS // max(1, n_cat))
-    codes2 = codes.reshape(n_units, n_raters)
-    for start in range(0, n_units, block):
-        chunk = codes2[start : start + block]
-        nu = chunk.shape[0]
-        valid = chunk >= 0
-        flat_idx = (np.arange(nu, dtype=np.int64)[:, None] * n_cat + chunk)[valid]
-        counts = np.bincount(flat_idx, minlength=nu * n_cat).reshape(nu, n_cat)
+    keep = pairable_units[c.unit]
+    unit = c.unit[keep]
+    code = c.code[keep]
+    uniq_units, unit_pos = np.unique(unit, return_inverse=True)
+    nu_all = len(uniq_units)
+    block = max(1, _BLOCK_CELLS // max(1, k))
+    order = np.argsort(unit_pos, kind="stable")
+    unit_pos, code = unit_pos[order], code[order]
+    cuts = np.searchsorted(unit_pos, np.arange(0, nu_all + block, block))
+    for b, start in enumerate(range(0, nu_all, block)):
+        lo, hi = cuts[b], cuts[b + 1]
+        nu = min(block, nu_all - start)
+        counts = np.bincount((unit_pos[lo:hi] - start) * k + code[lo:hi], minlength=nu * k).reshape(nu, k)
         m_u = counts.sum(axis=1)
         for m in np.unique(m_u):
             m = int(m)
-            if m < 2:
-                continue
             block_counts = counts[m_u == m]
-            k = block_counts.shape[0]
-            units += k
-            pairable += k * m
-            # Every entry of C^T C is at most k*m*m: exact in float64 BLAS while below 2**53.
-            if k * m * m < _FLOAT_EXACT:
+            rows = block_counts.shape[0]
+            if rows * m * m < _FLOAT_EXACT:
                 f = block_counts.astype(np.float64)
                 prod = (f.T @ f).astype(np.int64).astype(object)
             else:
                 o = block_counts.astype(object)
                 prod = o.T.dot(o)
-            prod[np.diag_indices(n_cat)] -= block_counts.sum(axis=0).astype(object)
-            if m in per_m:
-                per_m[m] = per_m[m] + prod
-            else:
-                per_m[m] = prod
-    return per_m, pairable, units
-
-
-def _distances(level: str, values: list[Any], marg_scaled: list[int]) -> tuple[list[list[Any]], Any]:
-    """Squared distances d2 up to a positive constant, and that constant (true d2 = d / scale).
-
-    The constant cancels in alpha; it is kept so the reported D_o and D_e are exact.
-    """
-    k = len(values)
-    if level == "nominal":
-        return [[0 if i == j else 1 for j in range(k)] for i in range(k)], 1
-    if level == "ordinal":
-        # Krippendorff: (sum_{g=c..k} n_g - (n_c + n_k)/2)^2 ; with scaled marginals N_g = L n_g,
-        # (2 sum N_g - N_c - N_k)^2 = 4 L^2 x that.  The scale factor is returned by the caller.
-        cum = [0]
-        for x in marg_scaled:
-            cum.append(cum[-1] + x)
-        d = [[0] * k for _ in range(k)]
+            prod[np.diag_indices(k)] -= block_counts.sum(axis=0).astype(object)
+            per_m[m] = per_m[m] + prod if m in per_m else prod
+    scale = 1
+    for m in per_m:
+        scale = math.lcm(scale, m - 1)
+    big = [[0] * k for _ in range(k)]
+    for m, s in per_m.items():
+        w = scale // (m - 1)
+        rows_ = s.tolist()
         for i in range(k):
-            for j in range(i + 1, k):
-                s = 2 * (cum[j + 1] - cum[i]) - marg_scaled[i] - marg_scaled[j]
-                d[i][j] = d[j][i] = s * s
-        return d, None  # scale filled in by the caller (needs L)
-    nums = [_exact_number(v, level) for v in values]
-    if level == "interval":
-        return [[(a - b) ** 2 for b in nums] for a in nums], 1
-    if level == "ratio":
-        if any(a < 0 for a in nums):
-            raise ValueError("ratio alpha needs non-negative values")
-        return [[((a - b) / (a + b)) ** 2 if a + b else Fraction(0) for b in nums] for a in nums], 1
-    raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
+            bi, ri = big[i], rows_[i]
+            for j in range(k):
+                bi[j] += w * ri[j]
+    return big, scale
+
+
+def _check_level(level: str) -> None:
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
+
+
+def alpha_coded(c: Coded, level: str = "nominal") -> AlphaResult:
+    """Krippendorff's alpha of coded ratings; see :func:`krippendorff_alpha`."""
+    _check_level(level)
+    cats = c.categories
+    k = len(cats)
+    if level != "nominal":
+        cats._need_numeric(level)
+        if level == "ratio" and k > RATIO_MAX_CATEGORIES:
+            raise ValueError(f"ratio alpha is computed exactly for at most {RATIO_MAX_CATEGORIES} distinct values "
+                             f"(its distances have a new denominator for every pair of values); this panel has {k:,}. "
+                             "Use the interval level, or group the values")
+    unit, code, cnt, starts = per_unit_counts(c)
+    m_u = np.add.reduceat(cnt, starts) if len(cnt) else np.zeros(0, dtype=np.int64)
+    sumsq = np.add.reduceat(cnt * cnt, starts) if len(cnt) else np.zeros(0, dtype=np.int64)
+    n_all_c = np.bincount(code, weights=cnt, minlength=k).astype(np.int64) if k else np.zeros(0, dtype=np.int64)
+    seed = _seed_permil_from(sumsq, m_u, n_all_c, c.n_raters, c.n_units, k)
+
+    pairable = m_u >= 2
+    unit_of_pairable = unit[starts][pairable]
+    lens = np.diff(np.r_[starts, len(cnt)])
+    triple_pairable = np.repeat(pairable, lens)
+    n_c = np.bincount(code[triple_pairable], weights=cnt[triple_pairable], minlength=k).astype(np.int64) \
+        if k else np.zeros(0, dtype=np.int64)
+    n = _exact_sum(n_c)
+    units = int(pairable.sum())
+    mp = m_u[pairable]
+    pairs = _exact_sum(mp * (mp - 1) // 2)
+    pairable_units = np.zeros(c.n_units, dtype=bool)
+    pairable_units[unit_of_pairable] = True
+
+    coinc, coinc_scale = (None, 1)
+    if 0 < k <= COINCIDENCE_MAX_CATEGORIES and units:
+        big, coinc_scale = _coincidence(c, pairable_units)
+        coinc = tuple(tuple(row) for row in big)
+
+    def result(value: Fraction | None, d_o: Fraction | None, d_e: Fraction | None,
+               moments: tuple[float, float] | None = None) -> AlphaResult:
+        return AlphaResult(level, value, d_o, d_e, n, units, cats, seed, pairs, coinc, coinc_scale, moments)
+
+    if n < 2:
+        return result(None, None, None)
+
+    # Pairable (unit, value) entries, and their starts per unit.
+    p_code, p_cnt = code[triple_pairable], cnt[triple_pairable]
+    p_starts = np.r_[0, np.cumsum(lens[pairable])[:-1]].astype(np.int64)
+    if level == "nominal":
+        q = mp * mp - sumsq[pairable]  # ordered pairs of different values in each unit
+        obs_num, obs_den = _sum_by_m(q, mp)
+        exp = n * n - _exact_sum(n_c.astype(object) * n_c)
+        if exp == 0:
+            return result(None, None, None)
+        d_o = Fraction(obs_num, obs_den * n)
+        d_e = Fraction(exp, n * (n - 1))
+        return result(1 - d_o / d_e, d_o, d_e, (float(d_o), float(d_o)))
+    if level in ("interval", "ordinal"):
+        if level == "interval":
+            x_all, scale = cats.scaled
+            d_scale = scale * scale
+        else:
+            # Ordinal: d2_ck = (P_k - P_c)^2 with the mid-rank P_c = sum_{g<c} n_g + n_c / 2, so
+            # 2 P_c is an integer and ordinal alpha is interval alpha of 2 P, d2 scaled by 4.
+            before = np.r_[0, np.cumsum(n_c)[:-1]]
+            x_all = _int_array((2 * before + n_c).tolist())
+            d_scale = 4
+        x = x_all[p_code]
+        q = _power_sums(x, p_cnt, p_starts, mp)
+        obs_num, obs_den = _sum_by_m(q, mp)
+        xo = x_all.astype(object)
+        nco = n_c.astype(object)
+        t1 = int((nco * xo).sum()) if k else 0
+        t2 = int((nco * xo * xo).sum()) if k else 0
+        exp = 2 * n * t2 - 2 * t1 * t1
+        if exp == 0:
+            return result(None, None, None)
+        d_o = Fraction(obs_num, obs_den * n * d_scale)
+        d_e = Fraction(exp, n * (n - 1) * d_scale)
+        q4 = _fourth_moment(x, p_cnt, p_starts, mp)
+        mean_sq = float(np.sum(q4 / (mp - 1))) / n / float(d_scale) ** 2
+        return result(1 - d_o / d_e, d_o, d_e, (float(d_o), mean_sq))
+    # ratio: needs every pair of values (k is bounded above)
+    x_all, _ = cats.scaled
+    xs = [int(v) for v in x_all.tolist()]
+    if any(v < 0 for v in xs):
+        raise ValueError("ratio alpha needs non-negative values; got " + repr(cats.values[0]))
+    assert coinc is not None
+    d = [[Fraction((a - b) ** 2, (a + b) ** 2) if a + b else Fraction(0) for b in xs] for a in xs]
+    obs = sum(coinc[i][j] * d[i][j] for i in range(k) for j in range(k) if coinc[i][j] and d[i][j])
+    nl = [int(v) for v in n_c.tolist()]
+    exp_f = sum(nl[i] * nl[j] * d[i][j] for i in range(k) for j in range(k) if nl[i] and nl[j] and d[i][j])
+    if exp_f == 0:
+        return result(None, None, None)
+    d_o = Fraction(obs) / (coinc_scale * n)
+    d_e = Fraction(exp_f) / (n * (n - 1))
+    mean_sq = sum(float(coinc[i][j]) * float(d[i][j]) ** 2 for i in range(k) for j in range(k)) / coinc_scale / n
+    return result(1 - d_o / d_e, d_o, d_e, (float(d_o), mean_sq))
 
 
 def krippendorff_alpha(ratings: Any, level: str = "nominal") -> AlphaResult:
     """Krippendorff's alpha of ``ratings`` (rows = units, columns = raters; None/NaN missing).
+
+    Floats are read as the decimal they print as (0.1 is 1/10), as a file would hold them.
 
     >>> krippendorff_alpha([[0, 0], [1, 1]]).value
     Fraction(1, 1)
@@ -302,49 +628,48 @@ def krippendorff_alpha(ratings: Any, level: str = "nominal") -> AlphaResult:
     >>> krippendorff_alpha([[0, 1], [1, 0]]).permil           # worse than chance stays negative
     -500
     """
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
-    arr = _as_matrix(ratings)
-    n_units, n_raters = arr.shape
-    codes, labels = _encode(arr)
-    k = len(labels)
-    if level != "nominal":
-        for v in labels:
-            _exact_number(v, level)
-    per_m, n, units = _pair_counts(codes, n_units, n_raters, max(k, 1)) if k else ({}, 0, 0)
+    _check_level(level)
+    return alpha_coded(encode(ratings), level)
 
-    # One common denominator L = lcm(m - 1): o_ck = O_ck / L with O integer.
-    scale = 1
-    for m in per_m:
-        scale = math.lcm(scale, m - 1)
-    big = [[0] * k for _ in range(k)]
-    for m, s in per_m.items():
-        w = scale // (m - 1)
-        rows = s.tolist()
-        for i in range(k):
-            bi, ri = big[i], rows[i]
-            for j in range(k):
-                bi[j] += w * ri[j]
-    marg = [sum(row) for row in big]  # N_c = L n_c
-    coincidence = tuple(tuple(row) for row in big)
 
-    def undefined() -> AlphaResult:
-        return AlphaResult(level, None, None, None, n, units, tuple(labels), coincidence, scale)
-
-    if n < 2:
-        return undefined()
-    d, d_scale = _distances(level, labels, marg)
-    if d_scale is None:
-        d_scale = 4 * scale * scale
-    obs = sum(big[i][j] * d[i][j] for i in range(k) for j in range(k) if d[i][j])  # L x sum o d
-    exp = sum(marg[i] * marg[j] * d[i][j] for i in range(k) for j in range(k) if d[i][j])  # L^2 x sum n n d
-    if exp == 0:
-        return undefined()
-    # D_o = sum o d2 / n ; D_e = sum n_c n_k d2 / (n (n - 1)); true d2 = d / d_scale.
-    d_o = Fraction(obs) / (scale * d_scale * n)
-    d_e = Fraction(exp) / (scale * scale * d_scale * n * (n - 1))
-    value = 1 - d_o / d_e
-    return AlphaResult(level, value, d_o, d_e, n, units, tuple(labels), coincidence, scale)
+def unit_disagreement(c: Coded, level: str, result: AlphaResult) -> np.ndarray:
+    """Each unit's contribution to sum_ck o_ck d2_ck (true distances, float; 0 for unpairable)."""
+    out = np.zeros(c.n_units)
+    if result.value is None:
+        return out
+    unit, code, cnt, starts = per_unit_counts(c)
+    m_u = np.add.reduceat(cnt, starts)
+    lens = np.diff(np.r_[starts, len(cnt)])
+    units = unit[starts]
+    keep = m_u >= 2
+    if level == "nominal":
+        sumsq = np.add.reduceat(cnt * cnt, starts)
+        contrib = (m_u * m_u - sumsq) / np.maximum(m_u - 1, 1)
+    elif level in ("interval", "ordinal"):
+        if level == "interval":
+            x_all, scale = result.category_set.scaled
+            xf = np.asarray(x_all, dtype=np.float64) / scale
+        else:
+            n_c = np.bincount(code[np.repeat(keep, lens)], weights=cnt[np.repeat(keep, lens)],
+                              minlength=len(result.category_set))
+            xf = (np.r_[0, np.cumsum(n_c)[:-1]] + n_c / 2).astype(np.float64)
+        x = xf[code]
+        mean = np.add.reduceat(cnt * x, starts) / m_u
+        dev = x - np.repeat(mean, lens)
+        contrib = 2 * m_u * np.add.reduceat(cnt * dev * dev, starts) / np.maximum(m_u - 1, 1)
+    else:
+        floats = result.category_set.floats
+        contrib = np.zeros(len(starts))
+        for i, (s, ln) in enumerate(zip(starts, lens)):
+            if ln < 2:
+                continue
+            v, w = floats[code[s:s + ln]], cnt[s:s + ln]
+            a, b = v[:, None], v[None, :]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                dd = np.where(a + b != 0, ((a - b) / (a + b)) ** 2, 0.0)
+            contrib[i] = float(w @ dd @ w) / (m_u[i] - 1)
+    out[units[keep]] = contrib[keep]
+    return out
 
 
 def seed_alpha_permil(ratings: Any, ncat: int) -> int:
@@ -371,20 +696,15 @@ def seed_alpha_permil(ratings: Any, ncat: int) -> int:
         for idx, v in np.ndenumerate(arr):
             if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
                 ids[idx] = int(v) if -(2**62) < int(v) < 2**62 else -1
-    ids = np.where((ids >= 0) & (ids < ncat), ids, -1)
-    valid = ids >= 0
-    flat = (np.arange(nunits, dtype=np.int64)[:, None] * ncat + ids)[valid]
-    counts = np.bincount(flat, minlength=nunits * ncat).reshape(nunits, ncat).astype(object)
-    tot = counts.sum(axis=1)
-    dpairs = int((tot * tot - (counts * counts).sum(axis=1)).sum())
-    marg = counts.sum(axis=0)
-    n = int(marg.sum())
-    if n < 2:
-        return AB_UNDEFINED
-    epairs = n * n - int((marg * marg).sum())
-    if epairs <= 0:
-        return AB_UNDEFINED
-    return AB_PERMIL - (AB_PERMIL * dpairs * (n - 1)) // ((nraters - 1) * epairs)
+    ids = np.where((ids >= 0) & (ids < ncat), ids, -1).ravel()
+    present = np.flatnonzero(ids >= 0)
+    coded = Coded(present // nraters, present % nraters, ids[present], nunits, nraters,
+                  Categories(exact=list(range(ncat))))
+    unit, code, cnt, starts = per_unit_counts(coded)
+    m_u = np.add.reduceat(cnt, starts) if len(cnt) else np.zeros(0, dtype=np.int64)
+    sumsq = np.add.reduceat(cnt * cnt, starts) if len(cnt) else np.zeros(0, dtype=np.int64)
+    n_all_c = np.bincount(code, weights=cnt, minlength=ncat).astype(np.int64)
+    return _seed_permil_from(sumsq, m_u, n_all_c, nraters, nunits, ncat)
 
 
 # --- detector spread --------------------------------------------------------------------------
@@ -434,6 +754,10 @@ def spread(rates: Iterable[Any]) -> Fraction | None:
 def ratio_permil(rates: Iterable[Any]) -> int:
     """The seed's ``ab_ratio_permil``: floor(1000 hi / lo); 1000 all-zero; AB_RATIO_UNBOUNDED.
 
+    Bit for bit with the seed on every list of non-negative rates. Negative rates are refused
+    here on purpose (a ValueError), where the seed would return a number: a detector rate is a
+    count or a share, and a negative one is bad input, not a spread.
+
     >>> ratio_permil([0, 0]), ratio_permil([0, 4]), ratio_permil([2, 3])
     (1000, -1, 1500)
     """
@@ -443,40 +767,7 @@ def ratio_permil(rates: Iterable[Any]) -> int:
     return math.floor(s * AB_PERMIL)
 
 
-# --- thresholds and the decision --------------------------------------------------------------
-
-
-def _exact_int(name: str, value: Any, lo: int, hi: int) -> int:
-    if type(value) is not int:
-        raise ValueError(f"{name} must be a whole number (int), got {value!r}")
-    if not lo <= value <= hi:
-        raise ValueError(f"{name} must be between {lo} and {hi}, got {value}")
-    return value
-
-
-@dataclass(frozen=True)
-class PanelThresholds:
-    """Threshold *data* for :func:`decide`. Defaults and citations: :data:`DEFAULT_CITATIONS`."""
-
-    alpha_floor_permil: int = AB_ALPHA_FLOOR_DEFAULT
-    ratio_cap_permil: int = AB_RATIO_CAP_DEFAULT
-    #: Strict mode: also gate on the 95% interval's bound (alpha's lower bound >= floor, the
-    #: spread's upper bound <= cap). Off by default: the seed gates on the point.
-    strict: bool = False
-
-    def __post_init__(self) -> None:
-        _exact_int("alpha_floor_permil", self.alpha_floor_permil, -1000, 1000)
-        _exact_int("ratio_cap_permil", self.ratio_cap_permil, 1000, 1_000_000)
-        if type(self.strict) is not bool:
-            raise ValueError(f"strict must be true or false, got {self.strict!r}")
-
-    @property
-    def alpha_floor(self) -> Fraction:
-        return Fraction(self.alpha_floor_permil, AB_PERMIL)
-
-    @property
-    def ratio_cap(self) -> Fraction:
-        return Fraction(self.ratio_cap_permil, AB_PERMIL)
+# --- the decision --------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -503,10 +794,24 @@ class PanelDecision:
     seed_ratio_permil: int
     seed_verdict: Verdict
 
+    #: Where ``seed_alpha_permil`` comes from: "matrix" (the seed's nominal integer formula applied
+    #: to the rating matrix itself) or "value" (the seed's rounding of a given alpha value).
+    seed_alpha_source: str = "value"
+
     @property
     def seed_disagrees(self) -> bool:
-        """True when the seed's rounded integers would have reached another verdict."""
+        """True whenever the seed's own path would reach another verdict: its nominal integer alpha
+        on the same matrix (which ignores missing cells differently and rounds up), its integer
+        spread and its check order, under the same thresholds."""
         return self.seed_verdict is not self.verdict
+
+    @property
+    def spread_measured(self) -> bool:
+        """False when there were no detector rates: the spread gate then passes as the seed's
+        empty panel does (1000 permil), and says "not measured"."""
+        return bool(self.rates_measured)
+
+    rates_measured: int = 0
 
 
 def seed_enforce(ndet: int, alpha_permil: int, ratio_permil_: int, alpha_floor: int, ratio_cap: int) -> int:
@@ -597,13 +902,18 @@ def decide(
         verdict = Verdict.REPORT_ONLY
     else:
         verdict = Verdict.ENFORCE
-    seed_a = AB_UNDEFINED if value is None else AB_PERMIL - math.floor(AB_PERMIL * (1 - value))
+    if isinstance(alpha, AlphaResult):
+        seed_a, seed_source = alpha.seed_permil, "matrix"
+    else:
+        seed_a = AB_UNDEFINED if value is None else AB_PERMIL - math.floor(AB_PERMIL * (1 - value))
+        seed_source = "value"
     seed_r = ratio_permil(checked)
     seed_v = Verdict.from_seed_code(
         seed_enforce(ndet, seed_a, seed_r, thresholds.alpha_floor_permil, thresholds.ratio_cap_permil)
     )
     lohi = rate_span(checked)
-    return PanelDecision(verdict, tuple(reasons), ndet, value, s, lohi, thresholds, seed_a, seed_r, seed_v)
+    return PanelDecision(verdict, tuple(reasons), ndet, value, s, lohi, thresholds, seed_a, seed_r, seed_v,
+                         seed_source, len(checked))
 
 
 def _strict_reasons(value: Fraction | None, alpha_low: float | None, rates: list[Fraction],

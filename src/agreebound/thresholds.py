@@ -1,21 +1,44 @@
-"""Threshold data: the defaults with their citations, named presets, load and save.
+"""Threshold data: the defaults with their citations, the one legal range of every threshold,
+named presets, load and save.
 
-Sliders, files and presets all produce a :class:`ThresholdSet`; the core's ``decide`` functions
-take it as an argument.  Nothing here compares a measurement to a threshold.
+Sliders, files, presets and links all produce a :class:`ThresholdSet`; the core's ``decide``
+functions take it as an argument.  Nothing here compares a measurement to a threshold.
+
+Every threshold's legal range is defined once, in :data:`RANGES`, and used by the threshold
+classes' own validation (so by every parser, the URL state and the CLI, which all build them) and
+by the dashboard's sliders and number inputs.
+
+>>> RANGES["alpha_floor_permil"]
+Range(lo=0, hi=1000, unit='permil')
+>>> PanelThresholds(alpha_floor_permil=-1000)
+Traceback (most recent call last):
+...
+ValueError: alpha_floor_permil must be between 0 and 1000 (permil), got -1000
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, fields
+from fractions import Fraction
+from typing import Any, NamedTuple
 
-from agreebound.calibration import CalibrationThresholds
-from agreebound.panel import DEFAULT_CITATIONS as PANEL_CITATIONS
-from agreebound.panel import PanelThresholds
+# The seed's defaults (nx_agreebound): AB_ALPHA_FLOOR_DEFAULT and AB_RATIO_CAP_DEFAULT.
+ALPHA_FLOOR_DEFAULT = 600
+RATIO_CAP_DEFAULT = 2000
+PERMIL = 1000
+BPS = 10_000
 
+#: Where each default comes from (the seed's own citations), stated once.
 CITATIONS: dict[str, str] = {
-    **PANEL_CITATIONS,
+    "alpha_floor_permil": (
+        "600 permil = Krippendorff's 'substantial' 0.6 bar, the same bar the seed's ruler "
+        "measures itself against (LLM-vs-human alpha collapses to 0.24 violence / 0.43 insult)."
+    ),
+    "ratio_cap_permil": (
+        "2000 permil = 2.0x. The ruler's detectors disagree 1.45x (sexual) to 3.9x (violence) on "
+        "the same corpus; a panel wider than 2x reports two phenomena, not one noisy measurement."
+    ),
     "calibration": "The judge contract's own thresholds (content-addressed); edits make a draft contract.",
     "krippendorff-tentative": (
         "Krippendorff (2004), Content Analysis, 2nd ed., p. 241: alpha >= .667 is the lowest "
@@ -27,13 +50,130 @@ CITATIONS: dict[str, str] = {
 }
 
 
+class Range(NamedTuple):
+    """A threshold's legal values, inclusive, and its unit."""
+
+    lo: int
+    hi: int
+    unit: str
+
+    def check(self, name: str, value: Any) -> int:
+        """``value`` as an int, or a ValueError that names the field, the range and the value."""
+        if type(value) is not int:
+            raise ValueError(f"{name} must be a whole number ({self.unit}), got {_short(value)}")
+        if not self.lo <= value <= self.hi:
+            raise ValueError(f"{name} must be between {self.lo} and {self.hi} ({self.unit}), got {_short(value)}")
+        return value
+
+
+#: The one legal range of every threshold. The alpha floor is a share of agreement (0..1: a
+#: negative floor would let every panel enforce); a spread cap below 1.0x could never pass; the
+#: judge gates are the seed contract's basis-point ranges and its minimum_reviewers range.
+RANGES: dict[str, Range] = {
+    "alpha_floor_permil": Range(0, PERMIL, "permil"),
+    "ratio_cap_permil": Range(PERMIL, 1_000_000, "permil"),
+    "minimum_reviewers": Range(1, 100, "reviewers"),
+    "minimum_human_agreement_bps": Range(0, BPS, "basis points"),
+    "maximum_position_flip_bps": Range(0, BPS, "basis points"),
+    "maximum_repeat_variance_bps": Range(0, BPS, "basis points"),
+    "maximum_verbosity_bias_bps": Range(0, BPS, "basis points"),
+    "maximum_self_preference_bps": Range(0, BPS, "basis points"),
+}
+
+#: The visible track of a slider; a legal value beyond it widens the track (the number input
+#: beside every slider accepts the whole legal range).
+SLIDER_SPAN: dict[str, tuple[int, int]] = {
+    "ratio_cap_permil": (1000, 5000),
+    "minimum_reviewers": (1, 10),
+}
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check_strict(value: Any) -> None:
+    if type(value) is not bool:
+        raise ValueError(f"strict must be true or false, got {_short(value)}")
+
+
+@dataclass(frozen=True)
+class PanelThresholds:
+    """Threshold *data* for the panel decision. Defaults and citations: :data:`CITATIONS`."""
+
+    alpha_floor_permil: int = ALPHA_FLOOR_DEFAULT
+    ratio_cap_permil: int = RATIO_CAP_DEFAULT
+    #: Strict mode: also gate on the 95% interval's bound (alpha's lower bound >= floor, the
+    #: spread's upper bound <= cap). Off by default: the seed gates on the point.
+    strict: bool = False
+
+    def __post_init__(self) -> None:
+        RANGES["alpha_floor_permil"].check("alpha_floor_permil", self.alpha_floor_permil)
+        RANGES["ratio_cap_permil"].check("ratio_cap_permil", self.ratio_cap_permil)
+        _check_strict(self.strict)
+
+    @property
+    def alpha_floor(self) -> Fraction:
+        return Fraction(self.alpha_floor_permil, PERMIL)
+
+    @property
+    def ratio_cap(self) -> Fraction:
+        return Fraction(self.ratio_cap_permil, PERMIL)
+
+
+#: The contract's gate fields: (rate, contract field, kind). "min" gates pass at >=, "max" at <=.
+RATE_GATES: tuple[tuple[str, str, str], ...] = (
+    ("human_agreement", "minimum_human_agreement_bps", "min"),
+    ("position_flip", "maximum_position_flip_bps", "max"),
+    ("repeat_variance", "maximum_repeat_variance_bps", "max"),
+    ("verbosity_bias", "maximum_verbosity_bias_bps", "max"),
+    ("self_preference", "maximum_self_preference_bps", "max"),
+)
+
+
+@dataclass(frozen=True)
+class CalibrationThresholds:
+    """The five gates and minimum_reviewers: the part of a judge contract a slider may edit.
+
+    The contract's structural fields (repetitions_per_order, minimum_cases) decide which data is
+    valid at all; they are not thresholds and stay in the contract.
+    """
+
+    minimum_reviewers: int
+    minimum_human_agreement_bps: int
+    maximum_position_flip_bps: int
+    maximum_repeat_variance_bps: int
+    maximum_verbosity_bias_bps: int
+    maximum_self_preference_bps: int
+    #: Strict mode: a rate must also pass with its 95% bound (not part of the contract).
+    strict: bool = False
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            if f.name != "strict":
+                RANGES[f.name].check(f.name, getattr(self, f.name))
+        _check_strict(self.strict)
+
+    @classmethod
+    def from_contract(cls, contract: Any, strict: bool = False) -> "CalibrationThresholds":
+        return cls(**{f.name: getattr(contract, f.name) for f in fields(cls) if f.name != "strict"}, strict=strict)
+
+    def contract_fields(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "strict"}
+
+
+CALIBRATION_FIELDS = tuple(f.name for f in fields(CalibrationThresholds) if f.name != "strict")
+PANEL_FIELDS = tuple(f.name for f in fields(PanelThresholds))
+
+
 @dataclass(frozen=True)
 class ThresholdSet:
     """Panel thresholds, and calibration thresholds (None = each contract's own)."""
 
     panel: PanelThresholds = field(default_factory=PanelThresholds)
     calibration: CalibrationThresholds | None = None
-    source: str = "default"  # "default", "preset:<name>", "file:<name>", "draft"
+    source: str = "default"  # "default", "preset:<name>", "file:<name>", "link", "draft"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"panel": asdict(self.panel)}
@@ -43,7 +183,6 @@ class ThresholdSet:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
-
 
 
 DEFAULT = ThresholdSet()
@@ -56,31 +195,59 @@ PRESETS: dict[str, ThresholdSet] = {
 }
 
 
-def threshold_set_from_dict(data: Any, source: str) -> ThresholdSet:
-    """Build from parsed JSON/TOML; raises ValueError naming the offending key."""
+class ThresholdError(ValueError):
+    """A threshold that is not legal data: ``key`` is its dotted path (``panel.alpha_floor_permil``)."""
+
+    def __init__(self, key: str | None, message: str):
+        super().__init__(message)
+        self.key = key
+
+
+def _table(data: Any, path: str) -> dict[str, Any]:
     if not isinstance(data, dict):
-        raise ValueError("expected an object with 'panel' and/or 'calibration'")
-    unknown = sorted(set(data) - {"panel", "calibration"})
+        raise ThresholdError(path or None, f"{path or 'the thresholds'} must be a table/object, got {type(data).__name__}")
+    return data
+
+
+def threshold_set_from_dict(data: Any, source: str, prefix: str = "") -> ThresholdSet:
+    """Build from parsed JSON/TOML/URL data; a :class:`ThresholdError` names the offending key."""
+    data = _table(data, prefix.rstrip("."))
+    unknown = sorted(str(k) for k in data if k not in ("panel", "calibration"))
     if unknown:
-        raise ValueError(f"unknown key(s) {unknown}; expected 'panel' and/or 'calibration'")
+        raise ThresholdError(prefix + unknown[0], "unknown key; expected 'panel' and/or 'calibration'")
     panel = PanelThresholds()
     if "panel" in data:
-        p = data["panel"]
-        if not isinstance(p, dict):
-            raise ValueError("'panel' must be an object")
-        extra = sorted(set(p) - {"alpha_floor_permil", "ratio_cap_permil", "strict"})
+        p = _table(data["panel"], prefix + "panel")
+        extra = sorted(str(k) for k in p if k not in PANEL_FIELDS)
         if extra:
-            raise ValueError(f"panel: unknown key(s) {extra}; expected alpha_floor_permil, ratio_cap_permil, strict")
-        panel = PanelThresholds(**p)
+            raise ThresholdError(f"{prefix}panel.{extra[0]}", f"unknown key; expected {', '.join(PANEL_FIELDS)}")
+        panel = _build(PanelThresholds, p, prefix + "panel")
     calibration = None
     if "calibration" in data:
-        c = data["calibration"]
-        if not isinstance(c, dict):
-            raise ValueError("'calibration' must be an object")
-        names = [f for f in CalibrationThresholds.__dataclass_fields__ if f != "strict"]
-        extra = sorted(set(c) - set(names) - {"strict"})
-        missing = [n for n in names if n not in c]
-        if extra or missing:
-            raise ValueError(f"calibration: needs exactly {names}; missing {missing}, unknown {extra}")
-        calibration = CalibrationThresholds(**c)
+        c = _table(data["calibration"], prefix + "calibration")
+        extra = sorted(str(k) for k in c if k not in CALIBRATION_FIELDS and k != "strict")
+        if extra:
+            raise ThresholdError(f"{prefix}calibration.{extra[0]}",
+                                 f"unknown key; expected {', '.join(CALIBRATION_FIELDS)} and optionally strict")
+        missing = [n for n in CALIBRATION_FIELDS if n not in c]
+        if missing:
+            raise ThresholdError(f"{prefix}calibration.{missing[0]}",
+                                 f"missing; a calibration table needs all of {', '.join(CALIBRATION_FIELDS)}")
+        calibration = _build(CalibrationThresholds, c, prefix + "calibration")
     return ThresholdSet(panel, calibration, source)
+
+
+def _build(cls: Any, values: dict[str, Any], path: str) -> Any:
+    """Validate field by field so the error names the key that is out of its range."""
+    for name, value in values.items():
+        if name == "strict":
+            try:
+                _check_strict(value)
+            except ValueError as e:
+                raise ThresholdError(f"{path}.strict", str(e)) from None
+        else:
+            try:
+                RANGES[name].check(name, value)
+            except ValueError as e:
+                raise ThresholdError(f"{path}.{name}", str(e)) from None
+    return cls(**values)

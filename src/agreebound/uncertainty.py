@@ -24,10 +24,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from agreebound.panel import AlphaResult, krippendorff_alpha
+from agreebound.limits import DIAGNOSTIC_RATERS
+from agreebound.panel import AlphaResult, Coded, alpha_coded, encode, krippendorff_alpha, per_unit_counts
+from agreebound.panel import unit_disagreement as _unit_disagreement
 
 Z95 = NormalDist().inv_cdf(0.975)  # 1.959963984540054
 DRAWS = 2000
+#: Distinct pair distances above which a resample's mean distance is drawn from its normal limit.
+MAX_DISTANCE_GROUPS = 4096
 
 
 # --- alpha -----------------------------------------------------------------------------------
@@ -44,6 +48,8 @@ class AlphaBootstrap:
     level: float  # e.g. 0.95
     samples: np.ndarray = field(repr=False, compare=False)  # empty when alpha is undefined
     pairs: int  # M, pairs drawn per resample (krippendorff method)
+    #: How each resample was drawn when not the textbook way, said in words ("" = textbook).
+    note: str = ""
 
     @property
     def defined(self) -> bool:
@@ -62,21 +68,20 @@ class AlphaBootstrap:
         return float(np.mean(self.samples < float(floor))) if self.defined else None
 
 
+def _category_floats(result: AlphaResult) -> np.ndarray:
+    return result.category_set.floats
+
+
 def _distance_matrix(result: AlphaResult) -> np.ndarray:
-    """Squared differences d2_ck as floats, consistent with ``result`` (see panel._distances)."""
-    cats = result.categories
-    k = len(cats)
+    """True squared distances d2_ck as floats, consistent with ``result`` (small k only)."""
+    k = result.n_categories
     if result.level == "nominal":
         return 1.0 - np.eye(k)
     if result.level == "ordinal":
-        marg = [float(x) for x in result.marginals]
-        cum = np.concatenate([[0.0], np.cumsum(marg)])
-        d = np.zeros((k, k))
-        for i in range(k):
-            for j in range(i + 1, k):
-                d[i, j] = d[j, i] = (cum[j + 1] - cum[i] - (marg[i] + marg[j]) / 2) ** 2
-        return d
-    v = np.array([float(c) for c in cats])
+        marg = np.array([float(x) for x in result.marginals or ()])
+        pos = np.concatenate([[0.0], np.cumsum(marg)[:-1]]) + marg / 2  # mid-ranks
+        return (pos[:, None] - pos[None, :]) ** 2
+    v = _category_floats(result)
     if result.level == "interval":
         return (v[:, None] - v[None, :]) ** 2
     s = v[:, None] + v[None, :]
@@ -86,61 +91,133 @@ def _distance_matrix(result: AlphaResult) -> np.ndarray:
 
 def pairable_pairs(ratings: Any) -> int:
     """M = sum over pairable units of m_u (m_u - 1) / 2."""
-    arr = np.asarray(ratings, dtype=object) if not isinstance(ratings, np.ndarray) else ratings
-    if arr.dtype.kind == "f":
-        m = (~np.isnan(arr)).sum(axis=1)
-    else:
-        m = np.array([[v is not None and not (isinstance(v, float) and v != v) for v in row] for row in arr]).sum(axis=1)
-    m = m[m >= 2]
+    c = encode(ratings)
+    m = np.bincount(c.unit, minlength=c.n_units)
+    m = m[m >= 2].astype(object)
     return int((m * (m - 1) // 2).sum())
 
 
-def bootstrap_alpha(result: AlphaResult, *, pairs: int, draws: int = DRAWS, seed: int = 0,
-                    level: float = 0.95) -> AlphaBootstrap:
-    """Krippendorff's bootstrap of alpha from the coincidence matrix (D_e fixed)."""
-    if result.value is None or result.expected_disagreement is None or pairs <= 0:
-        return AlphaBootstrap("krippendorff", draws, seed, level, np.empty(0), pairs)
-    o = np.array([[float(x) for x in row] for row in result.coincidence]).ravel()
-    p = o / o.sum()
+def _distance_groups(result: AlphaResult) -> tuple[np.ndarray, np.ndarray] | None:
+    """The distribution of one coincidence pair's distance: (distinct d2 values, probabilities)."""
+    if result.level == "nominal":
+        d_o = float(result.observed_disagreement)  # type: ignore[arg-type]
+        return np.array([0.0, 1.0]), np.array([1.0 - d_o, d_o])
+    if result.coincidence_scaled is None:
+        return None
+    o = np.array(result.coincidence_scaled, dtype=object).astype(np.float64).ravel()
     d2 = _distance_matrix(result).ravel()
+    keep = o > 0
+    values, inverse = np.unique(d2[keep], return_inverse=True)
+    if len(values) > MAX_DISTANCE_GROUPS:
+        return None
+    probs = np.bincount(inverse, weights=o[keep], minlength=len(values))
+    return values, probs / probs.sum()
+
+
+def bootstrap_alpha(result: AlphaResult, *, pairs: int | None = None, draws: int = DRAWS, seed: int = 0,
+                    level: float = 0.95) -> AlphaBootstrap:
+    """Krippendorff's bootstrap of alpha: each resample draws M pairs from the observed
+    coincidences (D_e fixed), alpha* = 1 - mean d2 / D_e.
+
+    Pairs are drawn by their distance (the multinomial over distinct distances is the same
+    distribution as over the k x k cells, without a draws x k^2 array). Where there is no small
+    coincidence matrix and distances are many (interval, ordinal or ratio data with more than
+    ``COINCIDENCE_MAX_CATEGORIES`` values), a resample's mean of M draws is taken from its normal
+    limit with the exact mean and variance of one draw; ``note`` says so.
+    """
+    m = result.pairs if pairs is None else pairs
+    if result.value is None or result.expected_disagreement is None or m <= 0:
+        return AlphaBootstrap("krippendorff", draws, seed, level, np.empty(0), m)
     de = float(result.expected_disagreement)
     rng = np.random.default_rng(seed)
-    counts = rng.multinomial(pairs, p, size=draws)
-    alphas = 1.0 - (counts @ d2) / pairs / de
-    return AlphaBootstrap("krippendorff", draws, seed, level, alphas, pairs)
+    groups = _distance_groups(result)
+    note = ""
+    if groups is not None:
+        values, probs = groups
+        step = max(1, 8_000_000 // max(len(values), 1))
+        means = np.concatenate([rng.multinomial(m, probs, size=min(step, draws - i)) @ values
+                                for i in range(0, draws, step)]) / m
+    else:
+        mean, mean_sq = result.distance_moments or (float(result.observed_disagreement), 0.0)  # type: ignore[arg-type]
+        sd = math.sqrt(max(mean_sq - mean * mean, 0.0) / m)
+        means = mean + sd * rng.standard_normal(draws)
+        note = (f"{result.n_categories:,} distinct values: each resample's mean distance over {m:,} pairs is drawn "
+                "from its normal limit (exact mean and variance of one pair's distance)")
+    return AlphaBootstrap("krippendorff", draws, seed, level, 1.0 - means / de, m, note)
 
 
 def bootstrap_alpha_units(ratings: Any, level_name: str, *, draws: int = DRAWS, seed: int = 0,
                           level: float = 0.95) -> AlphaBootstrap:
-    """Nonparametric bootstrap over units: resample rows with replacement, recompute alpha.
+    """Nonparametric bootstrap over units: resample pairable units with replacement, recompute
+    alpha from per-unit sums (the ordinal metric keeps the original marginals' mid-ranks).
 
-    Per-unit pair contributions are computed once; each resample only reweights them (the
-    ordinal metric keeps the original marginals' distances).
+    Each resample reweights per-unit quantities, so its cost is one pass over the units (plus,
+    for nominal data with many categories, one over the unit x value counts); nothing is k x k
+    unless k is at most ``COINCIDENCE_MAX_CATEGORIES``.
     """
-    base = krippendorff_alpha(ratings, level_name)
+    c = encode(ratings)
+    base = alpha_coded(c, level_name)
     if base.value is None:
         return AlphaBootstrap("units", draws, seed, level, np.empty(0), 0)
-    arr = np.asarray(ratings, dtype=float) if not isinstance(ratings, np.ndarray) or ratings.dtype.kind != "f" else ratings
-    cats = [float(c) for c in base.categories]
-    k = len(cats)
-    counts = np.zeros((arr.shape[0], k))
-    for i, c in enumerate(cats):
-        counts[:, i] = (arr == c).sum(axis=1)
-    m = counts.sum(axis=1)
-    keep = m >= 2
-    counts, m = counts[keep], m[keep]
-    d2 = _distance_matrix(base)
-    # unit u's contribution to sum_ck o_ck d2_ck: (c_u^T D c_u - diag term 0) / (m_u - 1)
-    obs_u = np.einsum("uc,cd,ud->u", counts, d2, counts) / (m - 1)
+    unit, code, cnt, starts = per_unit_counts(c)
+    m_all = np.add.reduceat(cnt, starts)
+    keep_u = m_all >= 2
+    lens = np.diff(np.r_[starts, len(cnt)])
+    keep_t = np.repeat(keep_u, lens)
+    code, cnt = code[keep_t], cnt[keep_t]
+    lens = lens[keep_u]
+    m_u = m_all[keep_u].astype(np.float64)
+    n_units = len(m_u)
+    owner = np.repeat(np.arange(n_units), lens)
+    obs_u = _unit_disagreement(c, level_name, base)[unit[starts][keep_u]]
+    k = base.n_categories
+    w_cnt = cnt.astype(np.float64)
+    if level_name == "nominal":
+        if k <= 64:
+            feats = np.zeros((n_units, k))
+            np.add.at(feats, (owner, code), w_cnt)
+        else:
+            feats = None
+    elif level_name == "ratio":
+        dense = np.zeros((n_units, k))
+        np.add.at(dense, (owner, code), w_cnt)
+        d2 = _distance_matrix(base)
+    else:
+        if level_name == "interval":
+            x = _category_floats(base)
+        else:
+            marg = np.bincount(code, weights=w_cnt, minlength=k)
+            x = np.concatenate([[0.0], np.cumsum(marg)[:-1]]) + marg / 2
+        x = x - np.average(x, weights=np.bincount(code, weights=w_cnt, minlength=k))  # centred: less cancellation
+        xv = x[code]
+        s1 = np.bincount(owner, weights=w_cnt * xv, minlength=n_units)
+        s2 = np.bincount(owner, weights=w_cnt * xv * xv, minlength=n_units)
     rng = np.random.default_rng(seed)
-    n_units = len(m)
     alphas = np.empty(draws)
-    for b in range(draws):
-        w = np.bincount(rng.integers(0, n_units, size=n_units), minlength=n_units)
-        nc = w @ counts
-        n = nc.sum()
-        de_num = nc @ d2 @ nc
-        alphas[b] = 1.0 - (n - 1) * (w @ obs_u) / de_num if de_num > 0 else np.nan
+    step = max(1, 4_000_000 // max(n_units, 1))
+    for start in range(0, draws, step):
+        b = min(step, draws - start)
+        picks = rng.integers(0, n_units, size=(b, n_units)) + (np.arange(b) * n_units)[:, None]
+        w = np.bincount(picks.ravel(), minlength=b * n_units).reshape(b, n_units).astype(np.float64)
+        n = w @ m_u
+        obs = w @ obs_u
+        if level_name == "nominal":
+            if feats is not None:
+                nc = w @ feats
+                exp = n * n - (nc * nc).sum(axis=1)
+            else:
+                exp = np.empty(b)
+                for i in range(b):
+                    nc = np.bincount(code, weights=w[i][owner] * w_cnt, minlength=k)
+                    exp[i] = n[i] * n[i] - nc @ nc
+        elif level_name == "ratio":
+            nc = w @ dense
+            exp = np.einsum("bi,ij,bj->b", nc, d2, nc)
+        else:
+            t1, t2 = w @ s1, w @ s2
+            exp = 2 * n * t2 - 2 * t1 * t1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            alphas[start:start + b] = np.where(exp > 0, 1.0 - (n - 1) * obs / exp, np.nan)
     return AlphaBootstrap("units", draws, seed, level, alphas[~np.isnan(alphas)], 0)
 
 
@@ -149,7 +226,11 @@ def bootstrap_alpha_units(ratings: Any, level_name: str, *, draws: int = DRAWS, 
 
 @dataclass(frozen=True)
 class Wilson:
-    """Wilson score interval for successes/trials at ``z``; bounds as floats, tests exact."""
+    """Wilson score interval for successes/trials at ``z``; bounds as floats, tests exact.
+
+    The bounds are exact at the edges: no successes gives a lower bound of exactly 0 and all
+    successes an upper bound of exactly 1 (the float formula gives 3e-17, or a negative number).
+    """
 
     successes: int
     trials: int
@@ -157,20 +238,28 @@ class Wilson:
 
     @property
     def low(self) -> float:
+        if self.successes == 0:
+            return 0.0
         return self._bound(-1)
 
     @property
     def high(self) -> float:
+        if self.successes == self.trials:
+            return 1.0
         return self._bound(+1)
 
     def _bound(self, sign: int) -> float:
         n, z = self.trials, self.z
         if n == 0:
             return 0.0 if sign < 0 else 1.0
-        p = self.successes / n
-        centre = p + z * z / (2 * n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-        return (centre + sign * half) / (1 + z * z / n)
+        p = self.successes / n  # int / int: exact rounding at any size
+        try:
+            nf = float(n)
+        except OverflowError:
+            return p  # beyond 1e308 trials the interval is the point
+        centre = p + z * z / (2 * nf)
+        half = z * math.sqrt(p * (1 - p) / nf + z * z / (4 * nf * nf))
+        return min(1.0, max(0.0, (centre + sign * half) / (1 + z * z / nf)))
 
     def high_at_most(self, t: Fraction) -> bool:
         """Exactly: upper bound <= t.  The Wilson interval is {p0 : n (phat - p0)^2 <= z^2 p0 (1 - p0)}
@@ -194,14 +283,15 @@ class Wilson:
 def spread_interval(counts: Sequence[tuple[int, int]], z: float = Z95) -> tuple[float, float | None]:
     """A conservative bracket for max/min rate: (max lower / min upper, max upper / min lower).
 
-    The upper end is None (unbounded) when some detector's lower bound is 0.
+    The upper end is None (unbounded) exactly when some detector has no positives (its lower
+    bound is exactly 0), decided on the counts, not on floats.
     """
     ws = [Wilson(s, t, z) for s, t in counts]
     if not ws:
         return (1.0, 1.0)
     lows, highs = [w.low for w in ws], [w.high for w in ws]
     low = max(1.0, max(lows) / min(highs)) if min(highs) > 0 else 1.0
-    high = max(highs) / min(lows) if min(lows) > 0 else None
+    high = None if any(s == 0 for s, _ in counts) else max(highs) / min(lows)
     return (low, high)
 
 
@@ -221,42 +311,39 @@ def cases_to_flip(numerator: int, denominator: int, threshold_bps: int, kind: st
 # --- diagnostics -----------------------------------------------------------------------------
 
 
-def alpha_without_each_rater(ratings: np.ndarray, raters: Sequence[str], level: str) -> dict[str, Fraction | None]:
-    out = {}
-    for j, name in enumerate(raters):
-        rest = np.delete(ratings, j, axis=1)
-        out[name] = krippendorff_alpha(rest, level).value if rest.shape[1] >= 2 else None
-    return out
+def _without_rater(c: Coded, j: int) -> Coded:
+    keep = c.rater != j
+    return Coded(c.unit[keep], np.where(c.rater[keep] > j, c.rater[keep] - 1, c.rater[keep]), c.code[keep],
+                 c.n_units, c.n_raters - 1, c.categories)
 
 
-def unit_disagreement(ratings: np.ndarray, level: str, result: AlphaResult) -> np.ndarray:
-    """Each unit's contribution to the observed disagreement sum_ck o_ck d2_ck (0 for unpairable)."""
-    cats = list(result.categories)
-    if not cats:
-        return np.zeros(ratings.shape[0])
-    counts = np.zeros((ratings.shape[0], len(cats)))
-    for i, c in enumerate(cats):
-        counts[:, i] = (ratings == c).sum(axis=1) if ratings.dtype.kind == "f" else \
-            np.array([[v == c and v is not None for v in row] for row in ratings]).sum(axis=1)
-    m = counts.sum(axis=1)
-    d2 = _distance_matrix(result)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        contrib = np.einsum("uc,cd,ud->u", counts, d2, counts) / (m - 1)
-    return np.where(m >= 2, contrib, 0.0)
+def _pair(c: Coded, a: int, b: int) -> Coded:
+    keep = (c.rater == a) | (c.rater == b)
+    return Coded(c.unit[keep], (c.rater[keep] == b).astype(np.int64), c.code[keep], c.n_units, 2, c.categories)
 
 
-def detector_vs_human(ratings: np.ndarray, raters: Sequence[str], humans: Sequence[str],
-                      level: str) -> dict[str, Fraction | None]:
-    """Alpha of each non-human rater against the (first) human column."""
-    if not humans:
+def alpha_without_each_rater(ratings: Any, raters: Sequence[str], level: str) -> dict[str, Fraction | None]:
+    """Alpha with each rater left out (one alpha per rater: empty above DIAGNOSTIC_RATERS raters)."""
+    c = encode(ratings)
+    if len(raters) > DIAGNOSTIC_RATERS:
         return {}
+    return {name: alpha_coded(_without_rater(c, j), level).value if c.n_raters >= 3 else None
+            for j, name in enumerate(raters)}
+
+
+def unit_disagreement(ratings: Any, level: str, result: AlphaResult) -> np.ndarray:
+    """Each unit's contribution to the observed disagreement sum_ck o_ck d2_ck (0 for unpairable)."""
+    return _unit_disagreement(encode(ratings), level, result)
+
+
+def detector_vs_human(ratings: Any, raters: Sequence[str], humans: Sequence[str],
+                      level: str) -> dict[str, Fraction | None]:
+    """Alpha of each non-human rater against the (first) human rater (empty above DIAGNOSTIC_RATERS)."""
+    if not humans or len(raters) > DIAGNOSTIC_RATERS:
+        return {}
+    c = encode(ratings)
     h = list(raters).index(humans[0])
-    out = {}
-    for j, name in enumerate(raters):
-        if name in humans:
-            continue
-        out[name] = krippendorff_alpha(ratings[:, [j, h]], level).value
-    return out
+    return {name: alpha_coded(_pair(c, j, h), level).value for j, name in enumerate(raters) if name not in humans}
 
 
 # --- judge diagnostics ------------------------------------------------------------------------

@@ -140,7 +140,7 @@ def test_link_reproduces_thresholds_and_bad_link_is_explained():
     assert texts(at.success) == []  # sexual (alpha 0.78) no longer enforces under a 0.8 floor
     assert len(at.warning) == 3
     bad = app(th='{"panel": {"alpha_floor_permil": 6000}}')
-    assert "The link's thresholds were ignored: alpha_floor_permil must be between -1000 and 1000, got 6000" in texts(bad.warning)
+    assert "The link's thresholds were ignored: alpha_floor_permil must be between 0 and 1000 (permil), got 6000" in texts(bad.warning)
 
 
 def test_preset_from_sidebar_and_threshold_file_upload():
@@ -152,7 +152,7 @@ def test_preset_from_sidebar_and_threshold_file_upload():
     at.switch_page("pages/whatif.py").run()
     at.file_uploader(key="thresholds_upload").set_value(
         ("thresholds_float.json", (BAD / "thresholds_float.json").read_bytes(), "application/json")).run()
-    assert any(e.startswith("thresholds_float.json, column 'alpha_floor_permil'") for e in texts(at.error))
+    assert any(e.startswith("thresholds_float.json, line 1, column 'panel.alpha_floor_permil'") for e in texts(at.error))
     assert at.slider(key="slider_alpha_floor_permil").value == 800  # unchanged by the failed upload
     at.file_uploader(key="thresholds_upload").set_value(
         ("t.toml", b"[panel]\nalpha_floor_permil = 300\n[presets.loose]\npanel = { alpha_floor_permil = 100, ratio_cap_permil = 9000 }\n",

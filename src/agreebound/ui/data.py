@@ -28,7 +28,8 @@ from agreebound.formats import (
     parse_thresholds,
     ThresholdFile,
 )
-from agreebound.panel import krippendorff_alpha
+from agreebound.limits import DIAGNOSTIC_RATERS
+from agreebound.panel import alpha_coded
 from agreebound.uncertainty import (
     JudgeDiagnostics,
     alpha_without_each_rater,
@@ -91,16 +92,23 @@ def panel_diagnostics(name: str, digest: str, _data: bytes, level: str, dimensio
     """Leave-one-rater-out alpha, the most disagreeing units, detectors against the human."""
     MEASURE_CALLS["diagnostics"] += 1
     panel = parsed_panels(name, digest, _data)[dimension]
-    matrix = panel.ratings(level)
-    result = krippendorff_alpha(matrix, level)
-    per_unit = unit_disagreement(matrix, level, result)
+    coded = panel.ratings(level)
+    result = alpha_coded(coded, level)
+    per_unit = unit_disagreement(coded, level, result)
     top = np.argsort(-per_unit, kind="stable")[:10]
     top = top[per_unit[top] > 0]
     rows = pd.DataFrame({"unit": [panel.units[i] for i in top], "disagreement": per_unit[top]})
-    for j, rater in enumerate(panel.raters):
-        rows[rater] = [matrix[i, j] for i in top]
-    return PanelDiagnostics(alpha_without_each_rater(matrix, panel.raters, level), rows,
-                            detector_vs_human(matrix, panel.raters, panel.humans, level))
+    shown = panel.raters[:DIAGNOSTIC_RATERS]
+    matrix = panel.matrix(top)
+    for j, rater in enumerate(shown):
+        rows[rater] = [_cell(v) for v in matrix[:, j]]
+    return PanelDiagnostics(alpha_without_each_rater(coded, panel.raters, level), rows,
+                            detector_vs_human(coded, panel.raters, panel.humans, level),
+                            len(panel.raters) > DIAGNOSTIC_RATERS)
+
+
+def _cell(v: Any) -> Any:
+    return "" if v is None else str(v)
 
 
 @dataclass(frozen=True)
@@ -108,6 +116,7 @@ class PanelDiagnostics:
     without_rater: dict[str, Any]
     top_units: pd.DataFrame
     versus_human: dict[str, Any]
+    capped: bool = False  # more raters than DIAGNOSTIC_RATERS: per-rater diagnostics not computed
 
 
 @st.cache_resource(max_entries=8, show_spinner="Auditing the judge...")

@@ -1,0 +1,31 @@
+"""The one error type for bad input: where it is (file, row, column) and why, on one safe line."""
+
+from __future__ import annotations
+
+from agreebound.escape import printable
+
+#: The longest message an InputError prints (one terminal line of a few rows at most).
+MESSAGE_CHARS = 400
+
+
+class InputError(Exception):
+    """Bad input: where it is (file, 1-based row as a spreadsheet shows it, column) and why.
+
+    ``str()`` is one line: control characters, escapes and undecodable bytes in any part are
+    shown escaped, and long parts are cut.
+    """
+
+    def __init__(self, file: str, row: int | None, column: str | None, reason: str, row_label: str = "row"):
+        super().__init__(reason)
+        self.file, self.row, self.column, self.reason, self.row_label = file, row, column, reason, row_label
+
+    def __str__(self) -> str:
+        parts = [printable(self.file, 120)]
+        if self.row is not None:
+            parts.append(f"{self.row_label} {self.row}")
+        if self.column is not None:
+            parts.append(f"column '{printable(self.column, 60)}'")
+        text = ", ".join(parts) + f": {printable(self.reason)}"
+        if len(text) > MESSAGE_CHARS:
+            text = text[: MESSAGE_CHARS - 3] + "..."
+        return text

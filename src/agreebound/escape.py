@@ -1,0 +1,117 @@
+"""User text is data: how it is shown in a terminal, in Markdown, in HTML and in a spreadsheet.
+
+Every name, label, file name, header, cell and URL parameter passes through one of these before
+it reaches a terminal, a Markdown renderer (Streamlit's ``st.markdown``/``st.error``/tab labels,
+Markdown reports), HTML (reports, plotly labels) or a CSV download.
+
+>>> printable("red\\x1b[31m\\nline")
+'red\\\\x1b[31m\\\\nline'
+>>> excerpt("x" * 100)
+"'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (100 characters)"
+>>> md_text("[click](https://evil.example)")
+'\\\\[click\\\\]\\\\(https\\\\:\\\\/\\\\/evil\\\\.example\\\\)'
+>>> csv_cell("=HYPERLINK(1)"), csv_cell("-0.5"), csv_cell("-bad")
+("'=HYPERLINK(1)", '-0.5', "'-bad")
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from typing import Any
+
+from agreebound.limits import EXCERPT_CHARS
+
+# Characters never sent raw to a terminal or a page: C0 and C1 controls, DEL, lone surrogates
+# (undecodable file names), and invisible characters that reorder or hide text (bidi controls,
+# zero-width characters, the BOM).
+_INVISIBLE = "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e" \
+             "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff" + _INVISIBLE + "]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(m: re.Match[str]) -> str:
+    ch = m.group(0)
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: Any, limit: int | None = None) -> str:
+    """One line of safe text: control, invisible and undecodable characters shown as escapes."""
+    s = str(text)
+    if limit is not None and len(s) > limit:
+        s = s[:limit]
+        return _UNSAFE.sub(_escape_char, s) + f"... ({len(str(text)):,} characters)"
+    return _UNSAFE.sub(_escape_char, s)
+
+
+def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
+    """A quoted, escaped, cut excerpt of a cell for an error message."""
+    s = str(value)
+    if len(s) <= limit:
+        return "'" + printable(s) + "'"
+    return "'" + printable(s[:limit]) + f"...' ({len(s):,} characters)"
+
+
+def has_unsafe(text: str) -> bool:
+    """True when the text holds a control, invisible or undecodable character."""
+    return _UNSAFE.search(text) is not None
+
+
+# Zero-width and bidi characters removed from names; surrounding white space stripped.
+_STRIP_FROM_NAMES = re.compile("[" + _INVISIBLE + "]")
+
+
+def normalise_name(text: str) -> str:
+    """A name as Agreebound compares names: NFC, invisible characters removed, spaces trimmed."""
+    return unicodedata.normalize("NFC", _STRIP_FROM_NAMES.sub("", text)).strip()
+
+
+# --- Markdown (Streamlit and Markdown reports) -----------------------------------------------
+
+_MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+
+
+def md_text(text: Any, limit: int | None = 200) -> str:
+    """User text inside Markdown: every ASCII punctuation character backslash-escaped (CommonMark
+    allows it), so no link, image, autolink, HTML, emphasis, directive (``:red[...]``,
+    ``:material/...:``) or math can form; controls escaped; one line."""
+    s = printable(text, limit)
+    return _MD_PUNCT.sub(r"\\\1", s)
+
+
+def md_code(text: Any, limit: int | None = 200) -> str:
+    """User text as a Markdown code span that it cannot break out of."""
+    s = printable(text, limit)
+    longest = max((len(run) for run in re.findall(r"`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") or not s.strip() else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+# --- HTML (reports, plotly labels and hover text) --------------------------------------------
+
+
+def html_text(text: Any, limit: int | None = 200) -> str:
+    """User text for HTML and for plotly strings (which render a subset of HTML tags)."""
+    return html.escape(printable(text, limit), quote=True)
+
+
+# --- spreadsheets ----------------------------------------------------------------------------
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?%?")
+
+
+def csv_cell(value: Any) -> Any:
+    """OWASP CSV injection: a text cell that a spreadsheet would read as a formula gets a leading
+    apostrophe. Numbers (and text that is only a number, like -0.5) are left as they are."""
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+        return value
+    if _NUMBER.fullmatch(value):
+        return value
+    return "'" + value

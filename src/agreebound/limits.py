@@ -1,0 +1,54 @@
+"""Every limit on input size and shape, defined once; the CLI and the dashboard check the same ones,
+before the work.
+
+The upload limit is the dashboard's ``server.maxUploadSize`` (``.streamlit/config.toml``, in MB):
+Streamlit's uploader counts a megabyte as 10**6 bytes on Linux and as 2**20 on some platforms, so
+the limit here is the smaller reading, 200 * 10**6 bytes, for every input however it arrives
+(a test keeps the two in step).
+"""
+
+from __future__ import annotations
+
+#: server.maxUploadSize in .streamlit/config.toml, in MB.
+UPLOAD_MB = 200
+#: Bytes in one input file (checked with stat before reading, or on the uploaded bytes).
+MAX_INPUT_BYTES = UPLOAD_MB * 10**6
+#: Cells in one table (rows x columns), counted before a table is decoded (Parquet metadata) or
+#: while it is read (CSV), and the rows of a table.
+MAX_CELLS = 60_000_000
+MAX_ROWS = 30_000_000
+#: Columns in one table (a wide file's raters).
+MAX_COLUMNS = 100_000
+#: Characters in one name or label (unit, rater, dimension, category).
+MAX_NAME_CHARS = 1_000
+#: Significant digits in a number. Ratings are held as float64 (every decimal with at most 15
+#: significant digits has its own float64 and keeps its order), and read back exactly.
+MAX_SIGNIFICANT_DIGITS = 15
+#: Digits in a count (detector rates' positives and totals, token counts): counts beyond 10**18
+#: are not counts of anything real, and Python refuses integers past 4,300 digits.
+MAX_COUNT_DIGITS = 18
+#: Nesting depth of JSON and TOML documents (the deepest real input, a bundle, has 4).
+MAX_NESTING = 32
+#: Uncompressed bytes a Parquet file may decode to, read from its metadata before decoding.
+MAX_PARQUET_UNCOMPRESSED_BYTES = 2 * 10**9
+#: Characters of a URL parameter (the thresholds travel in ``?th=``).
+MAX_URL_PARAM_CHARS = 4_000
+
+#: Distinct values for which the coincidence matrix is built (a k x k structure): the heatmap,
+#: the grouped bootstrap of non-nominal alpha and ratio alpha need it. Above, alpha and its
+#: bootstrap come from sorted values and moments in O(n) and the matrix is not drawn.
+COINCIDENCE_MAX_CATEGORIES = 64
+#: Ratio alpha's distance ((a - b) / (a + b))^2 has a new denominator for every pair of values, so
+#: its exact expected disagreement needs the k x k matrix: it is computed up to this many values.
+RATIO_MAX_CATEGORIES = COINCIDENCE_MAX_CATEGORIES
+
+#: Pages and reports draw every chart for at most this many dimensions (the worst first), and
+#: summarise the rest in one table.
+DETAIL_DIMENSIONS = 12
+#: Leave-one-rater-out and detector-vs-human diagnostics run one alpha per rater: up to this many.
+DIAGNOSTIC_RATERS = 50
+#: Categories listed in a text report / the CLI before "... and N more".
+LISTED_CATEGORIES = 30
+
+#: How much of a bad cell an error message quotes.
+EXCERPT_CHARS = 40

@@ -1,0 +1,335 @@
+"""Bytes -> a table of dictionary-encoded columns, within the limits, or one located InputError.
+
+Every tabular input (CSV, Parquet) is read into the same shape: per column, the distinct cell
+values exactly as the file holds them (text for CSV; ints, floats or text for Parquet) and one
+int32 code per row. Nothing downstream touches a Python object per cell, so memory stays near
+the file's own size (about 18 bytes per cell), and the checks run once per distinct value.
+
+Limits (``agreebound.limits``) are checked before the work: the byte size first, then the rows
+and columns a CSV's line count and header promise, or a Parquet file's metadata. Locating a bad
+row costs a pass over the file, and only happens on the error path.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from agreebound.errors import InputError
+from agreebound.escape import excerpt
+from agreebound.limits import (
+    MAX_CELLS,
+    MAX_COLUMNS,
+    MAX_INPUT_BYTES,
+    MAX_PARQUET_UNCOMPRESSED_BYTES,
+    MAX_ROWS,
+)
+
+#: Cells that count as missing, in every format and every column of ratings (after trimming
+#: surrounding spaces). Lower-case "none" is not among them: content labels use it.
+MISSING_TOKENS = frozenset({"", "NA", "N/A", "n/a", "na", "NaN", "nan", "NAN", "null", "NULL", "Null", "None",
+                            "#N/A", "#NA", "."})
+
+
+@dataclass(frozen=True, eq=False)
+class Column:
+    """One column: ``uniques[codes[i]]`` is row i's value; code -1 is a null (Parquet)."""
+
+    name: str
+    codes: np.ndarray
+    uniques: list[Any]
+
+    def values(self) -> np.ndarray:
+        """One object per row (the distinct values shared, not copied); None for nulls."""
+        table = np.empty(len(self.uniques) + 1, dtype=object)
+        table[: len(self.uniques)] = self.uniques
+        table[-1] = None
+        return table[self.codes]
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    file: str
+    columns: tuple[Column, ...]
+    n_rows: int
+    kind: str  # "csv" or "parquet"
+    #: The source row of data row i is ``row_of(i)``: 1-based as a spreadsheet shows it (CSV: the
+    #: header is row 1; Parquet: the first row is row 1).
+    data: bytes | None = None
+    delimiter: str = ","
+
+    @property
+    def header(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    @property
+    def row_label(self) -> str:
+        return "row"
+
+    def row_of(self, index: int) -> int:
+        if self.kind != "csv" or self.data is None:
+            return index + 1
+        return _csv_line_of_record(self.data, self.delimiter, index + 1)
+
+    def column(self, name: str) -> Column:
+        return next(c for c in self.columns if c.name == name)
+
+
+def check_size(name: str, size: int) -> None:
+    if size > MAX_INPUT_BYTES:
+        raise InputError(name, None, None, f"the file is {_size(size)}; the limit is {_size(MAX_INPUT_BYTES)}")
+
+
+def _size(n: int) -> str:
+    if n >= 10**6:
+        return f"{n / 10**6:,.1f} MB"
+    return f"{n / 10**3:,.1f} kB"
+
+
+# --- text -------------------------------------------------------------------------------------
+
+
+def check_text(name: str, data: bytes, expected: str) -> bytes:
+    """UTF-8 text (a byte-order mark is fine): returns the bytes, or a located InputError."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise InputError(name, None, None, "expected the file's bytes")
+    data = bytes(data)
+    check_size(name, len(data))
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError(name, None, None, "UTF-16 text; save the file as UTF-8")
+    if not data.strip():
+        raise InputError(name, None, None, f"the file is empty; expected {expected}")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise InputError(name, line, None, f"binary data (a NUL byte), not a text file; expected {expected}")
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    step = 16 * 2**20
+    for start in range(0, len(data), step):
+        try:
+            decoder.decode(data[start:start + step], final=start + step >= len(data))
+        except UnicodeDecodeError as e:
+            at = start + e.start
+            line = data.count(b"\n", 0, at) + 1
+            raise InputError(name, line, None, f"not UTF-8 text (byte 0x{data[at]:02x}); save the file as UTF-8") from None
+    return data
+
+
+def decode_text(name: str, data: bytes, expected: str) -> str:
+    data = check_text(name, data, expected)
+    text = data.decode("utf-8")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+# --- CSV --------------------------------------------------------------------------------------
+
+
+def _records(data: bytes, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    """(first physical line, cells) of every non-empty record, streaming."""
+    stream = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
+    reader = csv.reader(stream, delimiter=delimiter)
+    last = 0
+    for record in reader:
+        start, last = last + 1, reader.line_num
+        if record:
+            yield start, record
+
+
+def _csv_line_of_record(data: bytes, delimiter: str, record: int) -> int:
+    """The physical line of non-empty record ``record`` (0 = the header)."""
+    for i, (line, _) in enumerate(_records(data, delimiter)):
+        if i == record:
+            return line
+    return record + 1
+
+
+def _first_bad_record(name: str, data: bytes, delimiter: str, width: int) -> InputError:
+    """Find, by a pass over the file, the first record whose cell count is not the header's."""
+    try:
+        for line, record in _records(data, delimiter):
+            if len(record) != width:
+                if len(record) < width and record and "\n" in record[-1]:
+                    return InputError(name, line, None, "a quoted cell is never closed (its opening quote is on "
+                                      "this row); close the quote or remove it")
+                return InputError(name, line, None, f"row has {len(record)} cells; the header has {width}")
+    except csv.Error as e:
+        return InputError(name, None, None, f"malformed CSV ({e})")
+    return InputError(name, None, None, "malformed CSV")
+
+
+def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",") -> Table:
+    """A CSV file as a :class:`Table`; the header is row 1 and is checked for empty names."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    data = check_text(name, data, expected)
+    # Limits before the work: the header's width and the line count bound the cells.
+    first_end = data.find(b"\n", 0, 4 * 2**20)
+    head = data[: first_end if first_end >= 0 else min(len(data), 4 * 2**20)]
+    try:
+        header_cells = next(csv.reader(io.StringIO(head.decode("utf-8-sig", "replace")), delimiter=delimiter), [])
+    except csv.Error:
+        header_cells = head.split(delimiter.encode())
+    width = max(len(header_cells), 1)
+    if width > MAX_COLUMNS:
+        raise InputError(name, 1, None, f"the header has {width:,} columns; the limit is {MAX_COLUMNS:,}")
+    lines = data.count(b"\n") + 1
+    if lines - 1 > MAX_ROWS:
+        raise InputError(name, None, None, f"the file has {lines - 1:,} rows; the limit is {MAX_ROWS:,}")
+    if width * (lines - 1) > MAX_CELLS:
+        raise InputError(name, None, None, f"the file has {width:,} columns x {lines - 1:,} rows; the limit is "
+                         f"{MAX_CELLS:,} cells")
+
+    bad: list[Any] = []
+
+    def invalid(row: Any) -> str:
+        bad.append(row)
+        return "error"
+
+    names = [f"f{i}" for i in range(width)]
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 22),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=b'"' in data,
+                                              invalid_row_handler=invalid),
+            convert_options=pacsv.ConvertOptions(column_types={n: pa.dictionary(pa.int32(), pa.string()) for n in names},
+                                                 strings_can_be_null=False, quoted_strings_can_be_null=False),
+        )
+    except (pa.ArrowInvalid, pa.ArrowException) as e:
+        if bad or "columns" in str(e):
+            raise _first_bad_record(name, data, delimiter, width) from None
+        raise InputError(name, None, None, f"malformed CSV ({_arrow_message(e)}); expected {expected}") from None
+    if table.num_rows == 0:
+        raise InputError(name, None, None, f"the file is empty; expected {expected}")
+    columns = []
+    for i in range(width):
+        chunked = table.column(i).unify_dictionaries()
+        arr = chunked.combine_chunks() if chunked.num_chunks != 1 else chunked.chunk(0)
+        codes = np.asarray(arr.indices.to_numpy(zero_copy_only=False), dtype=np.int32)
+        uniques = arr.dictionary.to_pylist()
+        header_cell = uniques[codes[0]]
+        columns.append(_compact(header_cell, codes[1:], uniques))
+    del table
+    out = Table(name, tuple(columns), len(columns[0].codes), "csv", data, delimiter)
+    if out.n_rows == 0:
+        raise InputError(name, None, None, f"the file has a header but no data rows; expected {expected}")
+    return out
+
+
+def _compact(name: str, codes: np.ndarray, uniques: list[Any]) -> Column:
+    """Drop distinct values no row uses (the header cell, nulls) and renumber, keeping order."""
+    valid = codes >= 0
+    used = np.bincount(codes[valid], minlength=len(uniques)) > 0
+    if used.all():
+        return Column(name, codes, uniques)
+    remap = np.cumsum(used, dtype=np.int64) - 1
+    new = np.where(valid, remap[np.where(valid, codes, 0)], -1).astype(np.int32)
+    return Column(name, new, [u for u, k in zip(uniques, used) if k])
+
+
+def _arrow_message(e: Exception) -> str:
+    text = str(e).split("\n")[0]
+    return text.removeprefix("CSV parse error: ")
+
+
+# --- Parquet ----------------------------------------------------------------------------------
+
+
+def read_parquet(name: str, data: bytes) -> Table:
+    """A Parquet file as a :class:`Table`: sizes read from its metadata before decoding; numbers
+    stay numbers (ints as int, floats as float), text stays text, nulls become code -1."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    check_size(name, len(data))
+    try:
+        pf = pq.ParquetFile(pa.BufferReader(data))
+        meta = pf.metadata
+        schema = pf.schema_arrow
+    except Exception as e:  # noqa: BLE001 - any reader failure is the file's fault here
+        raise InputError(name, None, None, f"not a readable Parquet file ({type(e).__name__}: "
+                         f"{excerpt(str(e), 120)})") from None
+    rows, cols = meta.num_rows, meta.num_columns
+    if rows > MAX_ROWS:
+        raise InputError(name, None, None, f"the file has {rows:,} rows; the limit is {MAX_ROWS:,}")
+    if cols > MAX_COLUMNS:
+        raise InputError(name, None, None, f"the file has {cols:,} columns; the limit is {MAX_COLUMNS:,}")
+    if rows * max(cols, 1) > MAX_CELLS:
+        raise InputError(name, None, None, f"the file has {cols:,} columns x {rows:,} rows; the limit is {MAX_CELLS:,} cells")
+    uncompressed = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    if uncompressed > MAX_PARQUET_UNCOMPRESSED_BYTES:
+        raise InputError(name, None, None, f"the file decompresses to {_size(uncompressed)}; the limit is "
+                         f"{_size(MAX_PARQUET_UNCOMPRESSED_BYTES)}")
+    if rows == 0:
+        raise InputError(name, None, None, "the Parquet file has no rows")
+    for f in schema:
+        if not _plain_type(f.type):
+            raise InputError(name, None, f.name, f"column of type {f.type}; expected whole numbers, decimals or text")
+    header = [f.name for f in schema]
+    if len(set(header)) != len(header):
+        dup = next(h for h in header if header.count(h) > 1)
+        raise InputError(name, 1, dup, "duplicate column name; every column needs its own name")
+    try:
+        table = pf.read()
+    except Exception as e:  # noqa: BLE001
+        raise InputError(name, None, None, f"not a readable Parquet file ({type(e).__name__}: "
+                         f"{excerpt(str(e), 120)})") from None
+    columns = []
+    for f, chunked in zip(schema, table.columns):
+        columns.append(_parquet_column(name, f.name, chunked))
+    return Table(name, tuple(columns), rows, "parquet")
+
+
+def _plain_type(t: Any) -> bool:
+    import pyarrow as pa
+    import pyarrow.types as pt
+
+    if pt.is_dictionary(t):
+        return _plain_type(t.value_type)
+    return (pt.is_integer(t) or pt.is_floating(t) or pt.is_string(t) or pt.is_large_string(t)
+            or pt.is_decimal(t) or pt.is_null(t) or t == pa.string_view()) and not pt.is_boolean(t)
+
+
+def _parquet_column(file: str, name: str, chunked: Any) -> Column:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    t = chunked.type
+    if pa.types.is_dictionary(t):
+        chunked = chunked.cast(t.value_type)
+    if pa.types.is_null(chunked.type):
+        return Column(name, np.full(len(chunked), -1, dtype=np.int32), [])
+    encoded = pc.dictionary_encode(chunked).unify_dictionaries()
+    arr = encoded.combine_chunks() if encoded.num_chunks != 1 else encoded.chunk(0)
+    codes = arr.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+    uniques = arr.dictionary.to_pylist()
+    if pa.types.is_decimal(chunked.type):
+        uniques = [format(u, "f") if u is not None else None for u in uniques]
+    return _compact(name, codes, uniques)
+
+
+def located(table: Table, column: Column, code: int) -> int:
+    """The source row of the first row holding distinct value ``code`` of ``column``."""
+    idx = int(np.flatnonzero(column.codes == code)[0])
+    return table.row_of(idx)
+
+
+def first_row(table: Table, mask: np.ndarray) -> int:
+    return table.row_of(int(np.flatnonzero(mask)[0]))
+
+
+def require_columns(table: Table, required: Sequence[str], optional: Sequence[str] = ()) -> None:
+    header = table.header
+    missing = [c for c in required if c not in header]
+    extra = [c for c in header if c not in required and c not in optional]
+    what = ", ".join(required) + (f" (optional: {', '.join(optional)})" if optional else "")
+    if missing:
+        raise InputError(table.file, 1, missing[0], f"missing column; expected columns {what}")
+    if extra:
+        raise InputError(table.file, 1, extra[0], f"unexpected column; expected columns {what}")
