@@ -74,7 +74,7 @@ def test_example_prints_the_seed_lines(capsys):
 
 
 def test_help_everywhere_with_examples():
-    for argv, needle in ([[], "exit codes: 0 ENFORCE"], [["panel"], "agreebound panel sample_data/detector_panel.csv"],
+    for argv, needle in ([[], "4  internal error: a bug in agreebound, never a verdict"], [["panel"], "agreebound panel sample_data/detector_panel.csv"],
                          [["calibrate"], "agreebound calibrate sample_data/judge_failing.json"]):
         out = subprocess.run([sys.executable, "-m", "agreebound.cli", *argv, "--help"], capture_output=True, text=True)
         assert out.returncode == 0 and needle in out.stdout

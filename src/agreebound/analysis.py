@@ -142,13 +142,13 @@ def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "a
 def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", positive: Any = "auto",
                    rates: dict[str, tuple[DetectorRate, ...]] | None = None, rates_file: str | None = None,
                    interval: str = "krippendorff") -> dict[str, PanelMeasurement]:
-    """Measure every dimension; a rates file supplies each dimension's rates by name (a file with a
-    single dimension, e.g. one without a dimension column, serves them all)."""
+    """Measure every dimension; a rates file supplies each dimension's rates by name (a file
+    without a dimension column serves them all)."""
     out = {}
     for dim, panel in panels.items():
         given = None
         if rates:
-            given = rates.get(dim) or (next(iter(rates.values())) if len(rates) == 1 else None)
+            given = rates.get(dim) or (rates["all"] if set(rates) == {"all"} else None)
             if given is None:
                 raise InputError(rates_file or "", None, "dimension",
                                  f"no rates for dimension {excerpt(dim)}; the rates file has "

@@ -1,58 +1,139 @@
 """The agreebound command line: the dashboard's verdicts for CI jobs and for files people send.
 
-Exit codes: 0 ENFORCE / PASS_CALIBRATION, 1 REPORT_ONLY / FAIL_CALIBRATION, 2 REFUSE_SINGLE,
-3 input error (the InputError line on stderr).
+Exit codes are the contract a CI job gates on, so nothing else may ever produce a verdict's code:
+
+  0  ENFORCE / PASS_CALIBRATION
+  1  REPORT_ONLY / FAIL_CALIBRATION
+  2  REFUSE_SINGLE
+  3  bad input or bad usage (one line on stderr: file, row, column, reason; or the usage)
+  4  internal error (one line on stderr: a bug in agreebound, never a verdict)
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import stat
 import subprocess
 import sys
+import tempfile
+import traceback
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, NoReturn, Sequence
 
 from agreebound import __version__
-from agreebound.analysis import measure_panels
-from agreebound.calibration import format_example
-from agreebound.formats import (
-    InputError,
-    parse_detector_rates,
-    parse_judge_bundle,
-    parse_judge_tables,
-    parse_ratings,
-    parse_thresholds,
-)
-from agreebound.panel import LEVELS
-from agreebound.report import EXIT_CODES, calibration_report, panel_report, to_json, to_markdown, verdict_of
-from agreebound.thresholds import DEFAULT, PRESETS, ThresholdSet
+from agreebound.errors import InputError
+from agreebound.escape import printable
+from agreebound.limits import LISTED_CATEGORIES, MAX_INPUT_BYTES
+from agreebound.tables import check_size
 
 INPUT_ERROR = 3
+INTERNAL_ERROR = 4
+INTERRUPTED = 130
 ROOT = Path(__file__).resolve().parents[2]
+REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
+
+EXIT_CODE_HELP = """exit codes:
+  0  ENFORCE / PASS_CALIBRATION
+  1  REPORT_ONLY / FAIL_CALIBRATION
+  2  REFUSE_SINGLE
+  3  bad input or usage: one line on stderr naming the file, row, column and reason
+  4  internal error: a bug in agreebound, never a verdict (rerun with AGREEBOUND_TRACE=1 for the trace)"""
 
 PANEL_EXAMPLES = """examples:
   agreebound panel sample_data/detector_panel.csv
   agreebound panel sample_data/detector_panel.csv --dimension sexual --json
   agreebound panel ratings.csv --rates rates.csv --thresholds thresholds.toml --preset krippendorff-reliable
   agreebound panel sample_data/krippendorff_2011.csv --level interval --report k2011.html
-"""
+
+""" + EXIT_CODE_HELP
 CAL_EXAMPLES = """examples:
   agreebound calibrate sample_data/judge_failing.json
   agreebound calibrate sample_data/judge_illustrative.json --json --report judge.md
   agreebound calibrate contract.json --references references.csv --observations observations.csv
-"""
+
+""" + EXIT_CODE_HELP
+
+
+class UsageError(Exception):
+    """A command line argparse would reject: exit 3 (argparse's own 2 is REFUSE_SINGLE here)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        usage = " ".join(self.format_usage().split())
+        raise UsageError(f"{self.prog}: {message} ({usage}; see {self.prog} --help)")
+
+
+# --- reading ----------------------------------------------------------------------------------
 
 
 def _read(path: str) -> tuple[str, bytes]:
-    p = Path(path)
+    """A regular file's name and bytes; the size is checked with stat before reading, and
+    devices, pipes and folders are refused without opening them."""
+    name = Path(path).name or path
     try:
-        return p.name, p.read_bytes()
+        st = os.stat(path)
     except OSError as e:
         raise InputError(path, None, None, f"cannot read the file ({e.strerror})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(path, None, None, "this is a folder; give a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(path, None, None, "not a regular file (a device, a pipe or a socket); give a file")
+    check_size(name, st.st_size)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_INPUT_BYTES + 1)
+    except OSError as e:
+        raise InputError(path, None, None, f"cannot read the file ({e.strerror})") from None
+    check_size(name, len(data))
+    return name, data
 
 
-def _thresholds(args: argparse.Namespace) -> ThresholdSet:
+def _check_report_path(path: str, inputs: Sequence[str]) -> None:
+    """Refuse, before any work, a report that cannot be written or would destroy an input."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(path, None, None, "--report names a folder; give a file name inside it")
+    if p.exists():
+        for given in inputs:
+            try:
+                same = os.path.samefile(p, given)
+            except OSError:
+                same = False
+            if same:
+                raise InputError(path, None, None, "--report names one of the inputs; writing it would destroy "
+                                 "the input. Choose another file name")
+    if p.suffix.lower() not in REPORT_SUFFIXES:
+        raise InputError(path, None, None, "--report needs a .json, .md or .html file name")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(path, None, None, f"--report: the folder {printable(str(parent))} does not exist")
+
+
+def _write_report(path: str, text: str) -> None:
+    """Write next to the target, then rename: a failed write never leaves half a report."""
+    p = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".agreebound-", suffix=p.suffix, dir=p.parent if str(p.parent) else ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, p)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as e:
+        raise InputError(path, None, None, f"cannot write the report ({e.strerror})") from None
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+
+def _thresholds(args: argparse.Namespace) -> Any:
+    from agreebound.formats import parse_thresholds
+    from agreebound.thresholds import DEFAULT, PRESETS
+
     presets = dict(PRESETS)
     t = DEFAULT
     if args.thresholds:
@@ -62,42 +143,52 @@ def _thresholds(args: argparse.Namespace) -> ThresholdSet:
     if args.preset:
         if args.preset not in presets:
             raise InputError(args.thresholds or "--preset", None, None,
-                             f"no preset {args.preset!r}; available: {', '.join(sorted(presets))}")
+                             f"no preset {printable(args.preset, 60)!r}; available: {', '.join(sorted(presets))}")
         t = presets[args.preset]
     return t
 
 
-def _write_report(path: str, report: dict[str, Any], html_fn: Any) -> None:
+def _render(path: str, report: dict[str, Any], html_fn: Any) -> str:
+    from agreebound.report import to_json, to_markdown
+
     suffix = Path(path).suffix.lower()
     if suffix == ".json":
-        text = to_json(report)
-    elif suffix in (".md", ".markdown"):
-        text = to_markdown(report)
-    elif suffix in (".html", ".htm"):
-        text = html_fn()
-    else:
-        raise InputError(path, None, None, "--report needs a .json, .md or .html file name")
-    Path(path).write_text(text, encoding="utf-8")
+        return to_json(report)
+    if suffix in (".md", ".markdown"):
+        return to_markdown(report)
+    return html_fn()
+
+
+def _inputs(args: argparse.Namespace, *names: str) -> list[str]:
+    return [getattr(args, n) for n in names if getattr(args, n, None)]
 
 
 def _panel(args: argparse.Namespace) -> int:
+    from agreebound.analysis import measure_panels
+    from agreebound.escape import normalise_name
+    from agreebound.formats import parse_detector_rates, parse_ratings
+    from agreebound.report import panel_report
+
+    if args.report:
+        _check_report_path(args.report, _inputs(args, "file", "rates", "thresholds"))
     name, data = _read(args.file)
+    t = _thresholds(args)
     panels = parse_ratings(name, data)
-    if args.dimension:
-        if args.dimension not in panels:
-            raise InputError(name, None, "dimension", f"no dimension {args.dimension!r}; the file has "
-                             f"{', '.join(panels)}")
-        panels = {args.dimension: panels[args.dimension]}
+    if args.dimension is not None:
+        want = normalise_name(args.dimension)
+        if want not in panels:
+            shown = ", ".join(printable(d, 40) for d in list(panels)[:LISTED_CATEGORIES])
+            raise InputError(name, None, "dimension", f"no dimension {printable(args.dimension, 60)!r}; the file has {shown}")
+        panels = {want: panels[want]}
     inputs: list[tuple[str, bytes]] = [(name, data)]
     rates = None
     if args.rates:
         rname, rdata = _read(args.rates)
         rates = parse_detector_rates(rname, rdata)
         inputs.append((rname, rdata))
-    t = _thresholds(args)
     if args.thresholds:
         inputs.append(_read(args.thresholds))
-    positive: Any = "auto" if args.positive is None else _positive(args.positive)
+    positive: Any = "auto" if args.positive is None else args.positive
     measurements = measure_panels(panels, args.level, positive, rates, Path(args.rates).name if args.rates else None)
     report = panel_report(measurements, t, inputs)
 
@@ -110,37 +201,55 @@ def _panel(args: argparse.Namespace) -> int:
 
 
 def _print_panel(report: dict[str, Any]) -> None:
+    notices = dict.fromkeys(n for d in report["panel"]["dimensions"] for n in d.get("notices", []))
+    for n in notices:
+        print(f"note: {printable(n)}")
     for d in report["panel"]["dimensions"]:
         a = d["alpha"]
         alpha = f"{a['exact']} ({a['permil']} permil)" if a["defined"] else "undefined"
         spread = d["spread"]["exact"] if d["spread"]["state"] == "bounded" else d["spread"]["state"]
-        print(f"{d['dimension']}: {d['verdict']}  alpha={alpha}  spread={spread}  detectors={d['ndet']}")
+        print(f"{printable(d['dimension'], 80)}: {d['verdict']}  alpha={alpha}  spread={spread}  detectors={d['ndet']}")
         for r in d["reasons"]:
-            print(f"  - {r['message']}")
+            print(f"  - {printable(r['message'])}")
+        if d["seed_disagrees"]:
+            print(f"  - the seed's own path ({printable(d['seed_path'])}) would decide {d['seed_verdict']}")
+        if d["kind"] == "label":
+            cats = d["categories"]
+            shown = ", ".join(f"{printable(c['category'], 40)} ({c['count']})" for c in cats["listed"])
+            more = f", and {cats['total'] - len(cats['listed'])} more" if cats["total"] > len(cats["listed"]) else ""
+            print(f"  categories ({cats['total']}): {shown}{more}")
     print(f"overall: {report['panel']['verdict']}")
 
 
 def _emit(args: argparse.Namespace, report: dict[str, Any], html: Any, print_text: Any) -> int:
     """Write --report, print JSON or text, and return the verdict's exit code."""
+    from agreebound.report import EXIT_CODES, to_json, verdict_of
+
     if args.report:
-        _write_report(args.report, report, html)
-    if args.json:
-        sys.stdout.write(to_json(report))
-    else:
-        print_text(report)
-    return EXIT_CODES[verdict_of(report)]
-
-
-def _positive(text: str) -> Any:
+        _write_report(args.report, _render(args.report, report, html))
+    code = EXIT_CODES[verdict_of(report)]
     try:
-        return int(text)
-    except ValueError:
-        return text
+        if args.json:
+            sys.stdout.write(to_json(report, ascii_only=True))
+        else:
+            print_text(report)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (``| head``): the verdict stands; stop writing quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return code
 
 
 def _calibrate(args: argparse.Namespace) -> int:
+    from agreebound.formats import parse_judge_bundle, parse_judge_tables
+    from agreebound.report import calibration_report
+
+    if args.report:
+        _check_report_path(args.report, _inputs(args, "bundle", "references", "observations", "thresholds"))
     name, data = _read(args.bundle)
     inputs: list[tuple[str, bytes]] = [(name, data)]
+    t = _thresholds(args)
     if args.references or args.observations:
         if not (args.references and args.observations):
             raise InputError(name, None, None, "the tabular form needs --references and --observations")
@@ -150,7 +259,6 @@ def _calibrate(args: argparse.Namespace) -> int:
         inputs += [(rname, rdata), (oname, odata)]
     else:
         bundle = parse_judge_bundle(name, data)
-    t = _thresholds(args)
     if args.thresholds:
         inputs.append(_read(args.thresholds))
     report = calibration_report(bundle, t, inputs)
@@ -175,6 +283,13 @@ def _print_calibration(report: dict[str, Any]) -> None:
         print(f"  reference issues: {len(c['reference_issues'])}")
 
 
+def _example(args: argparse.Namespace) -> int:
+    from agreebound.calibration import format_example
+
+    print(format_example())
+    return 0
+
+
 def _serve(args: argparse.Namespace) -> int:
     app = ROOT / "app.py"
     if not app.exists():
@@ -185,14 +300,17 @@ def _serve(args: argparse.Namespace) -> int:
     return subprocess.call(cmd, cwd=ROOT, env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"})
 
 
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
 def build_parser() -> argparse.ArgumentParser:
     raw = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="agreebound", formatter_class=raw,
         description="Is this verdict reliable enough to act on? Exact panel reliability and judge calibration.",
-        epilog="exit codes: 0 ENFORCE/PASS_CALIBRATION, 1 REPORT_ONLY/FAIL_CALIBRATION, 2 REFUSE_SINGLE, 3 input error")
+        epilog=EXIT_CODE_HELP)
     parser.add_argument("--version", action="version", version=f"agreebound {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("panel", help="alpha, detector spread and the enforcement verdict", formatter_class=raw,
                        epilog=PANEL_EXAMPLES, description="Decide whether a detector panel licenses enforcement.")
@@ -200,7 +318,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dimension", help="only this dimension")
     p.add_argument("--level", choices=LEVELS, default="nominal", help="level of measurement (default nominal)")
     p.add_argument("--rates", help="detector rates CSV (detector,positives,total[,dimension])")
-    p.add_argument("--positive", help="category counted as a detector's positive (default: 1 on a 0/1 panel)")
+    p.add_argument("--positive", help="category counted as a detector's positive, as written in the file "
+                   "(default: 1 on a 0/1 panel)")
     _common(p)
     p.set_defaults(func=_panel)
 
@@ -213,28 +332,63 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=_calibrate)
 
     e = sub.add_parser("example", help="the seed's eight illustrative lines")
-    e.set_defaults(func=lambda a: print(format_example()) or 0)
+    e.set_defaults(func=_example)
 
     s = sub.add_parser("serve", help="start the dashboard (source checkout)")
     s.add_argument("--port", type=int, default=8501)
     s.set_defaults(func=_serve)
+    parser.commands = {"panel": p, "calibrate": c, "example": e, "serve": s}  # type: ignore[attr-defined]
     return parser
 
 
 def _common(p: argparse.ArgumentParser) -> None:
+    from agreebound.thresholds import PRESETS
+
     p.add_argument("--thresholds", help="thresholds file (JSON or TOML)")
     p.add_argument("--preset", help="a preset: built-in (" + ", ".join(PRESETS) + ") or from --thresholds")
     p.add_argument("--json", action="store_true", help="print the JSON report")
     p.add_argument("--report", metavar="PATH", help="write a report: .json, .md or self-contained .html")
 
 
+def _safe_streams() -> None:
+    """Whatever the locale, an undecodable name prints as escapes instead of raising."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError):
+            pass
+
+
+def _internal(error: BaseException) -> int:
+    what = "ran out of memory" if isinstance(error, MemoryError) else f"{type(error).__name__}: {printable(error, 160)}"
+    print(f"agreebound: internal error ({what}). This is a bug in agreebound, not a verdict: please report it with "
+          "the command line; rerun with AGREEBOUND_TRACE=1 to print the trace.", file=sys.stderr)
+    if os.environ.get("AGREEBOUND_TRACE"):
+        traceback.print_exception(error, file=sys.stderr)
+    return INTERNAL_ERROR
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    _safe_streams()
     try:
+        parser = build_parser()
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # said with the command's own usage line, not the top level's
+            parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
         return int(args.func(args))
+    except UsageError as e:
+        print(printable(e), file=sys.stderr)
+        return INPUT_ERROR
     except InputError as e:
         print(str(e), file=sys.stderr)
         return INPUT_ERROR
+    except KeyboardInterrupt:
+        print("agreebound: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except SystemExit:
+        raise  # --help and --version
+    except BaseException as e:  # noqa: BLE001 - the one place that turns a crash into exit 4
+        return _internal(e)
 
 
 if __name__ == "__main__":

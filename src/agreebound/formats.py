@@ -43,6 +43,8 @@ from agreebound.limits import (
     MAX_COUNT_DIGITS,
     MAX_NAME_CHARS,
     MAX_NESTING,
+    MAX_LABELS,
+    MAX_RATERS,
     MAX_SIGNIFICANT_DIGITS,
     RATIO_MAX_CATEGORIES,
 )
@@ -94,8 +96,48 @@ class ValueKinds:
     missing: np.ndarray  # bool
     number: np.ndarray  # bool
     floats: np.ndarray  # float64 (NaN where not a number)
-    texts: list[str]  # each value's text (labels are compared as text)
+    texts: Any  # each value's text (labels are compared as text): a list, or a pyarrow string array
     decimal: np.ndarray  # bool: a number that is not whole
+
+    def text(self, indices: np.ndarray) -> list[str]:
+        t = self.texts
+        if isinstance(t, list):
+            return [t[i] for i in indices]
+        import pyarrow as pa
+
+        return t.take(pa.array(np.asarray(indices, dtype=np.int64))).to_pylist()
+
+    def __len__(self) -> int:
+        return len(self.missing)
+
+
+# Control and invisible characters, for pyarrow's RE2 (surrogates cannot occur in valid UTF-8).
+_UNSAFE_RE2 = (r"[\x{00}-\x{1f}\x{7f}-\x{9f}\x{ad}\x{61c}\x{180e}\x{200b}-\x{200f}\x{202a}-\x{202e}"
+               r"\x{2060}-\x{2064}\x{2066}-\x{2069}\x{feff}]")
+
+
+def _classify_text(arr: Any) -> ValueKinds | None:
+    """classify_values for a pyarrow string array, vectorised; None when some value needs the
+    careful path (a long number, a long or unsafe label), which also finds the first bad one."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if arr.null_count:
+        return None
+    missing = pc.is_in(pc.utf8_trim_whitespace(arr), value_set=pa.array(sorted(MISSING_TOKENS))).to_numpy(zero_copy_only=False)
+    is_int = pc.match_substring_regex(arr, r"^-?(0|[1-9][0-9]*)$").to_numpy(zero_copy_only=False)
+    is_dec = pc.match_substring_regex(arr, r"^-?(0|[1-9][0-9]*)\.[0-9]+$").to_numpy(zero_copy_only=False)
+    length = pc.utf8_length(arr).to_numpy(zero_copy_only=False)
+    number = (is_int | is_dec) & ~missing
+    label = ~number & ~missing
+    unsafe = pc.match_substring_regex(arr, _UNSAFE_RE2).to_numpy(zero_copy_only=False)
+    if (number & (length > MAX_SIGNIFICANT_DIGITS)).any() or (label & ((length > MAX_NAME_CHARS) | unsafe)).any():
+        return None
+    floats = np.full(len(arr), np.nan)
+    if number.any():
+        floats[number] = pc.cast(arr.filter(pa.array(number)), pa.float64()).to_numpy(zero_copy_only=False)
+    decimal = is_dec & number & (floats != np.floor(floats))
+    return ValueKinds(missing, number, floats, arr, decimal)
 
 
 def classify_values(uniques: Sequence[Any]) -> tuple[ValueKinds, tuple[int, str] | None]:
@@ -166,6 +208,73 @@ def name_text(value: Any) -> str:
     return str(value) if not isinstance(value, float) else repr(value)
 
 
+class Names(Sequence[str]):
+    """Names in first-seen order, held as one pyarrow string array: no Python object per name, so
+    millions of distinct unit names cost bytes each, not a string object each. Compares equal to a
+    tuple or list of the same strings."""
+
+    def __init__(self, arr: Any) -> None:
+        self._arr = arr
+
+    def __len__(self) -> int:
+        return len(self._arr)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return Names(self._arr[i])
+        return self._arr[int(i)].as_py()
+
+    def __iter__(self) -> Any:
+        step = 65_536
+        for start in range(0, len(self._arr), step):
+            yield from self._arr[start:start + step].to_pylist()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Names):
+            return self._arr.equals(other._arr)
+        if isinstance(other, (tuple, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        head = ", ".join(repr(x) for x in self._arr[:5].to_pylist())
+        return f"Names([{head}{', ...' if len(self) > 5 else ''}], {len(self):,} names)"
+
+    def take(self, indices: Any) -> "Names":
+        import pyarrow as pa
+
+        return Names(self._arr.take(pa.array(np.asarray(indices, dtype=np.int64))))
+
+
+_INVISIBLE_RE2 = r"[\x{ad}\x{61c}\x{180e}\x{200b}-\x{200f}\x{202a}-\x{202e}\x{2060}-\x{2064}\x{2066}-\x{2069}\x{feff}]"
+
+
+def _names_need_care(arr: Any) -> bool:
+    """False when every name in a pyarrow string array is already normal (vectorised, and without
+    copying the names: only the non-ASCII ones are checked for NFC)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if arr.null_count:
+        return True
+    length = pc.utf8_length(arr)
+    if pc.min(length).as_py() == 0 or pc.max(length).as_py() > MAX_NAME_CHARS:
+        return True
+    if pc.any(pc.match_substring_regex(arr, _UNSAFE_RE2)).as_py():
+        return True
+    if pc.any(pc.match_substring_regex(arr, r"^[\s\p{Z}]|[\s\p{Z}]$")).as_py():
+        return True
+    wide = pc.match_substring_regex(arr, r"[^\x{00}-\x{7f}]")
+    if pc.any(wide).as_py():
+        sub = arr.filter(wide)
+        if pc.any(pc.not_equal(pc.utf8_normalize(sub, form="NFC"), sub)).as_py():
+            return True
+    del pa
+    return False
+
+
 def normalise_names(uniques: Sequence[Any]) -> tuple[list[str], int, tuple[int, str] | None]:
     """Normalised names, how many changed, and (index, reason) of the first unusable one."""
     out: list[str] = []
@@ -218,7 +327,7 @@ class RatingPanel:
 
     file: str
     dimension: str
-    units: tuple[str, ...]
+    units: Sequence[str]  # Names (a pyarrow-backed sequence) from files, any sequence otherwise
     raters: tuple[str, ...]
     coded: Coded
     kind: str
@@ -343,30 +452,34 @@ def _build_panel(table: Table, dimension: str, unit_names: list[str], rater_name
                  records: np.ndarray, value_column: str | None, notices: tuple[str, ...]) -> RatingPanel:
     """unit/rater index names; ``values`` are indices into the file's distinct values, missing
     already dropped; ``records`` the rating's data row."""
-    used = np.zeros(len(kinds.texts), dtype=bool)
+    used = np.zeros(len(kinds), dtype=bool)
     used[values] = True
     numeric = bool(kinds.number[used].all()) if used.any() else True
     if numeric:
         idx = np.flatnonzero(used)
         fl, inv = np.unique(kinds.floats[idx], return_inverse=True)
-        lut = np.full(len(kinds.texts), -1, dtype=np.int64)
+        lut = np.full(len(kinds), -1, dtype=np.int32)
         lut[idx] = inv
         cats = Categories(floats=fl)
         kind = "decimal" if kinds.decimal[idx].any() else "integer"
         label_mask = None
     else:
         idx = np.flatnonzero(used)
-        texts = [kinds.texts[i] for i in idx]
+        if len(idx) > MAX_LABELS:
+            raise InputError(table.file, None, value_column, f"{len(idx):,} distinct labels in dimension "
+                             f"{excerpt(dimension)}; labels are categories and the limit is {MAX_LABELS:,}")
+        texts = kinds.text(idx)
         uniq, inv = np.unique(np.array(texts, dtype=object), return_inverse=True)
-        lut = np.full(len(kinds.texts), -1, dtype=np.int64)
+        lut = np.full(len(kinds), -1, dtype=np.int32)
         lut[idx] = inv
         cats = Categories(labels=[str(u) for u in uniq])
         kind = "label"
         label_mask = np.zeros(len(uniq), dtype=bool)
         label_mask[inv[~kinds.number[idx]]] = True
-    coded = Coded(unit.astype(np.int64), rater.astype(np.int64), lut[values], len(unit_names), len(rater_names), cats)
-    return RatingPanel(table.file, dimension, tuple(unit_names), tuple(rater_names), coded, kind,
-                       records.astype(np.int64), table, value_column, label_mask, notices)
+    coded = Coded(unit.astype(np.int32, copy=False), rater.astype(np.int32, copy=False), lut[values],
+                  len(unit_names), len(rater_names), cats)
+    return RatingPanel(table.file, dimension, unit_names, tuple(rater_names), coded, kind,
+                       records.astype(np.int32, copy=False), table.locator(), value_column, label_mask, notices)
 
 
 def read_table(name: str, data: bytes, expected: str = RATINGS_EXPECTED) -> Table:
@@ -379,6 +492,12 @@ def parse_ratings(name: str, data: bytes) -> dict[str, RatingPanel]:
     header = _checked_header(table)
     if set(LONG_COLUMNS) <= set(header):
         return _long_panels(table, header)
+    partial = [c for c in LONG_COLUMNS[1:] if c in header]
+    if partial:
+        missing = [c for c in LONG_COLUMNS if c not in header]
+        raise InputError(name, 1, None, f"the header has {', '.join(repr(c) for c in partial)} but not "
+                         f"{', '.join(repr(c) for c in missing)}: a long file needs the columns unit,rater,value"
+                         "[,dimension]; a wide file has unit and one column per rater")
     if header[0] != "unit":
         raise InputError(name, 1, table.columns[0].name, "expected the first column to be 'unit' (wide format) or "
                          "the columns unit,rater,value[,dimension] (long format)")
@@ -408,39 +527,82 @@ def _checked_header(table: Table) -> list[str]:
     return names
 
 
-def _names_column(table: Table, col: Column, label: str) -> tuple[np.ndarray, list[str], int]:
+def _names_column(table: Table, col: Column, label: str) -> tuple[np.ndarray, Names, int]:
     """A column of names: codes into normalised distinct names (merged where normalising makes
-    two spellings one), the names, and how many spellings were normalised."""
-    names, changed, bad = normalise_names(col.uniques)
+    two spellings one), the names, and how many spellings were normalised. Vectorised: Python
+    only touches the first bad name, to say what is wrong with it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if (col.codes < 0).any():
         raise InputError(table.file, table.row_of(int(np.flatnonzero(col.codes < 0)[0])), label,
                          "expected a name, the cell is empty")
-    if bad is not None:
-        i, reason = bad
-        raise InputError(table.file, table.row_of(int(np.flatnonzero(col.codes == i)[0])), label, reason)
-    codes, uniq = pd.factorize(np.array(names, dtype=object))
-    return np.asarray(codes, dtype=np.int64)[col.codes], [str(u) for u in uniq], changed
+    arr = col.text
+    if arr is None:  # Parquet ids typed as numbers
+        arr = pa.array([name_text(u) for u in col.uniques], pa.string())
+    changed = 0
+    if _names_need_care(arr):
+        norm = pc.utf8_trim_whitespace(pc.utf8_normalize(pc.replace_substring_regex(arr, _INVISIBLE_RE2, ""),
+                                                          form="NFC"))
+        changed = int(pc.sum(pc.not_equal(norm, arr)).as_py() or 0)
+        length = pc.utf8_length(norm).to_numpy(zero_copy_only=False)
+        raw_length = pc.utf8_length(arr).to_numpy(zero_copy_only=False)
+        bad = (length == 0) | (raw_length > MAX_NAME_CHARS) | \
+            pc.match_substring_regex(norm, _UNSAFE_RE2).to_numpy(zero_copy_only=False)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            _, _, reason = normalise_names([arr[i].as_py()])
+            row = table.row_of(int(np.flatnonzero(col.codes == i)[0]))
+            raise InputError(table.file, row, label, reason[1] if reason else "expected a name")
+        arr = norm
+    else:  # a column's distinct values are distinct already: no new dictionary, no copy
+        return col.codes, Names(arr), 0
+    encoded = pc.dictionary_encode(arr)
+    remap = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+    return remap[col.codes], Names(encoded.dictionary), changed
 
 
 def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]) -> tuple[list[np.ndarray], ValueKinds]:
     """Value columns on one shared list of distinct values; the first bad value is located."""
-    if len(cols) == 1:
-        shared, per = list(cols[0].uniques), [cols[0].codes]
+    texts = [c.text for c in cols]
+    kinds: ValueKinds | None = None
+    bad: tuple[int, str] | None = None
+    if all(t is not None for t in texts):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if len(cols) == 1:
+            shared_arr, per = texts[0], [cols[0].codes]
+        else:  # one shared dictionary: encode the columns' dictionaries together
+            joined = pc.dictionary_encode(pa.concat_arrays([t.cast(pa.string()) for t in texts]))
+            shared_arr = joined.dictionary
+            luts = np.append(joined.indices.to_numpy(zero_copy_only=False).astype(np.int32), np.int32(-1))
+            per, start = [], 0
+            for c, t in zip(cols, texts):
+                lut = np.append(luts[start:start + len(t)], np.int32(-1))
+                per.append(lut[c.codes])
+                start += len(t)
+        kinds = _classify_text(shared_arr)
+        shared = shared_arr
     else:
-        keys: dict[Any, int] = {}
-        shared = []
-        per = []
-        for c in cols:
-            lut = np.empty(len(c.uniques) + 1, dtype=np.int64)
-            lut[-1] = -1
-            for j, u in enumerate(c.uniques):
-                key = (type(u).__name__, u)
-                if key not in keys:
-                    keys[key] = len(shared)
-                    shared.append(u)
-                lut[j] = keys[key]
-            per.append(lut[c.codes])
-    kinds, bad = classify_values(shared)
+        if len(cols) == 1:
+            shared, per = list(cols[0].uniques), [cols[0].codes]
+        else:
+            keys: dict[Any, int] = {}
+            shared = []
+            per = []
+            for c in cols:
+                lut = np.empty(len(c.uniques) + 1, dtype=np.int32)
+                lut[-1] = -1
+                for j, u in enumerate(c.uniques):
+                    key = (type(u).__name__, u)
+                    if key not in keys:
+                        keys[key] = len(shared)
+                        shared.append(u)
+                    lut[j] = keys[key]
+                per.append(lut[c.codes])
+    if kinds is None:
+        kinds, bad = classify_values(shared if isinstance(shared, list) else shared.to_pylist())
     if bad is not None:
         g, reason = bad
         best = None
@@ -450,7 +612,7 @@ def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]
                 best = (int(hit[0]), j)
         assert best is not None
         raise InputError(table.file, table.row_of(best[0]), label_of[best[1]], reason)
-    return [np.asarray(p, dtype=np.int64) for p in per], kinds
+    return [np.asarray(p, dtype=np.int32) for p in per], kinds
 
 
 def _notice(count: int, what: str) -> tuple[str, ...]:
@@ -474,9 +636,9 @@ def _wide_panel(table: Table, header: list[str]) -> RatingPanel:
     per, kinds = _values_column(table, cols, [c.name for c in cols])
     units, raters_idx, values, records = [], [], [], []
     for j, codes in enumerate(per):
-        keep = np.flatnonzero((codes >= 0) & ~np.append(kinds.missing, True)[codes])
+        keep = np.flatnonzero((codes >= 0) & ~np.append(kinds.missing, True)[codes]).astype(np.int32)
         units.append(unit_codes[keep])
-        raters_idx.append(np.full(len(keep), j, dtype=np.int64))
+        raters_idx.append(np.full(len(keep), j, dtype=np.int32))
         values.append(codes[keep])
         records.append(keep)
     order = np.concatenate(records) if records else np.zeros(0, dtype=np.int64)
@@ -494,11 +656,16 @@ def _long_panels(table: Table, header: list[str]) -> dict[str, RatingPanel]:
                          "(optional: dimension)")
     col = {h: table.columns[i] for i, h in enumerate(header)}
     unit_all, unit_names_all, cu = _names_column(table, col["unit"], "unit")
-    rater_all, rater_names_all, cr = _names_column(table, col["rater"], "rater")
+    rater_all, rater_arr, cr = _names_column(table, col["rater"], "rater")
+    if len(rater_arr) > MAX_RATERS:
+        raise InputError(table.file, None, col["rater"].name, f"{len(rater_arr):,} distinct raters; the limit is "
+                         f"{MAX_RATERS:,} (is the rater column really the rater?)")
+    rater_names_all = list(rater_arr)
     if "dimension" in col:
-        dim_all, dim_names, cd = _names_column(table, col["dimension"], "dimension")
+        dim_all, dim_arr, cd = _names_column(table, col["dimension"], "dimension")
+        dim_names = list(dim_arr)
     else:
-        dim_all, dim_names, cd = np.zeros(table.n_rows, dtype=np.int64), ["all"], 0
+        dim_all, dim_names, cd = np.zeros(table.n_rows, dtype=np.int32), ["all"], 0
     (values_all,), kinds = _values_column(table, [col["value"]], [col["value"].name])
     # each (dimension, unit, rater) once
     dup = _first_duplicate([dim_all, unit_all, rater_all], [len(dim_names), len(unit_names_all), len(rater_names_all)])
@@ -510,9 +677,14 @@ def _long_panels(table: Table, header: list[str]) -> dict[str, RatingPanel]:
                          "each (dimension, unit, rater) once")
     present = (values_all >= 0) & ~np.append(kinds.missing, True)[values_all]
     notices = _notice(cu, "unit names") + _notice(cr, "rater names") + _notice(cd, "dimension names")
-    by_dim = np.argsort(dim_all, kind="stable")
-    bounds = np.searchsorted(dim_all[by_dim], np.arange(len(dim_names) + 1))
     panels: dict[str, RatingPanel] = {}
+    if len(dim_names) == 1:  # the common case: no split, the codes are compact already
+        keep = np.flatnonzero(present).astype(np.int32)
+        panels[dim_names[0]] = _build_panel(table, dim_names[0], unit_names_all, rater_names_all, unit_all[keep],
+                                            rater_all[keep], values_all[keep], kinds, keep, col["value"].name, notices)
+        return panels
+    by_dim = np.argsort(dim_all, kind="stable").astype(np.int32)
+    bounds = np.searchsorted(dim_all[by_dim], np.arange(len(dim_names) + 1))
     for k, dim in enumerate(dim_names):
         rows = by_dim[bounds[k]:bounds[k + 1]]
         u_codes, u_names = _compact_index(unit_all[rows], unit_names_all)
@@ -524,14 +696,25 @@ def _long_panels(table: Table, header: list[str]) -> dict[str, RatingPanel]:
 
 
 def _first_duplicate(codes: list[np.ndarray], sizes: list[int]) -> tuple[int, int] | None:
-    """(first row, repeating row) of the earliest repeated combination of codes, or None."""
+    """(first row, repeating row) of the earliest repeated combination of codes, or None.
+
+    The check is a count (or one sort) of combined keys; rows are found only when there is a repeat.
+    """
+    n = len(codes[0])
     total = 1
     for size in sizes:
         total *= max(size, 1)
     if total < 2**62:
-        key = np.zeros(len(codes[0]), dtype=np.int64)
+        key = np.zeros(n, dtype=np.int64)
         for c, size in zip(codes, sizes):
-            key = key * max(size, 1) + c
+            key *= max(size, 1)
+            key += c
+        if total <= 4 * n + 1_000_000:
+            repeated = np.bincount(key, minlength=total).max(initial=0) > 1
+        else:
+            repeated = len(np.unique(key)) < n
+        if not repeated:
+            return None
         order = np.argsort(key, kind="stable")
         same = key[order][1:] == key[order][:-1]
     else:
@@ -543,22 +726,22 @@ def _first_duplicate(codes: list[np.ndarray], sizes: list[int]) -> tuple[int, in
     seconds = order[at + 1]
     j = int(np.argmin(seconds))
     i = int(seconds[j])
-    # the first row of that combination: walk back over the equal run
-    k = int(at[j])
+    k = int(at[j])  # walk back over the equal run to its first row
     while k > 0 and same[k - 1]:
         k -= 1
     return int(order[k:at[j] + 2].min()), i
 
 
-def _compact_index(codes: np.ndarray, names: list[str]) -> tuple[np.ndarray, list[str]]:
+def _compact_index(codes: np.ndarray, names: Any) -> tuple[np.ndarray, Any]:
     """Renumber the codes a subset uses, in order of first appearance."""
     if len(codes) == 0:
-        return codes, []
+        return codes, names[:0]
     uniq, first = np.unique(codes, return_index=True)
     order = uniq[np.argsort(first, kind="stable")]
-    lut = np.full(len(names), -1, dtype=np.int64)
+    lut = np.full(len(names), -1, dtype=np.int32)
     lut[order] = np.arange(len(order))
-    return lut[codes], [names[i] for i in order]
+    picked = names.take(order) if isinstance(names, Names) else [names[i] for i in order]
+    return lut[codes], picked
 
 
 # --- detector rates --------------------------------------------------------------------------
@@ -628,7 +811,7 @@ def _checked_header_plain(table: Table, expected: str) -> list[str]:
 
 
 def _renamed(table: Table, header: list[str]) -> Table:
-    cols = tuple(Column(h, c.codes, c.uniques) for h, c in zip(header, table.columns))
+    cols = tuple(Column(h, c.codes, c.dictionary) for h, c in zip(header, table.columns))
     return Table(table.file, cols, table.n_rows, table.kind, table.data, table.delimiter)
 
 
@@ -709,7 +892,10 @@ def _toml(name: str, data: bytes) -> Any:
         raise InputError(name, int(m.group(1)) if m else None, None, f"invalid TOML ({e})", row_label="line") from None
     except RecursionError:
         raise InputError(name, None, None, f"nested too deeply (more than {MAX_NESTING} levels)") from None
-    except ValueError as e:  # e.g. an integer past Python's digit limit
+    except ValueError as e:  # an integer past Python's 4,300-digit limit
+        if "digits" in str(e):
+            raise InputError(name, None, None, "a number with more than 4,300 digits; thresholds are small whole "
+                             "numbers") from None
         raise InputError(name, None, None, f"invalid TOML ({excerpt(str(e), 120)})") from None
     _check_depth(name, obj)
     return obj
@@ -922,7 +1108,8 @@ def parse_thresholds(name: str, data: bytes) -> ThresholdFile:
     """JSON or TOML: ``panel`` / ``calibration`` tables and optional named ``presets``; every value
     in its legal range (agreebound.thresholds.RANGES), or an error naming the key and its line."""
     text = decode_text(name, data, "a thresholds file (JSON or TOML)")
-    is_toml = name.lower().endswith(".toml") or not text.lstrip().startswith("{")
+    lower = name.lower()
+    is_toml = lower.endswith(".toml") or (not lower.endswith(".json") and not text.lstrip().startswith(("{", "[")))
     obj = _toml(name, data) if is_toml else _json(name, data)
     if not isinstance(obj, dict):
         raise InputError(name, None, None, "expected a table with panel, calibration and/or presets")

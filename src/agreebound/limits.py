@@ -15,10 +15,13 @@ UPLOAD_MB = 200
 MAX_INPUT_BYTES = UPLOAD_MB * 10**6
 #: Cells in one table (rows x columns), counted before a table is decoded (Parquet metadata) or
 #: while it is read (CSV), and the rows of a table.
-MAX_CELLS = 60_000_000
-MAX_ROWS = 30_000_000
-#: Columns in one table (a wide file's raters).
+MAX_CELLS = 40_000_000
+MAX_ROWS = 10_000_000
+#: Columns in one table (a wide file's raters), and distinct raters in a long file.
 MAX_COLUMNS = 100_000
+MAX_RATERS = MAX_COLUMNS
+#: Distinct labels in one dimension (numbers are not limited: they are held as float64).
+MAX_LABELS = 1_000_000
 #: Characters in one name or label (unit, rater, dimension, category).
 MAX_NAME_CHARS = 1_000
 #: Significant digits in a number. Ratings are held as float64 (every decimal with at most 15

@@ -377,19 +377,28 @@ class AlphaResult:
 
 
 def per_unit_counts(c: Coded) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(unit, code, count) of every (unit, value) present, sorted by unit then value; and starts."""
+    """(unit, code, count) of every (unit, value) present, sorted by unit then value; and the
+    index where each unit's entries start. One bincount (or one sort) over the ratings."""
     k = max(len(c.categories), 1)
     n = c.n_ratings
-    key = c.unit.astype(np.int64) * k + c.code
-    if c.n_units * k <= n + 1_000_000:
+    key = c.unit.astype(np.int64)
+    key *= k
+    key += c.code
+    if c.n_units * k <= 2 * n + 1_000_000:
         counts = np.bincount(key, minlength=c.n_units * k)
+        del key
         keys = np.flatnonzero(counts)
-        cnt = counts[keys]
+        cnt = counts[keys].astype(np.int64)
+        del counts
     else:
         keys, cnt = np.unique(key, return_counts=True)
-    unit, code = keys // k, keys % k
+        del key
+    small = np.int32 if c.n_units < 2**31 and k < 2**31 else np.int64
+    unit = (keys // k).astype(small)
+    code = (keys % k).astype(small)
+    del keys
     starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]]) if len(unit) else np.zeros(0, dtype=np.int64)
-    return unit, code, cnt.astype(np.int64), starts
+    return unit, code, cnt, starts
 
 
 def _exact_sum(a: np.ndarray) -> int:
@@ -466,31 +475,28 @@ def _fourth_moment(x: np.ndarray, cnt: np.ndarray, starts: np.ndarray, m_u: np.n
     return 2 * m_u * s4 + 6 * s2 * s2
 
 
-def _coincidence(c: Coded, pairable_units: np.ndarray) -> tuple[list[list[int]], int]:
+def _coincidence(code: np.ndarray, cnt: np.ndarray, starts: np.ndarray, m_u: np.ndarray,
+                 k: int) -> tuple[list[list[int]], int]:
     """The coincidence matrix over a common denominator L = lcm(m - 1): o_ck = O_ck / L.
 
-    Built per pairable-values-per-unit m from dense unit x category counts in blocks (k is small
-    here), with BLAS products exact in float64 while every entry stays below 2**53.
+    From the (unit, value, count) entries of pairable units, sorted by unit: per block of units a
+    dense unit x value count matrix (k is small here), and per m the product C^T C - diag, with
+    BLAS exact in float64 while every entry stays below 2**53.
     """
-    k = len(c.categories)
     per_m: dict[int, np.ndarray] = {}
-    keep = pairable_units[c.unit]
-    unit = c.unit[keep]
-    code = c.code[keep]
-    uniq_units, unit_pos = np.unique(unit, return_inverse=True)
-    nu_all = len(uniq_units)
+    n_units = len(starts)
+    ends = np.r_[starts[1:], len(code)]
     block = max(1, _BLOCK_CELLS // max(1, k))
-    order = np.argsort(unit_pos, kind="stable")
-    unit_pos, code = unit_pos[order], code[order]
-    cuts = np.searchsorted(unit_pos, np.arange(0, nu_all + block, block))
-    for b, start in enumerate(range(0, nu_all, block)):
-        lo, hi = cuts[b], cuts[b + 1]
-        nu = min(block, nu_all - start)
-        counts = np.bincount((unit_pos[lo:hi] - start) * k + code[lo:hi], minlength=nu * k).reshape(nu, k)
-        m_u = counts.sum(axis=1)
-        for m in np.unique(m_u):
+    for b0 in range(0, n_units, block):
+        b1 = min(n_units, b0 + block)
+        lo, hi = int(starts[b0]), int(ends[b1 - 1])
+        local = np.repeat(np.arange(b1 - b0), ends[b0:b1] - starts[b0:b1])
+        counts = np.zeros((b1 - b0, k), dtype=np.int64)
+        counts[local, code[lo:hi]] = cnt[lo:hi]
+        mb = m_u[b0:b1]
+        for m in np.unique(mb):
             m = int(m)
-            block_counts = counts[m_u == m]
+            block_counts = counts[mb == m]
             rows = block_counts.shape[0]
             if rows * m * m < _FLOAT_EXACT:
                 f = block_counts.astype(np.float64)
@@ -537,21 +543,20 @@ def alpha_coded(c: Coded, level: str = "nominal") -> AlphaResult:
     seed = _seed_permil_from(sumsq, m_u, n_all_c, c.n_raters, c.n_units, k)
 
     pairable = m_u >= 2
-    unit_of_pairable = unit[starts][pairable]
     lens = np.diff(np.r_[starts, len(cnt)])
     triple_pairable = np.repeat(pairable, lens)
-    n_c = np.bincount(code[triple_pairable], weights=cnt[triple_pairable], minlength=k).astype(np.int64) \
-        if k else np.zeros(0, dtype=np.int64)
+    p_code, p_cnt = code[triple_pairable], cnt[triple_pairable]
+    del triple_pairable
+    mp = m_u[pairable]
+    p_starts = np.r_[0, np.cumsum(lens[pairable])[:-1]].astype(np.int64) if len(mp) else np.zeros(0, dtype=np.int64)
+    n_c = np.bincount(p_code, weights=p_cnt, minlength=k).astype(np.int64) if k else np.zeros(0, dtype=np.int64)
     n = _exact_sum(n_c)
     units = int(pairable.sum())
-    mp = m_u[pairable]
     pairs = _exact_sum(mp * (mp - 1) // 2)
-    pairable_units = np.zeros(c.n_units, dtype=bool)
-    pairable_units[unit_of_pairable] = True
 
     coinc, coinc_scale = (None, 1)
     if 0 < k <= COINCIDENCE_MAX_CATEGORIES and units:
-        big, coinc_scale = _coincidence(c, pairable_units)
+        big, coinc_scale = _coincidence(p_code, p_cnt, p_starts, mp, k)
         coinc = tuple(tuple(row) for row in big)
 
     def result(value: Fraction | None, d_o: Fraction | None, d_e: Fraction | None,
@@ -561,9 +566,6 @@ def alpha_coded(c: Coded, level: str = "nominal") -> AlphaResult:
     if n < 2:
         return result(None, None, None)
 
-    # Pairable (unit, value) entries, and their starts per unit.
-    p_code, p_cnt = code[triple_pairable], cnt[triple_pairable]
-    p_starts = np.r_[0, np.cumsum(lens[pairable])[:-1]].astype(np.int64)
     if level == "nominal":
         q = mp * mp - sumsq[pairable]  # ordered pairs of different values in each unit
         obs_num, obs_den = _sum_by_m(q, mp)

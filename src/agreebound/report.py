@@ -15,8 +15,10 @@ from typing import Any, Sequence
 from agreebound import __version__
 from agreebound.analysis import PanelMeasurement, decide_panel
 from agreebound.calibration import CalibrationDecision, decide
+from agreebound.escape import md_code, md_text
 from agreebound.formats import JudgeBundle
-from agreebound.panel import PanelDecision
+from agreebound.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
+from agreebound.panel import AB_UNDEFINED, PanelDecision
 from agreebound.thresholds import ThresholdSet
 from agreebound.uncertainty import cases_to_flip, judge_diagnostics
 
@@ -54,14 +56,27 @@ def _base(kind: str, inputs: Sequence[tuple[str, bytes | str]], t: ThresholdSet)
     }
 
 
+def seed_path_text(m: PanelMeasurement, d: PanelDecision) -> str:
+    """What the seed's path computed, in words (its alpha is its nominal integer formula)."""
+    alpha = "undefined" if d.seed_alpha_permil == AB_UNDEFINED else f"{d.seed_alpha_permil} permil"
+    level = "" if m.level == "nominal" else f", a nominal alpha where this panel is read at the {m.level} level"
+    return f"its integer formula on this matrix gives alpha {alpha}{level}"
+
+
 def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
     b = m.alpha_boot
     spread_state = "not measured" if not m.rates else ("unbounded" if d.spread is None else "bounded")
+    listed = m.category_table(LISTED_CATEGORIES)
     return {
         "dimension": m.dimension,
         "verdict": d.verdict.value,
         "seed_verdict": d.seed_verdict.value,
         "seed_disagrees": d.seed_disagrees,
+        "seed_path": seed_path_text(m, d),
+        "kind": m.kind,
+        "categories": {"total": m.alpha.n_categories,
+                       "listed": [{"category": c, "count": n} for c, n in listed]},
+        "notices": list(m.notices),
         "ndet": m.ndet,
         "detectors": list(m.detectors),
         "humans": list(m.humans),
@@ -79,6 +94,7 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
             "interval": {
                 "method": b.method, "draws": b.draws, "seed": b.seed, "level": b.level,
                 "low": _f(b.low), "high": _f(b.high), "q_below_floor": _f(b.q_below(d.thresholds.alpha_floor)),
+                "note": b.note,
             },
         },
         "rates_source": m.rates_source,
@@ -157,8 +173,10 @@ def calibration_report(bundle: JudgeBundle, thresholds: ThresholdSet,
     return out
 
 
-def to_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+def to_json(report: dict[str, Any], ascii_only: bool = False) -> str:
+    """Deterministic JSON. ``ascii_only`` for a terminal: every non-ASCII character (and so every
+    bidi or invisible one) as a \\u escape."""
+    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=ascii_only, allow_nan=False) + "\n"
 
 
 def verdict_of(report: dict[str, Any]) -> str:
@@ -169,37 +187,51 @@ def verdict_of(report: dict[str, Any]) -> str:
 
 
 def _md_cell(x: Any) -> str:
-    return str(x).replace("|", "\\|").replace("\n", " ")
+    """A table cell: user text escaped (no link, HTML or pipe can form), on one line."""
+    return md_text(x)
 
 
 def to_markdown(report: dict[str, Any]) -> str:
     lines = [f"# Agreebound {report['kind']} report", "",
-             f"Tool: agreebound {report['tool']['version']}. Thresholds: {report['thresholds']['source']}.", "",
+             f"Tool: agreebound {report['tool']['version']}. Thresholds: {md_text(report['thresholds']['source'])}.", "",
              "Inputs:", ""]
-    lines += [f"- `{_md_cell(i['file'])}` sha256 `{i['sha256']}`" for i in report["inputs"]]
+    lines += [f"- {md_code(i['file'])} sha256 `{i['sha256']}`" for i in report["inputs"]]
     lines.append("")
     if report["kind"] == "panel":
         p = report["thresholds"]["panel"]
+        dims = report["panel"]["dimensions"]
         lines += [f"**Overall: {report['panel']['verdict']}** (alpha floor {p['alpha_floor_permil']} permil, "
                   f"spread cap {p['ratio_cap_permil']} permil{', strict' if p['strict'] else ''})", "",
                   "| dimension | verdict | alpha (exact) | alpha permil | 95% interval | spread | detectors |",
                   "|---|---|---|---|---|---|---|"]
-        for d in report["panel"]["dimensions"]:
-            a, s = d["alpha"], d["spread"]
+        for d in dims:
+            a, s_ = d["alpha"], d["spread"]
             interval = f"[{a['interval']['low']}, {a['interval']['high']}]" if a["defined"] else "undefined"
-            spread = s["exact"] if s["state"] == "bounded" else s["state"]
+            spread = s_["exact"] if s_["state"] == "bounded" else s_["state"]
             lines.append(f"| {_md_cell(d['dimension'])} | {d['verdict']} | {a['exact'] or 'undefined'} | "
                          f"{a['permil'] if a['defined'] else 'undefined'} | {interval} | {spread} | {d['ndet']} |")
-        for d in report["panel"]["dimensions"]:
+        detailed = _worst_first(dims)[:DETAIL_DIMENSIONS]
+        if len(dims) > len(detailed):
+            lines += ["", f"Details follow for the {len(detailed)} dimensions with the worst verdicts; the table above "
+                          f"lists all {len(dims)}."]
+        for d in detailed:
             lines += ["", f"## {_md_cell(d['dimension'])}: {d['verdict']}", ""]
             lines += [f"- {_md_cell(r['message'])}" for r in d["reasons"]] or ["- every check passed"]
+            if d["spread"]["state"] == "not measured":
+                lines.append("- spread not checked: no detector rates (choose a positive category or give a rates file)")
             if d["seed_disagrees"]:
-                lines.append(f"- seed rounding would have said {d['seed_verdict']}")
+                lines.append(f"- the seed's own path ({_md_cell(d['seed_path'])}) would decide {d['seed_verdict']}")
+            for n in d.get("notices", []):
+                lines.append(f"- note: {_md_cell(n)}")
+            if d.get("kind") == "label":
+                cats = d["categories"]
+                lines.append(f"- categories ({cats['total']}): " +
+                             ", ".join(f"{_md_cell(c['category'])} ({c['count']})" for c in cats["listed"]))
     else:
         c = report["calibration"]
         lines += [f"**Decision: {c['decision']}** against the {c['decided_against']['kind']} contract "
                   f"`{c['decided_against']['content_id']}`", "",
-                  f"{c['cases']} cases, {c['observations']} observations; scope `{_md_cell(c['snapshot']['scope'])}`.", "",
+                  f"{c['cases']} cases, {c['observations']} observations; scope {md_code(c['snapshot']['scope'])}.", "",
                   "| rate | measured | bps | threshold | gate | cases to flip |", "|---|---|---|---|---|---|"]
         for r in c["rates"]:
             gate = "not evaluable" if not r["evaluable"] else ("pass" if r["passed"] else "FAIL")
@@ -211,3 +243,10 @@ def to_markdown(report: dict[str, Any]) -> str:
         if c["seed_disagrees"]:
             lines.append(f"Seed rounding would have said {c['seed_decision']}.")
     return "\n".join(lines) + "\n"
+
+
+_SEVERITY = {"REFUSE_SINGLE": 0, "REPORT_ONLY": 1, "ENFORCE": 2}
+
+
+def _worst_first(dims: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(dims, key=lambda d: _SEVERITY[d["verdict"]])

@@ -16,6 +16,7 @@ import codecs
 import csv
 import io
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -30,6 +31,18 @@ from agreebound.limits import (
     MAX_ROWS,
 )
 
+def _use_system_allocator() -> None:
+    """Arrow's own allocator keeps memory it has freed; numpy then allocates beside it and the
+    peak doubles. On the system allocator both reuse the same freed memory."""
+    import pyarrow as pa
+
+    if pa.default_memory_pool().backend_name != "system":
+        pa.set_memory_pool(pa.system_memory_pool())
+
+
+# The error path reads records with the csv module: let it read cells as long as pyarrow does.
+csv.field_size_limit(2**31 - 1)
+
 #: Cells that count as missing, in every format and every column of ratings (after trimming
 #: surrounding spaces). Lower-case "none" is not among them: content labels use it.
 MISSING_TOKENS = frozenset({"", "NA", "N/A", "n/a", "na", "NaN", "nan", "NAN", "null", "NULL", "Null", "None",
@@ -38,11 +51,30 @@ MISSING_TOKENS = frozenset({"", "NA", "N/A", "n/a", "na", "NaN", "nan", "NAN", "
 
 @dataclass(frozen=True, eq=False)
 class Column:
-    """One column: ``uniques[codes[i]]`` is row i's value; code -1 is a null (Parquet)."""
+    """One column: ``uniques[codes[i]]`` is row i's value; code -1 is a null (Parquet).
+
+    ``dictionary`` is the distinct values as the reader gave them: a pyarrow array (checked with
+    vectorised kernels) or a list; ``uniques`` is the Python list, made on first use.
+    """
 
     name: str
     codes: np.ndarray
-    uniques: list[Any]
+    dictionary: Any
+
+    @cached_property
+    def uniques(self) -> list[Any]:
+        d = self.dictionary
+        return d if isinstance(d, list) else d.to_pylist()
+
+    @property
+    def text(self) -> Any:
+        """The distinct values as a pyarrow string array, when they are text; else None."""
+        d = self.dictionary
+        if isinstance(d, list):
+            return None
+        import pyarrow as pa
+
+        return d if (pa.types.is_string(d.type) or pa.types.is_large_string(d.type)) else None
 
     def values(self) -> np.ndarray:
         """One object per row (the distinct values shared, not copied); None for nulls."""
@@ -76,6 +108,10 @@ class Table:
             return index + 1
         return _csv_line_of_record(self.data, self.delimiter, index + 1)
 
+    def locator(self) -> "Table":
+        """The same table without its columns: enough to turn a data row into a source row."""
+        return Table(self.file, (), self.n_rows, self.kind, self.data, self.delimiter)
+
     def column(self, name: str) -> Column:
         return next(c for c in self.columns if c.name == name)
 
@@ -102,7 +138,7 @@ def check_text(name: str, data: bytes, expected: str) -> bytes:
     check_size(name, len(data))
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputError(name, None, None, "UTF-16 text; save the file as UTF-8")
-    if not data.strip():
+    if not data.removeprefix(b"\xef\xbb\xbf").strip():
         raise InputError(name, None, None, f"the file is empty; expected {expected}")
     nul = data.find(b"\x00")
     if nul >= 0:
@@ -162,27 +198,37 @@ def _first_bad_record(name: str, data: bytes, delimiter: str, width: int) -> Inp
     return InputError(name, None, None, "malformed CSV")
 
 
+def _header_width(data: bytes, delimiter: str) -> int:
+    """Cells in the first record (quotes and any line ending understood), from the file's head."""
+    head = data[: 4 * 2**20].decode("utf-8-sig", "replace")
+    try:
+        reader = csv.reader(io.StringIO(head, newline=""), delimiter=delimiter)
+        for record in reader:
+            if record:
+                return len(record)
+    except csv.Error:
+        pass
+    first = head.replace("\r", "\n").split("\n", 1)[0]
+    return max(first.count(delimiter) + 1, 1)
+
+
 def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",") -> Table:
     """A CSV file as a :class:`Table`; the header is row 1 and is checked for empty names."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
+    _use_system_allocator()
     data = check_text(name, data, expected)
     # Limits before the work: the header's width and the line count bound the cells.
-    first_end = data.find(b"\n", 0, 4 * 2**20)
-    head = data[: first_end if first_end >= 0 else min(len(data), 4 * 2**20)]
-    try:
-        header_cells = next(csv.reader(io.StringIO(head.decode("utf-8-sig", "replace")), delimiter=delimiter), [])
-    except csv.Error:
-        header_cells = head.split(delimiter.encode())
-    width = max(len(header_cells), 1)
+    width = _header_width(data, delimiter)
     if width > MAX_COLUMNS:
         raise InputError(name, 1, None, f"the header has {width:,} columns; the limit is {MAX_COLUMNS:,}")
-    lines = data.count(b"\n") + 1
-    if lines - 1 > MAX_ROWS:
-        raise InputError(name, None, None, f"the file has {lines - 1:,} rows; the limit is {MAX_ROWS:,}")
-    if width * (lines - 1) > MAX_CELLS:
-        raise InputError(name, None, None, f"the file has {width:,} columns x {lines - 1:,} rows; the limit is "
+    ends = max(data.count(b"\n"), data.count(b"\r"))
+    rows = ends - 1 if data.endswith((b"\n", b"\r")) else ends  # lines after the header, blank ones included
+    if rows > MAX_ROWS:
+        raise InputError(name, None, None, f"the file has {rows:,} rows; the limit is {MAX_ROWS:,}")
+    if width * rows > MAX_CELLS:
+        raise InputError(name, None, None, f"the file has {width:,} columns x {rows:,} rows; the limit is "
                          f"{MAX_CELLS:,} cells")
 
     bad: list[Any] = []
@@ -207,14 +253,18 @@ def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",") -> Tab
         raise InputError(name, None, None, f"malformed CSV ({_arrow_message(e)}); expected {expected}") from None
     if table.num_rows == 0:
         raise InputError(name, None, None, f"the file is empty; expected {expected}")
+    if table.num_rows == 1 and b'"' in data:
+        last = table.column(width - 1).to_pylist()[0]
+        if "\n" in str(last) or "\r" in str(last):
+            raise InputError(name, 1, None, "a quoted cell is never closed (its opening quote is on this row); "
+                             "close the quote or remove it")
     columns = []
     for i in range(width):
         chunked = table.column(i).unify_dictionaries()
         arr = chunked.combine_chunks() if chunked.num_chunks != 1 else chunked.chunk(0)
         codes = np.asarray(arr.indices.to_numpy(zero_copy_only=False), dtype=np.int32)
-        uniques = arr.dictionary.to_pylist()
-        header_cell = uniques[codes[0]]
-        columns.append(_compact(header_cell, codes[1:], uniques))
+        header_cell = arr.dictionary[int(codes[0])].as_py()
+        columns.append(_compact(header_cell, codes[1:], arr.dictionary))
     del table
     out = Table(name, tuple(columns), len(columns[0].codes), "csv", data, delimiter)
     if out.n_rows == 0:
@@ -222,15 +272,19 @@ def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",") -> Tab
     return out
 
 
-def _compact(name: str, codes: np.ndarray, uniques: list[Any]) -> Column:
+def _compact(name: str, codes: np.ndarray, dictionary: Any) -> Column:
     """Drop distinct values no row uses (the header cell, nulls) and renumber, keeping order."""
     valid = codes >= 0
-    used = np.bincount(codes[valid], minlength=len(uniques)) > 0
+    used = np.bincount(codes[valid], minlength=len(dictionary)) > 0
     if used.all():
-        return Column(name, codes, uniques)
-    remap = np.cumsum(used, dtype=np.int64) - 1
-    new = np.where(valid, remap[np.where(valid, codes, 0)], -1).astype(np.int32)
-    return Column(name, new, [u for u, k in zip(uniques, used) if k])
+        return Column(name, codes, dictionary)
+    remap = (np.cumsum(used, dtype=np.int64) - 1).astype(np.int32)
+    new = np.where(valid, remap[np.where(valid, codes, 0)], np.int32(-1)).astype(np.int32, copy=False)
+    if isinstance(dictionary, list):
+        return Column(name, new, [u for u, k in zip(dictionary, used) if k])
+    import pyarrow as pa
+
+    return Column(name, new, dictionary.filter(pa.array(used)))
 
 
 def _arrow_message(e: Exception) -> str:
@@ -247,6 +301,7 @@ def read_parquet(name: str, data: bytes) -> Table:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    _use_system_allocator()
     check_size(name, len(data))
     try:
         pf = pq.ParquetFile(pa.BufferReader(data))
@@ -275,14 +330,19 @@ def read_parquet(name: str, data: bytes) -> Table:
     if len(set(header)) != len(header):
         dup = next(h for h in header if header.count(h) > 1)
         raise InputError(name, 1, dup, "duplicate column name; every column needs its own name")
-    try:
-        table = pf.read()
-    except Exception as e:  # noqa: BLE001
-        raise InputError(name, None, None, f"not a readable Parquet file ({type(e).__name__}: "
-                         f"{excerpt(str(e), 120)})") from None
+    # One column at a time, text kept dictionary-encoded: the decoded file never sits in memory.
+    text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+    pf = pq.ParquetFile(pa.BufferReader(data), read_dictionary=text)
     columns = []
-    for f, chunked in zip(schema, table.columns):
+    for f in schema:
+        try:
+            chunked = pf.read(columns=[f.name]).column(0)
+        except Exception as e:  # noqa: BLE001
+            raise InputError(name, None, f.name, f"not a readable Parquet file ({type(e).__name__}: "
+                             f"{excerpt(str(e), 120)})") from None
         columns.append(_parquet_column(name, f.name, chunked))
+        is_decimal = pa.types.is_decimal(chunked.type)
+    del chunked
     return Table(name, tuple(columns), rows, "parquet")
 
 
@@ -301,17 +361,24 @@ def _parquet_column(file: str, name: str, chunked: Any) -> Column:
     import pyarrow.compute as pc
 
     t = chunked.type
-    if pa.types.is_dictionary(t):
-        chunked = chunked.cast(t.value_type)
-    if pa.types.is_null(chunked.type):
+    if pa.types.is_null(t):
         return Column(name, np.full(len(chunked), -1, dtype=np.int32), [])
-    encoded = pc.dictionary_encode(chunked).unify_dictionaries()
+    if pa.types.is_dictionary(t):
+        if not (pa.types.is_string(t.value_type) or pa.types.is_large_string(t.value_type)):
+            chunked = chunked.cast(t.value_type)
+            encoded = pc.dictionary_encode(chunked).unify_dictionaries()
+        else:
+            encoded = chunked.unify_dictionaries()
+    else:
+        encoded = pc.dictionary_encode(chunked).unify_dictionaries()
+    is_decimal = pa.types.is_decimal(chunked.type)
+    del chunked
     arr = encoded.combine_chunks() if encoded.num_chunks != 1 else encoded.chunk(0)
-    codes = arr.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
-    uniques = arr.dictionary.to_pylist()
-    if pa.types.is_decimal(chunked.type):
-        uniques = [format(u, "f") if u is not None else None for u in uniques]
-    return _compact(name, codes, uniques)
+    codes = arr.indices.cast(pa.int32()).fill_null(-1).to_numpy(zero_copy_only=False)
+    dictionary: Any = arr.dictionary
+    if is_decimal:
+        dictionary = [format(u, "f") if u is not None else None for u in dictionary.to_pylist()]
+    return _compact(name, codes, dictionary)
 
 
 def located(table: Table, column: Column, code: int) -> int:
