@@ -38,8 +38,7 @@ with st.expander("Or the tabular trio: contract JSON + references CSV + observat
     t3.file_uploader("Observations CSV", type=["csv"], key="observations_upload")
     st.button("Load tables", on_click=on_tables, key="load_tables")
 
-if state.error("judge"):
-    st.error(state.error("judge") + " (the data loaded before is still shown)")
+widgets.show_error("judge", "(the data loaded before is still shown)")
 
 bundle, d = widgets.judge_decision()
 m = bundle.measurement
@@ -69,7 +68,7 @@ with right:
     st.markdown(widgets.judge_diagnostics_text(diag))
     if d.reference_issues:
         st.markdown(f"**Reference issues ({len(d.reference_issues)})**: each fails the audit.")
-        st.dataframe(pd.DataFrame({"issue": list(d.reference_issues)}), hide_index=True, height=160)
+        st.dataframe(widgets.safe_frame(pd.DataFrame({"issue": list(d.reference_issues)})), hide_index=True, height=160)
     else:
         st.markdown("No reference issues: every reference is adjudicated with enough reviewers.")
 
@@ -79,7 +78,7 @@ rows = [{"rate": figures.RATE_LABELS[c.name], "measured": widgets.rate_check_tex
          "gate": "not evaluable (passes)" if not c.rate.evaluable else ("pass" if c.passed else "FAIL"),
          "margin": widgets.margin_text(c)}
         for c in d.checks]
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+st.dataframe(widgets.safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
 
 widgets.report_downloads("judge")
 
@@ -87,4 +86,4 @@ st.subheader("Cases")
 choice = st.selectbox("Show", list(widgets.CASE_FILTERS), key="case_filter")
 cases = widgets.filter_cases(m.cases, choice)
 st.caption(f"{len(cases)} of {m.n_cases} cases")
-st.dataframe(cases, hide_index=True, width="stretch", height=320)
+st.dataframe(widgets.safe_frame(cases), hide_index=True, width="stretch", height=320)

@@ -3,6 +3,8 @@
 import pandas as pd
 import streamlit as st
 
+from agreebound.escape import printable
+from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS
 from agreebound.ui import figures, shell, state, widgets
 from agreebound.ui.data import panel_diagnostics
 
@@ -38,20 +40,32 @@ widgets.interval_picker()
 notices = st.container()
 decisions = widgets.panel_decisions()  # measuring may add a notice (a level the data cannot take)
 with notices:
-    if state.error("panel"):
-        st.error(state.error("panel") + " (the data loaded before is still shown)")
+    widgets.show_error("panel", "(the data loaded before is still shown)")
     if state.error("level"):
-        st.error(state.error("level") + " (shown at the nominal level instead)")
+        widgets.show_error("level", "(shown at the nominal level instead)")
         state.remember_error("level", None)
 any_m = next(iter(decisions.values()))[0]
-st.caption(f"Loaded: {widgets.md(S.panel_source['label'])}. {any_m.n_units} units; raters: "
-           f"{', '.join(widgets.md(r) for r in any_m.raters)}; human raters: "
-           f"{', '.join(widgets.md(h) for h in any_m.humans) or 'none'}. Rates: {widgets.md(any_m.rates_source)}.")
+shown = ", ".join(widgets.md(r, 60) for r in any_m.raters[:12]) + (
+    f" and {len(any_m.raters) - 12:,} more" if len(any_m.raters) > 12 else "")
+st.caption(f"Loaded: {widgets.md(S.panel_source['label'])}. {any_m.n_units:,} units; {len(any_m.raters):,} raters: "
+           f"{shown}; human raters: {', '.join(widgets.md(h, 60) for h in any_m.humans[:12]) or 'none'}. "
+           f"Rates: {widgets.md(any_m.rates_source)}.")
+for note in any_m.notices:
+    st.caption("Note: " + widgets.md(note))
 
-tabs = st.tabs([str(dim) for dim in decisions])
-for tab, (dim, (m, d)) in zip(tabs, decisions.items()):
+if len(decisions) > DETAIL_DIMENSIONS:
+    # Many dimensions: one table of all, and the details of the one chosen (worst first).
+    st.dataframe(widgets.safe_frame(widgets.dimension_table(decisions)), hide_index=True, width="stretch")
+    order = widgets.worst_first(decisions)
+    pick = st.selectbox(f"Dimension ({len(decisions):,}, worst verdicts first)", order, key="panel_dimension",
+                        format_func=lambda d: printable(d, 80))  # options are plain text, not Markdown
+    views = [(st.container(), pick, decisions[pick])]
+else:
+    tabs = st.tabs([widgets.md(dim, 60) for dim in decisions])
+    views = [(tab, dim, md) for tab, (dim, md) in zip(tabs, decisions.items())]
+for tab, dim, (m, d) in views:
     with tab:
-        widgets.verdict_banner(d.verdict, prefix=f"{dim}:")
+        widgets.verdict_banner(d.verdict, prefix=dim)
         widgets.panel_reasons(d)
         c1, c2, c3 = st.columns(3)
         c1.metric("alpha (permil, floored)", "undefined" if m.alpha.permil is None else m.alpha.permil)
@@ -75,30 +89,41 @@ for tab, (dim, (m, d)) in zip(tabs, decisions.items()):
             if m.rates:
                 st.plotly_chart(figures.rates_interval(m, d), width="stretch", key=f"rates_{dim}")
         with right:
-            if m.alpha.categories:
+            if m.alpha.coincidence_scaled is not None:
                 st.plotly_chart(figures.coincidence_heatmap(m), width="stretch", key=f"coinc_{dim}")
+            elif m.alpha.n_categories:
+                st.caption(f"The coincidence matrix is drawn for at most {COINCIDENCE_MAX_CATEGORIES} distinct values; "
+                           f"this dimension has {m.alpha.n_categories:,}.")
+            if m.kind == "label":
+                st.markdown("**Categories** (most frequent first)")
+                st.dataframe(widgets.safe_frame(pd.DataFrame(m.category_table(), columns=["category", "count"])),
+                             hide_index=True, height=180)
         if m.rates:
-            st.dataframe(pd.DataFrame([{"detector": r.detector, "positives / rated": f"{r.positives}/{r.total}",
+            st.dataframe(widgets.safe_frame(pd.DataFrame([{"detector": r.detector, "positives / rated": f"{r.positives}/{r.total}",
                                         "rate": f"{float(r.rate):.2%}",
                                         "Wilson 95%": f"[{w.low:.2%}, {w.high:.2%}]"}
-                                       for r, w in zip(m.rates, m.wilson)]), hide_index=True, width="stretch")
+                                       for r, w in zip(m.rates, m.wilson)])), hide_index=True, width="stretch")
         with st.expander("Diagnostics: which rater, which units"):
             src = S.panel_source["ratings"]
             diag = panel_diagnostics(src.name, src.digest, src.data, m.level, dim)
-            st.markdown("**Alpha with each rater removed** (a rater whose removal raises alpha most is the outlier)")
-            st.dataframe(pd.DataFrame([{"without": r, "alpha": figures.fraction_text(v)}
-                                       for r, v in diag.without_rater.items()]), hide_index=True)
+            if diag.capped:
+                st.caption(f"Per-rater diagnostics run one alpha per rater and are shown for at most "
+                           f"{DIAGNOSTIC_RATERS} raters; this panel has {len(m.raters):,}.")
+            else:
+                st.markdown("**Alpha with each rater removed** (a rater whose removal raises alpha most is the outlier)")
+                st.dataframe(widgets.safe_frame(pd.DataFrame([{"without": r, "alpha": figures.fraction_text(v)}
+                                                              for r, v in diag.without_rater.items()])), hide_index=True)
             if diag.versus_human:
                 st.markdown("**Each detector against the human column** (alpha of the pair)")
-                st.dataframe(pd.DataFrame([{"detector": r, "alpha vs human": figures.fraction_text(v)}
-                                           for r, v in diag.versus_human.items()]), hide_index=True)
+                st.dataframe(widgets.safe_frame(pd.DataFrame([{"detector": r, "alpha vs human": figures.fraction_text(v)}
+                                                              for r, v in diag.versus_human.items()])), hide_index=True)
             st.markdown("**Units contributing most disagreement**")
-            st.dataframe(diag.top_units, hide_index=True, width="stretch")
+            st.dataframe(widgets.safe_frame(diag.top_units), hide_index=True, width="stretch")
         with st.expander("Exact numbers"):
             st.code(f"alpha      = {figures.exact_text(m.alpha.value)}\n"
                     f"D_o        = {figures.exact_text(m.alpha.observed_disagreement)}\n"
                     f"D_e        = {figures.exact_text(m.alpha.expected_disagreement)}\n"
-                    f"seed alpha = {d.seed_alpha_permil} permil (the seed's integer formula rounds up)\n"
+                    f"seed alpha = {d.seed_alpha_permil} permil (the seed's nominal integer formula on this matrix)\n"
                     f"seed ratio = {d.seed_ratio_permil} permil\n"
                     f"rates      = " + ", ".join(f"{r.detector} {r.positives}/{r.total}" for r in m.rates))
 

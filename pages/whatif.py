@@ -42,8 +42,7 @@ def on_threshold_file() -> None:
 with b3:
     st.file_uploader("Thresholds file (JSON/TOML, with presets)", type=["json", "toml"], key="thresholds_upload",
                      on_change=on_threshold_file)
-if state.error("thresholds"):
-    st.error(state.error("thresholds") + " (the thresholds in force are unchanged)")
+widgets.show_error("thresholds", "(the thresholds in force are unchanged)")
 
 st.subheader("Verdicts: edited thresholds beside the defaults")
 rows = []
@@ -51,7 +50,7 @@ for dim, (m, d) in decisions.items():
     base = decide_panel(m, DEFAULT.panel)
     rows.append({"panel dimension": dim, "defaults (600 / 2000)": base.verdict.value,
                  "edited": d.verdict.value, "changed": "yes" if base.verdict != d.verdict else ""})
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+st.dataframe(widgets.safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
 
 bound = decide(bundle.measurement, None)
 st.dataframe(pd.DataFrame([{

@@ -119,6 +119,9 @@ def _write_report(path: str, text: str) -> None:
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(text)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # as a plain open() would have made it, not mkstemp's 0600
             os.replace(tmp, p)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -9,7 +9,7 @@ Markdown reports), HTML (reports, plotly labels) or a CSV download.
 >>> excerpt("x" * 100)
 "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (100 characters)"
 >>> md_text("[click](https://evil.example)")
-'\\\\[click\\\\]\\\\(https\\\\:\\\\/\\\\/evil\\\\.example\\\\)'
+'\\\\[click\\\\]\\\\(https\\u2060\\\\:\\\\/\\\\/evil\\\\.example\\\\)'
 >>> csv_cell("=HYPERLINK(1)"), csv_cell("-0.5"), csv_cell("-bad")
 ("'=HYPERLINK(1)", '-0.5', "'-bad")
 """
@@ -74,14 +74,19 @@ def normalise_name(text: str) -> str:
 # --- Markdown (Streamlit and Markdown reports) -----------------------------------------------
 
 _MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+# GFM turns http://..., www. and e-mail addresses into links after escapes are resolved, so the
+# escapes cannot stop it: an invisible word joiner after the scheme (or the @) does.
+_AUTOLINK = re.compile(r"(?i)(https?|ftp|www|mailto|xmpp)(?=\\[:.])|(\\@)")
+WORD_JOINER = "\u2060"
 
 
 def md_text(text: Any, limit: int | None = 200) -> str:
     """User text inside Markdown: every ASCII punctuation character backslash-escaped (CommonMark
-    allows it), so no link, image, autolink, HTML, emphasis, directive (``:red[...]``,
-    ``:material/...:``) or math can form; controls escaped; one line."""
-    s = printable(text, limit)
-    return _MD_PUNCT.sub(r"\\\1", s)
+    allows it), so no link, image, HTML, emphasis, directive (``:red[...]``, ``:material/...:``)
+    or math can form; autolinks broken by an invisible word joiner; controls escaped; one line.
+    It reads exactly as the text it is."""
+    s = _MD_PUNCT.sub(r"\\\1", printable(text, limit))
+    return _AUTOLINK.sub(lambda m: m.group(0) + WORD_JOINER, s)
 
 
 def md_code(text: Any, limit: int | None = 200) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -37,8 +38,14 @@ def app(page: str | None = None, **query: str) -> AppTest:
     return at
 
 
+def shown(markdown: str) -> str:
+    """The text a user sees: Markdown's backslash escapes and the invisible word joiners that stop
+    autolinks (how user text is escaped) removed."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
+
+
 def texts(elements) -> list[str]:
-    return [e.value for e in elements]
+    return [shown(e.value) for e in elements]
 
 
 def test_overview_shows_every_sample_verdict():
@@ -147,7 +154,7 @@ def test_preset_from_sidebar_and_threshold_file_upload():
     at = app()
     at.sidebar.selectbox(key="preset_pick").set_value("krippendorff-reliable").run()
     assert len(at.success) == 0
-    assert "In force: preset:krippendorff\\-reliable" in [c.value for c in at.sidebar.caption]
+    assert "In force: preset:krippendorff-reliable" in texts(at.sidebar.caption)
     assert "- alpha floor **800** permil" in at.sidebar.markdown[1].value
     at.switch_page("pages/whatif.py").run()
     at.file_uploader(key="thresholds_upload").set_value(
@@ -247,3 +254,106 @@ def test_every_page_offers_reports():
         at = app(page)
         present = {e.key for e in at.get("download_button")}
         assert keys <= present, (page, present)
+
+
+# --- hostile input in the dashboard: an error box, the data kept, never a traceback ---------------
+
+HOSTILE = ROOT / "tests" / "data" / "hostile"
+SAMPLE_TABS = ["violence", "insult", "sexual"]
+
+
+def _hostile(where: str) -> list[dict]:
+    manifest = json.loads((HOSTILE / "manifest.json").read_text())
+    return [c for c in manifest if c["codes"] == [3] and c["argv"] == where]
+
+
+def test_hostile_rating_files_show_one_error_and_keep_the_loaded_panel():
+    cases = _hostile(["panel", "{f}"])
+    assert len(cases) >= 50
+    at = app("pages/panel.py")
+    for c in cases:
+        at.file_uploader(key="ratings_upload").set_value((c["file"], (HOSTILE / c["file"]).read_bytes(), "text/csv")).run()
+        assert not at.exception, c["file"]
+        errors = texts(at.error)
+        assert len(errors) == 1 and errors[0].endswith("(the data loaded before is still shown)"), (c["file"], errors)
+        assert [t.label for t in at.tabs] == SAMPLE_TABS, c["file"]
+
+
+def test_hostile_rates_judge_and_threshold_files_keep_what_is_loaded():
+    at = app("pages/panel.py")
+    for c in _hostile(["panel", "{sample:detector_panel.csv}", "--rates", "{f}"]):
+        at.file_uploader(key="rates_upload").set_value((c["file"], (HOSTILE / c["file"]).read_bytes(), "text/csv")).run()
+        assert not at.exception and len(at.error) == 1, c["file"]
+        assert [t.label for t in at.tabs] == SAMPLE_TABS
+    at.switch_page("pages/judge.py").run()
+    judge = _hostile(["calibrate", "{f}"])
+    assert len(judge) >= 30
+    for c in judge:
+        at.file_uploader(key="bundle_upload").set_value((c["file"], (HOSTILE / c["file"]).read_bytes(), "application/json")).run()
+        assert not at.exception, c["file"]
+        assert texts(at.error)[0].endswith("(the data loaded before is still shown)"), c["file"]
+        assert texts(at.error)[1:] == ["FAIL_CALIBRATION"], c["file"]  # the sample judge is still shown
+    at.switch_page("pages/whatif.py").run()
+    for c in _hostile(["panel", "{sample:detector_panel.csv}", "--thresholds", "{f}"]):
+        at.file_uploader(key="thresholds_upload").set_value((c["file"], (HOSTILE / c["file"]).read_bytes(), "text/plain")).run()
+        assert not at.exception, c["file"]
+        assert any(e.endswith("(the thresholds in force are unchanged)") for e in texts(at.error)), c["file"]
+        assert at.session_state["thresholds"].panel.alpha_floor_permil == 600
+
+
+def test_markup_in_names_is_shown_as_text():
+    at = app("pages/panel.py")
+    at.file_uploader(key="ratings_upload").set_value(
+        ("markdown_names.csv", (HOSTILE / "markdown_names.csv").read_bytes(), "text/csv")).run()
+    assert not at.exception and not at.error
+    caption = next(c.value for c in at.caption if c.value.startswith("Loaded:"))
+    # every Markdown character of the names is escaped, so no link or image can form
+    assert "\\[click\\]\\(http\u2060\\:\\/\\/evil\\.example\\/x\\)" in caption and "\\!\\[i\\]" in caption
+    assert shown(caption).count("[click](http://evil.example/x)") == 1
+
+
+@pytest.mark.parametrize("th", [
+    {"panel": {"alpha_floor_permil": 0, "ratio_cap_permil": 8000, "strict": False}},
+    {"panel": {"alpha_floor_permil": 1000, "ratio_cap_permil": 1_000_000, "strict": True}},
+    {"panel": {"alpha_floor_permil": 600, "ratio_cap_permil": 2000, "strict": False},
+     "calibration": {"minimum_reviewers": 20, "minimum_human_agreement_bps": 0, "maximum_position_flip_bps": 10000,
+                     "maximum_repeat_variance_bps": 0, "maximum_verbosity_bias_bps": 10000,
+                     "maximum_self_preference_bps": 1, "strict": False}},
+    {"panel": {"alpha_floor_permil": 600, "ratio_cap_permil": 2000, "strict": False},
+     "calibration": {"minimum_reviewers": 100, "minimum_human_agreement_bps": 10000, "maximum_position_flip_bps": 0,
+                     "maximum_repeat_variance_bps": 10000, "maximum_verbosity_bias_bps": 0,
+                     "maximum_self_preference_bps": 0, "strict": True}},
+])
+def test_what_if_renders_for_every_legal_threshold(th):
+    at = app("pages/whatif.py", th=json.dumps(th))
+    assert not at.exception and not at.error
+    assert at.number_input(key="number_ratio_cap_permil").value == th["panel"]["ratio_cap_permil"]
+    assert at.slider(key="slider_ratio_cap_permil").value == th["panel"]["ratio_cap_permil"]
+    if "calibration" in th:
+        assert at.slider(key="slider_minimum_reviewers").value == th["calibration"]["minimum_reviewers"]
+
+
+def test_an_unexpected_error_is_a_short_box_and_the_frame_survives(monkeypatch):
+    from agreebound.ui import widgets
+
+    def boom():
+        raise RuntimeError("/srv/secret/path.py line 3")
+
+    monkeypatch.setattr(widgets, "panel_decisions", boom)
+    at = app()
+    assert not at.exception
+    (box,) = texts(at.error)
+    assert box.startswith("Something went wrong while drawing this page. The data you loaded is kept")
+    assert "secret" not in box and "Traceback" not in box
+    assert at.sidebar.button(key="sidebar_reset")  # the frame (sidebar, navigation) still stands
+
+
+def test_the_dashboard_and_the_cli_share_one_upload_limit():
+    import tomllib
+
+    from agreebound import limits
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxUploadSize"] == limits.UPLOAD_MB
+    assert limits.MAX_INPUT_BYTES == limits.UPLOAD_MB * 10**6  # the smaller reading of Streamlit's "MB"
+    assert config["browser"]["gatherUsageStats"] is False and config["client"]["showErrorDetails"] == "none"

@@ -110,3 +110,29 @@ def test_report_downloads_from_the_panel_page(page: Page, app_url: str):
     report = json.loads(saved.read_text())
     assert [d["verdict"] for d in report["panel"]["dimensions"]] == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
     assert report["inputs"][0]["file"] == "detector_panel.csv"
+
+
+def test_crafted_link_and_markup_names_fetch_nothing_and_link_nowhere(page: Page, app_url: str):
+    """User text is data: a hand-made ?th= and names full of Markdown and HTML render as text."""
+    from urllib.parse import quote, urlparse
+
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    evil = ("![p](http://evil.example/pixel.png) [go](http://evil.example/x) <img src=http://evil.example/i.png> "
+            "<a href=http://evil.example>a</a> www.evil.example :material/home: :red[boom]")
+    page.goto(f"{app_url}/?th=" + quote(json.dumps({"panel": {"alpha_floor_permil": evil}})))
+    settle(page)
+    assert any("The link's thresholds were ignored" in t for t in alerts(page))
+    page.goto(f"{app_url}/panel?th=" + quote('{"panel": {"alpha": 1, "' + evil + '": 2}}'))
+    settle(page)
+    uploader = page.locator("[data-testid='stFileUploader']").first
+    for name in ("html_names.csv", "markdown_names.csv"):
+        uploader.locator("input[type='file']").set_input_files(str(ROOT / "tests" / "data" / "hostile" / name))
+        settle(page)
+        assert page.locator("a[href*='evil'], img[src*='evil']").count() == 0
+    caption = page.locator("[data-testid='stCaptionContainer']").filter(has_text="Loaded:").first.inner_text()
+    assert "[click](http://evil.example/x)" in caption.replace("\u2060", "")  # shown as the text it is
+    page.screenshot(path=str(ARTIFACTS / "hostile-names.png"), full_page=True)
+    outside = {urlparse(u).hostname for u in requests if urlparse(u).scheme in ("http", "https", "ws", "wss")}
+    assert outside <= {"127.0.0.1"}, outside
+    assert page.locator("[data-testid='stException']").count() == 0

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from agreebound.analysis import PanelMeasurement
 from agreebound.calibration import CalibrationDecision
+from agreebound.escape import html_text
 from agreebound.panel import PanelDecision
 
 PASS_COLOR = "#2e7d32"
@@ -56,7 +57,7 @@ def alpha_bullet(m: PanelMeasurement, d: PanelDecision) -> go.Figure:
 def rates_interval(m: PanelMeasurement, d: PanelDecision) -> go.Figure:
     """Each detector's rate; the band is where every rate would have to lie for the spread to
     stay under the cap given the lowest rate (lo .. lo x cap)."""
-    names = [r.detector for r in m.rates]
+    names = [html_text(r.detector, 60) for r in m.rates]  # plotly renders tags in labels: names are text
     values = [float(r.rate) for r in m.rates]
     lo, hi = (float(x) for x in d.rates_span)
     failed = any(r.check in ("ratio_above_cap", "ratio_unbounded") for r in d.reasons)
@@ -81,7 +82,7 @@ def rates_interval(m: PanelMeasurement, d: PanelDecision) -> go.Figure:
 
 
 def coincidence_heatmap(m: PanelMeasurement) -> go.Figure:
-    cats = [str(c) for c in m.alpha.categories]
+    cats = [html_text(c, 40) for c in m.alpha.categories]
     z = [[float(x) for x in row] for row in m.alpha.coincidence]
     fig = go.Figure(go.Heatmap(
         z=z, x=cats, y=cats, colorscale="Blues", showscale=False,

@@ -10,7 +10,9 @@ import plotly.graph_objects as go
 
 from agreebound.analysis import PanelMeasurement, decide_panel
 from agreebound.calibration import decide
+from agreebound.escape import html_text
 from agreebound.formats import JudgeBundle
+from agreebound.limits import DETAIL_DIMENSIONS
 from agreebound.report import to_markdown
 from agreebound.thresholds import ThresholdSet
 from agreebound.ui import figures
@@ -35,8 +37,8 @@ def _figures_html(figs: list[go.Figure]) -> str:
 
 
 def _page(title: str, verdicts: list[tuple[str, str]], report: dict[str, Any], figs: list[go.Figure]) -> str:
-    badges = "\n".join(f'<p><span class="verdict {html.escape(v)}">{html.escape(label)}: {html.escape(v)}</span></p>'
-                       for label, v in verdicts)
+    badges = "\n".join(f'<p><span class="verdict {v if v in _SEVERITY or v.endswith("CALIBRATION") else ""}">'
+                       f'{html_text(label, 80)}: {html.escape(v)}</span></p>' for label, v in verdicts)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>\n"
@@ -47,19 +49,29 @@ def _page(title: str, verdicts: list[tuple[str, str]], report: dict[str, Any], f
     )
 
 
+_SEVERITY = {"REFUSE_SINGLE": 0, "REPORT_ONLY": 1, "ENFORCE": 2}
+
+
 def panel_html(measurements: dict[str, PanelMeasurement], thresholds: ThresholdSet, report: dict[str, Any]) -> str:
-    figs, verdicts = [], []
-    for dim, m in measurements.items():
-        d = decide_panel(m, thresholds.panel)
-        verdicts.append((dim, d.verdict.value))
+    """Charts for at most DETAIL_DIMENSIONS dimensions (the worst verdicts first); the report
+    section below lists every dimension."""
+    decided = {dim: (m, decide_panel(m, thresholds.panel)) for dim, m in measurements.items()}
+    order = sorted(decided, key=lambda k: _SEVERITY[decided[k][1].verdict.value])[:DETAIL_DIMENSIONS]
+    figs = []
+    verdicts = [(dim, d.verdict.value) for dim, (_, d) in decided.items()][:DETAIL_DIMENSIONS]
+    for dim in order:
+        m, d = decided[dim]
+        name = html_text(dim, 60)
         if m.alpha.value is not None:
             f = figures.alpha_bullet(m, d)
-            f.update_layout(title={"text": f"{dim}: alpha against the floor"})
+            f.update_layout(title={"text": f"{name}: alpha against the floor"})
             figs.append(f)
         if m.rates:
             f = figures.rates_interval(m, d)
-            f.update_layout(title={"text": f"{dim}: detector rates with Wilson 95% intervals"})
+            f.update_layout(title={"text": f"{name}: detector rates with Wilson 95% intervals"})
             figs.append(f)
+    if len(decided) > DETAIL_DIMENSIONS:
+        verdicts.append((f"and {len(decided) - DETAIL_DIMENSIONS:,} more dimensions", "see the report below"))
     return _page("Agreebound panel report", verdicts, report, figs)
 
 

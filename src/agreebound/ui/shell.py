@@ -1,4 +1,5 @@
-"""The app's frame: navigation, sidebar, URL sync; and the guard that puts a page back in it.
+"""The app's frame: navigation, sidebar, URL sync, the guard every page runs in; and the switch
+that puts a page back in the frame.
 
 Streamlit still honours the legacy ``pages/`` directory: when a server's first run is a request
 for ``/panel`` (or in AppTest after ``switch_page``), it executes ``pages/panel.py`` on its own,
@@ -9,40 +10,59 @@ Streamlit to it for good) and switches to itself, so the next run goes through `
 
 from __future__ import annotations
 
+import logging
+import secrets
 import threading
 from pathlib import Path
+from typing import Any, Callable
 
 import streamlit as st
 
+from agreebound.escape import md_text
 from agreebound.ui import state, widgets
+
+log = logging.getLogger("agreebound.ui")
 
 # Script runs of different sessions run on different threads: the flag must be per thread.
 _local = threading.local()
 
+# No icons: Streamlit draws :material/...: icons with a font it fetches from the internet.
 PAGES = (
-    ("pages/overview.py", "Overview", ":material/dashboard:"),
-    ("pages/panel.py", "Panel reliability", ":material/groups:"),
-    ("pages/judge.py", "Judge calibration", ":material/gavel:"),
-    ("pages/whatif.py", "What-if thresholds", ":material/tune:"),
-    ("pages/help.py", "Formats & help", ":material/help:"),
+    ("pages/overview.py", "Overview"),
+    ("pages/panel.py", "Panel reliability"),
+    ("pages/judge.py", "Judge calibration"),
+    ("pages/whatif.py", "What-if thresholds"),
+    ("pages/help.py", "Formats & help"),
 )
 
 
 def _pages() -> list[st.Page]:
-    return [st.Page(path, title=title, icon=icon, default=i == 0) for i, (path, title, icon) in enumerate(PAGES)]
+    return [st.Page(path, title=title, default=i == 0) for i, (path, title) in enumerate(PAGES)]
+
+
+def guarded(what: str, body: Callable[[], Any]) -> None:
+    """Run ``body``; an unexpected exception becomes a short error box (no traceback, no server
+    paths, no user text) and the full trace goes to the server log under a reference."""
+    try:
+        body()
+    except Exception:  # noqa: BLE001 - Streamlit's reruns and stops are BaseException and pass through
+        ref = secrets.token_hex(4)
+        log.exception("%s failed (reference %s)", what, ref)
+        st.error(f"Something went wrong while drawing {what}. The data you loaded is kept; choose other "
+                 f"data or thresholds, or reload the page. The server log has the details under reference {ref}.")
 
 
 def run_app() -> None:
     """The body of app.py."""
-    st.set_page_config(page_title="Agreebound", page_icon=":material/balance:", layout="wide")
+    st.set_page_config(page_title="Agreebound", layout="wide")
     state.init()
     page = st.navigation(_pages())
-    widgets.sidebar()
+    guarded("the sidebar", widgets.sidebar)
     if state.S.url_error:
-        st.warning(state.S.url_error)
+        st.warning(md_text(state.S.url_error, 300))
     _local.inside = True
     try:
-        page.run()
+        guarded("this page", page.run)
     finally:
         _local.inside = False
     state.sync_url()
@@ -55,4 +75,4 @@ def enter(file: str) -> None:
     pages = _pages()
     st.navigation(pages)
     name = Path(file).name
-    st.switch_page(next(p for p, (path, _, _) in zip(pages, PAGES) if Path(path).name == name))
+    st.switch_page(next(p for p, (path, _) in zip(pages, PAGES) if Path(path).name == name))

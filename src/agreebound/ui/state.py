@@ -13,8 +13,8 @@ from dataclasses import asdict, replace
 import streamlit as st
 
 from agreebound.calibration import CalibrationThresholds, JudgeCalibrationContract
-from agreebound.formats import InputError
-from agreebound.thresholds import DEFAULT, ThresholdSet, threshold_set_from_dict
+from agreebound.formats import InputError, parse_threshold_link
+from agreebound.thresholds import DEFAULT, ThresholdSet
 from agreebound.ui.data import JUDGE_SAMPLES, PANEL_SAMPLES, Upload, threshold_file
 
 S = st.session_state
@@ -38,9 +38,11 @@ def init() -> None:
         raw = st.query_params.get("th")
         if raw:
             try:
-                S.thresholds = threshold_set_from_dict(json.loads(raw), "link")
-            except (ValueError, TypeError) as e:  # a hand-edited link: say so, keep defaults
-                S.url_error = f"The link's thresholds were ignored: {e}"
+                S.thresholds = parse_threshold_link(raw)
+            except InputError as e:  # a hand-edited link: say so (as text), keep defaults
+                leaf = (e.column or "").split(".")[-1]
+                where = f"{e.column}: " if e.column and leaf not in e.reason else ""
+                S.url_error = f"The link's thresholds were ignored: {where}{e.reason}"
 
 
 

@@ -3,15 +3,18 @@ banners, reason lists, the sidebar and the threshold editors."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from agreebound.analysis import PanelMeasurement, decide_panel
 from agreebound.calibration import RATE_GATES, CalibrationDecision, JudgeCalibrationContract, decide
 from agreebound.formats import InputError, JudgeBundle
-from agreebound.panel import LEVELS, PanelDecision, Verdict
+from agreebound.panel import AB_RATIO_UNBOUNDED, AB_UNDEFINED, LEVELS, PanelDecision, Verdict
+from agreebound.escape import csv_cell, md_text
+from agreebound.limits import LISTED_CATEGORIES
+from agreebound.thresholds import RANGES, SLIDER_SPAN
 from agreebound.ui import state
 from agreebound.ui.data import JUDGE_SAMPLES, PANEL_SAMPLES, Upload, judge_bundle, panel_measurements
 from agreebound.ui.figures import RATE_LABELS, exact_text, fraction_text
@@ -25,9 +28,27 @@ VERDICT_TEXT = {
 }
 
 
-def md(text: Any) -> str:
-    """User text inside Markdown: escape Markdown syntax (HTML is never enabled)."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$])", r"\\\1", str(text))
+def md(text: Any, limit: int | None = 200) -> str:
+    """User text inside Markdown (st.markdown, st.error, tab labels...): shown as the text it is."""
+    return md_text(text, limit)
+
+
+def show_error(slot: str, suffix: str) -> None:
+    """The remembered error of ``slot`` (an InputError's line: user text, so escaped)."""
+    message = state.error(slot)
+    if message:
+        st.error(md(message, 400) + " " + suffix)
+
+
+def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table that a user can download as CSV (st.dataframe's toolbar): text cells and column
+    names that a spreadsheet would run as formulas get a leading apostrophe (OWASP)."""
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object:
+            out[col] = out[col].map(csv_cell)
+    out.columns = [csv_cell(str(c)) for c in out.columns]
+    return out
 
 
 # --- loading ---------------------------------------------------------------------------------
@@ -87,6 +108,23 @@ def try_judge_source(src: dict[str, Any]) -> str | None:
     return None
 
 
+_SEVERITY = {Verdict.REFUSE_SINGLE: 0, Verdict.REPORT_ONLY: 1, Verdict.ENFORCE: 2}
+
+
+def worst_first(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> list[str]:
+    return sorted(decisions, key=lambda k: _SEVERITY[decisions[k][1].verdict])
+
+
+def dimension_table(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> pd.DataFrame:
+    """One row per dimension: the verdict and the numbers behind it (for many dimensions)."""
+    return pd.DataFrame([{"dimension": dim, "verdict": d.verdict.value,
+                          "alpha": None if m.alpha.value is None else round(float(m.alpha.value), 4),
+                          "spread": "not measured" if not m.rates else ("unbounded" if d.spread is None
+                                                                        else f"{float(d.spread):.2f}x"),
+                          "detectors": m.ndet, "units": m.n_units}
+                         for dim, (m, d) in decisions.items()])
+
+
 def panel_decisions() -> dict[str, tuple[PanelMeasurement, PanelDecision]]:
     th = state.thresholds().panel
     return {dim: (m, decide_panel(m, th)) for dim, m in panels().items()}
@@ -101,7 +139,8 @@ def judge_decision() -> tuple[JudgeBundle, CalibrationDecision]:
 
 
 def verdict_banner(verdict: Verdict, prefix: str = "") -> None:
-    text = (prefix + " " if prefix else "") + VERDICT_TEXT[verdict]
+    """``prefix`` is user text (a dimension name): escaped."""
+    text = (md(prefix, 80) + ": " if prefix else "") + VERDICT_TEXT[verdict]
     {Verdict.ENFORCE: st.success, Verdict.REPORT_ONLY: st.warning, Verdict.REFUSE_SINGLE: st.error}[verdict](text)
 
 
@@ -116,9 +155,11 @@ def panel_reasons(d: PanelDecision) -> None:
     for r in d.reasons:
         st.markdown(f"- **{r.check.replace('_', ' ')}**: {r.message}")
     if d.seed_disagrees:
-        st.info(f"Seed rounding: the seed's integers (alpha {d.seed_alpha_permil} permil, spread "
-                f"{'unbounded' if d.seed_ratio_permil == -1 else d.seed_ratio_permil} permil) would have said "
-                f"{d.seed_verdict.value}. The exact gate decides {d.verdict.value}.")
+        seed_alpha = "undefined" if d.seed_alpha_permil == AB_UNDEFINED else f"{d.seed_alpha_permil} permil"
+        spread = "unbounded" if d.seed_ratio_permil == AB_RATIO_UNBOUNDED else f"{d.seed_ratio_permil} permil"
+        st.info(f"The seed's own path decides {d.seed_verdict.value} here: its nominal integer formula applied to this "
+                f"matrix gives alpha {seed_alpha} (it counts the values of units with one rating and rounds up), its "
+                f"spread is {spread}. Agreebound decides {d.verdict.value} on the exact values.")
 
 
 def alpha_text(m: PanelMeasurement) -> str:
@@ -226,27 +267,34 @@ def sidebar() -> None:
 # --- editors ---------------------------------------------------------------------------------
 
 
-def threshold_pair(label: str, field: str, value: int, lo: int, hi: int, step: int, on_change: Any,
+def threshold_pair(label: str, field: str, value: int, step: int, on_change: Any,
                    args: tuple[Any, ...], help_text: str) -> None:
-    """A slider and a number input bound to one canonical threshold."""
+    """A slider and a number input bound to one canonical threshold. The number input takes the
+    threshold's whole legal range (agreebound.thresholds.RANGES); the slider's track is the
+    useful part of it, widened to reach any legal value in force (a link with a cap of 8000)."""
+    legal = RANGES[field]
+    track_lo, track_hi = SLIDER_SPAN.get(field, (legal.lo, legal.hi))
+    track_lo, track_hi = min(track_lo, value), max(track_hi, value)
     for prefix in ("slider_", "number_"):
         if prefix + field not in S:
             S[prefix + field] = value
+    if not track_lo <= S["slider_" + field] <= track_hi:
+        S["slider_" + field] = value
     left, right = st.columns([4, 1], vertical_alignment="bottom")
     with left:
-        st.slider(label, lo, hi, step=step, key="slider_" + field, on_change=on_change,
+        st.slider(label, track_lo, track_hi, step=step, key="slider_" + field, on_change=on_change,
                   args=(field, "slider_" + field, *args), help=help_text)
     with right:
-        st.number_input(label, lo, hi, step=step, key="number_" + field, on_change=on_change,
+        st.number_input(label, legal.lo, legal.hi, step=1, key="number_" + field, on_change=on_change,
                         args=(field, "number_" + field, *args), label_visibility="hidden")
 
 
 def panel_editors() -> None:
     threshold_pair("Alpha floor (permil)", "alpha_floor_permil", state.panel_value("alpha_floor_permil"),
-                   0, 1000, 1, state.edit_panel, (),
+                   1, state.edit_panel, (),
                    "ENFORCE needs alpha >= floor / 1000 (exactly). Seed default 600 = Krippendorff's 0.6.")
     threshold_pair("Spread cap (permil)", "ratio_cap_permil", state.panel_value("ratio_cap_permil"),
-                   1000, 5000, 10, state.edit_panel, (),
+                   10, state.edit_panel, (),
                    "ENFORCE needs max/min detector rate <= cap / 1000. Seed default 2000 = 2.0x.")
 
 
@@ -265,11 +313,11 @@ def strict_toggle(kind: str, contract: JudgeCalibrationContract) -> None:
 
 def calibration_editors(contract: JudgeCalibrationContract) -> None:
     threshold_pair("Minimum reviewers per reference", "minimum_reviewers",
-                   state.calibration_value("minimum_reviewers", contract), 1, 10, 1,
+                   state.calibration_value("minimum_reviewers", contract), 1,
                    state.edit_calibration, (contract,), "References with fewer reviewers fail the audit.")
     for name, field, kind in RATE_GATES:
         threshold_pair(f"{RATE_LABELS[name]} {'minimum' if kind == 'min' else 'maximum'} (bps)", field,
-                       state.calibration_value(field, contract), 0, 10_000, 50,
+                       state.calibration_value(field, contract), 50,
                        state.edit_calibration, (contract,),
                        f"{'At least' if kind == 'min' else 'At most'} this many basis points (1/100 of a percent).")
 
@@ -282,15 +330,22 @@ def level_picker() -> None:
 
 
 def positive_picker() -> None:
-    """Which category counts as a detector's positive, for rates derived from the matrix."""
-    cats = sorted({c for m in panels().values() for c in m.alpha.categories}, key=lambda c: (str(type(c)), c))
+    """Which category counts as a detector's positive, for rates derived from the matrix (the
+    most frequent categories are offered: a panel may have thousands)."""
+    found: dict[Any, int] = {}
+    for m in panels().values():
+        order = m.category_counts.argsort()[::-1][:LISTED_CATEGORIES]
+        values = m.alpha.category_set.first(int(order.max()) + 1) if len(order) else ()
+        for i in order:
+            found[values[i]] = found.get(values[i], 0) + int(m.category_counts[i])
+    cats = sorted(found, key=lambda c: (str(type(c)), c))
     options = ["auto"] + cats
     if S.positive not in options:
         S.positive = "auto"
     if "positive_widget" not in S or S.positive_widget not in options:
         S.positive_widget = S.positive
     st.selectbox("Positive category (detector rates)", options, key="positive_widget", on_change=_copy,
-                 args=("positive_widget", "positive"),
+                 args=("positive_widget", "positive"), format_func=str,
                  help="auto: 1 for a 0/1 panel, none otherwise. An uploaded rates file takes precedence.")
 
 
