@@ -34,6 +34,7 @@ bench: $(VENV)/.test
 	$(PY) bench/bench_calibration.py
 	$(PY) bench/bench_formats.py
 	$(PY) bench/bench_dashboard.py
+	$(PY) bench/bench_cardinality.py
 
 clean:
 	rm -rf $(VENV) artifacts .pytest_cache

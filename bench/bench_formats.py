@@ -37,7 +37,7 @@ def main() -> None:
     print(f"long rating CSV: {len(frame):,} rows, {len(data) / 2**20:.1f} MiB")
     ours, panels = timed("  agreebound.parse_ratings (strict, validated, pivoted)", lambda: parse_ratings("big.csv", data))
     peer, _ = timed("  pandas.read_csv (peer, no validation)", lambda: pd.read_csv(io.BytesIO(data), dtype=str))
-    print(f"  ratio ours/pandas = {ours / peer:.2f}x; panels {[(k, v.values.shape) for k, v in panels.items()]}")
+    print(f"  ratio ours/pandas = {ours / peer:.2f}x; panels {[(k, len(v.units), len(v.raters), v.n_ratings) for k, v in panels.items()]}")
 
     contract, refs, obs, header = judge_frames(100_000, 5, JudgeBehaviour(noise=0.02), seed=3)
     refs_csv = refs.assign(reviewer_ids=[";".join(r) for r in refs["reviewer_ids"]],

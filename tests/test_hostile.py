@@ -4,8 +4,8 @@ Every file of tests/data/hostile (made by tests/data/make_hostile_files.py, list
 arguments and acceptable exit codes in manifest.json) and every case that needs the machine
 (devices, pipes, sparse files, odd names, report paths) runs as its own process. Each must end
 with an acceptable exit code (never 4, never a traceback), at most one short stderr line, no raw
-control or bidi characters on either stream, inputs untouched, and a bounded peak memory (read
-from wait4; a safety bound, not a benchmark: bench/bench_hostile.py measures).
+control or bidi characters on either stream, inputs untouched, and a bounded peak memory (each
+process's own VmHWM; a safety bound, not a benchmark: bench/bench_cardinality.py measures).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ SAMPLES = ROOT / "sample_data"
 sys.path.insert(0, str(ROOT / "tests" / "data"))
 
 import make_hostile_files  # noqa: E402
+from peak import run_cli  # noqa: E402
 
 PEAK_BOUND_MIB = 1024
 RAW_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
@@ -64,17 +65,11 @@ def _problems(r: dict) -> list[str]:
     return found
 
 
-def _wait4_runner(case: dict) -> dict:
-    """Popen + wait4 so the child's own peak memory is known."""
+def _runner(case: dict) -> dict:
     unchanged = case.get("unchanged")
     before = Path(unchanged).read_bytes() if unchanged else None
-    proc = subprocess.Popen([sys.executable, "-m", "agreebound.cli", *case["argv"]], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd=ROOT)
-    out = proc.stdout.read()  # type: ignore[union-attr]
-    err = proc.stderr.read()  # type: ignore[union-attr]
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return {**case, "code": proc.returncode, "out": out, "err": err, "peak": usage.ru_maxrss / 1024,
+    code, out, err, peak = run_cli(case["argv"], cwd=ROOT)
+    return {**case, "code": code, "out": out, "err": err, "peak": peak,
             "intact": before is None or Path(unchanged).read_bytes() == before}
 
 
@@ -91,7 +86,7 @@ def test_every_hostile_file_ends_in_a_verdict_or_one_located_line(tmp_path):
     manifest = json.loads((HOSTILE / "manifest.json").read_text())
     cases = [dict(c, argv=_argv(c), what=c["file"]) for c in manifest] + make_hostile_files.runtime_cases(tmp_path)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(_wait4_runner, cases))
+        results = list(pool.map(_runner, cases))
     failures = []
     for r in results:
         problems = _problems(r)

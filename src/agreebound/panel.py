@@ -267,12 +267,14 @@ def encode(ratings: Any) -> Coded:
         cats = Categories(exact=[int(u) for u in uniques])
         present = np.ones(len(flat), dtype=bool)
     elif flat.dtype.kind == "f":
-        present = ~np.isnan(flat)
-        uniques, codes = np.unique(flat[present], return_inverse=True)
-        cats = Categories(floats=uniques)
-        codes_full = np.full(len(flat), -1, dtype=np.int64)
-        codes_full[present] = codes
-        codes = codes_full
+        codes, uniques = pd.factorize(flat, use_na_sentinel=True)  # hashing: no sort of every rating
+        order = np.argsort(uniques, kind="stable")
+        remap = np.empty(len(uniques) + 1, dtype=np.int64)
+        remap[order] = np.arange(len(uniques))
+        remap[-1] = -1
+        codes = remap[codes]
+        present = codes >= 0
+        cats = Categories(floats=np.asarray(uniques, dtype=np.float64)[order])
     else:
         codes, cats = _encode_objects(flat)
         present = codes >= 0
@@ -337,10 +339,26 @@ class AlphaResult:
     category_set: Categories = field(repr=False, compare=False)
     seed_permil: int = AB_UNDEFINED
     pairs: int = 0  # M = sum over pairable units of m(m-1)/2: the pairs a bootstrap draws
-    coincidence_scaled: tuple[tuple[int, ...], ...] | None = field(default=None, repr=False, compare=False)
-    coincidence_scale: int = field(default=1, repr=False, compare=False)
     #: (mean, mean square) of the pair distance d2 over the coincidences: the bootstrap's moments.
     distance_moments: tuple[float, float] | None = field(default=None, repr=False, compare=False)
+    #: Builds the coincidence matrix when first asked for (None when k is large).
+    coincidence_source: Any = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def _coincidence(self) -> tuple[tuple[tuple[int, ...], ...] | None, int]:
+        if self.coincidence_source is None:
+            return None, 1
+        big, scale = self.coincidence_source()
+        return tuple(tuple(row) for row in big), scale
+
+    @property
+    def coincidence_scaled(self) -> tuple[tuple[int, ...], ...] | None:
+        """O_ck = L o_ck, integers (None above COINCIDENCE_MAX_CATEGORIES distinct values)."""
+        return self._coincidence[0]
+
+    @property
+    def coincidence_scale(self) -> int:
+        return self._coincidence[1]
 
     @property
     def defined(self) -> bool:
@@ -554,14 +572,15 @@ def alpha_coded(c: Coded, level: str = "nominal") -> AlphaResult:
     units = int(pairable.sum())
     pairs = _exact_sum(mp * (mp - 1) // 2)
 
-    coinc, coinc_scale = (None, 1)
+    source = None
     if 0 < k <= COINCIDENCE_MAX_CATEGORIES and units:
-        big, coinc_scale = _coincidence(p_code, p_cnt, p_starts, mp, k)
-        coinc = tuple(tuple(row) for row in big)
+        def source(p_code: np.ndarray = p_code, p_cnt: np.ndarray = p_cnt, p_starts: np.ndarray = p_starts,
+                   mp: np.ndarray = mp) -> tuple[list[list[int]], int]:
+            return _coincidence(p_code, p_cnt, p_starts, mp, k)
 
     def result(value: Fraction | None, d_o: Fraction | None, d_e: Fraction | None,
                moments: tuple[float, float] | None = None) -> AlphaResult:
-        return AlphaResult(level, value, d_o, d_e, n, units, cats, seed, pairs, coinc, coinc_scale, moments)
+        return AlphaResult(level, value, d_o, d_e, n, units, cats, seed, pairs, moments, source)
 
     if n < 2:
         return result(None, None, None)
@@ -605,7 +624,9 @@ def alpha_coded(c: Coded, level: str = "nominal") -> AlphaResult:
     xs = [int(v) for v in x_all.tolist()]
     if any(v < 0 for v in xs):
         raise ValueError("ratio alpha needs non-negative values; got " + repr(cats.values[0]))
-    assert coinc is not None
+    assert source is not None
+    big, coinc_scale = source()
+    coinc = big
     d = [[Fraction((a - b) ** 2, (a + b) ** 2) if a + b else Fraction(0) for b in xs] for a in xs]
     obs = sum(coinc[i][j] * d[i][j] for i in range(k) for j in range(k) if coinc[i][j] and d[i][j])
     nl = [int(v) for v in n_c.tolist()]
