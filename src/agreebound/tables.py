@@ -238,10 +238,12 @@ def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",") -> Tab
         return "error"
 
     names = [f"f{i}" for i in range(width)]
+    # One thread: arrow's reader threads can still be winding down when a short run exits, and
+    # the interpreter's shutdown then aborts (exit 134, about 1 run in 80); two cores gain nothing.
     try:
         table = pacsv.read_csv(
             pa.BufferReader(data),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 22),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 22, use_threads=False),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=b'"' in data,
                                               invalid_row_handler=invalid),
             convert_options=pacsv.ConvertOptions(column_types={n: pa.dictionary(pa.int32(), pa.string()) for n in names},
@@ -336,7 +338,7 @@ def read_parquet(name: str, data: bytes) -> Table:
     columns = []
     for f in schema:
         try:
-            chunked = pf.read(columns=[f.name]).column(0)
+            chunked = pf.read(columns=[f.name], use_threads=False).column(0)
         except Exception as e:  # noqa: BLE001
             raise InputError(name, None, f.name, f"not a readable Parquet file ({type(e).__name__}: "
                              f"{excerpt(str(e), 120)})") from None
