@@ -39,8 +39,13 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     (["panel", S / "single_detector.csv"], 2, ["all: REFUSE_SINGLE  alpha=172640/191187 (902 permil)  spread=1  detectors=1"]),
     (["panel", S / "krippendorff_2011.csv", "--level", "interval"], 0,
      ["all: ENFORCE  alpha=951/1120 (849 permil)  spread=not measured  detectors=4"]),
-    (["panel", S / "krippendorff_2011.csv", "--positive", "2"], 0,
+    (["panel", S / "krippendorff_2011.csv", "--positive", "2", "--level", "nominal"], 0,
      ["all: ENFORCE  alpha=113/152 (743 permil)  spread=4/3  detectors=4"]),
+    (["panel", S / "krippendorff_2011.csv"], 0,  # five whole numbers: ordinal is suggested, and said
+     ["all: ENFORCE  alpha=108577/133160 (815 permil)  spread=not measured  detectors=4",
+      "  level ordinal (suggested: 5 ordered whole numbers (1, 2, 3...), like a rating scale: ordinal or interval "
+      "fits; nominal would treat neighbouring values as unrelated); alpha at other levels: nominal 113/152, "
+      "interval 951/1120, ratio 18222619/22852465"]),
     (["calibrate", S / "judge_failing.json"], 1, ["  position_flip: 26/233 = 1116 bps (<= 500): FAIL"]),
     (["calibrate", S / "judge_illustrative.json"], 0, ["  human_agreement: 16/16 = 10000 bps (>= 9000): pass"]),
     (["calibrate", S / "judge_failing_contract.json", "--references", S / "judge_failing_references.csv",

@@ -14,7 +14,7 @@ import numpy as np
 
 from agreebound.escape import excerpt
 from agreebound.formats import DetectorRate, InputError, RatingPanel, category_texts
-from agreebound.limits import LISTED_CATEGORIES
+from agreebound.limits import LISTED_CATEGORIES, RATIO_MAX_CATEGORIES
 from agreebound.panel import AlphaResult, PanelDecision, PanelThresholds, alpha_coded, decide
 from agreebound.uncertainty import (
     AlphaBootstrap,
@@ -47,6 +47,12 @@ class PanelMeasurement:
     #: How often each category occurs (all ratings, pairable or not), in category order.
     category_counts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False, compare=False)
     notices: tuple[str, ...] = ()
+    #: The level suggested for these values and why, in words (the level in force may differ).
+    level_suggestion: tuple[str, str] = ("nominal", "")
+    #: Alpha at every level the values admit (None: undefined there), so the choice is visible.
+    alpha_at_levels: dict[str, Fraction | None] = field(default_factory=dict, compare=False)
+    #: A category that looks like a detector's "positive", offered when none is in force.
+    positive_suggestion: Any = None
 
     @property
     def wilson(self) -> tuple[Wilson, ...]:
@@ -75,6 +81,53 @@ def _text(v: Any) -> str:
     if isinstance(v, Fraction):
         return repr(float(v)) if float(v) == v else str(v)
     return str(v)
+
+
+POSITIVE_WORDS = ("1", "yes", "y", "true", "positive", "pos", "toxic", "flagged", "flag", "unsafe", "harmful",
+                  "violation", "violating", "spam", "abusive", "offensive", "hate", "accept", "relevant", "present")
+
+
+def suggest_level(panel: RatingPanel) -> tuple[str, str]:
+    """The level the values most likely mean, and why, in words. Never ratio: that needs a true
+    zero only the user knows about."""
+    cats = panel.categories
+    k = len(cats)
+    if panel.kind == "label":
+        return "nominal", "the values are labels (categories with no order)"
+    if k <= 2:
+        return "nominal", f"{k} distinct value{'s' if k != 1 else ''}: every level gives the same alpha"
+    if panel.kind == "integer" and k <= 10:
+        shown = ", ".join(str(v) for v in cats.first(3)) + ("..." if k > 3 else "")
+        return "ordinal", (f"{k} ordered whole numbers ({shown}), like a rating scale: ordinal or interval fits; "
+                           "nominal would treat neighbouring values as unrelated")
+    return "interval", (f"{k:,} numeric values: distances between them mean something; nominal would treat "
+                        "close values as unrelated")
+
+
+def admissible_levels(panel: RatingPanel) -> tuple[str, ...]:
+    """The levels these values can be read at: labels are nominal only; ratio needs values >= 0
+    and at most RATIO_MAX_CATEGORIES of them."""
+    if panel.kind == "label":
+        return ("nominal",)
+    cats = panel.categories
+    out = ("nominal", "ordinal", "interval")
+    if len(cats) and cats.floats.min() >= 0 and len(cats) <= RATIO_MAX_CATEGORIES:
+        out += ("ratio",)
+    return out
+
+
+def suggest_positive(panel: RatingPanel) -> Any:
+    """For two-valued data, the value that reads as a detector firing (1, yes, toxic, ...), or the
+    rarer one; None otherwise."""
+    cats = panel.categories
+    if len(cats) != 2:
+        return None
+    values = list(cats.values)
+    for v in values:
+        if str(v).strip().lower() in POSITIVE_WORDS:
+            return v
+    counts = np.bincount(panel.coded.code, minlength=2)
+    return values[int(np.argmin(counts))]
 
 
 def default_positive(categories: tuple[Any, ...]) -> Any:
@@ -107,8 +160,11 @@ def resolve_positive(panel: RatingPanel, positive: Any) -> Any:
 def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "auto",
                   rates: tuple[DetectorRate, ...] | None = None, rates_file: str | None = None,
                   interval: str = "krippendorff") -> PanelMeasurement:
-    """``interval``: "krippendorff" (KALPHA's pair resampling, the default) or "units" (resample
-    units; wider, and slower on large panels)."""
+    """``level``: a level, or "auto" for the suggested one. ``interval``: "krippendorff" (KALPHA's
+    pair resampling, the default) or "units" (resample units; wider, and slower on large panels)."""
+    suggestion = suggest_level(panel)
+    if level == "auto":
+        level = suggestion[0]
     coded = panel.ratings(level)
     try:
         alpha = alpha_coded(coded, level)
@@ -134,9 +190,13 @@ def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "a
             used, source = panel.detector_rates(pos), f"matrix (positive = {_text(pos)})"
     bracket = spread_interval([(r.positives, r.total) for r in used])
     counts = np.bincount(coded.code, minlength=len(coded.categories))
+    at_levels: dict[str, Fraction | None] = {}
+    for other in admissible_levels(panel):
+        at_levels[other] = alpha.value if other == level else alpha_coded(coded, other).value
+    offered = suggest_positive(panel) if pos is None and rates is None else None
     return PanelMeasurement(panel.file, panel.dimension, level, alpha, panel.raters, panel.detectors, panel.humans,
                             tuple(used), source, pos, len(panel.units), panel.n_ratings, boot, bracket, panel.kind,
-                            counts, panel.notices)
+                            counts, panel.notices, suggestion, at_levels, offered)
 
 
 def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", positive: Any = "auto",

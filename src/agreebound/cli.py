@@ -42,9 +42,16 @@ EXIT_CODE_HELP = """exit codes:
 
 PANEL_EXAMPLES = """examples:
   agreebound panel sample_data/detector_panel.csv
+  agreebound panel annotations.jsonl --humans alice,bob --level ordinal
   agreebound panel sample_data/detector_panel.csv --dimension sexual --json
   agreebound panel ratings.csv --rates rates.csv --thresholds thresholds.toml --preset krippendorff-reliable
   agreebound panel sample_data/krippendorff_2011.csv --level interval --report k2011.html
+
+""" + EXIT_CODE_HELP
+INSPECT_EXAMPLES = """examples:
+  agreebound inspect ratings.csv
+  agreebound inspect export.xlsx --mapping-out mapping.json
+  agreebound panel export.xlsx --mapping mapping.json
 
 """ + EXIT_CODE_HELP
 CAL_EXAMPLES = """examples:
@@ -61,8 +68,19 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        usage = " ".join(self.format_usage().split())
-        raise UsageError(f"{self.prog}: {message} ({usage}; see {self.prog} --help)")
+        raise UsageError(f"{self.prog}: {message} ({self.short_usage()}; see {self.prog} --help)")
+
+    def short_usage(self) -> str:
+        """One short usage line: the positional arguments, options summarised."""
+        positional = []
+        for a in self._actions:
+            if a.option_strings or a.dest == "help":
+                continue
+            if a.choices and not a.metavar:
+                positional.append("{" + ",".join(a.choices) + "}")
+            else:
+                positional.append(a.metavar or a.dest)
+        return f"usage: {self.prog} [options] {' '.join(positional)}".rstrip()
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -166,24 +184,45 @@ def _inputs(args: argparse.Namespace, *names: str) -> list[str]:
     return [getattr(args, n) for n in names if getattr(args, n, None)]
 
 
+def _import(args: argparse.Namespace) -> tuple[str, bytes, Any, list[tuple[str, bytes]]]:
+    """Read the ratings through --mapping (or the suggested mapping) and the role flags."""
+    from agreebound.formats import assign_roles, import_ratings, parse_mapping
+
+    name, data = _read(args.file)
+    inputs: list[tuple[str, bytes]] = [(name, data)]
+    mapping = None
+    if args.mapping:
+        mname, mdata = _read(args.mapping)
+        mapping = parse_mapping(mname, mdata)
+        inputs.append((mname, mdata))
+    imported = import_ratings(name, data, mapping, sheet=args.sheet,
+                              missing=_split(args.missing) if args.missing else None)
+    assign_roles(imported.panels, _split(args.humans) if getattr(args, "humans", None) else None,
+                 _split(args.detectors) if getattr(args, "detectors", None) else None)
+    return name, data, imported, inputs
+
+
+def _split(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
 def _panel(args: argparse.Namespace) -> int:
     from agreebound.analysis import measure_panels
     from agreebound.escape import normalise_name
-    from agreebound.formats import parse_detector_rates, parse_ratings
+    from agreebound.formats import parse_detector_rates
     from agreebound.report import panel_report
 
     if args.report:
-        _check_report_path(args.report, _inputs(args, "file", "rates", "thresholds"))
-    name, data = _read(args.file)
+        _check_report_path(args.report, _inputs(args, "file", "rates", "thresholds", "mapping"))
     t = _thresholds(args)
-    panels = parse_ratings(name, data)
+    name, data, imported, inputs = _import(args)
+    panels = imported.panels
     if args.dimension is not None:
         want = normalise_name(args.dimension)
         if want not in panels:
             shown = ", ".join(printable(d, 40) for d in list(panels)[:LISTED_CATEGORIES])
             raise InputError(name, None, "dimension", f"no dimension {printable(args.dimension, 60)!r}; the file has {shown}")
         panels = {want: panels[want]}
-    inputs: list[tuple[str, bytes]] = [(name, data)]
     rates = None
     if args.rates:
         rname, rdata = _read(args.rates)
@@ -192,8 +231,9 @@ def _panel(args: argparse.Namespace) -> int:
     if args.thresholds:
         inputs.append(_read(args.thresholds))
     positive: Any = "auto" if args.positive is None else args.positive
-    measurements = measure_panels(panels, args.level, positive, rates, Path(args.rates).name if args.rates else None)
-    report = panel_report(measurements, t, inputs)
+    level = args.level if args.level != "auto" else (imported.mapping.level or "auto")
+    measurements = measure_panels(panels, level, positive, rates, Path(args.rates).name if args.rates else None)
+    report = panel_report(measurements, t, inputs, imported)
 
     def html() -> str:
         from agreebound.ui.html import panel_html
@@ -204,6 +244,14 @@ def _panel(args: argparse.Namespace) -> int:
 
 
 def _print_panel(report: dict[str, Any]) -> None:
+    read = report.get("read")
+    if read:
+        m = read["mapping"]
+        roles = {"wide": f"one row per unit; units {', '.join(m['unit']) or 'are the rows'}",
+                 "long": f"one row per rating; unit {' + '.join(m['unit'])}, rater {m['rater']}, value {m['value']}"
+                         + (f", dimension {m['dimension']}" if m["dimension"] else ""),
+                 "transposed": f"one row per rater ({m['rater'] or 'rows'}), one column per unit"}[m["layout"]]
+        print(f"read: {read['format']}, {roles}")
     notices = dict.fromkeys(n for d in report["panel"]["dimensions"] for n in d.get("notices", []))
     for n in notices:
         print(f"note: {printable(n)}")
@@ -216,12 +264,51 @@ def _print_panel(report: dict[str, Any]) -> None:
             print(f"  - {printable(r['message'])}")
         if d["seed_disagrees"]:
             print(f"  - the seed's own path ({printable(d['seed_path'])}) would decide {d['seed_verdict']}")
+        lv = d["level"]
+        others = ", ".join(f"{k} {v}" for k, v in lv["alpha_at_levels"].items() if k != a["level"])
+        why = f"suggested: {lv['reason']}" if lv["suggested"] == a["level"] else \
+            f"the suggestion was {lv['suggested']}: {lv['reason']}"
+        print(f"  level {a['level']} ({printable(why)})" + (f"; alpha at other levels: {others}" if others else ""))
+        if d["spread"]["state"] == "not measured" and d.get("positive_suggestion") is not None:
+            print(f"  spread not checked: no detector rates; try --positive {printable(d['positive_suggestion'], 40)}")
         if d["kind"] == "label":
             cats = d["categories"]
             shown = ", ".join(f"{printable(c['category'], 40)} ({c['count']})" for c in cats["listed"])
             more = f", and {cats['total'] - len(cats['listed'])} more" if cats["total"] > len(cats["listed"]) else ""
             print(f"  categories ({cats['total']}): {shown}{more}")
+            for f in cats.get("flags", []):
+                print(f"  check: {printable(f)}")
     print(f"overall: {report['panel']['verdict']}")
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    """The preview: how the file will be read, its first rows, its categories; and the mapping."""
+    from agreebound.importers.preview import preview
+
+    name, data = _read(args.file)
+    mapping = None
+    if args.mapping:
+        from agreebound.formats import parse_mapping
+
+        mname, mdata = _read(args.mapping)
+        mapping = parse_mapping(mname, mdata)
+    pv = preview(name, data, mapping)
+    if args.mapping_out:
+        _check_report_path_any(args.mapping_out, [args.file] + ([args.mapping] if args.mapping else []))
+        _write_report(args.mapping_out, pv.mapping.to_json())
+    if args.json:
+        import json
+
+        sys.stdout.write(json.dumps(pv.to_dict(), indent=2, sort_keys=True, ensure_ascii=True) + "\n")
+    else:
+        sys.stdout.write(pv.to_text())
+    return 0
+
+
+def _check_report_path_any(path: str, inputs: Sequence[str]) -> None:
+    if Path(path).suffix.lower() not in (".json", ".toml"):
+        raise InputError(path, None, None, "--mapping-out needs a .json file name")
+    _check_report_path(str(Path(path).with_suffix(".json")), inputs)
 
 
 def _emit(args: argparse.Namespace, report: dict[str, Any], html: Any, print_text: Any) -> int:
@@ -317,9 +404,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("panel", help="alpha, detector spread and the enforcement verdict", formatter_class=raw,
                        epilog=PANEL_EXAMPLES, description="Decide whether a detector panel licenses enforcement.")
-    p.add_argument("file", help="ratings: wide CSV, long CSV or Parquet")
+    p.add_argument("file", help="ratings: CSV/TSV, Excel .xlsx, Parquet, JSON Lines, Label Studio or Prodigy export")
+    _reading(p)
     p.add_argument("--dimension", help="only this dimension")
-    p.add_argument("--level", choices=LEVELS, default="nominal", help="level of measurement (default nominal)")
+    p.add_argument("--level", choices=("auto", *LEVELS), default="auto",
+                   help="level of measurement (default auto: the suggested level, printed with its reason)")
     p.add_argument("--rates", help="detector rates CSV (detector,positives,total[,dimension])")
     p.add_argument("--positive", help="category counted as a detector's positive, as written in the file "
                    "(default: 1 on a 0/1 panel)")
@@ -334,14 +423,31 @@ def build_parser() -> argparse.ArgumentParser:
     _common(c)
     c.set_defaults(func=_calibrate)
 
+    i = sub.add_parser("inspect", help="how a rating file will be read: layout, roles, first rows, categories",
+                       formatter_class=raw, epilog=INSPECT_EXAMPLES,
+                       description="Preview how a rating file is read, and write the mapping to reuse with --mapping.")
+    i.add_argument("file", help="ratings, in any format panel reads")
+    i.add_argument("--mapping", help="a mapping file (JSON or TOML) to preview instead of the suggestion")
+    i.add_argument("--mapping-out", metavar="PATH", help="write the mapping (JSON) to reuse with panel --mapping")
+    i.add_argument("--json", action="store_true", help="print the preview as JSON")
+    i.set_defaults(func=_inspect)
+
     e = sub.add_parser("example", help="the seed's eight illustrative lines")
     e.set_defaults(func=_example)
 
     s = sub.add_parser("serve", help="start the dashboard (source checkout)")
     s.add_argument("--port", type=int, default=8501)
     s.set_defaults(func=_serve)
-    parser.commands = {"panel": p, "calibrate": c, "example": e, "serve": s}  # type: ignore[attr-defined]
+    parser.commands = {"panel": p, "calibrate": c, "inspect": i, "example": e, "serve": s}  # type: ignore[attr-defined]
     return parser
+
+
+def _reading(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mapping", help="which column is which: a mapping file (JSON or TOML; see agreebound inspect)")
+    p.add_argument("--humans", help="raters who are people, comma-separated (the rest are independent detectors)")
+    p.add_argument("--detectors", help="raters who are independent detectors, comma-separated (the rest are people)")
+    p.add_argument("--sheet", help="Excel: the sheet to read (default: the first)")
+    p.add_argument("--missing", help="extra spellings of a missing value, comma-separated (e.g. -99,999)")
 
 
 def _common(p: argparse.ArgumentParser) -> None:

@@ -116,7 +116,7 @@ _UNSAFE_RE2 = (r"[\x{00}-\x{1f}\x{7f}-\x{9f}\x{ad}\x{61c}\x{180e}\x{200b}-\x{200
                r"\x{2060}-\x{2064}\x{2066}-\x{2069}\x{feff}]")
 
 
-def _classify_text(arr: Any) -> ValueKinds | None:
+def _classify_text(arr: Any, extra_missing: Sequence[str] = ()) -> ValueKinds | None:
     """classify_values for a pyarrow string array, vectorised; None when some value needs the
     careful path (a long number, a long or unsafe label), which also finds the first bad one."""
     import pyarrow as pa
@@ -124,7 +124,8 @@ def _classify_text(arr: Any) -> ValueKinds | None:
 
     if arr.null_count:
         return None
-    missing = pc.is_in(pc.utf8_trim_whitespace(arr), value_set=pa.array(sorted(MISSING_TOKENS))).to_numpy(zero_copy_only=False)
+    tokens = pa.array(sorted(MISSING_TOKENS | {m.strip() for m in extra_missing}))
+    missing = pc.is_in(pc.utf8_trim_whitespace(arr), value_set=tokens).to_numpy(zero_copy_only=False)
     is_int = pc.match_substring_regex(arr, r"^-?(0|[1-9][0-9]*)$").to_numpy(zero_copy_only=False)
     is_dec = pc.match_substring_regex(arr, r"^-?(0|[1-9][0-9]*)\.[0-9]+$").to_numpy(zero_copy_only=False)
     length = pc.utf8_length(arr).to_numpy(zero_copy_only=False)
@@ -140,8 +141,9 @@ def _classify_text(arr: Any) -> ValueKinds | None:
     return ValueKinds(missing, number, floats, arr, decimal)
 
 
-def classify_values(uniques: Sequence[Any]) -> tuple[ValueKinds, tuple[int, str] | None]:
+def classify_values(uniques: Sequence[Any], extra_missing: Sequence[str] = ()) -> tuple[ValueKinds, tuple[int, str] | None]:
     """Classify distinct values; returns (kinds, (index, reason) of the first bad one or None)."""
+    missing_tokens = MISSING_TOKENS | {m.strip() for m in extra_missing}
     n = len(uniques)
     missing = np.zeros(n, dtype=bool)
     number = np.zeros(n, dtype=bool)
@@ -158,6 +160,9 @@ def classify_values(uniques: Sequence[Any]) -> tuple[ValueKinds, tuple[int, str]
             continue
         if isinstance(u, int):
             texts[i] = str(u) if abs(u) < 10**_NUMBER_CHARS else "<huge>"
+            if texts[i] in missing_tokens:
+                missing[i] = True
+                continue
             if _significant_digits(texts[i]) > MAX_SIGNIFICANT_DIGITS:
                 bad = bad or (i, f"the number {excerpt(texts[i])} has more than {MAX_SIGNIFICANT_DIGITS} "
                                  "significant digits; Agreebound keeps every value exact and reads at most "
@@ -171,13 +176,16 @@ def classify_values(uniques: Sequence[Any]) -> tuple[ValueKinds, tuple[int, str]
             elif u in (float("inf"), float("-inf")):
                 bad = bad or (i, f"{u} is not a finite number")
             else:
+                texts[i] = str(int(u)) if u.is_integer() and abs(u) < 2**53 else repr(u)
+                if texts[i] in missing_tokens:
+                    missing[i] = True
+                    continue
                 number[i], floats[i] = True, u
                 decimal[i] = not u.is_integer()
-                texts[i] = str(int(u)) if u.is_integer() and abs(u) < 2**53 else repr(u)
             continue
         s = str(u)
         texts[i] = s
-        if s.strip() in MISSING_TOKENS:
+        if s.strip() in missing_tokens:
             missing[i] = True
             continue
         if len(s) <= _NUMBER_CHARS and (_INT.fullmatch(s) or _DECIMAL.fullmatch(s)):
@@ -336,10 +344,19 @@ class RatingPanel:
     value_column: str | None = None  # long format: the value column; wide: each rater's column
     label_mask: np.ndarray | None = None  # per category: a label (not a number), for label panels
     notices: tuple[str, ...] = ()
+    column_is_unit: bool = False  # raters x units: a cell's column is its unit's, not its rater's
+    #: The human raters as chosen (a mapping's humans); None: by name (see :attr:`humans`).
+    human_names: tuple[str, ...] | None = None
 
     @cached_property
     def humans(self) -> tuple[str, ...]:
-        return tuple(r for r in self.raters if r.lower().startswith(HUMAN_PREFIX))
+        """Raters that are people, not independent detectors: the chosen ones, or by default the
+        raters whose names start with "human" -- unless every rater's does (a study of human
+        coders), when every rater counts as independent."""
+        if self.human_names is not None:
+            return self.human_names
+        named = tuple(r for r in self.raters if r.lower().startswith(HUMAN_PREFIX))
+        return () if len(named) == len(self.raters) else named
 
     @cached_property
     def detectors(self) -> tuple[str, ...]:
@@ -357,8 +374,11 @@ class RatingPanel:
     def locate(self, rating: int) -> tuple[int | None, str | None]:
         """(source row, column) of rating number ``rating``."""
         row = self.table.row_of(int(self.records[rating])) if self.table is not None else None
-        column = self.value_column if self.value_column is not None else self.raters[int(self.coded.rater[rating])]
-        return row, column
+        if self.value_column is not None:
+            return row, self.value_column
+        if self.column_is_unit:
+            return row, self.units[int(self.coded.unit[rating])]
+        return row, self.raters[int(self.coded.rater[rating])]
 
     def _first_where(self, mask_by_code: np.ndarray) -> tuple[int | None, str | None]:
         hits = np.flatnonzero(mask_by_code[self.coded.code])
@@ -447,9 +467,10 @@ def _decimal_text(v: Fraction) -> str:
     return text
 
 
-def _build_panel(table: Table, dimension: str, unit_names: list[str], rater_names: list[str],
+def _build_panel(table: Table, dimension: str, unit_names: Any, rater_names: Sequence[str],
                  unit: np.ndarray, rater: np.ndarray, values: np.ndarray, kinds: ValueKinds,
-                 records: np.ndarray, value_column: str | None, notices: tuple[str, ...]) -> RatingPanel:
+                 records: np.ndarray, value_column: str | None, notices: tuple[str, ...],
+                 value_by_unit: bool = False) -> RatingPanel:
     """unit/rater index names; ``values`` are indices into the file's distinct values, missing
     already dropped; ``records`` the rating's data row."""
     used = np.zeros(len(kinds), dtype=bool)
@@ -479,42 +500,103 @@ def _build_panel(table: Table, dimension: str, unit_names: list[str], rater_name
     coded = Coded(unit.astype(np.int32, copy=False), rater.astype(np.int32, copy=False), lut[values],
                   len(unit_names), len(rater_names), cats)
     return RatingPanel(table.file, dimension, unit_names, tuple(rater_names), coded, kind,
-                       records.astype(np.int32, copy=False), table.locator(), value_column, label_mask, notices)
+                       records.astype(np.int32, copy=False), table.locator(), value_column, label_mask, notices,
+                       value_by_unit)
 
 
 def read_table(name: str, data: bytes, expected: str = RATINGS_EXPECTED) -> Table:
     return read_parquet(name, data) if is_parquet(data) else read_csv(name, data, expected)
 
 
-def parse_ratings(name: str, data: bytes) -> dict[str, RatingPanel]:
-    """A rating file (wide CSV, long CSV, or Parquet) -> one panel per dimension."""
-    table = read_table(name, data)
-    header = _checked_header(table)
-    if set(LONG_COLUMNS) <= set(header):
-        return _long_panels(table, header)
-    partial = [c for c in LONG_COLUMNS[1:] if c in header]
-    if partial:
-        missing = [c for c in LONG_COLUMNS if c not in header]
-        raise InputError(name, 1, None, f"the header has {', '.join(repr(c) for c in partial)} but not "
-                         f"{', '.join(repr(c) for c in missing)}: a long file needs the columns unit,rater,value"
-                         "[,dimension]; a wide file has unit and one column per rater")
-    if header[0] != "unit":
-        raise InputError(name, 1, table.columns[0].name, "expected the first column to be 'unit' (wide format) or "
-                         "the columns unit,rater,value[,dimension] (long format)")
-    return {"all": _wide_panel(table, header)}
+@dataclass(frozen=True, eq=False)
+class Imported:
+    """A rating file read through a mapping: the panels, the mapping used, and what was said."""
+
+    panels: dict[str, "RatingPanel"]
+    mapping: Any  # agreebound.importers.mapping.Mapping
+    format: str
+    reasons: tuple[str, ...]  # how the layout and roles were chosen
+    notices: tuple[str, ...]  # what was read differently from plain UTF-8 CSV, and normalised
+
+
+def import_ratings(name: str, data: bytes, mapping: Any = None, sheet: str | None = None,
+                   missing: Sequence[str] | None = None) -> Imported:
+    """Any supported rating file -> panels, through ``mapping`` or the suggested one; ``sheet``
+    and ``missing`` adjust either."""
+    from agreebound.importers.detect import suggest
+    from agreebound.importers.mapping import Mapping
+    from agreebound.importers.readers import read_source
+
+    source = read_source(name, data, mapping if mapping is not None else
+                         (Mapping("wide", sheet=sheet) if sheet else None))
+    if mapping is None:
+        suggestion = suggest(source.table, source.mapping)
+        mapping, reasons = suggestion.mapping, suggestion.reasons
+        if sheet:
+            mapping = mapping.with_(sheet=sheet)
+        if not mapping.header:
+            source = read_source(name, data, mapping)
+    else:
+        reasons = ("the mapping given",)
+    if missing:
+        mapping = mapping.with_(missing=tuple(missing))
+    panels = build_panels(source.table, mapping, source.notices)
+    return Imported(panels, mapping, source.format, tuple(reasons), source.notices)
+
+
+def parse_mapping(name: str, data: bytes) -> Any:
+    """A mapping file (JSON or TOML) -> Mapping, or an InputError naming the key."""
+    from agreebound.importers.mapping import Mapping
+
+    text = decode_text(name, data, "a mapping file (JSON or TOML)")
+    obj = _json(name, data) if text.lstrip().startswith("{") else _toml(name, data)
+    try:
+        return Mapping.from_dict(obj)
+    except (ValueError, TypeError) as e:
+        key = re.match(r"(?:unknown key |missing key )?'?(\w+)", str(e))
+        raise InputError(name, None, key.group(1) if key else None, str(e)) from None
+
+
+def assign_roles(panels: dict[str, "RatingPanel"], humans: Sequence[str] | None = None,
+                 detectors: Sequence[str] | None = None) -> None:
+    """Say which raters are human (``humans``) or independent detectors (``detectors``, the rest
+    human). A name that is not a rater anywhere is an InputError listing the raters."""
+    if humans is None and detectors is None:
+        return
+    everyone = {r for p in panels.values() for r in p.raters}
+    for given, what in ((humans, "--humans"), (detectors, "--detectors")):
+        for name in given or ():
+            if name not in everyone:
+                shown = ", ".join(excerpt(r) for r in sorted(everyone)[:20])
+                raise InputError(what, None, None, f"{excerpt(name)} is not a rater; the raters are {shown}")
+    for p in panels.values():
+        if detectors is not None:
+            chosen = tuple(r for r in p.raters if r not in set(detectors))
+        else:
+            chosen = tuple(r for r in p.raters if r in set(humans or ()))
+        object.__setattr__(p, "human_names", chosen)
+        p.__dict__.pop("humans", None)
+        p.__dict__.pop("detectors", None)
+
+
+def parse_ratings(name: str, data: bytes, mapping: Any = None) -> dict[str, RatingPanel]:
+    """A rating file (CSV/TSV, Parquet, Excel, JSON Lines, annotation exports) -> one panel per
+    dimension, read through ``mapping`` or the suggested one."""
+    return import_ratings(name, data, mapping).panels
 
 
 def _checked_header(table: Table) -> list[str]:
-    """Normalised header names; empty, unusable or (after normalising) repeated ones are errors."""
+    """Normalised header names (an unnamed column is "column N"); unusable or, after normalising,
+    repeated ones are errors."""
     raw = [c.name for c in table.columns]
     if all(not (h or "").strip() for h in raw):
         raise InputError(table.file, 1, None, f"the header line is empty; expected {RATINGS_EXPECTED}")
-    names, _, bad = normalise_names(raw)
+    from agreebound.importers.detect import header_names
+
+    filled = header_names(table)
+    names, _, bad = normalise_names(filled)
     if bad is not None:
         i, reason = bad
-        if not normalise_name(raw[i] or ""):
-            raise InputError(table.file, 1, None, f"a column header is empty (column {i + 1}); every column needs "
-                             "a name")
         raise InputError(table.file, 1, raw[i], reason)
     seen: dict[str, int] = {}
     for i, h in enumerate(names):
@@ -562,7 +644,8 @@ def _names_column(table: Table, col: Column, label: str) -> tuple[np.ndarray, Na
     return remap[col.codes], Names(encoded.dictionary), changed
 
 
-def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]) -> tuple[list[np.ndarray], ValueKinds]:
+def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str],
+                   missing: Sequence[str] = ()) -> tuple[list[np.ndarray], ValueKinds]:
     """Value columns on one shared list of distinct values; the first bad value is located."""
     texts = [c.text for c in cols]
     kinds: ValueKinds | None = None
@@ -582,7 +665,7 @@ def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]
                 lut = np.append(luts[start:start + len(t)], np.int32(-1))
                 per.append(lut[c.codes])
                 start += len(t)
-        kinds = _classify_text(shared_arr)
+        kinds = _classify_text(shared_arr, missing)
         shared = shared_arr
     else:
         if len(cols) == 1:
@@ -602,7 +685,7 @@ def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]
                     lut[j] = keys[key]
                 per.append(lut[c.codes])
     if kinds is None:
-        kinds, bad = classify_values(shared if isinstance(shared, list) else shared.to_pylist())
+        kinds, bad = classify_values(shared if isinstance(shared, list) else shared.to_pylist(), missing)
     if bad is not None:
         g, reason = bad
         best = None
@@ -621,19 +704,86 @@ def _notice(count: int, what: str) -> tuple[str, ...]:
     return (f"{count} {what} normalised (surrounding spaces or invisible characters removed)",)
 
 
-def _wide_panel(table: Table, header: list[str]) -> RatingPanel:
-    raters = header[1:]
+def _pick(table: Table, header: list[str], name: str | None, role: str) -> Column:
+    if name is None or name not in header:
+        have = ", ".join(repr(h) for h in header[:20]) + (", ..." if len(header) > 20 else "")
+        raise InputError(table.file, 1, name, f"the mapping names {name!r} as the {role} column, but the file's "
+                         f"columns are {have}")
+    return table.columns[header.index(name)]
+
+
+def _joined(table: Table, cols: Sequence[Column]) -> Column:
+    """Several id columns as one: each row's values joined with " | " (a MultiIndex, doc + sentence)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from agreebound.importers.mapping import UNIT_JOIN
+
+    parts = []
+    for c in cols:
+        text = c.text if c.text is not None else pa.array([name_text(u) for u in c.uniques], pa.string())
+        codes = pa.array(c.codes, pa.int32())
+        parts.append(text.take(pc.if_else(pc.less(codes, 0), pa.scalar(None, pa.int32()), codes)))
+    joined = pc.binary_join_element_wise(*parts, UNIT_JOIN, null_handling="replace", null_replacement="")
+    encoded = pc.dictionary_encode(joined)
+    return Column(" + ".join(c.name for c in cols), encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32),
+                  encoded.dictionary)
+
+
+def _row_units(n: int) -> tuple[np.ndarray, Names]:
+    """Units that are simply the rows, named "unit 1", "unit 2", ... in file order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    numbers = pa.array(np.arange(1, n + 1)).cast(pa.string())
+    return np.arange(n, dtype=np.int32), Names(pc.binary_join_element_wise("unit", numbers, " "))
+
+
+def build_panels(table: Table, mapping: Any, notices: Sequence[str] = ()) -> dict[str, RatingPanel]:
+    """A table read through a mapping -> one panel per dimension."""
+    header = _checked_header(table)
+    renamed = sum(1 for c, h in zip(table.columns, header) if (c.name or "").strip() and c.name != h)
+    notes = tuple(notices) + _notice(renamed, "column headers")
+    missing = tuple(mapping.missing)
+    if mapping.layout == "long":
+        panels = _long_panels(table, header, mapping, notes, missing)
+    elif mapping.layout == "transposed":
+        panels = {"all": _transposed_panel(table, header, mapping, notes, missing)}
+    else:
+        panels = {"all": _wide_panel(table, header, mapping, notes, missing)}
+    if mapping.humans is not None:
+        assign_roles(panels, humans=mapping.humans)
+    return panels
+
+
+def _wide_panel(table: Table, header: list[str], mapping: Any, notes: tuple[str, ...],
+                missing: tuple[str, ...]) -> RatingPanel:
+    ids = [_pick(table, header, u, "unit") for u in mapping.unit]
+    ignore = set(mapping.ignore) | set(mapping.unit)
+    for col in mapping.ignore:
+        _pick(table, header, col, "ignored")
+    raters = list(mapping.raters) if mapping.raters is not None else [h for h in header if h not in ignore]
+    for r in raters:
+        _pick(table, header, r, "rater")
     if not raters:
-        raise InputError(table.file, 1, None, "no rater columns after 'unit'; " + WIDE_HELP)
-    unit_codes, unit_names, changed_units = _names_column(table, table.columns[0], "unit")
-    if len(unit_names) != len(unit_codes):
-        dup = pd.Series(unit_codes).duplicated().to_numpy()
-        i = int(np.flatnonzero(dup)[0])
-        first = int(np.flatnonzero(unit_codes == unit_codes[i])[0])
-        raise InputError(table.file, table.row_of(i), "unit", f"unit {excerpt(unit_names[unit_codes[i]])} appears again "
-                         f"(first at row {table.row_of(first)}); one row per unit")
-    cols = list(table.columns[1:])
-    per, kinds = _values_column(table, cols, [c.name for c in cols])
+        raise InputError(table.file, 1, None, "no rater columns: " + WIDE_HELP)
+    if len(raters) > MAX_RATERS:
+        raise InputError(table.file, 1, None, f"{len(raters):,} rater columns; the limit is {MAX_RATERS:,}")
+    changed_units = 0
+    if ids:
+        unit_col = ids[0] if len(ids) == 1 else _joined(table, ids)
+        label = mapping.unit[0] if len(ids) == 1 else " + ".join(mapping.unit)
+        unit_codes, unit_names, changed_units = _names_column(table, unit_col, label)
+        if len(unit_names) != len(unit_codes):
+            dup = pd.Series(unit_codes).duplicated().to_numpy()
+            i = int(np.flatnonzero(dup)[0])
+            first = int(np.flatnonzero(unit_codes == unit_codes[i])[0])
+            raise InputError(table.file, table.row_of(i), label, f"unit {excerpt(unit_names[unit_codes[i]])} appears "
+                             f"again (first at row {table.row_of(first)}); one row per unit")
+    else:
+        unit_codes, unit_names = _row_units(table.n_rows)
+    cols = [table.columns[header.index(r)] for r in raters]
+    per, kinds = _values_column(table, cols, [c.name for c in cols], missing)
     units, raters_idx, values, records = [], [], [], []
     for j, codes in enumerate(per):
         keep = np.flatnonzero((codes >= 0) & ~np.append(kinds.missing, True)[codes]).astype(np.int32)
@@ -642,46 +792,88 @@ def _wide_panel(table: Table, header: list[str]) -> RatingPanel:
         values.append(codes[keep])
         records.append(keep)
     order = np.concatenate(records) if records else np.zeros(0, dtype=np.int64)
-    notices = _notice(sum(1 for r, h in zip([c.name for c in table.columns], header) if r != h), "column headers") \
-        + _notice(changed_units, "unit names")
     return _build_panel(table, "all", unit_names, raters, np.concatenate(units), np.concatenate(raters_idx),
-                        np.concatenate(values), kinds, order, None, notices)
+                        np.concatenate(values), kinds, order, None, notes + _notice(changed_units, "unit names"))
 
 
-def _long_panels(table: Table, header: list[str]) -> dict[str, RatingPanel]:
-    extra = [h for h in header if h not in (*LONG_COLUMNS, "dimension")]
-    if extra:
-        raw = table.columns[header.index(extra[0])].name
-        raise InputError(table.file, 1, raw, "unexpected column; expected columns unit, rater, value "
-                         "(optional: dimension)")
-    col = {h: table.columns[i] for i, h in enumerate(header)}
-    unit_all, unit_names_all, cu = _names_column(table, col["unit"], "unit")
-    rater_all, rater_arr, cr = _names_column(table, col["rater"], "rater")
+def _transposed_panel(table: Table, header: list[str], mapping: Any, notes: tuple[str, ...],
+                      missing: tuple[str, ...]) -> RatingPanel:
+    """One row per rater, one column per unit."""
+    ignore = set(mapping.ignore)
+    if mapping.rater is not None:
+        rater_col = _pick(table, header, mapping.rater, "rater")
+        rater_codes, rater_arr, changed = _names_column(table, rater_col, mapping.rater)
+        if len(rater_arr) != len(rater_codes):
+            dup = pd.Series(rater_codes).duplicated().to_numpy()
+            i = int(np.flatnonzero(dup)[0])
+            raise InputError(table.file, table.row_of(i), mapping.rater, f"rater {excerpt(rater_arr[rater_codes[i]])} "
+                             "appears again; one row per rater")
+        rater_names = list(rater_arr)
+        ignore.add(mapping.rater)
+    else:
+        rater_codes = np.arange(table.n_rows, dtype=np.int32)
+        rater_names, changed = [f"rater {i + 1}" for i in range(table.n_rows)], 0
+    if len(rater_names) > MAX_RATERS:
+        raise InputError(table.file, None, None, f"{len(rater_names):,} raters (rows); the limit is {MAX_RATERS:,}")
+    unit_names = [h for h in header if h not in ignore]
+    if not unit_names:
+        raise InputError(table.file, 1, None, "no unit columns: a raters x units file has a column per unit")
+    cols = [table.columns[header.index(u)] for u in unit_names]
+    per, kinds = _values_column(table, cols, [c.name for c in cols], missing)
+    units, raters_idx, values, records = [], [], [], []
+    for j, codes in enumerate(per):
+        keep = np.flatnonzero((codes >= 0) & ~np.append(kinds.missing, True)[codes]).astype(np.int32)
+        units.append(np.full(len(keep), j, dtype=np.int32))
+        raters_idx.append(rater_codes[keep])
+        values.append(codes[keep])
+        records.append(keep)
+    import pyarrow as pa
+
+    shown_units = Names(pa.array(unit_names if mapping.header else [f"unit {i + 1}" for i in range(len(unit_names))],
+                                 pa.string()))
+    return _build_panel(table, "all", shown_units, rater_names, np.concatenate(units), np.concatenate(raters_idx),
+                        np.concatenate(values), kinds, np.concatenate(records), None,
+                        notes + _notice(changed, "rater names"), value_by_unit=True)
+
+
+def _long_panels(table: Table, header: list[str], mapping: Any, notes: tuple[str, ...],
+                 missing: tuple[str, ...]) -> dict[str, RatingPanel]:
+    ids = [_pick(table, header, u, "unit") for u in mapping.unit]
+    rater_col = _pick(table, header, mapping.rater, "rater")
+    value_col = _pick(table, header, mapping.value, "value")
+    unit_col = ids[0] if len(ids) == 1 else _joined(table, ids)
+    unit_label = mapping.unit[0] if len(ids) == 1 else " + ".join(mapping.unit)
+    unit_all, unit_names_all, cu = _names_column(table, unit_col, unit_label)
+    rater_all, rater_arr, cr = _names_column(table, rater_col, mapping.rater)
     if len(rater_arr) > MAX_RATERS:
-        raise InputError(table.file, None, col["rater"].name, f"{len(rater_arr):,} distinct raters; the limit is "
+        raise InputError(table.file, None, mapping.rater, f"{len(rater_arr):,} distinct raters; the limit is "
                          f"{MAX_RATERS:,} (is the rater column really the rater?)")
     rater_names_all = list(rater_arr)
-    if "dimension" in col:
-        dim_all, dim_arr, cd = _names_column(table, col["dimension"], "dimension")
+    if mapping.dimension is not None:
+        dim_col = _pick(table, header, mapping.dimension, "dimension")
+        dim_all, dim_arr, cd = _names_column(table, dim_col, mapping.dimension)
         dim_names = list(dim_arr)
     else:
         dim_all, dim_names, cd = np.zeros(table.n_rows, dtype=np.int32), ["all"], 0
-    (values_all,), kinds = _values_column(table, [col["value"]], [col["value"].name])
+    (values_all,), kinds = _values_column(table, [value_col], [mapping.value], missing)
     # each (dimension, unit, rater) once
     dup = _first_duplicate([dim_all, unit_all, rater_all], [len(dim_names), len(unit_names_all), len(rater_names_all)])
     if dup is not None:
         first, i = dup
-        raise InputError(table.file, table.row_of(i), "rater",
+        raise InputError(table.file, table.row_of(i), mapping.rater,
                          f"rater {excerpt(rater_names_all[rater_all[i]])} rated unit "
                          f"{excerpt(unit_names_all[unit_all[i]])} again (first at row {table.row_of(first)}); "
                          "each (dimension, unit, rater) once")
     present = (values_all >= 0) & ~np.append(kinds.missing, True)[values_all]
-    notices = _notice(cu, "unit names") + _notice(cr, "rater names") + _notice(cd, "dimension names")
+    used = {mapping.rater, mapping.value, mapping.dimension, *mapping.unit}
+    others = [h for h in header if h not in used]
+    extra = (f"ignored columns: {', '.join(excerpt(h) for h in others[:10])}",) if others else ()
+    notices = notes + extra + _notice(cu, "unit names") + _notice(cr, "rater names") + _notice(cd, "dimension names")
     panels: dict[str, RatingPanel] = {}
     if len(dim_names) == 1:  # the common case: no split, the codes are compact already
         keep = np.flatnonzero(present).astype(np.int32)
         panels[dim_names[0]] = _build_panel(table, dim_names[0], unit_names_all, rater_names_all, unit_all[keep],
-                                            rater_all[keep], values_all[keep], kinds, keep, col["value"].name, notices)
+                                            rater_all[keep], values_all[keep], kinds, keep, mapping.value, notices)
         return panels
     by_dim = np.argsort(dim_all, kind="stable").astype(np.int32)
     bounds = np.searchsorted(dim_all[by_dim], np.arange(len(dim_names) + 1))
@@ -691,7 +883,7 @@ def _long_panels(table: Table, header: list[str]) -> dict[str, RatingPanel]:
         r_codes, r_names = _compact_index(rater_all[rows], rater_names_all)
         keep = present[rows]
         panels[dim] = _build_panel(table, dim, u_names, r_names, u_codes[keep], r_codes[keep],
-                                   values_all[rows][keep], kinds, rows[keep], col["value"].name, notices)
+                                   values_all[rows][keep], kinds, rows[keep], mapping.value, notices)
     return panels
 
 

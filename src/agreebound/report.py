@@ -63,6 +63,19 @@ def seed_path_text(m: PanelMeasurement, d: PanelDecision) -> str:
     return f"its integer formula on this matrix gives alpha {alpha}{level}"
 
 
+def category_flags(m: PanelMeasurement) -> list[str]:
+    """Labels that look like misspellings of others (toxc / toxic, Yes / yes, 01 / 1), in words."""
+    if m.kind != "label" or m.alpha.n_categories > 400:
+        return []
+    from agreebound.formats import category_texts
+    from agreebound.importers.detect import near_duplicates
+
+    texts = category_texts(m.alpha.category_set)
+    counts = [int(c) for c in m.category_counts]
+    return [f"{rare!r} ({counts[texts.index(rare)]}) may be {common!r}: {why}"
+            for rare, common, why in near_duplicates(texts, counts)]
+
+
 def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
     b = m.alpha_boot
     spread_state = "not measured" if not m.rates else ("unbounded" if d.spread is None else "bounded")
@@ -75,8 +88,12 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
         "seed_path": seed_path_text(m, d),
         "kind": m.kind,
         "categories": {"total": m.alpha.n_categories,
-                       "listed": [{"category": c, "count": n} for c, n in listed]},
+                       "listed": [{"category": c, "count": n} for c, n in listed],
+                       "flags": category_flags(m)},
         "notices": list(m.notices),
+        "level": {"in_force": m.level, "suggested": m.level_suggestion[0], "reason": m.level_suggestion[1],
+                  "alpha_at_levels": {k: exact(v) for k, v in m.alpha_at_levels.items()}},
+        "positive_suggestion": None if m.positive_suggestion is None else str(m.positive_suggestion),
         "ndet": m.ndet,
         "detectors": list(m.detectors),
         "humans": list(m.humans),
@@ -113,8 +130,12 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
 
 
 def panel_report(measurements: dict[str, PanelMeasurement], thresholds: ThresholdSet,
-                 inputs: Sequence[tuple[str, bytes | str]]) -> dict[str, Any]:
+                 inputs: Sequence[tuple[str, bytes | str]], imported: Any = None) -> dict[str, Any]:
+    """``imported`` (agreebound.formats.Imported): how the file was read, recorded beside the verdicts."""
     out = _base("panel", inputs, thresholds)
+    if imported is not None:
+        out["read"] = {"format": imported.format, "mapping": imported.mapping.to_dict(),
+                       "reasons": list(imported.reasons)}
     dims = [panel_dimension(m, decide_panel(m, thresholds.panel)) for m in measurements.values()]
     out["panel"] = {"dimensions": dims, "verdict": worst([d["verdict"] for d in dims])}
     return out

@@ -89,28 +89,32 @@ class Table:
     file: str
     columns: tuple[Column, ...]
     n_rows: int
-    kind: str  # "csv" or "parquet"
-    #: The source row of data row i is ``row_of(i)``: 1-based as a spreadsheet shows it (CSV: the
-    #: header is row 1; Parquet: the first row is row 1).
+    kind: str  # "csv", "parquet", "xlsx" or "records" (JSON / JSON Lines)
+    #: The source row of data row i is ``row_of(i)``: 1-based as a spreadsheet shows it (CSV and
+    #: Excel with a header: the header is row 1; Parquet: the first row is row 1; records: the
+    #: line (JSON Lines) or the record number (JSON)).
     data: bytes | None = None
     delimiter: str = ","
+    header_rows: int = 1  # rows before the data (CSV, Excel): 1 with a header, 0 without
+    source_rows: np.ndarray | None = None  # records and Excel: the source row of each data row
+    row_label: str = "row"
+    truncated: bool = False  # a head read: only the first rows
 
     @property
     def header(self) -> list[str]:
         return [c.name for c in self.columns]
 
-    @property
-    def row_label(self) -> str:
-        return "row"
-
     def row_of(self, index: int) -> int:
+        if self.source_rows is not None:
+            return int(self.source_rows[index])
         if self.kind != "csv" or self.data is None:
             return index + 1
-        return _csv_line_of_record(self.data, self.delimiter, index + 1)
+        return _csv_line_of_record(self.data, self.delimiter, index + self.header_rows)
 
     def locator(self) -> "Table":
         """The same table without its columns: enough to turn a data row into a source row."""
-        return Table(self.file, (), self.n_rows, self.kind, self.data, self.delimiter)
+        return Table(self.file, (), self.n_rows, self.kind, self.data, self.delimiter, self.header_rows,
+                     self.source_rows, self.row_label)
 
     def column(self, name: str) -> Column:
         return next(c for c in self.columns if c.name == name)
@@ -212,12 +216,40 @@ def _header_width(data: bytes, delimiter: str) -> int:
     return max(first.count(delimiter) + 1, 1)
 
 
-def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",") -> Table:
-    """A CSV file as a :class:`Table`; the header is row 1 and is checked for empty names."""
+def transcode(name: str, data: bytes, encoding: str) -> bytes:
+    """Text in ``encoding`` as UTF-8 bytes (what the reader takes)."""
+    if encoding in ("utf-8", "utf-8-sig"):
+        return data
+    try:
+        return data.decode(encoding).encode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(name, None, None, f"not {encoding} text (byte 0x{data[e.start]:02x} at {e.start:,})") from None
+
+
+def head_bytes(data: bytes, rows: int) -> bytes:
+    """The first ``rows`` lines (cut at a line end), for a preview that never reads a whole file."""
+    at, count = 0, 0
+    while count < rows:
+        nxt = data.find(b"\n", at)
+        if nxt < 0:
+            return data
+        at, count = nxt + 1, count + 1
+    return data[:at]
+
+
+def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",", header: bool = True,
+             head_rows: int | None = None) -> Table:
+    """A CSV file (UTF-8) as a :class:`Table`. With a header, row 1 names the columns; without,
+    they are "column 1", "column 2", ... ``head_rows``: read only that many lines (a preview)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     _use_system_allocator()
+    truncated = False
+    if head_rows is not None:
+        cut = head_bytes(data, head_rows + 1)
+        truncated = len(cut) < len(data)
+        data = cut
     data = check_text(name, data, expected)
     # Limits before the work: the header's width and the line count bound the cells.
     width = _header_width(data, delimiter)
@@ -225,6 +257,7 @@ def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",") -> Tab
         raise InputError(name, 1, None, f"the header has {width:,} columns; the limit is {MAX_COLUMNS:,}")
     ends = max(data.count(b"\n"), data.count(b"\r"))
     rows = ends - 1 if data.endswith((b"\n", b"\r")) else ends  # lines after the header, blank ones included
+    rows += 0 if header else 1
     if rows > MAX_ROWS:
         raise InputError(name, None, None, f"the file has {rows:,} rows; the limit is {MAX_ROWS:,}")
     if width * rows > MAX_CELLS:
@@ -255,7 +288,7 @@ def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",") -> Tab
         raise InputError(name, None, None, f"malformed CSV ({_arrow_message(e)}); expected {expected}") from None
     if table.num_rows == 0:
         raise InputError(name, None, None, f"the file is empty; expected {expected}")
-    if table.num_rows == 1 and b'"' in data:
+    if table.num_rows == 1 and b'"' in data and header:
         last = table.column(width - 1).to_pylist()[0]
         if "\n" in str(last) or "\r" in str(last):
             raise InputError(name, 1, None, "a quoted cell is never closed (its opening quote is on this row); "
@@ -265,10 +298,14 @@ def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",") -> Tab
         chunked = table.column(i).unify_dictionaries()
         arr = chunked.combine_chunks() if chunked.num_chunks != 1 else chunked.chunk(0)
         codes = np.asarray(arr.indices.to_numpy(zero_copy_only=False), dtype=np.int32)
-        header_cell = arr.dictionary[int(codes[0])].as_py()
-        columns.append(_compact(header_cell, codes[1:], arr.dictionary))
+        if header:
+            header_cell = arr.dictionary[int(codes[0])].as_py()
+            columns.append(_compact(header_cell, codes[1:], arr.dictionary))
+        else:
+            columns.append(_compact(f"column {i + 1}", codes, arr.dictionary))
     del table
-    out = Table(name, tuple(columns), len(columns[0].codes), "csv", data, delimiter)
+    out = Table(name, tuple(columns), len(columns[0].codes), "csv", data, delimiter, 1 if header else 0,
+                truncated=truncated)
     if out.n_rows == 0:
         raise InputError(name, None, None, f"the file has a header but no data rows; expected {expected}")
     return out
@@ -297,7 +334,7 @@ def _arrow_message(e: Exception) -> str:
 # --- Parquet ----------------------------------------------------------------------------------
 
 
-def read_parquet(name: str, data: bytes) -> Table:
+def read_parquet(name: str, data: bytes, head_rows: int | None = None) -> Table:
     """A Parquet file as a :class:`Table`: sizes read from its metadata before decoding; numbers
     stay numbers (ints as int, floats as float), text stays text, nulls become code -1."""
     import pyarrow as pa
@@ -327,7 +364,8 @@ def read_parquet(name: str, data: bytes) -> Table:
         raise InputError(name, None, None, "the Parquet file has no rows")
     for f in schema:
         if not _plain_type(f.type):
-            raise InputError(name, None, f.name, f"column of type {f.type}; expected whole numbers, decimals or text")
+            raise InputError(name, None, f.name, f"column of type {f.type}; expected whole numbers, decimals, "
+                             "true/false or text")
     header = [f.name for f in schema]
     if len(set(header)) != len(header):
         dup = next(h for h in header if header.count(h) > 1)
@@ -335,6 +373,10 @@ def read_parquet(name: str, data: bytes) -> Table:
     # One column at a time, text kept dictionary-encoded: the decoded file never sits in memory.
     text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
     pf = pq.ParquetFile(pa.BufferReader(data), read_dictionary=text)
+    if head_rows is not None and rows > head_rows:
+        first = next(pf.iter_batches(batch_size=head_rows, use_threads=False))
+        columns = [_parquet_column(name, f.name, pa.chunked_array([first.column(i)])) for i, f in enumerate(schema)]
+        return Table(name, tuple(columns), first.num_rows, "parquet", truncated=True)
     columns = []
     for f in schema:
         try:
@@ -355,7 +397,7 @@ def _plain_type(t: Any) -> bool:
     if pt.is_dictionary(t):
         return _plain_type(t.value_type)
     return (pt.is_integer(t) or pt.is_floating(t) or pt.is_string(t) or pt.is_large_string(t)
-            or pt.is_decimal(t) or pt.is_null(t) or t == pa.string_view()) and not pt.is_boolean(t)
+            or pt.is_decimal(t) or pt.is_null(t) or pt.is_boolean(t) or t == pa.string_view())
 
 
 def _parquet_column(file: str, name: str, chunked: Any) -> Column:
@@ -365,6 +407,9 @@ def _parquet_column(file: str, name: str, chunked: Any) -> Column:
     t = chunked.type
     if pa.types.is_null(t):
         return Column(name, np.full(len(chunked), -1, dtype=np.int32), [])
+    if pa.types.is_boolean(t):  # true/false are labels, as a CSV would write them
+        chunked = chunked.cast(pa.string())
+        t = chunked.type
     if pa.types.is_dictionary(t):
         if not (pa.types.is_string(t.value_type) or pa.types.is_large_string(t.value_type)):
             chunked = chunked.cast(t.value_type)
@@ -402,3 +447,53 @@ def require_columns(table: Table, required: Sequence[str], optional: Sequence[st
         raise InputError(table.file, 1, missing[0], f"missing column; expected columns {what}")
     if extra:
         raise InputError(table.file, 1, extra[0], f"unexpected column; expected columns {what}")
+
+
+# --- tables from values (Excel cells, JSON records) -------------------------------------------
+
+
+def _cell_text(v: Any) -> Any:
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+        return str(int(v))
+    return v if isinstance(v, str) else repr(v) if isinstance(v, float) else str(v)
+
+
+def column_from_values(file: str, name: str, values: Sequence[Any], rows: np.ndarray | None = None) -> Column:
+    """A column from Python values: text stays text, numbers stay numbers (a column mixing them
+    is read as text, numbers written as they print), None is a null. Anything else (a list, an
+    object, a date, true/false) is an error naming its row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kinds = set()
+    for i, v in enumerate(values):
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+            what = "true/false" if isinstance(v, bool) else type(v).__name__
+            row = int(rows[i]) if rows is not None else i + 1
+            raise InputError(file, row, name, f"a {what} value ({excerpt(v)}); expected a number, a label or empty")
+        kinds.add(str if isinstance(v, str) else float)
+    if kinds == {float}:
+        if all(isinstance(v, int) or v is None for v in values) and all(v is None or abs(v) < 2**63 for v in values):
+            arr = pa.array(values, pa.int64())
+        else:
+            arr = pa.array([None if v is None else float(v) for v in values], pa.float64())
+    elif kinds == {str, float}:
+        arr = pa.array([None if v is None else _cell_text(v) for v in values], pa.string())
+    else:
+        arr = pa.array(values, pa.string() if kinds else pa.null())
+    if pa.types.is_null(arr.type):
+        return Column(name, np.full(len(values), -1, dtype=np.int32), [])
+    encoded = pc.dictionary_encode(arr)
+    codes = encoded.indices.cast(pa.int32()).fill_null(-1).to_numpy(zero_copy_only=False)
+    return _compact(name, codes, encoded.dictionary)
+
+
+def table_from_values(file: str, names: Sequence[str], columns: Sequence[Sequence[Any]], kind: str,
+                      rows: np.ndarray | None = None, row_label: str = "row", truncated: bool = False) -> Table:
+    n = len(columns[0]) if columns else 0
+    if n * max(len(columns), 1) > MAX_CELLS:
+        raise InputError(file, None, None, f"{len(columns):,} columns x {n:,} rows; the limit is {MAX_CELLS:,} cells")
+    cols = tuple(column_from_values(file, nm, vals, rows) for nm, vals in zip(names, columns))
+    return Table(file, cols, n, kind, source_rows=rows, row_label=row_label, truncated=truncated)

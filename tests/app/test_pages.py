@@ -269,7 +269,7 @@ def _hostile(where: str) -> list[dict]:
 
 def test_hostile_rating_files_show_one_error_and_keep_the_loaded_panel():
     cases = _hostile(["panel", "{f}"])
-    assert len(cases) >= 50
+    assert len(cases) >= 45
     at = app("pages/panel.py")
     for c in cases:
         at.file_uploader(key="ratings_upload").set_value((c["file"], (HOSTILE / c["file"]).read_bytes(), "text/csv")).run()

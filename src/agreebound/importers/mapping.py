@@ -1,0 +1,116 @@
+"""How a table becomes ratings, as data: the dashboard's preview edits it, the user downloads it,
+and the CLI reads the same file the same way with ``--mapping``.
+
+>>> m = Mapping(layout="long", unit=("item_id",), rater="annotator", value="label")
+>>> Mapping.from_json(m.to_json()) == m
+True
+>>> Mapping.from_dict({"layout": "sideways"})
+Traceback (most recent call last):
+...
+ValueError: layout must be one of wide, long, transposed; got 'sideways'
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+LAYOUTS = ("wide", "long", "transposed")
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+UNIT_JOIN = " | "
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """Which column plays which role. Column names are the file's header names (trimmed).
+
+    * wide: one row per unit; ``unit`` names the id column(s) (several are joined with " | ";
+      none: the units are the rows, named by their row number); ``raters`` the rating columns
+      (None: every column that is neither an id nor ignored).
+    * long: one row per rating; ``unit`` (one or more columns), ``rater``, ``value`` and
+      optionally ``dimension`` (one panel per dimension). Other columns are ignored.
+    * transposed: one row per rater (the orientation of K-Alpha and the ``krippendorff``
+      package); ``rater`` names the column holding the rater names (None: the raters are the
+      rows), every other column is a unit.
+    """
+
+    layout: str
+    unit: tuple[str, ...] = ()
+    rater: str | None = None
+    value: str | None = None
+    dimension: str | None = None
+    raters: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    #: Human raters (not independent detectors). None: names starting with "human", unless every
+    #: rater's does (then every rater counts as independent).
+    humans: tuple[str, ...] | None = None
+    level: str | None = None  # None: the suggested level
+    positive: str | None = None  # the category counted as a detector's positive, as written
+    missing: tuple[str, ...] = ()  # extra spellings of a missing value, e.g. "-99"
+    header: bool = True  # False: the first row is data (columns are named "column 1", ...)
+    sheet: str | None = None  # Excel: the sheet (None: the first)
+    delimiter: str | None = None  # CSV: None = sniffed
+    encoding: str | None = None  # text: None = sniffed
+
+    def __post_init__(self) -> None:
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {self.layout!r}")
+        if self.level is not None and self.level not in LEVELS:
+            raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {self.level!r}")
+        for name in ("unit", "ignore", "missing"):
+            _strings(name, getattr(self, name))
+        for name in ("raters", "humans"):
+            if getattr(self, name) is not None:
+                _strings(name, getattr(self, name))
+        for name in ("rater", "value", "dimension", "positive", "sheet", "delimiter", "encoding"):
+            v = getattr(self, name)
+            if v is not None and type(v) is not str:
+                raise ValueError(f"{name} must be text or null; got {v!r}")
+        if type(self.header) is not bool:
+            raise ValueError(f"header must be true or false; got {self.header!r}")
+        if self.delimiter is not None and len(self.delimiter) != 1:
+            raise ValueError(f"delimiter must be one character; got {self.delimiter!r}")
+        if self.layout == "long" and not (self.unit and self.rater and self.value):
+            raise ValueError("a long mapping needs unit, rater and value columns")
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        for k, v in out.items():
+            if isinstance(v, tuple):
+                out[k] = list(v)
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "Mapping":
+        if not isinstance(data, dict):
+            raise ValueError("a mapping is an object with layout, unit, rater, value, ...")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(str(k) for k in data if k not in known)
+        if unknown:
+            raise ValueError(f"unknown key {unknown[0]!r}; a mapping has {', '.join(sorted(known))}")
+        if "layout" not in data:
+            raise ValueError("missing key 'layout' (wide, long or transposed)")
+        values = {}
+        for k, v in data.items():
+            if k in ("unit", "ignore", "missing", "raters", "humans") and isinstance(v, list):
+                v = tuple(v)
+            elif k == "unit" and isinstance(v, str):
+                v = (v,)
+            values[k] = v
+        return cls(**values)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Mapping":
+        return cls.from_dict(json.loads(text))
+
+    def with_(self, **changes: Any) -> "Mapping":
+        return replace(self, **changes)
+
+
+def _strings(name: str, value: Any) -> None:
+    if not isinstance(value, tuple) or any(type(v) is not str for v in value):
+        raise ValueError(f"{name} must be a list of column names (text); got {value!r}")

@@ -1,0 +1,136 @@
+"""What a file is, before it is read: format, text encoding, delimiter. Pure, from the bytes.
+
+>>> sniff("x.csv", b"unit;a;b\\nu1;1;2\\n").delimiter
+';'
+>>> sniff("x.tsv", "unit\\ta\\nu1\\t1\\n".encode("utf-16")).encoding
+'utf-16'
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import zipfile
+from dataclasses import dataclass
+
+DELIMITERS = (",", ";", "\t", "|")
+FORMATS = ("csv", "parquet", "xlsx", "json", "jsonl")
+
+
+@dataclass(frozen=True)
+class Sniffed:
+    format: str  # one of FORMATS
+    encoding: str = "utf-8"  # of text formats: utf-8, utf-16, cp1252 (read as Latin-1 where cp1252 cannot)
+    delimiter: str = ","
+    notice: str | None = None  # said to the user when the bytes were not plain UTF-8
+
+
+def _bom_encoding(data: bytes) -> str | None:
+    if data.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    return None
+
+
+def _utf16_without_bom(head: bytes) -> str | None:
+    """UTF-16 text without a byte-order mark: every other byte of ASCII text is zero."""
+    if len(head) < 4:
+        return None
+    even, odd = head[0::2], head[1::2]
+    if odd.count(0) > 0.4 * len(odd) and even.count(0) < 0.05 * len(even):
+        return "utf-16-le"
+    if even.count(0) > 0.4 * len(even) and odd.count(0) < 0.05 * len(odd):
+        return "utf-16-be"
+    return None
+
+
+def text_encoding(data: bytes) -> tuple[str, str | None]:
+    """(encoding, notice): UTF-8 (with or without BOM) silently; UTF-16 and Windows-1252 /
+    Latin-1 with a notice, because they are read, not rejected."""
+    bom = _bom_encoding(data)
+    if bom == "utf-16":
+        return "utf-16", "read as UTF-16 text (it has a UTF-16 byte-order mark)"
+    if bom == "utf-8-sig":
+        return "utf-8-sig", None
+    guess = _utf16_without_bom(data[:4096])
+    if guess:
+        return guess, f"read as {guess.upper()} text (every other byte is zero)"
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(data[: 2**20], final=len(data) <= 2**20)
+        if len(data) > 2**20:
+            data.decode("utf-8")
+        return "utf-8", None
+    except UnicodeDecodeError:
+        pass
+    try:
+        data.decode("cp1252")
+        return "cp1252", "not UTF-8: read as Windows-1252 (what Excel on Windows writes); save as UTF-8 to be sure"
+    except UnicodeDecodeError:
+        return "latin-1", "not UTF-8: read as Latin-1 (ISO-8859-1); save as UTF-8 to be sure"
+
+
+def sniff_delimiter(text_head: str) -> str:
+    """The delimiter that splits the first lines into the same number (>= 2) of cells, the most
+    cells winning; a comma when none does."""
+    lines = text_head.splitlines()[:50] if text_head else []
+    if len(lines) > 1 and not text_head.endswith(("\n", "\r")):
+        lines = lines[:-1]  # the last line of a head may be cut
+    best, best_width = ",", 1
+    for d in DELIMITERS:
+        try:
+            rows = [r for r in csv.reader(io.StringIO("\n".join(lines)), delimiter=d) if r]
+        except csv.Error:
+            continue
+        if not rows:
+            continue
+        widths = {len(r) for r in rows}
+        width = len(rows[0])
+        if len(widths) == 1 and width > best_width:
+            best, best_width = d, width
+    return best
+
+
+def _is_xlsx(data: bytes) -> bool:
+    if not data.startswith(b"PK\x03\x04"):
+        return False
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            return "xl/workbook.xml" in z.namelist()
+    except zipfile.BadZipFile:
+        return False
+
+
+def sniff(name: str, data: bytes) -> Sniffed:
+    """The format from the bytes (the file name only breaks ties: .tsv, .jsonl)."""
+    if data[:4] == b"PAR1":
+        return Sniffed("parquet")
+    if _is_xlsx(data):
+        return Sniffed("xlsx")
+    encoding, notice = text_encoding(data)
+    head = data[: 2**16].decode(encoding, "replace").lstrip("\ufeff")
+    stripped = head.lstrip()
+    lower = name.lower()
+    if stripped.startswith("[") or (stripped.startswith("{") and not lower.endswith((".jsonl", ".ndjson"))
+                                    and _one_json_document(head)):
+        return Sniffed("json", encoding, notice=notice)
+    if stripped.startswith("{"):
+        return Sniffed("jsonl", encoding, notice=notice)
+    delimiter = "\t" if lower.endswith(".tsv") and "\t" in head else sniff_delimiter(head)
+    return Sniffed("csv", encoding, delimiter, notice)
+
+
+def _one_json_document(head: str) -> bool:
+    """A '{' file is one JSON document (not JSON Lines) unless its first line is a whole object."""
+    first = head.lstrip().split("\n", 1)[0]
+    if not first.rstrip().endswith("}"):
+        return True
+    import json
+
+    try:
+        json.loads(first)
+    except ValueError:
+        return True
+    rest = head.lstrip()[len(first):].lstrip()
+    return not rest.startswith("{")
