@@ -339,6 +339,14 @@ def test_rates_file_matched_to_dimensions_in_one_place():
         measure_panels(panels, rates=partial, rates_file="detector_rates.csv")
     assert str(e.value) == ("detector_rates.csv, column 'dimension': no rates for dimension 'sexual'; "
                             "the rates file has insult, violence")
-    one = parse_detector_rates("r.csv", b"detector,positives,total\ndetector-lexicon,1,10\ndetector-llm,3,10\n")
+    one = parse_detector_rates("r.csv", b"detector,positives,total\ndetector-lexicon,1,10\ndetector-llm,3,10\n"
+                                        b"detector-classifier,2,10\n")
     served = measure_panels(panels, rates=one, rates_file="r.csv")
     assert all(m.rates == one["all"] for m in served.values())
+    # the spread is over the panel's own detectors: a rate missing, or one for a stranger, is an error
+    two = parse_detector_rates("r.csv", b"detector,positives,total\ndetector-lexicon,1,10\ndetector-llm,3,10\n")
+    with pytest.raises(InputError, match="no rate for 'detector-classifier' \\(dimension 'violence'\\)"):
+        measure_panels(panels, rates=two, rates_file="r.csv")
+    foo = parse_detector_rates("r.csv", b"detector,positives,total\nfoo,1,10\nbar,3,10\n")
+    with pytest.raises(InputError, match="rates for 'bar', 'foo', which are not a detector in the ratings"):
+        measure_panels(panels, rates=foo, rates_file="r.csv")

@@ -14,7 +14,7 @@ import numpy as np
 
 from agreebound.escape import excerpt
 from agreebound.formats import DetectorRate, InputError, RatingPanel, category_texts
-from agreebound.limits import LISTED_CATEGORIES, RATIO_MAX_CATEGORIES
+from agreebound.limits import LISTED_CATEGORIES, MAX_TYPED_CHARS, RATIO_MAX_CATEGORIES
 from agreebound.panel import AlphaResult, PanelDecision, PanelThresholds, alpha_coded, decide
 from agreebound.uncertainty import (
     AlphaBootstrap,
@@ -140,8 +140,11 @@ def default_positive(categories: tuple[Any, ...]) -> Any:
 def resolve_positive(panel: RatingPanel, positive: Any) -> Any:
     """The category ``positive`` names (a value, or its text as typed on a command line); a name
     the panel does not have is an InputError listing the categories it has."""
+    if isinstance(positive, str) and len(positive) > MAX_TYPED_CHARS:
+        raise InputError(panel.file, None, None, f"the positive category is {len(positive):,} characters long; "
+                         f"categories have at most {MAX_TYPED_CHARS}")
     k = panel.category_index(positive)
-    if k is None and isinstance(positive, str) and panel.categories.numeric:
+    if k is None and isinstance(positive, str) and panel.categories.numeric and len(positive) <= 40:
         try:
             want = Fraction(positive)
         except (ValueError, ZeroDivisionError):
@@ -213,6 +216,16 @@ def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", posit
                 raise InputError(rates_file or "", None, "dimension",
                                  f"no rates for dimension {excerpt(dim)}; the rates file has "
                                  f"{', '.join(sorted(rates)[:LISTED_CATEGORIES])}")
+            named = {r.detector for r in given}
+            panel_detectors = set(panel.detectors)
+            if named != panel_detectors:
+                extra, absent = sorted(named - panel_detectors), sorted(panel_detectors - named)
+                what = (f"rates for {', '.join(excerpt(x) for x in extra[:5])}, which "
+                        f"{'is' if len(extra) == 1 else 'are'} not a detector in the ratings" if extra else
+                        f"no rate for {', '.join(excerpt(x) for x in absent[:5])}")
+                raise InputError(rates_file or "", None, "detector",
+                                 f"{what} (dimension {excerpt(dim)}); the spread is over the panel's own detectors: "
+                                 f"{', '.join(excerpt(x) for x in sorted(panel_detectors)[:10])}")
         out[dim] = measure_panel(panel, level, positive, given, rates_file if given is not None else None, interval)
     return out
 

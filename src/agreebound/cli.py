@@ -151,7 +151,8 @@ def _write_report(path: str, text: str) -> None:
 # --- commands ---------------------------------------------------------------------------------
 
 
-def _thresholds(args: argparse.Namespace) -> Any:
+def _thresholds(args: argparse.Namespace, inputs: list[tuple[str, bytes]] | None = None) -> Any:
+    """The thresholds in force; the file read (once) joins ``inputs`` for the report."""
     from agreebound.formats import parse_thresholds
     from agreebound.thresholds import DEFAULT, PRESETS
 
@@ -161,6 +162,8 @@ def _thresholds(args: argparse.Namespace) -> Any:
         name, data = _read(args.thresholds)
         tf = parse_thresholds(name, data)
         presets, t = tf.presets, tf.thresholds
+        if inputs is not None:
+            inputs.append((name, data))
     if args.preset:
         if args.preset not in presets:
             raise InputError(args.thresholds or "--preset", None, None,
@@ -214,8 +217,8 @@ def _panel(args: argparse.Namespace) -> int:
 
     if args.report:
         _check_report_path(args.report, _inputs(args, "file", "rates", "thresholds", "mapping"))
-    t = _thresholds(args)
     name, data, imported, inputs = _import(args)
+    t = _thresholds(args, inputs)
     panels = imported.panels
     if args.dimension is not None:
         want = normalise_name(args.dimension)
@@ -228,8 +231,6 @@ def _panel(args: argparse.Namespace) -> int:
         rname, rdata = _read(args.rates)
         rates = parse_detector_rates(rname, rdata)
         inputs.append((rname, rdata))
-    if args.thresholds:
-        inputs.append(_read(args.thresholds))
     positive: Any = "auto" if args.positive is None else args.positive
     level = args.level if args.level != "auto" else (imported.mapping.level or "auto")
     measurements = measure_panels(panels, level, positive, rates, Path(args.rates).name if args.rates else None)
@@ -328,7 +329,14 @@ def _emit(args: argparse.Namespace, report: dict[str, Any], html: Any, print_tex
         # The reader went away (``| head``): the verdict stands; stop writing quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+    except OSError as e:
+        raise OutputError(f"could not write the output ({e.strerror or e})") from None
     return code
+
+
+class OutputError(Exception):
+    """Standard output could not be written (a full disk, a closed terminal): not a verdict, and
+    not a bug; exit 4 with the reason."""
 
 
 def _calibrate(args: argparse.Namespace) -> int:
@@ -339,7 +347,6 @@ def _calibrate(args: argparse.Namespace) -> int:
         _check_report_path(args.report, _inputs(args, "bundle", "references", "observations", "thresholds"))
     name, data = _read(args.bundle)
     inputs: list[tuple[str, bytes]] = [(name, data)]
-    t = _thresholds(args)
     if args.references or args.observations:
         if not (args.references and args.observations):
             raise InputError(name, None, None, "the tabular form needs --references and --observations")
@@ -349,8 +356,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         inputs += [(rname, rdata), (oname, odata)]
     else:
         bundle = parse_judge_bundle(name, data)
-    if args.thresholds:
-        inputs.append(_read(args.thresholds))
+    t = _thresholds(args, inputs)
     report = calibration_report(bundle, t, inputs)
 
     def html() -> str:
@@ -390,10 +396,9 @@ def _serve(args: argparse.Namespace) -> int:
     return subprocess.call(cmd, cwd=ROOT, env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"})
 
 
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
-
-
 def build_parser() -> argparse.ArgumentParser:
+    from agreebound.panel import LEVELS
+
     raw = argparse.RawDescriptionHelpFormatter
     parser = _Parser(
         prog="agreebound", formatter_class=raw,
@@ -494,6 +499,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("agreebound: interrupted", file=sys.stderr)
         return INTERRUPTED
+    except OutputError as e:
+        print(f"agreebound: {e}; no verdict was given", file=sys.stderr)
+        return INTERNAL_ERROR
     except SystemExit:
         raise  # --help and --version
     except BaseException as e:  # noqa: BLE001 - the one place that turns a crash into exit 4

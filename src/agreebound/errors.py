@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from agreebound.escape import printable
-
-#: The longest message an InputError prints (one terminal line of a few rows at most).
-MESSAGE_CHARS = 400
+from agreebound.limits import MESSAGE_CHARS
 
 
 class InputError(Exception):

@@ -24,10 +24,13 @@ from typing import Any
 from agreebound.limits import EXCERPT_CHARS
 
 # Characters never sent raw to a terminal or a page: C0 and C1 controls, DEL, lone surrogates
-# (undecodable file names), and invisible characters that reorder or hide text (bidi controls,
-# zero-width characters, the BOM).
-_INVISIBLE = "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e" \
-             "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+# (undecodable file names), and every invisible character that can hide, reorder or fake text:
+# Unicode's format characters (Cf: bidi controls, zero-width characters, the BOM, tag
+# characters), line and paragraph separators, variation selectors and the Hangul fillers.
+_INVISIBLE = ("\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f-\u1160\u180b-\u180f"
+              "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+              "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+              "\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef")
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff" + _INVISIBLE + "]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -37,7 +40,7 @@ def _escape_char(m: re.Match[str]) -> str:
     if ch in _NAMED:
         return _NAMED[ch]
     code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def printable(text: Any, limit: int | None = None) -> str:

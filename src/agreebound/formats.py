@@ -65,8 +65,6 @@ __all__ = ["InputError", "RatingPanel", "DetectorRate", "JudgeBundle", "Threshol
 
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+")
-#: Longest text read as a number (longer ones are refused, not silently made labels).
-_NUMBER_CHARS = 40
 WIDE_HELP = "a wide rating CSV with the header unit,<rater>,<rater>,..."
 LONG_COLUMNS = ("unit", "rater", "value")
 RATES_COLUMNS = ("detector", "positives", "total")
@@ -98,6 +96,7 @@ class ValueKinds:
     floats: np.ndarray  # float64 (NaN where not a number)
     texts: Any  # each value's text (labels are compared as text): a list, or a pyarrow string array
     decimal: np.ndarray  # bool: a number that is not whole
+    normalised_cells: int = 0  # cells whose spaces or invisible characters were removed
 
     def text(self, indices: np.ndarray) -> list[str]:
         t = self.texts
@@ -111,9 +110,11 @@ class ValueKinds:
         return len(self.missing)
 
 
-# Control and invisible characters, for pyarrow's RE2 (surrogates cannot occur in valid UTF-8).
-_UNSAFE_RE2 = (r"[\x{00}-\x{1f}\x{7f}-\x{9f}\x{ad}\x{61c}\x{180e}\x{200b}-\x{200f}\x{202a}-\x{202e}"
-               r"\x{2060}-\x{2064}\x{2066}-\x{2069}\x{feff}]")
+# Control and invisible characters (as agreebound.escape), for pyarrow's RE2 (surrogates cannot
+# occur in valid UTF-8).
+_INVISIBLE_RE2 = (r"\p{Cf}\x{34f}\x{115f}-\x{1160}\x{180b}-\x{180f}\x{2028}-\x{2029}\x{3164}\x{fe00}-\x{fe0f}"
+                  r"\x{ffa0}\x{e0100}-\x{e01ef}")
+_UNSAFE_RE2 = r"[\x{00}-\x{1f}\x{7f}-\x{9f}" + _INVISIBLE_RE2 + "]"
 
 
 def _classify_text(arr: Any, extra_missing: Sequence[str] = ()) -> ValueKinds | None:
@@ -133,7 +134,7 @@ def _classify_text(arr: Any, extra_missing: Sequence[str] = ()) -> ValueKinds | 
     label = ~number & ~missing
     unsafe = pc.match_substring_regex(arr, _UNSAFE_RE2).to_numpy(zero_copy_only=False)
     if (number & (length > MAX_SIGNIFICANT_DIGITS)).any() or (label & ((length > MAX_NAME_CHARS) | unsafe)).any():
-        return None
+        return None  # the careful path: digits counted, and the first bad value located
     floats = np.full(len(arr), np.nan)
     if number.any():
         floats[number] = pc.cast(arr.filter(pa.array(number)), pa.float64()).to_numpy(zero_copy_only=False)
@@ -159,7 +160,7 @@ def classify_values(uniques: Sequence[Any], extra_missing: Sequence[str] = ()) -
             bad = bad or (i, "a true/false value; expected a number or a label")
             continue
         if isinstance(u, int):
-            texts[i] = str(u) if abs(u) < 10**_NUMBER_CHARS else "<huge>"
+            texts[i] = str(u)
             if texts[i] in missing_tokens:
                 missing[i] = True
                 continue
@@ -188,17 +189,17 @@ def classify_values(uniques: Sequence[Any], extra_missing: Sequence[str] = ()) -
         if s.strip() in missing_tokens:
             missing[i] = True
             continue
-        if len(s) <= _NUMBER_CHARS and (_INT.fullmatch(s) or _DECIMAL.fullmatch(s)):
+        if _INT.fullmatch(s) or _DECIMAL.fullmatch(s):
             if _significant_digits(s) > MAX_SIGNIFICANT_DIGITS:
                 bad = bad or (i, f"the number {excerpt(s)} has more than {MAX_SIGNIFICANT_DIGITS} significant "
                                  f"digits; Agreebound keeps every value exact and reads at most {MAX_SIGNIFICANT_DIGITS}")
                 continue
-            number[i], floats[i] = True, float(s)
-            decimal[i] = "." in s and not floats[i].is_integer()
-            continue
-        if len(s) > _NUMBER_CHARS and (_INT.fullmatch(s[:_NUMBER_CHARS + 1]) and s.lstrip("-").replace(".", "", 1).isdigit()):
-            bad = bad or (i, f"a number {len(s):,} characters long; numbers have at most {MAX_SIGNIFICANT_DIGITS} "
-                             "significant digits")
+            f = float(s)
+            if f in (float("inf"), float("-inf")) or (f == 0 and s.strip("-0.")):
+                bad = bad or (i, f"the number {excerpt(s)} is beyond the range Agreebound holds exactly")
+                continue
+            number[i], floats[i] = True, f
+            decimal[i] = "." in s and not f.is_integer()
             continue
         if len(s) > MAX_NAME_CHARS:
             bad = bad or (i, f"a label {len(s):,} characters long; the limit is {MAX_NAME_CHARS:,}")
@@ -256,7 +257,6 @@ class Names(Sequence[str]):
         return Names(self._arr.take(pa.array(np.asarray(indices, dtype=np.int64))))
 
 
-_INVISIBLE_RE2 = r"[\x{ad}\x{61c}\x{180e}\x{200b}-\x{200f}\x{202a}-\x{202e}\x{2060}-\x{2064}\x{2066}-\x{2069}\x{feff}]"
 
 
 def _names_need_care(arr: Any) -> bool:
@@ -381,9 +381,12 @@ class RatingPanel:
         return row, self.raters[int(self.coded.rater[rating])]
 
     def _first_where(self, mask_by_code: np.ndarray) -> tuple[int | None, str | None]:
+        return self.locate(self._first_rating(mask_by_code))
+
+    def _first_rating(self, mask_by_code: np.ndarray) -> int:
+        """The rating, first in the file, whose category the mask marks."""
         hits = np.flatnonzero(mask_by_code[self.coded.code])
-        first = hits[np.argmin(self.records[hits])] if len(hits) else 0
-        return self.locate(int(first))
+        return int(hits[np.argmin(self.records[hits])]) if len(hits) else 0
 
     def ratings(self, level: str = "nominal") -> Coded:
         """The coded ratings for alpha at ``level``; a level the values cannot take is a located
@@ -399,10 +402,12 @@ class RatingPanel:
             floats = cats.floats
             negative = floats < 0
             if negative.any():
-                row, column = self._first_where(negative)
+                rating = self._first_rating(negative)
+                row, column = self.locate(rating)
+                code = int(self.coded.code[rating])
                 raise InputError(self.file, row, column,
                                  f"ratio alpha needs values >= 0 (a ratio scale has a true zero); this cell holds "
-                                 f"{printable(cats.first(int(np.argmax(negative)) + 1)[-1])}. Use the interval level")
+                                 f"{printable(cats.first(code + 1)[-1])}. Use the interval level")
             if len(cats) > RATIO_MAX_CATEGORIES:
                 raise InputError(self.file, None, self.value_column,
                                  f"ratio alpha is computed exactly for at most {RATIO_MAX_CATEGORIES} distinct values "
@@ -624,7 +629,7 @@ def _names_column(table: Table, col: Column, label: str) -> tuple[np.ndarray, Na
         arr = pa.array([name_text(u) for u in col.uniques], pa.string())
     changed = 0
     if _names_need_care(arr):
-        norm = pc.utf8_trim_whitespace(pc.utf8_normalize(pc.replace_substring_regex(arr, _INVISIBLE_RE2, ""),
+        norm = pc.utf8_trim_whitespace(pc.utf8_normalize(pc.replace_substring_regex(arr, "[" + _INVISIBLE_RE2 + "]", ""),
                                                           form="NFC"))
         changed = int(pc.sum(pc.not_equal(norm, arr)).as_py() or 0)
         length = pc.utf8_length(norm).to_numpy(zero_copy_only=False)
@@ -642,6 +647,49 @@ def _names_column(table: Table, col: Column, label: str) -> tuple[np.ndarray, Na
     encoded = pc.dictionary_encode(arr)
     remap = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
     return remap[col.codes], Names(encoded.dictionary), changed
+
+
+def _changed_cells(changed: np.ndarray, per: Sequence[np.ndarray]) -> int:
+    flag = np.append(changed, False)
+    return int(sum(int(flag[codes].sum()) for codes in per))
+
+
+def _normalise_value_text(arr: Any, per: list[np.ndarray]) -> tuple[Any, list[np.ndarray], int]:
+    """Values compared as names are: surrounding spaces and invisible characters removed, NFC.
+    Spellings that become one are merged; returns the new dictionary, codes, and cells changed."""
+    import pyarrow.compute as pc
+
+    if not _names_need_care(arr) and not pc.any(pc.equal(pc.utf8_length(arr), 0)).as_py():
+        return arr, per, 0
+    norm = pc.utf8_trim_whitespace(pc.utf8_normalize(pc.replace_substring_regex(arr, "[" + _INVISIBLE_RE2 + "]", ""),
+                                                      form="NFC"))
+    changed = pc.not_equal(norm, arr).to_numpy(zero_copy_only=False)
+    if not changed.any():
+        return arr, per, 0
+    count = _changed_cells(changed, per)
+    encoded = pc.dictionary_encode(norm)
+    lut = np.append(encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32), np.int32(-1))
+    return encoded.dictionary, [lut[codes] for codes in per], count
+
+
+def _normalise_value_list(values: list[Any], per: list[np.ndarray]) -> tuple[list[Any], list[np.ndarray], int]:
+    """:func:`_normalise_value_text` for a list of typed values (only text changes)."""
+    norm = [normalise_name(v) if isinstance(v, str) else v for v in values]
+    changed = np.array([a != b for a, b in zip(norm, values)], dtype=bool)
+    if not changed.any():
+        return values, per, 0
+    count = _changed_cells(changed, per)
+    index: dict[Any, int] = {}
+    lut = np.empty(len(norm) + 1, dtype=np.int32)
+    lut[-1] = -1
+    merged: list[Any] = []
+    for i, v in enumerate(norm):
+        key = (type(v).__name__, v)
+        if key not in index:
+            index[key] = len(merged)
+            merged.append(v)
+        lut[i] = index[key]
+    return merged, [lut[codes] for codes in per], count
 
 
 def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str],
@@ -665,6 +713,7 @@ def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]
                 lut = np.append(luts[start:start + len(t)], np.int32(-1))
                 per.append(lut[c.codes])
                 start += len(t)
+        shared_arr, per, changed = _normalise_value_text(shared_arr, per)
         kinds = _classify_text(shared_arr, missing)
         shared = shared_arr
     else:
@@ -684,8 +733,10 @@ def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]
                         shared.append(u)
                     lut[j] = keys[key]
                 per.append(lut[c.codes])
+        shared, per, changed = _normalise_value_list(shared, per)
     if kinds is None:
         kinds, bad = classify_values(shared if isinstance(shared, list) else shared.to_pylist(), missing)
+    object.__setattr__(kinds, "normalised_cells", changed)
     if bad is not None:
         g, reason = bad
         best = None
@@ -696,6 +747,12 @@ def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]
         assert best is not None
         raise InputError(table.file, table.row_of(best[0]), label_of[best[1]], reason)
     return [np.asarray(p, dtype=np.int32) for p in per], kinds
+
+
+def _cells_notice(kinds: ValueKinds) -> tuple[str, ...]:
+    n = kinds.normalised_cells
+    return (f"{n:,} cell{'s' if n != 1 else ''} had surrounding spaces or invisible characters (removed; "
+            "' 1' is the number 1)",) if n else ()
 
 
 def _notice(count: int, what: str) -> tuple[str, ...]:
@@ -793,7 +850,8 @@ def _wide_panel(table: Table, header: list[str], mapping: Any, notes: tuple[str,
         records.append(keep)
     order = np.concatenate(records) if records else np.zeros(0, dtype=np.int64)
     return _build_panel(table, "all", unit_names, raters, np.concatenate(units), np.concatenate(raters_idx),
-                        np.concatenate(values), kinds, order, None, notes + _notice(changed_units, "unit names"))
+                        np.concatenate(values), kinds, order, None,
+                        notes + _notice(changed_units, "unit names") + _cells_notice(kinds))
 
 
 def _transposed_panel(table: Table, header: list[str], mapping: Any, notes: tuple[str, ...],
@@ -833,7 +891,7 @@ def _transposed_panel(table: Table, header: list[str], mapping: Any, notes: tupl
                                  pa.string()))
     return _build_panel(table, "all", shown_units, rater_names, np.concatenate(units), np.concatenate(raters_idx),
                         np.concatenate(values), kinds, np.concatenate(records), None,
-                        notes + _notice(changed, "rater names"), value_by_unit=True)
+                        notes + _notice(changed, "rater names") + _cells_notice(kinds), value_by_unit=True)
 
 
 def _long_panels(table: Table, header: list[str], mapping: Any, notes: tuple[str, ...],
@@ -868,7 +926,8 @@ def _long_panels(table: Table, header: list[str], mapping: Any, notes: tuple[str
     used = {mapping.rater, mapping.value, mapping.dimension, *mapping.unit}
     others = [h for h in header if h not in used]
     extra = (f"ignored columns: {', '.join(excerpt(h) for h in others[:10])}",) if others else ()
-    notices = notes + extra + _notice(cu, "unit names") + _notice(cr, "rater names") + _notice(cd, "dimension names")
+    notices = notes + extra + _notice(cu, "unit names") + _notice(cr, "rater names") + _notice(cd, "dimension names") \
+        + _cells_notice(kinds)
     panels: dict[str, RatingPanel] = {}
     if len(dim_names) == 1:  # the common case: no split, the codes are compact already
         keep = np.flatnonzero(present).astype(np.int32)
@@ -974,16 +1033,18 @@ def parse_detector_rates(name: str, data: bytes) -> dict[str, tuple[DetectorRate
     out: dict[str, list[DetectorRate]] = {}
     seen: dict[tuple[int, int], int] = {}
     for i in range(table.n_rows):
-        r = table.row_of(i)
-        p = _whole(name, r, "positives", pos[i], minimum=0)
-        t = _whole(name, r, "total", tot[i], minimum=1)
+        try:  # the row is found (a pass over the file) only when something is wrong with it
+            p = _whole(name, 0, "positives", pos[i], minimum=0)
+            t = _whole(name, 0, "total", tot[i], minimum=1)
+        except InputError as e:
+            raise InputError(name, table.row_of(i), e.column, e.reason) from None
         if p > t:
-            raise InputError(name, r, "positives", f"positives ({p}) exceed total ({t})")
+            raise InputError(name, table.row_of(i), "positives", f"positives ({p}) exceed total ({t})")
         key = (int(dim_codes[i]), int(det_codes[i]))
         if key in seen:
-            raise InputError(name, r, "detector", f"detector {excerpt(det_names[key[1]])} appears again for dimension "
-                             f"{excerpt(dim_names[key[0]])} (first at row {seen[key]})")
-        seen[key] = r
+            raise InputError(name, table.row_of(i), "detector", f"detector {excerpt(det_names[key[1]])} appears again "
+                             f"for dimension {excerpt(dim_names[key[0]])} (first at row {table.row_of(seen[key])})")
+        seen[key] = i
         out.setdefault(dim_names[key[0]], []).append(DetectorRate(det_names[key[1]], p, t))
     return {k: tuple(v) for k, v in out.items()}
 

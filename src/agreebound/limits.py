@@ -17,9 +17,10 @@ MAX_INPUT_BYTES = UPLOAD_MB * 10**6
 #: while it is read (CSV), and the rows of a table.
 MAX_CELLS = 40_000_000
 MAX_ROWS = 10_000_000
-#: Columns in one table (a wide file's raters), and distinct raters in a long file.
-MAX_COLUMNS = 100_000
-MAX_RATERS = MAX_COLUMNS
+#: Columns in one table (a wide file's raters: each column costs about 13 KB to read) and
+#: distinct raters in a long file.
+MAX_COLUMNS = 20_000
+MAX_RATERS = 100_000
 #: Distinct labels in one dimension (numbers are not limited: they are held as float64).
 MAX_LABELS = 1_000_000
 #: Characters in one name or label (unit, rater, dimension, category).
@@ -53,5 +54,8 @@ DIAGNOSTIC_RATERS = 50
 #: Categories listed in a text report / the CLI before "... and N more".
 LISTED_CATEGORIES = 30
 
-#: How much of a bad cell an error message quotes.
+#: How much of a bad cell an error message quotes, and the longest message.
 EXCERPT_CHARS = 40
+MESSAGE_CHARS = 400
+#: Characters of a --positive category typed on the command line.
+MAX_TYPED_CHARS = 200

@@ -190,11 +190,14 @@ class Categories:
 
 
 def _float_value(v: float) -> Any:
+    """The number a float prints as: its shortest round-trip decimal (1e+38 is 10**38, 0.1 is
+    1/10), an int when whole."""
     if not math.isfinite(v):
         return v
-    if v.is_integer():
+    if v.is_integer() and abs(v) < 2**53:
         return int(v)
-    return Fraction(repr(v))
+    f = Fraction(repr(v))
+    return int(f) if f.denominator == 1 else f
 
 
 def _int_array(ints: Sequence[int]) -> np.ndarray:
@@ -481,11 +484,23 @@ def _power_sums(x: np.ndarray, cnt: np.ndarray, starts: np.ndarray, m_u: np.ndar
     return 2 * m_u.astype(object) * s2 - 2 * s1 * s1
 
 
+def _as_float(x: Any) -> float:
+    """A float, or inf when the exact value is beyond float64 (1e300-sized values)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
 def _fourth_moment(x: np.ndarray, cnt: np.ndarray, starts: np.ndarray, m_u: np.ndarray) -> np.ndarray:
-    """Per unit, the sum over ordered pairs of (x_i - x_j)^4, in float64 about the unit's mean."""
+    """Per unit, the sum over ordered pairs of (x_i - x_j)^4, in float64 about the unit's mean
+    (inf where the values are beyond float64: the bootstrap then says it cannot resample)."""
     lens = np.diff(np.r_[starts, len(x)])
     w = cnt.astype(np.float64)
-    xf = x.astype(np.float64)
+    try:
+        xf = x.astype(np.float64)
+    except OverflowError:
+        return np.full(len(starts), np.inf)
     mean = np.add.reduceat(w * xf, starts) / m_u
     d = xf - np.repeat(mean, lens)
     s2 = np.add.reduceat(w * d * d, starts)
@@ -593,7 +608,7 @@ def alpha_coded(c: Coded, level: str = "nominal") -> AlphaResult:
             return result(None, None, None)
         d_o = Fraction(obs_num, obs_den * n)
         d_e = Fraction(exp, n * (n - 1))
-        return result(1 - d_o / d_e, d_o, d_e, (float(d_o), float(d_o)))
+        return result(1 - d_o / d_e, d_o, d_e, (_as_float(d_o), _as_float(d_o)))
     if level in ("interval", "ordinal"):
         if level == "interval":
             x_all, scale = cats.scaled
@@ -616,9 +631,10 @@ def alpha_coded(c: Coded, level: str = "nominal") -> AlphaResult:
             return result(None, None, None)
         d_o = Fraction(obs_num, obs_den * n * d_scale)
         d_e = Fraction(exp, n * (n - 1) * d_scale)
-        q4 = _fourth_moment(x, p_cnt, p_starts, mp)
-        mean_sq = float(np.sum(q4 / (mp - 1))) / n / float(d_scale) ** 2
-        return result(1 - d_o / d_e, d_o, d_e, (float(d_o), mean_sq))
+        with np.errstate(over="ignore", invalid="ignore"):
+            q4 = _fourth_moment(x, p_cnt, p_starts, mp)
+            mean_sq = float(np.sum(q4 / (mp - 1))) / n / _as_float(d_scale) ** 2 if d_scale < 10**150 else math.inf
+        return result(1 - d_o / d_e, d_o, d_e, (_as_float(d_o), mean_sq))
     # ratio: needs every pair of values (k is bounded above)
     x_all, _ = cats.scaled
     xs = [int(v) for v in x_all.tolist()]
@@ -635,8 +651,8 @@ def alpha_coded(c: Coded, level: str = "nominal") -> AlphaResult:
         return result(None, None, None)
     d_o = Fraction(obs) / (coinc_scale * n)
     d_e = Fraction(exp_f) / (n * (n - 1))
-    mean_sq = sum(float(coinc[i][j]) * float(d[i][j]) ** 2 for i in range(k) for j in range(k)) / coinc_scale / n
-    return result(1 - d_o / d_e, d_o, d_e, (float(d_o), mean_sq))
+    mean_sq = sum(_as_float(coinc[i][j]) * float(d[i][j]) ** 2 for i in range(k) for j in range(k)) / _as_float(coinc_scale) / n
+    return result(1 - d_o / d_e, d_o, d_e, (_as_float(d_o), mean_sq))
 
 
 def krippendorff_alpha(ratings: Any, level: str = "nominal") -> AlphaResult:
@@ -680,17 +696,21 @@ def unit_disagreement(c: Coded, level: str, result: AlphaResult) -> np.ndarray:
         mean = np.add.reduceat(cnt * x, starts) / m_u
         dev = x - np.repeat(mean, lens)
         contrib = 2 * m_u * np.add.reduceat(cnt * dev * dev, starts) / np.maximum(m_u - 1, 1)
-    else:
-        floats = result.category_set.floats
+    else:  # ratio: k is small (RATIO_MAX_CATEGORIES); per unit c^T D c over dense blocks of units
+        v = result.category_set.floats
+        a, b = v[:, None], v[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dd = np.where(a + b != 0, ((a - b) / (a + b)) ** 2, 0.0)
+        k = len(v)
         contrib = np.zeros(len(starts))
-        for i, (s, ln) in enumerate(zip(starts, lens)):
-            if ln < 2:
-                continue
-            v, w = floats[code[s:s + ln]], cnt[s:s + ln]
-            a, b = v[:, None], v[None, :]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                dd = np.where(a + b != 0, ((a - b) / (a + b)) ** 2, 0.0)
-            contrib[i] = float(w @ dd @ w) / (m_u[i] - 1)
+        owner = np.repeat(np.arange(len(starts)), lens)
+        block = max(1, _BLOCK_CELLS // max(k, 1))
+        for b0 in range(0, len(starts), block):
+            b1 = min(len(starts), b0 + block)
+            lo, hi = int(starts[b0]), int(starts[b1]) if b1 < len(starts) else len(code)
+            dense = np.zeros((b1 - b0, k))
+            dense[owner[lo:hi] - b0, code[lo:hi]] = cnt[lo:hi]
+            contrib[b0:b1] = ((dense @ dd) * dense).sum(axis=1) / np.maximum(m_u[b0:b1] - 1, 1)
     out[units[keep]] = contrib[keep]
     return out
 

@@ -134,6 +134,13 @@ def _size(n: int) -> str:
 # --- text -------------------------------------------------------------------------------------
 
 
+def line_at(data: bytes, at: int) -> int:
+    """The 1-based line of byte ``at`` (a file with CR line ends only counts CRs)."""
+    if data.find(b"\n") < 0 and data.find(b"\r") >= 0:
+        return data.count(b"\r", 0, at) + 1
+    return data.count(b"\n", 0, at) + 1
+
+
 def check_text(name: str, data: bytes, expected: str) -> bytes:
     """UTF-8 text (a byte-order mark is fine): returns the bytes, or a located InputError."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -146,7 +153,7 @@ def check_text(name: str, data: bytes, expected: str) -> bytes:
         raise InputError(name, None, None, f"the file is empty; expected {expected}")
     nul = data.find(b"\x00")
     if nul >= 0:
-        line = data.count(b"\n", 0, nul) + 1
+        line = line_at(data, nul)
         raise InputError(name, line, None, f"binary data (a NUL byte), not a text file; expected {expected}")
     decoder = codecs.getincrementaldecoder("utf-8")()
     step = 16 * 2**20
@@ -155,7 +162,7 @@ def check_text(name: str, data: bytes, expected: str) -> bytes:
             decoder.decode(data[start:start + step], final=start + step >= len(data))
         except UnicodeDecodeError as e:
             at = start + e.start
-            line = data.count(b"\n", 0, at) + 1
+            line = line_at(data, at)
             raise InputError(name, line, None, f"not UTF-8 text (byte 0x{data[at]:02x}); save the file as UTF-8") from None
     return data
 
@@ -203,16 +210,13 @@ def _first_bad_record(name: str, data: bytes, delimiter: str, width: int) -> Inp
 
 
 def _header_width(data: bytes, delimiter: str) -> int:
-    """Cells in the first record (quotes and any line ending understood), from the file's head."""
-    head = data[: 4 * 2**20].decode("utf-8-sig", "replace")
+    """Cells in the first record (quotes and any line ending understood), read as a stream."""
     try:
-        reader = csv.reader(io.StringIO(head, newline=""), delimiter=delimiter)
-        for record in reader:
-            if record:
-                return len(record)
+        for _, record in _records(data, delimiter):
+            return len(record)
     except csv.Error:
         pass
-    first = head.replace("\r", "\n").split("\n", 1)[0]
+    first = data[: 2**20].decode("utf-8-sig", "replace").replace("\r", "\n").split("\n", 1)[0]
     return max(first.count(delimiter) + 1, 1)
 
 
@@ -386,6 +390,7 @@ def read_parquet(name: str, data: bytes, head_rows: int | None = None) -> Table:
                              f"{excerpt(str(e), 120)})") from None
         columns.append(_parquet_column(name, f.name, chunked))
         is_decimal = pa.types.is_decimal(chunked.type)
+    is_narrow_float = pa.types.is_float32(chunked.type) or pa.types.is_float16(chunked.type)
     del chunked
     return Table(name, tuple(columns), rows, "parquet")
 
@@ -419,10 +424,14 @@ def _parquet_column(file: str, name: str, chunked: Any) -> Column:
     else:
         encoded = pc.dictionary_encode(chunked).unify_dictionaries()
     is_decimal = pa.types.is_decimal(chunked.type)
+    is_narrow_float = pa.types.is_float32(chunked.type) or pa.types.is_float16(chunked.type)
     del chunked
     arr = encoded.combine_chunks() if encoded.num_chunks != 1 else encoded.chunk(0)
     codes = arr.indices.cast(pa.int32()).fill_null(-1).to_numpy(zero_copy_only=False)
     dictionary: Any = arr.dictionary
+    if is_narrow_float:  # a float32 0.1 is the decimal 0.1 it was written as, not 0.10000000149
+        dictionary = [None if v is None or v != v else np.format_float_positional(np.float32(v), unique=True, trim="-")
+                      for v in dictionary.to_pylist()]
     if is_decimal:
         dictionary = [format(u, "f") if u is not None else None for u in dictionary.to_pylist()]
     return _compact(name, codes, dictionary)

@@ -104,7 +104,10 @@ def _distance_groups(result: AlphaResult) -> tuple[np.ndarray, np.ndarray] | Non
         return np.array([0.0, 1.0]), np.array([1.0 - d_o, d_o])
     if result.coincidence_scaled is None:
         return None
-    o = np.array(result.coincidence_scaled, dtype=object).astype(np.float64).ravel()
+    try:
+        o = np.array(result.coincidence_scaled, dtype=object).astype(np.float64).ravel()
+    except OverflowError:
+        return None
     d2 = _distance_matrix(result).ravel()
     keep = o > 0
     values, inverse = np.unique(d2[keep], return_inverse=True)
@@ -128,7 +131,14 @@ def bootstrap_alpha(result: AlphaResult, *, pairs: int | None = None, draws: int
     m = result.pairs if pairs is None else pairs
     if result.value is None or result.expected_disagreement is None or m <= 0:
         return AlphaBootstrap("krippendorff", draws, seed, level, np.empty(0), m)
-    de = float(result.expected_disagreement)
+    try:
+        de = float(result.expected_disagreement)
+        moments_ok = result.distance_moments is None or all(math.isfinite(v) for v in result.distance_moments)
+    except OverflowError:
+        de, moments_ok = math.inf, False
+    if not math.isfinite(de) or de == 0 or not moments_ok:
+        return AlphaBootstrap("krippendorff", draws, seed, level, np.empty(0), m,
+                              "no interval: the values are too large to resample in floating point")
     rng = np.random.default_rng(seed)
     groups = _distance_groups(result)
     note = ""

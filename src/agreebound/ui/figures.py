@@ -26,6 +26,21 @@ RATE_LABELS = {
 }
 
 
+def labels(names: list[object], limit: int) -> list[str]:
+    """Escaped, cut labels that stay distinct (plotly merges equal category labels)."""
+    out: list[str] = []
+    seen: dict[str, int] = {}
+    for n in names:
+        text = html_text(n, limit)
+        if text in seen:
+            seen[text] += 1
+            text = f"{text} ({seen[text]})"
+        else:
+            seen[text] = 1
+        out.append(text)
+    return out
+
+
 def _layout(fig: go.Figure, height: int) -> go.Figure:
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10))
     return fig
@@ -57,7 +72,7 @@ def alpha_bullet(m: PanelMeasurement, d: PanelDecision) -> go.Figure:
 def rates_interval(m: PanelMeasurement, d: PanelDecision) -> go.Figure:
     """Each detector's rate; the band is where every rate would have to lie for the spread to
     stay under the cap given the lowest rate (lo .. lo x cap)."""
-    names = [html_text(r.detector, 60) for r in m.rates]  # plotly renders tags in labels: names are text
+    names = labels([r.detector for r in m.rates], 60)  # plotly renders tags in labels: names are text
     values = [float(r.rate) for r in m.rates]
     lo, hi = (float(x) for x in d.rates_span)
     failed = any(r.check in ("ratio_above_cap", "ratio_unbounded") for r in d.reasons)
@@ -82,7 +97,7 @@ def rates_interval(m: PanelMeasurement, d: PanelDecision) -> go.Figure:
 
 
 def coincidence_heatmap(m: PanelMeasurement) -> go.Figure:
-    cats = [html_text(c, 40) for c in m.alpha.categories]
+    cats = labels(list(m.alpha.categories), 40)
     z = [[float(x) for x in row] for row in m.alpha.coincidence]
     fig = go.Figure(go.Heatmap(
         z=z, x=cats, y=cats, colorscale="Blues", showscale=False,

@@ -45,8 +45,9 @@ def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
     names that a spreadsheet would run as formulas get a leading apostrophe (OWASP)."""
     out = frame.copy()
     for col in out.columns:
-        if out[col].dtype == object:
-            out[col] = out[col].map(csv_cell)
+        dtype = out[col].dtype
+        if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
+            out[col] = out[col].map(csv_cell).astype(object)
     out.columns = [csv_cell(str(c)) for c in out.columns]
     return out
 
@@ -228,8 +229,9 @@ def filter_cases(cases: Any, choice: str) -> Any:
 
 
 def spread_text(d: PanelDecision, m: PanelMeasurement) -> str:
+    """Markdown; the rates' source can name a user's category, so it is escaped."""
     if not m.rates:
-        return "not measured (" + m.rates_source.removeprefix("none: ") + ")"
+        return "not measured (" + md(m.rates_source.removeprefix("none: ")) + ")"
     if d.spread is None:
         return "unbounded (a detector found nothing where another found something)"
     return f"{float(d.spread):.3f}x = {exact_text(d.spread)}"
@@ -250,7 +252,7 @@ def sidebar() -> None:
         names = list(state.presets())
         st.selectbox("Preset", names, index=None, placeholder="choose a preset...", key="preset_pick",
                      on_change=state.apply_preset, args=("preset_pick",),
-                     help=f"Presets: built-in, plus those in {state.S.preset_file}")
+                     help=f"Presets: built-in, plus those in {md(state.S.preset_file, 80)}")
         t = state.thresholds()
         st.caption(f"In force: {md(t.source)}")
         st.markdown(f"- alpha floor **{t.panel.alpha_floor_permil}** permil\n"
