@@ -36,9 +36,11 @@ from agreebound.uncertainty import Wilson
 
 Candidate = Literal["a", "b", "tie"]
 Order = Literal["ab", "ba"]
-Decision = Literal["PASS_CALIBRATION", "FAIL_CALIBRATION"]
+Decision = Literal["PASS_CALIBRATION", "FAIL_CALIBRATION", "INCOMPLETE"]
 PASS: Decision = "PASS_CALIBRATION"
 FAIL: Decision = "FAIL_CALIBRATION"
+#: A partial audit (a log that lacks what some gate needs): never a pass.
+INCOMPLETE: Decision = "INCOMPLETE"
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9._:-]{2,95}$")
 DIGEST_PATTERN = re.compile(r"^[0-9a-f]{64}$")
@@ -308,10 +310,19 @@ class CalibrationMeasurement:
     #: unstable_ba, flip_opportunity, flipped, verbosity_opportunities, verbosity_errors,
     #: self_candidate, self_opportunities, self_errors.
     cases: pd.DataFrame = field(repr=False, compare=False)
+    #: A partial audit: rate name -> why it cannot be computed from this source, in words
+    #: ("the file has no candidate lengths"). Empty for the seed's full audit.
+    unavailable: dict[str, str] = field(default_factory=dict, compare=False)
+    #: A partial audit's notes on coverage ("12 cases have no human reference").
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def rates(self) -> tuple[Rate, ...]:
         return tuple(getattr(self, name) for name, _, _ in RATE_GATES)
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.unavailable)
 
     @property
     def bound(self) -> bool:
@@ -348,7 +359,8 @@ def _measure_arrays(contract: JudgeCalibrationContract, header: tuple[str, str, 
     counts = np.bincount(group * 3 + sel, minlength=n_cases * 6).reshape(n_cases * 2, 3)
     distinct = (counts > 0).sum(axis=1)
     unstable = distinct > 1
-    verdict = np.where(unstable, -1, counts.argmax(axis=1)).reshape(n_cases, 2)
+    # no verdict for an order without observations (only a partial audit's log can lack one)
+    verdict = np.where(unstable | (distinct == 0), -1, counts.argmax(axis=1)).reshape(n_cases, 2)
     # The per-order majority (None when the top count is shared): used by the diagnostics.
     top = counts.max(axis=1)
     majority = np.where((counts == top[:, None]).sum(axis=1) == 1, counts.argmax(axis=1), -1).reshape(n_cases, 2)
@@ -531,6 +543,7 @@ class RateCheck:
     passed: bool  # exact comparison (and, in strict mode, the Wilson bound); no opportunity passes, as in the seed
     seed_passed: bool  # the seed's comparison of rounded bps
     bound_passed: bool | None = None  # strict mode's Wilson-bound gate; None when not in strict mode
+    unavailable: str | None = None  # a partial audit: why this gate cannot be evaluated
 
     @property
     def threshold(self) -> Fraction:
@@ -573,6 +586,8 @@ class CalibrationDecision:
 
 
 def _reference_issues(cases: pd.DataFrame, minimum_reviewers: int) -> tuple[str, ...]:
+    if "has_reference" in cases:  # a partial audit: only the cases that have a reference
+        cases = cases[cases["has_reference"].to_numpy(dtype=bool)]
     ids = cases["case_id"].astype(object)
     issues = ["reviewers:" + i for i in ids[cases["reviewers"].to_numpy() < minimum_reviewers]]
     issues += ["adjudication:" + i for i in ids[~cases["adjudicated"].to_numpy(dtype=bool)]]
@@ -592,6 +607,9 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
     for name, field_name, kind in RATE_GATES:
         rate: Rate = getattr(measurement, name)
         t = getattr(th, field_name)
+        if name in measurement.unavailable:
+            checks.append(RateCheck(name, rate, kind, t, False, False, None, measurement.unavailable[name]))
+            continue
         if kind == "min":
             passed = rate.numerator * BPS >= t * rate.denominator if rate.denominator else 0 >= t
             seed_passed = rate.bps >= t
@@ -608,6 +626,9 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
     issues = _reference_issues(measurement.cases, th.minimum_reviewers)
     decision: Decision = PASS if not issues and all(c.passed for c in checks) else FAIL
     seed_decision: Decision = PASS if not issues and all(c.seed_passed for c in checks) else FAIL
+    if measurement.partial:  # some gate cannot be evaluated: never a pass, and not a fail of the judge
+        available_failed = any(not c.passed for c in checks if c.unavailable is None) or bool(issues)
+        decision = seed_decision = FAIL if available_failed else INCOMPLETE
     return CalibrationDecision(
         decision=decision,
         checks=tuple(checks),
@@ -960,6 +981,95 @@ def snapshot_frames(snapshot: JudgeCalibrationSnapshot) -> tuple[pd.DataFrame, p
     refs["reviewer_ids"] = [tuple(r.reviewer_ids) for r in snapshot.references]
     obs = pd.DataFrame([asdict(o) for o in snapshot.observations], columns=list(OBSERVATION_FIELDS))
     return refs, obs
+
+
+# --- partial audits (judge logs that lack what some gates need) --------------------------------
+
+#: What each gate needs besides the judge's verdicts.
+GATE_NEEDS = {
+    "human_agreement": ("references",),
+    "position_flip": ("orders",),
+    "repeat_variance": ("orders", "repetitions"),
+    "verbosity_bias": ("references", "lengths"),
+    "self_preference": ("references", "generators"),
+}
+LACKS = {
+    "references": "the source has no human references (give them as a second file)",
+    "orders": "the source does not say in which order the candidates were shown",
+    "repetitions": "the source has one judgment per case and order, so repetitions cannot vary",
+    "lengths": "the source has no candidate lengths",
+    "generators": "the source does not name the candidates' generators",
+}
+
+
+def measure_partial(contract: JudgeCalibrationContract, observations: pd.DataFrame, references: pd.DataFrame | None,
+                    lacks: Sequence[str], header: tuple[str, str, str]) -> CalibrationMeasurement:
+    """The rates a judge log can support, with the seed's definitions, and why the others cannot.
+
+    ``observations``: case_id, order ("ab"/"ba", or None when unknown), repetition,
+    selected_candidate, candidate_a/b_tokens (or None), candidate_a/b_generator (or None).
+    ``references``: case_id, preferred_candidate, reviewer_ids, adjudicated (or None). Cases
+    without a reference count only in the gates that need no reference.
+    """
+    lacks = set(lacks) | ({"references"} if references is None or len(references) == 0 else set())
+    obs = observations
+    case_ids = list(pd.unique(obs["case_id"]))
+    index = {c: i for i, c in enumerate(case_ids)}
+    obs_case = obs["case_id"].map(index).to_numpy(dtype=np.int64)
+    order = obs["order"].map({"ab": 0, "ba": 1}).fillna(0).to_numpy(dtype=np.int64)
+    selected = obs["selected_candidate"].map(_CODE).to_numpy(dtype=np.int64)
+    n = len(case_ids)
+    first = np.full(n, -1, dtype=np.int64)
+    first[obs_case[::-1]] = np.arange(len(obs))[::-1]
+
+    def per_case(column: str, default: Any) -> np.ndarray:
+        if column not in obs or obs[column].isna().all():
+            return np.full(n, default, dtype=type(default) if not isinstance(default, str) else object)
+        return obs[column].to_numpy()[first]
+
+    a_tok, b_tok = per_case("candidate_a_tokens", 0), per_case("candidate_b_tokens", 0)
+    a_gen, b_gen = per_case("candidate_a_generator", ""), per_case("candidate_b_generator", "")
+    judge = contract.judge_generator
+    if references is not None and len(references):
+        ref = references.set_index("case_id")
+        pref = np.array([_CODE.get(ref["preferred_candidate"].get(c), 2) if c in ref.index else 2 for c in case_ids])
+        has_ref = np.array([c in ref.index for c in case_ids])
+        reviewers = np.array([len(ref["reviewer_ids"][c]) if c in ref.index else 0 for c in case_ids], dtype=np.int64)
+        adjudicated = np.array([bool(ref["adjudicated"][c]) if c in ref.index else False for c in case_ids])
+    else:
+        pref, has_ref = np.full(n, 2), np.zeros(n, dtype=bool)
+        reviewers, adjudicated = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
+
+    def arrays(cases: np.ndarray) -> _Arrays:
+        keep = np.isin(obs_case, np.flatnonzero(cases))
+        remap = np.cumsum(cases) - 1
+        return _Arrays([case_ids[i] for i in np.flatnonzero(cases)], pref[cases], reviewers[cases],
+                       adjudicated[cases], remap[obs_case[keep]], order[keep], selected[keep],
+                       np.asarray(a_tok[cases], dtype=np.int64), np.asarray(b_tok[cases], dtype=np.int64),
+                       np.array([g == judge for g in a_gen[cases]], dtype=bool),
+                       np.array([g == judge for g in b_gen[cases]], dtype=bool),
+                       np.array([a == b for a, b in zip(a_gen[cases], b_gen[cases])], dtype=bool))
+
+    everyone = _measure_arrays(contract, header, arrays(np.ones(n, dtype=bool)))
+    referenced = _measure_arrays(contract, header, arrays(has_ref)) if has_ref.any() else None
+    unavailable: dict[str, str] = {}
+    for name, needs in GATE_NEEDS.items():
+        missing = [LACKS[x] for x in needs if x in lacks]
+        if missing:
+            unavailable[name] = missing[0]
+    rates = {name: getattr(everyone, name) for name in ("position_flip", "repeat_variance")}
+    for name in ("human_agreement", "verbosity_bias", "self_preference"):
+        rates[name] = getattr(referenced, name) if referenced is not None else Rate(name, 0, 0)
+    notes = []
+    if referenced is not None and not has_ref.all():
+        notes.append(f"{int((~has_ref).sum()):,} of {n:,} cases have no human reference: they count in position "
+                     "flip and repeat variance only")
+    cases = everyone.cases.copy()
+    cases["has_reference"] = has_ref
+    cases.loc[~has_ref, "preferred"] = None
+    return CalibrationMeasurement(contract, *header, n, len(obs), rates["human_agreement"], rates["position_flip"],
+                                  rates["repeat_variance"], rates["verbosity_bias"], rates["self_preference"], cases,
+                                  unavailable, tuple(notes))
 
 
 # --- the seed's illustrative example ---------------------------------------------------------

@@ -58,6 +58,7 @@ CAL_EXAMPLES = """examples:
   agreebound calibrate sample_data/judge_failing.json
   agreebound calibrate sample_data/judge_illustrative.json --json --report judge.md
   agreebound calibrate contract.json --references references.csv --observations observations.csv
+  agreebound calibrate gpt-4_pair.jsonl --references human_judgments.jsonl
 
 """ + EXIT_CODE_HELP
 
@@ -340,14 +341,22 @@ class OutputError(Exception):
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from agreebound.formats import parse_judge_bundle, parse_judge_tables
+    from agreebound.formats import parse_judge_bundle, parse_judge_log, parse_judge_tables
+    from agreebound.importers.readers import judge_log_shape
     from agreebound.report import calibration_report
 
     if args.report:
-        _check_report_path(args.report, _inputs(args, "bundle", "references", "observations", "thresholds"))
+        _check_report_path(args.report, _inputs(args, "bundle", "references", "observations", "thresholds",
+                                                "contract"))
     name, data = _read(args.bundle)
     inputs: list[tuple[str, bytes]] = [(name, data)]
-    if args.references or args.observations:
+    t = _thresholds(args, inputs)
+    if _is_log(name, data, judge_log_shape):
+        refs = _read(args.references) if args.references else None
+        contract = _read(args.contract) if args.contract else None
+        inputs += [x for x in (refs, contract) if x]
+        bundle = parse_judge_log(name, data, refs, contract, args.judge, t.calibration)
+    elif args.references or args.observations:
         if not (args.references and args.observations):
             raise InputError(name, None, None, "the tabular form needs --references and --observations")
         rname, rdata = _read(args.references)
@@ -356,7 +365,6 @@ def _calibrate(args: argparse.Namespace) -> int:
         inputs += [(rname, rdata), (oname, odata)]
     else:
         bundle = parse_judge_bundle(name, data)
-    t = _thresholds(args, inputs)
     report = calibration_report(bundle, t, inputs)
 
     def html() -> str:
@@ -367,16 +375,44 @@ def _calibrate(args: argparse.Namespace) -> int:
     return _emit(args, report, html, _print_calibration)
 
 
+def _is_log(name: str, data: bytes, shape_of: Any) -> bool:
+    """A judge log (JSON Lines, or an AlpacaEval list) rather than a bundle or a contract."""
+    import json
+
+    head = data[:65536].lstrip()
+    try:
+        if head.startswith(b"["):
+            from agreebound.formats import _json
+
+            obj = _json(name, data)
+            return isinstance(obj, list) and bool(obj) and isinstance(obj[0], dict) and shape_of(obj[0]) is not None
+        first = head.split(b"\n", 1)[0]
+        obj = json.loads(first)
+        return isinstance(obj, dict) and shape_of(obj) is not None
+    except (ValueError, UnicodeDecodeError):
+        return False
+
+
 def _print_calibration(report: dict[str, Any]) -> None:
     c = report["calibration"]
-    print(f"decision: {c['decision']} (against the {c['decided_against']['kind']} contract "
-          f"{c['decided_against']['content_id']})")
+    against = f"the {c['decided_against']['kind']} contract" if c.get("contract_source") == "given" else \
+        "a contract drafted from the log with the seed's illustrative thresholds"
+    print(f"decision: {c['decision']} (against {against}, {c['decided_against']['content_id']})")
+    for n in c.get("notes", []):
+        print(f"note: {printable(n)}")
     for r in c["rates"]:
-        gate = "not evaluable" if not r["evaluable"] else ("pass" if r["passed"] else "FAIL")
         op = ">=" if r["kind"] == "min" else "<="
+        if r.get("unavailable"):
+            print(f"  {r['name']}: not evaluable: {printable(r['unavailable'])}")
+            continue
+        gate = "not evaluable (no opportunities)" if not r["evaluable"] else ("pass" if r["passed"] else "FAIL")
         print(f"  {r['name']}: {r['numerator']}/{r['denominator']} = {r['bps']} bps ({op} {r['threshold_bps']}): {gate}")
     if c["reference_issues"]:
         print(f"  reference issues: {len(c['reference_issues'])}")
+    if c["decision"] == "INCOMPLETE":
+        some = any(not r.get("unavailable") for r in c["rates"])
+        print("  INCOMPLETE: " + ("every gate that could be evaluated passed, but some could not" if some
+                                  else "no gate could be evaluated from this source") + ": this is not a pass")
 
 
 def _example(args: argparse.Namespace) -> int:
@@ -422,9 +458,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("calibrate", help="audit an LLM judge against its calibration contract", formatter_class=raw,
                        epilog=CAL_EXAMPLES, description="Audit a judge's pairwise verdicts against human references.")
-    c.add_argument("bundle", help="judge bundle JSON, or the contract JSON of the tabular trio")
-    c.add_argument("--references", help="references CSV (tabular trio)")
+    c.add_argument("bundle", help="judge bundle JSON; the contract JSON of the tabular trio; or a judge log "
+                   "(MT-Bench judgments JSONL, AlpacaEval annotations JSON)")
+    c.add_argument("--references", help="references CSV (tabular trio), or human judgments for a judge log")
     c.add_argument("--observations", help="observations CSV (tabular trio)")
+    c.add_argument("--contract", help="a judge log's contract (the trio's contract JSON); default: a draft from "
+                   "the log with the seed's illustrative thresholds")
+    c.add_argument("--judge", help="a judge log holding several judges: the one to audit")
     _common(c)
     c.set_defaults(func=_calibrate)
 

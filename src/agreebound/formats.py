@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import Any, Sequence
@@ -1335,6 +1335,45 @@ def parse_judge_tables(contract_name: str, contract_data: bytes, references_name
     names = {"references": references_name, "observations": observations_name, "snapshot": contract_name}
     return _measure(names, {}, {"references": rt.row_of, "observations": ot.row_of}, contract, refs, obs, header,
                     contract_name)
+
+
+def parse_judge_log(name: str, data: bytes, references: tuple[str, bytes] | None = None,
+                    contract: tuple[str, bytes] | None = None, judge: str | None = None,
+                    thresholds: Any = None) -> JudgeBundle:
+    """An evaluation harness's judge log (MT-Bench, AlpacaEval), with human references from a
+    second file and a contract JSON (the trio's) if given. With everything the seed needs, the
+    seed's full audit; otherwise a partial audit whose missing gates say why (never a pass)."""
+    from hashlib import sha256 as _sha
+
+    from agreebound.calibration import measure_partial
+    from agreebound.importers.judge_logs import draft_contract, lacks_of, read_judge_log, read_references, seed_frames
+
+    log = read_judge_log(name, data, judge)
+    refs, ref_notes = (read_references(references[0], references[1], log) if references else (None, ()))
+    if contract is not None:
+        obj = _json(contract[0], contract[1])
+        if not isinstance(obj, dict) or set(obj) != {"contract", "snapshot"}:
+            raise InputError(contract[0], None, None, 'expected a JSON object with exactly "contract" and "snapshot"')
+        c = _contract(contract[0], obj["contract"])
+        header = _header(contract[0], obj["snapshot"])
+    else:
+        c = draft_contract(log, thresholds)
+        header = (c.scope, c.content_id, _sha(data).hexdigest())
+    lacks = lacks_of(log, refs)
+    obs = seed_frames(log)
+    notes = log.notes + ref_notes
+    complete = not lacks and refs is not None and set(refs["case_id"]) == set(obs["case_id"])
+    if complete:
+        try:
+            m = measure_frames(c, refs, obs, scope=header[0], contract_content_id=header[1], rubric_digest=header[2])
+            m = replace(m, notes=notes)
+            return JudgeBundle(name, c, header[0], header[1], header[2], refs, obs, m)
+        except (FrameError, ValueError) as e:
+            notes += (f"the seed's full audit refuses this data ({excerpt(str(e), 160)}): a partial audit follows",)
+    m = measure_partial(c, log.observations, refs, lacks, header)
+    m = replace(m, notes=notes + m.notes)
+    empty = pd.DataFrame(columns=list(REFERENCE_FIELDS))
+    return JudgeBundle(name, c, header[0], header[1], header[2], refs if refs is not None else empty, obs, m)
 
 
 def bundle_json(contract: JudgeCalibrationContract, header: dict[str, str], refs: pd.DataFrame, obs: pd.DataFrame) -> str:

@@ -23,7 +23,9 @@ from agreebound.thresholds import ThresholdSet
 from agreebound.uncertainty import cases_to_flip, judge_diagnostics
 
 SCHEMA_ID = "https://agreebound.invalid/schemas/report.schema.json"
-EXIT_CODES = {"ENFORCE": 0, "PASS_CALIBRATION": 0, "REPORT_ONLY": 1, "FAIL_CALIBRATION": 1, "REFUSE_SINGLE": 2}
+#: INCOMPLETE (a partial judge audit) is never a pass: it exits as a fail does.
+EXIT_CODES = {"ENFORCE": 0, "PASS_CALIBRATION": 0, "REPORT_ONLY": 1, "FAIL_CALIBRATION": 1, "INCOMPLETE": 1,
+              "REFUSE_SINGLE": 2}
 
 
 def exact(x: Fraction | int | None) -> str | None:
@@ -161,6 +163,7 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
             "evaluable": c.rate.evaluable, "exact": exact(c.rate.value), "bps": c.rate.bps,
             "threshold_bps": c.threshold_bps, "passed": c.passed, "seed_passed": c.seed_passed,
             "bound_passed": c.bound_passed,
+            "unavailable": c.unavailable,
             "wilson95": [_f(w.low), _f(w.high)] if c.rate.evaluable else None,
             "cases_to_flip": {"direction": state, "cases": k},
         })
@@ -176,6 +179,10 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
         "seed_disagrees": d.seed_disagrees,
         "decided_against": {"kind": d.contract_kind, "content_id": d.decided_against.content_id},
         "rates": rates,
+        "partial": m.partial,
+        "notes": list(m.notes),
+        "contract_source": "drafted from the log (no contract given)" if bundle.contract.version == "log-audit-draft"
+        else "given",
         "reference_issues": list(d.reference_issues),
         "diagnostics": {
             "agreement_with_ties": list(diag.agreement_with_ties),

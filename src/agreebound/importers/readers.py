@@ -280,6 +280,7 @@ def prodigy(name: str, records: list[dict[str, Any]], lines: list[int]) -> tuple
 
 
 JUDGE_LOG_FIELDS = {
+    "observations": {"case_id", "order", "repetition", "selected_candidate"},
     "mt-bench judgments": {"g1_winner", "g2_winner", "model_1", "model_2"},
     "mt-bench human judgments": {"winner", "model_a", "model_b"},
     "alpacaeval annotations": {"preference", "output_1", "output_2"},

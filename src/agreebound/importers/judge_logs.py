@@ -1,0 +1,349 @@
+"""LLM-judge logs as evaluation harnesses write them, read into the seed's observation fields.
+
+Shapes recognised by their fields (no mapping needed):
+
+* FastChat MT-Bench pairwise judgments (``model_judgment/*_pair.jsonl``): ``question_id, model_1,
+  model_2, g1_winner, g2_winner, judge, turn``. Game 1 shows model_1 first (order ab), game 2
+  shows model_2 first (order ba); both winners are already named by model. ``error`` is a
+  judgment that could not be parsed (left out, and said).
+* FastChat MT-Bench human judgments (references): ``question_id, model_a, model_b, winner, judge,
+  turn``, one line per human vote.
+* AlpacaEval annotations: ``instruction, output_1, output_2, generator_1, generator_2,
+  preference`` (1, 2, or 1.5 for a tie; weighted annotators give fractions). Lengths are the
+  outputs' lengths in characters. The presentation order is not recorded.
+
+Every other shape takes a mapping from its fields to the observation fields.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from agreebound.errors import InputError
+from agreebound.escape import excerpt
+from agreebound.importers.readers import judge_log_shape
+from agreebound.limits import MAX_ROWS
+
+OBSERVATION_COLUMNS = ("case_id", "order", "repetition", "selected_candidate", "candidate_a_tokens",
+                       "candidate_b_tokens", "candidate_a_generator", "candidate_b_generator", "judge_generator")
+_ID = re.compile(r"[^a-z0-9._:-]+")
+
+
+def slug(text: Any, prefix: str = "x") -> str:
+    """A canonical identifier (the seed's ``^[a-z][a-z0-9._:-]{2,95}$``) for any name."""
+    s = _ID.sub("-", str(text).lower()).strip("-") or "x"
+    if not s[0].isalpha():
+        s = f"{prefix}-{s}"
+    if len(s) > 95:
+        s = s[:80] + "-" + hashlib.sha256(str(text).encode()).hexdigest()[:12]
+    return s if len(s) >= 3 else (s + "---")[:3]
+
+
+@dataclass(frozen=True)
+class JudgeLog:
+    file: str
+    shape: str
+    observations: pd.DataFrame  # OBSERVATION_COLUMNS + "key" (what joins a case to its references)
+    judges: tuple[str, ...]
+    lacks: tuple[str, ...]  # of agreebound.calibration.LACKS
+    notes: tuple[str, ...] = ()
+    case_keys: dict[Any, str] = field(default_factory=dict)  # join key -> case id
+    candidates: dict[str, tuple[str, str]] = field(default_factory=dict)  # case id -> (a model, b model)
+
+
+def _records(name: str, data: bytes) -> tuple[list[dict[str, Any]], list[int]]:
+    from agreebound.formats import _json
+    from agreebound.importers.readers import _json_lines
+    from agreebound.importers.sniff import sniff
+    from agreebound.tables import transcode
+
+    sn = sniff(name, data)
+    utf8 = transcode(name, data, sn.encoding)
+    if sn.format == "json":
+        obj = _json(name, utf8)
+        if not isinstance(obj, list) or not all(isinstance(r, dict) for r in obj):
+            raise InputError(name, None, None, "expected a list of JSON objects (one judgment each)")
+        return obj, list(range(1, len(obj) + 1))
+    if sn.format == "jsonl":
+        records, lines, _ = _json_lines(name, utf8.decode("utf-8-sig"), None)
+        return records, lines
+    raise InputError(name, None, None, "expected a JSON Lines or JSON file of judgments")
+
+
+def _judge_name(v: Any) -> str:
+    if isinstance(v, list) and v:
+        return str(v[0])  # FastChat writes [model, prompt template]
+    return str(v)
+
+
+def _winner(v: Any, name: str, line: int) -> str | None:
+    if v in ("model_1", "model_a"):
+        return "a"
+    if v in ("model_2", "model_b"):
+        return "b"
+    if isinstance(v, str) and v.startswith("tie"):
+        return "tie"
+    if v == "error":
+        return None
+    raise InputError(name, line, "winner", f"expected model_1, model_2, tie or error, got {excerpt(v)}", row_label="line")
+
+
+def read_judge_log(name: str, data: bytes, judge: str | None = None) -> JudgeLog:
+    records, lines = _records(name, data)
+    if not records:
+        raise InputError(name, None, None, "the file has no judgments")
+    if len(records) > MAX_ROWS:
+        raise InputError(name, None, None, f"{len(records):,} judgments; the limit is {MAX_ROWS:,}")
+    shape = judge_log_shape(records[0])
+    if shape == "mt-bench judgments":
+        return _mt_bench(name, records, lines, judge)
+    if shape == "alpacaeval annotations":
+        return _alpacaeval(name, records, lines, judge)
+    if shape == "observations":
+        return _observations(name, records, lines, judge)
+    if shape == "mt-bench human judgments":
+        raise InputError(name, None, None, "these are human judgments (references): give them as the references "
+                         "of a judge log")
+    raise InputError(name, None, None, "not a judge log this version recognises (MT-Bench judgments, AlpacaEval "
+                     f"annotations); its first record has {', '.join(map(str, list(records[0])[:12]))}")
+
+
+def _pick_judge(name: str, found: Counter, judge: str | None) -> str:
+    if judge is not None:
+        if judge not in found:
+            raise InputError(name, None, "judge", f"no judge {excerpt(judge)}; the log has {', '.join(sorted(found))}")
+        return judge
+    if len(found) > 1:
+        raise InputError(name, None, "judge", f"the log holds {len(found)} judges ({', '.join(sorted(found))}); "
+                         "audit one at a time (--judge NAME, or pick it on the Judge page)")
+    return next(iter(found))
+
+
+def _mt_bench(name: str, records: list[dict[str, Any]], lines: list[int], judge: str | None) -> JudgeLog:
+    found = Counter(_judge_name(r.get("judge")) for r in records)
+    chosen = _pick_judge(name, found, judge)
+    rows: list[dict[str, Any]] = []
+    keys: dict[Any, str] = {}
+    candidates: dict[str, tuple[str, str]] = {}
+    reps: Counter = Counter()
+    errors = 0
+    for r, line in zip(records, lines):
+        if _judge_name(r.get("judge")) != chosen:
+            continue
+        for f in ("question_id", "model_1", "model_2", "g1_winner", "g2_winner"):
+            if f not in r:
+                raise InputError(name, line, f, "missing field of an MT-Bench judgment", row_label="line")
+        m1, m2, turn = str(r["model_1"]), str(r["model_2"]), r.get("turn", 1)
+        case = slug(f"q{r['question_id']}-t{turn}-{m1}-vs-{m2}", "q")
+        key = (str(r["question_id"]), str(turn), frozenset((m1, m2)))
+        if keys.setdefault(key, case) != case:
+            raise InputError(name, line, "model_1", f"question {r['question_id']} turn {turn} compares {m1} and {m2} "
+                             "again in the other order; one pair per question and turn", row_label="line")
+        candidates[case] = (m1, m2)
+        for order, field_ in (("ab", "g1_winner"), ("ba", "g2_winner")):
+            sel = _winner(r[field_], name, line)
+            if sel is None:
+                errors += 1
+                continue
+            reps[(case, order)] += 1
+            rows.append({"case_id": case, "order": order, "repetition": reps[(case, order)], "selected_candidate": sel,
+                         "candidate_a_tokens": None, "candidate_b_tokens": None, "candidate_a_generator": slug(m1, "m"),
+                         "candidate_b_generator": slug(m2, "m"), "judge_generator": slug(chosen, "m"), "key": key,
+                         "line": line})
+    if not rows:
+        raise InputError(name, None, None, f"no usable judgments by {excerpt(chosen)}")
+    lacks = ["lengths"]
+    if max(reps.values()) < 2:
+        lacks.append("repetitions")
+    notes = [f"read as MT-Bench pairwise judgments by {chosen}: {len(candidates):,} cases (question, turn, model "
+             "pair); game 1 is order ab, game 2 order ba"]
+    if errors:
+        notes.append(f"{errors:,} judgments the harness could not parse ('error') were left out")
+    return JudgeLog(name, "mt-bench judgments", pd.DataFrame(rows), tuple(sorted(found)), tuple(lacks), tuple(notes),
+                    keys, candidates)
+
+
+def _alpacaeval(name: str, records: list[dict[str, Any]], lines: list[int], judge: str | None) -> JudgeLog:
+    found = Counter(str(r.get("annotator", "annotator")) for r in records)
+    chosen = _pick_judge(name, found, judge)
+    rows: list[dict[str, Any]] = []
+    keys: dict[Any, str] = {}
+    candidates: dict[str, tuple[str, str]] = {}
+    reps: Counter = Counter()
+    rounded = 0
+    for r, line in zip(records, lines):
+        if str(r.get("annotator", "annotator")) != chosen:
+            continue
+        for f in ("instruction", "output_1", "output_2", "preference"):
+            if f not in r:
+                raise InputError(name, line, f, "missing field of an AlpacaEval annotation", row_label="line")
+        pref = r["preference"]
+        if isinstance(pref, bool) or not isinstance(pref, (int, float)) or not 1 <= pref <= 2:
+            if pref is None:
+                continue
+            raise InputError(name, line, "preference", f"expected a number from 1 to 2, got {excerpt(pref)}",
+                             row_label="line")
+        sel = "a" if pref < 1.5 else "b" if pref > 1.5 else "tie"
+        rounded += pref not in (1, 1.5, 2)
+        g1, g2 = str(r.get("generator_1", "output_1")), str(r.get("generator_2", "output_2"))
+        digest = hashlib.sha256(json.dumps([r["instruction"], g1, g2]).encode()).hexdigest()[:16]
+        case = f"alpaca-{digest}"
+        key = (str(r["instruction"]), frozenset((g1, g2)))
+        keys.setdefault(key, case)
+        candidates[case] = (g1, g2)
+        reps[case] += 1
+        rows.append({"case_id": case, "order": None, "repetition": reps[case], "selected_candidate": sel,
+                     "candidate_a_tokens": max(1, min(len(str(r["output_1"])), 10**6)),
+                     "candidate_b_tokens": max(1, min(len(str(r["output_2"])), 10**6)),
+                     "candidate_a_generator": slug(g1, "m"), "candidate_b_generator": slug(g2, "m"),
+                     "judge_generator": slug(chosen, "m"), "key": key, "line": line})
+    if not rows:
+        raise InputError(name, None, None, f"no usable annotations by {excerpt(chosen)}")
+    lacks = ["orders", "repetitions"]
+    notes = [f"read as AlpacaEval annotations by {chosen}: {len(candidates):,} cases (instruction, generator pair); "
+             "lengths are the outputs' lengths in characters"]
+    if rounded:
+        notes.append(f"{rounded:,} fractional preferences were read as the nearer candidate (1.5 is a tie)")
+    return JudgeLog(name, "alpacaeval annotations", pd.DataFrame(rows), tuple(sorted(found)), tuple(lacks),
+                    tuple(notes), keys, candidates)
+
+
+_SELECTED = {"a": "a", "model_a": "a", "model_1": "a", "b": "b", "model_b": "b", "model_2": "b", "tie": "tie",
+             "draw": "tie", "equal": "tie"}
+
+
+def _observations(name: str, records: list[dict[str, Any]], lines: list[int], judge: str | None) -> JudgeLog:
+    """JSON Lines whose records carry the seed's observation fields (a harness that writes them,
+    or any log after renaming): whatever fields are present are used as they are."""
+    found = Counter(str(r.get("judge_generator", "judge")) for r in records)
+    chosen = _pick_judge(name, found, judge)
+    rows = []
+    present = set().union(*(r.keys() for r in records))
+    for r, line in zip(records, lines):
+        if str(r.get("judge_generator", "judge")) != chosen:
+            continue
+        sel = _SELECTED.get(str(r.get("selected_candidate", "")).strip().lower())
+        if sel is None:
+            raise InputError(name, line, "selected_candidate", f"expected a, b or tie, got "
+                             f"{excerpt(r.get('selected_candidate'))}", row_label="line")
+        order = r.get("order")
+        if order not in ("ab", "ba", None):
+            raise InputError(name, line, "order", f"expected ab or ba, got {excerpt(order)}", row_label="line")
+        rows.append({"case_id": r.get("case_id"), "order": order, "repetition": r.get("repetition", 1),
+                     "selected_candidate": sel, "candidate_a_tokens": r.get("candidate_a_tokens"),
+                     "candidate_b_tokens": r.get("candidate_b_tokens"),
+                     "candidate_a_generator": r.get("candidate_a_generator"),
+                     "candidate_b_generator": r.get("candidate_b_generator"), "judge_generator": chosen,
+                     "key": r.get("case_id"), "line": line})
+    frame = pd.DataFrame(rows)
+    lacks = []
+    if "order" not in present or frame["order"].isna().any():
+        lacks.append("orders")
+    if frame.groupby(["case_id", "order"], dropna=False).size().max() < 2:
+        lacks.append("repetitions")
+    if not {"candidate_a_tokens", "candidate_b_tokens"} <= present or frame[["candidate_a_tokens",
+                                                                               "candidate_b_tokens"]].isna().any().any():
+        lacks.append("lengths")
+    keys = {c: c for c in frame["case_id"]}
+    return JudgeLog(name, "observations", frame, tuple(sorted(found)), tuple(lacks),
+                    (f"read as observation records by {chosen}: {frame['case_id'].nunique():,} cases",), keys, {})
+
+
+def read_references(name: str, data: bytes, log: JudgeLog) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """Human votes for the log's cases, joined by question/turn/model pair (MT-Bench) or by
+    instruction/generator pair (AlpacaEval): preferred = the plurality vote (a/b tie: "tie"),
+    reviewers = the voters, adjudicated = the votes were unanimous."""
+    if name.lower().endswith(".csv"):  # the seed's references CSV, joined by case id
+        from agreebound.formats import REFERENCE_FIELDS, _csv_records
+
+        frame, _ = _csv_records(name, data, REFERENCE_FIELDS)
+        known = frame["case_id"].isin(set(log.case_keys.values()))
+        notes = (f"{int(known.sum()):,} references joined by case id",)
+        if not known.all():
+            notes += (f"{int((~known).sum()):,} references are for cases the log does not have",)
+        return frame[known.to_numpy()].reset_index(drop=True), notes
+    records, lines = _records(name, data)
+    if records and {"case_id", "preferred_candidate", "reviewer_ids", "adjudicated"} <= set(records[0]):
+        frame = pd.DataFrame([{k: (tuple(r[k]) if k == "reviewer_ids" and isinstance(r[k], list) else r[k])
+                               for k in ("case_id", "preferred_candidate", "reviewer_ids", "adjudicated")}
+                              for r in records])
+        known = frame["case_id"].isin(set(log.case_keys.values()))
+        return frame[known.to_numpy()].reset_index(drop=True), (f"{int(known.sum()):,} references joined by case id",)
+    votes: dict[str, list[tuple[str, str]]] = {}
+    unmatched = 0
+    for r, line in zip(records, lines):
+        if {"winner", "model_a", "model_b", "question_id"} <= set(r):
+            key = (str(r["question_id"]), str(r.get("turn", 1)), frozenset((str(r["model_a"]), str(r["model_b"]))))
+            winner = _winner(r["winner"], name, line)
+            chosen_model = {"a": str(r["model_a"]), "b": str(r["model_b"])}.get(winner or "")
+            voter = str(r.get("judge", f"voter-{line}"))
+        elif {"instruction", "preference"} <= set(r):
+            key = (str(r["instruction"]), frozenset((str(r.get("generator_1", "output_1")),
+                                                     str(r.get("generator_2", "output_2")))))
+            pref = r["preference"]
+            winner = "a" if pref < 1.5 else "b" if pref > 1.5 else "tie"
+            chosen_model = {"a": str(r.get("generator_1", "output_1")), "b": str(r.get("generator_2", "output_2"))}.get(winner)
+            voter = str(r.get("annotator", f"voter-{line}"))
+        else:
+            raise InputError(name, line, None, "expected a human judgment (question_id, model_a, model_b, winner) or "
+                             "an AlpacaEval-shaped annotation (instruction, preference)", row_label="line")
+        case = log.case_keys.get(key)
+        if case is None:
+            unmatched += 1
+            continue
+        a_model, b_model = log.candidates[case]
+        vote = "tie" if winner in ("tie", None) else ("a" if chosen_model == a_model else "b")
+        votes.setdefault(case, []).append((slug(voter, "r"), vote))
+    rows = []
+    for case, vs in votes.items():
+        count = Counter(v for _, v in vs)
+        top = max(count.values())
+        leaders = [v for v, c in count.items() if c == top]
+        preferred = leaders[0] if len(leaders) == 1 else "tie"
+        reviewers = tuple(sorted({r for r, _ in vs}))
+        rows.append({"case_id": case, "preferred_candidate": preferred, "reviewer_ids": reviewers,
+                     "adjudicated": len(count) == 1})
+    notes = [f"{len(rows):,} cases have human votes ({sum(len(v) for v in votes.values()):,} votes); preferred is the "
+             "plurality vote, adjudicated means the votes were unanimous"]
+    if unmatched:
+        notes.append(f"{unmatched:,} human votes are for cases the log does not have")
+    return pd.DataFrame(rows, columns=["case_id", "preferred_candidate", "reviewer_ids", "adjudicated"]), tuple(notes)
+
+
+def seed_frames(log: JudgeLog) -> pd.DataFrame:
+    """The log's observations in the seed's observation fields (for the full audit)."""
+    return log.observations[list(OBSERVATION_COLUMNS)].copy()
+
+
+def lacks_of(log: JudgeLog, references: pd.DataFrame | None) -> list[str]:
+    out = list(log.lacks)
+    if references is None or len(references) == 0:
+        out.append("references")
+    gens = log.observations[["candidate_a_generator", "candidate_b_generator"]]
+    if gens.isna().any().any():
+        out.append("generators")
+    return out
+
+
+def draft_contract(log: JudgeLog, thresholds: Any = None) -> Any:
+    """A contract for a log that came without one: the seed's illustrative thresholds (or the
+    ones in force), scope and judge from the log. A draft, named as such."""
+    from agreebound.calibration import ILLUSTRATIVE_CONTRACT, JudgeCalibrationContract
+
+    reps = int(log.observations.groupby(["case_id", "order"], dropna=False)["repetition"].max().max())
+    base = {f: getattr(ILLUSTRATIVE_CONTRACT, f) for f in ("minimum_reviewers", "minimum_human_agreement_bps",
+                                                           "maximum_position_flip_bps", "maximum_repeat_variance_bps",
+                                                           "maximum_verbosity_bias_bps", "maximum_self_preference_bps")}
+    if thresholds is not None:
+        base.update(thresholds.contract_fields())
+    return JudgeCalibrationContract(version="log-audit-draft", scope=slug(log.file, "s"),
+                                    judge_generator=str(log.observations["judge_generator"].iloc[0]),
+                                    repetitions_per_order=min(max(reps, 2), 20), minimum_cases=1, **base)
+

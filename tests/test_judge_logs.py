@@ -1,0 +1,132 @@
+"""Judge logs from evaluation harnesses: MT-Bench judgments and human votes, AlpacaEval annotations,
+seed-shaped observation records; partial audits that say what is missing, and the seed's full audit
+when nothing is."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from agreebound.calibration import decide
+from agreebound.cli import main
+from agreebound.errors import InputError
+from agreebound.formats import parse_judge_log, parse_judge_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+LOGS = ROOT / "sample_data" / "judge_logs"
+S = ROOT / "sample_data"
+MT = LOGS / "mt_bench_gpt-4_pair.jsonl"
+HUMAN = LOGS / "mt_bench_human_judgments.jsonl"
+ALPACA = LOGS / "alpaca_eval_annotations.json"
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_mt_bench_position_flip_is_recomputed_from_the_raw_games():
+    records = lines(MT)
+    both = [r for r in records if "error" not in (r["g1_winner"], r["g2_winner"])]
+    flips = sum(r["g1_winner"] != r["g2_winner"] for r in both)
+    b = parse_judge_log(MT.name, MT.read_bytes())
+    rate = b.measurement.position_flip
+    assert (rate.numerator, rate.denominator) == (flips, len(both)) == (48, 142)
+    assert b.measurement.unavailable == {
+        "human_agreement": "the source has no human references (give them as a second file)",
+        "repeat_variance": "the source has one judgment per case and order, so repetitions cannot vary",
+        "verbosity_bias": "the source has no human references (give them as a second file)",
+        "self_preference": "the source has no human references (give them as a second file)",
+    }
+    assert decide(b.measurement).decision == "FAIL_CALIBRATION"  # an evaluable gate fails
+
+
+def test_mt_bench_human_votes_join_by_question_turn_and_model_pair_whatever_the_order():
+    records = lines(MT)
+    votes: dict[tuple, list[str]] = {}
+    for h in lines(HUMAN):
+        winner = {"model_a": h["model_a"], "model_b": h["model_b"]}.get(h["winner"], "tie")
+        votes.setdefault((h["question_id"], h["turn"], frozenset((h["model_a"], h["model_b"]))), []).append(winner)
+    agree = total = 0
+    for r in records:
+        vs = votes.get((r["question_id"], r["turn"], frozenset((r["model_1"], r["model_2"]))))
+        if not vs:
+            continue
+        count = Counter(vs)
+        top = max(count.values())
+        leaders = [v for v, c in count.items() if c == top]
+        human = leaders[0] if len(leaders) == 1 else "tie"
+        for g in (r["g1_winner"], r["g2_winner"]):
+            if g == "error":
+                continue
+            judge = {"model_1": r["model_1"], "model_2": r["model_2"]}.get(g, "tie")
+            agree += judge == human
+            total += 1
+    b = parse_judge_log(MT.name, MT.read_bytes(), (HUMAN.name, HUMAN.read_bytes()))
+    rate = b.measurement.human_agreement
+    assert (rate.numerator, rate.denominator) == (agree, total)
+    assert "16 of 144 cases have no human reference: they count in position flip and repeat variance only" in b.measurement.notes
+
+
+def test_alpacaeval_without_references_is_incomplete_never_a_pass(capsys):
+    b = parse_judge_log(ALPACA.name, ALPACA.read_bytes())
+    assert decide(b.measurement).decision == "INCOMPLETE"
+    assert set(b.measurement.unavailable) == {"human_agreement", "position_flip", "repeat_variance", "verbosity_bias",
+                                              "self_preference"}
+    assert main(["calibrate", str(ALPACA)]) == 1
+    out = capsys.readouterr().out
+    assert "position_flip: not evaluable: the source does not say in which order the candidates were shown" in out
+    assert "INCOMPLETE: no gate could be evaluated from this source: this is not a pass" in out
+
+
+def test_alpacaeval_with_its_own_shape_of_human_annotations():
+    humans = [dict(a, annotator=f"human_{i % 3}", preference=2 if a["output_2"] == "A short answer." else 1)
+              for i, a in enumerate(json.loads(ALPACA.read_text()))]
+    b = parse_judge_log(ALPACA.name, ALPACA.read_bytes(), ("human.json", json.dumps(humans).encode()))
+    m = b.measurement
+    assert "human_agreement" not in m.unavailable and "verbosity_bias" not in m.unavailable
+    # humans always prefer the short answer here; the judge's picks decide both rates
+    judge = json.loads(ALPACA.read_text())
+    picks = ["a" if a["preference"] < 1.5 else "b" if a["preference"] > 1.5 else "tie" for a in judge]
+    short = ["b" if a["output_2"] == "A short answer." else "a" for a in judge]
+    assert (m.human_agreement.numerator, m.human_agreement.denominator) == (sum(p == s for p, s in zip(picks, short)), 60)
+    assert (m.verbosity_bias.numerator, m.verbosity_bias.denominator) == (
+        sum(p != s and p != "tie" for p, s in zip(picks, short)), 60)
+
+
+def test_observation_records_with_everything_get_the_seeds_full_audit():
+    obs = pd.read_csv(S / "judge_failing_observations.csv")
+    refs = pd.read_csv(S / "judge_failing_references.csv")
+    log = "".join(json.dumps({k: (int(v) if isinstance(v, int) or str(v).isdigit() else v) for k, v in r.items()}) + "\n"
+                  for r in obs.to_dict("records"))
+    ref = "".join(json.dumps({"case_id": r["case_id"], "preferred_candidate": r["preferred_candidate"],
+                              "reviewer_ids": r["reviewer_ids"].split(";"), "adjudicated": bool(r["adjudicated"])}) + "\n"
+                  for r in refs.to_dict("records"))
+    contract = (S / "judge_failing_contract.json").read_bytes()
+    full = parse_judge_log("obs.jsonl", log.encode(), ("refs.jsonl", ref.encode()), ("contract.json", contract))
+    trio = parse_judge_tables("c.json", contract, "r.csv", (S / "judge_failing_references.csv").read_bytes(),
+                              "o.csv", (S / "judge_failing_observations.csv").read_bytes())
+    assert not full.measurement.partial and full.measurement == trio.measurement
+    # without the references, the same records give a partial audit of what needs none
+    part = parse_judge_log("obs.jsonl", log.encode())
+    assert part.measurement.partial and part.measurement.position_flip == trio.measurement.position_flip
+    assert part.measurement.repeat_variance == trio.measurement.repeat_variance
+
+
+def test_a_log_with_several_judges_asks_which():
+    records = lines(MT)
+    mixed = records + [dict(records[0], judge=["claude-v1", "pair-v2"])]
+    data = "".join(json.dumps(r) + "\n" for r in mixed).encode()
+    with pytest.raises(InputError, match="the log holds 2 judges \\(claude-v1, gpt-4\\); audit one at a time"):
+        parse_judge_log("two.jsonl", data)
+    assert parse_judge_log("two.jsonl", data, judge="claude-v1").measurement.n_cases == 1
+
+
+def test_a_judge_log_given_as_ratings_says_where_it_belongs():
+    from agreebound.formats import parse_ratings
+
+    with pytest.raises(InputError, match="this is an LLM-judge log \\(mt-bench judgments\\), not ratings"):
+        parse_ratings(MT.name, MT.read_bytes())
