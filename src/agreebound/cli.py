@@ -389,8 +389,8 @@ def _is_log(name: str, data: bytes, shape_of: Any) -> bool:
         first = head.split(b"\n", 1)[0]
         obj = json.loads(first)
         return isinstance(obj, dict) and shape_of(obj) is not None
-    except (ValueError, UnicodeDecodeError):
-        return False
+    except (ValueError, UnicodeDecodeError, RecursionError, InputError):
+        return False  # not a log: the bundle reader says what is wrong with it
 
 
 def _print_calibration(report: dict[str, Any]) -> None:
