@@ -341,8 +341,7 @@ class OutputError(Exception):
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from agreebound.formats import parse_judge_bundle, parse_judge_log, parse_judge_tables
-    from agreebound.importers.readers import judge_log_shape
+    from agreebound.formats import is_judge_log, parse_judge_bundle, parse_judge_log, parse_judge_tables
     from agreebound.report import calibration_report
 
     if args.report:
@@ -351,7 +350,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     name, data = _read(args.bundle)
     inputs: list[tuple[str, bytes]] = [(name, data)]
     t = _thresholds(args, inputs)
-    if _is_log(name, data, judge_log_shape):
+    if is_judge_log(name, data):
         refs = _read(args.references) if args.references else None
         contract = _read(args.contract) if args.contract else None
         inputs += [x for x in (refs, contract) if x]
@@ -373,24 +372,6 @@ def _calibrate(args: argparse.Namespace) -> int:
         return calibration_html(bundle, t, report)
 
     return _emit(args, report, html, _print_calibration)
-
-
-def _is_log(name: str, data: bytes, shape_of: Any) -> bool:
-    """A judge log (JSON Lines, or an AlpacaEval list) rather than a bundle or a contract."""
-    import json
-
-    head = data[:65536].lstrip()
-    try:
-        if head.startswith(b"["):
-            from agreebound.formats import _json
-
-            obj = _json(name, data)
-            return isinstance(obj, list) and bool(obj) and isinstance(obj[0], dict) and shape_of(obj[0]) is not None
-        first = head.split(b"\n", 1)[0]
-        obj = json.loads(first)
-        return isinstance(obj, dict) and shape_of(obj) is not None
-    except (ValueError, UnicodeDecodeError, RecursionError, InputError):
-        return False  # not a log: the bundle reader says what is wrong with it
 
 
 def _print_calibration(report: dict[str, Any]) -> None:

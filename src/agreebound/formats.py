@@ -1187,6 +1187,9 @@ class JudgeBundle:
     references: pd.DataFrame
     observations: pd.DataFrame
     measurement: CalibrationMeasurement
+    #: The snapshot named another contract content and the user bound it to this contract anyway
+    #: (a draft binding, shown as such; never the file's own claim).
+    rebound_from: str | None = None
 
 
 def _contract(name: str, obj: Any, path: str = "contract") -> JudgeCalibrationContract:
@@ -1259,8 +1262,11 @@ def _measure(names: dict[str, str], row_labels: dict[str, str], locate: dict[str
     return JudgeBundle(bundle_file, contract, header[0], header[1], header[2], refs, obs, m)
 
 
-def parse_judge_bundle(name: str, data: bytes) -> JudgeBundle:
-    """``{"contract": {...}, "snapshot": {scope, contract_content_id, rubric_digest, references, observations}}``."""
+def parse_judge_bundle(name: str, data: bytes, rebind: bool = False) -> JudgeBundle:
+    """``{"contract": {...}, "snapshot": {scope, contract_content_id, rubric_digest, references, observations}}``.
+
+    ``rebind``: a snapshot that names another contract content is audited against this contract
+    anyway, as a draft binding the result records (the dashboard's "bind to this contract")."""
     obj = _json(name, data)
     if not isinstance(obj, dict) or set(obj) != {"contract", "snapshot"}:
         raise InputError(name, None, None, 'expected a JSON object with exactly "contract" and "snapshot"')
@@ -1276,7 +1282,27 @@ def parse_judge_bundle(name: str, data: bytes) -> JudgeBundle:
     refs = _records_frame(name, snap["references"], REFERENCE_FIELDS, "references")
     obs = _records_frame(name, snap["observations"], OBSERVATION_FIELDS, "observations")
     labels = {"references": "reference", "observations": "observation"}
-    return _measure({}, labels, {}, contract, refs, obs, header, name)
+    rebound_from = None
+    if rebind and header[1] != contract.content_id:
+        rebound_from, header = str(header[1]), (header[0], contract.content_id, header[2])
+    bundle = _measure({}, labels, {}, contract, refs, obs, header, name)
+    return replace(bundle, rebound_from=rebound_from) if rebound_from else bundle
+
+
+def is_judge_log(name: str, data: bytes) -> bool:
+    """A judge log (JSON Lines, or an AlpacaEval list) rather than a bundle or a contract."""
+    from agreebound.importers.readers import judge_log_shape
+
+    head = data[:65536].lstrip()
+    try:
+        if head.startswith(b"["):
+            obj = _json(name, data)
+            return isinstance(obj, list) and bool(obj) and isinstance(obj[0], dict) and judge_log_shape(obj[0]) is not None
+        first = head.split(b"\n", 1)[0]
+        obj = json.loads(first)
+        return isinstance(obj, dict) and judge_log_shape(obj) is not None
+    except (ValueError, UnicodeDecodeError, RecursionError, InputError):
+        return False  # not a log: the bundle reader says what is wrong with it
 
 
 _INT_FIELDS = {"repetition": (1, 100), "candidate_a_tokens": (1, 10**6), "candidate_b_tokens": (1, 10**6)}

@@ -51,19 +51,51 @@ def test_overview_verdicts_and_sidebar(page: Page, app_url: str):
     expect(sidebar).to_contain_text("alpha floor 600 permil")
 
 
-def test_upload_ratings_file(page: Page, app_url: str):
+def measure(page: Page) -> None:
+    page.get_by_role("button", name="Measure with this mapping").click()
+    settle(page)
+
+
+def choose(page: Page, label: str, option: str) -> None:
+    page.locator("[data-testid='stSelectbox']").filter(has_text=label).first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+    settle(page)
+
+
+def test_import_journey_preview_level_measure(page: Page, app_url: str):
+    """An R export: the preview says how it is read, the level is changed there, Measure gives the
+    published interval alpha; a typo is flagged; a broken file keeps what was loaded."""
     page.goto(f"{app_url}/panel")
     settle(page)
     uploader = page.locator("[data-testid='stFileUploader']").first
-    uploader.locator("input[type='file']").set_input_files(str(ROOT / "sample_data" / "krippendorff_2011.csv"))
+    uploader.locator("input[type='file']").set_input_files(str(ROOT / "sample_data" / "imports" / "r_write_csv.csv"))
     settle(page)
-    expect(page.get_by_text("0.7434 = 113/152 (743 permil)").first).to_be_visible()
-    page.screenshot(path=str(ARTIFACTS / "panel-upload-k2011.png"), full_page=True)
+    expect(page.get_by_text("Preview: how r_write_csv.csv will be read")).to_be_visible()
+    expect(page.get_by_text("name the units").first).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "panel-preview-r-export.png"), full_page=True)
+    choose(page, "Level of measurement", "interval")
+    measure(page)
+    expect(page.get_by_text("0.8491 = 951/1120 (849 permil)").first).to_be_visible()
+    expect(page.get_by_text("all: ENFORCE: reliable enough to act on")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "panel-upload-r-export.png"), full_page=True)
+    typo = ROOT / "artifacts" / "typo.csv"
+    typo.write_text("item,human_1,det_a,det_b\ni1,toxic,toxic,toxic\ni2,ok,ok,ok\ni3,toxic,toxc,toxic\n"
+                    "i4,ok,ok,toxic\ni5,ok,ok,ok\ni6,toxic,toxic,ok\n")
+    uploader.locator("input[type='file']").set_input_files(str(typo))
+    settle(page)
+    expect(page.get_by_text("1 category to check: a misspelling becomes a category of its own")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "panel-preview-typo.png"), full_page=True)
+    page.get_by_role("button", name="Cancel (keep the data loaded before)").click()
+    settle(page)
+    expect(page.get_by_text("0.8491 = 951/1120 (849 permil)").first).to_be_visible()  # nothing lost
     uploader.locator("input[type='file']").set_input_files(str(ROOT / "tests" / "data" / "bad" / "duplicate_unit.csv"))
     settle(page)
     expect(page.get_by_text("duplicate_unit.csv, row 4, column 'unit': unit 'u1' appears again").first).to_be_visible()
-    expect(page.get_by_text("0.7434 = 113/152 (743 permil)").first).to_be_visible()  # nothing lost
     page.screenshot(path=str(ARTIFACTS / "panel-bad-upload.png"), full_page=True)
+    page.get_by_role("button", name="Cancel (keep the data loaded before)").click()
+    settle(page)
+    expect(page.get_by_text("0.8491 = 951/1120 (849 permil)").first).to_be_visible()
+    assert page.locator("[data-testid='stException']").count() == 0
 
 
 def test_slider_changes_the_verdict_and_downloads(page: Page, app_url: str):
@@ -129,6 +161,8 @@ def test_crafted_link_and_markup_names_fetch_nothing_and_link_nowhere(page: Page
     for name in ("html_names.csv", "markdown_names.csv"):
         uploader.locator("input[type='file']").set_input_files(str(ROOT / "tests" / "data" / "hostile" / name))
         settle(page)
+        assert page.locator("a[href*='evil'], img[src*='evil']").count() == 0  # the preview shows them as text
+        measure(page)
         assert page.locator("a[href*='evil'], img[src*='evil']").count() == 0
     caption = page.locator("[data-testid='stCaptionContainer']").filter(has_text="Loaded:").first.inner_text()
     assert "[click](http://evil.example/x)" in caption.replace("\u2060", "")  # shown as the text it is

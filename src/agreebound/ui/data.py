@@ -19,15 +19,19 @@ import streamlit as st
 
 from agreebound.analysis import PanelMeasurement, measure_panels
 from agreebound.formats import (
+    Imported,
     JudgeBundle,
     RatingPanel,
+    ThresholdFile,
+    import_ratings,
+    is_judge_log,
     parse_detector_rates,
     parse_judge_bundle,
+    parse_judge_log,
     parse_judge_tables,
-    parse_ratings,
     parse_thresholds,
-    ThresholdFile,
 )
+from agreebound.importers.mapping import Mapping
 from agreebound.limits import DIAGNOSTIC_RATERS
 from agreebound.panel import alpha_coded
 from agreebound.uncertainty import (
@@ -74,24 +78,30 @@ JUDGE_SAMPLES = {
 @st.cache_resource(max_entries=8, show_spinner="Measuring the panel...")
 def panel_measurements(name: str, digest: str, _data: bytes, level: str, positive: Any,
                        rates_name: str | None, rates_digest: str | None, _rates: bytes | None,
-                       interval: str = "krippendorff") -> dict[str, PanelMeasurement]:
-    """Parse and measure every dimension (raises InputError). Immutable results: shared, not copied."""
+                       interval: str = "krippendorff", mapping: str | None = None) -> dict[str, PanelMeasurement]:
+    """Parse (through ``mapping``, a Mapping's JSON, or the suggested one) and measure every
+    dimension (raises InputError). Immutable results: shared, not copied."""
     MEASURE_CALLS["panel"] += 1
-    panels = parsed_panels(name, digest, _data)
+    panels = parsed_panels(name, digest, _data, mapping)
     rates = parse_detector_rates(rates_name, _rates) if rates_name and _rates is not None else None
     return measure_panels(panels, level, positive, rates, rates_name, interval)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Reading the ratings...")
-def parsed_panels(name: str, digest: str, _data: bytes) -> dict[str, RatingPanel]:
-    return parse_ratings(name, _data)
+def imported(name: str, digest: str, _data: bytes, mapping: str | None = None) -> Imported:
+    return import_ratings(name, _data, Mapping.from_json(mapping) if mapping else None)
+
+
+def parsed_panels(name: str, digest: str, _data: bytes, mapping: str | None = None) -> dict[str, RatingPanel]:
+    return imported(name, digest, _data, mapping).panels
 
 
 @st.cache_resource(max_entries=16, show_spinner="Diagnosing the panel...")
-def panel_diagnostics(name: str, digest: str, _data: bytes, level: str, dimension: str) -> PanelDiagnostics:
+def panel_diagnostics(name: str, digest: str, _data: bytes, level: str, dimension: str,
+                      mapping: str | None = None) -> PanelDiagnostics:
     """Leave-one-rater-out alpha, the most disagreeing units, detectors against the human."""
     MEASURE_CALLS["diagnostics"] += 1
-    panel = parsed_panels(name, digest, _data)[dimension]
+    panel = parsed_panels(name, digest, _data, mapping)[dimension]
     coded = panel.ratings(level)
     result = alpha_coded(coded, level)
     per_unit = unit_disagreement(coded, level, result)
@@ -120,11 +130,21 @@ class PanelDiagnostics:
 
 
 @st.cache_resource(max_entries=8, show_spinner="Auditing the judge...")
-def judge_bundle(names: tuple[str, ...], digests: tuple[str, ...], _datas: tuple[bytes, ...]) -> JudgeBundle:
-    """A bundle JSON (one file) or the tabular trio (contract, references, observations)."""
+def judge_bundle(names: tuple[str, ...], digests: tuple[str, ...], _datas: tuple[bytes, ...], kind: str = "auto",
+                 judge: str | None = None, rebind: bool = False) -> JudgeBundle:
+    """``kind``: "bundle" (one JSON), "tables" (contract, references, observations), "log" (a judge
+    log, then optional references and contract, None where absent) or "auto" (one file: a log
+    or a bundle by its content)."""
     MEASURE_CALLS["judge"] += 1
-    if len(names) == 1:
-        return parse_judge_bundle(names[0], _datas[0])
+    if kind == "auto":
+        kind = "log" if len(names) == 1 and is_judge_log(names[0], _datas[0]) else \
+            ("bundle" if len(names) == 1 else "tables")
+    if kind == "log":
+        refs = (names[1], _datas[1]) if len(names) > 1 and names[1] else None
+        contract = (names[2], _datas[2]) if len(names) > 2 and names[2] else None
+        return parse_judge_log(names[0], _datas[0], refs, contract, judge)
+    if kind == "bundle":
+        return parse_judge_bundle(names[0], _datas[0], rebind=rebind)
     return parse_judge_tables(names[0], _datas[0], names[1], _datas[1], names[2], _datas[2])
 
 

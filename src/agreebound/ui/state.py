@@ -23,9 +23,11 @@ S = st.session_state
 def init() -> None:
     """First run of a session: samples loaded, thresholds from the URL (validated) or defaults."""
     if "panel_source" not in S:
-        S.panel_source = {"label": next(iter(PANEL_SAMPLES)), "ratings": Upload.sample("detector_panel.csv"), "rates": None}
+        S.panel_source = {"label": next(iter(PANEL_SAMPLES)), "ratings": Upload.sample("detector_panel.csv"), "rates": None,
+                          "mapping": None}
+        S.pending = None  # an uploaded file in the mapping preview, not yet measured
         S.judge_source = {"label": next(iter(JUDGE_SAMPLES)), "files": (Upload.sample("judge_failing.json"),)}
-        S.level = "nominal"
+        S.level = "auto"  # the level suggested for the values, with its reason shown
         S.positive = "auto"
         S.interval = "krippendorff"
         S.errors = {}

@@ -12,7 +12,7 @@ from agreebound.analysis import PanelMeasurement, decide_panel
 from agreebound.calibration import RATE_GATES, CalibrationDecision, JudgeCalibrationContract, decide
 from agreebound.formats import InputError, JudgeBundle
 from agreebound.panel import AB_RATIO_UNBOUNDED, AB_UNDEFINED, LEVELS, PanelDecision, Verdict
-from agreebound.escape import csv_cell, md_text
+from agreebound.escape import csv_cell, md_text, printable
 from agreebound.limits import LISTED_CATEGORIES
 from agreebound.thresholds import RANGES, SLIDER_SPAN
 from agreebound.ui import state
@@ -60,18 +60,20 @@ def _measure_panel_source(src: dict[str, Any], level: str, positive: Any) -> dic
     rates: Upload | None = src["rates"]
     return panel_measurements(r.name, r.digest, r.data, level, positive,
                               rates.name if rates else None, rates.digest if rates else None,
-                              rates.data if rates else None, S.get("interval", "krippendorff"))
+                              rates.data if rates else None, S.get("interval", "krippendorff"), src.get("mapping"))
 
 
 def panels() -> dict[str, PanelMeasurement]:
-    """The loaded panel, measured at the chosen level; a level the data cannot take falls back
-    to nominal with the reason shown."""
+    """The loaded panel, measured at the chosen level; a level (or positive category) the data
+    cannot take falls back to the suggested level with the reason shown."""
     try:
         return _measure_panel_source(S.panel_source, S.level, S.positive)
     except InputError as e:
         state.remember_error("level", str(e))
-        S.level, S.positive = "nominal", "auto"
-        return _measure_panel_source(S.panel_source, "nominal", "auto")
+        S.level, S.positive = "auto", "auto"
+        for key in ("level_widget", "positive_widget"):
+            S.pop(key, None)
+        return _measure_panel_source(S.panel_source, "auto", "auto")
 
 
 def judge() -> JudgeBundle:
@@ -150,9 +152,10 @@ def decision_banner(d: CalibrationDecision, prefix: str = "") -> None:
     (st.success if d.decision == "PASS_CALIBRATION" else st.error)(text)
 
 
-def panel_reasons(d: PanelDecision) -> None:
+def panel_reasons(d: PanelDecision, m: PanelMeasurement) -> None:
     if not d.reasons:
-        st.markdown("Every check passed: at least two detectors, alpha at or above the floor, spread within the cap.")
+        spread = "spread within the cap" if m.rates else "spread not measured (no detector rates)"
+        st.markdown(f"Every check passed: at least two detectors, alpha at or above the floor, {spread}.")
     for r in d.reasons:
         st.markdown(f"- **{r.check.replace('_', ' ')}**: {r.message}")
     if d.seed_disagrees:
@@ -324,22 +327,33 @@ def calibration_editors(contract: JudgeCalibrationContract) -> None:
                        f"{'At least' if kind == 'min' else 'At most'} this many basis points (1/100 of a percent).")
 
 
-def level_picker() -> None:
-    if "level_widget" not in S:
-        S.level_widget = S.level
-    st.selectbox("Level of measurement", LEVELS, key="level_widget", on_change=_copy, args=("level_widget", "level"),
-                 help="nominal: categories; ordinal: ranks; interval: differences; ratio: proportions")
+def level_picker(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> None:
+    """auto (the suggested level for each dimension's values) or one level for all."""
+    suggested = sorted({m.level_suggestion[0] for m, _ in decisions.values()})
+    auto = f"auto: {suggested[0]}" if len(suggested) == 1 else "auto: suggested per dimension"
+    if "level_widget" not in S or S.level_widget not in LEVEL_OPTIONS:
+        S.level_widget = S.level if S.level in LEVEL_OPTIONS else "auto"
+    st.selectbox("Level of measurement", LEVEL_OPTIONS, key="level_widget", on_change=_copy,
+                 args=("level_widget", "level"), format_func=lambda v: auto if v == "auto" else v,
+                 help="nominal: categories; ordinal: ranks; interval: differences; ratio: proportions. "
+                      "Each dimension shows alpha at every level its values admit.")
 
 
-def positive_picker() -> None:
+LEVEL_OPTIONS = ("auto",) + LEVELS
+
+
+def positive_picker(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> None:
     """Which category counts as a detector's positive, for rates derived from the matrix (the
     most frequent categories are offered: a panel may have thousands)."""
     found: dict[Any, int] = {}
-    for m in panels().values():
+    offered = set()
+    for m, _ in decisions.values():
         order = m.category_counts.argsort()[::-1][:LISTED_CATEGORIES]
         values = m.alpha.category_set.first(int(order.max()) + 1) if len(order) else ()
         for i in order:
             found[values[i]] = found.get(values[i], 0) + int(m.category_counts[i])
+        if m.positive_suggestion is not None:
+            offered.add(m.positive_suggestion)
     cats = sorted(found, key=lambda c: (str(type(c)), c))
     options = ["auto"] + cats
     if S.positive not in options:
@@ -347,8 +361,31 @@ def positive_picker() -> None:
     if "positive_widget" not in S or S.positive_widget not in options:
         S.positive_widget = S.positive
     st.selectbox("Positive category (detector rates)", options, key="positive_widget", on_change=_copy,
-                 args=("positive_widget", "positive"), format_func=str,
-                 help="auto: 1 for a 0/1 panel, none otherwise. An uploaded rates file takes precedence.")
+                 args=("positive_widget", "positive"),
+                 format_func=lambda v: f"{printable(v, 60)} (suggested)" if v in offered and v != "auto"
+                 else printable(v, 60),
+                 help="auto: 1 for a 0/1 panel, none otherwise (the spread is then not measured). "
+                      "An uploaded rates file takes precedence.")
+
+
+def _short_exact(x: Any) -> str:
+    text = exact_text(x)
+    return text if len(text) <= 48 else f"{len(str(x.denominator)):,}-digit denominator (see Exact numbers)"
+
+
+def level_table(m: PanelMeasurement, d: PanelDecision) -> None:
+    """Alpha at every admissible level, side by side with the floor: the level is never silent."""
+    level, why = m.level_suggestion
+    st.markdown(f"Level in force: **{m.level}**" + (" (suggested)" if m.level == level else
+                                                     f"; suggested: **{level}**") + f". {md(why, 300)}.")
+    if len(m.alpha_at_levels) > 1:
+        floor = d.thresholds.alpha_floor
+        rows = [{"level": lv + (" (in force)" if lv == m.level else ""),
+                 "alpha": "undefined" if a is None else f"{float(a):.4f}",
+                 "exact": "undefined" if a is None else _short_exact(a),
+                 "against the floor": "undefined" if a is None else ("at or above" if a >= floor else "below")}
+                for lv, a in m.alpha_at_levels.items()]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="content")
 
 
 INTERVALS = {"krippendorff": "pairs (Krippendorff / KALPHA)", "units": "units (nonparametric bootstrap)"}
