@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from agreebound.templates import TEMPLATES
 from agreebound.ui.data import ROOT
 from agreebound.ui import shell
 
@@ -23,4 +24,14 @@ self-preference (<=) in basis points against a content-addressed contract. A rat
 opportunities is *not evaluable* and passes, as in the seed. Edited thresholds make a *draft*
 contract with its own content id; the snapshot stays bound to the original.
 """)
+st.subheader("Templates: one of every input")
+st.caption("Each is read by the same code that reads your files, and loads to a known result: the rating templates "
+           "to Krippendorff's (2011) published alpha (nominal 0.743, interval 0.849), the judge templates to the "
+           "seed's illustrative audit (PASS_CALIBRATION).")
+columns = st.columns(3)
+for i, t in enumerate(TEMPLATES):
+    with columns[i % 3]:
+        st.download_button(f"{t.title} ({t.file_name})", t.build, file_name=t.file_name, mime=t.mime,
+                           key=f"template_{t.key}", on_click="ignore", width="stretch")
+        st.caption(t.what)
 st.markdown((ROOT / "docs" / "formats.md").read_text(encoding="utf-8"))

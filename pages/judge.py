@@ -3,7 +3,9 @@
 import pandas as pd
 import streamlit as st
 
-from agreebound.ui import figures, shell, state, widgets
+from agreebound.formats import is_judge_log
+from agreebound.importers.judge_logs import judges_in
+from agreebound.ui import contract_editor, figures, shell, state, widgets
 from agreebound.ui.data import judge_diagnostics_for
 
 shell.enter(__file__)
@@ -11,10 +13,83 @@ shell.enter(__file__)
 S = st.session_state
 st.title("Judge calibration")
 
+UNBOUND = "is not bound to this contract content"
+
 
 def on_bundle() -> None:
-    if (u := widgets.uploaded("bundle_upload")) is not None:
-        state.remember_error("judge", widgets.try_judge_source({"label": f"upload: {u.name}", "files": (u,)}))
+    """A bundle, or a judge log (its references and contract can follow in the uploaders below);
+    JSON Lines of another shape wait for a mapping file."""
+    S.judge_unbound = S.judge_unmapped = None
+    if (u := widgets.uploaded("bundle_upload")) is None:
+        return
+    if not is_judge_log(u.name, u.data) and _json_lines(u):
+        S.judge_unmapped = u
+        state.remember_error("judge", f"{u.name}: JSON Lines that are not a shape this version knows (MT-Bench, "
+                             "AlpacaEval, observation records): give a mapping from its fields to the observation "
+                             "fields below")
+        return
+    if is_judge_log(u.name, u.data):
+        src = {"label": f"upload: {u.name}", "files": (u, None, None), "kind": "log", "judge": None}
+        try:
+            judges = judges_in(u.name, u.data)
+        except Exception:  # noqa: BLE001 - the reader says what is wrong when it reads the log
+            judges = ()
+        if len(judges) > 1:  # several judges: audit the one with the most judgments, offer the rest
+            src["judge"] = judges[0]
+        state.remember_error("judge", widgets.try_judge_source(src))
+        return
+    src = {"label": f"upload: {u.name}", "files": (u,), "kind": "bundle"}
+    error = widgets.try_judge_source(src)
+    if error and UNBOUND in error:
+        S.judge_unbound = u  # offer "bind to this contract" as a draft
+    state.remember_error("judge", error)
+
+
+def _json_lines(u) -> bool:
+    from agreebound.importers.sniff import sniff
+
+    try:
+        return sniff(u.name, u.data).format == "jsonl"
+    except Exception:  # noqa: BLE001 - not JSON Lines; the bundle reader says what it is not
+        return False
+
+
+def on_log_mapping() -> None:
+    u, m = S.get("judge_unmapped"), widgets.uploaded("log_mapping_upload")
+    if u is None or m is None:
+        return
+    src = {"label": f"upload: {u.name} (+ mapping {m.name})", "files": (u, None, None, m), "kind": "log"}
+    error = widgets.try_judge_source(src)
+    state.remember_error("judge", error)
+    if error is None:
+        S.judge_unmapped = None
+
+
+def on_bind() -> None:
+    u = S.get("judge_unbound")
+    if u is None:
+        return
+    src = {"label": f"upload: {u.name} (bound to its contract as a draft)", "files": (u,), "kind": "bundle",
+           "rebind": True}
+    state.remember_error("judge", widgets.try_judge_source(src))
+    S.judge_unbound = None
+
+
+def on_log_extra() -> None:
+    """References and/or a contract for the loaded log: the audit is redone with them."""
+    src = S.judge_source
+    log = src["files"][0]
+    refs = widgets.uploaded("log_references_upload")
+    contract = widgets.uploaded("log_contract_upload")
+    extra = [f.name for f in (refs, contract) if f]
+    mapping = src["files"][3] if len(src["files"]) > 3 else None
+    extra += [f"mapping {mapping.name}"] if mapping else []
+    label = f"upload: {log.name}" + (f" (+ {', '.join(extra)})" if extra else "")
+    state.remember_error("judge", widgets.try_judge_source(dict(src, label=label, files=(log, refs, contract, mapping))))
+
+
+def on_judge() -> None:
+    state.remember_error("judge", widgets.try_judge_source(dict(S.judge_source, judge=S.judge_pick)))
 
 
 def on_tables() -> None:
@@ -22,13 +97,15 @@ def on_tables() -> None:
     if any(f is None for f in files):
         state.remember_error("judge", "Load tables needs all three files: contract JSON, references CSV, observations CSV.")
         return
-    src = {"label": f"upload: {files[2].name} (+ contract, references)", "files": tuple(files)}
+    src = {"label": f"upload: {files[2].name} (+ contract, references)", "files": tuple(files), "kind": "tables"}
     state.remember_error("judge", widgets.try_judge_source(src))
 
 
 c1, c2 = st.columns(2)
 with c1:
-    st.file_uploader("Judge bundle (JSON)", type=["json"], key="bundle_upload", on_change=on_bundle)
+    st.file_uploader("Judge bundle (JSON), or a judge log: MT-Bench judgments (JSONL), AlpacaEval annotations "
+                     "(JSON), observations (JSONL)", type=["json", "jsonl", "ndjson"], key="bundle_upload",
+                     on_change=on_bundle)
 with c2:
     widgets.sample_picker("judge")
 with st.expander("Or the tabular trio: contract JSON + references CSV + observations CSV"):
@@ -39,15 +116,53 @@ with st.expander("Or the tabular trio: contract JSON + references CSV + observat
     st.button("Load tables", on_click=on_tables, key="load_tables")
 
 widgets.show_error("judge", "(the data loaded before is still shown)")
+if S.get("judge_unmapped") is not None:
+    st.file_uploader("Mapping for this log (JSON or TOML; a template is on the Formats & help page)",
+                     type=["json", "toml"], key="log_mapping_upload", on_change=on_log_mapping)
+if S.get("judge_unbound") is not None:
+    st.button("Bind to this contract (a draft: the report records the id the snapshot named)", on_click=on_bind,
+              key="bind_contract", type="primary")
 
 bundle, d = widgets.judge_decision()
 m = bundle.measurement
-st.caption(f"Loaded: {widgets.md(S.judge_source['label'])}: {m.n_cases} cases, {m.n_observations} observations, "
+src = S.judge_source
+if src.get("kind") == "log":
+    with st.container(border=True):
+        st.markdown("**A judge log.** Rates that need human references or candidate lengths are evaluable only "
+                    "when the log or a second file has them. Add them here:")
+        l1, l2, l3 = st.columns(3)
+        l1.file_uploader("Human references: MT-Bench human judgments (JSONL) or references CSV",
+                         type=["jsonl", "ndjson", "json", "csv"], key="log_references_upload", on_change=on_log_extra)
+        l2.file_uploader("Contract JSON (else a draft with illustrative thresholds)", type=["json"],
+                         key="log_contract_upload", on_change=on_log_extra)
+        with l3:
+            try:
+                judges = judges_in(src["files"][0].name, src["files"][0].data)
+            except Exception:  # noqa: BLE001 - it was read once already; a picker is a convenience
+                judges = ()
+            if len(judges) > 1:
+                if S.get("judge_pick") not in judges:
+                    S.judge_pick = src.get("judge") or judges[0]
+                st.selectbox(f"Judge ({len(judges)} in this log)", judges, key="judge_pick", on_change=on_judge)
+st.caption(f"Loaded: {widgets.md(src['label'])}: {m.n_cases} cases, {m.n_observations} observations, "
            f"{bundle.contract.repetitions_per_order} repetitions per order.")
+for note in m.notes:
+    st.caption("Note: " + widgets.md(note, 400))
 widgets.decision_banner(d)
+if m.partial:
+    missing = [f"**{figures.RATE_LABELS[c.name]}**: not evaluable, {widgets.md(c.unavailable, 200)}"
+               for c in d.checks if c.unavailable]
+    st.markdown("A partial audit: this source lacks what some gates need, so it can fail but never pass.\n\n"
+                + "\n".join(f"- {x}" for x in missing))
+if bundle.contract.version == "log-audit-draft":
+    st.info("No contract was given: the thresholds are a draft with illustrative values (9000 bps agreement, "
+            "500 bps for the others). Add your contract JSON above, or write one in the contract editor below.")
 st.markdown(f"Decided against the **{d.contract_kind}** contract: `{d.decided_against.content_id}`")
 if d.contract_kind == "draft":
     st.markdown(f"The snapshot is bound to `{bundle.contract.content_id}`; the draft is a what-if, not a new binding.")
+if bundle.rebound_from:
+    st.warning(f"Bound as a draft: the snapshot named `{bundle.rebound_from}`; it is audited against this "
+               f"contract's content `{bundle.contract.content_id}`, and the report records both.")
 if d.seed_disagrees:
     st.info(f"Seed rounding: the seed's half-up basis points would have said {d.seed_decision}; "
             f"the exact gate decides {d.decision}.")
@@ -60,23 +175,25 @@ with st.expander("Contract and snapshot", expanded=False):
             f"snapshot bound  {m.bound} "
             f"({bundle.contract_content_id})")
 
-diag = judge_diagnostics_for(tuple(f.digest for f in S.judge_source["files"]), m)
+diag = judge_diagnostics_for(widgets.judge_key(src), m)
 left, right = st.columns([1, 1])
 with left:
     st.plotly_chart(figures.calibration_rates(d), width="stretch", key="cal_rates")
 with right:
-    st.markdown(widgets.judge_diagnostics_text(diag))
+    st.markdown(widgets.judge_diagnostics_text(diag, m))
     if d.reference_issues:
         st.markdown(f"**Reference issues ({len(d.reference_issues)})**: each fails the audit.")
         st.dataframe(widgets.safe_frame(pd.DataFrame({"issue": list(d.reference_issues)})), hide_index=True, height=160)
-    else:
+    elif "human_agreement" not in m.unavailable:
         st.markdown("No reference issues: every reference is adjudicated with enough reviewers.")
 
 rows = [{"rate": figures.RATE_LABELS[c.name], "measured": widgets.rate_check_text(c),
-         "Wilson 95%": f"[{diag.wilson[c.name].low:.2%}, {diag.wilson[c.name].high:.2%}]" if c.rate.evaluable else "",
+         "Wilson 95%": f"[{diag.wilson[c.name].low:.2%}, {diag.wilson[c.name].high:.2%}]"
+         if c.rate.evaluable and not c.unavailable else "",
          "threshold (bps)": f"{'>=' if c.kind == 'min' else '<='} {c.threshold_bps}",
-         "gate": "not evaluable (passes)" if not c.rate.evaluable else ("pass" if c.passed else "FAIL"),
-         "margin": widgets.margin_text(c)}
+         "gate": "not evaluable" + ("" if c.unavailable else " (passes)") if c.unavailable or not c.rate.evaluable
+         else ("pass" if c.passed else "FAIL"),
+         "margin": "" if c.unavailable else widgets.margin_text(c)}
         for c in d.checks]
 st.dataframe(widgets.safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
 
@@ -87,3 +204,5 @@ choice = st.selectbox("Show", list(widgets.CASE_FILTERS), key="case_filter")
 cases = widgets.filter_cases(m.cases, choice)
 st.caption(f"{len(cases)} of {m.n_cases} cases")
 st.dataframe(widgets.safe_frame(cases), hide_index=True, width="stretch", height=320)
+
+contract_editor.draw(bundle)

@@ -77,7 +77,7 @@ BAD_FILES = [
     ('bundle_syntax.json', 4, None,
      'bundle_syntax.json, line 4: invalid JSON (Expecting property name enclosed in double quotes, character 1)'),
     ('bundle_unbound.json', None, 'snapshot.contract_content_id',
-     "bundle_unbound.json, column 'snapshot.contract_content_id': snapshot is not bound to this contract content (snapshot judge-calibration@sha256:27575a4cb05907995935c4ba3c8e7e96c9614d1504a90442d48060067f7ce2f1, contract judge-calibration@sha256:8c27a3f313dc488c9f09495933f7b2a9c1d8944351bbd518fc5488223e409ce0)"),
+     "bundle_unbound.json, column 'snapshot.contract_content_id': snapshot is not bound to this contract content (snapshot judge-calibration@sha256:27575a4cb05907995935c4ba3c8e7e96c9614d1504a90442d48060067f7ce2f1; expected judge-calibration@sha256:8c27a3f313dc488c9f09495933f7b2a9c1d8944351bbd518fc5488223e409ce0, this contract's content id)"),
     ('bundle_unsorted_reviewers.json', 2, 'reviewer_ids',
      "bundle_unsorted_reviewers.json, reference 2, column 'reviewer_ids': reference.reviewer_ids must be sorted (reference case_id='case-refusal')"),
     ('duplicate_header.csv', 1, 'rater-a',

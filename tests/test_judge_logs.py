@@ -123,6 +123,80 @@ def test_a_log_with_several_judges_asks_which():
     with pytest.raises(InputError, match="the log holds 2 judges \\(claude-v1, gpt-4\\); audit one at a time"):
         parse_judge_log("two.jsonl", data)
     assert parse_judge_log("two.jsonl", data, judge="claude-v1").measurement.n_cases == 1
+    from agreebound.importers.judge_logs import judges_in
+
+    assert judges_in("two.jsonl", data) == ("gpt-4", "claude-v1")  # the picker's order: most judgments first
+
+
+# --- other shapes, through a mapping file -----------------------------------------------------------
+
+OTHER = LOGS / "other_harness.jsonl"
+OTHER_MAP = LOGS / "other_harness.mapping.json"
+
+
+def trio():
+    contract = (S / "judge_failing_contract.json").read_bytes()
+    return parse_judge_tables("c.json", contract, "r.csv", (S / "judge_failing_references.csv").read_bytes(),
+                              "o.csv", (S / "judge_failing_observations.csv").read_bytes())
+
+
+def test_a_log_of_another_shape_through_its_mapping_gets_the_seeds_full_audit(capsys):
+    full = parse_judge_log(OTHER.name, OTHER.read_bytes(), ("r.csv", (S / "judge_failing_references.csv").read_bytes()),
+                           ("c.json", (S / "judge_failing_contract.json").read_bytes()),
+                           mapping=(OTHER_MAP.name, OTHER_MAP.read_bytes()))
+    assert not full.measurement.partial and full.measurement == trio().measurement
+    assert full.measurement.notes[0].startswith("read through a mapping: case_id <- qid, order <- shown_first")
+    code = main(["calibrate", str(OTHER), "--mapping", str(OTHER_MAP), "--references",
+                 str(S / "judge_failing_references.csv"), "--contract", str(S / "judge_failing_contract.json"), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and report["calibration"]["decision"] == "FAIL_CALIBRATION"
+    assert [(r["numerator"], r["denominator"]) for r in report["calibration"]["rates"]] == \
+        [(926, 1440), (26, 233), (7, 480), (333, 714), (95, 168)]
+
+
+def test_mapped_case_ids_are_made_canonical_and_references_join_by_the_logs_own_ids():
+    records = [{"id": 81 + i // 4, "pos": 1 + (i // 2) % 2, "pick": "A" if i % 3 else "B", "rep": 1 + i % 2}
+               for i in range(8)]
+    data = "".join(json.dumps(r) + "\n" for r in records).encode()
+    mapping = json.dumps({"judge_log": {"fields": {"case_id": "id", "order": "pos", "selected_candidate": "pick",
+                                                   "repetition": "rep"},
+                                        "values": {"order": {"1": "ab", "2": "ba"}, "selected_candidate": {"A": "a", "B": "b"}},
+                                        "judge": "my-judge"}}).encode()
+    b = parse_judge_log("x.jsonl", data, mapping=("m.json", mapping))
+    cases = b.measurement.cases
+    assert list(cases["case_id"]) == ["case-81", "case-82"]
+    assert "case ids made canonical identifiers (e.g. '81' -> case-81); references join by either" in b.measurement.notes
+    assert b.contract.judge_generator == "my-judge"
+    # repetitions 1,2 per (case, order): 81 ab B,A and ba A,B; 82 ab A,A and ba B,A: 3 of 4 orders unstable
+    assert (b.measurement.repeat_variance.numerator, b.measurement.repeat_variance.denominator) == (3, 4)
+
+
+@pytest.mark.parametrize("mapping, message", [
+    ({"judge_log": {"fields": {"case_id": "qid", "selected_candidate": "nope"}}},
+     "other_harness.jsonl, line 1, column 'nope': the mapping names this field, but no record has it; the records have "),
+    ({"judge_log": {"fields": {"case": "qid", "selected_candidate": "choice"}}},
+     "m.json, column 'judge_log.fields': 'case' is not an observation field; they are case_id, order, "),
+    ({"judge_log": {"fields": {"order": "shown_first", "selected_candidate": "choice"}}},
+     "m.json, column 'judge_log.fields': the mapping must name the field that holds case_id"),
+    ({"judge_log": {"fields": {"case_id": "qid", "selected_candidate": "choice"}}},
+     "other_harness.jsonl, line 1, column 'selected_candidate': expected a, b or tie, got 'first'"),
+    ({"fields": {}}, "m.json: expected {\"judge_log\": {\"fields\""),
+])
+def test_a_bad_log_mapping_names_the_field(mapping, message):
+    with pytest.raises(InputError) as e:
+        parse_judge_log(OTHER.name, OTHER.read_bytes(), mapping=("m.json", json.dumps(mapping).encode()))
+    assert str(e.value).startswith(message), str(e.value)
+
+
+def test_partial_diagnostics_count_only_cases_with_a_reference():
+    from agreebound.uncertainty import judge_diagnostics
+
+    b = parse_judge_log(MT.name, MT.read_bytes(), (HUMAN.name, HUMAN.read_bytes()))
+    d = judge_diagnostics(b.measurement)
+    rate = b.measurement.human_agreement
+    assert d.agreement_with_ties == (rate.numerator, rate.denominator) == (188, 254)
+    alone = judge_diagnostics(parse_judge_log(MT.name, MT.read_bytes()).measurement)
+    assert alone.agreement_with_ties == (0, 0) and alone.judge_human_alpha.value is None and alone.stable_flips == 48
 
 
 def test_a_judge_log_given_as_ratings_says_where_it_belongs():

@@ -6,6 +6,9 @@
   most of those cases.
 * alpaca_eval_annotations.json: AlpacaEval's annotations.json: a judge's preference (1, 2, 1.5,
   or a weighted fraction) between two generators' outputs.
+* other_harness.jsonl + other_harness.mapping.json: a harness of a shape no reader knows (its own
+  field names and values), read through a mapping file: the failing sample's observations, so
+  with the sample's references and contract it gives exactly the seed's audit.
 
 Deterministic (seeded), so tests/test_judge_logs.py can recompute every rate by hand.
 Run: python sample_data/judge_logs/make_judge_logs.py
@@ -66,11 +69,31 @@ def alpaca_eval() -> list[dict]:
     return out
 
 
+OTHER_MAPPING = {"judge_log": {
+    "fields": {"case_id": "qid", "order": "shown_first", "repetition": "sample", "selected_candidate": "choice",
+               "candidate_a_tokens": "len_a", "candidate_b_tokens": "len_b", "candidate_a_generator": "gen_a",
+               "candidate_b_generator": "gen_b", "judge_generator": "model"},
+    "values": {"order": {"A": "ab", "B": "ba"}, "selected_candidate": {"first": "a", "second": "b", "same": "tie"}}}}
+
+
+def other_harness() -> list[dict]:
+    import csv
+
+    with open(HERE.parent / "judge_failing_observations.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    return [{"qid": r["case_id"], "shown_first": {"ab": "A", "ba": "B"}[r["order"]], "sample": int(r["repetition"]),
+             "choice": {"a": "first", "b": "second", "tie": "same"}[r["selected_candidate"]],
+             "len_a": int(r["candidate_a_tokens"]), "len_b": int(r["candidate_b_tokens"]), "gen_a": r["candidate_a_generator"],
+             "gen_b": r["candidate_b_generator"], "model": r["judge_generator"]} for r in rows]
+
+
 def main() -> None:
     judgments, humans = mt_bench()
     (HERE / "mt_bench_gpt-4_pair.jsonl").write_text("".join(json.dumps(j) + "\n" for j in judgments))
     (HERE / "mt_bench_human_judgments.jsonl").write_text("".join(json.dumps(h) + "\n" for h in humans))
     (HERE / "alpaca_eval_annotations.json").write_text(json.dumps(alpaca_eval(), indent=2))
+    (HERE / "other_harness.jsonl").write_text("".join(json.dumps(r) + "\n" for r in other_harness()))
+    (HERE / "other_harness.mapping.json").write_text(json.dumps(OTHER_MAPPING, indent=2) + "\n")
     print(f"wrote {len(judgments)} judgments, {len(humans)} human votes, 60 annotations to {HERE}")
 
 

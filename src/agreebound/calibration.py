@@ -467,7 +467,8 @@ def _check_binding(contract: JudgeCalibrationContract, scope: str, content_id: s
     if scope != contract.scope:
         raise ValueError(f"snapshot belongs to another scope (snapshot {scope!r}, contract {contract.scope!r})")
     if content_id != contract.content_id:
-        raise ValueError(f"snapshot is not bound to this contract content (snapshot {content_id}, contract {contract.content_id})")
+        raise ValueError(f"snapshot is not bound to this contract content (snapshot {content_id}; expected "
+                         f"{contract.content_id}, this contract's content id)")
     if n_cases < contract.minimum_cases:
         raise ValueError(
             f"snapshot has fewer cases than the calibration contract ({n_cases} < {contract.minimum_cases})"

@@ -346,15 +346,16 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     if args.report:
         _check_report_path(args.report, _inputs(args, "bundle", "references", "observations", "thresholds",
-                                                "contract"))
+                                                "contract", "mapping"))
     name, data = _read(args.bundle)
     inputs: list[tuple[str, bytes]] = [(name, data)]
     t = _thresholds(args, inputs)
-    if is_judge_log(name, data):
+    if args.mapping or is_judge_log(name, data):
         refs = _read(args.references) if args.references else None
         contract = _read(args.contract) if args.contract else None
-        inputs += [x for x in (refs, contract) if x]
-        bundle = parse_judge_log(name, data, refs, contract, args.judge, t.calibration)
+        mapping = _read(args.mapping) if args.mapping else None
+        inputs += [x for x in (refs, contract, mapping) if x]
+        bundle = parse_judge_log(name, data, refs, contract, args.judge, t.calibration, mapping)
     elif args.references or args.observations:
         if not (args.references and args.observations):
             raise InputError(name, None, None, "the tabular form needs --references and --observations")
@@ -446,6 +447,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--contract", help="a judge log's contract (the trio's contract JSON); default: a draft from "
                    "the log with the seed's illustrative thresholds")
     c.add_argument("--judge", help="a judge log holding several judges: the one to audit")
+    c.add_argument("--mapping", help="a judge log of another shape: which of its fields is which observation field "
+                   '(JSON or TOML: {"judge_log": {"fields": {...}, "values": {...}}}; see docs/formats.md)')
     _common(c)
     c.set_defaults(func=_calibrate)
 

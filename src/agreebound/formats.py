@@ -1365,16 +1365,25 @@ def parse_judge_tables(contract_name: str, contract_data: bytes, references_name
 
 def parse_judge_log(name: str, data: bytes, references: tuple[str, bytes] | None = None,
                     contract: tuple[str, bytes] | None = None, judge: str | None = None,
-                    thresholds: Any = None) -> JudgeBundle:
-    """An evaluation harness's judge log (MT-Bench, AlpacaEval), with human references from a
-    second file and a contract JSON (the trio's) if given. With everything the seed needs, the
-    seed's full audit; otherwise a partial audit whose missing gates say why (never a pass)."""
+                    thresholds: Any = None, mapping: tuple[str, bytes] | None = None) -> JudgeBundle:
+    """An evaluation harness's judge log (MT-Bench, AlpacaEval; any other JSON Lines through a
+    ``mapping`` file, see :class:`agreebound.importers.judge_logs.LogMapping`), with human
+    references from a second file and a contract JSON (the trio's) if given. With everything the
+    seed needs, the seed's full audit; otherwise a partial audit whose missing gates say why
+    (never a pass)."""
     from hashlib import sha256 as _sha
 
     from agreebound.calibration import measure_partial
-    from agreebound.importers.judge_logs import draft_contract, lacks_of, read_judge_log, read_references, seed_frames
+    from agreebound.importers.judge_logs import (
+        draft_contract,
+        lacks_of,
+        parse_log_mapping,
+        read_judge_log,
+        read_references,
+        seed_frames,
+    )
 
-    log = read_judge_log(name, data, judge)
+    log = read_judge_log(name, data, judge, parse_log_mapping(*mapping) if mapping else None)
     refs, ref_notes = (read_references(references[0], references[1], log) if references else (None, ()))
     if contract is not None:
         obj = _json(contract[0], contract[1])

@@ -171,7 +171,9 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
         "contract": {**asdict(bundle.contract), "content_id": bundle.contract.content_id},
         "snapshot": {"scope": bundle.scope, "contract_content_id": bundle.contract_content_id,
                      "rubric_digest": bundle.rubric_digest,
-                     "bound": m.bound},
+                     "bound": m.bound,
+                     # "bind to this contract": the content id the snapshot named before (a draft binding)
+                     "rebound_from": bundle.rebound_from},
         "cases": m.n_cases,
         "observations": m.n_observations,
         "decision": d.decision,

@@ -370,15 +370,20 @@ class JudgeDiagnostics:
 
 
 def judge_diagnostics(m: Any) -> JudgeDiagnostics:
-    """Diagnostics from a CalibrationMeasurement's per-case facts."""
-    cases = m.cases
+    """Diagnostics from a CalibrationMeasurement's per-case facts. In a partial audit, agreement
+    with the humans counts only the cases that have a human reference."""
+    all_cases = m.cases
+    cases = all_cases[all_cases["has_reference"].to_numpy(dtype=bool)] if "has_reference" in all_cases else all_cases
     no_tie = (cases["preferred"] != "tie").to_numpy()
     obs = cases["observations"].to_numpy()
     agree = cases["agreements"].to_numpy()
     human = cases["preferred"].astype(object).to_numpy()
     ab = cases["majority_ab"].astype(object).where(cases["majority_ab"].notna(), None).to_numpy()
     ba = cases["majority_ba"].astype(object).where(cases["majority_ba"].notna(), None).to_numpy()
-    alpha = krippendorff_alpha(np.column_stack([human, ab, ba]).astype(object), "nominal")
+    alpha = krippendorff_alpha(np.column_stack([human, ab, ba]).astype(object).reshape(-1, 3), "nominal")
+    cases = all_cases
+    ab = cases["majority_ab"].astype(object).where(cases["majority_ab"].notna(), None).to_numpy()
+    ba = cases["majority_ba"].astype(object).where(cases["majority_ba"].notna(), None).to_numpy()
     unstable = (cases["unstable_ab"] | cases["unstable_ba"]).to_numpy()
     differ = np.array([a is not None and b is not None and a != b for a, b in zip(ab, ba)], dtype=bool)
     wilson = {r.name: Wilson(r.numerator, r.denominator) for r in m.rates}

@@ -170,3 +170,24 @@ def test_crafted_link_and_markup_names_fetch_nothing_and_link_nowhere(page: Page
     outside = {urlparse(u).hostname for u in requests if urlparse(u).scheme in ("http", "https", "ws", "wss")}
     assert outside <= {"127.0.0.1"}, outside
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_judge_log_partial_audit_and_contract_editor(page: Page, app_url: str):
+    page.goto(f"{app_url}/judge")
+    settle(page)
+    choose(page, "Or pick a sample", "MT-Bench judgments by gpt-4, with human votes (a partial audit)")
+    expect(page.get_by_text("A partial audit: this source lacks what some gates need")).to_be_visible()
+    expect(page.get_by_text("Verbosity bias: not evaluable, the source has no candidate lengths")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "judge-partial-audit.png"), full_page=True)
+    page.get_by_text("Contract editor: write a contract, see its content id, download it").click()
+    settle(page)
+    before = page.locator("[data-testid='stCode']").last.inner_text()
+    box = page.get_by_label("position flip max (bps)")
+    box.fill("1200")
+    box.press("Enter")
+    settle(page)
+    after = page.locator("[data-testid='stCode']").last.inner_text()
+    assert before.startswith("judge-calibration@sha256:") and after.startswith("judge-calibration@sha256:")
+    assert after != before
+    page.screenshot(path=str(ARTIFACTS / "judge-contract-editor.png"), full_page=True)
+    assert page.locator("[data-testid='stException']").count() == 0

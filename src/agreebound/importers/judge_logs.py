@@ -21,7 +21,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -95,12 +95,105 @@ def _winner(v: Any, name: str, line: int) -> str | None:
     raise InputError(name, line, "winner", f"expected model_1, model_2, tie or error, got {excerpt(v)}", row_label="line")
 
 
-def read_judge_log(name: str, data: bytes, judge: str | None = None) -> JudgeLog:
+@dataclass(frozen=True)
+class LogMapping:
+    """How another harness's judgment records become observation records: which of its fields
+    is which observation field, and how its values read (``{"order": {"1": "ab", "2": "ba"}}``).
+    A mapping file is JSON or TOML: ``{"judge_log": {"fields": {...}, "values": {...}, "judge": "..."}}``."""
+
+    fields: dict[str, str]
+    values: dict[str, dict[str, Any]] = field(default_factory=dict)
+    judge: str | None = None  # the judge's name, when the records do not carry one
+
+    def __post_init__(self) -> None:
+        unknown = [f for f in list(self.fields) + list(self.values) if f not in OBSERVATION_COLUMNS]
+        if unknown:
+            raise ValueError(f"{unknown[0]!r} is not an observation field; they are {', '.join(OBSERVATION_COLUMNS)}")
+        for need in ("case_id", "selected_candidate"):
+            if need not in self.fields:
+                raise ValueError(f"the mapping must name the field that holds {need}")
+
+    def apply(self, record: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for target, source in self.fields.items():
+            if source in record:
+                v = record[source]
+                table = self.values.get(target)
+                if table is not None and str(v) in table:
+                    v = table[str(v)]
+                out[target] = v
+        if self.judge is not None and "judge_generator" not in out:
+            out["judge_generator"] = self.judge
+        raw = out.get("case_id")
+        if raw is not None:
+            text = str(raw)
+            out["_key"] = text
+            out["case_id"] = text if _CANONICAL.fullmatch(text) else slug(text, "case")
+        return out
+
+    def to_json(self) -> str:
+        body: dict[str, Any] = {"fields": self.fields}
+        if self.values:
+            body["values"] = self.values
+        if self.judge is not None:
+            body["judge"] = self.judge
+        return json.dumps({"judge_log": body}, indent=2) + "\n"
+
+
+_CANONICAL = re.compile(r"^[a-z][a-z0-9._:-]{2,95}$")
+
+
+def parse_log_mapping(name: str, data: bytes) -> LogMapping:
+    """A judge-log mapping file (JSON, or TOML by its name)."""
+    from agreebound.formats import _json
+
+    if name.lower().endswith(".toml"):
+        from agreebound.formats import _toml
+
+        obj = _toml(name, data)
+    else:
+        obj = _json(name, data)
+    if not isinstance(obj, dict) or set(obj) != {"judge_log"} or not isinstance(obj["judge_log"], dict):
+        raise InputError(name, None, None, 'expected {"judge_log": {"fields": {observation field: your field}, '
+                         '"values": {...}}}')
+    body = obj["judge_log"]
+    extra = [k for k in body if k not in ("fields", "values", "judge")]
+    if extra:
+        raise InputError(name, None, f"judge_log.{extra[0]}", "unknown key; expected fields, values, judge")
+    fields_ = body.get("fields")
+    if not isinstance(fields_, dict) or not all(isinstance(v, str) for v in fields_.values()):
+        raise InputError(name, None, "judge_log.fields", "expected an object: observation field -> the log's field name")
+    values = body.get("values", {})
+    if not isinstance(values, dict) or not all(isinstance(t, dict) for t in values.values()):
+        raise InputError(name, None, "judge_log.values", "expected an object: observation field -> {your value: ours}")
+    judge = body.get("judge")
+    if judge is not None and not isinstance(judge, str):
+        raise InputError(name, None, "judge_log.judge", "expected the judge's name as text")
+    try:
+        return LogMapping(dict(fields_), {k: {str(a): b for a, b in t.items()} for k, t in values.items()}, judge)
+    except ValueError as e:
+        raise InputError(name, None, "judge_log.fields", str(e)) from None
+
+
+def read_judge_log(name: str, data: bytes, judge: str | None = None, mapping: LogMapping | None = None) -> JudgeLog:
     records, lines = _records(name, data)
     if not records:
         raise InputError(name, None, None, "the file has no judgments")
     if len(records) > MAX_ROWS:
         raise InputError(name, None, None, f"{len(records):,} judgments; the limit is {MAX_ROWS:,}")
+    if mapping is not None:
+        present = set().union(*(r.keys() for r in records))
+        absent = [src for src in mapping.fields.values() if src not in present]
+        if absent:
+            raise InputError(name, lines[0], absent[0], "the mapping names this field, but no record has it; the "
+                             f"records have {', '.join(map(str, sorted(present, key=str)[:20]))}", row_label="line")
+        log = _observations(name, [mapping.apply(r) for r in records], lines, judge)
+        renamed = sorted({r["_key"] for r in (mapping.apply(x) for x in records[:1000])} - set(log.case_keys.values()))
+        note = (f"read through a mapping: {', '.join(f'{t} <- {s}' for t, s in mapping.fields.items())}",)
+        if renamed:
+            note += (f"case ids made canonical identifiers (e.g. {excerpt(renamed[0])} -> "
+                     f"{log.case_keys.get(renamed[0])}); references join by either",)
+        return replace(log, notes=note + log.notes)
     shape = judge_log_shape(records[0])
     if shape == "mt-bench judgments":
         return _mt_bench(name, records, lines, judge)
@@ -113,6 +206,20 @@ def read_judge_log(name: str, data: bytes, judge: str | None = None) -> JudgeLog
                          "of a judge log")
     raise InputError(name, None, None, "not a judge log this version recognises (MT-Bench judgments, AlpacaEval "
                      f"annotations); its first record has {', '.join(map(str, list(records[0])[:12]))}")
+
+
+def judges_in(name: str, data: bytes) -> tuple[str, ...]:
+    """The judges a log holds, most judgments first (the Judge page's picker)."""
+    records, _ = _records(name, data)
+    if not records:
+        return ()
+    shape = judge_log_shape(records[0])
+    key = {"mt-bench judgments": lambda r: _judge_name(r.get("judge")),
+           "alpacaeval annotations": lambda r: str(r.get("annotator", "annotator")),
+           "observations": lambda r: str(r.get("judge_generator", "judge"))}.get(shape)
+    if key is None:
+        return ()
+    return tuple(j for j, _ in Counter(key(r) for r in records).most_common())
 
 
 def _pick_judge(name: str, found: Counter, judge: str | None) -> str:
@@ -241,7 +348,7 @@ def _observations(name: str, records: list[dict[str, Any]], lines: list[int], ju
                      "candidate_b_tokens": r.get("candidate_b_tokens"),
                      "candidate_a_generator": r.get("candidate_a_generator"),
                      "candidate_b_generator": r.get("candidate_b_generator"), "judge_generator": chosen,
-                     "key": r.get("case_id"), "line": line})
+                     "key": r.get("_key", r.get("case_id")), "line": line})
     frame = pd.DataFrame(rows)
     lacks = []
     if "order" not in present or frame["order"].isna().any():
@@ -252,6 +359,7 @@ def _observations(name: str, records: list[dict[str, Any]], lines: list[int], ju
                                                                                "candidate_b_tokens"]].isna().any().any():
         lacks.append("lengths")
     keys = {c: c for c in frame["case_id"]}
+    keys.update(zip(frame["key"], frame["case_id"]))  # a mapped log's own ids join too
     return JudgeLog(name, "observations", frame, tuple(sorted(found)), tuple(lacks),
                     (f"read as observation records by {chosen}: {frame['case_id'].nunique():,} cases",), keys, {})
 
@@ -264,6 +372,7 @@ def read_references(name: str, data: bytes, log: JudgeLog) -> tuple[pd.DataFrame
         from agreebound.formats import REFERENCE_FIELDS, _csv_records
 
         frame, _ = _csv_records(name, data, REFERENCE_FIELDS)
+        frame["case_id"] = frame["case_id"].map(lambda c: log.case_keys.get(c, c))
         known = frame["case_id"].isin(set(log.case_keys.values()))
         notes = (f"{int(known.sum()):,} references joined by case id",)
         if not known.all():
@@ -274,6 +383,7 @@ def read_references(name: str, data: bytes, log: JudgeLog) -> tuple[pd.DataFrame
         frame = pd.DataFrame([{k: (tuple(r[k]) if k == "reviewer_ids" and isinstance(r[k], list) else r[k])
                                for k in ("case_id", "preferred_candidate", "reviewer_ids", "adjudicated")}
                               for r in records])
+        frame["case_id"] = frame["case_id"].map(lambda c: log.case_keys.get(str(c), c))
         known = frame["case_id"].isin(set(log.case_keys.values()))
         return frame[known.to_numpy()].reset_index(drop=True), (f"{int(known.sum()):,} references joined by case id",)
     votes: dict[str, list[tuple[str, str]]] = {}

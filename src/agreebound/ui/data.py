@@ -69,9 +69,13 @@ PANEL_SAMPLES = {
     "Single detector (refused structurally)": ("single_detector.csv", None),
     "Krippendorff (2011) reliability data": ("krippendorff_2011.csv", None),
 }
+#: label -> (kind, files...): a bundle, or a judge log then its references (or None).
 JUDGE_SAMPLES = {
-    "Support judge, 240 cases x 2 orders x 3 repetitions (fails)": ("judge_failing.json",),
-    "The seed's illustrative snapshot (passes)": ("judge_illustrative.json",),
+    "Support judge, 240 cases x 2 orders x 3 repetitions (fails)": ("bundle", "judge_failing.json"),
+    "The seed's illustrative snapshot (passes)": ("bundle", "judge_illustrative.json"),
+    "MT-Bench judgments by gpt-4, with human votes (a partial audit)":
+        ("log", "judge_logs/mt_bench_gpt-4_pair.jsonl", "judge_logs/mt_bench_human_judgments.jsonl"),
+    "AlpacaEval annotations, no references (incomplete)": ("log", "judge_logs/alpaca_eval_annotations.json", None),
 }
 
 
@@ -133,8 +137,8 @@ class PanelDiagnostics:
 def judge_bundle(names: tuple[str, ...], digests: tuple[str, ...], _datas: tuple[bytes, ...], kind: str = "auto",
                  judge: str | None = None, rebind: bool = False) -> JudgeBundle:
     """``kind``: "bundle" (one JSON), "tables" (contract, references, observations), "log" (a judge
-    log, then optional references and contract, None where absent) or "auto" (one file: a log
-    or a bundle by its content)."""
+    log, then optional references, contract and log mapping; "" names an absent one) or "auto"
+    (one file: a log or a bundle by its content)."""
     MEASURE_CALLS["judge"] += 1
     if kind == "auto":
         kind = "log" if len(names) == 1 and is_judge_log(names[0], _datas[0]) else \
@@ -142,7 +146,8 @@ def judge_bundle(names: tuple[str, ...], digests: tuple[str, ...], _datas: tuple
     if kind == "log":
         refs = (names[1], _datas[1]) if len(names) > 1 and names[1] else None
         contract = (names[2], _datas[2]) if len(names) > 2 and names[2] else None
-        return parse_judge_log(names[0], _datas[0], refs, contract, judge)
+        mapping = (names[3], _datas[3]) if len(names) > 3 and names[3] else None
+        return parse_judge_log(names[0], _datas[0], refs, contract, judge, mapping=mapping)
     if kind == "bundle":
         return parse_judge_bundle(names[0], _datas[0], rebind=rebind)
     return parse_judge_tables(names[0], _datas[0], names[1], _datas[1], names[2], _datas[2])

@@ -117,7 +117,7 @@ def calibration_rates(d: CalibrationDecision) -> go.Figure:
     for c in d.checks:
         kind = "min" if c.kind == "min" else "max"
         labels.append(f"{RATE_LABELS[c.name]} ({kind})")
-        v = c.rate.value
+        v = None if c.unavailable else c.rate.value  # a partial audit's gate this source cannot evaluate
         values.append(float(v) * 100 if v is not None else 0)
         colors.append(NEUTRAL if v is None else PASS_COLOR if c.passed else FAIL_COLOR)
         texts.append("not evaluable" if v is None else f"{c.rate.numerator}/{c.rate.denominator}")

@@ -26,7 +26,10 @@ def init() -> None:
         S.panel_source = {"label": next(iter(PANEL_SAMPLES)), "ratings": Upload.sample("detector_panel.csv"), "rates": None,
                           "mapping": None}
         S.pending = None  # an uploaded file in the mapping preview, not yet measured
-        S.judge_source = {"label": next(iter(JUDGE_SAMPLES)), "files": (Upload.sample("judge_failing.json"),)}
+        S.judge_source = {"label": next(iter(JUDGE_SAMPLES)), "files": (Upload.sample("judge_failing.json"),),
+                          "kind": "bundle"}
+        S.judge_unmapped = None  # uploaded JSON Lines of an unknown shape, waiting for its mapping file
+        S.judge_unbound = None  # an uploaded bundle bound to another contract: "bind to this contract" offers it
         S.level = "auto"  # the level suggested for the values, with its reason shown
         S.positive = "auto"
         S.interval = "krippendorff"

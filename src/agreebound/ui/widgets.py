@@ -76,9 +76,23 @@ def panels() -> dict[str, PanelMeasurement]:
         return _measure_panel_source(S.panel_source, "auto", "auto")
 
 
+def _judge_of(src: dict[str, Any]) -> JudgeBundle:
+    """``src``: files (a bundle; the trio; or a log, then references and contract, None where
+    absent), and how to read them: kind, the judge of a log with several, rebind (a draft binding)."""
+    files = src["files"]
+    return judge_bundle(tuple(f.name if f else "" for f in files), tuple(f.digest if f else "" for f in files),
+                        tuple(f.data if f else b"" for f in files), src.get("kind", "auto"), src.get("judge"),
+                        bool(src.get("rebind")))
+
+
 def judge() -> JudgeBundle:
-    files = S.judge_source["files"]
-    return judge_bundle(tuple(f.name for f in files), tuple(f.digest for f in files), tuple(f.data for f in files))
+    return _judge_of(S.judge_source)
+
+
+def judge_key(src: dict[str, Any]) -> tuple[str, ...]:
+    """What a judge measurement depends on (the diagnostics' cache key)."""
+    return tuple(f.digest if f else "" for f in src["files"]) + (src.get("kind", "auto"), str(src.get("judge")),
+                                                                  str(bool(src.get("rebind"))))
 
 
 def uploaded(key: str) -> Upload | None:
@@ -102,7 +116,7 @@ def try_panel_source(src: dict[str, Any]) -> str | None:
 def try_judge_source(src: dict[str, Any]) -> str | None:
     files = src["files"]
     try:
-        judge_bundle(tuple(f.name for f in files), tuple(f.digest for f in files), tuple(f.data for f in files))
+        _judge_of(src)
     except InputError as e:
         return str(e)
     except Exception as e:  # noqa: BLE001
@@ -147,9 +161,13 @@ def verdict_banner(verdict: Verdict, prefix: str = "") -> None:
     {Verdict.ENFORCE: st.success, Verdict.REPORT_ONLY: st.warning, Verdict.REFUSE_SINGLE: st.error}[verdict](text)
 
 
+DECISION_TEXT = {"PASS_CALIBRATION": "PASS_CALIBRATION", "FAIL_CALIBRATION": "FAIL_CALIBRATION",
+                 "INCOMPLETE": "INCOMPLETE: a partial audit, never a pass"}
+
+
 def decision_banner(d: CalibrationDecision, prefix: str = "") -> None:
-    text = (prefix + " " if prefix else "") + d.decision
-    (st.success if d.decision == "PASS_CALIBRATION" else st.error)(text)
+    text = (prefix + " " if prefix else "") + DECISION_TEXT[d.decision]
+    {"PASS_CALIBRATION": st.success, "INCOMPLETE": st.warning}.get(d.decision, st.error)(text)
 
 
 def panel_reasons(d: PanelDecision, m: PanelMeasurement) -> None:
@@ -207,15 +225,20 @@ def margin_text(c: Any) -> str:
     return f"{k} fewer {noun} fail the gate" if state_ == "fail" else f"{k} more {noun} would pass"
 
 
-def judge_diagnostics_text(diag: Any) -> str:
+def judge_diagnostics_text(diag: Any, m: Any) -> str:
+    """Markdown. A partial audit's diagnostics count only the cases with a human reference."""
     ha = diag.judge_human_alpha
     (a, n), (a_nt, n_nt) = diag.agreement_with_ties, diag.agreement_without_ties
     share = f" = {a_nt / n_nt:.2%}" if n_nt else ""
+    flips = (f"- position flips: {diag.stable_flips} with both orders stable (the gated rate), {diag.noisy_flips} "
+             "more where repetition noise left the orders' majorities different")
+    if "position_flip" in m.unavailable:
+        flips = "- position flips: not evaluable, " + md(m.unavailable["position_flip"])
+    if "human_agreement" in m.unavailable:
+        return "- human agreement: not evaluable, " + md(m.unavailable["human_agreement"]) + "\n" + flips
     return (f"- human agreement with ties {a}/{n}, without tie references {a_nt}/{n_nt}{share}\n"
             f"- chance-corrected: alpha(human, judge majority per order) = {fraction_text(ha.value)} "
-            f"({ha.pairable} pairable values)\n"
-            f"- position flips: {diag.stable_flips} with both orders stable (the gated rate), {diag.noisy_flips} "
-            "more where repetition noise left the orders' majorities different")
+            f"({ha.pairable} pairable values)\n" + flips)
 
 
 CASE_FILTERS = {
@@ -241,6 +264,8 @@ def spread_text(d: PanelDecision, m: PanelMeasurement) -> str:
 
 
 def rate_check_text(c: Any) -> str:
+    if c.unavailable:
+        return "not evaluable: " + c.unavailable
     if not c.rate.evaluable:
         return "not evaluable (no opportunities)"
     return f"{c.rate.numerator}/{c.rate.denominator} = {float(c.rate.value) * 100:.2f}% ({c.rate.bps} bps)"
@@ -418,8 +443,10 @@ def _load_sample(kind: str) -> None:
         filename, _ = PANEL_SAMPLES[label]
         state.remember_error("panel", try_panel_source({"label": label, "ratings": Upload.sample(filename), "rates": None}))
     else:
-        (filename,) = JUDGE_SAMPLES[label]
-        state.remember_error("judge", try_judge_source({"label": label, "files": (Upload.sample(filename),)}))
+        kind, *names = JUDGE_SAMPLES[label]
+        files = tuple(Upload.sample(n) if n else None for n in names)
+        state.remember_error("judge", try_judge_source({"label": label, "kind": kind,
+                                                        "files": files + ((None,) if kind == "log" else ())}))
 
 
 # --- reports ---------------------------------------------------------------------------------
@@ -443,7 +470,7 @@ def report_downloads(kind: str) -> None:
         def html_() -> str:
             return panel_html(ms, t, build())
     else:
-        files = S.judge_source["files"]
+        files = [f for f in S.judge_source["files"] if f]
         bundle = judge()
 
         def build() -> dict[str, Any]:

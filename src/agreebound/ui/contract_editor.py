@@ -1,0 +1,92 @@
+"""The contract editor on the Judge page: fill in a contract's fields, see its content id computed
+as you type (the seed's canonical-JSON SHA-256), download the trio's contract JSON.
+
+The fields start from the loaded contract; "start again from the loaded contract" resets them.
+Nothing here changes what is loaded or decided: the download is what a team commits and binds
+its next snapshot to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from agreebound.calibration import JudgeCalibrationContract
+from agreebound.escape import md_text
+from agreebound.formats import JudgeBundle
+from agreebound.templates import contract_json
+from agreebound.thresholds import RANGES, RATE_GATES
+
+S = st.session_state
+TEXT_FIELDS = (("version", "Version"), ("scope", "Scope"), ("judge_generator", "Judge (generator id)"))
+INT_FIELDS = (("repetitions_per_order", "Repetitions per order", 2, 20),
+              ("minimum_cases", "Minimum cases", 1, 100_000))
+PREFIX = "ce_"
+
+
+def _reset(bundle: JudgeBundle) -> None:
+    c = bundle.contract
+    for name in JudgeCalibrationContract.__dataclass_fields__:
+        S[PREFIX + name] = getattr(c, name)
+    S[PREFIX + "rubric_digest"] = bundle.rubric_digest
+    S[PREFIX + "rubric_text"] = ""
+    S[PREFIX + "loaded"] = c.content_id
+
+
+def _hash_rubric() -> None:
+    text = S.get(PREFIX + "rubric_text") or ""
+    if text:
+        S[PREFIX + "rubric_digest"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def draw(bundle: JudgeBundle) -> None:
+    with st.expander("Contract editor: write a contract, see its content id, download it"):
+        if S.get(PREFIX + "loaded") != bundle.contract.content_id:  # another contract loaded: start from it
+            _reset(bundle)
+        st.caption("A contract is content-addressed: its id is the SHA-256 of its fields as canonical JSON, so any "
+                   "change makes a new id. A snapshot binds to one id. Identifiers: lowercase letters, digits and "
+                   ". _ : - (3 to 96 characters, starting with a letter).")
+        c1, c2, c3 = st.columns(3)
+        for (name, label), col in zip(TEXT_FIELDS, (c1, c2, c3)):
+            col.text_input(label, key=PREFIX + name, max_chars=96)
+        c1.number_input(INT_FIELDS[0][1], INT_FIELDS[0][2], INT_FIELDS[0][3], step=1, key=PREFIX + INT_FIELDS[0][0])
+        c2.number_input(INT_FIELDS[1][1], INT_FIELDS[1][2], INT_FIELDS[1][3], step=1, key=PREFIX + INT_FIELDS[1][0])
+        r = RANGES["minimum_reviewers"]
+        c3.number_input("Minimum reviewers per reference", r.lo, r.hi, step=1, key=PREFIX + "minimum_reviewers")
+        cols = st.columns(len(RATE_GATES))
+        for col, (gate, field, kind) in zip(cols, RATE_GATES):
+            rng = RANGES[field]
+            col.number_input(f"{gate.replace('_', ' ')} {'min' if kind == 'min' else 'max'} (bps)", rng.lo, rng.hi,
+                             step=50, key=PREFIX + field)
+        d1, d2 = st.columns([2, 1])
+        d1.text_input("Rubric digest (SHA-256, 64 hex characters) for the snapshot header", key=PREFIX + "rubric_digest",
+                      max_chars=64)
+        d2.text_area("...or paste the rubric text to hash it", key=PREFIX + "rubric_text", height=68,
+                     on_change=_hash_rubric, max_chars=200_000)
+        try:
+            contract = JudgeCalibrationContract(**{name: S[PREFIX + name] if name in dict(TEXT_FIELDS)
+                                                   else int(S[PREFIX + name])
+                                                   for name in JudgeCalibrationContract.__dataclass_fields__})
+        except (ValueError, TypeError) as e:
+            st.error("Not a valid contract yet: " + md_text(str(e), 200))
+            st.button("Start again from the loaded contract", on_click=_reset, args=(bundle,), key="ce_reset")
+            return
+        digest = (S.get(PREFIX + "rubric_digest") or "").strip()
+        st.markdown("Content id (live):")
+        st.code(contract.content_id, language=None)
+        if contract.content_id == bundle.contract.content_id:
+            st.caption("The same content as the loaded contract.")
+        elif contract.content_id == bundle.contract_content_id:
+            st.caption("The content id the loaded snapshot is bound to.")
+        else:
+            st.caption("A new contract: snapshots bound to it must name this id.")
+        ok_digest = len(digest) == 64 and all(ch in "0123456789abcdef" for ch in digest)
+        if not ok_digest:
+            st.warning("The rubric digest must be 64 lowercase hex characters (SHA-256) for the snapshot header.")
+        b1, b2 = st.columns(2)
+        header = {"scope": contract.scope, "contract_content_id": contract.content_id, "rubric_digest": digest}
+        b1.download_button("Download contract JSON (the trio's contract file)", contract_json(contract, header),
+                           file_name="contract.json", mime="application/json", key="ce_download", on_click="ignore",
+                           disabled=not ok_digest)
+        b2.button("Start again from the loaded contract", on_click=_reset, args=(bundle,), key="ce_reset")

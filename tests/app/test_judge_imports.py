@@ -1,0 +1,140 @@
+"""The Judge page with what evaluation harnesses write: logs, partial audits, references added
+later, a log of another shape with its mapping, "bind to this contract", the contract editor; and
+the template downloads on the Formats & help page."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from agreebound import templates
+from agreebound.calibration import ILLUSTRATIVE_CONTRACT
+from agreebound.ui import data
+
+ROOT = Path(__file__).resolve().parents[2]
+S = ROOT / "sample_data"
+LOGS = S / "judge_logs"
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    data.MEASURE_CALLS.clear()
+    yield
+
+
+def judge_page() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/judge.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def upload(at: AppTest, key: str, path: Path, name: str | None = None, payload: bytes | None = None) -> None:
+    at.file_uploader(key=key).set_value((name or path.name, payload if payload is not None else path.read_bytes(),
+                                         "application/json")).run()
+    assert not at.exception, at.exception
+
+
+def shown(markdown: str) -> str:
+    """Markdown's backslash escapes removed: the text a user sees."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
+
+
+def rates(at: AppTest) -> dict[str, tuple[str, str]]:
+    table = next(d.value for d in at.dataframe if "rate" in d.value.columns)
+    return {r["rate"]: (r["measured"], r["gate"]) for _, r in table.iterrows()}
+
+
+def test_a_log_alone_is_incomplete_then_its_human_votes_make_it_a_partial_audit_that_fails():
+    at = judge_page()
+    upload(at, "bundle_upload", LOGS / "alpaca_eval_annotations.json")
+    assert [w.value for w in at.warning] == ["INCOMPLETE: a partial audit, never a pass"]
+    assert rates(at)["Position flip"] == ("not evaluable: the source does not say in which order the candidates were "
+                                          "shown", "not evaluable")
+    assert any("No contract was given" in i.value for i in at.info)
+    upload(at, "bundle_upload", LOGS / "mt_bench_gpt-4_pair.jsonl")
+    assert [w.value for w in at.warning] == []
+    assert [e.value for e in at.error] == ["FAIL_CALIBRATION"]  # position flip 48/142 fails on its own
+    r = rates(at)
+    assert r["Position flip"] == ("48/142 = 33.80% (3380 bps)", "FAIL")
+    assert r["Human agreement"][1] == "not evaluable"
+    upload(at, "log_references_upload", LOGS / "mt_bench_human_judgments.jsonl")
+    r = rates(at)
+    assert r["Human agreement"] == ("188/254 = 74.02% (7402 bps)", "FAIL")
+    assert r["Verbosity bias"] == ("not evaluable: the source has no candidate lengths", "not evaluable")
+    caption = next(shown(c.value) for c in at.caption if c.value.startswith("Loaded:"))
+    assert caption.startswith("Loaded: upload: mt_bench_gpt-4_pair.jsonl (+ mt_bench_human_judgments.jsonl): 144 cases")
+    assert "- human agreement with ties 188/254" in " ".join(m.value for m in at.markdown)
+
+
+def test_a_log_of_another_shape_waits_for_its_mapping_then_gets_the_seeds_audit():
+    at = judge_page()
+    upload(at, "bundle_upload", LOGS / "other_harness.jsonl")
+    assert shown(at.error[0].value).startswith("other_harness.jsonl: JSON Lines that are not a shape this version knows")
+    upload(at, "log_mapping_upload", LOGS / "other_harness.mapping.json")
+    assert not at.session_state["judge_unmapped"]
+    upload(at, "log_references_upload", S / "judge_failing_references.csv")
+    upload(at, "log_contract_upload", S / "judge_failing_contract.json")
+    r = rates(at)  # exactly the failing sample's bundle
+    assert r["Human agreement"] == ("926/1440 = 64.31% (6431 bps)", "FAIL")
+    assert r["Self-preference"] == ("95/168 = 56.55% (5655 bps)", "FAIL")
+    assert "the **bound** contract: `judge-calibration@sha256:60428a8c" in " ".join(m.value for m in at.markdown)
+
+
+def test_an_unbound_snapshot_names_the_expected_id_and_can_be_bound_as_a_draft():
+    bundle = json.loads(templates.bundle())
+    stale = replace(ILLUSTRATIVE_CONTRACT, maximum_position_flip_bps=400).content_id
+    bundle["snapshot"]["contract_content_id"] = stale
+    at = judge_page()
+    upload(at, "bundle_upload", LOGS / "x", "stale.json", json.dumps(bundle).encode())
+    error = shown(at.error[0].value)
+    assert "snapshot is not bound to this contract content" in error
+    assert ILLUSTRATIVE_CONTRACT.content_id.split(":")[1] in error and "this contract's content id" in error
+    at.button(key="bind_contract").click().run()
+    assert not at.exception
+    assert [s.value for s in at.success] == ["PASS_CALIBRATION"]
+    assert any(stale.split(":")[1] in w.value and "Bound as a draft" in w.value for w in at.warning)
+    assert at.session_state["judge_source"]["rebind"] is True
+    assert widgets_report(at)["calibration"]["snapshot"]["rebound_from"] == stale
+
+
+def widgets_report(at: AppTest) -> dict:
+    from agreebound.report import calibration_report
+
+    src = at.session_state["judge_source"]
+    b = data.judge_bundle(tuple(f.name for f in src["files"]), tuple(f.digest for f in src["files"]),
+                          tuple(f.data for f in src["files"]), src["kind"], None, True)
+    return calibration_report(b, at.session_state["thresholds"], [(f.name, f.digest) for f in src["files"]])
+
+
+def test_contract_editor_computes_the_content_id_live():
+    at = judge_page()
+    loaded = at.session_state["ce_loaded"]
+    assert at.code[-1].value == loaded  # starts as the loaded contract
+    at.number_input(key="ce_maximum_position_flip_bps").set_value(1200).run()
+    contract = data.judge_bundle(("judge_failing.json",), (at.session_state["judge_source"]["files"][0].digest,),
+                                 (at.session_state["judge_source"]["files"][0].data,), "bundle").contract
+    expected = replace(contract, maximum_position_flip_bps=1200).content_id
+    assert expected != loaded and at.code[-1].value == expected
+    at.text_input(key="ce_scope").set_value("Not An Id").run()
+    assert "Not a valid contract yet: contract.scope must be a canonical identifier" in [shown(e.value) for e in at.error]
+    at.button(key="ce_reset").click().run()
+    assert at.code[-1].value == loaded
+
+
+def test_help_page_offers_every_template():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/help.py").run()
+    assert not at.exception
+    keys = {e.key for e in at.get("download_button")}
+    assert keys == {f"template_{t.key}" for t in templates.TEMPLATES}
