@@ -35,6 +35,7 @@ bench: $(VENV)/.test
 	$(PY) bench/bench_formats.py
 	$(PY) bench/bench_dashboard.py
 	$(PY) bench/bench_cardinality.py
+	$(PY) bench/bench_import.py
 
 clean:
 	rm -rf $(VENV) artifacts .pytest_cache

@@ -42,6 +42,8 @@ SHAPES = {
     "long_natural_headers.csv": ("long", ("item_id",)),
     "raters_by_units.csv": ("transposed", ()),
     "numpy_savetxt_raters_by_units.csv": ("transposed", ()),
+    "r_write_csv_transposed.csv": ("transposed", ()),
+    "pingouin_long.csv": ("long", ("Wine",)),
     "generic.jsonl": ("long", ("item",)),
     "label_studio.json": ("long", ("unit",)),
     "prodigy.jsonl": ("long", ("unit",)),

@@ -37,6 +37,14 @@ def files() -> dict[str, bytes]:
     lines = ['"","unit","A","B","C","D"'] + [f'"{i + 1}","{u}",' + ",".join(r_cell(v) for v in row)
                                              for i, (u, row) in enumerate(zip(UNITS, K2011))]
     out["r_write_csv_with_unit.csv"] = ("\n".join(lines) + "\n").encode()
+    # R: write.csv(t(m)) -- raters x units, R's default column names V1..V12, rater names as row names
+    lines = ['"",' + ",".join(f'"V{j + 1}"' for j in range(12))] + [
+        f'"{o}",' + ",".join(r_cell(row[j]) for row in K2011) for j, o in enumerate(OBSERVERS)]
+    out["r_write_csv_transposed.csv"] = ("\n".join(lines) + "\n").encode()
+    # pingouin's long layout (its wine-tasting example): Wine, Judge, Scores -- no header is a synonym of unit
+    lines = ["Wine,Judge,Scores"] + [f"{i + 1},{o},{v}" for i, row in enumerate(K2011) for o, v in zip(OBSERVERS, row)
+                                     if v is not None]
+    out["pingouin_long.csv"] = ("\n".join(lines) + "\n").encode()
     # pandas: df.to_csv() with an index named "Units"; NaN written empty, floats as 1.0
     lines = ["Units,A,B,C,D"] + [u + "," + ",".join("" if v is None else f"{float(v)}" for v in row)
                                  for u, row in zip(UNITS, K2011)]

@@ -267,7 +267,7 @@ def _print_panel(report: dict[str, Any]) -> None:
         if d["seed_disagrees"]:
             print(f"  - the seed's own path ({printable(d['seed_path'])}) would decide {d['seed_verdict']}")
         lv = d["level"]
-        others = ", ".join(f"{k} {v}" for k, v in lv["alpha_at_levels"].items() if k != a["level"])
+        others = ", ".join(f"{k} {'undefined' if v is None else v}" for k, v in lv["alpha_at_levels"].items() if k != a["level"])
         why = f"suggested: {lv['reason']}" if lv["suggested"] == a["level"] else \
             f"the suggestion was {lv['suggested']}: {lv['reason']}"
         print(f"  level {a['level']} ({printable(why)})" + (f"; alpha at other levels: {others}" if others else ""))

@@ -98,6 +98,10 @@ def _free_text(table: Table, col: int) -> bool:
     return float(np.median([len(v) for v in vals])) > 40 and len(set(vals)) > 0.8 * len(vals)
 
 
+#: Column names a tool makes up when the data had none: R's V1/X1, pandas' 0/1 or "Unnamed: 1".
+_GENERIC = re.compile(r"(?i)(v|x|\.\.\.|unnamed: ?)?\d+")
+
+
 def suggest(table: Table, known: Mapping | None = None) -> Suggestion:
     """The mapping a user most likely means; ``known`` (an annotation export's) wins."""
     if known is not None:
@@ -206,6 +210,12 @@ def suggest(table: Table, known: Mapping | None = None) -> Suggestion:
             ignore.append(header[i])
         else:
             raters.append(header[i])
+    if ids == [0] and not keys[0] and len(raters) > max(table.n_rows, 1) and all(_GENERIC.fullmatch(r) for r in raters):
+        # R's write.csv(t(m)) / pandas' df.T.to_csv(): default column names, rater names in the rows
+        return Suggestion(Mapping("transposed", rater=header[0], ignore=tuple(ignore)), (
+            "one row per rater, a column per unit (raters x units)",
+            f"the columns have default names ({raters[0]}, {raters[1]}, ...) and outnumber the rows, and the unnamed "
+            "first column names the rows: each row is a rater (as R's write.csv(t(m)) writes)"))
     reasons.insert(0, f"one row per unit (wide): {len(raters)} rater column" + ("s" if len(raters) != 1 else ""))
     skipped = [c for c in ignore if c]
     if skipped:
