@@ -51,6 +51,14 @@ def test_overview_verdicts_and_sidebar(page: Page, app_url: str):
     expect(sidebar).to_contain_text("alpha floor 600 permil")
 
 
+def ratings_uploader(page: Page):
+    """The ratings uploader by its label (never "the first uploader": the page may still be drawing)."""
+    expect(page.locator("h1").first).to_have_text("Panel reliability")
+    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: CSV/TSV")
+    expect(uploader).to_have_count(1)
+    return uploader
+
+
 def measure(page: Page) -> None:
     page.get_by_role("button", name="Measure with this mapping").click()
     settle(page)
@@ -67,7 +75,7 @@ def test_import_journey_preview_level_measure(page: Page, app_url: str):
     published interval alpha; a typo is flagged; a broken file keeps what was loaded."""
     page.goto(f"{app_url}/panel")
     settle(page)
-    uploader = page.locator("[data-testid='stFileUploader']").first
+    uploader = ratings_uploader(page)
     uploader.locator("input[type='file']").set_input_files(str(ROOT / "sample_data" / "imports" / "r_write_csv.csv"))
     settle(page)
     expect(page.get_by_text("Preview: how r_write_csv.csv will be read")).to_be_visible()
@@ -157,7 +165,7 @@ def test_crafted_link_and_markup_names_fetch_nothing_and_link_nowhere(page: Page
     assert any("The link's thresholds were ignored" in t for t in alerts(page))
     page.goto(f"{app_url}/panel?th=" + quote('{"panel": {"alpha": 1, "' + evil + '": 2}}'))
     settle(page)
-    uploader = page.locator("[data-testid='stFileUploader']").first
+    uploader = ratings_uploader(page)
     for name in ("html_names.csv", "markdown_names.csv"):
         uploader.locator("input[type='file']").set_input_files(str(ROOT / "tests" / "data" / "hostile" / name))
         settle(page)
