@@ -304,7 +304,7 @@ def _inspect(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(pv.to_dict(), indent=2, sort_keys=True, ensure_ascii=True) + "\n")
     else:
         sys.stdout.write(pv.to_text())
-    return 0
+    return 3 if pv.error else 0  # shown either way; 3: the file cannot be read through this mapping
 
 
 def _check_report_path_any(path: str, inputs: Sequence[str]) -> None:
@@ -454,7 +454,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     i = sub.add_parser("inspect", help="how a rating file will be read: layout, roles, first rows, categories",
                        formatter_class=raw, epilog=INSPECT_EXAMPLES,
-                       description="Preview how a rating file is read, and write the mapping to reuse with --mapping.")
+                       description="Preview how a rating file is read, and write the mapping to reuse with --mapping. "
+                                   "Exit 0: it reads; 3: it cannot be read this way (the preview says why).")
     i.add_argument("file", help="ratings, in any format panel reads")
     i.add_argument("--mapping", help="a mapping file (JSON or TOML) to preview instead of the suggestion")
     i.add_argument("--mapping-out", metavar="PATH", help="write the mapping (JSON) to reuse with panel --mapping")

@@ -65,6 +65,8 @@ __all__ = ["InputError", "RatingPanel", "DetectorRate", "JudgeBundle", "Threshol
 
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+")
+#: Scientific notation (numpy's savetxt, R, spreadsheets): 1e3, 2.5E-02, 1.000000000000000000e+00.
+_SCIENTIFIC = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?[eE][+-]?[0-9]{1,4}")
 WIDE_HELP = "a wide rating CSV with the header unit,<rater>,<rater>,..."
 LONG_COLUMNS = ("unit", "rater", "value")
 RATES_COLUMNS = ("detector", "positives", "total")
@@ -80,11 +82,28 @@ def is_parquet(data: bytes) -> bool:
 
 
 def _significant_digits(text: str) -> int:
+    text = re.split("[eE]", text, maxsplit=1)[0]
     whole, _, frac = text.lstrip("-").partition(".")
     digits = (whole + frac.rstrip("0")).lstrip("0")
     if not frac.rstrip("0"):
         digits = digits.rstrip("0") or digits  # trailing zeros of a whole number are its magnitude
     return len(digits)
+
+
+def _float_round_trips(text: str, f: float) -> bool:
+    """The text is exactly the float's shortest round-trip decimal (what pandas, numpy and R write
+    for a float: 3.0000000000000004), so reading it as that float loses nothing."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        return Decimal(text) == Decimal(repr(f))
+    except InvalidOperation:
+        return False
+
+
+def _too_many_digits(text: str) -> str:
+    return (f"the number {excerpt(text)} has more than {MAX_SIGNIFICANT_DIGITS} significant digits and is not a "
+            "float's shortest form; Agreebound keeps every value exact")
 
 
 @dataclass(frozen=True)
@@ -129,6 +148,10 @@ def _classify_text(arr: Any, extra_missing: Sequence[str] = ()) -> ValueKinds | 
     missing = pc.is_in(pc.utf8_trim_whitespace(arr), value_set=tokens).to_numpy(zero_copy_only=False)
     is_int = pc.match_substring_regex(arr, r"^-?(0|[1-9][0-9]*)$").to_numpy(zero_copy_only=False)
     is_dec = pc.match_substring_regex(arr, r"^-?(0|[1-9][0-9]*)\.[0-9]+$").to_numpy(zero_copy_only=False)
+    is_sci = pc.match_substring_regex(arr, r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?[eE][+-]?[0-9]{1,4}$").to_numpy(
+        zero_copy_only=False)
+    if is_sci.any():
+        return None  # the careful path: the exponent's range and the digits checked value by value
     length = pc.utf8_length(arr).to_numpy(zero_copy_only=False)
     number = (is_int | is_dec) & ~missing
     label = ~number & ~missing
@@ -165,9 +188,7 @@ def classify_values(uniques: Sequence[Any], extra_missing: Sequence[str] = ()) -
                 missing[i] = True
                 continue
             if _significant_digits(texts[i]) > MAX_SIGNIFICANT_DIGITS:
-                bad = bad or (i, f"the number {excerpt(texts[i])} has more than {MAX_SIGNIFICANT_DIGITS} "
-                                 "significant digits; Agreebound keeps every value exact and reads at most "
-                                 f"{MAX_SIGNIFICANT_DIGITS}")
+                bad = bad or (i, _too_many_digits(texts[i]))
                 continue
             number[i], floats[i] = True, float(u)
             continue
@@ -189,17 +210,22 @@ def classify_values(uniques: Sequence[Any], extra_missing: Sequence[str] = ()) -
         if s.strip() in missing_tokens:
             missing[i] = True
             continue
-        if _INT.fullmatch(s) or _DECIMAL.fullmatch(s):
-            if _significant_digits(s) > MAX_SIGNIFICANT_DIGITS:
-                bad = bad or (i, f"the number {excerpt(s)} has more than {MAX_SIGNIFICANT_DIGITS} significant "
-                                 f"digits; Agreebound keeps every value exact and reads at most {MAX_SIGNIFICANT_DIGITS}")
+        if _INT.fullmatch(s) or _DECIMAL.fullmatch(s) or (len(s) <= 64 and _SCIENTIFIC.fullmatch(s)):
+            if len(s) > 400:
+                bad = bad or (i, _too_many_digits(s))
                 continue
             f = float(s)
-            if f in (float("inf"), float("-inf")) or (f == 0 and s.strip("-0.")):
+            if f in (float("inf"), float("-inf")) or (f == 0 and re.split("[eE]", s)[0].strip("-0.")):
                 bad = bad or (i, f"the number {excerpt(s)} is beyond the range Agreebound holds exactly")
                 continue
+            digits = _significant_digits(s)
+            subnormal = f != 0 and abs(f) < 2.2250738585072014e-308  # float64 holds fewer digits there
+            if (digits > MAX_SIGNIFICANT_DIGITS or subnormal) and not _float_round_trips(s, f):
+                bad = bad or (i, _too_many_digits(s) if digits > MAX_SIGNIFICANT_DIGITS else
+                              f"the number {excerpt(s)} is beyond the range Agreebound holds exactly")
+                continue
             number[i], floats[i] = True, f
-            decimal[i] = "." in s and not f.is_integer()
+            decimal[i] = not f.is_integer()
             continue
         if len(s) > MAX_NAME_CHARS:
             bad = bad or (i, f"a label {len(s):,} characters long; the limit is {MAX_NAME_CHARS:,}")
@@ -558,8 +584,12 @@ def parse_mapping(name: str, data: bytes) -> Any:
     try:
         return Mapping.from_dict(obj)
     except (ValueError, TypeError) as e:
-        key = re.match(r"(?:unknown key |missing key )?'?(\w+)", str(e))
-        raise InputError(name, None, key.group(1) if key else None, str(e)) from None
+        from dataclasses import fields as _fields
+
+        known = {f.name for f in _fields(Mapping)}
+        key = re.match(r"(?:unknown key |missing key )'(\w+)'", str(e)) or re.match(r"(\w+) must be", str(e))
+        column = key.group(1) if key and (key.group(1) in known or str(e).startswith("unknown key")) else None
+        raise InputError(name, None, column, str(e)) from None
 
 
 def assign_roles(panels: dict[str, "RatingPanel"], humans: Sequence[str] | None = None,
@@ -692,9 +722,20 @@ def _normalise_value_list(values: list[Any], per: list[np.ndarray]) -> tuple[lis
     return merged, [lut[codes] for codes in per], count
 
 
+def _decimal_comma_text(arr: Any, per: list[np.ndarray]) -> tuple[Any, list[np.ndarray]]:
+    """1,5 -> 1.5 in a dictionary of value texts (spellings that become one are merged)."""
+    import pyarrow.compute as pc
+
+    dotted = pc.replace_substring_regex(arr, pattern=r"^(-?\d+),(\d+)$", replacement=r"\1.\2")
+    encoded = pc.dictionary_encode(dotted)
+    lut = np.append(encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32), np.int32(-1))
+    return encoded.dictionary, [lut[codes] for codes in per]
+
+
 def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str],
-                   missing: Sequence[str] = ()) -> tuple[list[np.ndarray], ValueKinds]:
-    """Value columns on one shared list of distinct values; the first bad value is located."""
+                   missing: Sequence[str] = (), decimal: str = ".") -> tuple[list[np.ndarray], ValueKinds]:
+    """Value columns on one shared list of distinct values; the first bad value is located.
+    ``decimal=","``: 1,5 is the number 1.5 (a European spreadsheet's CSV)."""
     texts = [c.text for c in cols]
     kinds: ValueKinds | None = None
     bad: tuple[int, str] | None = None
@@ -714,6 +755,8 @@ def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]
                 per.append(lut[c.codes])
                 start += len(t)
         shared_arr, per, changed = _normalise_value_text(shared_arr, per)
+        if decimal == ",":
+            shared_arr, per = _decimal_comma_text(shared_arr, per)
         kinds = _classify_text(shared_arr, missing)
         shared = shared_arr
     else:
@@ -734,6 +777,8 @@ def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]
                     lut[j] = keys[key]
                 per.append(lut[c.codes])
         shared, per, changed = _normalise_value_list(shared, per)
+        if decimal == ",":
+            shared = [re.sub(r"^(-?\d+),(\d+)$", r"\1.\2", v) if isinstance(v, str) else v for v in shared]
     if kinds is None:
         kinds, bad = classify_values(shared if isinstance(shared, list) else shared.to_pylist(), missing)
     object.__setattr__(kinds, "normalised_cells", changed)
@@ -840,7 +885,7 @@ def _wide_panel(table: Table, header: list[str], mapping: Any, notes: tuple[str,
     else:
         unit_codes, unit_names = _row_units(table.n_rows)
     cols = [table.columns[header.index(r)] for r in raters]
-    per, kinds = _values_column(table, cols, [c.name for c in cols], missing)
+    per, kinds = _values_column(table, cols, [c.name for c in cols], missing, mapping.decimal)
     units, raters_idx, values, records = [], [], [], []
     for j, codes in enumerate(per):
         keep = np.flatnonzero((codes >= 0) & ~np.append(kinds.missing, True)[codes]).astype(np.int32)
@@ -877,7 +922,7 @@ def _transposed_panel(table: Table, header: list[str], mapping: Any, notes: tupl
     if not unit_names:
         raise InputError(table.file, 1, None, "no unit columns: a raters x units file has a column per unit")
     cols = [table.columns[header.index(u)] for u in unit_names]
-    per, kinds = _values_column(table, cols, [c.name for c in cols], missing)
+    per, kinds = _values_column(table, cols, [c.name for c in cols], missing, mapping.decimal)
     units, raters_idx, values, records = [], [], [], []
     for j, codes in enumerate(per):
         keep = np.flatnonzero((codes >= 0) & ~np.append(kinds.missing, True)[codes]).astype(np.int32)
@@ -913,7 +958,7 @@ def _long_panels(table: Table, header: list[str], mapping: Any, notes: tuple[str
         dim_names = list(dim_arr)
     else:
         dim_all, dim_names, cd = np.zeros(table.n_rows, dtype=np.int32), ["all"], 0
-    (values_all,), kinds = _values_column(table, [value_col], [mapping.value], missing)
+    (values_all,), kinds = _values_column(table, [value_col], [mapping.value], missing, mapping.decimal)
     # each (dimension, unit, rater) once
     dup = _first_duplicate([dim_all, unit_all, rater_all], [len(dim_names), len(unit_names_all), len(rater_names_all)])
     if dup is not None:

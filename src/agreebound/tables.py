@@ -99,6 +99,12 @@ class Table:
     source_rows: np.ndarray | None = None  # records and Excel: the source row of each data row
     row_label: str = "row"
     truncated: bool = False  # a head read: only the first rows
+    #: CSV: physical lines before ``data``'s first line in the file (a title, comments, header
+    #: levels read as one), and the record each data row was (rows of empty cells are dropped).
+    line_offset: int = 0
+    record_index: np.ndarray | None = None
+    #: Columns the writer marked as the index (pandas' Parquet metadata): the unit ids.
+    index_columns: tuple[str, ...] = ()
 
     @property
     def header(self) -> list[str]:
@@ -109,12 +115,13 @@ class Table:
             return int(self.source_rows[index])
         if self.kind != "csv" or self.data is None:
             return index + 1
-        return _csv_line_of_record(self.data, self.delimiter, index + self.header_rows)
+        record = int(self.record_index[index]) if self.record_index is not None else index
+        return _csv_line_of_record(self.data, self.delimiter, record + self.header_rows) + self.line_offset
 
     def locator(self) -> "Table":
         """The same table without its columns: enough to turn a data row into a source row."""
         return Table(self.file, (), self.n_rows, self.kind, self.data, self.delimiter, self.header_rows,
-                     self.source_rows, self.row_label)
+                     self.source_rows, self.row_label, line_offset=self.line_offset, record_index=self.record_index)
 
     def column(self, name: str) -> Column:
         return next(c for c in self.columns if c.name == name)
@@ -242,9 +249,12 @@ def head_bytes(data: bytes, rows: int) -> bytes:
 
 
 def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",", header: bool = True,
-             head_rows: int | None = None) -> Table:
+             head_rows: int | None = None, line_offset: int = 0, drop_first: int = 0) -> Table:
     """A CSV file (UTF-8) as a :class:`Table`. With a header, row 1 names the columns; without,
-    they are "column 1", "column 2", ... ``head_rows``: read only that many lines (a preview)."""
+    they are "column 1", "column 2", ... ``head_rows``: read only that many lines (a preview).
+    Rows whose cells are all empty (Excel's ``,,,,``) are skipped like blank lines; so are the
+    first ``drop_first`` data rows (a prelude's description rows). ``line_offset``: physical lines
+    of the file before ``data`` (for messages)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -308,11 +318,46 @@ def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",", header
         else:
             columns.append(_compact(f"column {i + 1}", codes, arr.dictionary))
     del table
+    keep = _data_rows(columns, drop_first)
+    if keep is not None:
+        columns = [_compact(c.name, c.codes[keep], c.dictionary) for c in columns]
     out = Table(name, tuple(columns), len(columns[0].codes), "csv", data, delimiter, 1 if header else 0,
-                truncated=truncated)
+                truncated=truncated, line_offset=line_offset, record_index=keep)
     if out.n_rows == 0:
         raise InputError(name, None, None, f"the file has a header but no data rows; expected {expected}")
     return out
+
+
+def _data_rows(columns: Sequence[Column], drop_first: int) -> np.ndarray | None:
+    """The records that are data: not all-empty (a spreadsheet's ``,,,,`` rows), not among the
+    first ``drop_first``; None when that is every record."""
+    n = len(columns[0].codes)
+    empty = np.ones(n, dtype=bool)
+    for c in columns:
+        blank = _blank_values(c)
+        if not blank.any():
+            return _dropped_first(n, drop_first)
+        codes = c.codes
+        empty &= (codes >= 0) & blank[np.clip(codes, 0, None)]
+        if not empty.any():
+            return _dropped_first(n, drop_first)
+    keep = ~empty
+    keep[:drop_first] = False
+    return np.flatnonzero(keep)
+
+
+def _blank_values(c: Column) -> np.ndarray:
+    """Which distinct values of ``c`` are empty or spaces only."""
+    text = c.text
+    if text is not None:
+        import pyarrow.compute as pc
+
+        return np.asarray(pc.equal(pc.utf8_trim_whitespace(text), "").to_numpy(zero_copy_only=False), dtype=bool)
+    return np.array([u is not None and not str(u).strip() for u in c.uniques], dtype=bool)
+
+
+def _dropped_first(n: int, drop_first: int) -> np.ndarray | None:
+    return None if not drop_first else np.arange(min(drop_first, n), n)
 
 
 def _compact(name: str, codes: np.ndarray, dictionary: Any) -> Column:
@@ -371,6 +416,7 @@ def read_parquet(name: str, data: bytes, head_rows: int | None = None) -> Table:
             raise InputError(name, None, f.name, f"column of type {f.type}; expected whole numbers, decimals, "
                              "true/false or text")
     header = [f.name for f in schema]
+    index_columns = _pandas_index(schema)
     if len(set(header)) != len(header):
         dup = next(h for h in header if header.count(h) > 1)
         raise InputError(name, 1, dup, "duplicate column name; every column needs its own name")
@@ -380,7 +426,7 @@ def read_parquet(name: str, data: bytes, head_rows: int | None = None) -> Table:
     if head_rows is not None and rows > head_rows:
         first = next(pf.iter_batches(batch_size=head_rows, use_threads=False))
         columns = [_parquet_column(name, f.name, pa.chunked_array([first.column(i)])) for i, f in enumerate(schema)]
-        return Table(name, tuple(columns), first.num_rows, "parquet", truncated=True)
+        return Table(name, tuple(columns), first.num_rows, "parquet", truncated=True, index_columns=index_columns)
     columns = []
     for f in schema:
         try:
@@ -392,7 +438,16 @@ def read_parquet(name: str, data: bytes, head_rows: int | None = None) -> Table:
         is_decimal = pa.types.is_decimal(chunked.type)
     is_narrow_float = pa.types.is_float32(chunked.type) or pa.types.is_float16(chunked.type)
     del chunked
-    return Table(name, tuple(columns), rows, "parquet")
+    return Table(name, tuple(columns), rows, "parquet", index_columns=index_columns)
+
+
+def _pandas_index(schema: Any) -> tuple[str, ...]:
+    """The columns pandas wrote from a DataFrame's index (its metadata says which)."""
+    try:
+        meta = schema.pandas_metadata or {}
+        return tuple(c for c in meta.get("index_columns", []) if isinstance(c, str))
+    except Exception:  # noqa: BLE001 - metadata is a hint; a file without it is read as it is
+        return ()
 
 
 def _plain_type(t: Any) -> bool:
@@ -402,7 +457,7 @@ def _plain_type(t: Any) -> bool:
     if pt.is_dictionary(t):
         return _plain_type(t.value_type)
     return (pt.is_integer(t) or pt.is_floating(t) or pt.is_string(t) or pt.is_large_string(t)
-            or pt.is_decimal(t) or pt.is_null(t) or pt.is_boolean(t) or t == pa.string_view())
+            or pt.is_decimal(t) or pt.is_null(t) or pt.is_boolean(t) or t == pa.string_view() or pt.is_temporal(t))
 
 
 def _parquet_column(file: str, name: str, chunked: Any) -> Column:
@@ -412,7 +467,7 @@ def _parquet_column(file: str, name: str, chunked: Any) -> Column:
     t = chunked.type
     if pa.types.is_null(t):
         return Column(name, np.full(len(chunked), -1, dtype=np.int32), [])
-    if pa.types.is_boolean(t):  # true/false are labels, as a CSV would write them
+    if pa.types.is_boolean(t) or pa.types.is_temporal(t):  # labels, as a CSV would write them (dates: ISO text)
         chunked = chunked.cast(pa.string())
         t = chunked.type
     if pa.types.is_dictionary(t):

@@ -109,7 +109,7 @@ def build() -> None:  # noqa: C901 - a catalogue, one case after another
     case("decimal_5000_digits.csv", f"unit,a,b\nu1,0.{big_int},1\nu2,1,1\n".encode(), category=cat)
     case("int_20_digits.csv", b"unit,a,b\nu1,12345678901234567890,1\nu2,1,1\n", category=cat)
     case("negative_5000_digits.csv", f"unit,a,b\nu1,-{big_int},1\n".encode(), category=cat)
-    case("exponent_cells.csv", b"unit,a,b\nu1,1e309,1\nu2,1e-400,2\nu3,1,1\n", codes=VERDICT, category=cat)
+    case("exponent_cells.csv", b"unit,a,b\nu1,1e309,1\nu2,1e-400,2\nu3,1,1\n", category=cat)  # 1e309: not finite
     case("exponent_cells_interval.csv", b"unit,a,b\nu1,1e309,1\nu2,1,2\n", ["panel", "{f}", "--level", "interval"],
          category=cat)
     case("inf_cells_interval.csv", b"unit,a,b\nu1,inf,1\nu2,-inf,2\nu3,1,1\n", ["panel", "{f}", "--level", "interval"],
@@ -188,7 +188,8 @@ def build() -> None:  # noqa: C901 - a catalogue, one case after another
     case("bool_column.parquet", parquet(lambda: pa.table({"unit": ["u1"], "rater": ["a"], "value": [True]})),
          codes=VERDICT, category=cat)
     case("timestamp_column.parquet", parquet(lambda: pa.table({"unit": ["u1"], "rater": ["a"],
-                                                               "value": pa.array([0], pa.timestamp("s"))})), category=cat)
+                                                               "value": pa.array([0], pa.timestamp("s"))})),
+         codes=VERDICT, category=cat)  # dates read as ISO text (labels), as a CSV would hold them
     case("binary_column.parquet", parquet(lambda: pa.table({"unit": ["u1"], "rater": ["a"], "value": pa.array([b"\x00"], pa.binary())})),
          category=cat)
     case("int_too_many_digits.parquet", parquet(lambda: pa.table({"unit": ["u1", "u1"], "rater": ["a", "b"],

@@ -5,7 +5,7 @@ rows in, a :class:`~agreebound.importers.mapping.Mapping` out; the user can chan
 >>> t = table_from_values("x.csv", ["item_id", "annotator", "label", "note"],
 ...                       [["a", "a", "b"], ["x", "y", "x"], ["1", "2", "1"], ["", "", ""]], "csv")
 >>> suggest(t).mapping
-Mapping(layout='long', unit=('item_id',), rater='annotator', value='label', dimension=None, raters=None, ignore=('note',), humans=None, level=None, positive=None, missing=(), header=True, sheet=None, delimiter=None, encoding=None)
+Mapping(layout='long', unit=('item_id',), rater='annotator', value='label', dimension=None, raters=None, ignore=('note',), humans=None, level=None, positive=None, missing=(), header=True, sheet=None, delimiter=None, encoding=None, skip=None, decimal='.')
 """
 
 from __future__ import annotations
@@ -84,10 +84,98 @@ def _looks_like_id(table: Table, col: int) -> bool:
     return distinct and shared < 0.5
 
 
-def _headerless(header: list[str]) -> bool:
-    """A first row of numbers and empty cells only is data, not a header."""
-    cells = [h for h in header if h.strip()]
-    return bool(cells) and all(_numeric(h) or h.strip() in MISSING_TOKENS for h in cells) and len(cells) >= len(header) // 2
+#: Headers pandas writes for a column that had no name ("Unnamed: 0"): unnamed, like R's "".
+_UNNAMED = re.compile(r"Unnamed: \d+(_level_\d+)?")
+
+
+def _number_text(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+_INDEX_LEVEL = re.compile(r"__index_level_\d+__")
+#: Names of a second id level (a sentence within a document, a turn within a dialogue): only such
+#: a column joins a unit id that repeats, never a rater.
+_ID_HINT = re.compile(r"(^|_)(id|idx|index|no|nr|num|number|seq|sent|sentence|seg|segment|turn|pos|position|line|row|"
+                      r"part|para|paragraph|chunk|span|token|page|section|step|round|trial|session|block|item|unit)"
+                      r"s?(_|$)")
+
+
+def _all_empty(table: Table, col: int) -> bool:
+    return all(not v.strip() for v in _values(table, col, 5000))
+
+
+def _not_a_value(table: Table, col: int) -> bool:
+    """The column's values do not occur in the columns to its right (ids, not ratings)."""
+    mine = {v.strip().casefold() for v in _values(table, col, 500) if v.strip()}
+    if not mine:
+        return False
+    others: set[str] = set()
+    for j in range(col + 1, len(table.columns)):
+        others.update(v.strip().casefold() for v in _values(table, j, 500))
+    return len(mine & others) < 0.2 * len(mine)
+
+
+def _distinct_rows(table: Table, cols: list[int]) -> set[tuple[str, ...]]:
+    return set(zip(*(_values(table, c, 5000) for c in cols)))
+
+
+def _unique_rows(table: Table, cols: list[int]) -> bool:
+    return len(_distinct_rows(table, cols)) == min(table.n_rows, 5000)
+
+
+def _first_row_is_data(table: Table, header: list[str]) -> str | None:
+    """Why the row read as the header is data (None: it is a header). Numbers are data unless
+    they are a tool's made-up names (an empty first cell, then 0..n-1 or 1..n) or ids that never
+    occur as a value (101, 102, ...); a name followed by repeated numbers is a rater's row; a row
+    whose every cell occurs again below in its column is a record."""
+    cells = [h.strip() for h in header]
+    filled = [c for c in cells if c]
+    if not filled:
+        return None
+    numbers = [c for c in filled if _number_text(c) or c in MISSING_TOKENS]
+    if len(numbers) == len(filled) and len(filled) >= len(cells) // 2:
+        ints = [c for c in filled if re.fullmatch(r"-?\d+", c)]
+        if not cells[0] and len(ints) == len(filled) and [int(c) for c in ints] in (
+                list(range(len(ints))), list(range(1, len(ints) + 1))):
+            return None  # pandas' / R's default column names over a transposed table
+        if len(ints) == len(filled) and len(set(ints)) == len(ints) and table.n_rows >= 2:
+            seen = {v.strip() for j in range(len(table.columns)) for v in _values(table, j, 500)}
+            if not seen & set(ints):
+                return None  # numeric ids (rater 101, 102, ...) that never occur as a value
+        return "it holds numbers"
+    rest = cells[1:]
+    if cells[0] and not _number_text(cells[0]) and rest and all(not c or _number_text(c) or c in MISSING_TOKENS
+                                                                for c in rest):
+        named = [c for c in rest if c]
+        if len(named) >= 3 and len(set(named)) < len(named):
+            return "a name, then repeated numbers"
+    if table.n_rows >= 3 and len(filled) >= 2:
+        recurs = all(not c or c in set(v.strip() for v in _values(table, j, 2000)) for j, c in enumerate(cells))
+        if recurs:
+            return "each of its cells occurs again below in its column"
+    return None
+
+
+def _text_column(table: Table, col: int, include_first: bool = False) -> bool:
+    """Most values of column ``col`` are names (not numbers, not missing)."""
+    vals = [v.strip() for v in _values(table, col, 500)]
+    if include_first:
+        vals.append(table.header[col].strip())
+    vals = [v for v in vals if v and v not in MISSING_TOKENS]
+    return bool(vals) and sum(not _number_text(v) for v in vals) >= 0.8 * len(vals)
+
+
+def _long_shape(table: Table) -> bool:
+    """Three or four columns: units repeat down column 1, a few raters in column 2."""
+    if table.n_rows < 4:
+        return False
+    units = [v for v in _values(table, 0)]
+    raters = [v for v in _values(table, 1)]
+    return len(set(units)) <= 0.8 * len(units) and len(set(raters)) <= max(2, 0.5 * len(raters))
 
 
 def _free_text(table: Table, col: int) -> bool:
@@ -106,18 +194,55 @@ def suggest(table: Table, known: Mapping | None = None) -> Suggestion:
     """The mapping a user most likely means; ``known`` (an annotation export's) wins."""
     if known is not None:
         return Suggestion(known, ("the file's format says which field is which",))
+    s = _suggest(table)
+    if table.kind == "csv" and table.delimiter != "," and _decimal_comma(table, s.mapping):
+        return Suggestion(s.mapping.with_(decimal=","), s.reasons + (
+            "numbers are written with a decimal comma (1,5): read as decimals",))
+    return s
+
+
+_COMMA_DECIMAL = re.compile(r"\s*-?\d+,\d+\s*")
+_POINT_DECIMAL = re.compile(r"\s*-?\d+\.\d+\s*")
+
+
+def _decimal_comma(table: Table, m: Mapping) -> bool:
+    """The value columns hold 1,5-style decimals and no 1.5-style ones."""
     header = header_names(table)
-    keys = ["" if not (raw or "").strip() else column_key(h) for raw, h in zip(table.header, header)]
+    if m.layout == "long":
+        cols = [header.index(m.value)] if m.value in header else []
+    else:
+        skip = set(m.unit) | set(m.ignore) | ({m.rater} if m.rater else set())
+        cols = [i for i, h in enumerate(header) if h not in skip]
+    comma = point = False
+    for i in cols:
+        for v in set(_values(table, i, 2000)):
+            if _COMMA_DECIMAL.fullmatch(v):
+                comma = True
+            elif _POINT_DECIMAL.fullmatch(v):
+                point = True
+    return comma and not point
+
+
+def _suggest(table: Table) -> Suggestion:
+    header = header_names(table)
+    keys = ["" if not (raw or "").strip() or _UNNAMED.fullmatch(raw.strip()) else column_key(h)
+            for raw, h in zip(table.header, header)]
     reasons: list[str] = []
-    if table.header_rows and _headerless([h if k else "" for h, k in zip(header, keys)]):
-        wide = len(table.columns) <= table.n_rows + 1
-        reasons.append("the first row holds numbers, not names: read as data without a header")
-        if wide:
+    if table.header_rows and (why := _first_row_is_data(table, [h if k else "" for h, k in zip(header, keys)])):
+        reasons.append(f"the first row is data, not names ({why}): read without a header")
+        names_first = _text_column(table, 0, include_first=True)
+        n_cols, n_rows = len(table.columns), table.n_rows + 1
+        if n_cols in (3, 4) and _long_shape(table):
+            reasons.insert(0, "one row per rating (long): unit 'column 1', rater 'column 2', value 'column 3'")
+            return Suggestion(Mapping("long", ("column 1",), "column 2", "column 3",
+                                      "column 4" if n_cols == 4 else None, header=False), tuple(reasons))
+        if n_cols <= n_rows + 1:
             reasons.append("more rows than columns: each row is a unit, each column a rater")
-            return Suggestion(Mapping("wide", header=False), tuple(reasons))
+            return Suggestion(Mapping("wide", ("column 1",) if names_first else (), header=False), tuple(reasons))
         reasons.append("more columns than rows: each row is a rater, each column a unit (as K-Alpha and the "
                        "krippendorff package lay data out)")
-        return Suggestion(Mapping("transposed", header=False), tuple(reasons))
+        return Suggestion(Mapping("transposed", rater="column 1" if names_first else None, header=False),
+                          tuple(reasons))
 
     def first(names: tuple[str, ...], exclude: set[int]) -> int | None:
         return next((i for i, k in enumerate(keys) if k in names and i not in exclude), None)
@@ -174,14 +299,26 @@ def suggest(table: Table, known: Mapping | None = None) -> Suggestion:
                          "(the dashboard's preview, or --mapping), or name the columns unit, rater, value")
 
     # wide: leading id columns, then raters
-    ids = []
+    empty = [i for i in range(len(keys)) if not keys[i] and _all_empty(table, i)]
+    if empty:
+        reasons.append(f"{len(empty)} empty column{'s' if len(empty) > 1 else ''} without a name (a spreadsheet's "
+                       "trailing delimiters): ignored")
+    index = [i for i, h in enumerate(table.header) if h in table.index_columns or _INDEX_LEVEL.fullmatch(h or "")]
+    ids: list[int] = []
     for i, k in enumerate(keys):
-        if k in UNIT_NAMES or not k:
-            ids.append(i)
+        if i in empty:
+            break
+        named_id = k in UNIT_NAMES or not k or i in index
+        if named_id or (not (ids and _unique_rows(table, ids)) and _text_column(table, i) and _not_a_value(table, i)):
+            ids.append(i)  # a named or unnamed id column; or text that is no rating, while ids still repeat
         else:
             break
+    ids += [i for i in index if i not in ids]
+    if index:
+        reasons.append("the columns the file marks as its index (" + ", ".join(repr(header[i]) for i in index)
+                       + ") name the units")
     named_ids = [i for i in ids if keys[i]]
-    ignore: list[str] = []
+    ignore: list[str] = [header[i] for i in empty]
     if ids and not keys[ids[0]] and (named_ids or any(k in UNIT_NAMES for k in keys[len(ids):])):
         ignore.append(header[ids[0]])
         reasons.append("the unnamed first column holds row names (R's write.csv, a pandas index) beside a named "
@@ -194,6 +331,13 @@ def suggest(table: Table, known: Mapping | None = None) -> Suggestion:
         elif keys and _looks_like_id(table, 0):
             ids = [0]
             reasons.append(f"the first column {header[0]!r} has a different value in every row: it names the units")
+    while ids and len(ids) < 4 and not _unique_rows(table, ids):
+        nxt = max(ids) + 1
+        if nxt >= len(keys) or nxt in empty or not _ID_HINT.search(keys[nxt]) or \
+                len(_distinct_rows(table, ids + [nxt])) <= len(_distinct_rows(table, ids)):
+            break
+        ids.append(nxt)
+        reasons.append(f"{header[nxt]!r} joins the unit id: without it, ids repeat")
     if ids:
         if not any(keys[i] for i in ids):
             reasons.append("the unnamed first column" + ("s" if len(ids) > 1 else "") + " (R row names or a pandas "

@@ -52,6 +52,8 @@ class Mapping:
     sheet: str | None = None  # Excel: the sheet (None: the first)
     delimiter: str | None = None  # CSV: None = sniffed
     encoding: str | None = None  # text: None = sniffed
+    skip: int | None = None  # CSV: lines above the header (a title, comments); None = detected
+    decimal: str = "."  # "," for a decimal comma (1,5), as European spreadsheets write
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -71,8 +73,27 @@ class Mapping:
             raise ValueError(f"header must be true or false; got {self.header!r}")
         if self.delimiter is not None and len(self.delimiter) != 1:
             raise ValueError(f"delimiter must be one character; got {self.delimiter!r}")
+        if self.skip is not None and (type(self.skip) is not int or not 0 <= self.skip <= 1000):
+            raise ValueError(f"skip must be a number of lines from 0 to 1000, or null; got {self.skip!r}")
+        if self.decimal not in (".", ","):
+            raise ValueError(f"decimal must be '.' or ','; got {self.decimal!r}")
         if self.layout == "long" and not (self.unit and self.rater and self.value):
             raise ValueError("a long mapping needs unit, rater and value columns")
+        roles = [("rater", self.rater), ("value", self.value), ("dimension", self.dimension)] + \
+            [("unit", u) for u in self.unit]
+        if self.layout == "long":
+            seen: dict[str, str] = {}
+            for role, col in roles:
+                if col is None:
+                    continue
+                if col in seen:
+                    raise ValueError(f"column {col!r} cannot be both the {seen[col]} and the {role}")
+                seen[col] = role
+        if self.raters is not None:
+            both = [r for r in self.raters if r in self.unit or r in self.ignore]
+            if both:
+                raise ValueError(f"column {both[0]!r} cannot be both a rater and "
+                                 f"{'a unit id' if both[0] in self.unit else 'ignored'}")
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)

@@ -13,6 +13,10 @@ import numpy as np
 from agreebound.errors import InputError
 from agreebound.escape import printable
 from agreebound.importers.detect import header_names, near_duplicates, suggest
+
+#: Values that often mean "missing" in files from statistics packages and spreadsheets.
+MISSING_CODES = frozenset({"-99", "-999", "-9999", "999", "9999", "-", "--", "?", "n.a.", "#VALUE!", "#DIV/0!",
+                           "#REF!", "#NAME?"})
 from agreebound.importers.mapping import Mapping
 from agreebound.importers.readers import read_source
 from agreebound.tables import MISSING_TOKENS, Table
@@ -58,10 +62,12 @@ class Preview:
     missing_found: dict[str, int] = field(default_factory=dict)  # spelling -> cells
     dimensions: tuple[DimensionPreview, ...] = ()
     error: str | None = None  # the mapping cannot be applied: why (the preview still shows the rows)
+    skip: int = 0  # CSV: lines above the header that were skipped
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "file": self.file, "format": self.format, "encoding": self.encoding, "delimiter": self.delimiter,
+            "skip": self.skip,
             "sheets": list(self.sheets), "mapping": self.mapping.to_dict(), "reasons": list(self.reasons),
             "notices": list(self.notices), "columns": list(self.columns), "rows": [list(r) for r in self.rows],
             "head_only": self.head_only, "rows_read": self.rows_read, "missing_found": self.missing_found,
@@ -187,6 +193,9 @@ def preview(name: str, data: bytes, mapping: Mapping | None = None, head_rows: i
                 flags[t].append("occurs once")
             if p.kind == "label" and t.strip().lower() == "none":
                 flags[t].append("read as a label; if it means missing, add it to the missing spellings")
+            elif t.strip() in MISSING_CODES:
+                flags[t].append("often means missing (a statistics package's code, a spreadsheet's dash or error); "
+                                "if it does here, add it to the missing spellings")
         order = np.argsort(-np.asarray(counts), kind="stable")
         shown = [CategoryInfo(texts[i], counts[i], tuple(flags[texts[i]])) for i in order[:SHOWN_CATEGORIES]]
         flagged = [CategoryInfo(texts[i], counts[i], tuple(flags[texts[i]])) for i in order[SHOWN_CATEGORIES:]
@@ -196,4 +205,4 @@ def preview(name: str, data: bytes, mapping: Mapping | None = None, head_rows: i
                                      len(p.categories), level, suggest_positive(p)))
     return Preview(name, source.format, source.sniffed.encoding, source.sniffed.delimiter, source.sheets, mapping,
                    tuple(reasons), source.notices, columns, _text_rows(table, SHOWN_ROWS), table.truncated,
-                   table.n_rows, _missing_found(table, mapping), tuple(dims), error)
+                   table.n_rows, _missing_found(table, mapping), tuple(dims), error, source.skip)

@@ -19,7 +19,8 @@ import numpy as np
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
 from agreebound.importers.mapping import Mapping
-from agreebound.importers.sniff import Sniffed, sniff
+from agreebound.importers.prelude import Prelude, plan_rows, prelude, rewrite
+from agreebound.importers.sniff import Sniffed, sniff, sniff_delimiter
 from agreebound.limits import MAX_CELLS, MAX_NESTING, MAX_PARQUET_UNCOMPRESSED_BYTES, MAX_ROWS
 from agreebound.tables import (
     Table,
@@ -46,6 +47,7 @@ class Source:
     #: Set by annotation exports, whose shape is known: the mapping to use.
     mapping: Mapping | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    skip: int = 0  # CSV: lines above the header that were skipped (a title, comments, blank lines)
 
 
 # --- Excel -------------------------------------------------------------------------------------
@@ -87,7 +89,7 @@ def _holds_table(ws: Any) -> bool:
 
 
 def read_xlsx(name: str, data: bytes, sheet: str | None = None, header: bool = True,
-              head_rows: int | None = None) -> tuple[Table, list[str]]:
+              head_rows: int | None = None) -> tuple[Table, list[str], tuple[str, ...]]:
     """One sheet of a workbook (cached values of formulas, as Excel shows them)."""
     import openpyxl
 
@@ -125,21 +127,68 @@ def read_xlsx(name: str, data: bytes, sheet: str | None = None, header: bool = T
     width = max(len(r) for r in rows)
     while width > 0 and all(len(r) < width or r[width - 1] is None for r in rows):
         width -= 1  # trailing empty columns (formatting Excel keeps)
-    grid = [tuple(r[:width]) + (None,) * (width - len(r)) for r in rows]
+    grid = [tuple(_cell(v) for v in r[:width]) + (None,) * (width - len(r)) for r in rows]
+    notes: tuple[str, ...] = ()
     if header:
-        names = ["" if v is None else (str(v) if not isinstance(v, float) or not v.is_integer() else str(int(v)))
-                 for v in grid[0]]
-        body, body_rows = grid[1:], np.array(numbers[1:], dtype=np.int64)
+        plan = plan_rows([[_name(v) for v in r] for r in grid[:60]])
+        notes = plan.notices
+        top = plan.skip
+        names = plan.header if plan.header is not None else [_name(v) for v in grid[top]]
+        start = top + plan.header_span + plan.drop_records
+        body, body_rows = grid[start:], np.array(numbers[start:], dtype=np.int64)
     else:
         names, body, body_rows = [f"column {i + 1}" for i in range(width)], grid, np.array(numbers, dtype=np.int64)
     if not body:
         raise InputError(name, None, None, f"the sheet has a header but no data rows; expected {RATINGS_EXPECTED}")
     columns = [[row[j] for row in body] for j in range(width)]
     table = table_from_values(name, names, columns, "xlsx", body_rows, truncated=truncated)
-    return table, [sheet] + [s for s in sheets if s != sheet]
+    return table, [sheet] + [s for s in sheets if s != sheet], notes
+
+
+def _name(v: Any) -> str:
+    return "" if v is None else (str(v) if not isinstance(v, float) or not v.is_integer() else str(int(v)))
+
+
+def _cell(v: Any) -> Any:
+    """A sheet's cell as a table cell: dates and times as ISO text (labels), the rest as they are."""
+    import datetime as dt
+
+    if isinstance(v, (dt.datetime, dt.date, dt.time)):
+        return v.isoformat(sep=" ") if isinstance(v, dt.datetime) else v.isoformat()
+    if isinstance(v, dt.timedelta):
+        return str(v)
+    return v
 
 
 # --- JSON records and annotation exports --------------------------------------------------------
+
+
+def _pandas_json(obj: Any) -> tuple[Any, str | None]:
+    """pandas' DataFrame.to_json shapes other than records, as records: orient="split"
+    ({columns, index, data}), "columns" ({column: {index: value}}, the default) and "index"
+    ({index: {column: value}}). The index becomes the ``unit`` field."""
+    if not isinstance(obj, dict) or not obj:
+        return obj, None
+    if {"columns", "data"} <= set(obj) and isinstance(obj["columns"], list) and isinstance(obj["data"], list) \
+            and all(isinstance(r, list) for r in obj["data"]):
+        cols = [str(c) for c in obj["columns"]]
+        index = obj.get("index")
+        rows = []
+        for i, r in enumerate(obj["data"]):
+            rec = dict(zip(cols, r))
+            if isinstance(index, list) and i < len(index):
+                rec = {"unit": index[i], **rec}
+            rows.append(rec)
+        return rows, "read as pandas' to_json(orient='split'): the index names the units"
+    if all(isinstance(v, dict) for v in obj.values()) and not {"contract", "snapshot"} & set(obj):
+        outer = list(obj)
+        inner = list(dict.fromkeys(k for v in obj.values() for k in v))
+        if len(inner) >= len(outer):  # orient="columns": {rater: {unit: value}}
+            return ([{"unit": u, **{r: obj[r].get(u) for r in outer}} for u in inner],
+                    "read as pandas' to_json() (orient='columns'): outer keys are the columns, inner keys the units")
+        return ([{"unit": u, **obj[u]} for u in outer],
+                "read as pandas' to_json(orient='index'): outer keys are the units")
+    return obj, None
 
 
 def _scalar(v: Any) -> Any:
@@ -311,7 +360,8 @@ def read_source(name: str, data: bytes, mapping: Mapping | None = None, head_row
     if sn.format == "parquet":
         return Source(read_parquet(name, data, head_rows), "parquet", sn)
     if sn.format == "xlsx":
-        table, sheets = read_xlsx(name, data, mapping.sheet if mapping else None, header, head_rows)
+        table, sheets, xl_notes = read_xlsx(name, data, mapping.sheet if mapping else None, header, head_rows)
+        notices.extend(xl_notes)
         if len(sheets) > 1:
             notices.append(f"sheet {sheets[0]!r} of {len(sheets)} (the first that holds a table)"
                            if not (mapping and mapping.sheet) else f"sheet {sheets[0]!r} of {len(sheets)}")
@@ -323,6 +373,9 @@ def read_source(name: str, data: bytes, mapping: Mapping | None = None, head_row
         utf8 = transcode(name, data, encoding)
         if sn.format == "json":
             obj = _json(name, utf8)
+            obj, how = _pandas_json(obj)
+            if how:
+                notices.append(how)
             if isinstance(obj, dict) and isinstance(obj.get("data"), list):
                 obj = obj["data"]
             if not isinstance(obj, list) or not obj:
@@ -349,9 +402,22 @@ def read_source(name: str, data: bytes, mapping: Mapping | None = None, head_row
                           mapping=Mapping("long", ("unit",), "rater", "value", "dimension"))
         table = _records_table(name, records, rows, row_label)
         return Source(replace(table, truncated=truncated), sn.format, sn, tuple(notices))
-    delimiter = (mapping.delimiter if mapping and mapping.delimiter else None) or sn.delimiter
     utf8 = transcode(name, data, encoding)
-    table = read_csv(name, utf8, RATINGS_EXPECTED, delimiter, header, head_rows)
+    given = mapping.delimiter if mapping and mapping.delimiter else None
+    if mapping is not None and mapping.skip is not None:  # the user said where the header is
+        pre = Prelude(skip=mapping.skip, delimiter=given or sniff_delimiter(_lines_after(utf8, mapping.skip)))
+    else:
+        pre = prelude(utf8[: 2**16].decode("utf-8-sig", "replace"), given)
+    delimiter = pre.delimiter or sn.delimiter
+    notices.extend(pre.notices)
+    table = read_csv(name, rewrite(utf8, pre), RATINGS_EXPECTED, delimiter, header, head_rows,
+                     line_offset=pre.line_offset, drop_first=pre.drop_records)
     if delimiter != ",":
-        notices.append({";": "semicolon", "\t": "tab", "|": "pipe"}.get(delimiter, repr(delimiter)) + "-separated")
-    return Source(table, "csv", Sniffed("csv", encoding, delimiter, sn.notice), tuple(notices))
+        notices.append({";": "semicolon", "\t": "tab", "|": "pipe", " ": "space"}.get(delimiter, repr(delimiter))
+                       + "-separated")
+    return Source(table, "csv", Sniffed("csv", encoding, delimiter, sn.notice), tuple(notices), skip=pre.skip)
+
+
+def _lines_after(data: bytes, skip: int) -> str:
+    head = data[: 2**16].decode("utf-8-sig", "replace").splitlines()
+    return "\n".join(head[skip:]) + "\n"

@@ -73,21 +73,24 @@ def text_encoding(data: bytes) -> tuple[str, str | None]:
 
 def sniff_delimiter(text_head: str) -> str:
     """The delimiter that splits the first lines into the same number (>= 2) of cells, the most
-    cells winning; a comma when none does."""
+    cells winning (the header may be one cell short: R's row names); a comma when none does, and
+    a single space (R's write.table, numpy's savetxt) only when nothing else splits the lines."""
     lines = text_head.splitlines()[:50] if text_head else []
     if len(lines) > 1 and not text_head.endswith(("\n", "\r")):
         lines = lines[:-1]  # the last line of a head may be cut
     best, best_width = ",", 1
-    for d in DELIMITERS:
+    for d in DELIMITERS + (" ",):
+        if d == " " and best_width > 1:
+            break
         try:
             rows = [r for r in csv.reader(io.StringIO("\n".join(lines)), delimiter=d) if r]
         except csv.Error:
             continue
         if not rows:
             continue
-        widths = {len(r) for r in rows}
-        width = len(rows[0])
-        if len(widths) == 1 and width > best_width:
+        widths = {len(r) for r in rows[1:]} or {len(rows[0])}
+        width = max(widths)
+        if len(widths) == 1 and len(rows[0]) in (width, width - 1) and width > best_width:
             best, best_width = d, width
     return best
 

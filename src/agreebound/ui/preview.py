@@ -173,6 +173,15 @@ def draw(measure: Any) -> None:
             if "pv_header" not in S:
                 S.pv_header = m.header
             st.checkbox("The first row names the columns", key="pv_header", on_change=_edit, args=("header", "pv_header"))
+            if pv.format == "csv":
+                if "pv_skip" not in S:
+                    S.pv_skip = int(m.skip) if m.skip is not None else int(pv.skip)
+                st.number_input("Lines above the header", 0, 1000, step=1, key="pv_skip", on_change=_edit,
+                                args=("skip", "pv_skip", int), help="A title, comments or empty lines to skip.")
+                if "pv_decimal" not in S:
+                    S.pv_decimal = m.decimal == ","
+                st.checkbox("Decimal comma (1,5)", key="pv_decimal", on_change=_edit,
+                            args=("decimal", "pv_decimal", lambda v: "," if v else "."))
             if "pv_missing" not in S:
                 S.pv_missing = ", ".join(m.missing)
             st.text_input("Also missing (comma-separated)", key="pv_missing", on_change=_edit,
