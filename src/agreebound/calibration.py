@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from agreebound.thresholds import RANGES, RATE_GATES, CalibrationThresholds
-from agreebound.uncertainty import Wilson
+from agreebound.uncertainty import Wilson, judge_rate_intervals
 
 Candidate = Literal["a", "b", "tie"]
 Order = Literal["ab", "ba"]
@@ -328,6 +328,43 @@ class CalibrationMeasurement:
     def bound(self) -> bool:
         return self.contract_content_id == self.contract.content_id
 
+    def case_counts(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Each rate split by case: name -> (y, m), int64 arrays over the cases that contribute
+        observations to the rate (m > 0), y the case's share of the numerator, m of the denominator.
+
+        Read from ``cases`` (no number is recomputed): human agreement = agreements / observations,
+        position flip = flipped / flip opportunity (at most one per case), repeat variance =
+        unstable orders / 2, verbosity and self-preference = errors / opportunities. In a partial
+        audit the gates that need a reference count only the cases that have one, as the rates do.
+        A rate is left out when its per-case counts do not add up to its numerator and denominator
+        (a source whose per-case facts do not carry it); callers then fall back to observations.
+        """
+        c = self.cases
+        ref = c["has_reference"].to_numpy(dtype=bool) if "has_reference" in c else np.ones(len(c), dtype=bool)
+        every = np.ones(len(c), dtype=bool)
+
+        def col(name: str) -> np.ndarray:
+            return c[name].to_numpy().astype(np.int64)
+
+        try:
+            columns = {
+                "human_agreement": (col("agreements"), col("observations"), ref),
+                "position_flip": (col("flipped"), col("flip_opportunity"), every),
+                "repeat_variance": (col("unstable_ab") + col("unstable_ba"), np.full(len(c), 2, dtype=np.int64), every),
+                "verbosity_bias": (col("verbosity_errors"), col("verbosity_opportunities"), ref),
+                "self_preference": (col("self_errors"), col("self_opportunities"), ref),
+            }
+        except (KeyError, TypeError, ValueError):
+            return {}
+        out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for rate in self.rates:
+            y, m, keep = columns[rate.name]
+            keep = keep & (m > 0)
+            y, m = y[keep], m[keep]
+            if int(y.sum()) == rate.numerator and int(m.sum()) == rate.denominator and bool((y <= m).all()):
+                out[rate.name] = (y, m)
+        return out
+
 
 @dataclass(frozen=True)
 class _Arrays:
@@ -541,9 +578,11 @@ class RateCheck:
     rate: Rate
     kind: str  # "min" or "max"
     threshold_bps: int
-    passed: bool  # exact comparison (and, in strict mode, the Wilson bound); no opportunity passes, as in the seed
+    passed: bool  # exact comparison (and, in strict mode, the 95% bound); no opportunity passes, as in the seed
     seed_passed: bool  # the seed's comparison of rounded bps
-    bound_passed: bool | None = None  # strict mode's Wilson-bound gate; None when not in strict mode
+    #: strict mode's bound gate (the case-aware Wilson bound, uncertainty.judge_rate_intervals);
+    #: None when not in strict mode
+    bound_passed: bool | None = None
     unavailable: str | None = None  # a partial audit: why this gate cannot be evaluated
 
     @property
@@ -605,6 +644,7 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
     if not isinstance(th, CalibrationThresholds):
         raise ValueError("thresholds must be CalibrationThresholds")
     checks = []
+    intervals: dict[str, Any] | None = None  # strict mode's bounds, computed on first use
     for name, field_name, kind in RATE_GATES:
         rate: Rate = getattr(measurement, name)
         t = getattr(th, field_name)
@@ -619,7 +659,11 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
             seed_passed = rate.bps <= t
         bound_passed = None
         if th.strict and rate.denominator:
-            w = Wilson(rate.numerator, rate.denominator)
+            # the case-aware interval (observations of one case are not independent); the
+            # observation-level Wilson only if the rate has no per-case counts
+            if intervals is None:
+                intervals = judge_rate_intervals(measurement)
+            w = intervals.get(name) or Wilson(rate.numerator, rate.denominator)
             limit = Fraction(t, BPS)
             bound_passed = w.low_at_least(limit) if kind == "min" else w.high_at_most(limit)
             passed = passed and bound_passed

@@ -157,6 +157,7 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
     rates = []
     for c in d.checks:
         w = diag.wilson[c.name]
+        iv = diag.intervals.get(c.name)
         state, k = cases_to_flip(c.rate.numerator, c.rate.denominator, c.threshold_bps, c.kind)
         rates.append({
             "name": c.name, "kind": c.kind, "numerator": c.rate.numerator, "denominator": c.rate.denominator,
@@ -165,6 +166,13 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
             "bound_passed": c.bound_passed,
             "unavailable": c.unavailable,
             "wilson95": [_f(w.low), _f(w.high)] if c.rate.evaluable else None,
+            # case-aware: each case's observations as one cluster (uncertainty.judge_rate_intervals)
+            "interval95": None if iv is None else [_f(iv.low), _f(iv.high)],
+            "interval_method": None if iv is None else iv.method,
+            "cases": None if iv is None else iv.cases,
+            "observations": c.rate.denominator,
+            "design_effect": None if iv is None else _f(iv.deff),
+            "effective_n": None if iv is None else _f(iv.n_eff),
             "cases_to_flip": {"direction": state, "cases": k},
         })
     return {
@@ -262,13 +270,21 @@ def to_markdown(report: dict[str, Any]) -> str:
         lines += [f"**Decision: {c['decision']}** against the {c['decided_against']['kind']} contract "
                   f"`{c['decided_against']['content_id']}`", "",
                   f"{c['cases']} cases, {c['observations']} observations; scope {md_code(c['snapshot']['scope'])}.", "",
-                  "| rate | measured | bps | threshold | gate | cases to flip |", "|---|---|---|---|---|---|"]
+                  "| rate | measured | bps | threshold | gate | 95% interval (cases, observations) | design effect "
+                  "| cases to flip |", "|---|---|---|---|---|---|---|---|"]
         for r in c["rates"]:
             gate = "not evaluable" if not r["evaluable"] else ("pass" if r["passed"] else "FAIL")
             op = ">=" if r["kind"] == "min" else "<="
             flip = r["cases_to_flip"]
+            iv = r.get("interval95")
+            interval = "-" if not iv else (f"[{iv[0]:.2%}, {iv[1]:.2%}] ({r['cases']} case"
+                                           f"{'' if r['cases'] == 1 else 's'}, {r['observations']} observations)")
+            deff = "-" if r.get("design_effect") is None else f"{r['design_effect']:.3g}"
             lines.append(f"| {r['name']} | {r['numerator']}/{r['denominator']} | {r['bps']} | {op} {r['threshold_bps']} | "
-                         f"{gate} | {flip['cases']} to {flip['direction']} |")
+                         f"{gate} | {interval} | {deff} | {flip['cases']} to {flip['direction']} |")
+        lines += ["", "95% intervals are Wilson intervals at the effective number of observations: the observations "
+                      "of one case (two orders x repetitions) are not independent, so their count is divided by the "
+                      "measured design effect of the cases."]
         lines += ["", f"Reference issues: {len(c['reference_issues'])}."]
         if c["seed_disagrees"]:
             lines.append(f"Seed rounding would have said {c['seed_decision']}.")

@@ -187,6 +187,47 @@ class ThresholdSet:
 
 DEFAULT = ThresholdSet()
 
+
+#: How each threshold reads in a sentence (display units: alpha as a number, the cap as a multiple,
+#: the judge's gates in percent).
+THRESHOLD_WORDS: dict[str, tuple[str, Any]] = {
+    "alpha_floor_permil": ("alpha floor", lambda v: f"{v / PERMIL:.3f}"),
+    "ratio_cap_permil": ("spread cap", lambda v: f"{v / PERMIL:.2f}x"),
+    "minimum_reviewers": ("minimum reviewers", str),
+    "minimum_human_agreement_bps": ("human agreement minimum", lambda v: f"{v / 100:g}%"),
+    "maximum_position_flip_bps": ("position flip maximum", lambda v: f"{v / 100:g}%"),
+    "maximum_repeat_variance_bps": ("repeat variance maximum", lambda v: f"{v / 100:g}%"),
+    "maximum_verbosity_bias_bps": ("verbosity bias maximum", lambda v: f"{v / 100:g}%"),
+    "maximum_self_preference_bps": ("self-preference maximum", lambda v: f"{v / 100:g}%"),
+}
+
+
+def edits(t: ThresholdSet, contract_thresholds: CalibrationThresholds | None) -> list[str]:
+    """Each threshold in force that differs from its default (the seed's for the panel, the bound
+    contract's for the judge), beside that default, in words.
+
+    >>> edits(ThresholdSet(PanelThresholds(150, 4600)), None)
+    ['alpha floor 0.150 (default 0.600)', 'spread cap 4.60x (default 2.00x)']
+    >>> edits(DEFAULT, None)
+    []
+    """
+    out = []
+    for name in PANEL_FIELDS:
+        now, then = getattr(t.panel, name), getattr(DEFAULT.panel, name)
+        if now != then:
+            out.append("panel strict mode on (default off)" if name == "strict" else
+                       f"{THRESHOLD_WORDS[name][0]} {THRESHOLD_WORDS[name][1](now)} "
+                       f"(default {THRESHOLD_WORDS[name][1](then)})")
+    if t.calibration is not None and contract_thresholds is not None:
+        for name in CALIBRATION_FIELDS:
+            now, then = getattr(t.calibration, name), getattr(contract_thresholds, name)
+            if now != then:
+                words, fmt = THRESHOLD_WORDS[name]
+                out.append(f"judge {words} {fmt(now)} (contract {fmt(then)})")
+        if t.calibration.strict:
+            out.append("judge strict mode on (default off)")
+    return out
+
 #: Built-in presets; a thresholds file may add its own.
 PRESETS: dict[str, ThresholdSet] = {
     "seed-defaults": ThresholdSet(PanelThresholds(600, 2000), None, "preset:seed-defaults"),

@@ -8,6 +8,9 @@
   (the ordinary nonparametric bootstrap over units) is available as an option.
 * Rates: Wilson score intervals (95%), exact-comparable against thresholds; the spread as the
   interval the seed asks for.
+* Judge rates: the observations of one case (two orders x R repetitions) are not independent, so
+  :func:`judge_rate_intervals` gives Wilson intervals at the effective number of observations,
+  the total divided by the measured design effect of the case clusters.
 * Diagnostics: alpha with each rater removed, the units that disagree most, each detector
   against the human column.
 
@@ -17,6 +20,7 @@ Simulations use float64 and a seeded ``numpy.random.Generator``: deterministic f
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass, field
 from fractions import Fraction
 from statistics import NormalDist
@@ -290,6 +294,169 @@ class Wilson:
         return t <= phat and self.trials * (phat - t) ** 2 >= z2 * t * (1 - t)
 
 
+@dataclass(frozen=True)
+class RateInterval:
+    """A judge rate's 95% interval that respects its case clusters: Wilson at ``n_eff``.
+
+    ``low``/``high`` are fractions of 1. The exact helpers decide gates: with z taken as the
+    exact value of its float and ``n_eff_exact`` a fraction, the bound is compared with a
+    threshold in rational arithmetic. ``low``/``high`` are those exact bounds rounded outward to
+    the nearest float (low down, high up), adjusted until they agree with the helpers, so
+    ``high_at_most(Fraction(x))`` holds exactly when ``x >= high`` for every float x (and the same
+    for ``low``).
+    """
+
+    name: str
+    successes: int  # the rate's numerator
+    observations: int  # the rate's denominator
+    cases: int  # cases contributing observations to the rate (0: no per-case counts, see method)
+    deff: float  # design effect (>= 1)
+    n_eff: float  # observations / deff
+    low: float
+    high: float
+    method: str  # in words, e.g. "Wilson with effective n (design effect 2.41 over 12 cases)"
+    n_eff_exact: Fraction = field(repr=False)
+    z: float = Z95
+
+    @property
+    def point(self) -> Fraction:
+        return Fraction(self.successes, self.observations)
+
+    def high_at_most(self, t: Fraction) -> bool:
+        """Exactly: upper bound <= t. At effective size n the Wilson interval is
+        {p0 : n (phat - p0)^2 <= z^2 p0 (1 - p0)}; its upper end is 1 when phat = 1, else the larger
+        root, which lies above phat."""
+        t = Fraction(t)
+        phat = self.point
+        if phat == 1:
+            return t >= 1
+        return t > phat and self.n_eff_exact * (t - phat) ** 2 >= Fraction(self.z) ** 2 * t * (1 - t)
+
+    def low_at_least(self, t: Fraction) -> bool:
+        """Exactly: lower bound >= t (the lower end is 0 when phat = 0, else the smaller root)."""
+        t = Fraction(t)
+        phat = self.point
+        if phat == 0:
+            return t <= 0
+        return t < phat and self.n_eff_exact * (phat - t) ** 2 >= Fraction(self.z) ** 2 * t * (1 - t)
+
+
+def _wilson_float(p: float, n: float, z: float, sign: int) -> float:
+    centre = p + z * z / (2 * n)
+    half = z * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0))
+    return min(1.0, max(0.0, (centre + sign * half) / (1 + z * z / n)))
+
+
+_ONE_BITS = struct.unpack("<q", struct.pack("<d", 1.0))[0]
+
+
+def _first_true(estimate: float, ok: Any) -> int:
+    """The smallest float in [0, 1], as its bit pattern (monotone for non-negative floats), at
+    which ``ok`` holds; ``ok`` is monotone, false at 0 and true at 1. A gallop from the float
+    estimate, then bisection: exact whatever the estimate's error."""
+    lo, hi = 0, _ONE_BITS
+    b = min(max(struct.unpack("<q", struct.pack("<d", max(estimate, 0.0)))[0], 1), _ONE_BITS)
+    step = 1
+    if ok(b):
+        hi = b
+        while hi - step > lo:
+            if not ok(hi - step):
+                lo = hi - step
+                break
+            hi, step = hi - step, step * 2
+    else:
+        lo = b
+        while lo + step < hi:
+            if ok(lo + step):
+                hi = lo + step
+                break
+            lo, step = lo + step, step * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _as_float(bits: int) -> float:
+    return struct.unpack("<d", struct.pack("<q", bits))[0]
+
+
+def _rate_interval(name: str, successes: int, observations: int, counts: tuple[np.ndarray, np.ndarray] | None,
+                   z: float) -> RateInterval:
+    n_obs, s = observations, successes
+    if counts is None:
+        deff_exact, k = Fraction(1), 0
+        method = "Wilson over observations (this source has no per-case counts for this rate)"
+    else:
+        y = [int(v) for v in counts[0]]
+        m = [int(v) for v in counts[1]]
+        k = len(m)
+        deff_max = Fraction(sum(v * v for v in m), n_obs)  # every case's observations identical
+        over = f"{k:,} case{'' if k == 1 else 's'}"
+        if deff_max == 1:
+            deff_exact = Fraction(1)
+            method = f"Wilson over {over} (one observation per case: no clustering)"
+        elif k == 1 or s == 0 or s == n_obs:
+            deff_exact = deff_max
+            why = "a single case" if k == 1 else f"the rate is {0 if s == 0 else 1}"
+            method = (f"Wilson with effective n {float(n_obs / deff_max):.4g} (worst case, one observation's worth "
+                      f"per case: design effect {float(deff_max):.3g} over {over}; {why}, nothing to measure it on)")
+        else:
+            # cluster-robust (ratio-estimator) variance over the SRS variance, in integers:
+            # deff = k/(k-1) * sum (N y_i - Y m_i)^2 / (N Y (N - Y))
+            spread = sum((n_obs * yi - s * mi) ** 2 for yi, mi in zip(y, m))
+            raw = Fraction(k * spread, (k - 1) * n_obs * s * (n_obs - s))
+            deff_exact = min(max(raw, Fraction(1)), deff_max)
+            note = "" if deff_exact == raw else (
+                f"; measured {float(raw):.3g}, " + ("floored at 1" if raw < 1 else
+                                                     f"capped at {float(deff_max):.3g}, perfectly correlated cases"))
+            method = f"Wilson with effective n (design effect {float(deff_exact):.3g} over {over}{note})"
+    n_eff_exact = Fraction(n_obs) / deff_exact
+    interval = RateInterval(name, s, n_obs, k, float(deff_exact), float(n_eff_exact), 0.0, 1.0, method,
+                            n_eff_exact, z)
+    p, n = s / n_obs, float(n_eff_exact)
+    # the exact bounds rounded outward: high the smallest float t with high_at_most(t), low the
+    # largest float t with low_at_least(t)
+    low = 0.0 if s == 0 else _as_float(_first_true(
+        _wilson_float(p, n, z, -1), lambda b: not interval.low_at_least(Fraction(_as_float(b)))) - 1)
+    high = 1.0 if s == n_obs else _as_float(_first_true(
+        _wilson_float(p, n, z, +1), lambda b: interval.high_at_most(Fraction(_as_float(b)))))
+    return RateInterval(name, s, n_obs, k, float(deff_exact), float(n_eff_exact), low, high, method, n_eff_exact, z)
+
+
+def judge_rate_intervals(measurement: Any, z: float = Z95) -> dict[str, RateInterval]:
+    """95% intervals for a judge's rates that count each case's observations as one cluster.
+
+    For a rate p = sum y_i / sum m_i over the k cases that contribute to it (y_i, m_i: the case's
+    numerator and denominator counts, from ``measurement.case_counts()``):
+
+    * v_c = k/(k-1) * sum (y_i - p m_i)^2 / (sum m_i)^2, the cluster-robust (ratio-estimator)
+      variance; v_srs = p (1-p) / sum m_i, the variance if the observations were independent;
+    * deff = v_c / v_srs, floored at 1 (never narrower than the observation-level Wilson) and
+      capped at deff_max = sum m_i^2 / sum m_i, the design effect when every case's observations
+      are identical (the k/(k-1) factor can push the estimate past it); n_eff = sum m_i / deff,
+      which is k at the cap when the cases are of equal size;
+    * when p is 0 or 1 (v_srs = 0: nothing to measure) or k = 1, the worst case deff = deff_max:
+      one observation's worth per case (n_eff = k for equal case sizes, fewer otherwise);
+    * a rate whose cases contribute one observation each (position flip) has deff_max = 1: it is
+      the observation-level Wilson over cases;
+    * Wilson score interval at phat = p and n = n_eff (z = ``Z95``).
+
+    deff and n_eff are exact fractions (integer arithmetic), so the bound comparisons are exact.
+    One entry per evaluable rate: rates with no opportunity or listed in ``unavailable`` are left
+    out. A rate whose per-case counts cannot be derived keeps the observation-level Wilson
+    (deff 1) and says so in ``method``.
+    """
+    getter = getattr(measurement, "case_counts", None)
+    counts = getter() if callable(getter) else {}
+    unavailable = getattr(measurement, "unavailable", {}) or {}
+    return {r.name: _rate_interval(r.name, r.numerator, r.denominator, counts.get(r.name), z)
+            for r in measurement.rates if r.denominator > 0 and r.name not in unavailable}
+
+
 def spread_interval(counts: Sequence[tuple[int, int]], z: float = Z95) -> tuple[float, float | None]:
     """A conservative bracket for max/min rate: (max lower / min upper, max upper / min lower).
 
@@ -366,7 +533,9 @@ class JudgeDiagnostics:
     judge_human_alpha: AlphaResult  # nominal: human reference, judge majority in "ab", in "ba"
     stable_flips: int  # both orders stable and different (the seed's flips)
     noisy_flips: int  # at least one order unstable, and the orders' majorities differ
-    wilson: dict[str, Wilson]
+    wilson: dict[str, Wilson]  # over observations, as if independent (for comparison)
+    #: the case-aware intervals (judge_rate_intervals): what strict mode gates on
+    intervals: dict[str, RateInterval] = field(default_factory=dict)
 
 
 def judge_diagnostics(m: Any) -> JudgeDiagnostics:
@@ -394,4 +563,5 @@ def judge_diagnostics(m: Any) -> JudgeDiagnostics:
         stable_flips=int(cases["flipped"].sum()),
         noisy_flips=int((unstable & differ).sum()),
         wilson=wilson,
+        intervals=judge_rate_intervals(m),
     )
