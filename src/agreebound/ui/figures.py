@@ -1,21 +1,46 @@
 """Plotly figures. They draw what the core measured and what ``decide`` returned; they never
-compare a number with a threshold themselves (pass/fail arrives as a flag)."""
+compare a number with a threshold themselves (pass/fail arrives as a flag: ``Gate.passed``, a
+decision's reasons, ``RateCheck.passed``).
+
+API
+---
+Every figure function takes ``dark: bool = False`` (keyword only) and returns a ``go.Figure``:
+
+* ``gate_bullet(gate)``: one gate of a verdict (``agreebound.gates.Gate``) as a compact bullet.
+* ``threshold_sweep(gate)``: that gate's verdict over the whole range of its threshold.
+* ``alpha_bullet(m, d)``: the alpha gate of a measured panel (``gate_bullet`` of it).
+* ``rates_interval(m, d)``: each detector's rate with its Wilson interval, against the cap.
+* ``coincidence_heatmap(m)``: the coincidence matrix alpha is computed from.
+* ``calibration_rates(d)``: the judge's five rates against their thresholds.
+
+Captions: each figure carries a plain-language caption, read with ``caption(fig)`` (it lives in
+``fig.layout.meta["caption"]``, so it survives ``update_layout`` and travels with the figure).
+Captions are plain text built from fixed words and numbers, never from names in the data, so
+they can be shown with ``st.caption`` as they are.
+
+Colours: ``palette(dark)`` returns the theme's ``Palette``; ``contrast(a, b)`` is the WCAG
+contrast ratio of two ``#rrggbb`` colours. Threshold marks and the pass/fail colours reach 3:1
+against the theme's background (#ffffff light, #0e1117 Streamlit dark). Paper and plot
+backgrounds are the theme's background (so a PNG saved from the toolbar stays readable); text
+takes the theme's colour.
+The modebar keeps only "download as PNG" (client-side, works offline); titles sit below it.
+"""
 
 from __future__ import annotations
 
+import html
+import math
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import plotly.graph_objects as go
 
 from agreebound.analysis import PanelMeasurement
 from agreebound.calibration import CalibrationDecision
 from agreebound.escape import html_text
+from agreebound.gates import Gate, panel_gates
 from agreebound.panel import PanelDecision
-
-PASS_COLOR = "#2e7d32"
-FAIL_COLOR = "#c62828"
-NEUTRAL = "#607d8b"
-BAND = "rgba(46,125,50,0.12)"
 
 RATE_LABELS = {
     "human_agreement": "Human agreement",
@@ -24,6 +49,126 @@ RATE_LABELS = {
     "verbosity_bias": "Verbosity bias",
     "self_preference": "Self-preference",
 }
+
+# --- colours ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Palette:
+    """One theme's colours. ``background`` is the page the figure sits on (and the figure's own
+    background); it backs text that crosses a line and is what contrast is measured against."""
+
+    dark: bool
+    background: str
+    text: str
+    muted: str  # secondary text, modebar icons
+    grid: str
+    passed: str
+    failed: str
+    neutral: str  # a value with no verdict (not evaluated / not evaluable)
+    threshold: str  # threshold lines and markers
+    band: str  # 95% intervals (translucent)
+    zone: str  # the side of a threshold that meets it (faint)
+    pass_region: str  # threshold sweep: thresholds at which the gate passes (translucent)
+    fail_region: str
+    heat: tuple[tuple[float, str], ...]  # heatmap colour scale, low to high
+
+
+LIGHT = Palette(
+    dark=False, background="#ffffff", text="#31333f", muted="#5f6b7a", grid="#e6e9ef",
+    passed="#2e7d32", failed="#c62828", neutral="#607d8b", threshold="#212121",
+    band="rgba(96,125,139,0.38)", zone="rgba(96,125,139,0.10)",
+    pass_region="rgba(46,125,50,0.22)", fail_region="rgba(198,40,40,0.20)",
+    heat=((0.0, "#f7fbff"), (0.5, "#6baed6"), (1.0, "#08306b")),
+)
+DARK = Palette(
+    dark=True, background="#0e1117", text="#fafafa", muted="#a3a8b8", grid="#31333f",
+    passed="#66bb6a", failed="#ef5350", neutral="#90a4ae", threshold="#fafafa",
+    band="rgba(144,164,174,0.42)", zone="rgba(144,164,174,0.12)",
+    pass_region="rgba(102,187,106,0.26)", fail_region="rgba(239,83,80,0.24)",
+    heat=((0.0, "#1a1f2b"), (0.5, "#1f5a9e"), (1.0, "#64b5f6")),
+)
+
+# Kept for callers of the first version: the light theme's colours.
+PASS_COLOR, FAIL_COLOR, NEUTRAL = LIGHT.passed, LIGHT.failed, LIGHT.neutral
+
+
+def palette(dark: bool = False) -> Palette:
+    return DARK if dark else LIGHT
+
+
+def _luminance(color: str) -> float:
+    c = color.lstrip("#")
+    if len(c) != 6:
+        raise ValueError(f"expected #rrggbb, got {color!r}")
+    out = []
+    for i in (0, 2, 4):
+        x = int(c[i:i + 2], 16) / 255
+        out.append(x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4)
+    return 0.2126 * out[0] + 0.7152 * out[1] + 0.0722 * out[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """The WCAG 2 contrast ratio of two opaque ``#rrggbb`` colours (1 to 21)."""
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+# --- shared layout ---------------------------------------------------------------------------
+
+# Only "download as PNG" stays (drawn in the browser, offline). "sendChartToCloud" would upload the
+# chart, data and all, to a hosted service: it is removed with the zoom and pan tools.
+_MODEBAR_REMOVE = ["zoom", "pan", "select", "lasso", "zoomIn", "zoomOut", "autoScale", "resetScale",
+                   "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian", "sendChartToCloud",
+                   "sendDataToCloud", "editInChartStudio"]
+_TITLE_TOP = 30  # px from the figure's top to the title: the modebar (2 to 32 px) sits above it
+
+
+def caption(fig: go.Figure) -> str:
+    """The figure's plain-language caption ("" for a figure not made here)."""
+    meta = fig.layout.meta
+    return meta.get("caption", "") if isinstance(meta, dict) else ""
+
+
+def _finish(fig: go.Figure, p: Palette, *, height: int, title: str, caption_text: str,
+            top: int | None = None, left: int = 10, right: int = 16, bottom: int = 10,
+            title_size: int = 14) -> go.Figure:
+    """Theme, margins and the title below the modebar; ``top`` leaves room for a legend too."""
+    lines = title.count("<br>") + 1
+    title_px = int(title_size * 1.3 * lines)
+    # plotly moves a title of several lines up by about half a line each: start it lower
+    title_top = _TITLE_TOP + 9 * (lines - 1)
+    t = top if top is not None else title_top + title_px + 14
+    fig.update_layout(
+        height=height,
+        margin=dict(l=left, r=right, t=t, b=bottom),
+        # The theme's own background (not transparent): a PNG saved from the toolbar stays readable.
+        paper_bgcolor=p.background, plot_bgcolor=p.background,
+        font=dict(color=p.text, size=12),
+        title=dict(text=title, x=0, xanchor="left", xref="container", y=1 - title_top / height,
+                   yref="container", yanchor="top", pad=dict(l=left, t=0, b=0),
+                   font=dict(size=title_size, color=p.text)),
+        modebar=dict(bgcolor="rgba(0,0,0,0)", color=p.muted, activecolor=p.text, remove=_MODEBAR_REMOVE),
+        hoverlabel=dict(bgcolor=p.background, font_color=p.text, bordercolor=p.muted),
+        meta={"caption": caption_text},
+        legend=dict(font=dict(color=p.text, size=11), bgcolor="rgba(0,0,0,0)"),
+    )
+    axis = dict(gridcolor=p.grid, zerolinecolor=p.grid, linecolor=p.muted, tickfont=dict(color=p.text, size=11),
+                title_font=dict(color=p.text, size=12), title_standoff=6, automargin=True)
+    fig.update_xaxes(**axis)
+    fig.update_yaxes(**axis)
+    return fig
+
+
+def _legend_bottom() -> dict[str, Any]:
+    """A horizontal legend at the figure's foot (plotly makes room for it below the axis title)."""
+    return dict(orientation="h", x=0, xanchor="left", xref="container", y=0, yref="container",
+                yanchor="bottom", traceorder="normal")
+
+
+def _text_frac(text: str, size: int, width_px: float) -> float:
+    """A generous estimate of a text's width as a fraction of a plot ``width_px`` wide."""
+    return len(text) * size * 0.56 / width_px
 
 
 def labels(names: list[object], limit: int) -> list[str]:
@@ -41,96 +186,472 @@ def labels(names: list[object], limit: int) -> list[str]:
     return out
 
 
-def _layout(fig: go.Figure, height: int) -> go.Figure:
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10))
-    return fig
+# --- gates -----------------------------------------------------------------------------------
+
+_ASSUMED_PLOT_PX = 320  # bullets' labels are placed so they fit a plot this narrow (a third of a page)
+_SWEEP_PLOT_PX = 480  # a sweep is drawn wide (half a page or more)
 
 
-def alpha_bullet(m: PanelMeasurement, d: PanelDecision) -> go.Figure:
-    """Alpha on a bullet gauge with the floor as the threshold mark (alpha must be defined)."""
-    value = float(m.alpha.value)  # type: ignore[arg-type]
-    floor = float(d.thresholds.alpha_floor)
-    failed = any(r.check == "alpha_below_floor" for r in d.reasons)
-    lo = min(-0.2, value - 0.05)
-    fig = go.Figure(go.Indicator(
-        mode="number+gauge", value=value, number={"valueformat": ".3f"},
-        title={"text": "alpha", "font": {"size": 14}},
-        gauge={
-            "shape": "bullet",
-            "axis": {"range": [lo, 1]},
-            "bar": {"color": FAIL_COLOR if failed else PASS_COLOR, "thickness": 0.5},
-            "steps": [{"range": [lo, 0], "color": "#eeeeee"}, {"range": [floor, 1], "color": BAND}]
-            + ([{"range": [m.alpha_boot.low, m.alpha_boot.high], "color": "rgba(33,33,33,0.25)"}]
-               if m.alpha_boot.defined else []),
-            "threshold": {"line": {"color": "#212121", "width": 3}, "thickness": 0.9, "value": floor},
-        },
-        domain={"x": [0.12, 1], "y": [0, 1]},
-    ))
-    return _layout(fig, 110)
+def _threshold_word(g: Gate) -> str:
+    if g.name == "alpha":
+        return "floor"
+    if g.unit == "x":
+        return "cap"
+    if g.kind == "max":
+        return "limit"
+    return "minimum"
 
 
-def rates_interval(m: PanelMeasurement, d: PanelDecision) -> go.Figure:
-    """Each detector's rate; the band is where every rate would have to lie for the spread to
-    stay under the cap given the lowest rate (lo .. lo x cap)."""
+def _zone_words(g: Gate) -> str:
+    word = _threshold_word(g)
+    return f"meets the {word}" if g.kind == "min" else f"within the {word}"
+
+
+def _axis_title(g: Gate) -> str:
+    if g.name == "alpha":
+        return "alpha (−1 to 1)"
+    if g.unit == "x":
+        return "spread, max/min detector rate (x)"
+    if g.unit == "%":
+        return "rate (%)"
+    return f"{g.label} (count)"
+
+
+def _nice_ceiling(x: float) -> float:
+    """The smallest 1, 2, 2.5 or 5 times a power of ten at or above ``x``."""
+    if x <= 0:
+        return 1.0
+    base = 10 ** math.floor(math.log10(x))
+    for step in (1, 2, 2.5, 5, 10):
+        if step * base >= x - 1e-12:
+            return step * base
+    return 10 * base
+
+
+def _bullet_range(g: Gate) -> tuple[float, float]:
+    """The x axis of a gate's bullet: alpha [-0.2 or lower, 1], the spread [1, 1.15 x the largest
+    number], rates [0, 100] or zoomed to [0, 1.3 x the largest number] when all are small."""
+    numbers = [x for x in (g.value, g.low, g.high, g.threshold) if x is not None]
+    if g.value is None:  # only the threshold is drawn: centre the axis on it
+        numbers = [g.threshold * 1.3 if g.unit == "x" else g.threshold]
+    if g.name == "alpha":
+        lo = min([-0.2] + [x - 0.05 for x in numbers])
+        return (max(-1.0, lo), 1.0)
+    if g.unit == "x":
+        top = max(numbers + [g.threshold]) * 1.15
+        # an interval far beyond the value and the cap is cut (and marked) rather than squash the rest
+        near = max([x for x in (g.value, g.threshold, g.low) if x is not None]) * 3
+        return (1.0, max(min(top, near), 1.25))
+    if g.unit == "%":
+        top = max(numbers) * 1.3
+        return (0.0, 100.0) if top >= 77 else (0.0, _nice_ceiling(max(top, 1.0)))
+    return (0.0, max(numbers) + 1.5)
+
+
+def _xaxis_for(g: Gate, rng: tuple[float, float]) -> dict[str, Any]:
+    ax: dict[str, Any] = dict(title_text=_axis_title(g), range=list(rng), showgrid=True, zeroline=False,
+                              ticks="outside", showticklabels=True, fixedrange=True, nticks=8)
+    if g.name == "alpha":
+        ax.update(tickformat=".1f", tick0=0, dtick=0.2, range=[rng[0] - 1e-9, rng[1] + 1e-9])
+    elif g.unit == "x":
+        ax["ticksuffix"] = "x"
+    elif g.unit == "%":
+        ax["ticksuffix"] = "%"
+    else:
+        ax["dtick"] = 1
+    return ax
+
+
+def _state_words(g: Gate, detail: bool = True) -> str:
+    """A gate without a number, in words: "alpha undefined: no pairable values or no variation"
+    (``detail=False``: without the reason, which may quote the data, as captions are)."""
+    what = g.label if g.domain == "panel" else g.label.lower()
+    text = f"{what} {g.state or 'not checked'}"
+    if detail and g.detail and g.state != "not measured":
+        text += f": {g.detail}"
+    elif g.state == "not measured":
+        text += ": no detector rates, so it does not block"
+    return text
+
+
+def _wrap(text: str, width: int) -> str:
+    """Break a long line (already escaped) into lines of at most ``width`` characters, at ": "
+    when that gives two lines, else word by word."""
+    if len(text) <= width:
+        return text
+    head, sep, tail = text.partition(": ")
+    if sep and len(head) < width and len(tail) <= width:
+        return f"{head}:<br>{tail}"
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return "<br>".join(lines + [line])
+
+
+def _side_anchor(frac: float, text_frac: float, prefer: str) -> str:
+    """Which side of a vertical line at ``frac`` (0..1 of the axis) a label of width ``text_frac``
+    goes: the preferred side when it fits, else the other."""
+    room = {"left": frac, "right": 1 - frac}
+    if room[prefer] >= text_frac:
+        return prefer
+    other = "right" if prefer == "left" else "left"
+    return other if room[other] >= text_frac else max(room, key=room.get)
+
+
+def gate_bullet(gate: Gate, *, dark: bool = False) -> go.Figure:
+    """One gate as a compact bullet: the measured value (a diamond coloured by ``gate.passed``),
+    its 95% interval (a grey band, labelled below it), the threshold (a line labelled "floor
+    0.600" / "cap 2.00x" / "limit 5.0%"), the side of the threshold that meets it (faint), and
+    the margin in words as the title. Without a value: the threshold and the state in words."""
+    g, p = gate, palette(dark)
+    x0, x1 = _bullet_range(g)
+    span = x1 - x0
+
+    def frac(x: float) -> float:
+        return (x - x0) / span
+
+    fig = go.Figure()
+    t = g.threshold
+    word = _threshold_word(g)
+    size = 11
+    # rows inside the plot: labels of the threshold and zone on top, the gate in the middle,
+    # the interval's label at the bottom; nothing in one row can meet anything in another
+    top_y, bottom_y = 1.5, -1.5
+    zone = (t, x1) if g.kind == "min" else (x0, t)
+    fig.add_shape(type="rect", xref="x", yref="y", x0=zone[0], x1=zone[1], y0=bottom_y, y1=top_y,
+                  fillcolor=p.zone, line_width=0, layer="below", name="zone")
+    fig.add_shape(type="line", xref="x", yref="y", x0=t, x1=t, y0=bottom_y, y1=top_y,
+                  line=dict(color=p.threshold, width=2.5), name="threshold")
+    t_text = f"{word} {g.fmt(t)}"
+    t_width = _text_frac(t_text, size, _ASSUMED_PLOT_PX)
+    away = "left" if g.kind == "min" else "right"  # the side of the line outside the zone
+    t_side = _side_anchor(frac(t), t_width + 0.02, away)
+    annotations = [dict(x=t, y=top_y, xref="x", yref="y", text=t_text, showarrow=False, yanchor="top",
+                        xanchor="right" if t_side == "left" else "left", xshift=-4 if t_side == "left" else 4,
+                        font=dict(size=size, color=p.text), name="threshold label")]
+    z_text = _zone_words(g)
+    z_width = _text_frac(z_text, size, _ASSUMED_PLOT_PX)
+    zone_frac = frac(zone[1]) - frac(zone[0])
+    if t_side == away and zone_frac >= z_width + 0.04:
+        end = "right" if g.kind == "min" else "left"  # the zone's far end, away from the line
+        annotations.append(dict(x=zone[1] if end == "right" else zone[0], y=top_y, xref="x", yref="y",
+                                text=z_text, showarrow=False, yanchor="top", xanchor=end,
+                                xshift=-3 if end == "right" else 3, font=dict(size=size, color=p.muted),
+                                name="zone label"))
+
+    if g.value is None:
+        # no number: no marker, no interval, never a verdict's colour; the state in words
+        annotations.append(dict(x=0.5, y=-0.3, xref="paper", yref="y", text=_wrap(html.escape(_state_words(g)), 50),
+                                showarrow=False, font=dict(size=11, color=p.text), bgcolor=p.background,
+                                bordercolor=p.neutral, borderwidth=1, borderpad=3, name="state"))
+        title = _wrap(f"{html.escape(g.label)}: {html.escape(g.status)}", 48)
+        cap = (f"{_state_words(g, False).capitalize()}: there is no number to draw, only the {word} in force "
+               f"({g.fmt(t)}). {_status_sentence(g)}")
+    else:
+        color = p.neutral if g.passed is None else p.passed if g.passed else p.failed
+        if g.low is not None:
+            cut = g.high is None or g.high > x1
+            hi = x1 if cut else g.high
+            fig.add_trace(go.Scatter(x=[g.low, hi], y=[0, 0], mode="lines", name="95% interval",
+                                     line=dict(color=p.band, width=14), showlegend=False,
+                                     hovertemplate=f"95% interval {g.fmt(g.low)} to {g.fmt(g.high)}<extra></extra>"))
+            if cut:
+                fig.add_trace(go.Scatter(x=[x1], y=[0], mode="markers", name="interval continues",
+                                         marker=dict(symbol="triangle-right", size=13, color=p.neutral),
+                                         showlegend=False, cliponaxis=False, hoverinfo="skip"))
+            i_text = f"95% interval {g.fmt(g.low)} to {g.fmt(g.high)}" + (" →" if cut else "")
+            if g.fragile:
+                i_text += f", includes the {word}"
+            i_width = _text_frac(i_text, size - 1, _ASSUMED_PLOT_PX)
+            mid = (frac(g.low) + frac(hi)) / 2
+            if mid - i_width / 2 < 0:
+                ix, ianchor = x0, "left"
+            elif mid + i_width / 2 > 1:
+                ix, ianchor = x1, "right"
+            else:
+                ix, ianchor = x0 + mid * span, "center"
+            annotations.append(dict(x=ix, y=bottom_y, xref="x", yref="y", text=i_text, showarrow=False,
+                                    yanchor="bottom", xanchor=ianchor, font=dict(size=size - 1, color=p.text),
+                                    bgcolor=p.background, borderpad=1, name="interval label"))
+        fig.add_trace(go.Scatter(
+            x=[g.value], y=[0], mode="markers", name=f"measured {g.label}",
+            marker=dict(symbol="diamond", size=16, color=color, line=dict(color=p.background, width=1.5)),
+            showlegend=False, cliponaxis=False,
+            hovertemplate=html.escape(f"measured {g.fmt(g.value)}: {g.status}"
+                                      + (f" ({g.secondary})" if g.secondary else "")) + "<extra></extra>"))
+        title = _wrap(html.escape(g.margin), 48)
+        interval = ""
+        if g.low is not None:
+            interval = (f" The grey band is its 95% interval, {g.fmt(g.low)} to {g.fmt(g.high)}"
+                        + (f" ({g.interval_method})" if g.interval_method else "")
+                        + ".")
+            if g.fragile:
+                interval += f" The interval includes the {word}: another sample could reach the other verdict."
+        what = g.label.lower() if g.domain == "judge" else g.label
+        shade = "grey: not checked" if g.passed is None else "coloured by the verdict"
+        cap = (f"{_status_sentence(g)} The diamond is the measured {what} ({g.fmt(g.value)}), {shade}.{interval} "
+               f"The vertical line is the {word} in force ({g.fmt(t)}); the faint side of the line {z_text}.")
+    fig.update_layout(annotations=annotations, showlegend=False)
+    fig.update_xaxes(**_xaxis_for(g, (x0, x1)))
+    fig.update_yaxes(visible=False, range=[bottom_y, top_y], fixedrange=True)
+    return _finish(fig, p, height=164 + 26 * title.count("<br>"), title=title, caption_text=cap, bottom=8,
+                   title_size=13, left=26, right=26)
+
+
+def _status_sentence(g: Gate) -> str:
+    what = g.label if g.domain == "panel" else g.label.lower()
+    if g.passed is None:
+        return f"The {what} gate is not checked ({g.state or 'no value'}): it does not block."
+    if g.value is None:
+        return f"The {what} gate {g.status} ({g.state})."
+    return f"The {what} gate {g.status}: {g.margin}."
+
+
+def _sweep_range(g: Gate) -> tuple[float, float]:
+    v = g.value
+    t = g.threshold
+    if g.name == "alpha":
+        lo = min([0.0, t - 0.05] + ([v - 0.05] if v is not None else []))
+        return (max(-1.0, lo), 1.0)
+    if g.unit == "x":
+        return (1.0, max([5.0, t * 1.1] + ([v * 1.1] if v is not None else [])))
+    if g.unit == "%":
+        return (0.0, 100.0)
+    return (0.0, max([5.0, t + 1] + ([v + 1] if v is not None else [])))
+
+
+def threshold_sweep(gate: Gate, *, dark: bool = False) -> go.Figure:
+    """The gate's verdict as a function of its threshold: the thresholds at which it would pass
+    and fail (from ``gate.flip_at``: a "min" gate passes for thresholds up to the measured value,
+    a "max" gate for thresholds from it up), the threshold in force and the measured value."""
+    g, p = gate, palette(dark)
+    x0, x1 = _sweep_range(g)
+    span = x1 - x0
+    word = _threshold_word(g)
+    size = 11
+    top_y, mid_y, bottom_y = 3.0, 1.5, 0.0
+    fig = go.Figure()
+    annotations: list[dict[str, Any]] = []
+    t = g.threshold
+    flip = g.flip_at
+    if flip is None:
+        fig.add_shape(type="rect", xref="x", yref="y", x0=x0, x1=x1, y0=bottom_y, y1=top_y,
+                      fillcolor=p.zone, line=dict(color=p.neutral, width=1), layer="below", name="state")
+        text = _wrap(html.escape(_state_words(g)), 60) + f"<br>the verdict does not depend on the {word}"
+        annotations.append(dict(x=0.5, y=mid_y, xref="paper", yref="y", showarrow=False, text=text,
+                                font=dict(size=12, color=p.text), bgcolor=p.background, borderpad=3, name="state"))
+        cap = (f"{_state_words(g, False).capitalize()}: with no measured value the verdict is the same at every "
+               f"{word}. {_status_sentence(g)} The {word} in force is {g.fmt(t)}.")
+    else:
+        b = min(max(flip, x0), x1)
+        if g.kind == "min":
+            regions = [("passes", x0, b, p.pass_region), ("fails", b, x1, p.fail_region)]
+            rule = f"passes for any {word} up to {g.fmt(flip)}" + (" and fails above it" if flip < x1 else "")
+        else:
+            regions = [("fails", x0, b, p.fail_region), ("passes", b, x1, p.pass_region)]
+            rule = f"passes for any {word} at or above {g.fmt(flip)}" + (" and fails below it" if flip > x0 else "")
+        for name, a, c, fill in regions:
+            if c <= a:
+                continue
+            fig.add_shape(type="rect", xref="x", yref="y", x0=a, x1=c, y0=bottom_y, y1=top_y, fillcolor=fill,
+                          line_width=0, layer="below", name=name)
+            # the label goes in the widest stretch of the band that no line crosses
+            cuts = sorted({a, c} | {x for x in (min(max(t, x0), x1),) if a < x < c})
+            u, v = max(zip(cuts, cuts[1:]), key=lambda uv: uv[1] - uv[0])
+            if (v - u) / span >= _text_frac(name, 13, _SWEEP_PLOT_PX) + 0.03:
+                annotations.append(dict(x=(u + v) / 2, y=mid_y, xref="x", yref="y", text=f"<b>{name}</b>",
+                                        showarrow=False, font=dict(size=13, color=p.text), name=f"{name} label"))
+        # the measured value: where the verdict flips
+        fig.add_shape(type="line", xref="x", yref="y", x0=b, x1=b, y0=bottom_y, y1=top_y,
+                      line=dict(color=p.text, width=2, dash="dash"), name="measured")
+        m_text = f"measured {g.fmt(flip)}"
+        side = _side_anchor((b - x0) / span, _text_frac(m_text, size, _ASSUMED_PLOT_PX) + 0.02, "right")
+        annotations.append(dict(x=b, y=bottom_y, xref="x", yref="y", text=m_text, showarrow=False, yanchor="bottom",
+                                xanchor="left" if side == "right" else "right", xshift=4 if side == "right" else -4,
+                                font=dict(size=size, color=p.text), bgcolor=p.background, name="measured label"))
+        cap = (f"The {g.label.lower() if g.domain == 'judge' else g.label} gate {rule} (the measured value, "
+               f"{g.fmt(flip)}). The {word} in force is {g.fmt(t)}; the gate {g.status} there, as decided.")
+        if g.fragile:
+            cap += f" The measurement's 95% interval includes the {word}: the flip point is uncertain."
+    # the threshold in force
+    tc = min(max(t, x0), x1)
+    fig.add_shape(type="line", xref="x", yref="y", x0=tc, x1=tc, y0=bottom_y, y1=top_y,
+                  line=dict(color=p.threshold, width=3), name="threshold")
+    f_text = f"in force: {g.fmt(t)}"
+    side = _side_anchor((tc - x0) / span, _text_frac(f_text, size, _ASSUMED_PLOT_PX) + 0.02, "right")
+    annotations.append(dict(x=tc, y=top_y, xref="x", yref="y", text=f_text, showarrow=False, yanchor="top",
+                            xanchor="left" if side == "right" else "right", xshift=4 if side == "right" else -4,
+                            font=dict(size=size, color=p.text), bgcolor=p.background, name="threshold label"))
+    fig.update_layout(annotations=annotations, showlegend=False)
+    ax = _xaxis_for(g, (x0, x1))
+    ax["title_text"] = ("minimum independent detectors (count)" if g.name == "detectors" else
+                        {"floor": "alpha floor (−1 to 1)", "cap": "spread cap, max/min detector rate (x)",
+                         "limit": "limit on the rate (%)", "minimum": "minimum rate (%)"}[word])
+    fig.update_xaxes(**ax)
+    fig.update_yaxes(visible=False, range=[bottom_y, top_y], fixedrange=True)
+    return _finish(fig, p, height=176, title=f"{html.escape(g.label)}: the verdict at every {word}",
+                   caption_text=cap, bottom=8, title_size=13, left=26, right=26)
+
+
+# --- panel -----------------------------------------------------------------------------------
+
+
+def alpha_bullet(m: PanelMeasurement, d: PanelDecision, *, dark: bool = False) -> go.Figure:
+    """Alpha on a bullet against the floor: ``gate_bullet`` of the panel's alpha gate (an
+    undefined alpha is drawn as its state in words)."""
+    gate = next(g for g in panel_gates(m.dimension, m, d) if g.name == "alpha")
+    return gate_bullet(gate, dark=dark)
+
+
+def _spread_out(ys: list[float], gap: float) -> list[float]:
+    """Pixel positions moved apart (upwards first) so no two are closer than ``gap``."""
+    order = sorted(range(len(ys)), key=lambda i: ys[i])
+    out = list(ys)
+    for a, b in zip(order, order[1:]):
+        if out[b] - out[a] < gap:
+            out[b] = out[a] + gap
+    return out
+
+
+def rates_interval(m: PanelMeasurement, d: PanelDecision, *, dark: bool = False) -> go.Figure:
+    """Each detector's rate with its Wilson 95% interval. The tinted band is where every rate
+    would have to lie for the spread to stay within the cap given the lowest rate (lowest ..
+    lowest x cap); the lowest and highest rates are marked and labelled outside the plot."""
+    p = palette(dark)
     names = labels([r.detector for r in m.rates], 60)  # plotly renders tags in labels: names are text
+    ticks = [f"{n}<br>{r.positives:,}/{r.total:,}" for n, r in zip(names, m.rates)]
     values = [float(r.rate) for r in m.rates]
     lo, hi = (float(x) for x in d.rates_span)
+    cap = float(d.thresholds.ratio_cap)
     failed = any(r.check in ("ratio_above_cap", "ratio_unbounded") for r in d.reasons)
+    color = p.failed if failed else p.passed
+    verdict = "fails" if failed else "passes"
     wilson = m.wilson
     fig = go.Figure(go.Bar(
-        x=names, y=values, marker_color=FAIL_COLOR if failed else PASS_COLOR,
-        text=[f"{r.positives}/{r.total}" for r in m.rates], textposition="outside",
+        x=ticks, y=values, marker_color=color, name=f"rate (spread {verdict})",
         error_y=dict(type="data", symmetric=False, array=[w.high - v for w, v in zip(wilson, values)],
-                     arrayminus=[v - w.low for w, v in zip(wilson, values)], color="#424242"),
-        hovertemplate="%{x}: %{y:.4f}<extra></extra>",
+                     arrayminus=[v - w.low for w, v in zip(wilson, values)], color=p.text, thickness=1.5, width=6),
+        customdata=[[w.low, w.high] for w in wilson],
+        hovertemplate="%{y:.2%} (Wilson 95%: %{customdata[0]:.2%} to %{customdata[1]:.2%})<extra></extra>",
     ))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name="Wilson 95%",
+                             line=dict(color=p.text, width=1.5), hoverinfo="skip"))
+    band_top = lo * cap
     if lo > 0:
-        fig.add_hrect(y0=lo, y1=lo * float(d.thresholds.ratio_cap), fillcolor=BAND, line_width=0,
-                      annotation_text=f"within {float(d.thresholds.ratio_cap):.2f}x of the lowest rate",
-                      annotation_position="top left")
-    fig.add_hline(y=lo, line_dash="dot", line_color=NEUTRAL, annotation_text="lo", annotation_position="bottom right")
-    fig.add_hline(y=hi, line_dash="dot", line_color=NEUTRAL, annotation_text="hi", annotation_position="top right")
-    top = max(values + [w.high for w in wilson] + [lo * float(d.thresholds.ratio_cap)]) * 1.2 or 1
-    fig.update_yaxes(title="rate (positives / rated)", range=[0, top], tickformat=".0%")
-    fig.update_layout(title={"text": "Detector rates with Wilson 95% intervals", "font": {"size": 14}})
-    return _layout(fig, 300)
+        fig.add_shape(type="rect", xref="paper", yref="y", x0=0, x1=1, y0=lo, y1=band_top, fillcolor=p.zone,
+                      line_width=0, layer="below", name=f"within {cap:.2f}x of lowest",
+                      showlegend=True, legendrank=1000)
+        fig.add_shape(type="line", xref="paper", yref="y", x0=0, x1=1, y0=band_top, y1=band_top,
+                      line=dict(color=p.threshold, width=2), name="threshold")
+    fig.add_shape(type="line", xref="paper", yref="y", x0=0, x1=1, y0=lo, y1=lo,
+                  line=dict(color=p.muted, width=1.5, dash="dot"), name="lowest rate")
+    fig.add_shape(type="line", xref="paper", yref="y", x0=0, x1=1, y0=hi, y1=hi,
+                  line=dict(color=p.muted, width=1.5, dash="dot"), name="highest rate")
+    top = max(values + [w.high for w in wilson] + [band_top]) * 1.15 or 1.0
+    height, b_guess = 340, 110
+    t_margin = _TITLE_TOP + 18 + 14
+    plot_px = height - t_margin - b_guess
+    fmt = ".1%"
+    marks = [("lowest rate", lo, p.muted), ("highest rate", hi, p.muted)]
+    if lo > 0:
+        marks.append((f"cap {cap:.2f}x lowest", band_top, p.text))
+    px = [y / top * plot_px for _, y, _ in marks]
+    moved = _spread_out(px, 15)
+    annotations = [dict(x=1, xref="paper", y=y, yref="y", yshift=mv - p0, xanchor="left", xshift=6, showarrow=False,
+                        text=f"{text} {y:{fmt}}", font=dict(size=11, color=c), name=text)
+                   for (text, y, c), p0, mv in zip(marks, px, moved)]
+    fig.update_layout(annotations=annotations, legend=_legend_bottom(), showlegend=True)
+    fig.update_yaxes(title_text="rate (% of rated items positive)", range=[0, top],
+                     tickformat=".1%" if top < 0.1 else ".0%")
+    fig.update_xaxes(title_text="detector (positives / rated)", type="category")
+    band_words = (f" The tinted band runs from the lowest rate to {cap:.2f} times it: with every rate inside it the "
+                  "spread would be within the cap; the solid line is that cap." if lo > 0 else
+                  " The lowest rate is 0, so no multiple of it can bound the others: the spread is unbounded.")
+    cap_text = (f"Each bar is a detector's rate (positives out of items rated) with its Wilson 95% interval. The spread"
+                f" is the highest rate over the lowest ({hi:{fmt}} over {lo:{fmt}}); it {verdict} the cap of "
+                f"{cap:.2f}x, as decided.{band_words}")
+    return _finish(fig, p, height=height, title="Detector rates with Wilson 95% intervals", caption_text=cap_text,
+                   top=t_margin, right=150, bottom=10)
 
 
-def coincidence_heatmap(m: PanelMeasurement) -> go.Figure:
+def coincidence_heatmap(m: PanelMeasurement, *, dark: bool = False) -> go.Figure:
+    """The coincidence matrix: how often each value was paired with each other value within a
+    unit (alpha weighs the off-diagonal mass against what chance would give)."""
+    p = palette(dark)
     cats = labels(list(m.alpha.categories), 40)
     z = [[float(x) for x in row] for row in m.alpha.coincidence]
+    small = len(cats) <= 12
     fig = go.Figure(go.Heatmap(
-        z=z, x=cats, y=cats, colorscale="Blues", showscale=False,
-        text=[[f"{v:.1f}" for v in row] for row in z] if len(cats) <= 12 else None,
-        texttemplate="%{text}" if len(cats) <= 12 else None,
+        z=z, x=cats, y=cats, colorscale=[list(s) for s in p.heat], showscale=not small,
+        colorbar=dict(title=dict(text="pairs", font=dict(color=p.text)), tickfont=dict(color=p.text)),
+        text=[[f"{v:.1f}" for v in row] for row in z] if small else None,
+        texttemplate="%{text}" if small else None,
         hovertemplate="value %{y} with %{x}: %{z:.3f} pairs<extra></extra>",
     ))
-    fig.update_xaxes(title="value", type="category")
-    fig.update_yaxes(title="value", type="category", autorange="reversed")
-    fig.update_layout(title={"text": "Coincidence matrix (pairable values)", "font": {"size": 14}})
-    return _layout(fig, 320)
+    fig.update_xaxes(title_text="paired with value", type="category", showgrid=False)
+    fig.update_yaxes(title_text="value", type="category", autorange="reversed", showgrid=False)
+    cap_text = ("Each cell counts the pairs of values found together in a unit (rows: a value, columns: the value it "
+                "was paired with; each unit's pairs add up to one per pairable value). Agreement is on the diagonal; "
+                "alpha falls as weight moves off it, measured against what chance pairings would give."
+                + ("" if small else " Colour shows the count (scale at the right)."))
+    return _finish(fig, p, height=340, title="Coincidence matrix (pairable values)", caption_text=cap_text,
+                   bottom=10)
 
 
-def calibration_rates(d: CalibrationDecision) -> go.Figure:
-    """The five rates against their thresholds: bars coloured by the exact gate's result."""
-    labels, values, colors, texts, marks = [], [], [], [], []
+# --- judge -----------------------------------------------------------------------------------
+
+
+def calibration_rates(d: CalibrationDecision, *, dark: bool = False) -> go.Figure:
+    """The five rates against their thresholds: bars coloured by the exact gate's result (grey
+    when a gate cannot be evaluated), the thresholds as marks, each result in words at the right."""
+    p = palette(dark)
+    rows, values, colors, notes, marks, seen = [], [], [], [], [], {}
     for c in d.checks:
-        kind = "min" if c.kind == "min" else "max"
-        labels.append(f"{RATE_LABELS[c.name]} ({kind})")
-        v = None if c.unavailable else c.rate.value  # a partial audit's gate this source cannot evaluate
-        values.append(float(v) * 100 if v is not None else 0)
-        colors.append(NEUTRAL if v is None else PASS_COLOR if c.passed else FAIL_COLOR)
-        texts.append("not evaluable" if v is None else f"{c.rate.numerator}/{c.rate.denominator}")
-        marks.append(c.threshold_bps / 100)
-    fig = go.Figure(go.Bar(y=labels, x=values, orientation="h", marker_color=colors, text=texts,
-                           textposition="outside", name="rate", hovertemplate="%{y}: %{x:.2f}%<extra></extra>"))
-    fig.add_trace(go.Scatter(y=labels, x=marks, mode="markers", name="threshold",
-                             marker=dict(symbol="line-ns", size=26, line=dict(width=3, color="#212121")),
-                             hovertemplate="threshold %{x:.2f}%<extra></extra>"))
-    fig.update_xaxes(title="% (basis points / 100)", range=[0, 112])
-    fig.update_yaxes(autorange="reversed")
-    fig.update_layout(showlegend=False, title={"text": "Judge rates against the contract's thresholds", "font": {"size": 14}})
-    return _layout(fig, 300)
+        t = c.threshold_bps / 100
+        rows.append(f"{RATE_LABELS[c.name]}<br>{'at least' if c.kind == 'min' else 'at most'} {t:.1f}%")
+        evaluable = not c.unavailable and c.rate.evaluable
+        v = float(c.rate.value) * 100 if evaluable else 0.0
+        values.append(v)
+        if not evaluable:
+            colors.append(p.neutral)
+            seen["not evaluable"] = p.neutral
+            notes.append("not evaluable")
+        else:
+            colors.append(p.passed if c.passed else p.failed)
+            seen["passes" if c.passed else "fails"] = p.passed if c.passed else p.failed
+            notes.append(f"{v:.1f}% ({c.rate.numerator:,}/{c.rate.denominator:,}): {'passes' if c.passed else 'fails'}")
+        marks.append(t)
+    fig = go.Figure(go.Bar(y=rows, x=values, orientation="h", marker_color=colors, showlegend=False, name="rate",
+                           width=0.55, hovertemplate="%{x:.2f}%<extra></extra>"))
+    for word in ("passes", "fails", "not evaluable"):  # the legend: what the bar colours mean
+        if word in seen:
+            fig.add_trace(go.Bar(y=[None], x=[None], orientation="h", marker_color=seen[word], name=word,
+                                 hoverinfo="skip"))
+    fig.add_trace(go.Scatter(y=rows, x=marks, mode="markers", name="threshold",
+                             marker=dict(symbol="line-ns", size=30, line=dict(width=3, color=p.threshold)),
+                             hovertemplate="threshold %{x:.2f}%<extra></extra>", cliponaxis=False))
+    height = 360
+    annotations = [dict(x=1, xref="paper", y=r, yref="y", xanchor="left", xshift=8, showarrow=False, text=n,
+                        font=dict(size=11, color=p.text), name="result")
+                   for r, n in zip(rows, notes)]
+    fig.update_layout(annotations=annotations, barmode="overlay", legend=_legend_bottom(), showlegend=True)
+    fig.update_xaxes(title_text="rate (%)", range=[0, 100], ticksuffix="%", showgrid=True)
+    fig.update_yaxes(title_text="judge rate and its threshold", autorange="reversed", showgrid=False)
+    failing = sum(n.endswith("fails") for n in notes)
+    cap_text = (f"Each bar is one of the judge's rates in percent; the black mark (white in dark mode) is its "
+                f"threshold from the contract in force. Human agreement must reach its threshold; the other four must "
+                f"stay at or below theirs. {failing} of {len(notes)} rates fail, as decided"
+                + (f"; {notes.count('not evaluable')} cannot be evaluated from this source (grey)."
+                   if "not evaluable" in notes else "."))
+    return _finish(fig, p, height=height, title="Judge rates against the contract's thresholds",
+                   caption_text=cap_text, right=190, bottom=10)
+
+
+# --- numbers as text -------------------------------------------------------------------------
 
 
 def fraction_text(x: Fraction | None, digits: int = 4) -> str:
@@ -143,4 +664,3 @@ def exact_text(x: Fraction | None) -> str:
     if x is None:
         return "undefined"
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
-
