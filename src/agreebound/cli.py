@@ -113,7 +113,8 @@ def _check_report_path(path: str, inputs: Sequence[str]) -> None:
     """Refuse, before any work, a report that cannot be written or would destroy an input."""
     p = Path(path)
     if p.is_dir():
-        raise InputError(path, None, None, "--report names a folder; give a file name inside it")
+        raise InputError(path, None, None, "--report names a folder; give a file name inside it, or end the folder "
+                         "with / for a generated name")
     if p.exists():
         for given in inputs:
             try:
@@ -128,6 +129,17 @@ def _check_report_path(path: str, inputs: Sequence[str]) -> None:
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise InputError(path, None, None, f"--report: the folder {printable(str(parent))} does not exist")
+
+
+def _report_target(path: str, data: str, domain: str) -> str:
+    """``--report DIR/`` (a folder written with its trailing slash): the HTML report in it, named
+    ``{data's stem}-{domain}-{UTC time}.html`` (agreebound.report_names). Any other path is the
+    report's file name as given (a folder without the slash is still refused)."""
+    if not path.endswith(("/", os.sep)):
+        return path
+    from agreebound.report_names import report_filename
+
+    return str(Path(path) / report_filename(Path(data).stem, domain, "html"))
 
 
 def _write_report(path: str, text: str) -> None:
@@ -217,6 +229,7 @@ def _panel(args: argparse.Namespace) -> int:
     from agreebound.report import panel_report
 
     if args.report:
+        args.report_given, args.report = args.report, _report_target(args.report, args.file, "panel")
         _check_report_path(args.report, _inputs(args, "file", "rates", "thresholds", "mapping"))
     name, data, imported, inputs = _import(args)
     t = _thresholds(args, inputs)
@@ -319,6 +332,8 @@ def _emit(args: argparse.Namespace, report: dict[str, Any], html: Any, print_tex
 
     if args.report:
         _write_report(args.report, _render(args.report, report, html))
+        if args.report != getattr(args, "report_given", args.report):  # a generated name: say it
+            print(f"agreebound: wrote {printable(args.report)}", file=sys.stderr)
     code = EXIT_CODES[verdict_of(report)]
     try:
         if args.json:
@@ -345,6 +360,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     from agreebound.report import calibration_report
 
     if args.report:
+        args.report_given, args.report = args.report, _report_target(args.report, args.bundle, "judge")
         _check_report_path(args.report, _inputs(args, "bundle", "references", "observations", "thresholds",
                                                 "contract", "mapping"))
     name, data = _read(args.bundle)
@@ -389,6 +405,11 @@ def _print_calibration(report: dict[str, Any]) -> None:
             continue
         gate = "not evaluable (no opportunities)" if not r["evaluable"] else ("pass" if r["passed"] else "FAIL")
         print(f"  {r['name']}: {r['numerator']}/{r['denominator']} = {r['bps']} bps ({op} {r['threshold_bps']}): {gate}")
+        if r.get("interval95"):  # case-aware: each case's observations counted as one cluster
+            low, high = r["interval95"]
+            cases = f"{r['cases']} case{'' if r['cases'] == 1 else 's'}"
+            print(f"    95% interval [{low:.2%}, {high:.2%}] ({cases}, {r['observations']} observations; "
+                  f"design effect {r['design_effect']:.3g})")
     if c["reference_issues"]:
         print(f"  reference issues: {len(c['reference_issues'])}")
     if c["decision"] == "INCOMPLETE":
@@ -486,7 +507,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--thresholds", help="thresholds file (JSON or TOML)")
     p.add_argument("--preset", help="a preset: built-in (" + ", ".join(PRESETS) + ") or from --thresholds")
     p.add_argument("--json", action="store_true", help="print the JSON report")
-    p.add_argument("--report", metavar="PATH", help="write a report: .json, .md or self-contained .html")
+    p.add_argument("--report", metavar="PATH", help="write a report: .json, .md or self-contained .html; a folder "
+                   "ending in / gets the HTML report under a generated name (data-domain-UTC time.html)")
 
 
 def _safe_streams() -> None:

@@ -1,80 +1,486 @@
-"""The self-contained HTML report: the Markdown report's content with the dashboard's figures,
-plotly.js inlined once, every user string escaped. Opening it makes no network request."""
+"""The self-contained HTML report: the report's content as real HTML (headings, tables of gates
+with value, threshold and result) with the dashboard's figures, plotly.js inlined once, every user
+string escaped. Opening it makes no network request (no CDN, no web font, no MathJax); it reads on
+a laptop screen and prints on A4 or Letter (the charts are never wider than the printable width).
+
+Landmarks: ``<header>`` (title and verdict), ``<main>`` (sections labelled by their headings),
+``<footer>``; headings go h1, h2, h3 without skips; text meets WCAG AA contrast.
+"""
 
 from __future__ import annotations
 
 import html
-from typing import Any
+import re
+from fractions import Fraction
+from pathlib import PurePath
+from typing import Any, Iterable
 
 import plotly.graph_objects as go
 
 from agreebound.analysis import PanelMeasurement, decide_panel
 from agreebound.calibration import decide
-from agreebound.escape import html_text
+from agreebound.escape import html_text, printable
 from agreebound.formats import JudgeBundle
-from agreebound.limits import DETAIL_DIMENSIONS
-from agreebound.report import to_markdown
+from agreebound.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
 from agreebound.thresholds import ThresholdSet
 from agreebound.ui import figures
 
+# The column (and so every chart) is at most 700 CSS px wide: A4's printable width at the 12 mm
+# margins below is 703 px (Letter's 725 px), so a chart drawn on screen prints whole even where
+# the browser does not re-lay it out for print.
 STYLE = """
-body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 2rem auto; max-width: 1100px;
-       color: #212121; line-height: 1.45; }
-pre { background: #f5f5f5; padding: 1rem; overflow-x: auto; white-space: pre-wrap; }
-.verdict { padding: .6rem 1rem; border-radius: .4rem; font-weight: 600; display: inline-block; }
-.ENFORCE, .PASS_CALIBRATION { background: #e8f5e9; color: #1b5e20; }
-.REPORT_ONLY { background: #fff8e1; color: #7a5c00; }
-.REFUSE_SINGLE, .FAIL_CALIBRATION { background: #ffebee; color: #b71c1c; }
+:root { color-scheme: light; --ink: #1f2328; --muted: #57606a; --line: #d0d7de; --soft: #f6f8fa; }
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body { margin: 0; background: #ffffff; color: var(--ink); line-height: 1.5;
+       font: 16px/1.5 system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif; }
+header, main, footer { max-width: 700px; margin: 0 auto; padding: 0 1rem; }
+header { padding-top: 1.5rem; }
+h1 { font-size: 1.75rem; line-height: 1.25; margin: 0 0 .5rem; }
+h2 { font-size: 1.3rem; line-height: 1.3; margin: 2rem 0 .6rem; padding-top: .6rem; border-top: 1px solid var(--line); }
+h3 { font-size: 1.05rem; margin: 1.3rem 0 .4rem; }
+p { margin: .4rem 0; }
+ul { margin: .4rem 0; padding-left: 1.4rem; }
+.meta, footer, .note, caption { color: var(--muted); }
+.meta { font-size: .95rem; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, 'Liberation Mono', monospace; font-size: .88em; }
+code { overflow-wrap: anywhere; word-break: break-all; }
+.verdict { display: inline-block; padding: .35rem .8rem; border-radius: .4rem; font-weight: 650; border: 1px solid; }
+.ok { background: #e8f5e9; color: #1b5e20; border-color: #a5d6a7; }
+.warn { background: #fff8e1; color: #6b4f00; border-color: #e6c65c; }
+.bad { background: #ffebee; color: #b71c1c; border-color: #ef9a9a; }
+.result { font-weight: 650; white-space: nowrap; }
+.result.ok, .result.warn, .result.bad { background: none; border: 0; padding: 0; }
+.result.none { color: var(--muted); }
+table { width: 100%; table-layout: fixed; border-collapse: collapse; margin: .5rem 0 1rem; font-size: .9rem; }
+caption { text-align: left; font-size: .9rem; padding: 0 0 .3rem; }
+th, td { text-align: left; vertical-align: top; padding: .35rem .45rem; border-bottom: 1px solid var(--line);
+         overflow-wrap: break-word; }
+td code, td .small { overflow-wrap: anywhere; }
+thead th { background: var(--soft); border-bottom: 2px solid var(--line); white-space: nowrap; overflow-wrap: normal; }
+tbody th { font-weight: 600; }
+td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+td .verdict { padding: .1rem .45rem; font-size: .85rem; }
+.small { font-size: .85em; color: var(--muted); }
+figure.chart { margin: .6rem 0 1.2rem; max-width: 700px; break-inside: avoid; page-break-inside: avoid; }
+figure.chart figcaption { font-size: .85rem; color: var(--muted); }
+.plot { width: 100%; }
+footer { margin-top: 2.5rem; padding-bottom: 2rem; font-size: .85rem; }
+footer p { border-top: 1px solid var(--line); padding-top: .8rem; }
+details { margin: .4rem 0; }
+@page { margin: 12mm; }
+@media print {
+  body { font-size: 11pt; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  header, main, footer { max-width: none; padding: 0; }
+  h2 { break-after: avoid; page-break-after: avoid; }
+  h3 { break-after: avoid; page-break-after: avoid; }
+  tr, figure.chart, table.gates { break-inside: avoid; page-break-inside: avoid; }
+  thead { display: table-header-group; }
+  .modebar-container { display: none !important; }
+}
 """
 
+#: Charts follow their column on screen (plotly's responsive mode) and are re-fitted before
+#: printing; the column is never wider than the printable width either way.
+FIT_SCRIPT = """<script>
+(function () {
+  function fit() {
+    if (!window.Plotly) { return; }
+    document.querySelectorAll('.js-plotly-plot').forEach(function (g) { window.Plotly.Plots.resize(g); });
+  }
+  window.addEventListener('beforeprint', fit);
+  window.addEventListener('afterprint', fit);
+})();
+</script>"""
 
-def _figures_html(figs: list[go.Figure]) -> str:
-    parts = []
-    for i, fig in enumerate(figs):
-        parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0), include_mathjax=False,
-                                 config={"displaylogo": False}))
-    return "\n".join(parts)
+_TONE = {"ENFORCE": "ok", "PASS_CALIBRATION": "ok", "REPORT_ONLY": "warn", "INCOMPLETE": "warn",
+         "REFUSE_SINGLE": "bad", "FAIL_CALIBRATION": "bad"}
+_SEVERITY = {"REFUSE_SINGLE": 0, "REPORT_ONLY": 1, "ENFORCE": 2}
+_MEANING = {"ENFORCE": "reliable enough to act on", "REPORT_ONLY": "measure and publish, do not auto-enforce",
+            "REFUSE_SINGLE": "fewer than two independent detectors: refused whatever the scores",
+            "PASS_CALIBRATION": "the judge meets its calibration contract",
+            "FAIL_CALIBRATION": "the judge does not meet its calibration contract",
+            "INCOMPLETE": "a partial audit: some gates could not be evaluated, and this is not a pass"}
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-def _page(title: str, verdicts: list[tuple[str, str]], report: dict[str, Any], figs: list[go.Figure]) -> str:
-    badges = "\n".join(f'<p><span class="verdict {v if v in _SEVERITY or v.endswith("CALIBRATION") else ""}">'
-                       f'{html_text(label, 80)}: {html.escape(v)}</span></p>' for label, v in verdicts)
+# --- small pieces ------------------------------------------------------------------------------
+
+
+def _t(x: Any, limit: int | None = 200) -> str:
+    """User (or any) text, escaped, controls shown as escapes, cut with its length said."""
+    return html_text(x, limit)
+
+
+def _verdict(v: str) -> str:
+    return f'<span class="verdict {_TONE.get(v, "warn")}">{html.escape(v)}</span>'
+
+
+def _result(state: str) -> str:
+    """A gate's result in words (never colour alone): pass, FAIL, or a state without a number."""
+    tone = {"pass": "ok", "FAIL": "bad"}.get(state, "none")
+    return f'<span class="result {tone}">{_t(state, 120)}</span>'
+
+
+def _dec(exact: str | None, digits: int = 3) -> str:
+    """An exact fraction string as a decimal for reading (the exact value is printed beside)."""
+    if exact is None:
+        return "undefined"
+    try:
+        return f"{float(Fraction(exact)):.{digits}f}"
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return _t(exact, 40)
+
+
+def _pct(x: float | None, digits: int = 1) -> str:
+    return "none" if x is None else f"{100 * x:.{digits}f}%"
+
+
+def _table(caption: str, head: list[str], rows: Iterable[list[str]], widths: list[int], numeric: Iterable[int] = (),
+           small: bool = False) -> str:
+    """A table of fixed column widths (percent: a long name wraps inside its column instead of
+    widening the table past the page); the first cell of each row is its header. Cells are HTML
+    already escaped."""
+    num = set(numeric)
+    cols = "".join(f'<col style="width:{w}%">' for w in widths)
+    cls = [' class="num"' if i in num else "" for i in range(len(head))]
+    thead = "".join(f'<th scope="col"{cls[i]}>{h}</th>' for i, h in enumerate(head))
+    body = []
+    for row in rows:
+        cells = [f'<th scope="row">{row[0]}</th>'] + [f"<td{cls[i]}>{c}</td>" for i, c in enumerate(row) if i]
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    cls_attr = ' class="gates"' if small else ""
+    return (f"<table{cls_attr}><caption>{caption}</caption><colgroup>{cols}</colgroup><thead><tr>{thead}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>")
+
+
+def _list(items: Iterable[str]) -> str:
+    items = list(items)
+    return "<ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>" if items else ""
+
+
+def _names(names: list[Any], limit: int = LISTED_CATEGORIES) -> str:
+    shown = ", ".join(_t(n, 60) for n in names[:limit])
+    more = f", and {len(names) - limit:,} more" if len(names) > limit else ""
+    return (shown or "none") + more
+
+
+def _section(sid: str, heading: str, body: str) -> str:
+    return f'<section aria-labelledby="{sid}">\n<h2 id="{sid}">{heading}</h2>\n{body}\n</section>'
+
+
+def _inputs_section(report: dict[str, Any], extra: str = "") -> str:
+    rows = [[_t(i["file"], 120), f"<code>{_t(i['sha256'], 80)}</code>"] for i in report["inputs"]]
+    body = (f"<p>agreebound {_t(report['tool']['version'], 40)}; thresholds: {_t(report['thresholds']['source'], 200)}.</p>"
+            + _table("Every input, named with its SHA-256", ["file", "sha256"], rows, [32, 68],
+                     small=len(rows) <= 8) + extra)
+    return _section("inputs", "Inputs", body)
+
+
+def _data_name(report: dict[str, Any]) -> str:
+    return str(report["inputs"][0]["file"]) if report.get("inputs") else "data"
+
+
+# --- charts ------------------------------------------------------------------------------------
+
+
+def _cartesian(fig: go.Figure) -> bool:
+    return any(t.type in ("bar", "scatter", "heatmap", "box", "histogram") for t in fig.data)
+
+
+def _fit(fig: go.Figure, extra_height: int = 0) -> go.Figure:
+    """Margins that keep every label whatever the fonts: the axes grow their own margin
+    (automargin), the figure follows its column's width, and the top margin holds the toolbar
+    above the title. ``extra_height`` (long category labels) makes the figure taller while a
+    title, legend or note placed in the figure's height keeps its distance in pixels from the edge
+    it is anchored to."""
+    fig.update_layout(autosize=True, width=None)
+    top = fig.layout.margin.t
+    if top is None or top < 36:
+        fig.update_layout(margin={"t": 36})
+    if _cartesian(fig):
+        fig.update_xaxes(automargin=True)
+        fig.update_yaxes(automargin=True)
+    if extra_height > 0:
+        old = fig.layout.height or 450
+        new = old + extra_height
+        for part in (fig.layout.title, fig.layout.legend, *fig.layout.annotations):
+            if part.yref == "container" and isinstance(part.y, (int, float)):
+                # keep its distance in pixels from the edge it is anchored to
+                bottom = part.yanchor == "bottom" or (part.yanchor in (None, "auto", "middle") and part.y < 0.5)
+                part.y = part.y * old / new if bottom else 1 - (1 - part.y) * old / new
+        fig.update_layout(height=new)
+    return fig
+
+
+def _caption(fig: go.Figure, fallback: str) -> str:
+    """The figure's own plain-language caption when it carries one, else ``fallback``; escaped."""
+    read = getattr(figures, "caption", None)
+    text = read(fig) if callable(read) else ""
+    return html.escape(text or fallback)
+
+
+def _chart(fig: go.Figure, index: int, heading: str, caption: str, filename: str) -> str:
+    """One figure under its own h3 (the toolbar never covers it); plotly.js is inlined with the
+    first figure only. ``caption`` is escaped HTML."""
+    hid = f"chart-{index}-title"
+    height = fig.layout.height or 450
+    div = fig.to_html(full_html=False, include_plotlyjs=(index == 0), include_mathjax=False,
+                      div_id=f"chart-{index}", default_width="100%", default_height=f"{height}px",
+                      config={"displaylogo": False, "responsive": True,
+                              "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2}})
+    return (f'<figure class="chart" aria-labelledby="{hid}">\n<h3 id="{hid}">{heading}</h3>\n'
+            f'<div class="plot">{div}</div>\n<figcaption>{caption}</figcaption>\n</figure>')
+
+
+def _slug(*parts: str) -> str:
+    """A PNG file name for a chart's toolbar: the data's stem, the dimension, the chart."""
+    parts = (PurePath(parts[0]).stem, *parts[1:]) if parts else parts
+    return "-".join(_SLUG.sub("_", p).strip("._-")[:60] or "x" for p in parts)
+
+
+def _page(title: str, subject: str, verdict: str, sections: list[str], charts: int) -> str:
+    plotly_note = "plotly.js is inlined once; " if charts else ""
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>\n"
-        f"<h1>{html.escape(title)}</h1>\n{badges}\n"
-        f"{_figures_html(figs)}\n"
-        f"<h2>Report</h2>\n<pre>{html.escape(to_markdown(report))}</pre>\n"
-        "</body></html>\n"
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        f"<title>{html.escape(title)}: {_t(subject, 80)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+        f"<header>\n<h1>{html.escape(title)}</h1>\n<p class=\"meta\">Data: {_t(subject, 120)}</p>\n"
+        f"<p>{_verdict(verdict)} <span class=\"meaning\">{html.escape(_MEANING.get(verdict, ''))}</span></p>\n"
+        "</header>\n<main>\n" + "\n".join(sections) + "\n</main>\n"
+        f"<footer><p>Written by agreebound. This file is self-contained: {plotly_note}opening it makes no "
+        "network request. Each chart's toolbar downloads it as a PNG.</p></footer>\n"
+        f"{FIT_SCRIPT if charts else ''}\n</body>\n</html>\n"
     )
 
 
-_SEVERITY = {"REFUSE_SINGLE": 0, "REPORT_ONLY": 1, "ENFORCE": 2}
+# --- panel -------------------------------------------------------------------------------------
+
+
+def _panel_gates(d: dict[str, Any], p: dict[str, Any]) -> str:
+    checks = [r["check"] for r in d["reasons"]]
+
+    def state(prefixes: tuple[str, ...]) -> str:
+        return "FAIL" if any(c.startswith(prefixes) for c in checks) else "pass"
+
+    a, s = d["alpha"], d["spread"]
+    floor, cap = p["alpha_floor_permil"], p["ratio_cap_permil"]
+    if a["defined"]:
+        iv = a["interval"]
+        interval = "" if iv.get("low") is None else \
+            f'<br><span class="small">95% interval [{iv["low"]:.3f}, {iv["high"]:.3f}]</span>'
+        alpha = (f'{_dec(a["exact"])} <span class="small">= {_t(a["exact"], 60)}, {a["permil"]} permil</span>'
+                 f"{interval}")
+    else:
+        alpha = "undefined"
+    if s["state"] == "bounded":
+        spread = f'{_dec(s["exact"], 2)}x <span class="small">= {_t(s["exact"], 60)}, {s["permil"]} permil</span>'
+        if s.get("bracket95"):
+            lo, hi = s["bracket95"]
+            spread += f'<br><span class="small">95% bracket [{lo:.2f}x, {"unbounded" if hi is None else f"{hi:.2f}x"}]</span>'
+        spread_state = state(("ratio", "spread"))
+    else:
+        spread = _t(s["state"], 40)
+        spread_state = "not checked" if s["state"] == "not measured" else state(("ratio", "spread"))
+    rows = [
+        ["independent detectors", str(d["ndet"]), "at least 2", _result(state(("single",)))],
+        [f"alpha ({_t(a['level'], 20)})", alpha, f"at least {floor / 1000:.3f} ({floor} permil)",
+         _result(state(("alpha",)))],
+        ["detector spread (max / min rate)", spread, f"at most {cap / 1000:.2f}x ({cap} permil)", _result(spread_state)],
+    ]
+    return _table(f"Gates for {_t(d['dimension'], 60)}", ["gate", "value", "threshold", "result"], rows,
+                  [25, 34, 25, 16], small=True)
+
+
+def _panel_dimension(i: int, d: dict[str, Any], p: dict[str, Any], charts: list[str]) -> str:
+    items = [_t(r["message"], 400) for r in d["reasons"]] or ["every check passed"]
+    if d["spread"]["state"] == "not measured":
+        items.append("spread not checked: no detector rates (choose a positive category or give a rates file)"
+                     + ("" if d.get("positive_suggestion") is None
+                        else f"; try the positive category {_t(d['positive_suggestion'], 40)}"))
+    if d["seed_disagrees"]:
+        items.append(f"the seed's own path ({_t(d['seed_path'], 300)}) would decide {html.escape(d['seed_verdict'])}")
+    items += [f"note: {_t(n, 400)}" for n in d.get("notices", [])]
+    lv = d["level"]
+    others = ", ".join(f"{_t(k, 20)} {_dec(v)}" for k, v in lv["alpha_at_levels"].items() if k != d["alpha"]["level"])
+    why = f"suggested: {_t(lv['reason'], 300)}" if lv["suggested"] == d["alpha"]["level"] else \
+        f"the suggestion was {_t(lv['suggested'], 20)}: {_t(lv['reason'], 300)}"
+    facts = [f"level of measurement {_t(d['alpha']['level'], 20)} ({why})"
+             + (f"; alpha at the other levels: {others}" if others else ""),
+             f"{d['units']:,} units, {d['ratings']:,} ratings; detectors: {_names(d['detectors'])}; "
+             f"people: {_names(d['humans'])}"]
+    if d.get("rates_source"):
+        facts.append(f"detector rates: {_t(d['rates_source'], 120)}")
+    if d.get("kind") == "label":
+        cats = d["categories"]
+        more = f", and {cats['total'] - len(cats['listed']):,} more" if cats["total"] > len(cats["listed"]) else ""
+        facts.append(f"categories ({cats['total']:,}): "
+                     + ", ".join(f"{_t(c['category'], 40)} ({c['count']:,})" for c in cats["listed"]) + more)
+        facts += [f"check: {_t(f, 300)}" for f in cats.get("flags", [])]
+    body = (f"<p>{_verdict(d['verdict'])} {html.escape(_MEANING.get(d['verdict'], ''))}</p>\n"
+            f"{_panel_gates(d, p)}\n<h3 id=\"dim-{i}-why\">Why</h3>\n{_list(items)}\n"
+            f"<h3 id=\"dim-{i}-facts\">What was measured</h3>\n{_list(facts)}\n" + "\n".join(charts))
+    return _section(f"dim-{i}", f"Dimension {_t(d['dimension'], 60)}: {html.escape(d['verdict'])}", body)
 
 
 def panel_html(measurements: dict[str, PanelMeasurement], thresholds: ThresholdSet, report: dict[str, Any]) -> str:
-    """Charts for at most DETAIL_DIMENSIONS dimensions (the worst verdicts first); the report
-    section below lists every dimension."""
-    decided = {dim: (m, decide_panel(m, thresholds.panel)) for dim, m in measurements.items()}
-    order = sorted(decided, key=lambda k: _SEVERITY[decided[k][1].verdict.value])[:DETAIL_DIMENSIONS]
-    figs = []
-    verdicts = [(dim, d.verdict.value) for dim, (_, d) in decided.items()][:DETAIL_DIMENSIONS]
-    for dim in order:
-        m, d = decided[dim]
-        name = html_text(dim, 60)
-        if m.alpha.value is not None:
-            f = figures.alpha_bullet(m, d)
-            f.update_layout(title={"text": f"{name}: alpha against the floor"})
-            figs.append(f)
-        if m.rates:
-            f = figures.rates_interval(m, d)
-            f.update_layout(title={"text": f"{name}: detector rates with Wilson 95% intervals"})
-            figs.append(f)
-    if len(decided) > DETAIL_DIMENSIONS:
-        verdicts.append((f"and {len(decided) - DETAIL_DIMENSIONS:,} more dimensions", "see the report below"))
-    return _page("Agreebound panel report", verdicts, report, figs)
+    """The summary table lists every dimension; details and charts follow for at most
+    DETAIL_DIMENSIONS dimensions (the worst verdicts first), as in the Markdown report."""
+    p = report["thresholds"]["panel"]
+    dims = report["panel"]["dimensions"]
+    decided = [(m, decide_panel(m, thresholds.panel)) for m in measurements.values()]
+    by_name = {m.dimension: (m, d) for m, d in decided}
+    pairs = list(zip(dims, decided)) if len(decided) == len(dims) else [(d, by_name.get(d["dimension"])) for d in dims]
+    detailed = sorted(range(len(pairs)), key=lambda k: _SEVERITY.get(pairs[k][0]["verdict"], 0))[:DETAIL_DIMENSIONS]
+    data = _data_name(report)
+    rows = []
+    for d in dims:
+        a, s = d["alpha"], d["spread"]
+        iv = a["interval"]
+        interval = f"[{iv['low']:.3f}, {iv['high']:.3f}]" if a["defined"] and iv.get("low") is not None else "none"
+        spread = f"{_dec(s['exact'], 2)}x" if s["state"] == "bounded" else _t(s["state"], 40)
+        rows.append([_t(d["dimension"], 60), _verdict(d["verdict"]), _dec(a["exact"]) if a["defined"] else "undefined",
+                     interval, spread, str(d["ndet"])])
+    strict = ", strict: gates on the 95% bounds" if p.get("strict") else ""
+    summary = (f"<p>Overall {_verdict(report['panel']['verdict'])} over {len(dims):,} dimension"
+               f"{'s' if len(dims) != 1 else ''}: alpha floor {p['alpha_floor_permil'] / 1000:.3f} "
+               f"({p['alpha_floor_permil']} permil), spread cap {p['ratio_cap_permil'] / 1000:.2f}x "
+               f"({p['ratio_cap_permil']} permil){strict}.</p>\n"
+               + _table("Every dimension", ["dimension", "verdict", "alpha", "95% interval", "spread", "detectors"],
+                        rows, [22, 19, 10, 19, 15, 15], numeric=(2, 5)))
+    if len(dims) > len(detailed):
+        summary += (f"<p class=\"note\">Details follow for the {len(detailed)} dimensions with the worst verdicts; "
+                    f"the table above lists all {len(dims):,}.</p>")
+    sections = [_section("summary", "Summary", summary)]
+    n = 0
+    for i, k in enumerate(detailed):
+        d, md = pairs[k]
+        charts = []
+        if md is not None:
+            m, dec = md
+            name = _t(d["dimension"], 60)
+            if m.alpha.value is not None:
+                fig = _fit(figures.alpha_bullet(m, dec))
+                charts.append(_chart(fig, n, f"{name}: alpha against the floor", _caption(
+                    fig, "The diamond is alpha, the vertical line the floor, the grey bar alpha's 95% interval, the "
+                         "shaded zone the values at or above the floor."), _slug(data, d["dimension"], "alpha")))
+                n += 1
+            if m.rates:
+                longest = max(len(printable(r.detector, 60)) for r in m.rates)
+                # a long name is drawn slanted below the axis: the figure grows by about its height
+                fig = _fit(figures.rates_interval(m, dec), int(3.4 * min(longest, 90)) if longest > 12 else 0)
+                charts.append(_chart(fig, n, f"{name}: detector rates with Wilson 95% intervals", _caption(
+                    fig, "Each detector's positive rate with its Wilson 95% interval; the band is where every rate "
+                         "would have to lie for the spread to stay under the cap."), _slug(data, d["dimension"], "rates")))
+                n += 1
+        sections.append(_panel_dimension(i, d, p, charts))
+    read = report.get("read")
+    extra = ""
+    if read:
+        extra = (f"<p>Read as {_t(read['format'], 40)}, {_t(read['mapping'].get('layout'), 20)} layout.</p>"
+                 + _list(_t(r, 300) for r in read.get("reasons", [])))
+    sections.append(_inputs_section(report, extra))
+    return _page("Agreebound panel report", data, report["panel"]["verdict"], sections, n)
+
+
+# --- judge -------------------------------------------------------------------------------------
+
+
+def _rate_label(name: str) -> str:
+    return getattr(figures, "RATE_LABELS", {}).get(name) or name.replace("_", " ").capitalize()
+
+
+def _judge_rows(c: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for r in c["rates"]:
+        op = "at least" if r["kind"] == "min" else "at most"
+        threshold = f"{op} {r['threshold_bps'] / 100:.2f}% ({r['threshold_bps']:,} bps)"
+        why = ""
+        if r.get("unavailable"):
+            measured, state = "none", "not evaluable"
+            why = f'<br><span class="small">{_t(r["unavailable"], 300)}</span>'
+        elif not r["evaluable"]:
+            measured, state = "none", "not evaluable (no opportunities)"
+        else:
+            measured = (f"{r['bps'] / 100:.2f}% <span class=\"small\">= {r['numerator']:,}/{r['denominator']:,}, "
+                        f"{r['bps']:,} bps</span>")
+            state = "pass" if r["passed"] else "FAIL"
+        iv, w = r.get("interval95"), r.get("wilson95")
+        if r.get("unavailable") or not (iv or w):
+            interval = "none"
+        elif iv:  # case-aware: a case's observations are one cluster
+            interval = f"[{_pct(iv[0], 2)}, {_pct(iv[1], 2)}]"
+            said = [f"{r['cases']:,} cases" if r.get("cases") is not None else "",
+                    f"{r['observations']:,} observations" if r.get("observations") is not None else "",
+                    f"design effect {r['design_effect']:.3g}" if r.get("design_effect") is not None else ""]
+            if any(said):
+                interval += f'<br><span class="small">{", ".join(x for x in said if x)}</span>'
+        else:
+            interval = f"[{_pct(w[0], 2)}, {_pct(w[1], 2)}]"
+        if r.get("bound_passed") is not None:
+            interval += f'<br><span class="small">bound gate: {"pass" if r["bound_passed"] else "FAIL"}</span>'
+        flip = r.get("cases_to_flip") or {}
+        flip_text = "" if not flip or flip.get("direction") == "not evaluable" else \
+            f'<br><span class="small">{flip.get("cases", 0):,} cases to {_t(flip.get("direction"), 20)}</span>'
+        rows.append([html.escape(_rate_label(r["name"])), measured, interval, threshold, _result(state) + why + flip_text])
+    return rows
 
 
 def calibration_html(bundle: JudgeBundle, thresholds: ThresholdSet, report: dict[str, Any]) -> str:
     d = decide(bundle.measurement, thresholds.calibration)
-    return _page("Agreebound judge calibration report", [("judge", d.decision)], report, [figures.calibration_rates(d)])
+    c = report["calibration"]
+    data = _data_name(report)
+    against = (f"the {_t(c['decided_against']['kind'], 20)} contract <code>{_t(c['decided_against']['content_id'], 120)}</code>"
+               + ("" if c.get("contract_source", "given") == "given" else f" ({_t(c['contract_source'], 120)})"))
+    summary = (f"<p>{_verdict(c['decision'])} against {against}.</p>\n"
+               f"<p>{c['cases']:,} cases, {c['observations']:,} observations; scope "
+               f"<code>{_t(c['snapshot']['scope'], 120)}</code>.</p>\n"
+               + _table("Every gate of the contract", ["gate", "measured", "95% interval", "threshold", "result"],
+                        _judge_rows(c), [17, 20, 23, 18, 22], small=True))
+    if any(r.get("interval95") for r in c["rates"]):
+        summary += ("<p class=\"note\">95% intervals are Wilson intervals at the effective number of observations: "
+                    "the observations of one case (two orders x repetitions) are not independent, so their count is "
+                    "divided by the measured design effect of the cases.</p>")
+    if c["decision"] == "INCOMPLETE":
+        some = any(not r.get("unavailable") for r in c["rates"])
+        summary += ("<p>INCOMPLETE: " + ("every gate that could be evaluated passed, but some could not" if some
+                                          else "no gate could be evaluated from this source") + ": this is not a pass.</p>")
+    if c.get("seed_disagrees"):
+        summary += f"<p>Seed rounding would have said {html.escape(c['seed_decision'])}.</p>"
+    notes = [_t(n, 400) for n in c.get("notes", [])]
+    issues = c.get("reference_issues", [])
+    more = ""
+    if issues:
+        shown = _list(f"<code>{_t(x, 120)}</code>" for x in issues[:LISTED_CATEGORIES])
+        rest = f"<p>and {len(issues) - LISTED_CATEGORIES:,} more.</p>" if len(issues) > LISTED_CATEGORIES else ""
+        more = f"<details><summary>Reference issues: {len(issues):,}</summary>{shown}{rest}</details>"
+    else:
+        more = "<p>Reference issues: 0.</p>"
+    diag = c.get("diagnostics") or {}
+    facts = []
+    if diag:
+        aw, an = diag.get("agreement_with_ties"), diag.get("agreement_without_ties")
+        if aw:
+            facts.append(f"agreement with the human reference, ties included: {aw[0]:,}/{aw[1]:,}")
+        if an:
+            facts.append(f"agreement without ties: {an[0]:,}/{an[1]:,}")
+        if diag.get("judge_human_alpha") is not None:
+            facts.append(f"judge-human alpha: {_dec(diag['judge_human_alpha'])}")
+        facts.append(f"position flips: {diag.get('stable_flips', 0):,} stable, {diag.get('noisy_flips', 0):,} noisy")
+    details = (("<h3 id=\"notes-title\">Notes</h3>" + _list(notes) if notes else "")
+               + "<h3 id=\"refs-title\">References</h3>" + more
+               + ("<h3 id=\"diag-title\">Diagnostics</h3>" + _list(facts) if facts else ""))
+    fig = _fit(figures.calibration_rates(d))
+    summary += _chart(fig, 0, "Judge rates against the contract's thresholds", _caption(
+        fig, "Each rate as a bar (in percent), the vertical mark its threshold; the table above gives the numbers."),
+        _slug(data, "judge", "rates"))
+    sections = [_section("summary", "Summary", summary), _section("details", "Notes and references", details)]
+    snap = c["snapshot"]
+    extra = _table("The contract and the snapshot", ["field", "value"], widths=[25, 75], small=True, rows=[
+        ["contract", f"<code>{_t(c['contract'].get('content_id'), 120)}</code>"],
+        ["contract version", _t(c["contract"].get("version"), 80)],
+        ["snapshot names", f"<code>{_t(snap.get('contract_content_id'), 120)}</code>"],
+        ["rubric digest", f"<code>{_t(snap.get('rubric_digest'), 80)}</code>"],
+    ] + ([["rebound from", f"<code>{_t(snap['rebound_from'], 120)}</code>"]] if snap.get("rebound_from") else []))
+    sections.append(_inputs_section(report, extra))
+    return _page("Agreebound judge calibration report", data, c["decision"], sections, 1)
