@@ -24,7 +24,7 @@ self-preference (<=) in basis points against a content-addressed contract. A rat
 opportunities is *not evaluable* and passes, as in the seed. Edited thresholds make a *draft*
 contract with its own content id; the snapshot stays bound to the original.
 """)
-st.subheader("Templates: one of every input")
+st.header("Templates: one of every input")
 st.caption("Each is read by the same code that reads your files, and loads to a known result: the rating templates "
            "to Krippendorff's (2011) published alpha (nominal 0.743, interval 0.849), the judge templates to the "
            "seed's illustrative audit (PASS_CALIBRATION).")

@@ -188,7 +188,11 @@ with right:
         st.markdown("No reference issues: every reference is adjudicated with enough reviewers.")
 
 rows = [{"rate": figures.RATE_LABELS[c.name], "measured": widgets.rate_check_text(c),
-         "Wilson 95%": f"[{diag.wilson[c.name].low:.2%}, {diag.wilson[c.name].high:.2%}]"
+         "95% interval (cases)": f"[{diag.intervals[c.name].low:.2%}, {diag.intervals[c.name].high:.2%}]"
+         if c.name in diag.intervals else "",
+         "cases / observations": f"{diag.intervals[c.name].cases:,} / {diag.intervals[c.name].observations:,}"
+         if c.name in diag.intervals else "",
+         "Wilson 95% (observations)": f"[{diag.wilson[c.name].low:.2%}, {diag.wilson[c.name].high:.2%}]"
          if c.rate.evaluable and not c.unavailable else "",
          "threshold (bps)": f"{'>=' if c.kind == 'min' else '<='} {c.threshold_bps}",
          "gate": "not evaluable" + ("" if c.unavailable else " (passes)") if c.unavailable or not c.rate.evaluable
@@ -196,10 +200,14 @@ rows = [{"rate": figures.RATE_LABELS[c.name], "measured": widgets.rate_check_tex
          "margin": "" if c.unavailable else widgets.margin_text(c)}
         for c in d.checks]
 st.dataframe(widgets.safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
+methods = sorted({iv.method for iv in diag.intervals.values()})
+st.caption("Intervals count cases, not observations: the two orders and the repetitions of one case are not "
+           "independent. " + " ".join(widgets.md(x, 200) + "." for x in methods[:3]))
+widgets.fragile_note(widgets.judge_gate_list(bundle, d))
 
 widgets.report_downloads("judge")
 
-st.subheader("Cases")
+st.header("Cases")
 choice = st.selectbox("Show", list(widgets.CASE_FILTERS), key="case_filter")
 cases = widgets.filter_cases(m.cases, choice)
 st.caption(f"{len(cases)} of {m.n_cases} cases")

@@ -1,47 +1,84 @@
-"""Overview: every verdict for the loaded data at a glance."""
+"""Overview: one screen a manager reads. A sentence per domain, then every gate behind each verdict
+as a bullet chart with its threshold and margin in words; exact values behind an expander."""
 
+import pandas as pd
 import streamlit as st
 
+from agreebound.gates import judge_sentence, panel_gates, panel_sentence
 from agreebound.limits import DETAIL_DIMENSIONS
-from agreebound.ui import shell, state, widgets
+from agreebound.ui import shell, widgets
+from agreebound.ui.figures import exact_text
 
 shell.enter(__file__)
 
 st.title("Is this verdict reliable enough to act on?")
-st.caption("Panel reliability (Krippendorff's alpha and detector spread) and judge calibration, "
-           "decided exactly under the thresholds in force.")
 
-st.subheader("Panel reliability")
-st.caption(f"Data: {widgets.md(state.S.panel_source['label'])} (level: {state.S.level})")
 decisions = widgets.panel_decisions()
-if len(decisions) > DETAIL_DIMENSIONS:
-    counts = {v: sum(d.verdict.value == v for _, d in decisions.values()) for v in ("ENFORCE", "REPORT_ONLY", "REFUSE_SINGLE")}
-    st.markdown(f"{len(decisions):,} dimensions: {counts['ENFORCE']:,} ENFORCE, {counts['REPORT_ONLY']:,} REPORT_ONLY, "
-                f"{counts['REFUSE_SINGLE']:,} REFUSE_SINGLE. The {DETAIL_DIMENSIONS} worst are shown below; the table "
-                "lists all.")
-    st.dataframe(widgets.safe_frame(widgets.dimension_table(decisions)), hide_index=True, width="stretch", height=240)
-    decisions = {k: decisions[k] for k in widgets.worst_first(decisions)[:DETAIL_DIMENSIONS]}
-cards = [(col, dim, md) for start in range(0, len(decisions), 4)
-         for col, (dim, md) in zip(st.columns(min(4, len(decisions) - start)), list(decisions.items())[start:start + 4])]
-for col, dim, (m, d) in cards:
-    with col:
-        st.markdown(f"#### {widgets.md(dim, 60)}")
-        widgets.verdict_banner(d.verdict)
-        st.markdown(f"alpha: **{widgets.alpha_text(m)}**")
-        st.markdown(f"spread: **{widgets.spread_text(d, m)}**")
-        st.markdown(f"independent detectors: **{m.ndet}**")
-
-st.subheader("Judge calibration")
 bundle, jd = widgets.judge_decision()
-st.caption(f"Data: {widgets.md(state.S.judge_source['label'])}")
-widgets.decision_banner(jd)
-failed = [f"{widgets.RATE_LABELS[c.name]} ({widgets.rate_check_text(c)})" for c in jd.failed_checks]
-st.markdown(f"Decided against the **{jd.contract_kind}** contract `{jd.decided_against.content_id}`.")
-if failed:
-    st.markdown("Failed gates: " + "; ".join(failed))
-if jd.reference_issues:
-    st.markdown(f"Reference issues: {len(jd.reference_issues)}")
+judge_gates = widgets.judge_gate_list(bundle, jd)
 
-st.subheader("Reports")
+with st.container(border=True, key="headline"):
+    st.markdown(f"**{widgets.md(panel_sentence(decisions), 400)}**")
+    if 1 < len(decisions) <= DETAIL_DIMENSIONS:
+        st.markdown(" · ".join(f"{widgets.md(dim, 40)}: {d.verdict.value}" for dim, (_, d) in decisions.items()))
+    st.markdown(f"**{widgets.md(judge_sentence(jd), 400)}**")
+    st.caption("Decided exactly under the thresholds in force (sidebar). Each gate below: the measured value "
+               "with its 95% interval, the threshold as a labelled line, and the margin in words.")
+
+st.header("Panel reliability")
+st.caption(widgets.data_line("panel"))
+shown = decisions
+if len(decisions) > DETAIL_DIMENSIONS:
+    st.markdown(f"{len(decisions):,} dimensions; the {DETAIL_DIMENSIONS} with the worst verdicts are shown below, "
+                "the table lists all.")
+    st.dataframe(widgets.safe_frame(widgets.dimension_table(decisions)), hide_index=True, width="stretch", height=240)
+    shown = {k: decisions[k] for k in widgets.worst_first(decisions)[:DETAIL_DIMENSIONS]}
+for i, (dim, (m, d)) in enumerate(shown.items()):
+    gates = panel_gates(dim, m, d)
+    with st.container(border=True, key=f"dimension_{i}"):
+        st.subheader(widgets.md(dim, 80))
+        widgets.verdict_banner(d.verdict, spread_checked=bool(m.rates))
+        if why := widgets.why_text(gates):
+            st.markdown(f"Why: {why}.")
+        widgets.fragile_note(gates)
+        detectors, *charted = gates
+        st.markdown(widgets.gate_words(detectors))
+        cols = st.columns(len(charted))
+        for col, g in zip(cols, charted):
+            with col:
+                widgets.gate_block(g, key=f"ov_{i}_{g.name}")
+
+st.header("Judge calibration")
+st.caption(widgets.data_line("judge"))
+with st.container(border=True, key="judge_gates"):
+    widgets.decision_banner(jd)
+    st.markdown(widgets.md(judge_sentence(jd), 400))
+    if why := widgets.why_text(judge_gates):
+        st.markdown(f"Why: {why}.")
+    if jd.reference_issues:
+        st.markdown(f"Reference issues: {len(jd.reference_issues):,} (see the Judge calibration page).")
+    widgets.fragile_note(judge_gates)
+    cols = st.columns(2)
+    for j, g in enumerate(judge_gates):
+        with cols[j % 2]:
+            widgets.gate_block(g, key=f"ov_judge_{g.name}")
+
+with st.expander("Exact values"):
+    rows = []
+    for dim, (m, d) in decisions.items():
+        rows.append({"what": f"{dim}: alpha", "exact": exact_text(m.alpha.value),
+                     "seed units": "undefined" if m.alpha.permil is None else f"{m.alpha.permil} permil"})
+        rows.append({"what": f"{dim}: spread", "exact": "not measured" if not m.rates else
+                     ("unbounded" if d.spread is None else exact_text(d.spread)),
+                     "seed units": f"{d.seed_ratio_permil} permil" if m.rates else ""})
+    for c in jd.checks:
+        rows.append({"what": f"judge: {c.name}", "exact": "not evaluable" if c.unavailable or not c.rate.evaluable
+                     else f"{c.rate.numerator}/{c.rate.denominator}",
+                     "seed units": "" if c.unavailable else f"{c.rate.bps} bps"})
+    st.dataframe(widgets.safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
+    st.markdown(f"Decided against the **{jd.contract_kind}** contract `{jd.decided_against.content_id}`"
+                + ("" if jd.against_bound else f" (the data is bound to `{jd.bound_content_id}`)") + ".")
+
+st.header("Reports")
 widgets.report_downloads("panel")
 widgets.report_downloads("judge")

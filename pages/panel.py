@@ -139,7 +139,7 @@ def results(decisions) -> None:
                         f"seed ratio = {d.seed_ratio_permil} permil\n"
                         f"rates      = " + ", ".join(f"{r.detector} {r.positives}/{r.total}" for r in m.rates))
 
-    st.subheader("Report")
+    st.header("Report")
     widgets.report_downloads("panel")
 
 

@@ -1,12 +1,17 @@
-"""What-if thresholds: sliders edit threshold data; verdicts are re-decided, never re-measured."""
+"""What-if thresholds: sliders edit threshold data; verdicts are re-decided, never re-measured.
+
+The sliders and the verdict strip live in one fragment: a slider move reruns only the fragment
+(decide, on cached measurements), and the strip stays in view beside the sliders.
+"""
 
 import pandas as pd
 import streamlit as st
 
 from agreebound.analysis import decide_panel
 from agreebound.calibration import decide
+from agreebound.gates import panel_gates
 from agreebound.thresholds import DEFAULT
-from agreebound.ui import shell, state, widgets
+from agreebound.ui import figures, shell, state, widgets
 
 shell.enter(__file__)
 
@@ -15,19 +20,106 @@ st.title("What-if thresholds")
 st.caption("Move a threshold and every verdict is decided again from the cached measurements. "
            "The link in the address bar carries these thresholds.")
 
-decisions = widgets.panel_decisions()
-bundle, jd = widgets.judge_decision()
-contract = bundle.contract
+# The strip follows the page as it scrolls (static CSS: no user text).
+# The strip's wrapper sticks inside its column, which is as tall as the sliders beside it.
+st.html("<style>[data-testid='stLayoutWrapper']:has(> .st-key-whatif_strip)"
+        "{position:sticky !important;top:3.5rem;z-index:2;align-self:flex-start;}</style>")
 
-left, right = st.columns(2)
-with left:
-    st.subheader("Panel")
-    widgets.panel_editors()
-    widgets.strict_toggle("panel", contract)
-with right:
-    st.subheader("Judge contract")
-    widgets.calibration_editors(contract)
-    widgets.strict_toggle("judge", contract)
+
+def _strip_panel(decisions) -> list[dict]:
+    rows = []
+    for dim, (m, d) in decisions.items():
+        base = decide_panel(m, DEFAULT.panel)
+        now_g, base_g = panel_gates(dim, m, d), panel_gates(dim, m, base)
+        flipped = [g for g, b in zip(now_g, base_g) if g.passed != b.passed]
+        rows.append({"dim": dim, "m": m, "now": d, "base": base, "gates": now_g, "flipped": flipped})
+    return rows
+
+
+def strip(decisions, bundle, jd, bound) -> None:
+    with st.container(border=True, key="whatif_strip"):
+        st.markdown("**Verdicts under these thresholds**")
+        for r in _strip_panel(decisions):
+            verdict = r["now"].verdict.value
+            changed = r["now"].verdict != r["base"].verdict
+            head = f"**{widgets.md(r['dim'], 60)}**: {verdict}"
+            head += f" (was {r['base'].verdict.value} under the defaults)" if changed else " (same as the defaults)"
+            lines = [head]
+            for g in r["gates"][1:]:
+                lines.append(f"{widgets.md(g.margin, 160)}: {g.status}")
+            for g in r["flipped"]:
+                lines.append(f"flipped: the {g.label} gate now {g.status}")
+            st.markdown("  \n".join(lines))
+        gates_now = widgets.judge_gate_list(bundle, jd)
+        gates_bound = widgets.judge_gate_list(bundle, bound)
+        changed = jd.decision != bound.decision
+        lines = [f"**judge**: {jd.decision}" + (f" (was {bound.decision} under the bound contract)" if changed
+                                                else " (same as the bound contract)")]
+        for g, b in zip(gates_now, gates_bound):
+            line = f"{widgets.md(g.margin, 160)}: {g.status}"
+            if g.passed != b.passed:
+                line += f" (flipped from {b.status})"
+            lines.append(line)
+        st.markdown("  \n".join(lines))
+
+
+@st.fragment
+def editors_and_strip() -> None:
+    decisions = widgets.panel_decisions()
+    bundle, jd = widgets.judge_decision()
+    contract = bundle.contract
+    bound = decide(bundle.measurement, None)
+    widgets.threshold_banner()  # here, not in the frame: a slider move reruns only this fragment
+    left, right = st.columns([2, 3])
+    with left:
+        strip(decisions, bundle, jd, bound)
+    with right:
+        st.header("Panel")
+        widgets.panel_editors(decisions)
+        widgets.strict_toggle("panel", contract)
+        st.header("Judge contract")
+        widgets.calibration_editors(contract, jd)
+        widgets.strict_toggle("judge", contract)
+
+    st.header("Verdicts: edited thresholds beside the defaults")
+    rows = []
+    for r in _strip_panel(decisions):
+        rows.append({"panel dimension": r["dim"], "defaults (0.600 / 2.00x)": r["base"].verdict.value,
+                     "edited": r["now"].verdict.value, "changed": "yes" if r["base"].verdict != r["now"].verdict else "",
+                     "gate flipped": ", ".join(g.label for g in r["flipped"]),
+                     "measured against the threshold in force": "; ".join(g.margin for g in r["gates"][1:])})
+    st.dataframe(widgets.safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame([{
+        "judge": "decision", "bound contract": bound.decision, "edited": jd.decision,
+        "changed": "yes" if bound.decision != jd.decision else ""}]), hide_index=True, width="stretch")
+    st.markdown(f"Bound contract: `{contract.content_id}`")
+    st.markdown(f"Edited ({jd.contract_kind}): `{jd.decided_against.content_id}`")
+
+    st.header("Threshold sweep")
+    gates = {f"{dim}: {g.label}": g for dim, (m, d) in decisions.items() for g in panel_gates(dim, m, d)[1:]}
+    gates.update({f"judge: {g.label}": g for g in widgets.judge_gate_list(bundle, jd)})
+    pick = st.selectbox("Gate", list(gates), key="sweep_gate", format_func=lambda k: widgets.printable(k, 80),
+                        help="The verdict of one gate as its threshold moves over its range: how far it is from flipping.")
+    g = gates[pick]
+    st.plotly_chart(figures.threshold_sweep(g, dark=widgets.dark()), width="stretch", key="sweep_chart",
+                    config=widgets.PLOT_CONFIG)
+    st.caption(f"{widgets.md(pick, 80)}: " + ("the gate has no measured value (" + g.state + ")" if g.value is None else
+               f"measured {g.fmt(g.value)}; the verdict flips when the threshold crosses it. "
+               f"In force: {g.fmt(g.threshold)}."))
+
+    # Downloads live in the fragment: built from the thresholds in force after its last rerun.
+    d1, d2 = st.columns(2)
+    d1.download_button("Download thresholds (JSON)", state.thresholds_json(), file_name="agreebound-thresholds.json",
+                       mime="application/json", key="dl_thresholds")
+    d2.download_button("Download the draft contract (JSON)", state.draft_contract_json(contract),
+                       file_name="agreebound-draft-contract.json", mime="application/json", key="dl_contract")
+    st.header("Reports under these thresholds")
+    widgets.report_downloads("panel")
+    widgets.report_downloads("judge")
+    state.sync_url()  # a fragment rerun does not reach the app's end, where the URL is synced
+
+
+editors_and_strip()
 
 b1, b2, b3 = st.columns(3)
 b1.button("Reset to defaults", on_click=state.reset_defaults, key="reset_defaults")
@@ -44,27 +136,3 @@ with b3:
                      on_change=on_threshold_file)
 widgets.show_error("thresholds", "(the thresholds in force are unchanged)")
 
-st.subheader("Verdicts: edited thresholds beside the defaults")
-rows = []
-for dim, (m, d) in decisions.items():
-    base = decide_panel(m, DEFAULT.panel)
-    rows.append({"panel dimension": dim, "defaults (600 / 2000)": base.verdict.value,
-                 "edited": d.verdict.value, "changed": "yes" if base.verdict != d.verdict else ""})
-st.dataframe(widgets.safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
-
-bound = decide(bundle.measurement, None)
-st.dataframe(pd.DataFrame([{
-    "judge": "decision", "bound contract": bound.decision, "edited": jd.decision,
-    "changed": "yes" if bound.decision != jd.decision else ""}]), hide_index=True, width="stretch")
-st.markdown(f"Bound contract: `{contract.content_id}`")
-st.markdown(f"Edited ({jd.contract_kind}): `{jd.decided_against.content_id}`")
-
-d1, d2 = st.columns(2)
-d1.download_button("Download thresholds (JSON)", state.thresholds_json(), file_name="agreebound-thresholds.json",
-                   mime="application/json", key="dl_thresholds")
-d2.download_button("Download the draft contract (JSON)", state.draft_contract_json(contract),
-                   file_name="agreebound-draft-contract.json", mime="application/json", key="dl_contract")
-
-st.subheader("Reports under these thresholds")
-widgets.report_downloads("panel")
-widgets.report_downloads("judge")

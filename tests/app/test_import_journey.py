@@ -46,7 +46,7 @@ def test_r_export_preview_then_level_then_role_then_verdict():
     calls = dict(data.MEASURE_CALLS)
     upload(at, "r_write_csv.csv", (IMPORTS / "r_write_csv.csv").read_bytes())
     # The preview: how the file will be read, nothing measured yet, the loaded sample kept.
-    assert at.subheader[0].value == "Preview: how r_write_csv.csv will be read"
+    assert at.header[0].value == "Preview: how r_write_csv.csv will be read"
     reasons = [t.value for t in at.text]
     assert "- one row per unit (wide): 4 rater columns" in reasons
     assert any("unnamed first column" in r and "name the units" in r for r in reasons)

@@ -63,10 +63,49 @@ def test_overview_shows_every_sample_verdict():
     assert texts(at.warning) == ["REPORT_ONLY: measure and publish, do not auto-enforce"] * 2
     assert texts(at.success) == ["ENFORCE: reliable enough to act on"]
     assert texts(at.error) == ["FAIL_CALIBRATION"]
-    assert [h.value for h in at.markdown if h.value.startswith("#### ")] == ["#### violence", "#### insult", "#### sexual"]
-    body = " ".join(m.value for m in at.markdown)
-    assert "alpha: **0.2361 = 520132/2203311 (236 permil)**" in body
-    assert "spread: **3.900x = 39/10**" in body and "spread: **1.450x = 29/20**" in body
+    body = " ".join(texts(at.markdown))
+    # one sentence per domain, at the top
+    assert texts(at.markdown)[:3] == ["**Panel: 1 of 3 dimensions may be enforced.**",
+                                      "violence: REPORT_ONLY · insult: REPORT_ONLY · sexual: ENFORCE",
+                                      "**Judge: fails 4 of 5 gates.**"]
+    assert [h.value for h in at.subheader] == ["violence", "insult", "sexual"]
+    # each gate: measured value against its threshold, the margin in words, same units everywhere
+    assert "Why: alpha 0.236, needs 0.600: 0.364 short; spread 3.90x, cap 2.00x: 1.90x over." in body
+    assert "**spread** passes: spread 1.45x, cap 2.00x: 0.55x to spare (1450 permil, cap 2000 permil)" in body
+    assert "**alpha** fails: alpha 0.236, needs 0.600: 0.364 short (236 permil, floor 600 permil). 95% interval" in body
+    # the judge's failing gates with their limits
+    assert "position flip 11.2%, limit 5.0%: 6.2 points over" in body
+    # exact fractions and content ids only behind the expander
+    assert "520132/2203311" not in body
+    (exact,) = at.expander
+    assert "520132/2203311" in exact.dataframe[0].value["exact"].tolist()
+    assert len(at.get("plotly_chart")) == 3 * 2 + 5  # alpha and spread per dimension, five judge gates
+
+
+def test_overview_of_a_sample_without_rates_says_spread_not_checked():
+    at = app()
+    at.sidebar  # noqa: B018
+    at.switch_page("pages/panel.py").run()
+    at.selectbox(key="panel_sample").set_value("Krippendorff (2011) reliability data").run()
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    body = " ".join(texts(at.markdown))
+    assert "**Panel: may be enforced; spread not checked.**" in body
+    assert texts(at.success) == ["ENFORCE: reliable enough to act on (spread not checked: no detector rates)"]
+    assert "spread within the cap" not in body
+
+
+def test_a_link_with_edited_thresholds_shows_a_banner_on_every_page():
+    at = app(th=json.dumps({"panel": {"alpha_floor_permil": 150, "ratio_cap_permil": 4600}}))
+    banner = ("**Decided under edited thresholds** (from a shared link): alpha floor 0.150 (default 0.600); "
+              "spread cap 4.60x (default 2.00x).")
+    for page in ("pages/overview.py", "pages/panel.py", "pages/judge.py", "pages/whatif.py", "pages/help.py"):
+        at.switch_page(page).run()
+        assert not at.exception
+        assert banner in texts(at.warning), page
+    at.button(key="banner_reset").click().run()
+    assert not any("edited thresholds" in w for w in texts(at.warning))
+    assert "th" not in at.query_params
 
 
 def test_panel_page_samples_and_reasons():
@@ -157,7 +196,13 @@ def test_judge_draft_contract_and_reset_to_bound():
 def test_link_reproduces_thresholds_and_bad_link_is_explained():
     at = app(th=json.dumps({"panel": {"alpha_floor_permil": 800, "ratio_cap_permil": 2000}}))
     assert texts(at.success) == []  # sexual (alpha 0.78) no longer enforces under a 0.8 floor
-    assert len(at.warning) == 3
+    warnings = texts(at.warning)
+    assert warnings.count("REPORT_ONLY: measure and publish, do not auto-enforce") == 3
+    assert warnings[0] == ("**Decided under edited thresholds** (from a shared link): alpha floor 0.800 "
+                           "(default 0.600).")
+    # sexual's alpha 0.779 is below 0.800, but its interval reaches above it: marked fragile
+    assert any(w.startswith("**Fragile**: alpha: its 95% interval 0.") and "includes the threshold 0.800" in w
+               for w in warnings)
     bad = app(th='{"panel": {"alpha_floor_permil": 6000}}')
     assert "The link's thresholds were ignored: alpha_floor_permil must be between 0 and 1000 (permil), got 6000" in texts(bad.warning)
 
@@ -167,7 +212,7 @@ def test_preset_from_sidebar_and_threshold_file_upload():
     at.sidebar.selectbox(key="preset_pick").set_value("krippendorff-reliable").run()
     assert len(at.success) == 0
     assert "In force: preset:krippendorff-reliable" in texts(at.sidebar.caption)
-    assert "- alpha floor **800** permil" in at.sidebar.markdown[1].value
+    assert "- alpha floor **0.800** (800 permil)" in at.sidebar.markdown[1].value
     at.switch_page("pages/whatif.py").run()
     at.file_uploader(key="thresholds_upload").set_value(
         ("thresholds_float.json", (BAD / "thresholds_float.json").read_bytes(), "application/json")).run()
@@ -188,7 +233,7 @@ def test_judge_page_samples_upload_and_drilldown():
     assert list(rates["measured"])[1] == "26/233 = 11.16% (1116 bps)"
     at.selectbox(key="case_filter").set_value("flipped (position)").run()
     assert "26 of 240 cases" in [c.value for c in at.caption]
-    at.selectbox(key="judge_sample").set_value("The seed's illustrative snapshot (passes)").run()
+    at.selectbox(key="judge_sample").set_value("The seed's illustrative snapshot, 4 cases").run()
     assert texts(at.success) == ["PASS_CALIBRATION"]
     at.file_uploader(key="bundle_upload").set_value(
         ("bundle_bool_repetition.json", (BAD / "bundle_bool_repetition.json").read_bytes(), "application/json")).run()
@@ -200,7 +245,7 @@ def test_judge_page_samples_upload_and_drilldown():
 
 def test_judge_tables_trio():
     at = app("pages/judge.py")
-    at.selectbox(key="judge_sample").set_value("The seed's illustrative snapshot (passes)").run()
+    at.selectbox(key="judge_sample").set_value("The seed's illustrative snapshot, 4 cases").run()
     for key, name in [("contract_upload", "judge_failing_contract.json"), ("references_upload", "judge_failing_references.csv"),
                       ("observations_upload", "judge_failing_observations.csv")]:
         at.file_uploader(key=key).set_value((name, (SAMPLES / name).read_bytes(), "text/plain")).run()

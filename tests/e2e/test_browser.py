@@ -48,7 +48,7 @@ def test_overview_verdicts_and_sidebar(page: Page, app_url: str):
     assert texts.count("ENFORCE: reliable enough to act on") == 1
     assert "FAIL_CALIBRATION" in texts
     sidebar = page.locator("[data-testid='stSidebar']")
-    expect(sidebar).to_contain_text("alpha floor 600 permil")
+    expect(sidebar).to_contain_text("alpha floor 0.600 (600 permil)")
 
 
 def ratings_uploader(page: Page):
@@ -113,7 +113,7 @@ def test_slider_changes_the_verdict_and_downloads(page: Page, app_url: str):
     floor.focus()
     floor.press("End")  # alpha floor to 1000 permil: nothing enforces
     settle(page)
-    expect(page.locator("[data-testid='stSidebar']")).to_contain_text("alpha floor 1000 permil")
+    expect(page.locator(".st-key-edited_thresholds")).to_contain_text("alpha floor 1.000 (default 0.600)")
     assert "alpha_floor_permil" in page.url  # the link carries the thresholds
     with page.expect_download() as info:
         page.get_by_role("button", name="Download thresholds (JSON)").click()
@@ -126,9 +126,10 @@ def test_slider_changes_the_verdict_and_downloads(page: Page, app_url: str):
     texts = alerts(page)
     assert texts.count("ENFORCE: reliable enough to act on") == 0
     assert texts.count("REPORT_ONLY: measure and publish, do not auto-enforce") == 3
-    page.get_by_role("button", name="Reset to defaults").click()
+    page.locator(".st-key-edited_thresholds").get_by_role("button", name="Reset to defaults").click()  # the banner's
     settle(page)
     assert alerts(page).count("ENFORCE: reliable enough to act on") == 1
+    expect(page.locator(".st-key-edited_thresholds")).to_have_count(0)
 
 
 def test_link_reproduces_the_view(page: Page, app_url: str):
@@ -137,7 +138,8 @@ def test_link_reproduces_the_view(page: Page, app_url: str):
     settle(page)
     texts = alerts(page)
     assert texts.count("ENFORCE: reliable enough to act on") == 2  # insult and sexual pass the looser gate
-    expect(page.locator("[data-testid='stSidebar']")).to_contain_text("alpha floor 400 permil")
+    expect(page.locator("[data-testid='stSidebar']")).to_contain_text("alpha floor 0.400 (400 permil)")
+    expect(page.locator(".st-key-edited_thresholds")).to_contain_text("alpha floor 0.400 (default 0.600)")
 
 
 def test_report_downloads_from_the_panel_page(page: Page, app_url: str):

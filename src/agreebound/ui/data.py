@@ -71,8 +71,8 @@ PANEL_SAMPLES = {
 }
 #: label -> (kind, files...): a bundle, or a judge log then its references (or None).
 JUDGE_SAMPLES = {
-    "Support judge, 240 cases x 2 orders x 3 repetitions (fails)": ("bundle", "judge_failing.json"),
-    "The seed's illustrative snapshot (passes)": ("bundle", "judge_illustrative.json"),
+    "Support judge, 240 cases x 2 orders x 3 repetitions": ("bundle", "judge_failing.json"),
+    "The seed's illustrative snapshot, 4 cases": ("bundle", "judge_illustrative.json"),
     "MT-Bench judgments by gpt-4, with human votes (a partial audit)":
         ("log", "judge_logs/mt_bench_gpt-4_pair.jsonl", "judge_logs/mt_bench_human_judgments.jsonl"),
     "AlpacaEval annotations, no references (incomplete)": ("log", "judge_logs/alpaca_eval_annotations.json", None),

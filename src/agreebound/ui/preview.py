@@ -148,7 +148,7 @@ def draw(measure: Any) -> None:
     m: Mapping = pending["mapping"]
     upload: Upload = pending["upload"]
     with st.container(border=True):
-        st.subheader(f"Preview: how {printable(upload.name, 80)} will be read")
+        st.header(f"Preview: how {printable(upload.name, 80)} will be read")
         how = [pv.format] + ([pv.encoding] if pv.encoding not in ("utf-8", "utf-8-sig") else []) + \
             ([{";": "semicolons", "\t": "tabs", "|": "pipes"}.get(pv.delimiter, pv.delimiter)]
              if pv.format == "csv" and pv.delimiter != "," else [])

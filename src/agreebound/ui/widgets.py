@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.analysis import PanelMeasurement, decide_panel
-from agreebound.calibration import RATE_GATES, CalibrationDecision, JudgeCalibrationContract, decide
+from agreebound.calibration import RATE_GATES, CalibrationDecision, CalibrationThresholds, JudgeCalibrationContract, decide
 from agreebound.formats import InputError, JudgeBundle
 from agreebound.panel import AB_RATIO_UNBOUNDED, AB_UNDEFINED, LEVELS, PanelDecision, Verdict
 from agreebound.escape import csv_cell, md_text, printable
@@ -155,9 +155,12 @@ def judge_decision() -> tuple[JudgeBundle, CalibrationDecision]:
 # --- display ---------------------------------------------------------------------------------
 
 
-def verdict_banner(verdict: Verdict, prefix: str = "") -> None:
-    """``prefix`` is user text (a dimension name): escaped."""
+def verdict_banner(verdict: Verdict, prefix: str = "", spread_checked: bool = True) -> None:
+    """``prefix`` is user text (a dimension name): escaped. An ENFORCE whose spread was never
+    measured says so in the verdict itself."""
     text = (md(prefix, 80) + ": " if prefix else "") + VERDICT_TEXT[verdict]
+    if not spread_checked and verdict is not Verdict.REFUSE_SINGLE:
+        text += " (spread not checked: no detector rates)"
     {Verdict.ENFORCE: st.success, Verdict.REPORT_ONLY: st.warning, Verdict.REFUSE_SINGLE: st.error}[verdict](text)
 
 
@@ -274,22 +277,56 @@ def rate_check_text(c: Any) -> str:
 # --- sidebar ---------------------------------------------------------------------------------
 
 
-def sidebar() -> None:
+def threshold_banner() -> None:
+    """On every page, phones too: the thresholds that differ from the defaults (or the bound
+    contract), each beside its default, with a reset. Nothing when all are the defaults."""
+    from agreebound.thresholds import edits
+
+    t = state.thresholds()
+    contract = judge().contract
+    changed = edits(t, CalibrationThresholds.from_contract(contract))
+    if not changed:
+        return
+    source = {"link": "a shared link", "draft": "edits on the What-if page"}.get(t.source, md(t.source, 80))
+    with st.container(key="edited_thresholds"):
+        left, right = st.columns([5, 1], vertical_alignment="center")
+        left.warning(f"**Decided under edited thresholds** (from {source}): " + "; ".join(changed) + ".")
+        right.button("Reset to defaults", on_click=state.reset_defaults, key="banner_reset")
+
+
+def data_line(kind: str) -> str:
+    """Which data a verdict is about: the source's name and a digest excerpt (Markdown, escaped)."""
+    if kind == "panel":
+        src = S.panel_source
+        files = [src["ratings"]] + ([src["rates"]] if src.get("rates") else [])
+    else:
+        src = S.judge_source
+        files = [f for f in src["files"] if f]
+    names = ", ".join(f"{md(f.name, 60)} (sha256 {f.digest[:12]}…)" for f in files)
+    return f"Data: **{md(src['label'], 120)}**: {names}"
+
+
+def sidebar(live: bool = False) -> None:
+    """``live``: the page edits the thresholds in a fragment, which shows the values in force
+    itself (the sidebar is not redrawn on a fragment's rerun)."""
     with st.sidebar:
-        st.markdown("### Thresholds")
+        st.markdown("**Thresholds**")
         names = list(state.presets())
         st.selectbox("Preset", names, index=None, placeholder="choose a preset...", key="preset_pick",
                      on_change=state.apply_preset, args=("preset_pick",),
                      help=f"Presets: built-in, plus those in {md(state.S.preset_file, 80)}")
         t = state.thresholds()
-        st.caption(f"In force: {md(t.source)}")
-        st.markdown(f"- alpha floor **{t.panel.alpha_floor_permil}** permil\n"
-                    f"- spread cap **{t.panel.ratio_cap_permil}** permil\n"
-                    f"- judge: **{'the bound contract' if t.calibration is None else 'a draft contract'}**"
-                    + ("\n- strict (interval bounds): **panel**" if t.panel.strict else "")
-                    + ("\n- strict (interval bounds): **judge**" if t.calibration and t.calibration.strict else ""))
+        if live:
+            st.caption("Edited on this page: the banner and the verdict strip show the values in force.")
+        else:
+            st.caption(f"In force: {md(t.source)}")
+            st.markdown(f"- alpha floor **{t.panel.alpha_floor_permil / 1000:.3f}** ({t.panel.alpha_floor_permil} permil)\n"
+                        f"- spread cap **{t.panel.ratio_cap_permil / 1000:.2f}x** ({t.panel.ratio_cap_permil} permil)\n"
+                        f"- judge: **{'the bound contract' if t.calibration is None else 'a draft contract'}**"
+                        + ("\n- strict (interval bounds): **panel**" if t.panel.strict else "")
+                        + ("\n- strict (interval bounds): **judge**" if t.calibration and t.calibration.strict else ""))
         st.button("Reset to defaults", on_click=state.reset_defaults, key="sidebar_reset")
-        st.markdown("### Loaded")
+        st.markdown("**Loaded**")
         st.caption(f"Panel: {md(S.panel_source['label'])}")
         st.caption(f"Judge: {md(S.judge_source['label'])}")
 
@@ -319,13 +356,24 @@ def threshold_pair(label: str, field: str, value: int, step: int, on_change: Any
                         args=(field, "number_" + field, *args), label_visibility="hidden")
 
 
-def panel_editors() -> None:
+def panel_editors(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]] | None = None) -> None:
+    """``decisions``: show where each dimension's measured value sits, under its slider."""
     threshold_pair("Alpha floor (permil)", "alpha_floor_permil", state.panel_value("alpha_floor_permil"),
                    1, state.edit_panel, (),
                    "ENFORCE needs alpha >= floor / 1000 (exactly). Seed default 600 = Krippendorff's 0.6.")
+    if decisions:
+        st.caption("measured alpha: " + ", ".join(
+            f"{md(dim, 30)} " + ("undefined" if m.alpha.value is None else
+                                 f"{float(m.alpha.value):.3f} ({m.alpha.permil} permil)")
+            for dim, (m, _) in list(decisions.items())[:12]))
     threshold_pair("Spread cap (permil)", "ratio_cap_permil", state.panel_value("ratio_cap_permil"),
                    10, state.edit_panel, (),
                    "ENFORCE needs max/min detector rate <= cap / 1000. Seed default 2000 = 2.0x.")
+    if decisions:
+        st.caption("measured spread: " + ", ".join(
+            f"{md(dim, 30)} " + ("not measured" if not m.rates else "unbounded" if d.spread is None else
+                                 f"{float(d.spread):.2f}x ({round(d.spread * 1000)} permil)")
+            for dim, (m, d) in list(decisions.items())[:12]))
 
 
 def strict_toggle(kind: str, contract: JudgeCalibrationContract) -> None:
@@ -341,15 +389,21 @@ def strict_toggle(kind: str, contract: JudgeCalibrationContract) -> None:
                       "each rate's Wilson bound must pass its threshold (not part of the contract)"))
 
 
-def calibration_editors(contract: JudgeCalibrationContract) -> None:
+def calibration_editors(contract: JudgeCalibrationContract, decision: CalibrationDecision | None = None) -> None:
+    """``decision``: show each gate's measured rate under its slider."""
     threshold_pair("Minimum reviewers per reference", "minimum_reviewers",
                    state.calibration_value("minimum_reviewers", contract), 1,
                    state.edit_calibration, (contract,), "References with fewer reviewers fail the audit.")
+    checks = {c.name: c for c in decision.checks} if decision else {}
     for name, field, kind in RATE_GATES:
         threshold_pair(f"{RATE_LABELS[name]} {'minimum' if kind == 'min' else 'maximum'} (bps)", field,
                        state.calibration_value(field, contract), 50,
                        state.edit_calibration, (contract,),
                        f"{'At least' if kind == 'min' else 'At most'} this many basis points (1/100 of a percent).")
+        if (c := checks.get(name)) is not None:
+            st.caption("measured: " + ("not evaluable" if c.unavailable or not c.rate.evaluable else
+                                       f"{c.rate.bps:,} bps = {float(c.rate.value) * 100:.2f}% "
+                                       f"({c.rate.numerator:,}/{c.rate.denominator:,})"))
 
 
 def level_picker(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> None:
@@ -441,7 +495,15 @@ def _load_sample(kind: str) -> None:
         return
     if kind == "panel":
         filename, _ = PANEL_SAMPLES[label]
-        state.remember_error("panel", try_panel_source({"label": label, "ratings": Upload.sample(filename), "rates": None}))
+        old = (S.level, S.positive)
+        S.level, S.positive = "auto", "auto"  # new data starts from its own suggestions
+        error = try_panel_source({"label": label, "ratings": Upload.sample(filename), "rates": None})
+        if error:
+            S.level, S.positive = old
+        else:
+            for key in ("level_widget", "positive_widget"):
+                S.pop(key, None)
+        state.remember_error("panel", error)
     else:
         kind, *names = JUDGE_SAMPLES[label]
         files = tuple(Upload.sample(n) if n else None for n in names)
@@ -479,11 +541,83 @@ def report_downloads(kind: str) -> None:
         def html_() -> str:
             return calibration_html(bundle, t, build())
 
+    from datetime import datetime, timezone
+    from pathlib import Path
+
+    from agreebound.report_names import report_filename
+
     label = "panel" if kind == "panel" else "judge"
+    stem = Path(S.panel_source["ratings"].name if kind == "panel" else files[0].name).stem
+    when = datetime.now(timezone.utc)  # the data's name, the domain and the UTC time, as the CLI names them
+
+    def name(ext: str) -> str:
+        return report_filename(stem, label, ext, when)
+
     c1, c2, c3 = st.columns(3)
-    c1.download_button(f"{label.capitalize()} report (JSON)", lambda: to_json(build()), file_name=f"agreebound-{label}.json",
+    c1.download_button(f"{label.capitalize()} report (JSON)", lambda: to_json(build()), file_name=name("json"),
                        mime="application/json", key=f"dl_{label}_json", on_click="ignore")
     c2.download_button(f"{label.capitalize()} report (Markdown)", lambda: to_markdown(build()),
-                       file_name=f"agreebound-{label}.md", mime="text/markdown", key=f"dl_{label}_md", on_click="ignore")
-    c3.download_button(f"{label.capitalize()} report (HTML)", html_, file_name=f"agreebound-{label}.html",
+                       file_name=name("md"), mime="text/markdown", key=f"dl_{label}_md", on_click="ignore")
+    c3.download_button(f"{label.capitalize()} report (HTML)", html_, file_name=name("html"),
                        mime="text/html", key=f"dl_{label}_html", on_click="ignore")
+
+
+# --- gates (the overview and the what-if strip) -----------------------------------------------
+
+
+PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+
+
+def dark() -> bool:
+    """The theme the browser shows (charts pick theme-aware colours)."""
+    try:
+        return st.context.theme.type == "dark"
+    except Exception:  # noqa: BLE001 - outside a browser session (AppTest): light
+        return False
+
+
+def judge_gate_list(bundle: JudgeBundle, d: CalibrationDecision) -> list[Any]:
+    from agreebound.gates import judge_gates
+    from agreebound.uncertainty import judge_rate_intervals
+
+    return judge_gates("judge", d, judge_rate_intervals(bundle.measurement))
+
+
+def gate_words(g: Any) -> str:
+    """Markdown: the gate's status and margin, the numbers' secondary units, the interval."""
+    status = {True: "passes", False: "fails", None: "not checked"}[g.passed]
+    text = f"**{md(g.label)}** {status}: {md(g.margin, 300)}"
+    if g.secondary:
+        text += f" ({md(g.secondary, 120)})"
+    if g.low is not None:
+        text += f". 95% interval {g.fmt(g.low)} to {g.fmt(g.high)}"
+        if g.interval_method:
+            text += f" ({md(g.interval_method, 160)})"
+    if g.cases is not None:
+        text += f"; {g.cases:,} cases, {g.observations:,} observations"
+    for n in g.notes:
+        text += f"; {md(n, 120)}"
+    return text + "."
+
+
+def gate_block(g: Any, key: str, chart: bool = True) -> None:
+    st.markdown(gate_words(g))
+    if chart and g.name != "detectors":
+        from agreebound.ui import figures
+
+        st.plotly_chart(figures.gate_bullet(g, dark=dark()), width="stretch", key=key, config=PLOT_CONFIG)
+
+
+def fragile_note(gates: list[Any]) -> None:
+    """The verdict could go either way: an interval includes its threshold (shown whether or not
+    strict mode gates on it)."""
+    reasons = [f"{md(g.label)}: {g.fragile}" for g in gates if g.fragile]
+    if reasons:
+        st.warning("**Fragile**: " + "; ".join(reasons) + ". Another sample of the same size could reach the "
+                   "other verdict. Strict mode (What-if page) gates on these bounds.")
+
+
+def why_text(gates: list[Any]) -> str:
+    """The failing gates' margins in one Markdown line (empty when nothing fails)."""
+    failing = [md(g.margin, 200) for g in gates if g.passed is False]
+    return "; ".join(failing)

@@ -1,0 +1,141 @@
+"""What a stakeholder sees in chromium: the edited-thresholds banner (phone too), the overview's
+sentences and bullet charts, the what-if strip in view after a slider move, axe-core on every page
+in light and dark, and threshold markers that stay visible in dark mode."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, Page, expect
+
+from agreebound.ui.figures import contrast
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts"
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+PAGES = ["", "panel", "judge", "whatif", "help"]
+LINK = "th=" + json.dumps({"panel": {"alpha_floor_permil": 150, "ratio_cap_permil": 4600}}, separators=(",", ":"))
+
+pytestmark = pytest.mark.e2e
+
+
+def settle(page: Page) -> None:
+    page.wait_for_selector(IDLE, timeout=60_000)
+    page.wait_for_timeout(500)
+    page.wait_for_selector(IDLE, timeout=60_000)
+
+
+def open_page(browser: Browser, url: str, width: int = 1440, height: int = 900, scheme: str = "light") -> Page:
+    ctx = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    page = ctx.new_page()
+    page.goto(url)
+    settle(page)
+    return page
+
+
+def in_view(page: Page, selector: str) -> bool:
+    box = page.locator(selector).first.bounding_box()
+    vp = page.viewport_size
+    return box is not None and box["y"] < vp["height"] and box["y"] + box["height"] > 0
+
+
+@pytest.mark.parametrize("width, height", [(1440, 900), (390, 844)])
+def test_a_shared_link_with_edited_thresholds_shows_the_banner_on_every_page(browser: Browser, app_url: str,
+                                                                              width: int, height: int):
+    for path in PAGES:
+        page = open_page(browser, f"{app_url}/{path}?{LINK}", width, height)
+        banner = page.locator(".st-key-edited_thresholds")
+        expect(banner).to_contain_text("alpha floor 0.150 (default 0.600)")
+        expect(banner).to_contain_text("spread cap 4.60x (default 2.00x)")
+        assert in_view(page, ".st-key-edited_thresholds"), path  # on the first screen, phones too
+        if path == "":
+            page.screenshot(path=str(ARTIFACTS / f"banner-{width}.png"))
+        page.context.close()
+
+
+def test_the_phone_first_screen_shows_the_overall_verdicts(browser: Browser, app_url: str):
+    page = open_page(browser, app_url, 390, 844)
+    headline = page.locator(".st-key-headline")
+    expect(headline).to_contain_text("Panel: 1 of 3 dimensions may be enforced.")
+    expect(headline).to_contain_text("Judge: fails 4 of 5 gates.")
+    box = headline.bounding_box()
+    assert box["y"] + box["height"] <= 844
+    page.screenshot(path=str(ARTIFACTS / "overview-phone.png"))
+    page.context.close()
+
+
+def test_overview_sentences_and_a_bullet_chart_per_gate(browser: Browser, app_url: str):
+    page = open_page(browser, app_url, 1440, 900)
+    expect(page.get_by_text("Why: alpha 0.236, needs 0.600: 0.364 short; spread 3.90x, cap 2.00x: 1.90x over.")).to_be_visible()
+    charts = page.locator(".st-key-dimension_0 .js-plotly-plot")
+    expect(charts).to_have_count(2)
+    svg = charts.first.inner_text() if False else charts.first.locator("svg.main-svg").first.text_content()
+    assert "floor 0.600" in charts.first.text_content()
+    expect(page.locator(".st-key-judge_gates .js-plotly-plot")).to_have_count(5)
+    assert "limit 5.0%" in page.locator(".st-key-judge_gates .js-plotly-plot").nth(1).text_content()
+    assert svg is not None
+    page.screenshot(path=str(ARTIFACTS / "overview-1440.png"), full_page=True)
+    page.context.close()
+
+
+def test_the_what_if_strip_updates_in_view_after_a_slider_move(browser: Browser, app_url: str):
+    page = open_page(browser, f"{app_url}/whatif", 1440, 900)
+    strip = page.locator(".st-key-whatif_strip")
+    expect(strip).to_contain_text("sexual: ENFORCE (same as the defaults)", timeout=20_000)
+    floor = page.get_by_role("slider").first
+    floor.focus()
+    floor.press("End")  # alpha floor 1000 permil
+    settle(page)
+    expect(strip).to_contain_text("sexual: REPORT_ONLY (was ENFORCE under the defaults)", timeout=20_000)
+    expect(strip).to_contain_text("alpha 0.779, needs 1.000: 0.221 short: fails", timeout=20_000)
+    expect(strip).to_contain_text("flipped: the alpha gate now fails", timeout=20_000)
+    assert in_view(page, ".st-key-whatif_strip")
+    # the last slider is further down: the strip follows (sticky) and shows the judge gate's flip
+    last = page.get_by_role("slider").last
+    last.scroll_into_view_if_needed()
+    last.focus()
+    last.press("End")  # self-preference limit 100%
+    settle(page)
+    expect(strip).to_contain_text("self-preference 56.5%, limit 100.0%: 43.5 points to spare: passes (flipped from fails)", timeout=20_000)
+    assert in_view(page, ".st-key-whatif_strip")
+    page.screenshot(path=str(ARTIFACTS / "whatif-strip.png"))
+    page.context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_serious_on_any_page(browser: Browser, app_url: str, scheme: str):
+    found = {}
+    for path in PAGES + [f"?{LINK}"]:
+        page = open_page(browser, f"{app_url}/{path}", 1440, 900, scheme)
+        page.wait_for_timeout(800)  # charts drawn
+        results = Axe().run(page).response
+        found[path or "overview"] = [(v["id"], v["impact"], len(v["nodes"])) for v in results["violations"]
+                                     if v["impact"] in ("serious", "critical")]
+        assert page.title() != "Agreebound"  # each page its own tab title
+        page.context.close()
+    assert found == {k: [] for k in found}
+
+
+def _rgb(css: str) -> str:
+    nums = [int(float(x)) for x in re.findall(r"[\d.]+", css)[:3]]
+    return "#" + "".join(f"{n:02x}" for n in nums)
+
+
+def test_dark_mode_threshold_markers_are_visible(browser: Browser, app_url: str):
+    page = open_page(browser, app_url, 1440, 900, "dark")
+    page.wait_for_timeout(800)
+    background = _rgb(page.locator("[data-testid='stApp']").evaluate("e => getComputedStyle(e).backgroundColor"))
+    assert contrast(background, "#0e1117") < 1.3  # the dark theme is on
+    # the threshold line of the first bullet chart: a shape whose stroke is the marker colour
+    strokes = page.locator(".st-key-dimension_0 .js-plotly-plot").first.locator(
+        ".shapelayer path, .layer-above path").evaluate_all(
+        "els => els.map(e => getComputedStyle(e).stroke).filter(s => s && s !== 'none')")
+    colours = {_rgb(s) for s in strokes if s.startswith("rgb")}
+    assert colours, strokes
+    assert max(contrast(c, background) for c in colours) >= 3.0, (colours, background)
+    page.screenshot(path=str(ARTIFACTS / "overview-dark.png"))
+    page.context.close()
