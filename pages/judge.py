@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.formats import is_judge_log
+from agreebound.gates import judge_sentence
 from agreebound.importers.judge_logs import judges_in
 from agreebound.ui import contract_editor, figures, shell, state, widgets
 from agreebound.ui.data import judge_diagnostics_for
@@ -149,6 +150,8 @@ st.caption(f"Loaded: {widgets.md(src['label'])}: {m.n_cases} cases, {m.n_observa
 for note in m.notes:
     st.caption("Note: " + widgets.md(note, 400))
 widgets.decision_banner(d)
+st.markdown(widgets.md(judge_sentence(d), 300) + (f" Why: {why}." if (why := widgets.why_text(
+    widgets.judge_gate_list(bundle, d))) else ""))
 if m.partial:
     missing = [f"**{figures.RATE_LABELS[c.name]}**: not evaluable, {widgets.md(c.unavailable, 200)}"
                for c in d.checks if c.unavailable]
@@ -178,7 +181,8 @@ with st.expander("Contract and snapshot", expanded=False):
 diag = judge_diagnostics_for(widgets.judge_key(src), m)
 left, right = st.columns([1, 1])
 with left:
-    st.plotly_chart(figures.calibration_rates(d), width="stretch", key="cal_rates")
+    st.plotly_chart(figures.calibration_rates(d, dark=widgets.dark()), width="stretch", key="cal_rates",
+                    config=widgets.PLOT_CONFIG)
 with right:
     st.markdown(widgets.judge_diagnostics_text(diag, m))
     if d.reference_issues:

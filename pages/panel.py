@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.escape import printable
+from agreebound.gates import panel_gates
 from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS
 from agreebound.ui import figures, preview, shell, state, widgets
 from agreebound.ui.data import panel_diagnostics
@@ -73,7 +74,8 @@ def results(decisions) -> None:
         views = [(tab, dim, md) for tab, (dim, md) in zip(tabs, decisions.items())]
     for tab, dim, (m, d) in views:
         with tab:
-            widgets.verdict_banner(d.verdict, prefix=dim)
+            widgets.verdict_banner(d.verdict, prefix=dim, spread_checked=bool(m.rates))
+            widgets.fragile_note(panel_gates(dim, m, d))
             widgets.panel_reasons(d, m)
             c1, c2, c3 = st.columns(3)
             c1.metric("alpha (permil, floored)", "undefined" if m.alpha.permil is None else m.alpha.permil)
@@ -97,12 +99,15 @@ def results(decisions) -> None:
                 if m.alpha.value is None:
                     st.info("alpha is undefined here: nothing to draw against the floor.")
                 else:
-                    st.plotly_chart(figures.alpha_bullet(m, d), width="stretch", key=f"alpha_{dim}")
+                    st.plotly_chart(figures.alpha_bullet(m, d, dark=widgets.dark()), width="stretch",
+                                    key=f"alpha_{dim}", config=widgets.PLOT_CONFIG)
                 if m.rates:
-                    st.plotly_chart(figures.rates_interval(m, d), width="stretch", key=f"rates_{dim}")
+                    st.plotly_chart(figures.rates_interval(m, d, dark=widgets.dark()), width="stretch",
+                                    key=f"rates_{dim}", config=widgets.PLOT_CONFIG)
             with right:
                 if m.alpha.coincidence_scaled is not None:
-                    st.plotly_chart(figures.coincidence_heatmap(m), width="stretch", key=f"coinc_{dim}")
+                    st.plotly_chart(figures.coincidence_heatmap(m, dark=widgets.dark()), width="stretch",
+                                    key=f"coinc_{dim}", config=widgets.PLOT_CONFIG)
                 elif m.alpha.n_categories:
                     st.caption(f"The coincidence matrix is drawn for at most {COINCIDENCE_MAX_CATEGORIES} distinct values; "
                                f"this dimension has {m.alpha.n_categories:,}.")

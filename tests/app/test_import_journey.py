@@ -62,7 +62,7 @@ def test_r_export_preview_then_level_then_role_then_verdict():
     assert at.session_state["pending"] is None
     text = body(at)
     assert "alpha = **0.8491 = 951/1120 (849 permil)** from 40 pairable values in 11 units (interval)" in text
-    assert [w.value for w in at.success] == ["all: ENFORCE: reliable enough to act on"]
+    assert [w.value for w in at.success] == ["all: ENFORCE: reliable enough to act on (spread not checked: no detector rates)"]
     levels = at.dataframe[0].value
     assert list(levels["level"]) == ["nominal", "ordinal", "interval (in force)", "ratio"]
     # Roles: three of the four are humans -> one independent detector -> refused structurally.
