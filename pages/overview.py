@@ -21,7 +21,10 @@ with st.container(border=True, key="headline"):
     st.markdown(f"**{widgets.md(panel_sentence(decisions), 400)}**")
     if 1 < len(decisions) <= DETAIL_DIMENSIONS:
         st.markdown(" · ".join(f"{widgets.md(dim, 40)}: {d.verdict.value}" for dim, (_, d) in decisions.items()))
-    st.markdown(f"**{widgets.md(judge_sentence(jd), 400)}**")
+    fragile = [g for g in judge_gates if g.fragile]
+    st.markdown(f"**{widgets.md(judge_sentence(jd), 400)}**" + (
+        f" Fragile: the 95% intervals of {len(fragile)} of {len(judge_gates)} gates include their thresholds"
+        f" ({bundle.measurement.n_cases:,} cases)." if fragile else ""))
     st.caption("Decided exactly under the thresholds in force (sidebar). Each gate below: the measured value "
                "with its 95% interval, the threshold as a labelled line, and the margin in words.")
 

@@ -95,6 +95,17 @@ def test_overview_of_a_sample_without_rates_says_spread_not_checked():
     assert "spread within the cap" not in body
 
 
+def test_a_four_case_judge_that_passes_is_marked_fragile():
+    at = app("pages/judge.py")
+    at.selectbox(key="judge_sample").set_value("The seed's illustrative snapshot, 4 cases").run()
+    at.switch_page("pages/overview.py").run()
+    assert "PASS_CALIBRATION" in texts(at.success)
+    assert ("**Judge: passes all 5 gates.** Fragile: the 95% intervals of 5 of 5 gates include their thresholds "
+            "(4 cases).") in texts(at.markdown)
+    (fragile,) = [w for w in texts(at.warning) if w.startswith("**Fragile**")]
+    assert "Position flip: its 95% interval 0.0% to 49.0% includes the limit 5.0%" in fragile
+
+
 def test_a_link_with_edited_thresholds_shows_a_banner_on_every_page():
     at = app(th=json.dumps({"panel": {"alpha_floor_permil": 150, "ratio_cap_permil": 4600}}))
     banner = ("**Decided under edited thresholds** (from a shared link): alpha floor 0.150 (default 0.600); "
