@@ -29,13 +29,14 @@ chromium:
 test: $(VENV)/.test chromium
 	$(PY) -m pytest -q
 
-bench: $(VENV)/.test
+bench: $(VENV)/.test chromium
 	$(PY) bench/bench_alpha.py
 	$(PY) bench/bench_calibration.py
 	$(PY) bench/bench_formats.py
 	$(PY) bench/bench_dashboard.py
 	$(PY) bench/bench_cardinality.py
 	$(PY) bench/bench_import.py
+	$(PY) bench/bench_whatif.py
 
 clean:
 	rm -rf $(VENV) artifacts .pytest_cache

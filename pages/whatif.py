@@ -98,14 +98,17 @@ def editors_and_strip() -> None:
     st.header("Threshold sweep")
     gates = {f"{dim}: {g.label}": g for dim, (m, d) in decisions.items() for g in panel_gates(dim, m, d)[1:]}
     gates.update({f"judge: {g.label}": g for g in widgets.judge_gate_list(bundle, jd)})
-    pick = st.selectbox("Gate", list(gates), key="sweep_gate", format_func=lambda k: widgets.printable(k, 80),
+    # No chart until a gate is picked: redrawing a chart on every slider move would delay the strip.
+    pick = st.selectbox("Gate", list(gates), key="sweep_gate", index=None, placeholder="choose a gate to sweep...",
+                        format_func=lambda k: widgets.printable(k, 80),
                         help="The verdict of one gate as its threshold moves over its range: how far it is from flipping.")
-    g = gates[pick]
-    st.plotly_chart(figures.threshold_sweep(g, dark=widgets.dark()), width="stretch", key="sweep_chart",
-                    config=widgets.PLOT_CONFIG)
-    st.caption(f"{widgets.md(pick, 80)}: " + ("the gate has no measured value (" + g.state + ")" if g.value is None else
-               f"measured {g.fmt(g.value)}; the verdict flips when the threshold crosses it. "
-               f"In force: {g.fmt(g.threshold)}."))
+    if pick is not None:
+        g = gates[pick]
+        st.plotly_chart(figures.threshold_sweep(g, dark=widgets.dark()), width="stretch", key="sweep_chart",
+                        config=widgets.PLOT_CONFIG)
+        st.caption(f"{widgets.md(pick, 80)}: " + ("the gate has no measured value (" + (g.state or "") + ")"
+                   if g.value is None else f"measured {g.fmt(g.value)}; the verdict flips when the threshold "
+                   f"crosses {g.fmt(g.flip_at) if g.flip_at is not None else 'it'}. In force: {g.fmt(g.threshold)}."))
 
     # Downloads live in the fragment: built from the thresholds in force after its last rerun.
     d1, d2 = st.columns(2)

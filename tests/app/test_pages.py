@@ -168,7 +168,7 @@ def test_labels_at_interval_level_fall_back_with_the_reason():
 def test_slider_flips_a_verdict_without_remeasuring_and_reset_restores_it():
     at = app("pages/whatif.py")
     calls = dict(data.MEASURE_CALLS)
-    assert calls == {"panel": 1, "judge": 1}
+    assert calls == {"panel": 1, "judge": 1, "judge_diagnostics": 1}  # each measured once, then cached
     table = at.dataframe[0].value
     assert list(table["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
     at.slider(key="slider_alpha_floor_permil").set_value(800).run()

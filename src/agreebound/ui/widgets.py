@@ -282,13 +282,16 @@ def threshold_banner() -> None:
     contract), each beside its default, with a reset. Nothing when all are the defaults."""
     from agreebound.thresholds import edits
 
+    # Always the same slot, banner or not: when the banner comes and goes, the page updates the
+    # elements below it instead of rebuilding them (a slider move's strip arrives sooner).
+    slot = st.container(key="threshold_slot")
     t = state.thresholds()
     contract = judge().contract
     changed = edits(t, CalibrationThresholds.from_contract(contract))
     if not changed:
         return
     source = {"link": "a shared link", "draft": "edits on the What-if page"}.get(t.source, md(t.source, 80))
-    with st.container(key="edited_thresholds"):
+    with slot, st.container(key="edited_thresholds"):
         left, right = st.columns([5, 1], vertical_alignment="center")
         left.warning(f"**Decided under edited thresholds** (from {source}): " + "; ".join(changed) + ".")
         right.button("Reset to defaults", on_click=state.reset_defaults, key="banner_reset")
@@ -577,10 +580,12 @@ def dark() -> bool:
 
 
 def judge_gate_list(bundle: JudgeBundle, d: CalibrationDecision) -> list[Any]:
+    """The judge's gates; the case-aware intervals come from the cached diagnostics of the loaded
+    judge (a slider move only re-decides)."""
     from agreebound.gates import judge_gates
-    from agreebound.uncertainty import judge_rate_intervals
+    from agreebound.ui.data import judge_diagnostics_for
 
-    return judge_gates("judge", d, judge_rate_intervals(bundle.measurement))
+    return judge_gates("judge", d, judge_diagnostics_for(judge_key(S.judge_source), bundle.measurement).intervals)
 
 
 def gate_words(g: Any) -> str:
