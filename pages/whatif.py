@@ -10,6 +10,7 @@ import streamlit as st
 from agreebound.analysis import decide_panel
 from agreebound.calibration import decide
 from agreebound.gates import panel_gates
+from agreebound.limits import DETAIL_DIMENSIONS
 from agreebound.thresholds import DEFAULT
 from agreebound.ui import figures, shell, state, widgets
 
@@ -36,10 +37,17 @@ def _strip_panel(decisions) -> list[dict]:
     return rows
 
 
-def strip(decisions, bundle, jd, bound) -> None:
+def strip(rows, bundle, jd, bound) -> None:
     with st.container(border=True, key="whatif_strip"):
         st.markdown("**Verdicts under these thresholds**")
-        for r in _strip_panel(decisions):
+        if len(rows) > DETAIL_DIMENSIONS:  # the strip stays short: the worst first, the table lists all
+            order = {v: i for i, v in enumerate(("REFUSE_SINGLE", "REPORT_ONLY", "ENFORCE"))}
+            changed = sum(r["now"].verdict != r["base"].verdict for r in rows)
+            st.markdown(f"{len(rows):,} dimensions, {changed:,} changed from the defaults; the "
+                        f"{DETAIL_DIMENSIONS} with the worst verdicts:")
+            rows = sorted(rows, key=lambda r: (r["now"].verdict == r["base"].verdict, order[r["now"].verdict.value]))
+            rows = rows[:DETAIL_DIMENSIONS]
+        for r in rows:
             verdict = r["now"].verdict.value
             changed = r["now"].verdict != r["base"].verdict
             head = f"**{widgets.md(r['dim'], 60)}**: {verdict}"
@@ -70,9 +78,10 @@ def editors_and_strip() -> None:
     contract = bundle.contract
     bound = decide(bundle.measurement, None)
     widgets.threshold_banner()  # here, not in the frame: a slider move reruns only this fragment
+    rows = _strip_panel(decisions)  # once per rerun: the strip and the table share it
     left, right = st.columns([2, 3])
     with left:
-        strip(decisions, bundle, jd, bound)
+        strip(rows, bundle, jd, bound)
     with right:
         st.header("Panel")
         widgets.panel_editors(decisions)
@@ -82,13 +91,13 @@ def editors_and_strip() -> None:
         widgets.strict_toggle("judge", contract)
 
     st.header("Verdicts: edited thresholds beside the defaults")
-    rows = []
-    for r in _strip_panel(decisions):
-        rows.append({"panel dimension": r["dim"], "defaults (0.600 / 2.00x)": r["base"].verdict.value,
+    table = []
+    for r in rows:
+        table.append({"panel dimension": r["dim"], "defaults (0.600 / 2.00x)": r["base"].verdict.value,
                      "edited": r["now"].verdict.value, "changed": "yes" if r["base"].verdict != r["now"].verdict else "",
                      "gate flipped": ", ".join(g.label for g in r["flipped"]),
                      "measured against the threshold in force": "; ".join(g.margin for g in r["gates"][1:])})
-    st.dataframe(widgets.safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
+    st.dataframe(widgets.safe_frame(pd.DataFrame(table)), hide_index=True, width="stretch")
     st.dataframe(pd.DataFrame([{
         "judge": "decision", "bound contract": bound.decision, "edited": jd.decision,
         "changed": "yes" if bound.decision != jd.decision else ""}]), hide_index=True, width="stretch")

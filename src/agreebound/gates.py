@@ -76,6 +76,16 @@ class Gate:
             return f"{self.fmt(self.value)} independent detectors, needs {self.fmt(self.threshold)}"
         gap = abs(self.value - self.threshold)
         gap_text = self.fmt(gap) if self.unit != "%" else f"{gap:.1f} points"
+        value_passes = self.value >= self.threshold if self.kind == "min" else self.value <= self.threshold
+        if self.passed is False and value_passes:  # strict mode: the value passes, its bound does not
+            side = "lower" if self.kind == "min" else "upper"
+            bound = self.low if self.kind == "min" else self.high
+            if bound is None:
+                return f"{head}: passes, but its 95% {side} bound is unbounded (strict)"
+            bgap = abs(bound - self.threshold)
+            btext = self.fmt(bgap) if self.unit != "%" else f"{bgap:.1f} points"
+            return (f"{head}: passes, but its 95% {side} bound {self.fmt(bound)} is {btext} "
+                    f"{'short' if self.kind == 'min' else 'over'} (strict)")
         if self.passed:
             return f"{head}: {gap_text} to spare" if gap else f"{head}: exactly at the threshold"
         return f"{head}: {gap_text} {'short' if self.kind == 'min' else 'over'}"
@@ -98,8 +108,9 @@ class Gate:
         t = self.threshold
         high = float("inf") if self.high is None else self.high
         if self.low < t < high or (self.kind == "min" and self.low < t <= high) or (self.kind == "max" and self.low <= t < high):
-            return (f"its 95% interval {self.fmt(self.low)} to {self.fmt(self.high)} includes the "
-                    f"{'threshold' if self.kind == 'min' else 'limit'} {self.fmt(t)}")
+            word = "floor" if self.name == "alpha" else "cap" if self.unit == "x" else (
+                "threshold" if self.kind == "min" else "limit")
+            return f"its 95% interval {self.fmt(self.low)} to {self.fmt(self.high)} includes the {word} {self.fmt(t)}"
         return None
 
     @property
@@ -131,12 +142,12 @@ def panel_gates(dimension: str, m: PanelMeasurement, d: PanelDecision) -> list[G
                 else f"unit bootstrap, {b.draws:,} draws") if b.defined else "")
         gates.append(Gate("panel", dimension, "alpha", "alpha", "min", "", float(a.value),
                           b.low if b.defined else None, b.high if b.defined else None, floor,
-                          not ({"alpha_below_floor", "alpha_lower_bound_below_floor"} & failed),
+                          not ({"alpha_below_floor", "alpha_lower_bound_below_floor", "alpha_interval_missing"} & failed),
                           interval_method=how, detail=f"{m.n_units:,} units, {m.level} level",
                           secondary=f"{a.permil} permil, floor {th.alpha_floor_permil} permil"))
     cap = float(th.ratio_cap)
     spread_failed = bool({"ratio_above_cap", "ratio_unbounded", "spread_upper_above_cap",
-                          "spread_upper_unbounded"} & failed)
+                          "spread_upper_unbounded", "spread_interval_missing"} & failed)
     if not m.rates:
         gates.append(Gate("panel", dimension, "spread", "spread", "max", "x", None, None, None, cap, None,
                           state="not measured", detail=m.rates_source.removeprefix("none: "),
@@ -197,12 +208,14 @@ def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, Any] 
             continue
         if not c.rate.evaluable:
             out.append(Gate("judge", subject, c.name, label, c.kind, "%", None, None, None, t, c.passed,
-                            state="not evaluable", detail="no opportunities (passes, as in the seed)", secondary=sec))
+                            state="not evaluable", detail="no opportunities (" + (
+                                "passes, as in the seed" if c.passed else "fails: a minimum above 0 is not met") + ")",
+                            secondary=sec))
             continue
         iv = (intervals or {}).get(c.name)
         value = float(c.rate.value) * 100
         notes = []
-        cases = getattr(iv, "cases", None)
+        cases = getattr(iv, "cases", None) or None  # 0: the source gave no per-case counts (unknown)
         if cases is not None and cases < MIN_CASES:
             notes.append(f"too few cases: {cases} (fewer than {MIN_CASES})")
         out.append(Gate("judge", subject, c.name, label, c.kind, "%", value,
@@ -222,9 +235,15 @@ def judge_sentence(d: CalibrationDecision) -> str:
     failed = [c for c in evaluable if not c.passed]
     refs = f"; {len(d.reference_issues)} reference issue{'s' if len(d.reference_issues) != 1 else ''}" \
         if d.reference_issues else ""
+    unevaluable = n - len(evaluable)
     if d.decision == "INCOMPLETE":
-        return (f"Judge: incomplete, {n - len(evaluable)} of {n} gates cannot be evaluated from this source; "
+        return (f"Judge: incomplete, {unevaluable} of {n} gates cannot be evaluated from this source; "
                 f"the {len(evaluable)} that can pass{refs}.")
+    if unevaluable and not failed:
+        return (f"Judge: fails on references; the {len(evaluable)} gates this source can evaluate pass, "
+                f"{unevaluable} cannot be evaluated{refs}.")
+    if unevaluable:
+        return f"Judge: fails {len(failed)} of the {len(evaluable)} gates this source can evaluate{refs}."
     if not failed:
         return f"Judge: passes all {n} gates{refs}." if not d.reference_issues else \
             f"Judge: fails on references, all {n} gates pass{refs}."

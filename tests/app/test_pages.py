@@ -212,7 +212,7 @@ def test_link_reproduces_thresholds_and_bad_link_is_explained():
     assert warnings[0] == ("**Decided under edited thresholds** (from a shared link): alpha floor 0.800 "
                            "(default 0.600).")
     # sexual's alpha 0.779 is below 0.800, but its interval reaches above it: marked fragile
-    assert any(w.startswith("**Fragile**: alpha: its 95% interval 0.") and "includes the threshold 0.800" in w
+    assert any(w.startswith("**Fragile**: alpha: its 95% interval 0.") and "includes the floor 0.800" in w
                for w in warnings)
     bad = app(th='{"panel": {"alpha_floor_permil": 6000}}')
     assert "The link's thresholds were ignored: alpha_floor_permil must be between 0 and 1000 (permil), got 6000" in texts(bad.warning)

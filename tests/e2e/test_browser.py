@@ -15,6 +15,13 @@ IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 pytestmark = pytest.mark.e2e
 
 
+def slider(page: Page, label: str):
+    """A slider by its label (never "the first slider": the page may still be drawing)."""
+    found = page.locator("[data-testid='stSlider']").filter(has_text=label).get_by_role("slider")
+    expect(found).to_have_count(1)
+    return found
+
+
 def settle(page: Page) -> None:
     page.wait_for_selector(IDLE, timeout=60_000)
     page.wait_for_timeout(400)  # let a rerun that was just triggered start
@@ -109,7 +116,7 @@ def test_import_journey_preview_level_measure(page: Page, app_url: str):
 def test_slider_changes_the_verdict_and_downloads(page: Page, app_url: str):
     page.goto(f"{app_url}/whatif")
     settle(page)
-    floor = page.get_by_role("slider").first
+    floor = slider(page, "Alpha floor (permil)")
     floor.focus()
     floor.press("End")  # alpha floor to 1000 permil: nothing enforces
     settle(page)

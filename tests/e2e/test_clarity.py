@@ -23,6 +23,13 @@ LINK = "th=" + json.dumps({"panel": {"alpha_floor_permil": 150, "ratio_cap_permi
 pytestmark = pytest.mark.e2e
 
 
+def slider(page: Page, label: str):
+    """A slider by its label (never "the first slider": the page may still be drawing)."""
+    found = page.locator("[data-testid='stSlider']").filter(has_text=label).get_by_role("slider")
+    expect(found).to_have_count(1)
+    return found
+
+
 def settle(page: Page) -> None:
     page.wait_for_selector(IDLE, timeout=60_000)
     page.wait_for_timeout(500)
@@ -86,7 +93,7 @@ def test_the_what_if_strip_updates_in_view_after_a_slider_move(browser: Browser,
     page = open_page(browser, f"{app_url}/whatif", 1440, 900)
     strip = page.locator(".st-key-whatif_strip")
     expect(strip).to_contain_text("sexual: ENFORCE (same as the defaults)", timeout=20_000)
-    floor = page.get_by_role("slider").first
+    floor = slider(page, "Alpha floor (permil)")
     floor.focus()
     floor.press("End")  # alpha floor 1000 permil
     settle(page)
@@ -95,7 +102,7 @@ def test_the_what_if_strip_updates_in_view_after_a_slider_move(browser: Browser,
     expect(strip).to_contain_text("flipped: the alpha gate now fails", timeout=20_000)
     assert in_view(page, ".st-key-whatif_strip")
     # the last slider is further down: the strip follows (sticky) and shows the judge gate's flip
-    last = page.get_by_role("slider").last
+    last = slider(page, "Self-preference maximum (bps)")
     last.scroll_into_view_if_needed()
     last.focus()
     last.press("End")  # self-preference limit 100%

@@ -527,7 +527,8 @@ def rates_interval(m: PanelMeasurement, d: PanelDecision, *, dark: bool = False)
     values = [float(r.rate) for r in m.rates]
     lo, hi = (float(x) for x in d.rates_span)
     cap = float(d.thresholds.ratio_cap)
-    failed = any(r.check in ("ratio_above_cap", "ratio_unbounded") for r in d.reasons)
+    failed = any(r.check in ("ratio_above_cap", "ratio_unbounded", "spread_upper_above_cap", "spread_upper_unbounded",
+                             "spread_interval_missing") for r in d.reasons)  # strict mode's bound fails too
     color = p.failed if failed else p.passed
     verdict = "fails" if failed else "passes"
     wilson = m.wilson

@@ -359,6 +359,10 @@ def threshold_pair(label: str, field: str, value: int, step: int, on_change: Any
                         args=(field, "number_" + field, *args), label_visibility="hidden")
 
 
+def _more(items: Any, shown: int) -> str:
+    return f" and {len(items) - shown:,} more" if len(items) > shown else ""
+
+
 def panel_editors(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]] | None = None) -> None:
     """``decisions``: show where each dimension's measured value sits, under its slider."""
     threshold_pair("Alpha floor (permil)", "alpha_floor_permil", state.panel_value("alpha_floor_permil"),
@@ -368,7 +372,7 @@ def panel_editors(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]] |
         st.caption("measured alpha: " + ", ".join(
             f"{md(dim, 30)} " + ("undefined" if m.alpha.value is None else
                                  f"{float(m.alpha.value):.3f} ({m.alpha.permil} permil)")
-            for dim, (m, _) in list(decisions.items())[:12]))
+            for dim, (m, _) in list(decisions.items())[:12]) + _more(decisions, 12))
     threshold_pair("Spread cap (permil)", "ratio_cap_permil", state.panel_value("ratio_cap_permil"),
                    10, state.edit_panel, (),
                    "ENFORCE needs max/min detector rate <= cap / 1000. Seed default 2000 = 2.0x.")
@@ -376,7 +380,7 @@ def panel_editors(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]] |
         st.caption("measured spread: " + ", ".join(
             f"{md(dim, 30)} " + ("not measured" if not m.rates else "unbounded" if d.spread is None else
                                  f"{float(d.spread):.2f}x ({round(d.spread * 1000)} permil)")
-            for dim, (m, d) in list(decisions.items())[:12]))
+            for dim, (m, d) in list(decisions.items())[:12]) + _more(decisions, 12))
 
 
 def strict_toggle(kind: str, contract: JudgeCalibrationContract) -> None:
@@ -618,8 +622,10 @@ def fragile_note(gates: list[Any]) -> None:
     strict mode gates on it)."""
     reasons = [f"{md(g.label)}: {g.fragile}" for g in gates if g.fragile]
     if reasons:
+        strict = any(g.strict for g in gates)
         st.warning("**Fragile**: " + "; ".join(reasons) + ". Another sample of the same size could reach the "
-                   "other verdict. Strict mode (What-if page) gates on these bounds.")
+                   "other verdict." + (" Strict mode is on: these bounds decide." if strict else
+                                       " Strict mode (What-if page) gates on these bounds."))
 
 
 def why_text(gates: list[Any]) -> str:
