@@ -203,7 +203,7 @@ rows = [{"rate": figures.RATE_LABELS[c.name], "measured": widgets.rate_check_tex
          else ("pass" if c.passed else "FAIL"),
          "margin": "" if c.unavailable else widgets.margin_text(c)}
         for c in d.checks]
-st.dataframe(widgets.safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
+widgets.responsive_table(pd.DataFrame(rows), "gates_table")
 methods = sorted({iv.method for iv in diag.intervals.values()})
 st.caption("Intervals count cases, not observations: the two orders and the repetitions of one case are not "
            "independent. " + " ".join(widgets.md(x, 200) + "." for x in methods[:3]))

@@ -97,7 +97,7 @@ def editors_and_strip() -> None:
                      "edited": r["now"].verdict.value, "changed": "yes" if r["base"].verdict != r["now"].verdict else "",
                      "gate flipped": ", ".join(g.label for g in r["flipped"]),
                      "measured against the threshold in force": "; ".join(g.margin for g in r["gates"][1:])})
-    st.dataframe(widgets.safe_frame(pd.DataFrame(table)), hide_index=True, width="stretch")
+    widgets.responsive_table(pd.DataFrame(table), "verdict_table")
     st.dataframe(pd.DataFrame([{
         "judge": "decision", "bound contract": bound.decision, "edited": jd.decision,
         "changed": "yes" if bound.decision != jd.decision else ""}]), hide_index=True, width="stretch")

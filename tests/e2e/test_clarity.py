@@ -146,3 +146,18 @@ def test_dark_mode_threshold_markers_are_visible(browser: Browser, app_url: str)
     assert max(contrast(c, background) for c in colours) >= 3.0, (colours, background)
     page.screenshot(path=str(ARTIFACTS / "overview-dark.png"))
     page.context.close()
+
+
+def test_on_a_phone_wide_tables_stack_instead_of_cutting_columns(browser: Browser, app_url: str):
+    page = open_page(browser, f"{app_url}/judge", 390, 844)
+    expect(page.locator(".st-key-gates_table_wideview")).to_be_hidden()
+    stacked = page.locator(".st-key-gates_table_narrowview")
+    expect(stacked).to_be_visible()
+    expect(stacked).to_contain_text("margin: 15 fewer flips would pass")  # the last column, whole
+    box = stacked.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    page.context.close()
+    page = open_page(browser, f"{app_url}/judge", 1440, 900)
+    expect(page.locator(".st-key-gates_table_narrowview")).to_be_hidden()
+    expect(page.locator(".st-key-gates_table_wideview")).to_be_visible()
+    page.context.close()

@@ -40,7 +40,11 @@ WHATIF = "What-if thresholds"
 
 # Captions are drawn at 60% of the text colour: 3.9:1 on white, below WCAG AA's 4.5:1. The text
 # colour itself at 80% opacity reaches 6:1 on both themes. Static CSS: no user text.
-CSS = "<style>[data-testid='stCaptionContainer']{color:inherit !important;opacity:.8;}</style>"
+# widgets.responsive_table: the table on wide screens, stacked rows on phones.
+CSS = ("<style>[data-testid='stCaptionContainer']{color:inherit !important;opacity:.8;}"
+       "[class*='_narrowview']{display:none !important;}"
+       "@media (max-width:640px){[class*='_wideview']{display:none !important;}"
+       "[class*='_narrowview']{display:flex !important;}}</style>")
 
 
 def _pages() -> list[st.Page]:

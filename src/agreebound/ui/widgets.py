@@ -52,6 +52,17 @@ def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def responsive_table(frame: pd.DataFrame, key: str) -> None:
+    """Wide screens: the table. Phones: one stacked block per row, every column shown (a table
+    would cut columns off screen). CSS in the frame (ui.shell) shows one or the other."""
+    with st.container(key=f"{key}_wideview"):
+        st.dataframe(safe_frame(frame), hide_index=True, width="stretch")
+    with st.container(key=f"{key}_narrowview"):
+        for _, row in frame.iterrows():
+            head, *rest = list(row.items())
+            st.markdown(f"**{md(head[1], 80)}**  \n" + "  \n".join(f"{md(c, 60)}: {md(v, 200)}" for c, v in rest))
+
+
 # --- loading ---------------------------------------------------------------------------------
 
 
