@@ -22,6 +22,11 @@ from agreebound.analysis import PanelMeasurement
 from agreebound.calibration import CalibrationDecision
 from agreebound.panel import PanelDecision
 
+#: The judge's five gates as a reader names them (figures, pages and reports use these).
+RATE_LABELS = {"human_agreement": "Human agreement", "position_flip": "Position flip",
+               "repeat_variance": "Repeat variance", "verbosity_bias": "Verbosity bias",
+               "self_preference": "Self-preference"}
+
 #: Fewer cases than this and a judge rate's interval is reported as "too few cases" besides.
 MIN_CASES = 30
 
@@ -68,9 +73,7 @@ class Gate:
         if self.state:
             return f"{what} {self.state}" + (f" ({self.detail})" if self.detail and self.state != "not measured" else "")
         assert self.value is not None
-        need = ("needs" if self.kind == "min" else "cap" if self.unit == "x" else "limit")
-        if self.kind == "min" and self.unit == "%":
-            need = "needs"
+        need = "needs" if self.kind == "min" else "cap" if self.unit == "x" else "limit"
         head = f"{what} {self.fmt(self.value)}, {need} {self.fmt(self.threshold)}"
         if self.name == "detectors":
             return f"{self.fmt(self.value)} independent detectors, needs {self.fmt(self.threshold)}"
@@ -107,11 +110,20 @@ class Gate:
             return None
         t = self.threshold
         high = float("inf") if self.high is None else self.high
-        if self.low < t < high or (self.kind == "min" and self.low < t <= high) or (self.kind == "max" and self.low <= t < high):
-            word = "floor" if self.name == "alpha" else "cap" if self.unit == "x" else (
-                "threshold" if self.kind == "min" else "limit")
-            return f"its 95% interval {self.fmt(self.low)} to {self.fmt(self.high)} includes the {word} {self.fmt(t)}"
+        straddles = self.low < t <= high if self.kind == "min" else self.low <= t < high
+        if straddles:
+            return (f"its 95% interval {self.fmt(self.low)} to {self.fmt(self.high)} includes the "
+                    f"{self.threshold_word} {self.fmt(t)}")
         return None
+
+    @property
+    def threshold_word(self) -> str:
+        """What this gate's threshold is called: floor (alpha), cap (spread), limit, minimum."""
+        if self.name == "alpha":
+            return "floor"
+        if self.unit == "x":
+            return "cap"
+        return "limit" if self.kind == "max" else "minimum"
 
     @property
     def status(self) -> str:
@@ -189,17 +201,13 @@ def panel_sentence(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]])
 
 # --- judge -----------------------------------------------------------------------------------
 
-_RATE_LABELS = {"human_agreement": "Human agreement", "position_flip": "Position flip",
-                "repeat_variance": "Repeat variance", "verbosity_bias": "Verbosity bias",
-                "self_preference": "Self-preference"}
-
 
 def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, Any] | None = None) -> list[Gate]:
     """``intervals``: per rate name an object with ``low``/``high`` (fractions of 1), ``method``,
     ``cases`` and ``observations`` (agreebound.uncertainty.judge_rate_intervals)."""
     out = []
     for c in d.checks:
-        label = _RATE_LABELS[c.name]
+        label = RATE_LABELS[c.name]
         t = c.threshold_bps / 100
         sec = f"limit {c.threshold_bps:,} bps"
         if c.unavailable:

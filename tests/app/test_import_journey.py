@@ -7,21 +7,12 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from agreebound.ui import data
 
 ROOT = Path(__file__).resolve().parents[2]
 IMPORTS = ROOT / "sample_data" / "imports"
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    data.MEASURE_CALLS.clear()
-    yield
 
 
 def panel_page() -> AppTest:

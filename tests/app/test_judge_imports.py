@@ -9,8 +9,6 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from agreebound import templates
@@ -20,14 +18,6 @@ from agreebound.ui import data
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_data"
 LOGS = S / "judge_logs"
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    data.MEASURE_CALLS.clear()
-    yield
 
 
 def judge_page() -> AppTest:

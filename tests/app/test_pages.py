@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from agreebound.ui import data
@@ -16,14 +15,6 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 SAMPLES = ROOT / "sample_data"
 BAD = ROOT / "tests" / "data" / "bad"
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    data.MEASURE_CALLS.clear()
-    yield
 
 
 def app(page: str | None = None, **query: str) -> AppTest:

@@ -6,26 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from dashboard_helpers import settle, slider
 from playwright.sync_api import Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 
 pytestmark = pytest.mark.e2e
-
-
-def slider(page: Page, label: str):
-    """A slider by its label (never "the first slider": the page may still be drawing)."""
-    found = page.locator("[data-testid='stSlider']").filter(has_text=label).get_by_role("slider")
-    expect(found).to_have_count(1)
-    return found
-
-
-def settle(page: Page) -> None:
-    page.wait_for_selector(IDLE, timeout=60_000)
-    page.wait_for_timeout(400)  # let a rerun that was just triggered start
-    page.wait_for_selector(IDLE, timeout=60_000)
 
 
 def alerts(page: Page) -> list[str]:

@@ -10,30 +10,17 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from dashboard_helpers import settle, slider
 from playwright.sync_api import Browser, Page, expect
 
 from agreebound.ui.figures import contrast
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 PAGES = ["", "panel", "judge", "whatif", "help"]
 LINK = "th=" + json.dumps({"panel": {"alpha_floor_permil": 150, "ratio_cap_permil": 4600}}, separators=(",", ":"))
 
 pytestmark = pytest.mark.e2e
-
-
-def slider(page: Page, label: str):
-    """A slider by its label (never "the first slider": the page may still be drawing)."""
-    found = page.locator("[data-testid='stSlider']").filter(has_text=label).get_by_role("slider")
-    expect(found).to_have_count(1)
-    return found
-
-
-def settle(page: Page) -> None:
-    page.wait_for_selector(IDLE, timeout=60_000)
-    page.wait_for_timeout(500)
-    page.wait_for_selector(IDLE, timeout=60_000)
 
 
 def open_page(browser: Browser, url: str, width: int = 1440, height: int = 900, scheme: str = "light") -> Page:
@@ -80,11 +67,9 @@ def test_overview_sentences_and_a_bullet_chart_per_gate(browser: Browser, app_ur
     expect(page.get_by_text("Why: alpha 0.236, needs 0.600: 0.364 short; spread 3.90x, cap 2.00x: 1.90x over.")).to_be_visible()
     charts = page.locator(".st-key-dimension_0 .js-plotly-plot")
     expect(charts).to_have_count(2)
-    svg = charts.first.inner_text() if False else charts.first.locator("svg.main-svg").first.text_content()
     assert "floor 0.600" in charts.first.text_content()
     expect(page.locator(".st-key-judge_gates .js-plotly-plot")).to_have_count(5)
     assert "limit 5.0%" in page.locator(".st-key-judge_gates .js-plotly-plot").nth(1).text_content()
-    assert svg is not None
     page.screenshot(path=str(ARTIFACTS / "overview-1440.png"), full_page=True)
     page.context.close()
 

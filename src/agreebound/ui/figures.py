@@ -39,16 +39,8 @@ import plotly.graph_objects as go
 from agreebound.analysis import PanelMeasurement
 from agreebound.calibration import CalibrationDecision
 from agreebound.escape import html_text
-from agreebound.gates import Gate, panel_gates
+from agreebound.gates import RATE_LABELS, Gate, panel_gates  # noqa: F401 - RATE_LABELS re-exported
 from agreebound.panel import PanelDecision
-
-RATE_LABELS = {
-    "human_agreement": "Human agreement",
-    "position_flip": "Position flip",
-    "repeat_variance": "Repeat variance",
-    "verbosity_bias": "Verbosity bias",
-    "self_preference": "Self-preference",
-}
 
 # --- colours ---------------------------------------------------------------------------------
 
@@ -192,18 +184,8 @@ _ASSUMED_PLOT_PX = 320  # bullets' labels are placed so they fit a plot this nar
 _SWEEP_PLOT_PX = 480  # a sweep is drawn wide (half a page or more)
 
 
-def _threshold_word(g: Gate) -> str:
-    if g.name == "alpha":
-        return "floor"
-    if g.unit == "x":
-        return "cap"
-    if g.kind == "max":
-        return "limit"
-    return "minimum"
-
-
 def _zone_words(g: Gate) -> str:
-    word = _threshold_word(g)
+    word = g.threshold_word
     return f"meets the {word}" if g.kind == "min" else f"within the {word}"
 
 
@@ -316,7 +298,7 @@ def gate_bullet(gate: Gate, *, dark: bool = False) -> go.Figure:
 
     fig = go.Figure()
     t = g.threshold
-    word = _threshold_word(g)
+    word = g.threshold_word
     size = 11
     # rows inside the plot: labels of the threshold and zone on top, the gate in the middle,
     # the interval's label at the bottom; nothing in one row can meet anything in another
@@ -431,7 +413,7 @@ def threshold_sweep(gate: Gate, *, dark: bool = False) -> go.Figure:
     g, p = gate, palette(dark)
     x0, x1 = _sweep_range(g)
     span = x1 - x0
-    word = _threshold_word(g)
+    word = g.threshold_word
     size = 11
     top_y, mid_y, bottom_y = 3.0, 1.5, 0.0
     fig = go.Figure()

@@ -23,6 +23,7 @@ from agreebound.escape import html_text, printable
 from agreebound.formats import JudgeBundle
 from agreebound.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
 from agreebound.thresholds import ThresholdSet
+from agreebound.gates import RATE_LABELS
 from agreebound.ui import figures
 
 # The column (and so every chart) is at most 700 CSS px wide: A4's printable width at the 12 mm
@@ -387,7 +388,7 @@ def panel_html(measurements: dict[str, PanelMeasurement], thresholds: ThresholdS
 
 
 def _rate_label(name: str) -> str:
-    return getattr(figures, "RATE_LABELS", {}).get(name) or name.replace("_", " ").capitalize()
+    return RATE_LABELS.get(name) or name.replace("_", " ").capitalize()
 
 
 def _judge_rows(c: dict[str, Any]) -> list[list[str]]:

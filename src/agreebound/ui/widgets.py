@@ -419,9 +419,7 @@ def calibration_editors(contract: JudgeCalibrationContract, decision: Calibratio
                        state.edit_calibration, (contract,),
                        f"{'At least' if kind == 'min' else 'At most'} this many basis points (1/100 of a percent).")
         if (c := checks.get(name)) is not None:
-            st.caption("measured: " + ("not evaluable" if c.unavailable or not c.rate.evaluable else
-                                       f"{c.rate.bps:,} bps = {float(c.rate.value) * 100:.2f}% "
-                                       f"({c.rate.numerator:,}/{c.rate.denominator:,})"))
+            st.caption("measured: " + rate_check_text(c))
 
 
 def level_picker(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> None:

@@ -1,0 +1,20 @@
+"""What the browser tests share: waiting for the app to settle and finding a slider by its label."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+
+def settle(page: Page) -> None:
+    page.wait_for_selector(IDLE, timeout=60_000)
+    page.wait_for_timeout(500)  # let a rerun that was just triggered start
+    page.wait_for_selector(IDLE, timeout=60_000)
+
+
+def slider(page: Page, label: str):
+    """A slider by its label (never "the first slider": the page may still be drawing)."""
+    found = page.locator("[data-testid='stSlider']").filter(has_text=label).get_by_role("slider")
+    expect(found).to_have_count(1)
+    return found
