@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
 
-.PHONY: run test bench chromium clean
+.PHONY: run test bench chromium postgresql clean
 
 $(VENV)/.base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,7 @@ $(VENV)/.test: $(VENV)/.base pyproject.toml
 	touch $@
 
 run: $(VENV)/.base
+	@$(PY) -c "from agreebound.store import configured_url, describe; u = configured_url(); print('agreebound: runs are recorded in', describe(u) if u else 'nowhere (AGREEBOUND_DB=off)')"
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
 
 # Browser tests drive Debian's chromium (Playwright's own browser download cannot work here).
@@ -26,7 +27,13 @@ chromium:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: $(VENV)/.test chromium
+# The store's tests start their own PostgreSQL server (initdb in a temporary folder): Debian's package.
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  echo "installing Debian's postgresql for the history store's tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+
+test: $(VENV)/.test chromium postgresql
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.test chromium

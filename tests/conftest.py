@@ -1,5 +1,6 @@
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -7,6 +8,11 @@ from hypothesis import settings
 
 # tests/ holds helper modules (the seed oracle) imported by tests and benchmarks.
 sys.path.insert(0, str(Path(__file__).parent))
+
+# No test writes the user's history: every run recorded by the dashboard, the CLI (subprocesses
+# inherit this) or a test goes to one throwaway database per test session, unless a test names its own.
+_SESSION_DB = Path(tempfile.mkdtemp(prefix="agreebound-test-db-")) / "runs.db"
+os.environ["AGREEBOUND_DB"] = f"sqlite:///{_SESSION_DB}"
 
 # CI runs the property tests with fixed seeds, so a run is reproducible; locally they explore.
 settings.register_profile("ci", derandomize=True, print_blob=True)
@@ -26,3 +32,42 @@ def fresh_caches(request):
         st.cache_resource.clear()
         data.MEASURE_CALLS.clear()
     yield
+
+
+# --- databases for the run store (agreebound.store) ----------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """One throwaway PostgreSQL server for the session (tests/pg_server.py). Missing PostgreSQL is
+    a failure, not a skip: `make test` installs it."""
+    import pg_server as pg
+
+    try:
+        server = pg.start()
+    except (pg.PostgresMissing, pg.PostgresFailed) as e:
+        pytest.fail(f"PostgreSQL for the store tests: {e}", pytrace=False)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_url(pg_server):
+    """postgresql+psycopg://agreebound@127.0.0.1:PORT/agreebound on the session's server."""
+    return pg_server.url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    """A fresh, empty database for each test: a SQLite file in tmp_path, or a new database on the
+    session's PostgreSQL server (dropped afterwards)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'runs.db'}"
+        return
+    server = request.getfixturevalue("pg_server")
+    name = server.create_database()
+    yield server.url_for(name)
+    try:
+        server.drop_database(name)
+    except Exception:  # noqa: BLE001 - the server is thrown away at the end of the session anyway
+        pass

@@ -54,6 +54,22 @@ INSPECT_EXAMPLES = """examples:
   agreebound panel export.xlsx --mapping mapping.json
 
 """ + EXIT_CODE_HELP
+HISTORY_EXAMPLES = """examples:
+  agreebound panel ratings.csv --record --label "week 48"
+  agreebound history
+  agreebound history --name ratings.csv --json
+  agreebound --help
+
+""" + EXIT_CODE_HELP
+COMPARE_EXAMPLES = """examples:
+  agreebound compare 3f9a2c1b7d4e 8d01c2aa9f10
+  agreebound compare 3f9a 8d01 --json
+
+exit codes:
+  0  no verdict got worse
+  1  a verdict got worse (a regression), or a dimension decided before is missing
+  3  bad input: an unknown run, runs of different kinds, or a database that cannot be read
+  4  internal error"""
 CAL_EXAMPLES = """examples:
   agreebound calibrate sample_data/judge_failing.json
   agreebound calibrate sample_data/judge_illustrative.json --json --report judge.md
@@ -249,6 +265,11 @@ def _panel(args: argparse.Namespace) -> int:
     level = args.level if args.level != "auto" else (imported.mapping.level or "auto")
     measurements = measure_panels(panels, level, positive, rates, Path(args.rates).name if args.rates else None)
     report = panel_report(measurements, t, inputs, imported)
+    if args.record:
+        roles = ["ratings"] + (["mapping"] if args.mapping else []) + (["thresholds"] if args.thresholds else []) + \
+            (["rates"] if args.rates else [])
+        args.run = ("panel", [(role, n, b) for role, (n, b) in zip(roles, inputs)],
+                    _panel_recipe(args, imported, level, positive), t)
 
     def html() -> str:
         from agreebound.ui.html import panel_html
@@ -256,6 +277,18 @@ def _panel(args: argparse.Namespace) -> int:
         return panel_html(measurements, t, report)
 
     return _emit(args, report, html, _print_panel)
+
+
+def _panel_recipe(args: argparse.Namespace, imported: Any, level: str, positive: Any) -> dict[str, Any]:
+    """How the dashboard reads the stored bytes the same way: the mapping in force (roles given by
+    --humans/--detectors written into it), the level, the positive category, the dimension."""
+    from dataclasses import replace
+
+    mapping = imported.mapping
+    if args.humans or args.detectors:
+        mapping = replace(mapping, humans=tuple(dict.fromkeys(h for p in imported.panels.values() for h in p.humans)))
+    return {"mapping": mapping.to_json(), "level": level, "positive": positive if positive == "auto" else str(positive),
+            "dimension": args.dimension, "interval": "krippendorff"}
 
 
 def _print_panel(report: dict[str, Any]) -> None:
@@ -335,11 +368,14 @@ def _emit(args: argparse.Namespace, report: dict[str, Any], html: Any, print_tex
         if args.report != getattr(args, "report_given", args.report):  # a generated name: say it
             print(f"agreebound: wrote {printable(args.report)}", file=sys.stderr)
     code = EXIT_CODES[verdict_of(report)]
+    recorded = _record(args, report) if getattr(args, "record", False) else None
     try:
         if args.json:
             sys.stdout.write(to_json(report, ascii_only=True))
         else:
             print_text(report)
+        if recorded:  # the id last, on stdout for text (scripts take the last line), stderr beside JSON
+            print(recorded, file=sys.stderr if args.json else sys.stdout)
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (``| head``): the verdict stands; stop writing quietly.
@@ -348,6 +384,17 @@ def _emit(args: argparse.Namespace, report: dict[str, Any], html: Any, print_tex
     except OSError as e:
         raise OutputError(f"could not write the output ({e.strerror or e})") from None
     return code
+
+
+def _record(args: argparse.Namespace, report: dict[str, Any]) -> str:
+    """Record the run (--record): before the verdict is printed, so a failed write (a full disk,
+    a foreign database) is an error with exit 3, never a verdict that was silently not recorded."""
+    from agreebound.store import Store
+
+    kind, inputs, recipe, t = args.run
+    with Store.open(args.db) as store:
+        run = store.record(kind, inputs, report, recipe, t.to_dict(), t.source, label=args.label, origin="cli")
+        return f"run {run.id} recorded in {store.where}"
 
 
 class OutputError(Exception):
@@ -382,6 +429,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     else:
         bundle = parse_judge_bundle(name, data)
     report = calibration_report(bundle, t, inputs)
+    if args.record:
+        args.run = ("judge", _judge_inputs(args, inputs), _judge_recipe(args, name, data), t)
 
     def html() -> str:
         from agreebound.ui.html import calibration_html
@@ -389,6 +438,22 @@ def _calibrate(args: argparse.Namespace) -> int:
         return calibration_html(bundle, t, report)
 
     return _emit(args, report, html, _print_calibration)
+
+
+def _judge_inputs(args: argparse.Namespace, inputs: list[tuple[str, bytes]]) -> list[tuple[str, str, bytes]]:
+    """The inputs with their roles, in the order they were read."""
+    roles = ["bundle"] + (["thresholds"] if args.thresholds else [])
+    for flag in ("references", "observations", "contract", "mapping"):
+        if getattr(args, flag, None):
+            roles.append(flag)
+    return [(role, n, b) for role, (n, b) in zip(roles, inputs)]
+
+
+def _judge_recipe(args: argparse.Namespace, name: str, data: bytes) -> dict[str, Any]:
+    from agreebound.formats import is_judge_log
+
+    source = "log" if args.mapping or is_judge_log(name, data) else ("tables" if args.references else "bundle")
+    return {"source": source, "judge": args.judge, "rebind": False}
 
 
 def _print_calibration(report: dict[str, Any]) -> None:
@@ -416,6 +481,71 @@ def _print_calibration(report: dict[str, Any]) -> None:
         some = any(not r.get("unavailable") for r in c["rates"])
         print("  INCOMPLETE: " + ("every gate that could be evaluated passed, but some could not" if some
                                   else "no gate could be evaluated from this source") + ": this is not a pass")
+
+
+def _history(args: argparse.Namespace) -> int:
+    import json
+
+    from agreebound.store import Store
+
+    with Store.open(args.db) as store:
+        runs = store.runs(name=args.name, kind=args.kind, verdict=args.verdict, since=args.since, until=args.until,
+                          limit=args.limit)
+        where = store.where
+    if args.json:
+        sys.stdout.write(json.dumps({"db": where, "runs": [r.summary() for r in runs]}, indent=2, sort_keys=True,
+                                    ensure_ascii=True) + "\n")
+        return 0
+    if not runs:
+        print(f"no runs{' for ' + repr(printable(args.name, 60)) if args.name else ''} in {where}")
+        return 0
+    print(f"{'run':12}  {'recorded (UTC)':19}  {'kind':5}  {'verdict':16}  data  (label)")
+    for r in runs:
+        label = f"  ({printable(r.label, 60)})" if r.label else ""
+        print(f"{r.id:12}  {r.created_utc[:19].replace('T', ' '):19}  {r.kind:5}  {r.verdict:16}  "
+              f"{printable(r.data_name, 60)}{label}")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    import json
+
+    from agreebound.history import CompareError, compare, show
+    from agreebound.store import Store
+
+    with Store.open(args.db) as store:
+        a, b = store.get(args.run_a), store.get(args.run_b)
+    try:
+        c = compare(a, b)
+    except CompareError as e:
+        raise InputError("compare", None, None, str(e)) from None
+    if args.json:
+        sys.stdout.write(json.dumps(c.to_dict(), indent=2, sort_keys=True, ensure_ascii=True) + "\n")
+    else:
+        print(f"before: run {a.id} {a.created_utc[:19].replace('T', ' ')} {a.verdict} {printable(a.data_name, 60)}")
+        print(f"after:  run {b.id} {b.created_utc[:19].replace('T', ' ')} {b.verdict} {printable(b.data_name, 60)}")
+        print(printable(c.headline(), 2000))
+        for v in c.verdicts:
+            if v.direction != "same":
+                print(f"  {printable(v.scope, 60)}: {v.before or 'absent'} -> {v.after or 'absent'} ({v.direction})")
+        for g in c.gates:
+            before = show(g.before.value, g.unit, g.before.state) if g.before else "absent"
+            after = show(g.after.value, g.unit, g.after.state) if g.after else "absent"
+            mark = f"  FLIPPED, {printable(g.why, 300)}" if g.flipped else ""
+            print(f"  {printable(g.scope, 40)} {g.label}: {before} -> {after}{mark}")
+        for sh in c.alpha_shifts:
+            print(f"  {printable(sh.sentence(), 300)}")
+    return 1 if c.regression else 0
+
+
+def _delete(args: argparse.Namespace) -> int:
+    from agreebound.store import Store
+
+    with Store.open(args.db) as store:
+        run_id = store.resolve(args.run)
+        gone = store.delete(run_id)
+    print(f"deleted run {run_id} ({gone} stored input{'' if gone == 1 else 's'} no other run used)")
+    return 0
 
 
 def _example(args: argparse.Namespace) -> int:
@@ -483,13 +613,39 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--json", action="store_true", help="print the preview as JSON")
     i.set_defaults(func=_inspect)
 
+    h = sub.add_parser("history", help="runs recorded with --record or by the dashboard, newest first",
+                       formatter_class=raw, epilog=HISTORY_EXAMPLES)
+    h.add_argument("--name", help="only runs of this data (file name as recorded)")
+    h.add_argument("--kind", choices=("panel", "judge"))
+    h.add_argument("--verdict", help="only runs with this verdict (ENFORCE, REPORT_ONLY, FAIL_CALIBRATION, ...)")
+    h.add_argument("--since", help="only runs recorded on or after this UTC date or time (2026-11-01)")
+    h.add_argument("--until", help="only runs recorded on or before this UTC date or time")
+    h.add_argument("--limit", type=int, default=200, help="at most this many runs (default 200)")
+    h.add_argument("--json", action="store_true", help="print the runs as JSON")
+    _db(h)
+    h.set_defaults(func=_history)
+
+    cm = sub.add_parser("compare", help="two runs side by side; exit 1 when a verdict got worse",
+                        formatter_class=raw, epilog=COMPARE_EXAMPLES)
+    cm.add_argument("run_a", metavar="RUN_A", help="the run before (an id, or a unique prefix of 4+ digits)")
+    cm.add_argument("run_b", metavar="RUN_B", help="the run after")
+    cm.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    _db(cm)
+    cm.set_defaults(func=_compare)
+
+    d = sub.add_parser("delete", help="delete a run, and its stored inputs when no other run uses them")
+    d.add_argument("run", metavar="RUN")
+    _db(d)
+    d.set_defaults(func=_delete)
+
     e = sub.add_parser("example", help="the seed's eight illustrative lines")
     e.set_defaults(func=_example)
 
     s = sub.add_parser("serve", help="start the dashboard (source checkout)")
     s.add_argument("--port", type=int, default=8501)
     s.set_defaults(func=_serve)
-    parser.commands = {"panel": p, "calibrate": c, "inspect": i, "example": e, "serve": s}  # type: ignore[attr-defined]
+    parser.commands = {"panel": p, "calibrate": c, "inspect": i, "history": h, "compare": cm, "delete": d,
+                       "example": e, "serve": s}  # type: ignore[attr-defined]
     return parser
 
 
@@ -509,6 +665,15 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the JSON report")
     p.add_argument("--report", metavar="PATH", help="write a report: .json, .md or self-contained .html; a folder "
                    "ending in / gets the HTML report under a generated name (data-domain-UTC time.html)")
+    p.add_argument("--record", action="store_true", help="record the run (inputs, thresholds, every value and "
+                   "verdict) in the history database and print its id")
+    p.add_argument("--label", help="a label for the recorded run (with --record)")
+    _db(p)
+
+
+def _db(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", metavar="URL", help="the history database: sqlite:///path/runs.db, a file path, or "
+                   "postgresql://user@host/db (default: $AGREEBOUND_DB, else runs.db in ~/.local/share/agreebound)")
 
 
 def _safe_streams() -> None:
@@ -529,6 +694,16 @@ def _internal(error: BaseException) -> int:
     return INTERNAL_ERROR
 
 
+def _store_error() -> type[BaseException]:
+    """The store's error type, imported only once a command has touched the store."""
+    mod = sys.modules.get("agreebound.store")
+    return mod.StoreError if mod is not None else _Never
+
+
+class _Never(Exception):
+    pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _safe_streams()
     try:
@@ -546,6 +721,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("agreebound: interrupted", file=sys.stderr)
         return INTERRUPTED
+    except _store_error() as e:
+        print(f"agreebound: {printable(e, 400)}", file=sys.stderr)
+        return INPUT_ERROR
     except OutputError as e:
         print(f"agreebound: {e}; no verdict was given", file=sys.stderr)
         return INTERNAL_ERROR

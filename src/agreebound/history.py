@@ -1,0 +1,347 @@
+"""Runs over time, and two runs compared: pure functions over stored runs (agreebound.store.Run).
+
+Everything here reads the reports the runs stored (exact fractions as text, the reasons each
+decision gave); nothing is measured again and no threshold is compared here that the stored
+decision did not compare: a gate passed when its decision gave no reason against it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+from agreebound.gates import RATE_LABELS
+from agreebound.thresholds import PERMIL, THRESHOLD_WORDS
+
+#: Verdicts from best to worst, per kind: "worse" is a move down this order.
+RANK = {"ENFORCE": 2, "REPORT_ONLY": 1, "REFUSE_SINGLE": 0,
+        "PASS_CALIBRATION": 2, "INCOMPLETE": 1, "FAIL_CALIBRATION": 0}
+ALPHA_CHECKS = ("alpha_undefined", "alpha_below_floor", "alpha_interval_missing", "alpha_lower_bound_below_floor")
+SPREAD_CHECKS = ("ratio_unbounded", "ratio_above_cap", "spread_interval_missing", "spread_upper_unbounded",
+                 "spread_upper_above_cap")
+Z95 = 1.959963984540054
+
+
+def frac(text: Any) -> Fraction | None:
+    return None if text is None else Fraction(str(text))
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One gate of one run, read from its report."""
+
+    scope: str  # a dimension's name, or "judge"
+    name: str  # "alpha", "spread", or a judge rate's name
+    label: str
+    value: Fraction | None  # None: undefined, unbounded, not measured or not evaluable (see state)
+    low: float | None
+    high: float | None
+    threshold: Fraction | None
+    threshold_field: str
+    passed: bool | None  # None: not evaluable / not measured
+    state: str  # "measured", "undefined", "unbounded", "not measured", "not evaluable"
+    unit: str  # "alpha" | "x" | "%"
+
+
+def gates(run: Any) -> list[Gate]:
+    """Every gate of a run, in the report's order."""
+    r = run.report
+    out: list[Gate] = []
+    if run.kind == "panel":
+        th = r["thresholds"]["panel"]
+        floor = Fraction(th["alpha_floor_permil"], PERMIL)
+        cap = Fraction(th["ratio_cap_permil"], PERMIL)
+        for d in r["panel"]["dimensions"]:
+            checks = {x["check"] for x in d["reasons"]}
+            a = d["alpha"]
+            iv = a.get("interval") or {}
+            out.append(Gate(d["dimension"], "alpha", "alpha", frac(a["exact"]) if a["defined"] else None,
+                            iv.get("low"), iv.get("high"), floor, "alpha_floor_permil",
+                            not (checks & set(ALPHA_CHECKS)), "measured" if a["defined"] else "undefined", "alpha"))
+            s = d["spread"]
+            state = {"bounded": "measured"}.get(s["state"], s["state"])
+            bracket = s.get("bracket95") or [None, None]
+            out.append(Gate(d["dimension"], "spread", "spread", frac(s["exact"]) if s["state"] == "bounded" else None,
+                            bracket[0], bracket[1], cap, "ratio_cap_permil",
+                            None if state == "not measured" else not (checks & set(SPREAD_CHECKS)), state, "x"))
+    else:
+        for g in r["calibration"]["rates"]:
+            evaluable = g.get("evaluable") and not g.get("unavailable")
+            iv = g.get("interval95") or [None, None]
+            field_name = {"min": "minimum_", "max": "maximum_"}[g["kind"]] + g["name"] + "_bps"
+            out.append(Gate("judge", g["name"], RATE_LABELS.get(g["name"], g["name"].replace("_", " ")),
+                            frac(g["exact"]) if evaluable and g.get("exact") is not None else None,
+                            iv[0], iv[1], Fraction(g["threshold_bps"], 10_000) if g.get("threshold_bps") is not None
+                            else None, field_name, bool(g["passed"]) if evaluable else None,
+                            "measured" if evaluable else "not evaluable", "%"))
+    return out
+
+
+def show(value: Fraction | float | None, unit: str, state: str = "measured") -> str:
+    if value is None:
+        return state
+    v = float(value)
+    if unit == "%":
+        return f"{v:.1%}"
+    if unit == "x":
+        return f"{v:.2f}x"
+    return f"{v:.3f}"
+
+
+# --- timeline ----------------------------------------------------------------------------------
+
+
+def timeline(runs: Sequence[Any]) -> list[dict[str, Any]]:
+    """One row per (run, gate), oldest first: what a chart of runs over time draws."""
+    rows = []
+    for run in sorted(runs, key=lambda r: (r.created_utc, r.id)):
+        for g in gates(run):
+            rows.append({"run": run.id, "time": run.created_utc, "data_name": run.data_name, "label": run.label or "",
+                         "verdict": run.verdict, "scope": g.scope, "gate": g.name, "gate_label": g.label,
+                         "value": None if g.value is None else float(g.value), "low": g.low, "high": g.high,
+                         "threshold": None if g.threshold is None else float(g.threshold),
+                         "passed": g.passed, "state": g.state, "unit": g.unit})
+    return rows
+
+
+# --- comparison --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GateChange:
+    scope: str
+    name: str
+    label: str
+    unit: str
+    before: Gate | None
+    after: Gate | None
+    flipped: bool  # passed before and failed after, or the reverse
+    why: str  # for a flipped gate: what moved (the value, the threshold, or both)
+
+
+@dataclass(frozen=True)
+class VerdictChange:
+    scope: str  # a dimension, "panel" (the file's overall verdict) or "judge"
+    before: str | None  # None: not in that run
+    after: str | None
+    direction: str  # "worse", "better", "same"
+
+
+@dataclass(frozen=True)
+class AlphaShift:
+    """Whether alpha moved by more than the two runs' 95% intervals allow: the difference against
+    1.96 x sqrt(se_a^2 + se_b^2), each standard error read off its interval (half-width / 1.96)."""
+
+    scope: str
+    before: Fraction
+    after: Fraction
+    allowed: float | None  # None: an interval is missing
+    beyond: bool | None
+    same_data: bool
+
+    @property
+    def difference(self) -> Fraction:
+        return self.after - self.before
+
+    def sentence(self) -> str:
+        d = float(self.difference)
+        if self.same_data and self.difference == 0:
+            return f"{self.scope}: alpha unchanged at {float(self.after):.3f} (the same data)."
+        if self.allowed is None:
+            return f"{self.scope}: alpha moved {d:+.3f}; no interval to judge it against."
+        if self.beyond:
+            return (f"{self.scope}: alpha moved {d:+.3f}, more than the intervals allow (+/-{self.allowed:.3f}): "
+                    "a real change, not resampling noise.")
+        return (f"{self.scope}: alpha moved {d:+.3f}, within what the intervals allow (+/-{self.allowed:.3f}): "
+                "the runs do not show a real change.")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a: Any
+    b: Any
+    causes: tuple[str, ...]  # what differs between the runs, in words
+    verdicts: tuple[VerdictChange, ...]
+    gates: tuple[GateChange, ...]
+    alpha_shifts: tuple[AlphaShift, ...] = field(default=())
+
+    @property
+    def regression(self) -> bool:
+        """A verdict got worse (or a dimension decided before is missing): CI fails on it."""
+        return any(v.direction == "worse" for v in self.verdicts)
+
+    @property
+    def flipped(self) -> tuple[GateChange, ...]:
+        return tuple(g for g in self.gates if g.flipped)
+
+    def headline(self) -> str:
+        worse = [v for v in self.verdicts if v.direction == "worse"]
+        better = [v for v in self.verdicts if v.direction == "better"]
+        if worse:
+            head = "Regression: " + "; ".join(_verdict_words(v) for v in worse) + "."
+        elif better:
+            head = "Improved: " + "; ".join(_verdict_words(v) for v in better) + "."
+        else:
+            head = "No verdict changed."
+        because = "; ".join(self.causes) if self.causes else "nothing differs between the runs but the time"
+        return f"{head} Between the runs: {because}."
+
+    def to_dict(self) -> dict[str, Any]:
+        def gate(g: Gate | None) -> Any:
+            if g is None:
+                return None
+            return {"value": None if g.value is None else _exact(g.value), "state": g.state,
+                    "interval95": [g.low, g.high], "threshold": None if g.threshold is None else _exact(g.threshold),
+                    "passed": g.passed}
+
+        return {
+            "a": _run_dict(self.a), "b": _run_dict(self.b), "regression": self.regression,
+            "headline": self.headline(), "causes": list(self.causes),
+            "verdicts": [{"scope": v.scope, "before": v.before, "after": v.after, "direction": v.direction}
+                         for v in self.verdicts],
+            "gates": [{"scope": g.scope, "gate": g.name, "before": gate(g.before), "after": gate(g.after),
+                       "flipped": g.flipped, "why": g.why} for g in self.gates],
+            "alpha_shifts": [{"scope": s.scope, "before": _exact(s.before), "after": _exact(s.after),
+                              "difference": _exact(s.difference), "allowed": s.allowed, "beyond": s.beyond,
+                              "sentence": s.sentence()} for s in self.alpha_shifts],
+        }
+
+
+class CompareError(ValueError):
+    """Two runs that cannot be compared (a panel run and a judge run)."""
+
+
+def compare(a: Any, b: Any) -> Comparison:
+    """Run ``a`` (before) against run ``b`` (after)."""
+    if a.kind != b.kind:
+        raise CompareError(f"run {a.id} is a {a.kind} run and run {b.id} a {b.kind} run; compare runs of one kind")
+    causes = _causes(a, b)
+    verdicts = _verdicts(a, b)
+    ga = {(g.scope, g.name): g for g in gates(a)}
+    gb = {(g.scope, g.name): g for g in gates(b)}
+    keys = list(ga) + [k for k in gb if k not in ga]
+    changes = []
+    for k in keys:
+        before, after = ga.get(k), gb.get(k)
+        any_gate = before or after
+        assert any_gate is not None
+        flipped = before is not None and after is not None and before.passed is not None \
+            and after.passed is not None and before.passed != after.passed
+        changes.append(GateChange(k[0], k[1], any_gate.label, any_gate.unit, before, after, flipped,
+                                  _why(before, after, causes) if flipped else ""))
+    shifts = []
+    same_data = _data(a) == _data(b)
+    for k in keys:
+        before, after = ga.get(k), gb.get(k)
+        if k[1] != "alpha" or before is None or after is None or before.value is None or after.value is None:
+            continue
+        allowed = None
+        if None not in (before.low, before.high, after.low, after.high):
+            se_a = (before.high - before.low) / (2 * Z95)  # type: ignore[operator]
+            se_b = (after.high - after.low) / (2 * Z95)  # type: ignore[operator]
+            allowed = Z95 * math.hypot(se_a, se_b)
+        beyond = None if allowed is None else abs(float(after.value - before.value)) > allowed
+        shifts.append(AlphaShift(k[0], before.value, after.value, allowed, beyond, same_data))
+    return Comparison(a, b, tuple(causes), tuple(verdicts), tuple(changes), tuple(shifts))
+
+
+def _data(run: Any) -> tuple[tuple[str, str], ...]:
+    return tuple((i.role, i.sha256) for i in run.inputs if i.role not in ("mapping", "thresholds"))
+
+
+def _causes(a: Any, b: Any) -> list[str]:
+    out = []
+    da, db = _data(a), _data(b)
+    if da != db:
+        roles = sorted({r for r, _ in set(da) ^ set(db)})
+        out.append(f"data changed ({', '.join(roles)})")
+    ta, tb = a.thresholds, b.thresholds
+    changed = []
+    for section in (("panel",) if a.kind == "panel" else ("calibration",)):  # only what decides this kind
+        sa_, sb_ = ta.get(section) or {}, tb.get(section) or {}
+        for key in sorted(set(sa_) | set(sb_)):
+            if sa_.get(key) != sb_.get(key):
+                changed.append(_threshold_change(key, sa_.get(key), sb_.get(key)))
+    if changed:
+        out.append("thresholds changed (" + "; ".join(c for c in changed if c) + ")")
+    if a.contract_id != b.contract_id:
+        out.append(f"contract changed ({_short(a.contract_id)} -> {_short(b.contract_id)})")
+    ra = {k: v for k, v in a.recipe.items()}
+    rb = {k: v for k, v in b.recipe.items()}
+    read = [k for k in sorted(set(ra) | set(rb)) if ra.get(k) != rb.get(k)]
+    if read:
+        out.append("reading changed (" + ", ".join(f"{k}: {_short(ra.get(k))} -> {_short(rb.get(k))}" for k in read) + ")")
+    if a.tool_version != b.tool_version:
+        out.append(f"agreebound version changed ({a.tool_version} -> {b.tool_version})")
+    return out
+
+
+def _threshold_change(key: str, before: Any, after: Any) -> str:
+    if key == "strict":
+        return f"strict mode {'on' if after else 'off'}"
+    word, fmt = THRESHOLD_WORDS.get(key, (key.replace("_", " "), str))
+    own = "the contract's own"
+    return f"{word} {fmt(before) if before is not None else own} -> {fmt(after) if after is not None else own}"
+
+
+def _short(x: Any) -> str:
+    s = "none" if x is None else str(x)
+    if "@sha256:" in s:
+        s = s.split("@sha256:")[0] + "@" + s.split("@sha256:")[1][:12]
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _verdicts(a: Any, b: Any) -> list[VerdictChange]:
+    def per_scope(run: Any) -> dict[str, str]:
+        if run.kind == "panel":
+            return {d["dimension"]: d["verdict"] for d in run.report["panel"]["dimensions"]}
+        return {"judge": run.verdict}
+
+    va, vb = per_scope(a), per_scope(b)
+    out = []
+    for scope in list(va) + [s for s in vb if s not in va]:
+        before, after = va.get(scope), vb.get(scope)
+        if before is None:
+            direction = "better" if RANK.get(after or "", 0) == 2 else "same"
+        elif after is None:
+            direction = "worse"  # decided before, not any more: a gate CI relied on is gone
+        else:
+            direction = "worse" if RANK[after] < RANK[before] else ("better" if RANK[after] > RANK[before] else "same")
+        out.append(VerdictChange(scope, before, after, direction))
+    return out
+
+
+def _why(before: Gate | None, after: Gate | None, causes: Sequence[str]) -> str:
+    assert before is not None and after is not None
+    unit = before.unit
+    moved_value = before.value != after.value or before.state != after.state
+    moved_threshold = before.threshold != after.threshold
+    parts = []
+    if moved_value:
+        what = "the data changed" if any(c.startswith("data changed") for c in causes) else \
+            ("the reading changed" if any(c.startswith("reading changed") for c in causes) else "")
+        parts.append(f"{before.label} {show(before.value, unit, before.state)} -> {show(after.value, unit, after.state)}"
+                     + (f" ({what})" if what else ""))
+    if moved_threshold:
+        src = "the contract changed" if any(c.startswith("contract changed") for c in causes) else "thresholds changed"
+        parts.append(f"threshold {show(before.threshold, unit)} -> {show(after.threshold, unit)} ({src})")
+    if not parts:
+        parts.append("strict mode changed" if any("strict" in c for c in causes) else "the decision rule changed")
+    state = "now passes" if after.passed else "now fails"
+    return f"{state}: " + "; ".join(parts)
+
+
+def _verdict_words(v: VerdictChange) -> str:
+    return f"{v.scope} {v.before or 'absent'} -> {v.after or 'absent'}"
+
+
+def _exact(x: Fraction) -> str:
+    x = Fraction(x)
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def _run_dict(run: Any) -> dict[str, Any]:
+    return {"id": run.id, "created_utc": run.created_utc, "data_name": run.data_name, "verdict": run.verdict,
+            "label": run.label}

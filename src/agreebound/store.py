@@ -1,0 +1,585 @@
+"""Runs and content-addressed blobs in a real database: the only SQL in agreebound.
+
+A *run* is one measurement as the dashboard or the CLI made it: its input bytes (each stored once
+as a blob named by its SHA-256, however often it is uploaded), the recipe that reads them (mapping,
+level, positive category, judge source), the thresholds in force, and the report ``analysis`` and
+``report`` returned, serialised as JSON (exact fractions as text beside permil/bps). The store only
+serialises; it never measures or decides.
+
+The database is chosen by a URL: ``--db`` or ``AGREEBOUND_DB`` (``off`` switches recording off),
+else a SQLite file in the per-user data folder (:func:`default_url`). SQLite runs in WAL mode with
+a busy timeout, and each run is written in one transaction, so concurrent writers wait instead of
+failing and a killed writer leaves the last committed state. PostgreSQL is the team option, through
+the same SQLAlchemy Core code. The schema is versioned: :data:`MIGRATIONS` are applied at open, in
+order, each once, recorded in ``agreebound_migrations``.
+
+A file that is not an agreebound database (not SQLite, another application's tables, a newer
+schema, damaged) is a :class:`StoreError` naming it, and is never written to.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import secrets
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from agreebound import __version__
+from agreebound.escape import printable
+from agreebound.limits import MAX_INPUT_BYTES
+
+ENV = "AGREEBOUND_DB"
+OFF = ("off", "none", "0", "false", "no")
+APP = "agreebound"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+BUSY_TIMEOUT_S = 30
+#: A run id: 12 lowercase hex digits (48 random bits). Commands accept a unique prefix of 4 or more.
+RUN_ID = re.compile(r"^[0-9a-f]{12}$")
+RUN_PREFIX = re.compile(r"^[0-9a-f]{4,12}$")
+#: The bytes of all inputs of one run (the dashboard's upload limit per file, a run has at most a
+#: handful of files).
+MAX_RUN_BYTES = 4 * MAX_INPUT_BYTES
+
+
+class StoreError(Exception):
+    """The database cannot be used or cannot take this write: one line saying which database and
+    why. Nothing was changed by the operation that raised it."""
+
+
+# --- schema --------------------------------------------------------------------------------------
+
+meta = sa.MetaData()
+T_META = sa.Table("agreebound_meta", meta,
+                  sa.Column("key", sa.String(64), primary_key=True),
+                  sa.Column("value", sa.Text, nullable=False))
+T_MIGRATIONS = sa.Table("agreebound_migrations", meta,
+                        sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+                        sa.Column("description", sa.Text, nullable=False),
+                        sa.Column("applied_utc", sa.String(40), nullable=False))
+T_BLOBS = sa.Table("agreebound_blobs", meta,
+                   sa.Column("sha256", sa.String(64), primary_key=True),
+                   sa.Column("size", sa.BigInteger, nullable=False),
+                   sa.Column("data", sa.LargeBinary, nullable=False),
+                   sa.Column("created_utc", sa.String(40), nullable=False))
+T_RUNS = sa.Table("agreebound_runs", meta,
+                  sa.Column("id", sa.String(12), primary_key=True),
+                  sa.Column("created_utc", sa.String(40), nullable=False, index=True),
+                  sa.Column("kind", sa.String(16), nullable=False),  # "panel" | "judge"
+                  sa.Column("data_name", sa.Text, nullable=False, index=True),
+                  sa.Column("judge", sa.Text),
+                  sa.Column("contract_id", sa.Text),
+                  sa.Column("verdict", sa.String(32), nullable=False),
+                  sa.Column("label", sa.Text),
+                  sa.Column("origin", sa.String(16), nullable=False),  # "cli" | "dashboard"
+                  sa.Column("tool_version", sa.String(40), nullable=False),
+                  sa.Column("thresholds_source", sa.Text, nullable=False),
+                  sa.Column("thresholds_json", sa.Text, nullable=False),
+                  sa.Column("recipe_json", sa.Text, nullable=False),
+                  sa.Column("report_json", sa.Text, nullable=False))
+T_INPUTS = sa.Table("agreebound_run_inputs", meta,
+                    sa.Column("run_id", sa.String(12), sa.ForeignKey("agreebound_runs.id", ondelete="CASCADE"),
+                              primary_key=True),
+                    sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),
+                    sa.Column("role", sa.String(32), nullable=False),
+                    sa.Column("name", sa.Text, nullable=False),
+                    sa.Column("sha256", sa.String(64), sa.ForeignKey("agreebound_blobs.sha256"), nullable=False,
+                              index=True),
+                    sa.Column("size", sa.BigInteger, nullable=False))
+
+
+def _migration_1(conn: Connection) -> None:
+    for t in (T_BLOBS, T_RUNS, T_INPUTS):
+        t.create(conn)
+
+
+#: (version, what it does, how). Append only: a released migration never changes.
+MIGRATIONS: tuple[tuple[int, str, Callable[[Connection], None]], ...] = (
+    (1, "runs, their inputs, and content-addressed blobs", _migration_1),
+)
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+# --- records -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input file of a run: its role ("ratings", "rates", "mapping", "bundle", "references", ...)."""
+
+    role: str
+    name: str
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True)
+class Run:
+    id: str
+    created_utc: str
+    kind: str
+    data_name: str
+    judge: str | None
+    contract_id: str | None
+    verdict: str
+    label: str | None
+    origin: str
+    tool_version: str
+    thresholds_source: str
+    thresholds: dict[str, Any]
+    recipe: dict[str, Any]
+    report: dict[str, Any] = field(repr=False)
+    inputs: tuple[Input, ...] = ()
+
+    def summary(self) -> dict[str, Any]:
+        """The run as one row of a listing (no report)."""
+        return {"id": self.id, "created_utc": self.created_utc, "kind": self.kind, "data_name": self.data_name,
+                "judge": self.judge, "contract_id": self.contract_id, "verdict": self.verdict, "label": self.label,
+                "origin": self.origin, "tool_version": self.tool_version, "thresholds_source": self.thresholds_source,
+                "inputs": [{"role": i.role, "name": i.name, "sha256": i.sha256, "size": i.size} for i in self.inputs]}
+
+
+def now_utc() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+# --- where -------------------------------------------------------------------------------------
+
+
+def data_dir() -> Path:
+    """The per-user data folder: $XDG_DATA_HOME/agreebound (default ~/.local/share/agreebound)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "agreebound"
+
+
+def default_url() -> str:
+    return f"sqlite:///{data_dir() / 'runs.db'}"
+
+
+def configured_url(given: str | None = None) -> str | None:
+    """The database URL in force: ``given`` (--db), else $AGREEBOUND_DB, else the default file.
+    None when recording is switched off (``off``). A bare path means a SQLite file."""
+    url = given if given is not None else os.environ.get(ENV)
+    if url is None or not url.strip():
+        return default_url()
+    url = url.strip()
+    if url.lower() in OFF:
+        return None
+    if "://" not in url:
+        return f"sqlite:///{Path(url).expanduser().resolve()}"
+    return url
+
+
+def describe(url: str) -> str:
+    """The URL as it may be shown: a password is never printed."""
+    try:
+        return sa.make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - shown in an error message, never parsed further
+        return printable(url, 120)
+
+
+# --- the store ---------------------------------------------------------------------------------
+
+
+class Store:
+    """One database. Open with :meth:`open`; every method raises only :class:`StoreError`."""
+
+    def __init__(self, engine: Engine, url: str):
+        self.engine, self.url = engine, url
+        self.where = describe(url)
+        self.sqlite = engine.dialect.name == "sqlite"
+
+    # -- opening --
+
+    @classmethod
+    def open(cls, url: str | None = None) -> "Store":
+        url = configured_url(url)
+        if url is None:
+            raise StoreError("recording is switched off (AGREEBOUND_DB=off)")
+        try:
+            parsed = sa.make_url(url)
+        except Exception:  # noqa: BLE001
+            raise StoreError(f"{describe(url)}: not a database URL (expected sqlite:///path/file.db or "
+                             "postgresql://user@host/db)") from None
+        backend = parsed.get_backend_name()
+        if backend == "sqlite":
+            engine = _sqlite_engine(parsed)
+        elif backend in ("postgresql", "postgres"):
+            if parsed.drivername in ("postgresql", "postgres"):
+                parsed = parsed.set(drivername="postgresql+psycopg")
+            engine = sa.create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+        else:
+            raise StoreError(f"{describe(url)}: unsupported database {printable(backend, 30)!r}; "
+                             "agreebound stores runs in SQLite or PostgreSQL")
+        store = cls(engine, url)
+        try:
+            with store._guard("opening"):
+                store._prepare()
+        except BaseException:
+            engine.dispose()
+            raise
+        return store
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _prepare(self) -> None:
+        """Refuse what is not ours; create or migrate what is (each migration once, under a lock)."""
+        names = set(sa.inspect(self.engine).get_table_names())
+        if names and "agreebound_meta" not in names:
+            shown = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
+            raise StoreError(f"{self.where}: this database holds another application's tables ({printable(shown, 120)}) "
+                             "and no agreebound runs; it was left untouched. Give --db or AGREEBOUND_DB another file")
+        if names:
+            version = self._version_readonly()
+            if version == SCHEMA_VERSION:
+                return
+        if self.sqlite:  # ours (or empty): WAL, so readers never wait for a writer (kept in the file)
+            with self.engine.connect() as conn:
+                conn.commit()
+                conn.connection.dbapi_connection.execute("PRAGMA journal_mode = WAL")
+        with self._write() as conn:
+            if self.sqlite is False:
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(7405221)"))
+            T_META.create(conn, checkfirst=True)
+            T_MIGRATIONS.create(conn, checkfirst=True)
+            rows = dict(conn.execute(sa.select(T_META.c.key, T_META.c.value)).all())
+            if rows and rows.get("app") != APP:
+                raise StoreError(f"{self.where}: its agreebound_meta table does not name agreebound; left untouched")
+            if not rows:
+                conn.execute(T_META.insert(), [{"key": "app", "value": APP}, {"key": "schema_version", "value": "0"}])
+            current = int(rows.get("schema_version", "0"))
+            self._check_not_newer(current)
+            for version, description, apply in MIGRATIONS:
+                if version <= current:
+                    continue
+                apply(conn)
+                conn.execute(T_MIGRATIONS.insert().values(version=version, description=description,
+                                                          applied_utc=now_utc()))
+                conn.execute(T_META.update().where(T_META.c.key == "schema_version").values(value=str(version)))
+
+    def _version_readonly(self) -> int:
+        with self.engine.connect() as conn:
+            rows = dict(conn.execute(sa.select(T_META.c.key, T_META.c.value)).all())
+        if rows.get("app") != APP:
+            raise StoreError(f"{self.where}: its agreebound_meta table does not name agreebound; left untouched")
+        try:
+            version = int(rows.get("schema_version", "0"))
+        except ValueError:
+            raise StoreError(f"{self.where}: its schema version {printable(rows.get('schema_version'), 20)!r} is not "
+                             "a number; left untouched") from None
+        self._check_not_newer(version)
+        return version
+
+    def _check_not_newer(self, version: int) -> None:
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{self.where}: written by a newer agreebound (schema {version}; this is {__version__} "
+                             f"with schema {SCHEMA_VERSION}); upgrade agreebound to read it. It was left untouched")
+
+    # -- transactions and errors --
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        """One write transaction; on SQLite it takes the write lock at once (BEGIN IMMEDIATE), so two
+        writers queue on the busy timeout instead of deadlocking on a lock upgrade."""
+        with self.engine.connect() as conn:
+            conn = conn.execution_options(agreebound_write=True)
+            with conn.begin():
+                yield conn
+
+    @contextmanager
+    def _guard(self, doing: str) -> Iterator[None]:
+        try:
+            yield
+        except StoreError:
+            raise
+        except (sa.exc.SQLAlchemyError, OSError) as e:
+            raise StoreError(f"{self.where}: {doing} failed: {explain(e)}") from None
+
+    # -- writing --
+
+    def record(self, kind: str, inputs: Sequence[tuple[str, str, bytes]], report: dict[str, Any],
+               recipe: dict[str, Any], thresholds: dict[str, Any], thresholds_source: str,
+               label: str | None = None, origin: str = "cli", data_name: str | None = None) -> Run:
+        """Record one run: ``inputs`` are (role, file name, bytes), the first being the data.
+        Blobs already stored are not sent again. Returns the run as stored."""
+        if kind not in ("panel", "judge"):
+            raise ValueError(f"kind {kind!r}")
+        if not inputs:
+            raise ValueError("a run has at least one input")
+        total = sum(len(b) for _, _, b in inputs)
+        for role, name, data in inputs:
+            if len(data) > MAX_INPUT_BYTES:
+                raise StoreError(f"{self.where}: {printable(name, 80)} is {len(data):,} bytes; stored inputs are limited "
+                                 f"to {MAX_INPUT_BYTES:,} bytes, as uploads are. The run was not recorded")
+        if total > MAX_RUN_BYTES:
+            raise StoreError(f"{self.where}: the run's inputs are {total:,} bytes; a run is limited to "
+                             f"{MAX_RUN_BYTES:,}. The run was not recorded")
+        import hashlib
+
+        digests = [hashlib.sha256(data).hexdigest() for _, _, data in inputs]
+        from agreebound.report import verdict_of
+
+        verdict = verdict_of(report)
+        judge = contract_id = None
+        if kind == "judge":
+            cal = report.get("calibration", {})
+            contract_id = (cal.get("decided_against") or {}).get("content_id")
+            judge = (cal.get("contract") or {}).get("judge_generator")
+        created = now_utc()
+        row = {"created_utc": created, "kind": kind, "data_name": data_name or inputs[0][1], "judge": judge,
+               "contract_id": contract_id, "verdict": verdict, "label": label or None, "origin": origin,
+               "tool_version": __version__, "thresholds_source": thresholds_source,
+               "thresholds_json": _dumps(thresholds), "recipe_json": _dumps(recipe), "report_json": _dumps(report)}
+        with self._guard("recording the run"):
+            with self._write() as conn:
+                for (role, name, data), digest in zip(inputs, digests):
+                    have = conn.execute(sa.select(T_BLOBS.c.size).where(T_BLOBS.c.sha256 == digest)).first()
+                    if have is None:
+                        conn.execute(T_BLOBS.insert().values(sha256=digest, size=len(data), data=data,
+                                                             created_utc=created))
+                for _ in range(8):
+                    run_id = secrets.token_hex(6)
+                    if conn.execute(sa.select(T_RUNS.c.id).where(T_RUNS.c.id == run_id)).first() is None:
+                        break
+                conn.execute(T_RUNS.insert().values(id=run_id, **row))
+                conn.execute(T_INPUTS.insert(), [
+                    {"run_id": run_id, "position": i, "role": role, "name": name, "sha256": digest, "size": len(data)}
+                    for i, ((role, name, data), digest) in enumerate(zip(inputs, digests))])
+        return self.get(run_id)
+
+    def delete(self, run_id: str) -> int:
+        """Delete a run, and the blobs no other run uses. Returns the number of blobs deleted."""
+        run_id = self.resolve(run_id)
+        with self._guard("deleting the run"):
+            with self._write() as conn:
+                shas = [r[0] for r in conn.execute(sa.select(T_INPUTS.c.sha256).where(T_INPUTS.c.run_id == run_id))]
+                conn.execute(T_INPUTS.delete().where(T_INPUTS.c.run_id == run_id))
+                conn.execute(T_RUNS.delete().where(T_RUNS.c.id == run_id))
+                gone = 0
+                for sha in set(shas):
+                    used = conn.execute(sa.select(T_INPUTS.c.run_id).where(T_INPUTS.c.sha256 == sha).limit(1)).first()
+                    if used is None:
+                        gone += conn.execute(T_BLOBS.delete().where(T_BLOBS.c.sha256 == sha)).rowcount
+        return gone
+
+    # -- reading --
+
+    def resolve(self, text: str) -> str:
+        """A run id from an id or a unique prefix of at least 4 hex digits."""
+        given = str(text).strip().lower()
+        if not RUN_PREFIX.match(given):
+            raise StoreError(f"{printable(text, 40)!r} is not a run id (12 hex digits, or a unique prefix of 4 or more)")
+        with self._guard("finding the run"):
+            with self.engine.connect() as conn:
+                ids = [r[0] for r in conn.execute(sa.select(T_RUNS.c.id).where(T_RUNS.c.id.like(given + "%")).limit(3))]
+        if not ids:
+            raise StoreError(f"no run {given} in {self.where}")
+        if len(ids) > 1:
+            raise StoreError(f"{given} names several runs ({', '.join(ids)}, ...); give more digits")
+        return ids[0]
+
+    def get(self, run_id: str) -> Run:
+        run_id = self.resolve(run_id)
+        with self._guard("reading the run"):
+            with self.engine.connect() as conn:
+                row = conn.execute(sa.select(T_RUNS).where(T_RUNS.c.id == run_id)).mappings().first()
+                inputs = conn.execute(sa.select(T_INPUTS).where(T_INPUTS.c.run_id == run_id)
+                                      .order_by(T_INPUTS.c.position)).mappings().all()
+        if row is None:
+            raise StoreError(f"no run {run_id} in {self.where}")
+        return _run(row, inputs)
+
+    def blob(self, sha256: str) -> bytes:
+        with self._guard("reading a stored input"):
+            with self.engine.connect() as conn:
+                row = conn.execute(sa.select(T_BLOBS.c.data).where(T_BLOBS.c.sha256 == sha256)).first()
+        if row is None:
+            raise StoreError(f"{self.where}: the stored input {sha256[:12]} is missing")
+        return bytes(row[0])
+
+    def inputs(self, run: Run) -> list[tuple[str, str, bytes]]:
+        """(role, name, bytes) of each input, checked against its SHA-256."""
+        import hashlib
+
+        out = []
+        for i in run.inputs:
+            data = self.blob(i.sha256)
+            if hashlib.sha256(data).hexdigest() != i.sha256:
+                raise StoreError(f"{self.where}: the stored input {printable(i.name, 60)} does not match its SHA-256 "
+                                 "(the database is damaged)")
+            out.append((i.role, i.name, data))
+        return out
+
+    def runs(self, name: str | None = None, kind: str | None = None, judge: str | None = None,
+             contract: str | None = None, verdict: str | None = None, since: str | None = None,
+             until: str | None = None, limit: int | None = None) -> list[Run]:
+        """Runs, newest first, filtered (each filter exact; dates compare as ISO text, ``until``
+        inclusive of its whole day when it is a date)."""
+        q = sa.select(T_RUNS)
+        for col, want in ((T_RUNS.c.data_name, name), (T_RUNS.c.kind, kind), (T_RUNS.c.judge, judge),
+                          (T_RUNS.c.contract_id, contract), (T_RUNS.c.verdict, verdict)):
+            if want is not None:
+                q = q.where(col == want)
+        if since:
+            q = q.where(T_RUNS.c.created_utc >= since)
+        if until:
+            q = q.where(T_RUNS.c.created_utc <= (until + "T99" if len(until) == 10 else until))
+        q = q.order_by(T_RUNS.c.created_utc.desc(), T_RUNS.c.id)
+        if limit:
+            q = q.limit(limit)
+        with self._guard("listing runs"):
+            with self.engine.connect() as conn:
+                rows = conn.execute(q).mappings().all()
+                ids = [r["id"] for r in rows]
+                inputs: dict[str, list[Any]] = {i: [] for i in ids}
+                for chunk in range(0, len(ids), 500):
+                    part = ids[chunk:chunk + 500]
+                    for r in conn.execute(sa.select(T_INPUTS).where(T_INPUTS.c.run_id.in_(part))
+                                          .order_by(T_INPUTS.c.run_id, T_INPUTS.c.position)).mappings():
+                        inputs[r["run_id"]].append(r)
+        return [_run(r, inputs[r["id"]]) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        """Runs and blobs stored, and the blobs' bytes."""
+        with self._guard("counting"):
+            with self.engine.connect() as conn:
+                runs = conn.execute(sa.select(sa.func.count()).select_from(T_RUNS)).scalar_one()
+                blobs, size = conn.execute(sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(T_BLOBS.c.size), 0))
+                                           .select_from(T_BLOBS)).one()
+        return {"runs": int(runs), "blobs": int(blobs), "blob_bytes": int(size)}
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _run(row: Any, inputs: Sequence[Any]) -> Run:
+    return Run(row["id"], row["created_utc"], row["kind"], row["data_name"], row["judge"], row["contract_id"],
+               row["verdict"], row["label"], row["origin"], row["tool_version"], row["thresholds_source"],
+               json.loads(row["thresholds_json"]), json.loads(row["recipe_json"]), json.loads(row["report_json"]),
+               tuple(Input(i["role"], i["name"], i["sha256"], int(i["size"])) for i in inputs))
+
+
+# --- SQLite --------------------------------------------------------------------------------------
+
+
+def _sqlite_engine(url: sa.URL) -> Engine:
+    """A SQLite file (never :memory:: runs must outlive the process). The file is checked before
+    SQLite touches it: a file that is not SQLite is refused, not 'repaired'."""
+    db = url.database
+    if not db or db == ":memory:":
+        raise StoreError(f"{describe(str(url))}: give a file (sqlite:///path/runs.db); runs must outlive the process")
+    path = Path(db).expanduser()
+    if path.is_dir():
+        raise StoreError(f"{printable(str(path), 120)}: this is a folder; give a database file inside it")
+    if path.exists():
+        try:
+            with open(path, "rb") as f:
+                head = f.read(len(SQLITE_MAGIC))
+        except OSError as e:
+            raise StoreError(f"{printable(str(path), 120)}: cannot read the database ({e.strerror})") from None
+        if head and head != SQLITE_MAGIC[: len(head)] or 0 < len(head) < len(SQLITE_MAGIC):
+            raise StoreError(f"{printable(str(path), 120)}: not an agreebound database (not a SQLite file); it was left "
+                             "untouched. Give --db or AGREEBOUND_DB another file")
+    else:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"{printable(str(path.parent), 120)}: cannot create the folder for the database "
+                             f"({e.strerror})") from None
+    engine = sa.create_engine(url.set(database=str(path)),
+                              connect_args={"timeout": BUSY_TIMEOUT_S, "check_same_thread": False})
+
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi: Any, _record: Any) -> None:
+        dbapi.isolation_level = None  # transactions are begun below, explicitly
+        cur = dbapi.cursor()
+        cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.execute("PRAGMA synchronous = NORMAL")  # with WAL: consistent after any crash
+        cur.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("agreebound_write") else "BEGIN")
+
+    return engine
+
+
+# --- errors in words ------------------------------------------------------------------------------
+
+
+def explain(e: BaseException) -> str:
+    """A database error as one line a user can act on."""
+    orig = getattr(e, "orig", None) or e
+    text = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+    low = text.lower()
+    code = getattr(orig, "sqlstate", None) or getattr(getattr(orig, "diag", None), "sqlstate", None)
+    if isinstance(orig, OSError) and orig.errno == errno.ENOSPC or "disk is full" in low or code == "53100" \
+            or "no space left" in low:
+        return "the disk is full; nothing was recorded. Free space, or point AGREEBOUND_DB at another disk"
+    if "file is not a database" in low or "malformed" in low or "not a database" in low:
+        return "the file is not a usable SQLite database (damaged or foreign); it was left untouched"
+    if "database is locked" in low or "database is busy" in low:
+        return f"another writer held the database for {BUSY_TIMEOUT_S} s; try again"
+    if "readonly" in low or "read-only" in low or "permission denied" in low:
+        return "the database is read-only here (permissions); nothing was recorded"
+    if "unable to open" in low:
+        return "cannot open the database file (missing folder or permissions)"
+    if isinstance(e, sa.exc.OperationalError) and ("connect" in low or "connection" in low or "server" in low):
+        return f"cannot connect ({printable(text, 160)})"
+    return printable(text, 200)
+
+
+# --- one store per process for the dashboard ------------------------------------------------------
+
+_LOCK = threading.Lock()
+_OPEN: dict[str, Store] = {}
+_FAILED: dict[str, tuple[float, StoreError]] = {}
+#: A database that could not be opened is tried again after this many seconds, not on every rerun
+#: (an unreachable server would otherwise cost each page its connect timeout).
+RETRY_S = 30.0
+
+
+def shared(url: str | None = None) -> Store:
+    """The process's store for ``url`` (opened once; the dashboard's sessions share it)."""
+    import time
+
+    key = configured_url(url) or ""
+    with _LOCK:
+        if key in _OPEN:
+            return _OPEN[key]
+        failed = _FAILED.get(key)
+        if failed is not None and time.monotonic() - failed[0] < RETRY_S:
+            raise failed[1]
+        try:
+            _OPEN[key] = Store.open(url)
+        except StoreError as e:
+            _FAILED[key] = (time.monotonic(), e)
+            raise
+        _FAILED.pop(key, None)
+        return _OPEN[key]
+
+
+def forget_shared() -> None:
+    with _LOCK:
+        for s in _OPEN.values():
+            s.close()
+        _OPEN.clear()
+        _FAILED.clear()
