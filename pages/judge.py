@@ -209,6 +209,7 @@ st.caption("Intervals count cases, not observations: the two orders and the repe
            "independent. " + " ".join(widgets.md(x, 200) + "." for x in methods[:3]))
 widgets.fragile_note(widgets.judge_gate_list(bundle, d))
 
+widgets.record_controls("judge")
 widgets.report_downloads("judge")
 
 st.header("Cases")

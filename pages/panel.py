@@ -145,6 +145,7 @@ def results(decisions) -> None:
                         f"rates      = " + ", ".join(f"{r.detector} {r.positives}/{r.total}" for r in m.rates))
 
     st.header("Report")
+    widgets.record_controls("panel")
     widgets.report_downloads("panel")
 
 

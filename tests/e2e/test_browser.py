@@ -25,6 +25,7 @@ def alerts(page: Page) -> list[str]:
     ("judge", "Judge calibration"),
     ("whatif", "What-if thresholds"),
     ("help", "Formats & help"),
+    ("history", "History"),
 ])
 def test_every_page_opens_on_the_samples(page: Page, app_url: str, path: str, title: str):
     page.goto(f"{app_url}/{path}")

@@ -17,7 +17,7 @@ from agreebound.ui.figures import contrast
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
-PAGES = ["", "panel", "judge", "whatif", "help"]
+PAGES = ["", "panel", "judge", "whatif", "help", "history"]
 LINK = "th=" + json.dumps({"panel": {"alpha_floor_permil": 150, "ratio_cap_permil": 4600}}, separators=(",", ":"))
 
 pytestmark = pytest.mark.e2e

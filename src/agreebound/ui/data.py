@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,14 +54,16 @@ class Upload:
     name: str
     data: bytes
     digest: str
+    #: "upload" (recorded as a run once it parses), "sample" (bundled) or "run" (restored from one)
+    origin: str = field(default="upload", compare=False)
 
     @classmethod
-    def of(cls, name: str, data: bytes) -> "Upload":
-        return cls(name, data, hashlib.sha256(data).hexdigest())
+    def of(cls, name: str, data: bytes, origin: str = "upload") -> "Upload":
+        return cls(name, data, hashlib.sha256(data).hexdigest(), origin)
 
     @classmethod
     def sample(cls, filename: str) -> "Upload":
-        return cls.of(filename, (SAMPLES / filename).read_bytes())
+        return cls.of(filename, (SAMPLES / filename).read_bytes(), origin="sample")
 
 
 PANEL_SAMPLES = {

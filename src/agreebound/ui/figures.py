@@ -647,3 +647,82 @@ def exact_text(x: Fraction | None) -> str:
     if x is None:
         return "undefined"
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+# --- history ----------------------------------------------------------------------------------
+
+_SERIES_COLORS_LIGHT = ("#1f5a9e", "#8e44ad", "#b35900", "#00796b", "#6d4c41", "#37474f")
+_SERIES_COLORS_DARK = ("#64b5f6", "#ce93d8", "#ffb74d", "#4db6ac", "#bcaaa4", "#b0bec5")
+
+
+def history_timeline(rows: list[dict[str, Any]], *, dark: bool = False, name: str = "") -> go.Figure:
+    """Runs of one data set over time (``agreebound.history.timeline`` rows): one panel per gate
+    (alpha and spread; or the judge's five rates), one line per dimension with its 95% interval
+    as error bars, the threshold in force at each run as a dashed step line, and each point
+    marked as decided (filled: passes; open: fails; grey: not evaluable). A point's customdata is
+    its run id, so a click can open the run."""
+    from datetime import datetime
+
+    from plotly.subplots import make_subplots
+
+    p = palette(dark)
+    colors = _SERIES_COLORS_DARK if dark else _SERIES_COLORS_LIGHT
+    gates_in_order = list(dict.fromkeys(r["gate"] for r in rows))
+    titles = []
+    for g in gates_in_order:
+        r0 = next(r for r in rows if r["gate"] == g)
+        titles.append({"alpha": "alpha (−1 to 1)", "spread": "spread, max/min detector rate (x)"}
+                      .get(g, f"{html_text(r0['gate_label'], 40)} (%)"))
+    n = max(1, len(gates_in_order))
+    fig = make_subplots(rows=n, cols=1, shared_xaxes=True, vertical_spacing=0.12 if n <= 2 else 0.06,
+                        subplot_titles=titles)
+    scopes = list(dict.fromkeys(r["scope"] for r in rows))
+    names = dict(zip(scopes, labels(scopes, 40)))
+    runs = len({r["run"] for r in rows})
+    for i, g in enumerate(gates_in_order, start=1):
+        pct = rows and next(r for r in rows if r["gate"] == g)["unit"] == "%"
+        scale = 100.0 if pct else 1.0
+        for j, scope in enumerate(scopes):
+            pts = [r for r in rows if r["gate"] == g and r["scope"] == scope]
+            if not pts:
+                continue
+            color = colors[j % len(colors)]
+            xs = [datetime.fromisoformat(r["time"].replace("Z", "+00:00")) for r in pts]
+            ys = [None if r["value"] is None else r["value"] * scale for r in pts]
+            plus = [None if r["high"] is None or r["value"] is None else max(0.0, r["high"] * scale - r["value"] * scale)
+                    for r in pts]
+            minus = [None if r["low"] is None or r["value"] is None else max(0.0, r["value"] * scale - r["low"] * scale)
+                     for r in pts]
+            symbols = ["circle" if r["passed"] else ("circle-open" if r["passed"] is False else "x-thin-open")
+                       for r in pts]
+            words = ["passes" if r["passed"] else ("fails" if r["passed"] is False else html_text(r["state"], 30))
+                     for r in pts]
+            fig.add_trace(go.Scatter(
+                x=xs, y=ys, mode="lines+markers", name=names[scope], legendgroup=scope, showlegend=i == 1,
+                line=dict(color=color, width=2), connectgaps=False,
+                marker=dict(symbol=symbols, size=11, color=color, line=dict(width=2, color=color)),
+                error_y=dict(type="data", symmetric=False, array=plus, arrayminus=minus, color=color, thickness=1.2,
+                             width=4),
+                customdata=[[r["run"], w] for r, w in zip(pts, words)],
+                hovertemplate=f"{names[scope]}: %{{y:.3f}}{'%' if pct else ''} (%{{customdata[1]}})<br>"
+                              "run %{customdata[0]}<extra></extra>"), row=i, col=1)
+        th = sorted({(r["time"], r["threshold"]) for r in rows if r["gate"] == g and r["threshold"] is not None})
+        if th:
+            fig.add_trace(go.Scatter(
+                x=[datetime.fromisoformat(t.replace("Z", "+00:00")) for t, _ in th], y=[v * scale for _, v in th],
+                mode="lines+markers", line=dict(color=p.threshold, width=2, dash="dash", shape="hv"), name="threshold",
+                marker=dict(symbol="line-ew-open", size=16, line=dict(width=3, color=p.threshold)),
+                legendgroup="threshold", showlegend=i == 1, hovertemplate="threshold %{y:.3f}<extra></extra>"),
+                row=i, col=1)
+        if pct:
+            fig.update_yaxes(ticksuffix="%", row=i, col=1)
+    height = 150 + 190 * n
+    fig.update_layout(legend=_legend_bottom(), showlegend=True, hovermode="closest", clickmode="event+select")
+    fig.update_xaxes(title_text="recorded (UTC)", row=n, col=1)
+    for a in fig.layout.annotations:  # subplot titles in the theme's text colour, left-aligned
+        a.update(font=dict(size=12, color=p.text), x=0, xanchor="left")
+    cap_text = (f"{runs} run{'s' if runs != 1 else ''} of this data over time. Each line is a dimension (or the judge); "
+                "the bars are 95% intervals; the dashed line is the threshold in force at each run. Filled points "
+                "pass their gate, open points fail it, crosses could not be evaluated. Click a point to open its run.")
+    title = f"{html_text(name, 60)}: runs over time" if name else "Runs over time"
+    return _finish(fig, p, height=height, title=title, caption_text=cap_text, bottom=10)

@@ -32,6 +32,7 @@ PAGES = (
     ("pages/panel.py", "Panel reliability"),
     ("pages/judge.py", "Judge calibration"),
     ("pages/whatif.py", "What-if thresholds"),  # WHATIF
+    ("pages/history.py", "History"),
     ("pages/help.py", "Formats & help"),
 )
 

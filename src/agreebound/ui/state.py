@@ -48,6 +48,10 @@ def init() -> None:
                 leaf = (e.column or "").split(".")[-1]
                 where = f"{e.column}: " if e.column and leaf not in e.reason else ""
                 S.url_error = f"The link's thresholds were ignored: {where}{e.reason}"
+        if st.query_params.get_all("run"):  # a run's data, mapping and (without th=) thresholds
+            from agreebound.ui import runs
+
+            runs.restore_from_url()
 
 
 
@@ -60,8 +64,16 @@ def thresholds() -> ThresholdSet:
 
 def sync_url() -> None:
     """The thresholds travel in the URL as validated JSON, so a link reproduces the view."""
+    from agreebound.ui import runs
+
+    ids = runs.url_runs()
+    if st.query_params.get_all("run") != ids:
+        if ids:
+            st.query_params["run"] = ids
+        elif "run" in st.query_params:
+            del st.query_params["run"]
     t: ThresholdSet = S.thresholds
-    if t.panel == DEFAULT.panel and t.calibration is None:
+    if t.panel == DEFAULT.panel and t.calibration is None and not ids:
         if "th" in st.query_params:
             del st.query_params["th"]
         return

@@ -15,7 +15,7 @@ from agreebound.panel import AB_RATIO_UNBOUNDED, AB_UNDEFINED, LEVELS, PanelDeci
 from agreebound.escape import csv_cell, md_text, printable
 from agreebound.limits import LISTED_CATEGORIES
 from agreebound.thresholds import RANGES, SLIDER_SPAN
-from agreebound.ui import state
+from agreebound.ui import runs, state
 from agreebound.ui.data import JUDGE_SAMPLES, PANEL_SAMPLES, Upload, judge_bundle, panel_measurements
 from agreebound.ui.figures import RATE_LABELS, exact_text, fraction_text
 
@@ -115,24 +115,26 @@ def uploaded(key: str) -> Upload | None:
 def try_panel_source(src: dict[str, Any]) -> str | None:
     """Adopt ``src`` if it parses and measures; otherwise keep what is loaded. Returns the error."""
     try:
-        _measure_panel_source(src, S.level, S.positive)
+        measured = _measure_panel_source(src, S.level, S.positive)
     except InputError as e:
         return str(e)
     except Exception as e:  # noqa: BLE001 - never a traceback on screen; the message names the file
         return f"{src['ratings'].name}: could not be read ({type(e).__name__}: {e})"
     S.panel_source = src
+    runs.after_adopt("panel", src, measured)
     return None
 
 
 def try_judge_source(src: dict[str, Any]) -> str | None:
     files = src["files"]
     try:
-        _judge_of(src)
+        measured = _judge_of(src)
     except InputError as e:
         return str(e)
     except Exception as e:  # noqa: BLE001
         return f"{files[0].name}: could not be read ({type(e).__name__}: {e})"
     S.judge_source = src
+    runs.after_adopt("judge", src, measured)
     return None
 
 
@@ -343,6 +345,12 @@ def sidebar(live: bool = False) -> None:
         st.markdown("**Loaded**")
         st.caption(f"Panel: {md(S.panel_source['label'])}")
         st.caption(f"Judge: {md(S.judge_source['label'])}")
+        st.markdown("**History**")
+        if runs.where() != "off":
+            st.toggle("Record uploads", value=True, key="record_runs",
+                      help="Each upload that parses is recorded as a run: its bytes (stored once), mapping, "
+                           "thresholds and verdicts. A reload or a ?run= link restores it.")
+        st.caption(md(runs.status(), 300))
 
 
 # --- editors ---------------------------------------------------------------------------------
@@ -525,6 +533,29 @@ def _load_sample(kind: str) -> None:
         files = tuple(Upload.sample(n) if n else None for n in names)
         state.remember_error("judge", try_judge_source({"label": label, "kind": kind,
                                                         "files": files + ((None,) if kind == "log" else ())}))
+
+
+# --- history ---------------------------------------------------------------------------------
+
+
+def record_controls(kind: str) -> None:
+    """The loaded data's run (its id is in the URL), a failed recording said, and "Record this
+    view": the data under the thresholds in force, with an optional label."""
+    src = S.panel_source if kind == "panel" else S.judge_source
+    if S.get("record_error"):
+        st.warning(md(S.record_error, 400) + " The data stays loaded; the verdicts below are not affected.")
+    if runs.store() is None:
+        return
+    with st.expander("History: record this view as a run", expanded=False):
+        if src.get("run"):
+            st.caption(f"This data is run {md(src['run'])} in the history (the link carries its id, never the data).")
+        left, right = st.columns([3, 1], vertical_alignment="bottom")
+        left.text_input("Label (optional)", key=f"record_label_{kind}", max_chars=200,
+                        placeholder="e.g. week 48, after retraining")
+        right.button("Record this view", key=f"record_{kind}", on_click=runs.record_view, args=(kind,))
+        if S.get("record_message"):
+            st.success(md(S.record_message))
+            S.record_message = None
 
 
 # --- reports ---------------------------------------------------------------------------------

@@ -1,0 +1,96 @@
+"""History: runs recorded over time, a timeline per data set, two runs compared, a run opened or
+deleted. Layout only: the store is read through agreebound.ui.runs, comparisons come from
+agreebound.history."""
+
+import streamlit as st
+
+from agreebound.history import CompareError, compare, timeline
+from agreebound.ui import runs, shell, widgets
+from agreebound.ui.figures import caption, history_timeline
+
+shell.enter(__file__)
+S = st.session_state
+
+st.title("History")
+st.caption(widgets.md(runs.status(), 300))
+
+if S.get("open_run"):
+    run_id, S.open_run = S.open_run, None
+    error = runs.restore(run_id)
+    if error:
+        st.error(widgets.md(error, 400) + " (what was loaded is kept)")
+    else:
+        kind = S.panel_source if S.panel_source.get("run") == run_id else None
+        st.switch_page("pages/panel.py" if kind is not None else "pages/judge.py")
+
+if message := S.get("history_message"):
+    (st.error if message[0] == "error" else st.info)(widgets.md(message[1], 400))
+    S.history_message = None
+
+store = runs.store()
+everything = runs.all_runs(store) if store is not None else []
+if store is None:
+    st.info("No history here: " + widgets.md(runs.status(), 300))
+elif not everything:
+    st.info("No runs yet. Each upload on the Panel or Judge page is recorded here once it parses; from a terminal, "
+            "`agreebound panel FILE --record` records one too.")
+else:
+    names = sorted({r.data_name for r in everything})
+    f1, f2, f3, f4, f5 = st.columns(5)
+    name = f1.selectbox("Data", names, index=None, placeholder="all data", key="history_name")
+    kind = f2.selectbox("Kind", ("panel", "judge"), index=None, placeholder="panel and judge", key="history_kind")
+    judge = f3.selectbox("Judge", sorted({r.judge for r in everything if r.judge}), index=None, placeholder="any judge",
+                         key="history_judge")
+    contract = f4.selectbox("Contract", sorted({r.contract_id for r in everything if r.contract_id}), index=None,
+                            placeholder="any contract", key="history_contract", format_func=runs.short_contract)
+    verdict = f5.selectbox("Verdict", sorted({r.verdict for r in everything}), index=None, placeholder="any verdict",
+                           key="history_verdict")
+    days = sorted({r.created_utc[:10] for r in everything})
+    d1, d2 = st.columns(2)
+    since = d1.selectbox("From (UTC date)", days, index=None, placeholder="the first run", key="history_since")
+    until = d2.selectbox("To (UTC date)", days, index=None, placeholder="the last run", key="history_until")
+    shown = runs.filtered(store, name, kind, judge, contract, verdict, since, until)
+    st.subheader(f"{len(shown):,} of {len(everything):,} runs")
+    if shown:
+        st.dataframe(widgets.safe_frame(runs.runs_frame(shown)), hide_index=True, width="stretch", key="history_table")
+        by_id = {r.id: r for r in shown}
+        a1, a2, a3 = st.columns([4, 1, 1], vertical_alignment="bottom")
+        pick = a1.selectbox("Run", list(by_id), format_func=lambda i: runs.choice(by_id[i]), key="history_pick")
+        a2.button("Open this run", key="history_open", on_click=runs.open_from_table,
+                  help="Load its stored data, mapping and thresholds, and show its page")
+        with a3.popover("Delete this run"):
+            st.caption("The run, and its stored files when no other run uses them. This cannot be undone.")
+            st.button("Delete", key="history_delete", type="primary", on_click=runs.delete, args=(pick,))
+
+        st.subheader("Runs over time")
+        series = sorted({r.data_name for r in shown})
+        which = name or st.selectbox("Timeline of", series, key="history_timeline_name")
+        of_data = [r for r in shown if r.data_name == which]
+        kinds = sorted({r.kind for r in of_data})
+        for k in kinds:
+            rows = timeline([r for r in of_data if r.kind == k])
+            fig = history_timeline(rows, dark=widgets.dark(), name=f"{which} ({k})")
+            st.plotly_chart(fig, width="stretch", config=widgets.PLOT_CONFIG, key=f"timeline_chart_{k}",
+                            on_select=runs.chart_opener(f"timeline_chart_{k}"), selection_mode="points")
+            st.caption(caption(fig))
+
+        st.subheader("Compare two runs")
+        ids = list(by_id)
+        c1, c2 = st.columns(2)
+        before = c1.selectbox("Before", ids, index=min(1, len(ids) - 1), format_func=lambda i: runs.choice(by_id[i]),
+                              key="compare_a")
+        after = c2.selectbox("After", ids, index=0, format_func=lambda i: runs.choice(by_id[i]), key="compare_b")
+        if before == after:
+            st.caption("Pick two different runs.")
+        else:
+            try:
+                c = compare(by_id[before], by_id[after])
+            except CompareError as e:
+                st.warning(widgets.md(str(e), 300))
+            else:
+                (st.error if c.regression else st.success)(widgets.md(c.headline(), 1200))
+                for shift in c.alpha_shifts:
+                    st.markdown(widgets.md(shift.sentence(), 400))
+                widgets.responsive_table(runs.compare_frame(c), key="compare_table")
+    else:
+        st.caption("No run matches these filters.")

@@ -1,0 +1,339 @@
+"""The dashboard's history: uploads recorded as runs, runs restored from ``?run=``, the store's
+state in words. The store (agreebound.store) is shared by the server's sessions; a store that
+cannot be used is a message on screen, never a crash, and never the loss of what is loaded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from agreebound.formats import InputError
+from agreebound.store import Run, Store, StoreError, configured_url, describe, shared
+from agreebound.thresholds import DEFAULT, ThresholdSet, threshold_set_from_dict
+from agreebound.ui.data import Upload
+
+S = st.session_state
+#: Judge source kinds: the files' slots after the first, by role.
+JUDGE_SLOTS = {"log": {"references": 1, "contract": 2, "mapping": 3}, "tables": {"references": 1, "observations": 2},
+               "bundle": {}}
+JUDGE_ROLES = {"log": ("log", "references", "contract", "mapping"), "tables": ("contract", "references", "observations"),
+               "bundle": ("bundle",)}
+
+
+def store() -> Store | None:
+    """The shared store, or None: recording off, or the database unusable (the reason is kept in
+    ``S.store_error`` and shown by :func:`status`)."""
+    if configured_url() is None:
+        return None
+    try:
+        found = shared()
+    except StoreError as e:
+        S.store_error = str(e)
+        return None
+    S.store_error = None
+    return found
+
+
+def where() -> str:
+    url = configured_url()
+    return "off" if url is None else describe(url)
+
+
+def recording() -> bool:
+    return bool(S.get("record_runs", True)) and configured_url() is not None
+
+
+def status() -> str:
+    """One line for the sidebar: where runs are recorded, or why not."""
+    if configured_url() is None:
+        return "Recording is off (AGREEBOUND_DB=off)."
+    if store() is None and S.get("store_error"):
+        return f"History unavailable: {S.store_error}"
+    if not S.get("record_runs", True):
+        return f"Uploads are not recorded (switched off); history: {where()}"
+    return f"Uploads are recorded in {where()}"
+
+
+def _fresh(src: dict[str, Any], kind: str) -> bool:
+    """A source with a file the user uploaded (not a bundled sample, not a restored run)."""
+    files = [src.get("ratings"), src.get("rates")] if kind == "panel" else list(src["files"])
+    return any(isinstance(f, Upload) and f.origin == "upload" for f in files)
+
+
+# --- recording ------------------------------------------------------------------------------------
+
+
+def after_adopt(kind: str, src: dict[str, Any], measured: Any) -> None:
+    """Called once a new source parsed and measured: an upload is recorded at once (its run id
+    joins the URL); a sample or a restored run is not."""
+    if not _fresh(src, kind):
+        return  # a sample (no run), or a restored run (its id stays)
+    src.pop("run", None)  # derived from a run, but with a new upload: not that run any more
+    if not recording():
+        return
+    run = record(kind, src, measured)
+    if run is not None:
+        src["run"] = run.id
+
+
+def record(kind: str, src: dict[str, Any], measured: Any, label: str | None = None) -> Run | None:
+    """Record what is loaded under the thresholds in force; errors are kept for the page to show."""
+    from agreebound.report import calibration_report, panel_report
+
+    s = store()
+    if s is None:
+        return None
+    t: ThresholdSet = S.thresholds
+    try:
+        if kind == "panel":
+            ratings, rates = src["ratings"], src.get("rates")
+            inputs = [("ratings", ratings.name, ratings.data)] + ([("rates", rates.name, rates.data)] if rates else [])
+            from agreebound.ui.data import imported
+
+            imp = imported(ratings.name, ratings.digest, ratings.data, src.get("mapping"))
+            report = panel_report(measured, t, [(n, b) for _, n, b in inputs], imp)
+            recipe = {"mapping": src.get("mapping"), "level": S.level, "dimension": None,
+                      "positive": "auto" if S.positive == "auto" else (None if S.positive is None else str(S.positive)),
+                      "interval": S.get("interval", "krippendorff")}
+        else:
+            source = src.get("kind", "bundle")
+            roles = JUDGE_ROLES.get(source, ("bundle",))
+            inputs = [(roles[i] if i < len(roles) else f"file{i}", f.name, f.data)
+                      for i, f in enumerate(src["files"]) if f]
+            report = calibration_report(measured, t, [(n, b) for _, n, b in inputs])
+            recipe = {"source": source, "judge": src.get("judge"), "rebind": bool(src.get("rebind"))}
+        run = s.record(kind, inputs, report, recipe, t.to_dict(), t.source, label=label, origin="dashboard")
+    except StoreError as e:
+        S.record_error = f"Not recorded: {e}"
+        return None
+    S.record_error = None
+    S[f"{kind}_run"] = run.id
+    return run
+
+
+# --- restoring ------------------------------------------------------------------------------------
+
+
+def restore(run_id: str, with_thresholds: bool = True) -> str | None:
+    """Load a run's stored inputs into the session the way it read them; thresholds too unless
+    the link carries its own. Returns an error text (and keeps what was loaded) or None."""
+    from agreebound.ui import widgets
+
+    s = store()
+    if s is None:
+        return S.get("store_error") or "recording is off: there is no history to open runs from"
+    try:
+        run = s.get(run_id)
+        files = s.inputs(run)
+    except StoreError as e:
+        return str(e)
+    label = f"run {run.id}: {run.data_name}" + (f" ({run.label})" if run.label else "")
+    if run.kind == "panel":
+        by_role = {role: Upload.of(name, data, origin="run") for role, name, data in files}
+        if "ratings" not in by_role:
+            return f"run {run.id} has no ratings stored"
+        src = {"label": label, "ratings": by_role["ratings"], "rates": by_role.get("rates"),
+               "mapping": run.recipe.get("mapping"), "run": run.id}
+        old = (S.level, S.positive)
+        S.level = run.recipe.get("level") or "auto"
+        S.positive = run.recipe.get("positive", "auto")
+        error = widgets.try_panel_source(src)
+        if error:
+            S.level, S.positive = old
+            return error
+        for key in ("level_widget", "positive_widget"):
+            S.pop(key, None)
+    else:
+        source = run.recipe.get("source", "bundle")
+        data_files = [(role, name, data) for role, name, data in files if role != "thresholds"]
+        slots: list[Upload | None] = [None] * (len(JUDGE_ROLES.get(source, ("bundle",))))
+        slots[0] = Upload.of(data_files[0][1], data_files[0][2], origin="run")
+        for role, name, data in data_files[1:]:
+            where_ = JUDGE_SLOTS.get(source, {}).get(role)
+            if where_ is not None:
+                slots[where_] = Upload.of(name, data, origin="run")
+        if source == "bundle":
+            slots = slots[:1]
+        src = {"label": label, "files": tuple(slots), "kind": source, "judge": run.recipe.get("judge"),
+               "rebind": bool(run.recipe.get("rebind")), "run": run.id}
+        error = widgets.try_judge_source(src)
+        if error:
+            return error
+    S[f"{run.kind}_run"] = run.id
+    if with_thresholds:
+        S.thresholds = run_thresholds(run)
+        from agreebound.ui import state
+
+        state.clear_widgets()
+    return None
+
+
+def run_thresholds(run: Run) -> ThresholdSet:
+    """The thresholds the run was decided under (the defaults, when they were)."""
+    try:
+        t = threshold_set_from_dict(run.thresholds, f"run {run.id}")
+    except Exception:  # noqa: BLE001 - a run from another version: its numbers are still shown
+        return DEFAULT
+    if t.panel == DEFAULT.panel and t.calibration is None:
+        return DEFAULT
+    return t
+
+
+def restore_from_url() -> None:
+    """``?run=<id>`` (repeated for a panel and a judge run): restore each; a bad one is said."""
+    ids = [x for x in st.query_params.get_all("run") if x][:2]
+    errors = []
+    for run_id in ids:
+        error = restore(run_id, with_thresholds="th" not in st.query_params)
+        if error:
+            errors.append(f"The link's run {run_id[:20]!r} could not be opened: {error}")
+    if errors:
+        S.url_error = " ".join(errors)
+
+
+def url_runs() -> list[str]:
+    """The run ids the URL should carry: the loaded panel's and judge's, when they are runs."""
+    return [r for r in (S.panel_source.get("run"), S.judge_source.get("run")) if r]
+
+
+def forget(kind: str) -> None:
+    S.pop(f"{kind}_run", None)
+
+
+def input_error_text(e: InputError) -> str:
+    return str(e)
+
+
+# --- the History page's tables ------------------------------------------------------------------
+
+
+def all_runs(s: Store, limit: int = 5000) -> list[Run]:
+    try:
+        return s.runs(limit=limit)
+    except StoreError as e:
+        S.store_error = str(e)
+        return []
+
+
+def filtered(s: Store, name: str | None, kind: str | None, judge: str | None, contract: str | None,
+             verdict: str | None, since: str | None, until: str | None) -> list[Run]:
+    try:
+        return s.runs(name=name, kind=kind, judge=judge, contract=contract, verdict=verdict, since=since, until=until)
+    except StoreError as e:
+        S.store_error = str(e)
+        return []
+
+
+def short_contract(cid: str | None) -> str:
+    if not cid:
+        return ""
+    name, _, digest = cid.partition("@sha256:")
+    return f"{name}@{digest[:12]}" if digest else cid
+
+
+def runs_frame(rows: list[Run]) -> "Any":
+    import pandas as pd
+
+    return pd.DataFrame({
+        "recorded (UTC)": [r.created_utc[:19].replace("T", " ") for r in rows],
+        "data": [r.data_name for r in rows],
+        "kind": [r.kind for r in rows],
+        "verdict": [r.verdict for r in rows],
+        "label": [r.label or "" for r in rows],
+        "judge": [r.judge or "" for r in rows],
+        "contract": [short_contract(r.contract_id) for r in rows],
+        "thresholds": [r.thresholds_source for r in rows],
+        "from": [r.origin for r in rows],
+        "run": [r.id for r in rows],
+    })
+
+
+def choice(r: Run) -> str:
+    """A run as one line in a picker (user text: shown by Streamlit as plain text)."""
+    label = f" ({r.label})" if r.label else ""
+    return f"{r.created_utc[:19].replace('T', ' ')} · {r.data_name}{label} · {r.verdict} · {r.id}"
+
+
+def compare_frame(c: Any) -> "Any":
+    import pandas as pd
+
+    from agreebound.history import show
+
+    def value(g: Any) -> str:
+        if g is None:
+            return "absent"
+        text = show(g.value, g.unit, g.state)
+        if g.value is not None and g.low is not None and g.high is not None:
+            scale = 100 if g.unit == "%" else 1
+            fmt = "{:.1f}%" if g.unit == "%" else ("{:.2f}x" if g.unit == "x" else "{:.3f}")
+            text += f" [{fmt.format(g.low * scale)}, {fmt.format(g.high * scale)}]"
+        return text
+
+    def threshold(gc: Any) -> str:
+        b, a = gc.before, gc.after
+        tb = show(b.threshold, gc.unit) if b is not None and b.threshold is not None else "none"
+        ta = show(a.threshold, gc.unit) if a is not None and a.threshold is not None else "none"
+        return tb if tb == ta else f"{tb} -> {ta}"
+
+    def result(g: Any) -> str:
+        if g is None:
+            return "absent"
+        return {True: "passes", False: "fails", None: g.state}[g.passed]
+
+    return pd.DataFrame({
+        "dimension": [g.scope for g in c.gates],
+        "gate": [g.label for g in c.gates],
+        "before [95% interval]": [value(g.before) for g in c.gates],
+        "after [95% interval]": [value(g.after) for g in c.gates],
+        "threshold": [threshold(g) for g in c.gates],
+        "result": [f"{result(g.before)} -> {result(g.after)}" if g.flipped else result(g.after) for g in c.gates],
+        "why it flipped": [g.why for g in c.gates],
+    })
+
+
+def open_from_table() -> None:
+    """on_click of Open: the selected run is opened on the next run of the page."""
+    S.open_run = S.get("history_pick")
+
+
+def chart_opener(key: str) -> Any:
+    """on_select of a timeline chart: a clicked point opens its run (customdata[0])."""
+
+    def opener() -> None:
+        sel = S.get(key)
+        try:
+            S.open_run = sel["selection"]["points"][0]["customdata"][0]
+        except (KeyError, IndexError, TypeError):
+            pass
+
+    return opener
+
+
+def delete(run_id: str) -> None:
+    s = store()
+    if s is None:
+        return
+    try:
+        gone = s.delete(run_id)
+    except StoreError as e:
+        S.history_message = ("error", str(e))
+        return
+    S.history_message = ("info", f"Deleted run {run_id} ({gone} stored file{'' if gone == 1 else 's'} no other run "
+                                 "used).")
+    for kind in ("panel", "judge"):
+        src = S.panel_source if kind == "panel" else S.judge_source
+        if src.get("run") == run_id:
+            src.pop("run", None)  # the data stays loaded; the link no longer names a deleted run
+
+
+def record_view(kind: str) -> None:
+    """on_click of "Record this view": what is loaded, under the thresholds in force."""
+    from agreebound.ui import widgets
+
+    measured = widgets.panels() if kind == "panel" else widgets.judge()
+    src = S.panel_source if kind == "panel" else S.judge_source
+    run = record(kind, src, measured, label=(S.get(f"record_label_{kind}") or "").strip() or None)
+    if run is not None:
+        S.record_message = f"Recorded run {run.id}."

@@ -1,0 +1,193 @@
+"""History in the dashboard (AppTest): an upload is recorded as it parses; a new session with the
+link's ?run= restores the same data, mapping, level and thresholds without uploading again; the
+History page lists runs, draws the timeline, compares two runs and names why a gate flipped; a
+broken database is a message, never a crash, and never the loss of what is loaded."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from agreebound import store as store_module
+from agreebound.cli import main
+from agreebound.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+S = ROOT / "sample_data"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    """A database of this test's own (the app's sessions share one store per URL)."""
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    monkeypatch.setenv("AGREEBOUND_DB", url)
+    store_module.forget_shared()
+    yield url
+    store_module.forget_shared()
+
+
+def app(query: dict[str, object] | None = None, page: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def param(at: AppTest, key: str) -> list[str]:
+    """A query parameter's values (AppTest gives one value as a string)."""
+    v = at.query_params.get(key)
+    return [] if v is None else ([v] if isinstance(v, str) else list(v))
+
+
+def plain(markdown: str) -> str:
+    """Markdown as the reader sees it: escapes and word joiners removed."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
+
+
+def text(at: AppTest) -> str:
+    return plain("\n".join(m.value for m in at.markdown))
+
+
+def said(elements) -> str:
+    return plain(" ".join(e.value for e in elements))
+
+
+def upload_k2011_interval(at: AppTest) -> None:
+    """Krippendorff (2011) under another name, read at the interval level through the preview."""
+    at.file_uploader(key="ratings_upload").set_value(("reliability.csv", (S / "krippendorff_2011.csv").read_bytes(),
+                                                     "text/csv")).run()
+    level = next(s for s in at.selectbox if s.label.startswith("Level"))
+    level.set_value("interval").run()
+    next(b for b in at.button if b.label == "Measure with this mapping").click().run()
+    assert not at.exception, at.exception
+
+
+def test_upload_is_recorded_and_a_new_session_restores_it(db):
+    at = app(page="pages/panel.py")
+    upload_k2011_interval(at)
+    run_id = at.session_state["panel_source"]["run"]
+    assert param(at, "run") == [run_id]
+    with Store.open(db) as s:
+        run = s.get(run_id)
+    assert run.origin == "dashboard" and run.data_name == "reliability.csv" and run.recipe["level"] == "interval"
+    data = (S / "krippendorff_2011.csv").read_bytes()
+    assert run.inputs[0].sha256 == hashlib.sha256(data).hexdigest()
+    alpha = run.report["panel"]["dimensions"][0]["alpha"]
+    assert alpha["level"] == "interval" and alpha["permil"] == 849  # Krippendorff (2011): interval 0.849
+
+    # "a reload": a fresh session with the same URL, nothing uploaded
+    again = app({"run": run_id, "th": param(at, "th")[0]}, page="pages/panel.py")
+    src = again.session_state["panel_source"]
+    assert src["ratings"].name == "reliability.csv" and src["ratings"].data == data
+    assert again.session_state["level"] == "interval"
+    assert src["run"] == run_id and param(again, "run") == [run_id]
+    first, second = text(at), text(again)
+    assert "0.849" in second  # the same verdict numbers, at the same level
+    for line in first.splitlines():
+        if "alpha" in line and ("ENFORCE" in line or "REPORT_ONLY" in line):
+            assert line in second
+    with Store.open(db) as s:
+        assert s.counts()["runs"] == 1  # restoring records nothing new
+
+
+def test_run_link_restores_its_thresholds_and_a_bad_link_keeps_the_samples(db, capsys):
+    assert main(["panel", str(S / "detector_panel.csv"), "--thresholds", str(S / "thresholds.toml"), "--preset",
+                 "exploratory", "--record", "--db", db]) == 1
+    run_id = capsys.readouterr().out.strip().splitlines()[-1].split()[1]
+    at = app({"run": run_id})
+    t = at.session_state["thresholds"]
+    assert (t.panel.alpha_floor_permil, t.panel.ratio_cap_permil) == (400, 4000)
+    assert "insult: ENFORCE" in text(at)
+    assert "Decided under edited thresholds" in said(at.warning)
+
+    bad = app({"run": "0123456789ab"})
+    assert "The link's run '0123456789ab' could not be opened: no run 0123456789ab" in said(bad.warning)
+    assert bad.session_state["panel_source"]["ratings"].name == "detector_panel.csv"  # the sample stays
+
+
+def test_history_timeline_of_three_runs_and_a_compare_that_names_the_reason(db, capsys):
+    for extra in ([], ["--preset", "exploratory"], ["--preset", "release-gate"]):
+        argv = ["panel", str(S / "detector_panel.csv"), "--thresholds", str(S / "thresholds.toml"), *extra,
+                "--record", "--label", extra[-1] if extra else "defaults", "--db", db]
+        main(argv)
+    capsys.readouterr()
+    at = app(page="pages/history.py")
+    assert [h.value for h in at.subheader][:3] == ["3 of 3 runs", "Runs over time", "Compare two runs"]
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    fig = json.loads(charts[0].proto.spec)
+    alpha_traces = [t for t in fig["data"] if t.get("name") in ("violence", "insult", "sexual")]
+    assert len(alpha_traces) == 6 and all(len(t["x"]) == 3 for t in alpha_traces)  # 3 dimensions x 2 gates, 3 runs
+    thresholds = [t for t in fig["data"] if t.get("name") == "threshold"]
+    assert sorted(thresholds[0]["y"]) == [0.4, 0.6, 0.7]  # the floor in force at each run
+    # Before: the second newest (exploratory: floor 0.400, cap 4.00x); after: the newest
+    # (release-gate: floor 0.700, cap 1.50x). insult (alpha 0.431) passed 0.400 and fails 0.700.
+    headline = said(at.error)
+    assert headline.startswith("Regression: insult ENFORCE -> REPORT_ONLY.")
+    assert "thresholds changed (alpha floor 0.400 -> 0.700; spread cap 4.00x -> 1.50x)" in headline
+    rows = text(at)
+    assert "now fails: threshold 0.400 -> 0.700 (thresholds changed)" in rows
+    assert "insult: alpha unchanged at 0.431 (the same data)." in rows
+
+
+def test_open_and_delete_from_history(db, capsys):
+    main(["calibrate", str(S / "judge_illustrative.json"), "--record", "--label", "pilot", "--db", db])
+    main(["panel", str(S / "krippendorff_2011.csv"), "--record", "--db", db])
+    capsys.readouterr()
+    at = app(page="pages/history.py")
+    with Store.open(db) as s:
+        judge_run = next(r for r in s.runs() if r.kind == "judge")
+    at.selectbox(key="history_pick").set_value(judge_run.id).run()
+    at.button(key="history_open").click().run()
+    assert not at.exception
+    assert at.session_state["judge_source"]["run"] == judge_run.id
+    assert at.session_state["judge_source"]["files"][0].name == "judge_illustrative.json"
+
+    at = app(page="pages/history.py")
+    at.selectbox(key="history_pick").set_value(judge_run.id).run()
+    at.button(key="history_delete").click().run()
+    assert f"Deleted run {judge_run.id} (1 stored file no other run used)." in said(at.info)
+    with Store.open(db) as s:
+        assert [r.kind for r in s.runs()] == ["panel"] and s.counts()["blobs"] == 1
+
+
+def test_a_foreign_database_is_a_message_and_the_dashboard_works(tmp_path, monkeypatch):
+    foreign = tmp_path / "other.db"
+    foreign.write_bytes(b"\x00garbage" * 100)
+    digest = hashlib.sha256(foreign.read_bytes()).hexdigest()
+    monkeypatch.setenv("AGREEBOUND_DB", str(foreign))
+    store_module.forget_shared()
+    try:
+        at = app(page="pages/panel.py")
+        upload_k2011_interval(at)  # measured and shown, though it cannot be recorded
+        assert at.session_state["panel_source"]["label"] == "upload: reliability.csv"
+        assert "run" not in at.session_state["panel_source"]
+        sidebar = said(at.sidebar.caption)
+        assert "History unavailable:" in sidebar and "not an agreebound database" in sidebar
+        at.switch_page("pages/history.py").run()
+        assert not at.exception
+        assert "No history here" in said(at.info)
+    finally:
+        store_module.forget_shared()
+    assert hashlib.sha256(foreign.read_bytes()).hexdigest() == digest  # never overwritten
+
+
+def test_record_this_view_with_a_label(db):
+    at = app(page="pages/judge.py")
+    at.text_input(key="record_label_judge").input("after the prompt fix").run()
+    at.button(key="record_judge").click().run()
+    assert not at.exception
+    with Store.open(db) as s:
+        runs = s.runs()
+    assert [(r.kind, r.label, r.origin, r.verdict) for r in runs] == [
+        ("judge", "after the prompt fix", "dashboard", "FAIL_CALIBRATION")]
+    assert runs[0].recipe == {"source": "bundle", "judge": None, "rebind": False}
