@@ -44,6 +44,7 @@ bench: $(VENV)/.test chromium
 	$(PY) bench/bench_cardinality.py
 	$(PY) bench/bench_import.py
 	$(PY) bench/bench_whatif.py
+	$(PY) bench/bench_record.py
 
 clean:
 	rm -rf $(VENV) artifacts .pytest_cache

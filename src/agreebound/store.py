@@ -67,10 +67,11 @@ T_MIGRATIONS = sa.Table("agreebound_migrations", meta,
                         sa.Column("description", sa.Text, nullable=False),
                         sa.Column("applied_utc", sa.String(40), nullable=False))
 T_BLOBS = sa.Table("agreebound_blobs", meta,
-                   sa.Column("sha256", sa.String(64), primary_key=True),
-                   sa.Column("size", sa.BigInteger, nullable=False),
+                   sa.Column("sha256", sa.String(64), primary_key=True),  # of the bytes as uploaded
+                   sa.Column("size", sa.BigInteger, nullable=False),  # bytes as uploaded
                    sa.Column("data", sa.LargeBinary, nullable=False),
-                   sa.Column("created_utc", sa.String(40), nullable=False))
+                   sa.Column("created_utc", sa.String(40), nullable=False),
+                   sa.Column("encoding", sa.String(16), nullable=False, server_default="raw"))  # "raw" | "zstd"
 T_RUNS = sa.Table("agreebound_runs", meta,
                   sa.Column("id", sa.String(12), primary_key=True),
                   sa.Column("created_utc", sa.String(40), nullable=False, index=True),
@@ -98,13 +99,31 @@ T_INPUTS = sa.Table("agreebound_run_inputs", meta,
 
 
 def _migration_1(conn: Connection) -> None:
-    for t in (T_BLOBS, T_RUNS, T_INPUTS):
-        t.create(conn)
+    """The first schema, as it was (frozen here: later columns arrive by later migrations)."""
+    v1 = sa.MetaData()
+    sa.Table("agreebound_blobs", v1,
+             sa.Column("sha256", sa.String(64), primary_key=True),
+             sa.Column("size", sa.BigInteger, nullable=False),
+             sa.Column("data", sa.LargeBinary, nullable=False),
+             sa.Column("created_utc", sa.String(40), nullable=False))
+    for t in (T_RUNS, T_INPUTS):
+        t.to_metadata(v1)
+    v1.create_all(conn, tables=[v1.tables[n] for n in ("agreebound_blobs", "agreebound_runs", "agreebound_run_inputs")])
+
+
+def _migration_2(conn: Connection) -> None:
+    """Blobs compressed by agreebound (zstd) when that pays: a CSV stores at a fifth of its size and
+    writes faster; PostgreSQL's own compression of the column is switched off (pglz is slower, and
+    only costs time on bytes already compressed)."""
+    conn.execute(sa.text("ALTER TABLE agreebound_blobs ADD COLUMN encoding VARCHAR(16) NOT NULL DEFAULT 'raw'"))
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.text("ALTER TABLE agreebound_blobs ALTER COLUMN data SET STORAGE EXTERNAL"))
 
 
 #: (version, what it does, how). Append only: a released migration never changes.
 MIGRATIONS: tuple[tuple[int, str, Callable[[Connection], None]], ...] = (
     (1, "runs, their inputs, and content-addressed blobs", _migration_1),
+    (2, "blobs compressed when that pays (column encoding: raw, zstd)", _migration_2),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -315,9 +334,11 @@ class Store:
 
     def record(self, kind: str, inputs: Sequence[tuple[str, str, bytes]], report: dict[str, Any],
                recipe: dict[str, Any], thresholds: dict[str, Any], thresholds_source: str,
-               label: str | None = None, origin: str = "cli", data_name: str | None = None) -> Run:
-        """Record one run: ``inputs`` are (role, file name, bytes), the first being the data.
-        Blobs already stored are not sent again. Returns the run as stored."""
+               label: str | None = None, origin: str = "cli", data_name: str | None = None,
+               digests: Sequence[str] | None = None) -> Run:
+        """Record one run: ``inputs`` are (role, file name, bytes), the first being the data;
+        ``digests`` their SHA-256 when the caller has them already (else computed). Blobs already
+        stored are not sent again. Returns the run as stored."""
         if kind not in ("panel", "judge"):
             raise ValueError(f"kind {kind!r}")
         if not inputs:
@@ -332,7 +353,8 @@ class Store:
                              f"{MAX_RUN_BYTES:,}. The run was not recorded")
         import hashlib
 
-        digests = [hashlib.sha256(data).hexdigest() for _, _, data in inputs]
+        if digests is None or len(digests) != len(inputs):
+            digests = [hashlib.sha256(data).hexdigest() for _, _, data in inputs]
         from agreebound.report import verdict_of
 
         verdict = verdict_of(report)
@@ -351,17 +373,18 @@ class Store:
                 for (role, name, data), digest in zip(inputs, digests):
                     have = conn.execute(sa.select(T_BLOBS.c.size).where(T_BLOBS.c.sha256 == digest)).first()
                     if have is None:
-                        conn.execute(T_BLOBS.insert().values(sha256=digest, size=len(data), data=data,
-                                                             created_utc=created))
+                        encoding, stored = pack(data)
+                        conn.execute(T_BLOBS.insert().values(sha256=digest, size=len(data), data=stored,
+                                                             encoding=encoding, created_utc=created))
                 for _ in range(8):
                     run_id = secrets.token_hex(6)
                     if conn.execute(sa.select(T_RUNS.c.id).where(T_RUNS.c.id == run_id)).first() is None:
                         break
                 conn.execute(T_RUNS.insert().values(id=run_id, **row))
-                conn.execute(T_INPUTS.insert(), [
-                    {"run_id": run_id, "position": i, "role": role, "name": name, "sha256": digest, "size": len(data)}
-                    for i, ((role, name, data), digest) in enumerate(zip(inputs, digests))])
-        return self.get(run_id)
+                rows = [{"run_id": run_id, "position": i, "role": role, "name": name, "sha256": digest, "size": len(data)}
+                        for i, ((role, name, data), digest) in enumerate(zip(inputs, digests))]
+                conn.execute(T_INPUTS.insert(), rows)
+        return _run({"id": run_id, **row}, rows)
 
     def delete(self, run_id: str) -> int:
         """Delete a run, and the blobs no other run uses. Returns the number of blobs deleted."""
@@ -406,12 +429,18 @@ class Store:
         return _run(row, inputs)
 
     def blob(self, sha256: str) -> bytes:
+        """The bytes as uploaded (unpacked; :meth:`inputs` also checks them against the digest)."""
         with self._guard("reading a stored input"):
             with self.engine.connect() as conn:
-                row = conn.execute(sa.select(T_BLOBS.c.data).where(T_BLOBS.c.sha256 == sha256)).first()
+                row = conn.execute(sa.select(T_BLOBS.c.data, T_BLOBS.c.encoding, T_BLOBS.c.size)
+                                   .where(T_BLOBS.c.sha256 == sha256)).first()
         if row is None:
             raise StoreError(f"{self.where}: the stored input {sha256[:12]} is missing")
-        return bytes(row[0])
+        try:
+            return unpack(bytes(row[0]), row[1], int(row[2]))
+        except ValueError as e:
+            raise StoreError(f"{self.where}: the stored input {sha256[:12]} cannot be read ({e}; the database is "
+                             "damaged)") from None
 
     def inputs(self, run: Run) -> list[tuple[str, str, bytes]]:
         """(role, name, bytes) of each input, checked against its SHA-256."""
@@ -456,13 +485,54 @@ class Store:
         return [_run(r, inputs[r["id"]]) for r in rows]
 
     def counts(self) -> dict[str, int]:
-        """Runs and blobs stored, and the blobs' bytes."""
+        """Runs and blobs stored; the blobs' bytes as uploaded, and as stored (compressed)."""
         with self._guard("counting"):
             with self.engine.connect() as conn:
                 runs = conn.execute(sa.select(sa.func.count()).select_from(T_RUNS)).scalar_one()
-                blobs, size = conn.execute(sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(T_BLOBS.c.size), 0))
-                                           .select_from(T_BLOBS)).one()
-        return {"runs": int(runs), "blobs": int(blobs), "blob_bytes": int(size)}
+                blobs, size, stored = conn.execute(sa.select(
+                    sa.func.count(), sa.func.coalesce(sa.func.sum(T_BLOBS.c.size), 0),
+                    sa.func.coalesce(sa.func.sum(sa.func.length(T_BLOBS.c.data)), 0)).select_from(T_BLOBS)).one()
+        return {"runs": int(runs), "blobs": int(blobs), "blob_bytes": int(size), "stored_bytes": int(stored)}
+
+
+#: Compress a blob when a sample of it shrinks below this share (CSV, JSON: about 0.2; Parquet
+#: and .xlsx are compressed already and are stored as they are). zstd through pyarrow (already a
+#: dependency): about 400 MB/s here, against 140 MB/s for zlib at level 1 and a better ratio.
+PACK_SAMPLE = 1 << 16
+PACK_WORTH = 0.8
+
+
+def pack(data: bytes) -> tuple[str, bytes]:
+    """("zstd", compressed) when compression pays on a sample, else ("raw", data)."""
+    import pyarrow as pa
+
+    if len(data) < 512:
+        return "raw", data
+    sample = data[:PACK_SAMPLE]
+    if len(pa.compress(sample, codec="zstd", asbytes=True)) > PACK_WORTH * len(sample):
+        return "raw", data
+    return "zstd", pa.compress(data, codec="zstd", asbytes=True)
+
+
+def unpack(stored: bytes, encoding: str, size: int) -> bytes:
+    """The original bytes, exactly ``size`` of them (a damaged row is an error, never more bytes
+    than were recorded)."""
+    if encoding == "raw":
+        out = stored
+    elif encoding == "zstd":
+        import pyarrow as pa
+
+        if size > MAX_INPUT_BYTES:
+            raise ValueError(f"a recorded size of {size:,} bytes is over the limit")
+        try:
+            out = pa.decompress(stored, decompressed_size=size, codec="zstd", asbytes=True)
+        except (OSError, ValueError, pa.ArrowException) as e:
+            raise ValueError(f"not zstd data ({printable(e, 80)})") from None
+    else:
+        raise ValueError(f"unknown encoding {printable(encoding, 20)!r}")
+    if len(out) != size:
+        raise ValueError(f"{len(out):,} bytes where {size:,} were recorded")
+    return out
 
 
 def _dumps(obj: Any) -> str:

@@ -104,7 +104,10 @@ def record(kind: str, src: dict[str, Any], measured: Any, label: str | None = No
                       for i, f in enumerate(src["files"]) if f]
             report = calibration_report(measured, t, [(n, b) for _, n, b in inputs])
             recipe = {"source": source, "judge": src.get("judge"), "rebind": bool(src.get("rebind"))}
-        run = s.record(kind, inputs, report, recipe, t.to_dict(), t.source, label=label, origin="dashboard")
+        files = [src["ratings"]] + ([src["rates"]] if src.get("rates") else []) if kind == "panel" else \
+            [f for f in src["files"] if f]
+        run = s.record(kind, inputs, report, recipe, t.to_dict(), t.source, label=label, origin="dashboard",
+                       digests=[f.digest for f in files])
     except StoreError as e:
         S.record_error = f"Not recorded: {e}"
         return None

@@ -1,0 +1,96 @@
+"""The store's schema versions and its compressed blobs: a database written by schema 1 is migrated
+in place when opened (its runs kept, byte for byte), and blobs are compressed only when that pays,
+always read back exactly; on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import pytest
+import sqlalchemy as sa
+
+from agreebound import store as st
+from agreebound.store import SCHEMA_VERSION, Store, StoreError, pack, unpack
+
+CSV = b"unit,rater,value\n" + b"".join(f"u{i},r{i % 7},{i % 3}\n".encode() for i in range(5000))
+REPORT = {"kind": "panel", "panel": {"verdict": "ENFORCE", "dimensions": []}}
+
+
+def schema_one(url: str, blob: bytes) -> str:
+    """A database exactly as schema 1 left it, with one run whose input is ``blob``."""
+    engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+    with engine.begin() as conn:
+        st.T_META.create(conn)
+        st.T_MIGRATIONS.create(conn)
+        st._migration_1(conn)
+        conn.execute(st.T_META.insert(), [{"key": "app", "value": "agreebound"}, {"key": "schema_version", "value": "1"}])
+        conn.execute(st.T_MIGRATIONS.insert().values(version=1, description="v1", applied_utc="2026-11-01T00:00:00Z"))
+        digest = hashlib.sha256(blob).hexdigest()
+        conn.execute(sa.text("INSERT INTO agreebound_blobs (sha256, size, data, created_utc) VALUES (:s, :n, :d, :t)"),
+                     {"s": digest, "n": len(blob), "d": blob, "t": "2026-11-01T00:00:00Z"})
+        conn.execute(st.T_RUNS.insert().values(
+            id="0123456789ab", created_utc="2026-11-01T00:00:00.000000Z", kind="panel", data_name="old.csv",
+            verdict="ENFORCE", origin="cli", tool_version="0.1.0", thresholds_source="default", thresholds_json="{}",
+            recipe_json="{}", report_json='{"kind": "panel", "panel": {"verdict": "ENFORCE", "dimensions": []}}'))
+        conn.execute(st.T_INPUTS.insert().values(run_id="0123456789ab", position=0, role="ratings", name="old.csv",
+                                                 sha256=digest, size=len(blob)))
+    engine.dispose()
+    return digest
+
+
+def test_schema_one_is_migrated_in_place_and_keeps_its_runs(db_url):
+    digest = schema_one(db_url, CSV)
+    with Store.open(db_url) as s:
+        with s.engine.connect() as conn:
+            versions = [r[0] for r in conn.execute(sa.text("SELECT version FROM agreebound_migrations ORDER BY version"))]
+            meta = dict(conn.execute(sa.text("SELECT key, value FROM agreebound_meta")).all())
+        assert versions == list(range(1, SCHEMA_VERSION + 1)) and meta["schema_version"] == str(SCHEMA_VERSION)
+        old = s.get("0123456789ab")
+        assert s.inputs(old) == [("ratings", "old.csv", CSV)]  # stored raw by schema 1, read as raw
+        new = s.record("panel", [("ratings", "new.csv", CSV + b"u9999,r1,1\n")], REPORT, {}, {}, "default")
+        assert s.inputs(new)[0][2] == CSV + b"u9999,r1,1\n"
+        with s.engine.connect() as conn:
+            enc = dict(conn.execute(sa.text("SELECT sha256, encoding FROM agreebound_blobs")).all())
+        assert enc[digest] == "raw" and enc[new.inputs[0].sha256] == "zstd"
+    with Store.open(db_url) as s:  # opening again applies nothing
+        with s.engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT count(*) FROM agreebound_migrations")).scalar_one() == SCHEMA_VERSION
+
+
+def test_blobs_are_compressed_only_when_that_pays(db_url):
+    noise = os.urandom(300_000)  # a Parquet or .xlsx file is like this: compressed already
+    with Store.open(db_url) as s:
+        a = s.record("panel", [("ratings", "r.csv", CSV)], REPORT, {}, {}, "default")
+        b = s.record("panel", [("ratings", "n.parquet", noise)], REPORT, {}, {}, "default")
+        counts = s.counts()
+        assert s.inputs(a)[0][2] == CSV and s.inputs(b)[0][2] == noise
+    assert counts["blob_bytes"] == len(CSV) + len(noise)
+    assert len(noise) < counts["stored_bytes"] < len(noise) + len(CSV) // 4  # CSV at under a quarter, noise as is
+
+
+def test_pack_and_unpack():
+    enc, packed = pack(CSV)
+    assert enc == "zstd" and len(packed) < len(CSV) / 4 and unpack(packed, enc, len(CSV)) == CSV
+    assert pack(b"tiny") == ("raw", b"tiny")
+    for wrong in (100, len(CSV) + 10):  # a recorded size that does not match the bytes
+        with pytest.raises(ValueError, match="not zstd data|were recorded"):
+            unpack(packed, enc, wrong)
+    with pytest.raises(ValueError, match="not zstd data"):
+        unpack(b"\x00" * 64, "zstd", len(CSV))
+    with pytest.raises(ValueError, match="unknown encoding 'gzip'"):
+        unpack(packed, "gzip", len(CSV))
+
+
+def test_a_damaged_blob_is_a_store_error(tmp_path):
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    with Store.open(url) as s:
+        run = s.record("panel", [("ratings", "r.csv", CSV)], REPORT, {}, {}, "default")
+        with s.engine.begin() as conn:
+            conn.execute(sa.text("UPDATE agreebound_blobs SET data = :d"), {"d": b"\x28\xb5\x2f\xfd" + b"\x00" * 40})
+        with pytest.raises(StoreError, match=r"the stored input [0-9a-f]{12} cannot be read \(not zstd data"):
+            s.inputs(run)
+        with s.engine.begin() as conn:
+            conn.execute(sa.text("UPDATE agreebound_blobs SET data = :d, encoding = 'raw'"), {"d": CSV[:-1] + b"X"})
+        with pytest.raises(StoreError, match="does not match its SHA-256"):
+            s.inputs(run)
