@@ -273,8 +273,6 @@ class Store:
                 conn.commit()
                 conn.connection.dbapi_connection.execute("PRAGMA journal_mode = WAL")
         with self._write() as conn:
-            if self.sqlite is False:
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock(7405221)"))
             T_META.create(conn, checkfirst=True)
             T_MIGRATIONS.create(conn, checkfirst=True)
             rows = dict(conn.execute(sa.select(T_META.c.key, T_META.c.value)).all())
@@ -319,6 +317,8 @@ class Store:
         with self.engine.connect() as conn:
             conn = conn.execution_options(agreebound_write=True)
             with conn.begin():
+                if not self.sqlite:  # writers take turns on PostgreSQL too: a record never races a delete
+                    conn.execute(sa.text("SELECT pg_advisory_xact_lock(7405221)"))
                 yield conn
 
     @contextmanager
@@ -374,8 +374,10 @@ class Store:
                     have = conn.execute(sa.select(T_BLOBS.c.size).where(T_BLOBS.c.sha256 == digest)).first()
                     if have is None:
                         encoding, stored = pack(data)
-                        conn.execute(T_BLOBS.insert().values(sha256=digest, size=len(data), data=stored,
-                                                             encoding=encoding, created_utc=created))
+                        # another writer may store the same new bytes between the look and the
+                        # insert (PostgreSQL does not serialise them as SQLite's write lock does)
+                        conn.execute(_insert_new(conn, T_BLOBS).values(sha256=digest, size=len(data), data=stored,
+                                                                        encoding=encoding, created_utc=created))
                 for _ in range(8):
                     run_id = secrets.token_hex(6)
                     if conn.execute(sa.select(T_RUNS.c.id).where(T_RUNS.c.id == run_id)).first() is None:
@@ -426,7 +428,7 @@ class Store:
                                       .order_by(T_INPUTS.c.position)).mappings().all()
         if row is None:
             raise StoreError(f"no run {run_id} in {self.where}")
-        return _run(row, inputs)
+        return _run(row, inputs, self.where)
 
     def blob(self, sha256: str) -> bytes:
         """The bytes as uploaded (unpacked; :meth:`inputs` also checks them against the digest)."""
@@ -482,7 +484,7 @@ class Store:
                     for r in conn.execute(sa.select(T_INPUTS).where(T_INPUTS.c.run_id.in_(part))
                                           .order_by(T_INPUTS.c.run_id, T_INPUTS.c.position)).mappings():
                         inputs[r["run_id"]].append(r)
-        return [_run(r, inputs[r["id"]]) for r in rows]
+        return [_run(r, inputs[r["id"]], self.where) for r in rows]
 
     def counts(self) -> dict[str, int]:
         """Runs and blobs stored; the blobs' bytes as uploaded, and as stored (compressed)."""
@@ -522,8 +524,8 @@ def unpack(stored: bytes, encoding: str, size: int) -> bytes:
     elif encoding == "zstd":
         import pyarrow as pa
 
-        if size > MAX_INPUT_BYTES:
-            raise ValueError(f"a recorded size of {size:,} bytes is over the limit")
+        if size < 0 or size > MAX_INPUT_BYTES:
+            raise ValueError(f"a recorded size of {size:,} bytes is not possible")
         try:
             out = pa.decompress(stored, decompressed_size=size, codec="zstd", asbytes=True)
         except (OSError, ValueError, pa.ArrowException) as e:
@@ -535,11 +537,28 @@ def unpack(stored: bytes, encoding: str, size: int) -> bytes:
     return out
 
 
+def _insert_new(conn: Connection, table: sa.Table) -> Any:
+    """INSERT that does nothing when the primary key is there already (both dialects say it so)."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(table).on_conflict_do_nothing()
+
+
 def _dumps(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _run(row: Any, inputs: Sequence[Any]) -> Run:
+def _run(row: Any, inputs: Sequence[Any], where: str = "") -> Run:
+    try:
+        return _run_of(row, inputs)
+    except (ValueError, TypeError, KeyError) as e:  # json.JSONDecodeError is a ValueError
+        raise StoreError(f"{where + ': ' if where else ''}run {printable(row['id'], 20)} cannot be read: its stored "
+                         f"JSON is damaged ({printable(e, 80)})") from None
+
+
+def _run_of(row: Any, inputs: Sequence[Any]) -> Run:
     return Run(row["id"], row["created_utc"], row["kind"], row["data_name"], row["judge"], row["contract_id"],
                row["verdict"], row["label"], row["origin"], row["tool_version"], row["thresholds_source"],
                json.loads(row["thresholds_json"]), json.loads(row["recipe_json"]), json.loads(row["report_json"]),
