@@ -36,19 +36,20 @@ elif not everything:
             "`agreebound panel FILE --record` records one too.")
 else:
     names = sorted({r.data_name for r in everything})
-    f1, f2, f3, f4, f5 = st.columns(5)
+    f1, f2, f3 = st.columns(3)
     name = f1.selectbox("Data", names, index=None, placeholder="all data", key="history_name")
     kind = f2.selectbox("Kind", ("panel", "judge"), index=None, placeholder="panel and judge", key="history_kind")
-    judge = f3.selectbox("Judge", sorted({r.judge for r in everything if r.judge}), index=None, placeholder="any judge",
-                         key="history_judge")
-    contract = f4.selectbox("Contract", sorted({r.contract_id for r in everything if r.contract_id}), index=None,
-                            placeholder="any contract", key="history_contract", format_func=runs.short_contract)
-    verdict = f5.selectbox("Verdict", sorted({r.verdict for r in everything}), index=None, placeholder="any verdict",
+    verdict = f3.selectbox("Verdict", sorted({r.verdict for r in everything}), index=None, placeholder="any verdict",
                            key="history_verdict")
     days = sorted({r.created_utc[:10] for r in everything})
-    d1, d2 = st.columns(2)
-    since = d1.selectbox("From (UTC date)", days, index=None, placeholder="the first run", key="history_since")
-    until = d2.selectbox("To (UTC date)", days, index=None, placeholder="the last run", key="history_until")
+    with st.expander("More filters: judge, contract, dates"):
+        g1, g2 = st.columns(2)
+        judge = g1.selectbox("Judge", sorted({r.judge for r in everything if r.judge}), index=None,
+                             placeholder="any judge", key="history_judge")
+        contract = g2.selectbox("Contract", sorted({r.contract_id for r in everything if r.contract_id}), index=None,
+                                placeholder="any contract", key="history_contract", format_func=runs.short_contract)
+        since = g1.selectbox("From (UTC date)", days, index=None, placeholder="the first run", key="history_since")
+        until = g2.selectbox("To (UTC date)", days, index=None, placeholder="the last run", key="history_until")
     shown = runs.filtered(store, name, kind, judge, contract, verdict, since, until)
     st.subheader(f"{len(shown):,} of {len(everything):,} runs")
     if shown:

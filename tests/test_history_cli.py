@@ -197,3 +197,20 @@ def test_compare_is_pure_over_stored_runs(tmp_path, capsys):
         c = compare(store.get(a), store.get(b))
     assert any(cause.startswith("reading changed (level: nominal -> interval") for cause in c.causes)
     assert not c.regression
+
+
+def test_judge_threshold_edits_are_named_against_the_contract_s_own(db_url, capsys):
+    """A preset's judge thresholds make a draft contract; the comparison names each edited value
+    against the bound contract's own, and does not call it a contract change."""
+    code, out, _ = run(capsys, "calibrate", S / "judge_failing.json", "--record", "--db", db_url)
+    a = recorded_id(out)
+    code, out, _ = run(capsys, "calibrate", S / "judge_failing.json", "--thresholds", S / "thresholds.toml",
+                       "--preset", "release-gate", "--record", "--db", db_url)
+    b = recorded_id(out)
+    code, out, _ = run(capsys, "compare", a, b, "--db", db_url)
+    assert code == 0
+    assert ("No verdict changed. Between the runs: thresholds changed (position flip maximum 5% -> 3%; repeat variance "
+            "maximum 5% -> 3%; verbosity bias maximum 5% -> 3%; self-preference maximum 5% -> 3%).") in out
+    assert "contract changed" not in out and "data changed" not in out
+    with Store.open(db_url) as store:
+        assert store.get(a).contract_id == store.get(b).contract_id  # the bound contract, not the draft

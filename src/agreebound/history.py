@@ -257,17 +257,13 @@ def _causes(a: Any, b: Any) -> list[str]:
     if da != db:
         roles = sorted({r for r, _ in set(da) ^ set(db)})
         out.append(f"data changed ({', '.join(roles)})")
-    ta, tb = a.thresholds, b.thresholds
-    changed = []
-    for section in (("panel",) if a.kind == "panel" else ("calibration",)):  # only what decides this kind
-        sa_, sb_ = ta.get(section) or {}, tb.get(section) or {}
-        for key in sorted(set(sa_) | set(sb_)):
-            if sa_.get(key) != sb_.get(key):
-                changed.append(_threshold_change(key, sa_.get(key), sb_.get(key)))
+    ea, eb = effective_thresholds(a), effective_thresholds(b)
+    changed = [_threshold_change(k, ea.get(k), eb.get(k)) for k in ea if ea.get(k) != eb.get(k)]
     if changed:
-        out.append("thresholds changed (" + "; ".join(c for c in changed if c) + ")")
-    if a.contract_id != b.contract_id:
-        out.append(f"contract changed ({_short(a.contract_id)} -> {_short(b.contract_id)})")
+        out.append("thresholds changed (" + "; ".join(changed) + ")")
+    ca, cb = bound_contract(a), bound_contract(b)
+    if ca != cb:
+        out.append(f"contract changed ({_short(ca)} -> {_short(cb)})")
     ra = {k: v for k, v in a.recipe.items()}
     rb = {k: v for k, v in b.recipe.items()}
     read = [k for k in sorted(set(ra) | set(rb)) if ra.get(k) != rb.get(k)]
@@ -276,6 +272,27 @@ def _causes(a: Any, b: Any) -> list[str]:
     if a.tool_version != b.tool_version:
         out.append(f"agreebound version changed ({a.tool_version} -> {b.tool_version})")
     return out
+
+
+def effective_thresholds(run: Any) -> dict[str, Any]:
+    """The thresholds that decided the run, whatever their source: the panel's; for a judge, the
+    edited ones, else the bound contract's own (so an edit that repeats the contract is no change)."""
+    th = run.report.get("thresholds") or run.thresholds
+    if run.kind == "panel":
+        return dict(th.get("panel") or {})
+    edited = th.get("calibration")
+    contract = (run.report.get("calibration") or {}).get("contract") or {}
+    from agreebound.thresholds import CALIBRATION_FIELDS
+
+    out = {k: (edited or contract).get(k) for k in CALIBRATION_FIELDS}
+    out["strict"] = bool(edited and edited.get("strict"))
+    return out
+
+
+def bound_contract(run: Any) -> str | None:
+    """The content id of the contract the judge's snapshot is bound to (not a draft's)."""
+    cal = run.report.get("calibration") or {}
+    return (cal.get("contract") or {}).get("content_id") or run.contract_id
 
 
 def _threshold_change(key: str, before: Any, after: Any) -> str:

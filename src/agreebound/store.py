@@ -361,7 +361,8 @@ class Store:
         judge = contract_id = None
         if kind == "judge":
             cal = report.get("calibration", {})
-            contract_id = (cal.get("decided_against") or {}).get("content_id")
+            # the contract the snapshot is bound to (a draft of edited thresholds has its own id)
+            contract_id = (cal.get("contract") or {}).get("content_id") or (cal.get("decided_against") or {}).get("content_id")
             judge = (cal.get("contract") or {}).get("judge_generator")
         created = now_utc()
         row = {"created_utc": created, "kind": kind, "data_name": data_name or inputs[0][1], "judge": judge,

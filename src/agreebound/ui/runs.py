@@ -241,10 +241,10 @@ def runs_frame(rows: list[Run]) -> "Any":
 
     return pd.DataFrame({
         "recorded (UTC)": [r.created_utc[:19].replace("T", " ") for r in rows],
-        "data": [r.data_name for r in rows],
-        "kind": [r.kind for r in rows],
         "verdict": [r.verdict for r in rows],
+        "data": [r.data_name for r in rows],
         "label": [r.label or "" for r in rows],
+        "kind": [r.kind for r in rows],
         "judge": [r.judge or "" for r in rows],
         "contract": [short_contract(r.contract_id) for r in rows],
         "thresholds": [r.thresholds_source for r in rows],
