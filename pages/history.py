@@ -28,14 +28,16 @@ if message := S.get("history_message"):
     S.history_message = None
 
 store = runs.store()
-everything = runs.all_runs(store) if store is not None else []
+everything, listing_error = runs.all_runs(store) if store is not None else ([], None)
 if store is None:
     st.info("No history here: " + widgets.md(runs.status(), 300))
+elif listing_error:
+    st.error("History unavailable: " + widgets.md(listing_error, 400) + " (what is loaded is kept)")
 elif not everything:
     st.info("No runs yet. Each upload on the Panel or Judge page is recorded here once it parses; from a terminal, "
             "`agreebound panel FILE --record` records one too.")
 else:
-    names = sorted({r.data_name for r in everything})
+    names = list(dict.fromkeys(r.data_name for r in everything))  # newest first
     f1, f2, f3 = st.columns(3)
     name = f1.selectbox("Data", names, index=None, placeholder="all data", key="history_name")
     kind = f2.selectbox("Kind", ("panel", "judge"), index=None, placeholder="panel and judge", key="history_kind")
@@ -50,7 +52,9 @@ else:
                                 placeholder="any contract", key="history_contract", format_func=runs.short_contract)
         since = g1.selectbox("From (UTC date)", days, index=None, placeholder="the first run", key="history_since")
         until = g2.selectbox("To (UTC date)", days, index=None, placeholder="the last run", key="history_until")
-    shown = runs.filtered(store, name, kind, judge, contract, verdict, since, until)
+    shown, listing_error = runs.filtered(store, name, kind, judge, contract, verdict, since, until)
+    if listing_error:
+        st.error("History unavailable: " + widgets.md(listing_error, 400))
     st.subheader(f"{len(shown):,} of {len(everything):,} runs")
     if shown:
         st.dataframe(widgets.safe_frame(runs.runs_frame(shown)), hide_index=True, width="stretch", key="history_table")
@@ -64,28 +68,35 @@ else:
             st.button("Delete", key="history_delete", type="primary", on_click=runs.delete, args=(pick,))
 
         st.subheader("Runs over time")
-        series = sorted({r.data_name for r in shown})
+        series = list(dict.fromkeys(r.data_name for r in shown))  # the newest run's data first
         which = name or st.selectbox("Timeline of", series, key="history_timeline_name")
-        of_data = [r for r in shown if r.data_name == which]
-        kinds = sorted({r.kind for r in of_data})
-        for k in kinds:
-            rows = timeline([r for r in of_data if r.kind == k])
-            fig = history_timeline(rows, dark=widgets.dark(), name=f"{which} ({k})")
+        for k in sorted({r.kind for r in shown if r.data_name == which}):
+            of_data, error = runs.with_reports(store, which, k, judge=judge, contract=contract, verdict=verdict,
+                                               since=since, until=until)
+            if error:
+                st.error("History unavailable: " + widgets.md(error, 400))
+                continue
+            fig = history_timeline(timeline(of_data), dark=widgets.dark(), name=f"{which} ({k})")
             st.plotly_chart(fig, width="stretch", config=widgets.PLOT_CONFIG, key=f"timeline_chart_{k}",
                             on_select=runs.chart_opener(f"timeline_chart_{k}"), selection_mode="points")
-            st.caption(caption(fig))
+            st.caption(caption(fig) + (" The newest 200 runs are drawn." if len(of_data) >= 200 else ""))
 
         st.subheader("Compare two runs")
         ids = list(by_id)
+        after_default, before_default = runs.compare_defaults(shown, which)
         c1, c2 = st.columns(2)
-        before = c1.selectbox("Before", ids, index=min(1, len(ids) - 1), format_func=lambda i: runs.choice(by_id[i]),
-                              key="compare_a")
-        after = c2.selectbox("After", ids, index=0, format_func=lambda i: runs.choice(by_id[i]), key="compare_b")
+        before = c1.selectbox("Before", ids, index=ids.index(before_default),
+                              format_func=lambda i: runs.choice(by_id[i]), key="compare_a")
+        after = c2.selectbox("After", ids, index=ids.index(after_default), format_func=lambda i: runs.choice(by_id[i]),
+                             key="compare_b")
         if before == after:
             st.caption("Pick two different runs.")
         else:
+            (run_a, error_a), (run_b, error_b) = runs.full(store, before), runs.full(store, after)
             try:
-                c = compare(by_id[before], by_id[after])
+                if error_a or error_b:
+                    raise CompareError(error_a or error_b or "")
+                c = compare(run_a, run_b)
             except CompareError as e:
                 st.warning(widgets.md(str(e), 300))
             else:

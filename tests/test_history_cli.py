@@ -214,3 +214,54 @@ def test_judge_threshold_edits_are_named_against_the_contract_s_own(db_url, caps
     assert "contract changed" not in out and "data changed" not in out
     with Store.open(db_url) as store:
         assert store.get(a).contract_id == store.get(b).contract_id  # the bound contract, not the draft
+
+
+def test_a_gate_no_longer_checked_is_a_regression(db_url, capsys):
+    """Spread measured (2.20x, fails) in one run and not measured in the next: the verdict improves
+    to ENFORCE, but a gate was dropped, and CI must hear of it."""
+    code, out, _ = run(capsys, "panel", S / "krippendorff_2011.csv", "--positive", "3", "--record", "--db", db_url)
+    a = recorded_id(out)
+    code, out, _ = run(capsys, "panel", S / "krippendorff_2011.csv", "--record", "--db", db_url)
+    b = recorded_id(out)
+    code, out, _ = run(capsys, "compare", a, b, "--db", db_url)
+    assert code == 1
+    assert ("Regression: all spread no longer checked (was 2.20x, fails; now not measured). Between the runs: "
+            "reading changed (positive: 3 -> auto).") in out
+    assert "all spread: 2.20x -> not measured  NO LONGER CHECKED" in out
+    assert "all: REPORT_ONLY -> ENFORCE (better)" in out
+
+
+def test_judge_gate_lost_without_references_and_fail_to_incomplete_is_no_improvement(db_url, capsys):
+    log, refs = S / "judge_logs" / "mt_bench_gpt-4_pair.jsonl", S / "judge_logs" / "mt_bench_human_judgments.jsonl"
+    code, out, _ = run(capsys, "calibrate", log, "--references", refs, "--record", "--db", db_url)
+    a = recorded_id(out)
+    code, out, _ = run(capsys, "calibrate", log, "--record", "--db", db_url)
+    b = recorded_id(out)
+    code, out, _ = run(capsys, "compare", a, b, "--json", "--db", db_url)
+    c = json.loads(out)
+    assert code == 1 and c["regression"] is True
+    lost = [g["gate"] for g in c["gates"] if g["lost"]]
+    assert lost == ["human_agreement", "self_preference"]  # both need the human references
+    assert c["headline"].startswith("Regression: judge Human agreement no longer checked (was 74.")
+    assert "data changed (references)" in c["causes"][0]
+
+
+def test_verdict_ranks_follow_exit_codes():
+    from agreebound.history import RANK
+    from agreebound.report import EXIT_CODES
+
+    for a in RANK:
+        for b in RANK:
+            if EXIT_CODES[a] < EXIT_CODES[b]:
+                assert RANK[a] > RANK[b], (a, b)
+            if EXIT_CODES[a] == EXIT_CODES[b]:
+                assert RANK[a] == RANK[b], (a, b)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["panel", str(S / "krippendorff_2011.csv"), "--label", "x"], "--label names a recorded run; add --record"),
+    (["history", "--since", "yesterday"], "--since 'yesterday' is not a UTC date"),
+])
+def test_history_usage_errors(tmp_path, capsys, argv, message):
+    code, out, err = run(capsys, *argv, "--db", f"sqlite:///{tmp_path / 'runs.db'}")
+    assert code == 3 and message in err and out == ""

@@ -67,7 +67,8 @@ COMPARE_EXAMPLES = """examples:
 
 exit codes:
   0  no verdict got worse
-  1  a verdict got worse (a regression), or a dimension decided before is missing
+  1  a regression: a verdict got worse (by its exit code), a dimension decided before is missing,
+     or a gate checked before is no longer checked (spread not measured, rate not evaluable)
   3  bad input: an unknown run, runs of different kinds, or a database that cannot be read
   4  internal error"""
 CAL_EXAMPLES = """examples:
@@ -239,6 +240,7 @@ def _split(text: str | None) -> list[str]:
 
 
 def _panel(args: argparse.Namespace) -> int:
+    _check_recording(args)
     from agreebound.analysis import measure_panels
     from agreebound.escape import normalise_name
     from agreebound.formats import parse_detector_rates
@@ -386,6 +388,11 @@ def _emit(args: argparse.Namespace, report: dict[str, Any], html: Any, print_tex
     return code
 
 
+def _check_recording(args: argparse.Namespace) -> None:
+    if getattr(args, "label", None) is not None and not args.record:
+        raise UsageError(f"agreebound {args.command}: --label names a recorded run; add --record")
+
+
 def _record(args: argparse.Namespace, report: dict[str, Any]) -> str:
     """Record the run (--record): before the verdict is printed, so a failed write (a full disk,
     a foreign database) is an error with exit 3, never a verdict that was silently not recorded."""
@@ -403,6 +410,7 @@ class OutputError(Exception):
 
 
 def _calibrate(args: argparse.Namespace) -> int:
+    _check_recording(args)
     from agreebound.formats import is_judge_log, parse_judge_bundle, parse_judge_log, parse_judge_tables
     from agreebound.report import calibration_report
 
@@ -483,34 +491,65 @@ def _print_calibration(report: dict[str, Any]) -> None:
                                   else "no gate could be evaluated from this source") + ": this is not a pass")
 
 
+def _printing(body: Any) -> None:
+    """Run ``body`` (which prints); a reader that went away (``| head``) ends the output quietly,
+    and a stdout that cannot be written is an OutputError (exit 4), never a verdict."""
+    try:
+        body()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError as e:
+        raise OutputError(f"could not write the output ({e.strerror or e})") from None
+
+
+def _utc_bound(flag: str, text: str | None) -> str | None:
+    """--since/--until: a UTC date (2026-11-01) or date and time (2026-11-01T09:30)."""
+    if text is None:
+        return None
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"agreebound history: {flag} {printable(text, 40)!r} is not a UTC date (2026-11-01) or time "
+                         "(2026-11-01T09:30)") from None
+    return text
+
+
 def _history(args: argparse.Namespace) -> int:
     import json
 
     from agreebound.store import Store
 
+    args.since, args.until = _utc_bound("--since", args.since), _utc_bound("--until", args.until)
     with Store.open(args.db) as store:
         runs = store.runs(name=args.name, kind=args.kind, verdict=args.verdict, since=args.since, until=args.until,
                           limit=args.limit)
         where = store.where
-    if args.json:
-        sys.stdout.write(json.dumps({"db": where, "runs": [r.summary() for r in runs]}, indent=2, sort_keys=True,
-                                    ensure_ascii=True) + "\n")
-        return 0
-    if not runs:
-        print(f"no runs{' for ' + repr(printable(args.name, 60)) if args.name else ''} in {where}")
-        return 0
-    print(f"{'run':12}  {'recorded (UTC)':19}  {'kind':5}  {'verdict':16}  data  (label)")
-    for r in runs:
-        label = f"  ({printable(r.label, 60)})" if r.label else ""
-        print(f"{r.id:12}  {r.created_utc[:19].replace('T', ' '):19}  {r.kind:5}  {r.verdict:16}  "
-              f"{printable(r.data_name, 60)}{label}")
+    def body() -> None:
+        if args.json:
+            sys.stdout.write(json.dumps({"db": where, "runs": [r.summary() for r in runs]}, indent=2, sort_keys=True,
+                                        ensure_ascii=True) + "\n")
+            return
+        if not runs:
+            print(f"no runs{' for ' + repr(printable(args.name, 60)) if args.name else ''} in {where}")
+            return
+        print(f"{'run':12}  {'recorded (UTC)':19}  {'kind':5}  {'verdict':16}  data  (label)")
+        for r in runs:
+            label = f"  ({printable(r.label, 60)})" if r.label else ""
+            print(f"{r.id:12}  {r.created_utc[:19].replace('T', ' '):19}  {r.kind:5}  {r.verdict:16}  "
+                  f"{printable(r.data_name, 60)}{label}")
+
+    _printing(body)
     return 0
 
 
 def _compare(args: argparse.Namespace) -> int:
     import json
 
-    from agreebound.history import CompareError, compare, show
+    from agreebound.history import CompareError, compare
     from agreebound.store import Store
 
     with Store.open(args.db) as store:
@@ -519,6 +558,13 @@ def _compare(args: argparse.Namespace) -> int:
         c = compare(a, b)
     except CompareError as e:
         raise InputError("compare", None, None, str(e)) from None
+    _printing(lambda: _print_comparison(args, a, b, c, json))
+    return 1 if c.regression else 0
+
+
+def _print_comparison(args: argparse.Namespace, a: Any, b: Any, c: Any, json: Any) -> None:
+    from agreebound.history import show
+
     if args.json:
         sys.stdout.write(json.dumps(c.to_dict(), indent=2, sort_keys=True, ensure_ascii=True) + "\n")
     else:
@@ -531,11 +577,10 @@ def _compare(args: argparse.Namespace) -> int:
         for g in c.gates:
             before = show(g.before.value, g.unit, g.before.state) if g.before else "absent"
             after = show(g.after.value, g.unit, g.after.state) if g.after else "absent"
-            mark = f"  FLIPPED, {printable(g.why, 300)}" if g.flipped else ""
+            mark = f"  FLIPPED, {printable(g.why, 300)}" if g.flipped else ("  NO LONGER CHECKED" if g.lost else "")
             print(f"  {printable(g.scope, 40)} {g.label}: {before} -> {after}{mark}")
         for sh in c.alpha_shifts:
             print(f"  {printable(sh.sentence(), 300)}")
-    return 1 if c.regression else 0
 
 
 def _delete(args: argparse.Namespace) -> int:

@@ -15,9 +15,11 @@ from typing import Any, Sequence
 from agreebound.gates import RATE_LABELS
 from agreebound.thresholds import PERMIL, THRESHOLD_WORDS
 
-#: Verdicts from best to worst, per kind: "worse" is a move down this order.
+#: Verdicts ranked as their exit codes rank them (a CI job sees nothing finer): licensed to act (2);
+#: not (1: REPORT_ONLY, FAIL_CALIBRATION, and INCOMPLETE, which is never a pass); refused outright
+#: (0). "Worse" is a move down; FAIL_CALIBRATION -> INCOMPLETE is no improvement.
 RANK = {"ENFORCE": 2, "REPORT_ONLY": 1, "REFUSE_SINGLE": 0,
-        "PASS_CALIBRATION": 2, "INCOMPLETE": 1, "FAIL_CALIBRATION": 0}
+        "PASS_CALIBRATION": 2, "INCOMPLETE": 1, "FAIL_CALIBRATION": 1}
 ALPHA_CHECKS = ("alpha_undefined", "alpha_below_floor", "alpha_interval_missing", "alpha_lower_bound_below_floor")
 SPREAD_CHECKS = ("ratio_unbounded", "ratio_above_cap", "spread_interval_missing", "spread_upper_unbounded",
                  "spread_upper_above_cap")
@@ -119,6 +121,9 @@ class GateChange:
     after: Gate | None
     flipped: bool  # passed before and failed after, or the reverse
     why: str  # for a flipped gate: what moved (the value, the threshold, or both)
+    #: checked before (passed or failed), not any more (not measured, not evaluable, or absent): a
+    #: gate quietly dropped is a regression for CI, whatever the verdict does
+    lost: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,6 +145,7 @@ class AlphaShift:
     allowed: float | None  # None: an interval is missing
     beyond: bool | None
     same_data: bool
+    reread: bool = False  # the same bytes read another way (level, mapping): no sampling involved
 
     @property
     def difference(self) -> Fraction:
@@ -149,6 +155,9 @@ class AlphaShift:
         d = float(self.difference)
         if self.same_data and self.difference == 0:
             return f"{self.scope}: alpha unchanged at {float(self.after):.3f} (the same data)."
+        if self.reread:
+            return (f"{self.scope}: alpha moved {d:+.3f} because the same data was read another way (see 'reading "
+                    "changed'); no sampling is involved, so the intervals do not apply.")
         if self.allowed is None:
             return f"{self.scope}: alpha moved {d:+.3f}; no interval to judge it against."
         if self.beyond:
@@ -169,8 +178,9 @@ class Comparison:
 
     @property
     def regression(self) -> bool:
-        """A verdict got worse (or a dimension decided before is missing): CI fails on it."""
-        return any(v.direction == "worse" for v in self.verdicts)
+        """A verdict got worse, a dimension decided before is missing, or a gate checked before is
+        no longer checked: CI fails on it."""
+        return any(v.direction == "worse" for v in self.verdicts) or any(g.lost for g in self.gates)
 
     @property
     def flipped(self) -> tuple[GateChange, ...]:
@@ -179,8 +189,13 @@ class Comparison:
     def headline(self) -> str:
         worse = [v for v in self.verdicts if v.direction == "worse"]
         better = [v for v in self.verdicts if v.direction == "better"]
-        if worse:
-            head = "Regression: " + "; ".join(_verdict_words(v) for v in worse) + "."
+        lost = [g for g in self.gates if g.lost]
+        if worse or lost:
+            parts = [_verdict_words(v) for v in worse] + [
+                f"{g.scope} {g.label} no longer checked (was {show(g.before.value, g.unit, g.before.state)}, "
+                f"{'passes' if g.before.passed else 'fails'}; now {g.after.state if g.after else 'absent'})"
+                for g in lost if g.before is not None]
+            head = "Regression: " + "; ".join(parts) + "."
         elif better:
             head = "Improved: " + "; ".join(_verdict_words(v) for v in better) + "."
         else:
@@ -202,7 +217,7 @@ class Comparison:
             "verdicts": [{"scope": v.scope, "before": v.before, "after": v.after, "direction": v.direction}
                          for v in self.verdicts],
             "gates": [{"scope": g.scope, "gate": g.name, "before": gate(g.before), "after": gate(g.after),
-                       "flipped": g.flipped, "why": g.why} for g in self.gates],
+                       "flipped": g.flipped, "lost": g.lost, "why": g.why} for g in self.gates],
             "alpha_shifts": [{"scope": s.scope, "before": _exact(s.before), "after": _exact(s.after),
                               "difference": _exact(s.difference), "allowed": s.allowed, "beyond": s.beyond,
                               "sentence": s.sentence()} for s in self.alpha_shifts],
@@ -229,8 +244,10 @@ def compare(a: Any, b: Any) -> Comparison:
         assert any_gate is not None
         flipped = before is not None and after is not None and before.passed is not None \
             and after.passed is not None and before.passed != after.passed
+        # (a gate whose whole dimension is gone is said by the verdict change: "absent")
+        lost = before is not None and before.passed is not None and after is not None and after.passed is None
         changes.append(GateChange(k[0], k[1], any_gate.label, any_gate.unit, before, after, flipped,
-                                  _why(before, after, causes) if flipped else ""))
+                                  _why(before, after, causes) if flipped else "", lost))
     shifts = []
     same_data = _data(a) == _data(b)
     for k in keys:
@@ -243,7 +260,8 @@ def compare(a: Any, b: Any) -> Comparison:
             se_b = (after.high - after.low) / (2 * Z95)  # type: ignore[operator]
             allowed = Z95 * math.hypot(se_a, se_b)
         beyond = None if allowed is None else abs(float(after.value - before.value)) > allowed
-        shifts.append(AlphaShift(k[0], before.value, after.value, allowed, beyond, same_data))
+        shifts.append(AlphaShift(k[0], before.value, after.value, allowed, beyond, same_data,
+                                 same_data and any(c.startswith("reading changed") for c in causes)))
     return Comparison(a, b, tuple(causes), tuple(verdicts), tuple(changes), tuple(shifts))
 
 

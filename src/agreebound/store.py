@@ -460,10 +460,11 @@ class Store:
 
     def runs(self, name: str | None = None, kind: str | None = None, judge: str | None = None,
              contract: str | None = None, verdict: str | None = None, since: str | None = None,
-             until: str | None = None, limit: int | None = None) -> list[Run]:
+             until: str | None = None, limit: int | None = None, reports: bool = True) -> list[Run]:
         """Runs, newest first, filtered (each filter exact; dates compare as ISO text, ``until``
-        inclusive of its whole day when it is a date)."""
-        q = sa.select(T_RUNS)
+        inclusive of its whole day when it is a date). ``reports=False``: summaries only (the
+        report is left out: a listing of thousands of runs stays cheap)."""
+        q = sa.select(*[c for c in T_RUNS.c if reports or c.name != "report_json"])
         for col, want in ((T_RUNS.c.data_name, name), (T_RUNS.c.kind, kind), (T_RUNS.c.judge, judge),
                           (T_RUNS.c.contract_id, contract), (T_RUNS.c.verdict, verdict)):
             if want is not None:
@@ -562,7 +563,8 @@ def _run(row: Any, inputs: Sequence[Any], where: str = "") -> Run:
 def _run_of(row: Any, inputs: Sequence[Any]) -> Run:
     return Run(row["id"], row["created_utc"], row["kind"], row["data_name"], row["judge"], row["contract_id"],
                row["verdict"], row["label"], row["origin"], row["tool_version"], row["thresholds_source"],
-               json.loads(row["thresholds_json"]), json.loads(row["recipe_json"]), json.loads(row["report_json"]),
+               json.loads(row["thresholds_json"]), json.loads(row["recipe_json"]),
+               json.loads(row["report_json"]) if "report_json" in row else {},
                tuple(Input(i["role"], i["name"], i["sha256"], int(i["size"])) for i in inputs))
 
 

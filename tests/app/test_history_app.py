@@ -191,3 +191,64 @@ def test_record_this_view_with_a_label(db):
     assert [(r.kind, r.label, r.origin, r.verdict) for r in runs] == [
         ("judge", "after the prompt fix", "dashboard", "FAIL_CALIBRATION")]
     assert runs[0].recipe == {"source": "bundle", "judge": None, "rebind": False}
+
+
+def last_run(capsys) -> str:
+    return capsys.readouterr().out.strip().splitlines()[-1].split()[1]
+
+
+def test_a_run_opens_with_its_positive_category_interval_and_dimension(db, capsys):
+    # positive 3 recorded from the command line: REPORT_ONLY (spread 2.20x over the cap)
+    assert main(["panel", str(S / "krippendorff_2011.csv"), "--positive", "3", "--record", "--db", db]) == 1
+    at = app({"run": last_run(capsys)}, page="pages/panel.py")
+    assert at.session_state["positive"] == 3  # the value the picker offers, not the text "3"
+    at.run()  # a second rerun keeps it (the picker does not fall back to auto)
+    assert at.session_state["positive"] == 3
+    assert "all: REPORT_ONLY" in said(at.success) + said(at.error) + said(at.warning) + text(at)
+
+    # --dimension sexual: the run opens on that dimension alone
+    assert main(["panel", str(S / "detector_panel.csv"), "--dimension", "sexual", "--record", "--db", db]) == 0
+    at = app({"run": last_run(capsys)}, page="pages/overview.py")
+    assert at.session_state["panel_source"]["dimension"] == "sexual"
+    assert "**Panel: may be enforced.**" in text(at)  # one dimension, as recorded (ENFORCE)
+    dims = [plain(h.value) for h in at.subheader]
+    assert "sexual" in dims and "violence" not in dims and "insult" not in dims
+
+
+def test_a_panel_run_and_a_judge_run_in_one_link_keep_their_own_thresholds(db, capsys):
+    main(["panel", str(S / "detector_panel.csv"), "--thresholds", str(S / "thresholds.toml"), "--preset", "exploratory",
+          "--record", "--db", db])
+    panel_run = last_run(capsys)
+    main(["calibrate", str(S / "judge_failing.json"), "--record", "--db", db])
+    judge_run = last_run(capsys)
+    at = app({"run": [panel_run, judge_run]})
+    t = at.session_state["thresholds"]
+    assert (t.panel.alpha_floor_permil, t.panel.ratio_cap_permil) == (400, 4000) and t.calibration is None
+    assert at.session_state["judge_source"]["run"] == judge_run
+    assert "insult: ENFORCE" in text(at)
+
+
+def test_the_reading_changed_after_recording_survives_a_reload(db):
+    at = app(page="pages/panel.py")
+    upload_k2011_interval(at)
+    run_id = at.session_state["panel_source"]["run"]
+    at.radio(key="interval_widget").set_value("units").run()
+    assert param(at, "interval") == ["units"] and param(at, "level") == ["interval"]
+    again = app({"run": run_id, "th": param(at, "th")[0], "level": "interval", "interval": "units"},
+                page="pages/panel.py")
+    assert again.session_state["interval"] == "units" and again.session_state["level"] == "interval"
+    bad = app({"run": run_id, "level": "fancy"}, page="pages/panel.py")
+    assert "The link's reading was ignored: level must be auto or one of" in said(bad.warning)
+
+
+def test_a_database_failing_mid_session_is_said_on_the_history_page(db, capsys, monkeypatch):
+    main(["panel", str(S / "krippendorff_2011.csv"), "--record", "--db", db])
+    capsys.readouterr()
+
+    def broken(self, *a, **k):
+        raise store_module.StoreError(f"{self.where}: listing runs failed: cannot connect (server closed the connection)")
+
+    monkeypatch.setattr(Store, "runs", broken)
+    at = app(page="pages/history.py")
+    assert "History unavailable:" in said(at.error) and "server closed the connection" in said(at.error)
+    assert "No runs yet" not in said(at.info)

@@ -109,9 +109,10 @@ def record(kind: str, src: dict[str, Any], measured: Any, label: str | None = No
         run = s.record(kind, inputs, report, recipe, t.to_dict(), t.source, label=label, origin="dashboard",
                        digests=[f.digest for f in files])
     except StoreError as e:
-        S.record_error = f"Not recorded: {e}"
+        S[f"record_error_{kind}"] = (f"Not recorded: {e}. What you loaded stays loaded in this session, but a reload "
+                                     "will not bring it back.")
         return None
-    S.record_error = None
+    S[f"record_error_{kind}"] = None
     S[f"{kind}_run"] = run.id
     return run
 
@@ -137,16 +138,19 @@ def restore(run_id: str, with_thresholds: bool = True) -> str | None:
         by_role = {role: Upload.of(name, data, origin="run") for role, name, data in files}
         if "ratings" not in by_role:
             return f"run {run.id} has no ratings stored"
-        src = {"label": label, "ratings": by_role["ratings"], "rates": by_role.get("rates"),
-               "mapping": run.recipe.get("mapping"), "run": run.id}
-        old = (S.level, S.positive)
+        dimension = run.recipe.get("dimension")
+        src = {"label": label + (f" (dimension {dimension})" if dimension else ""), "ratings": by_role["ratings"],
+               "rates": by_role.get("rates"), "mapping": run.recipe.get("mapping"), "run": run.id,
+               "dimension": dimension}
+        old = (S.level, S.positive, S.get("interval", "krippendorff"))
         S.level = run.recipe.get("level") or "auto"
-        S.positive = run.recipe.get("positive", "auto")
+        S.interval = run.recipe.get("interval") or "krippendorff"
+        S.positive = _positive_of(src, run.recipe.get("positive", "auto"))
         error = widgets.try_panel_source(src)
         if error:
-            S.level, S.positive = old
+            S.level, S.positive, S.interval = old
             return error
-        for key in ("level_widget", "positive_widget"):
+        for key in ("level_widget", "positive_widget", "interval_widget"):
             S.pop(key, None)
     else:
         source = run.recipe.get("source", "bundle")
@@ -165,12 +169,33 @@ def restore(run_id: str, with_thresholds: bool = True) -> str | None:
         if error:
             return error
     S[f"{run.kind}_run"] = run.id
-    if with_thresholds:
-        S.thresholds = run_thresholds(run)
+    if with_thresholds:  # the run's own part only: a panel run and a judge run in one link keep both
+        from dataclasses import replace
+
         from agreebound.ui import state
 
+        t, mine = S.thresholds, run_thresholds(run)
+        merged = replace(t, panel=mine.panel) if run.kind == "panel" else replace(t, calibration=mine.calibration)
+        edited = merged.panel != DEFAULT.panel or merged.calibration is not None
+        S.thresholds = replace(merged, source=f"run {run.id}" if edited else "default") if edited else DEFAULT
         state.clear_widgets()
     return None
+
+
+def _positive_of(src: dict[str, Any], text: Any) -> Any:
+    """The category a run recorded as text ("3", "toxic"), as the value the panel holds (3): the
+    picker offers values, and a text it does not offer would fall back to "auto"."""
+    if text in ("auto", None):
+        return text
+    from agreebound.analysis import resolve_positive
+    from agreebound.ui.data import parsed_panels
+
+    r = src["ratings"]
+    try:
+        panels = parsed_panels(r.name, r.digest, r.data, src.get("mapping"))
+        return resolve_positive(next(iter(panels.values())), text)
+    except Exception:  # noqa: BLE001 - unreadable here: the measurement says why when it runs
+        return text
 
 
 def run_thresholds(run: Run) -> ThresholdSet:
@@ -184,16 +209,58 @@ def run_thresholds(run: Run) -> ThresholdSet:
     return t
 
 
+#: The panel's reading as the link carries it beside a run: level, interval method, positive category.
+READING_PARAMS = {"level": "level", "interval": "interval", "positive": "positive"}
+
+
 def restore_from_url() -> None:
-    """``?run=<id>`` (repeated for a panel and a judge run): restore each; a bad one is said."""
+    """``?run=<id>`` (repeated for a panel and a judge run): restore each, then the reading the
+    link carries (level, interval, positive: changed since the run was recorded); a bad one is
+    said and the rest kept."""
     ids = [x for x in st.query_params.get_all("run") if x][:2]
     errors = []
     for run_id in ids:
         error = restore(run_id, with_thresholds="th" not in st.query_params)
         if error:
             errors.append(f"The link's run {run_id[:20]!r} could not be opened: {error}")
+    if S.panel_source.get("run") and any(k in st.query_params for k in READING_PARAMS):
+        error = _reading_from_url()
+        if error:
+            errors.append(f"The link's reading was ignored: {error}")
     if errors:
         S.url_error = " ".join(errors)
+
+
+def _reading_from_url() -> str | None:
+    from agreebound.panel import LEVELS
+    from agreebound.ui import widgets
+
+    level = st.query_params.get("level", S.level)
+    interval = st.query_params.get("interval", S.get("interval", "krippendorff"))
+    positive = st.query_params.get("positive", "auto" if S.positive == "auto" else str(S.positive))
+    if level not in ("auto", *LEVELS):
+        return f"level must be auto or one of {', '.join(LEVELS)}"
+    if interval not in ("krippendorff", "units"):
+        return "interval must be krippendorff or units"
+    if len(positive) > 200:
+        return "the positive category is too long"
+    old = (S.level, S.interval, S.positive)
+    S.level, S.interval = level, interval
+    S.positive = _positive_of(S.panel_source, positive)
+    try:
+        widgets.panels()  # a level or category the data cannot take falls back there, and says so
+    except Exception as e:  # noqa: BLE001
+        S.level, S.interval, S.positive = old
+        return str(e)
+    return None
+
+
+def url_reading() -> dict[str, str]:
+    """The panel's reading for the link, when a panel run is loaded and it differs from the run's."""
+    if not S.panel_source.get("run"):
+        return {}
+    return {"level": str(S.level), "interval": str(S.get("interval", "krippendorff")),
+            "positive": "auto" if S.positive == "auto" else str(S.positive)}
 
 
 def url_runs() -> list[str]:
@@ -212,21 +279,37 @@ def input_error_text(e: InputError) -> str:
 # --- the History page's tables ------------------------------------------------------------------
 
 
-def all_runs(s: Store, limit: int = 5000) -> list[Run]:
+def all_runs(s: Store, limit: int = 5000) -> tuple[list[Run], str | None]:
+    """Every run's summary (no reports: a listing of thousands stays cheap), or the error."""
     try:
-        return s.runs(limit=limit)
+        return s.runs(limit=limit, reports=False), None
     except StoreError as e:
-        S.store_error = str(e)
-        return []
+        return [], str(e)
 
 
 def filtered(s: Store, name: str | None, kind: str | None, judge: str | None, contract: str | None,
-             verdict: str | None, since: str | None, until: str | None) -> list[Run]:
+             verdict: str | None, since: str | None, until: str | None) -> tuple[list[Run], str | None]:
     try:
-        return s.runs(name=name, kind=kind, judge=judge, contract=contract, verdict=verdict, since=since, until=until)
+        return s.runs(name=name, kind=kind, judge=judge, contract=contract, verdict=verdict, since=since, until=until,
+                      reports=False), None
     except StoreError as e:
-        S.store_error = str(e)
-        return []
+        return [], str(e)
+
+
+def with_reports(s: Store, name: str, kind: str, limit: int = 200, **filters: Any) -> tuple[list[Run], str | None]:
+    """The newest ``limit`` runs of one data set with their reports (what a timeline draws), under
+    the page's other filters."""
+    try:
+        return s.runs(name=name, kind=kind, limit=limit, **filters), None
+    except StoreError as e:
+        return [], str(e)
+
+
+def full(s: Store, run_id: str) -> tuple[Run | None, str | None]:
+    try:
+        return s.get(run_id), None
+    except StoreError as e:
+        return None, str(e)
 
 
 def short_contract(cid: str | None) -> str:
@@ -257,6 +340,18 @@ def choice(r: Run) -> str:
     """A run as one line in a picker (user text: shown by Streamlit as plain text)."""
     label = f" ({r.label})" if r.label else ""
     return f"{r.created_utc[:19].replace('T', ' ')} · {r.data_name}{label} · {r.verdict} · {r.id}"
+
+
+def compare_defaults(shown: list[Run], data_name: str | None) -> tuple[str, str]:
+    """(after, before) for the compare pickers: the newest run of the data on the timeline, and the
+    run of the same data and kind before it (else the next run of that kind, else the next run)."""
+    of_data = [r for r in shown if r.data_name == data_name] or shown
+    after = of_data[0]
+    for pool in ([r for r in of_data if r.kind == after.kind], [r for r in shown if r.kind == after.kind], shown):
+        rest = [r for r in pool if r.id != after.id]
+        if rest:
+            return after.id, rest[0].id
+    return after.id, after.id
 
 
 def compare_frame(c: Any) -> "Any":
@@ -291,7 +386,8 @@ def compare_frame(c: Any) -> "Any":
         "before [95% interval]": [value(g.before) for g in c.gates],
         "after [95% interval]": [value(g.after) for g in c.gates],
         "threshold": [threshold(g) for g in c.gates],
-        "result": [f"{result(g.before)} -> {result(g.after)}" if g.flipped else result(g.after) for g in c.gates],
+        "result": [f"{result(g.before)} -> {result(g.after)}" if g.flipped or g.lost else result(g.after)
+                   for g in c.gates],
         "why it flipped": [g.why for g in c.gates],
     })
 

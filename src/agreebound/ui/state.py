@@ -72,6 +72,13 @@ def sync_url() -> None:
             st.query_params["run"] = ids
         elif "run" in st.query_params:
             del st.query_params["run"]
+    reading = runs.url_reading()  # beside a panel run: the level, interval and positive in force
+    for key in runs.READING_PARAMS:
+        if key in reading:
+            if st.query_params.get(key) != reading[key]:
+                st.query_params[key] = reading[key]
+        elif key in st.query_params:
+            del st.query_params[key]
     t: ThresholdSet = S.thresholds
     if t.panel == DEFAULT.panel and t.calibration is None and not ids:
         if "th" in st.query_params:

@@ -69,9 +69,13 @@ def responsive_table(frame: pd.DataFrame, key: str) -> None:
 def _measure_panel_source(src: dict[str, Any], level: str, positive: Any) -> dict[str, PanelMeasurement]:
     r: Upload = src["ratings"]
     rates: Upload | None = src["rates"]
-    return panel_measurements(r.name, r.digest, r.data, level, positive,
-                              rates.name if rates else None, rates.digest if rates else None,
-                              rates.data if rates else None, S.get("interval", "krippendorff"), src.get("mapping"))
+    measured = panel_measurements(r.name, r.digest, r.data, level, positive,
+                                  rates.name if rates else None, rates.digest if rates else None,
+                                  rates.data if rates else None, S.get("interval", "krippendorff"), src.get("mapping"))
+    only = src.get("dimension")  # a run recorded for one dimension (agreebound panel --dimension)
+    if only is not None and only in measured:
+        return {only: measured[only]}
+    return measured
 
 
 def panels() -> dict[str, PanelMeasurement]:
@@ -542,8 +546,8 @@ def record_controls(kind: str) -> None:
     """The loaded data's run (its id is in the URL), a failed recording said, and "Record this
     view": the data under the thresholds in force, with an optional label."""
     src = S.panel_source if kind == "panel" else S.judge_source
-    if S.get("record_error"):
-        st.warning(md(S.record_error, 400) + " The data stays loaded; the verdicts below are not affected.")
+    if S.get(f"record_error_{kind}"):
+        st.warning(md(S[f"record_error_{kind}"], 500))
     if runs.store() is None:
         return
     with st.expander("History: record this view as a run", expanded=False):
