@@ -16,7 +16,7 @@ st.caption(widgets.md(runs.status(), 300))
 
 if S.get("open_run"):
     run_id, S.open_run = S.open_run, None
-    error = runs.restore(run_id)
+    error = widgets.open_run(run_id)
     if error:
         st.error(widgets.md(error, 400) + " (what was loaded is kept)")
     else:

@@ -265,3 +265,39 @@ def test_verdict_ranks_follow_exit_codes():
 def test_history_usage_errors(tmp_path, capsys, argv, message):
     code, out, err = run(capsys, *argv, "--db", f"sqlite:///{tmp_path / 'runs.db'}")
     assert code == 3 and message in err and out == ""
+
+
+def test_command_line_writers_at_once(db_url):
+    """Four `agreebound panel --record` processes started together (as parallel CI jobs would be):
+    four runs, each complete, every process with its verdict's exit code."""
+    import subprocess
+    import sys
+
+    procs = [subprocess.Popen([sys.executable, "-m", "agreebound.cli", "panel", str(S / "detector_panel.csv"),
+                               "--record", "--label", f"job {i}", "--db", db_url],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(4)]
+    outs = [p.communicate(timeout=180) for p in procs]
+    assert [p.returncode for p in procs] == [1, 1, 1, 1], [e for _, e in outs]
+    ids = {o.strip().splitlines()[-1].split()[1] for o, _ in outs}
+    with Store.open(db_url) as store:
+        runs = store.runs()
+        assert {r.id for r in runs} == ids and len(ids) == 4
+        assert sorted(r.label for r in runs) == ["job 0", "job 1", "job 2", "job 3"]
+        assert store.counts()["blobs"] == 1  # the same ratings, stored once by whichever job came first
+        assert all(store.inputs(r)[0][2] == (S / "detector_panel.csv").read_bytes() for r in runs)
+
+
+def test_a_full_disk_on_postgresql_reads_as_one(monkeypatch):
+    """PostgreSQL reports a full disk as SQLSTATE 53100 (disk_full); said as the SQLite case is."""
+    from agreebound.store import explain
+
+    class DiskFull(Exception):
+        sqlstate = "53100"
+
+        def __str__(self) -> str:
+            return 'could not extend file "base/16384/16390": No space left on device'
+
+    class Wrapped(Exception):
+        orig = DiskFull()
+
+    assert explain(Wrapped()).startswith("the disk is full; nothing was recorded")

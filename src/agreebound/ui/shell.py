@@ -67,7 +67,8 @@ def guarded(what: str, body: Callable[[], Any]) -> None:
 def run_app() -> None:
     """The body of app.py."""
     st.set_page_config(page_title="Agreebound", layout="wide")
-    state.init()
+    if state.init() and st.query_params.get_all("run"):  # a link's runs: data, mapping, reading, thresholds
+        guarded("the link's runs", widgets.open_link_runs)
     page = st.navigation(_pages())
     st.set_page_config(page_title=f"{page.title} · Agreebound")  # each page its own tab title
     st.html(CSS)

@@ -20,38 +20,37 @@ from agreebound.ui.data import JUDGE_SAMPLES, PANEL_SAMPLES, Upload, threshold_f
 S = st.session_state
 
 
-def init() -> None:
-    """First run of a session: samples loaded, thresholds from the URL (validated) or defaults."""
-    if "panel_source" not in S:
-        S.panel_source = {"label": next(iter(PANEL_SAMPLES)), "ratings": Upload.sample("detector_panel.csv"), "rates": None,
-                          "mapping": None}
-        S.pending = None  # an uploaded file in the mapping preview, not yet measured
-        S.judge_source = {"label": next(iter(JUDGE_SAMPLES)), "files": (Upload.sample("judge_failing.json"),),
-                          "kind": "bundle"}
-        S.judge_unmapped = None  # uploaded JSON Lines of an unknown shape, waiting for its mapping file
-        S.judge_unbound = None  # an uploaded bundle bound to another contract: "bind to this contract" offers it
-        S.level = "auto"  # the level suggested for the values, with its reason shown
-        S.positive = "auto"
-        S.interval = "krippendorff"
-        S.errors = {}
-        sample = Upload.sample("thresholds.toml")
-        tf = threshold_file(sample.name, sample.digest, sample.data)
-        S.presets = dict(tf.presets)
-        S.preset_file = "sample_data/thresholds.toml"
-        S.thresholds = DEFAULT
-        S.url_error = None
-        raw = st.query_params.get("th")
-        if raw:
-            try:
-                S.thresholds = parse_threshold_link(raw)
-            except InputError as e:  # a hand-edited link: say so (as text), keep defaults
-                leaf = (e.column or "").split(".")[-1]
-                where = f"{e.column}: " if e.column and leaf not in e.reason else ""
-                S.url_error = f"The link's thresholds were ignored: {where}{e.reason}"
-        if st.query_params.get_all("run"):  # a run's data, mapping and (without th=) thresholds
-            from agreebound.ui import runs
-
-            runs.restore_from_url()
+def init() -> bool:
+    """First run of a session: samples loaded, thresholds from the URL (validated) or defaults.
+    True on that first run (the frame then opens the link's runs, if any)."""
+    if "panel_source" in S:
+        return False
+    S.panel_source = {"label": next(iter(PANEL_SAMPLES)), "ratings": Upload.sample("detector_panel.csv"), "rates": None,
+                      "mapping": None}
+    S.pending = None  # an uploaded file in the mapping preview, not yet measured
+    S.judge_source = {"label": next(iter(JUDGE_SAMPLES)), "files": (Upload.sample("judge_failing.json"),),
+                      "kind": "bundle"}
+    S.judge_unmapped = None  # uploaded JSON Lines of an unknown shape, waiting for its mapping file
+    S.judge_unbound = None  # an uploaded bundle bound to another contract: "bind to this contract" offers it
+    S.level = "auto"  # the level suggested for the values, with its reason shown
+    S.positive = "auto"
+    S.interval = "krippendorff"
+    S.errors = {}
+    sample = Upload.sample("thresholds.toml")
+    tf = threshold_file(sample.name, sample.digest, sample.data)
+    S.presets = dict(tf.presets)
+    S.preset_file = "sample_data/thresholds.toml"
+    S.thresholds = DEFAULT
+    S.url_error = None
+    raw = st.query_params.get("th")
+    if raw:
+        try:
+            S.thresholds = parse_threshold_link(raw)
+        except InputError as e:  # a hand-edited link: say so (as text), keep defaults
+            leaf = (e.column or "").split(".")[-1]
+            where = f"{e.column}: " if e.column and leaf not in e.reason else ""
+            S.url_error = f"The link's thresholds were ignored: {where}{e.reason}"
+    return True
 
 
 

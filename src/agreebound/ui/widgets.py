@@ -556,10 +556,121 @@ def record_controls(kind: str) -> None:
         left, right = st.columns([3, 1], vertical_alignment="bottom")
         left.text_input("Label (optional)", key=f"record_label_{kind}", max_chars=200,
                         placeholder="e.g. week 48, after retraining")
-        right.button("Record this view", key=f"record_{kind}", on_click=runs.record_view, args=(kind,))
+        right.button("Record this view", key=f"record_{kind}", on_click=record_view, args=(kind,))
         if S.get("record_message"):
             st.success(md(S.record_message))
             S.record_message = None
+
+
+# --- runs: opening one (from History or a link), recording this view ---------------------------
+
+
+def open_run(run_id: str, with_thresholds: bool = True) -> str | None:
+    """Load a run's stored inputs into the session the way it read them; thresholds too unless
+    the link carries its own. Returns an error text (and keeps what was loaded) or None."""
+    s = runs.store()
+    if s is None:
+        return S.get("store_error") or "recording is off: there is no history to open runs from"
+    try:
+        run = s.get(run_id)
+        files = s.inputs(run)
+    except runs.StoreError as e:
+        return str(e)
+    label = f"run {run.id}: {run.data_name}" + (f" ({run.label})" if run.label else "")
+    if run.kind == "panel":
+        by_role = {role: Upload.of(name, data, origin="run") for role, name, data in files}
+        if "ratings" not in by_role:
+            return f"run {run.id} has no ratings stored"
+        dimension = run.recipe.get("dimension")
+        src = {"label": label + (f" (dimension {dimension})" if dimension else ""), "ratings": by_role["ratings"],
+               "rates": by_role.get("rates"), "mapping": run.recipe.get("mapping"), "run": run.id,
+               "dimension": dimension}
+        old = (S.level, S.positive, S.get("interval", "krippendorff"))
+        S.level = run.recipe.get("level") or "auto"
+        S.interval = run.recipe.get("interval") or "krippendorff"
+        S.positive = runs.positive_of(src, run.recipe.get("positive", "auto"))
+        error = try_panel_source(src)
+        if error:
+            S.level, S.positive, S.interval = old
+            return error
+        for key in ("level_widget", "positive_widget", "interval_widget"):
+            S.pop(key, None)
+    else:
+        source = run.recipe.get("source", "bundle")
+        data_files = [(role, name, data) for role, name, data in files if role != "thresholds"]
+        slots: list[Upload | None] = [None] * (len(runs.JUDGE_ROLES.get(source, ("bundle",))))
+        slots[0] = Upload.of(data_files[0][1], data_files[0][2], origin="run")
+        for role, name, data in data_files[1:]:
+            where_ = runs.JUDGE_SLOTS.get(source, {}).get(role)
+            if where_ is not None:
+                slots[where_] = Upload.of(name, data, origin="run")
+        if source == "bundle":
+            slots = slots[:1]
+        src = {"label": label, "files": tuple(slots), "kind": source, "judge": run.recipe.get("judge"),
+               "rebind": bool(run.recipe.get("rebind")), "run": run.id}
+        error = try_judge_source(src)
+        if error:
+            return error
+    S[f"{run.kind}_run"] = run.id
+    if with_thresholds:  # the run's own part only: a panel run and a judge run in one link keep both
+        from dataclasses import replace
+
+        t, mine = S.thresholds, runs.run_thresholds(run)
+        merged = replace(t, panel=mine.panel) if run.kind == "panel" else replace(t, calibration=mine.calibration)
+        edited = merged.panel != runs.DEFAULT.panel or merged.calibration is not None
+        S.thresholds = replace(merged, source=f"run {run.id}") if edited else runs.DEFAULT
+        state.clear_widgets()
+    return None
+
+
+def open_link_runs() -> None:
+    """``?run=<id>`` (repeated for a panel and a judge run): restore each, then the reading the
+    link carries (level, interval, positive: changed since the run was recorded); a bad one is
+    said and the rest kept."""
+    ids = [x for x in st.query_params.get_all("run") if x][:2]
+    errors = []
+    for run_id in ids:
+        error = open_run(run_id, with_thresholds="th" not in st.query_params)
+        if error:
+            errors.append(f"The link's run {run_id[:20]!r} could not be opened: {error}")
+    if S.panel_source.get("run") and any(k in st.query_params for k in runs.READING_PARAMS):
+        error = _reading_from_url()
+        if error:
+            errors.append(f"The link's reading was ignored: {error}")
+    if errors:
+        S.url_error = " ".join(errors)
+
+
+def _reading_from_url() -> str | None:
+    from agreebound.panel import LEVELS
+
+    level = st.query_params.get("level", S.level)
+    interval = st.query_params.get("interval", S.get("interval", "krippendorff"))
+    positive = st.query_params.get("positive", "auto" if S.positive == "auto" else str(S.positive))
+    if level not in ("auto", *LEVELS):
+        return f"level must be auto or one of {', '.join(LEVELS)}"
+    if interval not in ("krippendorff", "units"):
+        return "interval must be krippendorff or units"
+    if len(positive) > 200:
+        return "the positive category is too long"
+    old = (S.level, S.interval, S.positive)
+    S.level, S.interval = level, interval
+    S.positive = runs.positive_of(S.panel_source, positive)
+    try:
+        panels()  # a level or category the data cannot take falls back there, and says so
+    except Exception as e:  # noqa: BLE001
+        S.level, S.interval, S.positive = old
+        return str(e)
+    return None
+
+
+def record_view(kind: str) -> None:
+    """on_click of "Record this view": what is loaded, under the thresholds in force."""
+    measured = panels() if kind == "panel" else judge()
+    src = S.panel_source if kind == "panel" else S.judge_source
+    run = runs.record(kind, src, measured, label=(S.get(f"record_label_{kind}") or "").strip() or None)
+    if run is not None:
+        S.record_message = f"Recorded run {run.id}."
 
 
 # --- reports ---------------------------------------------------------------------------------
