@@ -1,0 +1,112 @@
+"""Mergeable counts (agreebound.counts): alpha from counts is alpha from the ratings, exactly, at
+every level; counts of a split panel merge to the counts of the whole, in any order and grouping."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agreebound import counts as C
+from agreebound.panel import LEVELS, alpha_coded, encode
+
+# Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 observers x 12 units.
+K2011 = [
+    [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+    [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
+]
+
+
+def counts_of(matrix) -> C.PanelCounts:
+    coded = encode(matrix)
+    return C.from_coded(coded, [f"r{j}" for j in range(coded.n_raters)])
+
+
+def same(a, b) -> bool:
+    return (a.value, a.observed_disagreement, a.expected_disagreement, a.pairable, a.units, a.pairs, a.seed_permil) == \
+        (b.value, b.observed_disagreement, b.expected_disagreement, b.pairable, b.units, b.pairs, b.seed_permil)
+
+
+def test_published_values_from_counts():
+    units_by_rows = np.array(K2011, dtype=object).T  # units as rows
+    c = counts_of(units_by_rows)
+    assert C.alpha(c, "nominal").value == Fraction(113, 152)  # 0.743
+    assert C.alpha(c, "interval").value == Fraction(951, 1120)  # 0.849
+    assert round(float(C.alpha(c, "ordinal").value), 3) == 0.815
+    assert round(float(C.alpha(c, "ratio").value), 3) == 0.797
+    assert c.units_by_m == {1: 1, 2: 1, 3: 2, 4: 8} and c.n_ratings == 41
+    assert dict(c.rater_counts["r1"]) == {0: 2, 1: 4, 2: 3, 3: 1, 4: 1} and c.categories == (1, 2, 3, 4, 5)
+
+
+matrices = st.integers(1, 4).flatmap(lambda k: st.lists(
+    st.lists(st.one_of(st.none(), st.sampled_from([1, 2, 3.5, 7, 10][:k + 1])), min_size=1, max_size=5),
+    min_size=1, max_size=25).map(lambda rows: [r + [None] * (5 - len(r)) for r in rows]))
+label_matrices = st.lists(st.lists(st.one_of(st.none(), st.sampled_from(["spam", "ham", "eggs"])), min_size=4,
+                                   max_size=4), min_size=1, max_size=25)
+
+
+@settings(max_examples=150, deadline=None)
+@given(matrices)
+def test_alpha_from_counts_is_alpha_from_ratings(rows):
+    m = np.array(rows, dtype=object)
+    coded = encode(m)
+    c = C.from_coded(coded, [f"r{j}" for j in range(coded.n_raters)])
+    for level in LEVELS:
+        a, b = alpha_coded(coded, level), C.alpha(c, level)
+        assert same(a, b), level
+        assert a.coincidence == b.coincidence
+        if a.distance_moments and b.distance_moments:
+            assert np.allclose(a.distance_moments, b.distance_moments, rtol=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(label_matrices)
+def test_labels_from_counts(rows):
+    coded = encode(np.array(rows, dtype=object))
+    c = C.from_coded(coded, ["a", "b", "c", "d"])
+    assert same(alpha_coded(coded, "nominal"), C.alpha(c, "nominal"))
+
+
+@settings(max_examples=100, deadline=None)
+@given(matrices, st.data())
+def test_parts_merge_to_the_whole_in_any_order(rows, data):
+    m = np.array(rows, dtype=object)
+    whole = counts_of(m)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(rows)), max_size=3)))
+    bounds = [0, *cuts, len(rows)]
+    parts = [counts_of(m[a:b]) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    order = data.draw(st.permutations(parts))
+    merged = C.merge_all(order)
+    assert merged.equals(whole)
+    if len(parts) >= 3:  # associative: (a + b) + c == a + (b + c)
+        a, b, c = parts[:3]
+        assert C.merge(C.merge(a, b), c).equals(C.merge(a, C.merge(b, c)))
+    for level in LEVELS:
+        assert same(C.alpha(merged, level), alpha_coded(encode(m), level))
+
+
+def test_rates_from_counts_for_any_positive():
+    c = counts_of(np.array([[0, 1, 1], [0, 0, 1], [1, 1, None]], dtype=object))
+    assert c.rates(1) == [("r0", 1, 3), ("r1", 2, 3), ("r2", 2, 2)]
+    assert c.rates(0) == [("r0", 2, 3), ("r1", 1, 3), ("r2", 0, 2)]
+    assert c.rates("absent") == [("r0", 0, 3), ("r1", 0, 3), ("r2", 0, 2)]
+
+
+def test_parts_of_different_kinds_do_not_merge():
+    with pytest.raises(ValueError, match="one part holds numbers and another labels"):
+        C.merge(counts_of(np.array([[1, 2]], dtype=object)), counts_of(np.array([["a", "b"]], dtype=object)))
+
+
+def test_engine_rows_with_duplicate_spellings_merge_by_value():
+    """An engine groups by text: "1" and "1.0" are one category once read as numbers."""
+    c = C.from_rows("all", "number", [1, Fraction(2), 1], {2: 2}, [(2, 0, 1, 1), (2, 1, 0, 1), (2, 2, 1, 1),
+                                                                     (2, 1, 2, 1)], [1, 2, 1],
+                    [("a", 0, 1), ("a", 2, 1), ("b", 1, 2)])
+    assert c.categories == (1, 2) and c.category_totals == (2, 2)
+    assert dict(c.rater_counts["a"]) == {0: 2}
+    assert C.alpha(c, "nominal").value == alpha_coded(encode(np.array([[1, 2], [1, 2]], dtype=object))).value
