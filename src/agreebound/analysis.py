@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -233,3 +233,84 @@ def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", posit
 def decide_panel(m: PanelMeasurement, thresholds: PanelThresholds) -> PanelDecision:
     return decide(m.ndet, m.alpha, m.rate_values, thresholds, alpha_low=m.alpha_boot.low,
                   spread_high=m.spread_bracket[1])
+
+
+# --- from mergeable counts (any engine) ---------------------------------------------------------
+
+
+class _CountsPanel:
+    """What the level and positive-category suggestions read of a panel, from counts."""
+
+    def __init__(self, counts: Any, file: str):
+        from agreebound.counts import categories_of
+
+        self.counts, self.file, self.dimension = counts, file, counts.dimension
+        self.categories = categories_of(counts)
+        self.value_column = "value"
+        if counts.kind == "label":
+            self.kind = "label"
+        else:
+            self.kind = "decimal" if any(isinstance(v, Fraction) and v.denominator != 1 for v in counts.categories) \
+                else "integer"
+
+    def category_index(self, positive: Any) -> int | None:
+        if positive is None:
+            return None
+        if isinstance(positive, str):
+            texts = category_texts(self.categories)
+            return texts.index(positive) if positive in texts else None
+        for i, v in enumerate(self.categories.values):
+            if v == positive and type(v) is not str:
+                return i
+        return None
+
+
+def measure_counts(counts: Any, file: str, level: str = "auto", positive: Any = "auto",
+                   humans: Sequence[str] | None = None, interval: str = "krippendorff") -> PanelMeasurement:
+    """A dimension measured from its counts (agreebound.counts): the same measurement as
+    :func:`measure_panel` on the ratings, for engines that never hold the ratings (DuckDB, Spark).
+    ``interval`` "units" needs the ratings, so counts give Krippendorff's pair bootstrap."""
+    from agreebound.counts import alpha as alpha_of_counts
+    from agreebound.formats import HUMAN_PREFIX
+
+    panel = _CountsPanel(counts, file)
+    suggestion = suggest_level(panel)  # type: ignore[arg-type]
+    if level == "auto":
+        level = suggestion[0]
+    try:
+        alpha = alpha_of_counts(counts, level)
+    except ValueError as e:
+        raise InputError(file, None, "value", str(e)) from None
+    boot = bootstrap_alpha(alpha)
+    raters = counts.raters
+    if humans is None:
+        named = tuple(r for r in raters if r.lower().startswith(HUMAN_PREFIX))
+        humans_t = () if len(named) == len(raters) else named
+    else:
+        humans_t = tuple(r for r in raters if r in set(humans))
+    detectors = tuple(r for r in raters if r not in set(humans_t))
+    if positive == "auto":
+        pos = default_positive(alpha.categories) if len(alpha.category_set) <= 2 else None
+    elif positive is None:
+        pos = None
+    else:
+        pos = resolve_positive(panel, positive)  # type: ignore[arg-type]
+    if pos is None:
+        used: tuple[DetectorRate, ...] = ()
+        source = "none: choose a positive category or upload detector rates"
+    else:
+        used = tuple(DetectorRate(r, hits, total) for r, hits, total in counts.rates(pos, detectors))
+        source = f"matrix (positive = {_text(pos)})"
+    bracket = spread_interval([(r.positives, r.total) for r in used])
+    totals = np.array(counts.category_totals, dtype=np.int64)
+    at_levels: dict[str, Fraction | None] = {}
+    for other in admissible_levels(panel):  # type: ignore[arg-type]
+        at_levels[other] = alpha.value if other == level else alpha_of_counts(counts, other).value
+    offered = None
+    if pos is None and len(counts.categories) == 2:
+        values = list(panel.categories.values)
+        offered = next((v for v in values if str(v).strip().lower() in POSITIVE_WORDS),
+                       values[int(np.argmin(totals))])
+    return PanelMeasurement(file, counts.dimension, level, alpha, raters, detectors, humans_t, used, source, pos,
+                            counts.n_units, counts.n_ratings, boot, bracket, panel.kind, totals, (), suggestion,
+                            at_levels, offered)

@@ -239,8 +239,94 @@ def _split(text: str | None) -> list[str]:
     return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
+def _wants_duckdb(args: argparse.Namespace) -> bool:
+    if args.engine != "auto":
+        return args.engine == "duckdb"
+    if args.more or any(ch in args.file for ch in "*?["):
+        return True
+    try:
+        return os.stat(args.file).st_size > MAX_INPUT_BYTES and Path(args.file).suffix.lower() in (".csv", ".tsv",
+                                                                                                   ".parquet", ".pq")
+    except OSError:
+        return False
+
+
+def _panel_duckdb(args: argparse.Namespace) -> int:
+    """Long ratings out of core: DuckDB returns each dimension's counts; the verdict is decided from
+    them exactly as in memory."""
+    import hashlib
+
+    from agreebound.analysis import measure_counts
+    from agreebound.engines.duckdb_engine import LongColumns, _files, panel_counts
+    from agreebound.escape import normalise_name
+    from agreebound.report import panel_report
+
+    for flag in ("rates", "sheet", "record"):
+        if getattr(args, flag, None):
+            raise UsageError(f"agreebound panel: --{flag} is not available with --engine duckdb yet")
+    files = _files([args.file, *args.more])
+    columns = LongColumns()
+    if args.mapping:
+        from agreebound.formats import parse_mapping
+
+        mname, mdata = _read(args.mapping)
+        m = parse_mapping(mname, mdata)
+        if m.layout != "long":
+            raise InputError(args.mapping, None, "layout", "the DuckDB engine reads long ratings (a row per rating); "
+                             "this mapping is " + m.layout)
+        columns = LongColumns(tuple(m.unit) or ("unit",), m.rater or "rater", m.value or "value", m.dimension)
+    else:
+        import duckdb
+
+        from agreebound.engines.duckdb_engine import _source
+
+        try:
+            have = [r[0] for r in duckdb.sql(f"DESCRIBE SELECT * FROM {_source(files[:1])} LIMIT 0").fetchall()]
+        except duckdb.Error as e:
+            raise InputError(files[0], None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:200]}") from None
+        columns = LongColumns(dimension="dimension" if "dimension" in have else None)
+    if args.report:
+        args.report_given, args.report = args.report, _report_target(args.report, files[0], "panel")
+        _check_report_path(args.report, files)
+    t = _thresholds(args, None)
+    counts = panel_counts(files, columns, missing=_split(args.missing) if args.missing else ())
+    if args.dimension is not None:
+        want = normalise_name(args.dimension)
+        if want not in counts:
+            raise InputError(files[0], None, "dimension", f"no dimension {printable(args.dimension, 60)!r}; the files "
+                             f"have {', '.join(printable(d, 40) for d in list(counts)[:LISTED_CATEGORIES])}")
+        counts = {want: counts[want]}
+    name = Path(files[0]).name + (f" (+{len(files) - 1} files)" if len(files) > 1 else "")
+    level = args.level
+    positive: Any = "auto" if args.positive is None else args.positive
+    humans = _split(args.humans) if args.humans else None
+    if args.detectors:
+        every = {r for c in counts.values() for r in c.raters}
+        humans = sorted(every - set(_split(args.detectors)))
+    measurements = {d: measure_counts(c, name, level, positive, humans) for d, c in counts.items()}
+    inputs = []
+    for f in files:
+        h = hashlib.sha256()
+        with open(f, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 22), b""):
+                h.update(block)
+        inputs.append((Path(f).name, h.hexdigest()))
+    report = panel_report(measurements, t, inputs)
+
+    def html() -> str:
+        from agreebound.ui.html import panel_html
+
+        return panel_html(measurements, t, report)
+
+    return _emit(args, report, html, _print_panel)
+
+
 def _panel(args: argparse.Namespace) -> int:
     _check_recording(args)
+    if _wants_duckdb(args):
+        return _panel_duckdb(args)
+    if args.more:
+        raise UsageError("agreebound panel: several files are read with --engine duckdb (long ratings)")
     from agreebound.analysis import measure_panels
     from agreebound.escape import normalise_name
     from agreebound.formats import parse_detector_rates
@@ -623,7 +709,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("panel", help="alpha, detector spread and the enforcement verdict", formatter_class=raw,
                        epilog=PANEL_EXAMPLES, description="Decide whether a detector panel licenses enforcement.")
-    p.add_argument("file", help="ratings: CSV/TSV, Excel .xlsx, Parquet, JSON Lines, Label Studio or Prodigy export")
+    p.add_argument("file", help="ratings: CSV/TSV, Excel .xlsx, Parquet, JSON Lines, Label Studio or Prodigy export; "
+                   "with --engine duckdb, long CSV/Parquet files or a quoted pattern ('ratings/*.parquet')")
+    p.add_argument("more", nargs="*", metavar="FILE", help="more parts of the same long ratings (--engine duckdb)")
+    p.add_argument("--engine", choices=("auto", "numpy", "duckdb"), default="auto",
+                   help="numpy: in memory (files up to 200 MB, every layout); duckdb: long ratings (a row per "
+                   "rating) out of core, any size, several files or a pattern. auto: duckdb for a pattern, several "
+                   "files or a long file over 200 MB, else numpy")
     _reading(p)
     p.add_argument("--dimension", help="only this dimension")
     p.add_argument("--level", choices=("auto", *LEVELS), default="auto",

@@ -169,9 +169,10 @@ def from_rows(dimension: str, kind: str, categories: Sequence[Any], units_by_m: 
         arr = np.array(rows, dtype=object)
         pairs[m] = _reduce(arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64), arr[:, 2], kc)
     raters: dict[str, dict[int, int]] = {}
-    for r, c, n in rater_rows:
-        raters.setdefault(str(r), {})
-        raters[str(r)][int(c)] = raters[str(r)].get(int(c), 0) + int(n)
+    for r, c, n in rater_rows:  # c None (or n 0): a rater with no rating in this dimension
+        per = raters.setdefault(str(r), {})
+        if c is not None and int(n):
+            per[int(c)] = per.get(int(c), 0) + int(n)
     raw = PanelCounts(dimension, kind, tuple(categories), dict(units_by_m), pairs, tuple(int(t) for t in totals), raters)
     return _recode(raw, _sorted_categories(kind, categories))
 

@@ -1,0 +1,152 @@
+"""Engines give one answer: DuckDB's counts of long ratings equal the in-memory reader's, in any row
+order and any split into files (CSV or Parquet), so every exact fraction and verdict is the same."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+from agreebound import counts as C
+from agreebound.analysis import measure_counts, measure_panels
+from agreebound.cli import main
+from agreebound.engines.duckdb_engine import LongColumns, panel_counts
+from agreebound.errors import InputError
+from agreebound.formats import import_ratings
+from agreebound.panel import LEVELS
+
+ROOT = Path(__file__).resolve().parents[1]
+S = ROOT / "sample_data"
+
+
+def long_rows(seed: int, labels: bool, units: int = 40, raters: int = 5) -> list[tuple[str, str, str, str]]:
+    rng = np.random.default_rng(seed)
+    values = ["spam", "ham", "eggs", "", "NA"] if labels else ["1", "2", "3.5", "7", "10", "1.0", "NA", ""]
+    rows = []
+    for d in ("toxicity", "spam"):
+        for u in range(units):
+            for r in range(raters):
+                if rng.random() < 0.85:
+                    rows.append((d, f"u{u:03d}", f"model-{r}", values[int(rng.integers(0, len(values)))]))
+    order = rng.permutation(len(rows))
+    return [rows[i] for i in order]
+
+
+def write_csv(path: Path, rows) -> None:
+    path.write_text("dimension,unit,rater,value\n" + "".join(",".join(r) + "\n" for r in rows))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_duckdb_counts_equal_the_readers(tmp_path, seed):
+    labels = seed % 3 == 0
+    rows = long_rows(seed, labels)
+    f = tmp_path / "ratings.csv"
+    write_csv(f, rows)
+    imported = import_ratings(f.name, f.read_bytes())
+    got = panel_counts([str(f)], LongColumns(dimension="dimension"))
+    assert set(got) == set(imported.panels)
+    for dim, panel in imported.panels.items():
+        mine = C.from_coded(panel.coded, list(panel.raters), dim)
+        assert got[dim].equals(mine), dim
+        for level in (("nominal",) if labels else LEVELS):
+            a, b = C.alpha(mine, level), C.alpha(got[dim], level)
+            assert (a.value, a.seed_permil, a.pairs) == (b.value, b.seed_permil, b.pairs)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_split_file_gives_the_answer_of_the_whole(tmp_path, fmt):
+    rows = long_rows(7, False, units=120)
+    whole = tmp_path / "whole.csv"
+    write_csv(whole, rows)
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    cuts = [0, 13, 200, 201, 600, len(rows)]
+    for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])):
+        chunk = rows[a:b]
+        if fmt == "csv":
+            write_csv(parts / f"part-{i}.csv", chunk)
+        else:
+            table = pa.table({k: [r[j] for r in chunk] for j, k in enumerate(("dimension", "unit", "rater", "value"))})
+            pq.write_table(table, parts / f"part-{i}.parquet")
+    one = panel_counts([str(whole)], LongColumns(dimension="dimension"))
+    many = panel_counts([str(parts / f"*.{fmt}")], LongColumns(dimension="dimension"))
+    assert set(one) == set(many)
+    for d in one:
+        assert many[d].equals(one[d])
+
+
+def test_measured_from_counts_as_in_memory():
+    data = (S / "detector_panel.csv").read_bytes()
+    imported = import_ratings("detector_panel.csv", data)
+    memory = measure_panels(imported.panels, "auto")
+    counted = {d: measure_counts(c, "detector_panel.csv")
+               for d, c in panel_counts([str(S / "detector_panel.csv")], LongColumns(dimension="dimension")).items()}
+    for d, m in memory.items():
+        c = counted[d]
+        assert (c.alpha.value, c.alpha.seed_permil, c.level, c.n_ratings) == (m.alpha.value, m.alpha.seed_permil,
+                                                                               m.level, m.n_ratings)
+        assert (c.alpha_boot.low, c.alpha_boot.high) == (m.alpha_boot.low, m.alpha_boot.high)
+        assert sorted((r.detector, r.positives, r.total) for r in c.rates) == \
+            sorted((r.detector, r.positives, r.total) for r in m.rates)
+        assert c.spread_bracket == m.spread_bracket and c.alpha_at_levels == m.alpha_at_levels
+
+
+def test_cli_glob_gives_the_in_memory_verdicts(tmp_path, capsys):
+    rows = list(csv_rows(S / "detector_panel.csv"))
+    for i in range(4):
+        write_csv(tmp_path / f"week-{i}.csv", rows[i::4])  # every 4th rating: units spread over all files
+    code, out, err = run(capsys, "panel", str(tmp_path / "week-*.csv"), "--json")
+    glob_report = json.loads(out)
+    code_mem, out_mem, _ = run(capsys, "panel", str(S / "detector_panel.csv"), "--json")
+    mem = json.loads(out_mem)
+    assert code == code_mem == 1
+    pick = lambda r: sorted((d["dimension"], d["verdict"], d["alpha"]["exact"], d["spread"]["exact"],  # noqa: E731
+                             json.dumps(d["alpha"]["interval"], sort_keys=True)) for d in r["panel"]["dimensions"])
+    assert pick(glob_report) == pick(mem)
+    assert [i["file"] for i in glob_report["inputs"]] == [f"week-{i}.csv" for i in range(4)]
+    # the same through --engine duckdb on the one file
+    code, out, _ = run(capsys, "panel", str(S / "detector_panel.csv"), "--engine", "duckdb", "--json")
+    assert pick(json.loads(out)) == pick(mem)
+
+
+def csv_rows(path: Path):
+    for line in path.read_text().splitlines()[1:]:
+        yield tuple(line.split(","))
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_duckdb_errors_name_the_file_and_column(tmp_path, capsys):
+    f = tmp_path / "r.csv"
+    f.write_text("item,who,label\nu1,a,1\n")
+    code, out, err = run(capsys, "panel", str(f), "--engine", "duckdb")
+    assert code == 3 and "r.csv" in err and "column 'unit'" in err and "missing column" in err
+    code, out, err = run(capsys, "panel", str(tmp_path / "nothing-*.csv"))
+    assert code == 3 and "no file matches this pattern" in err
+    g = tmp_path / "digits.csv"
+    g.write_text("unit,rater,value\nu1,a,1\nu1,b,0.12345678901234567890\n")
+    code, out, err = run(capsys, "panel", str(g), "--engine", "duckdb")
+    assert code == 3 and "more than 15 significant digits" in err and "unit 'u1', rater 'b'" in err
+    with pytest.raises(InputError, match="mix of CSV and Parquet"):
+        pq.write_table(pa.table({"unit": ["u"], "rater": ["a"], "value": ["1"]}), tmp_path / "x.parquet")
+        panel_counts([str(g), str(tmp_path / "x.parquet")])
+
+
+def test_published_k2011_through_duckdb(tmp_path, capsys):
+    m = [[1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None], [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+         [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None], [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None]]
+    rows = [(f"u{u}", f"obs{r}", str(m[r][u])) for r in range(4) for u in range(12) if m[r][u] is not None]
+    pacsv.write_csv(pa.table({"unit": [r[0] for r in rows], "rater": [r[1] for r in rows],
+                              "value": [r[2] for r in rows]}), tmp_path / "k.csv")
+    for level, exact in (("nominal", "113/152"), ("interval", "951/1120")):
+        code, out, _ = run(capsys, "panel", str(tmp_path / "k.csv"), "--engine", "duckdb", "--level", level, "--json")
+        assert json.loads(out)["panel"]["dimensions"][0]["alpha"]["exact"] == exact
