@@ -150,3 +150,18 @@ def test_published_k2011_through_duckdb(tmp_path, capsys):
     for level, exact in (("nominal", "113/152"), ("interval", "951/1120")):
         code, out, _ = run(capsys, "panel", str(tmp_path / "k.csv"), "--engine", "duckdb", "--level", level, "--json")
         assert json.loads(out)["panel"]["dimensions"][0]["alpha"]["exact"] == exact
+
+
+def test_many_categories_take_the_join_path(tmp_path):
+    """Above PIVOT_MAX_CATEGORIES distinct values the pair counts come from a self-join: same counts."""
+    from agreebound.engines import duckdb_engine
+
+    rng = np.random.default_rng(5)
+    rows = [("all", f"u{u}", f"r{r}", str(int(rng.integers(0, 40)))) for u in range(60) for r in range(4)
+            if rng.random() < 0.9]
+    f = tmp_path / "wide-range.csv"
+    write_csv(f, rows)
+    got = panel_counts([str(f)], LongColumns(dimension="dimension"))["all"]
+    assert len(got.categories) > duckdb_engine.PIVOT_MAX_CATEGORIES
+    panel = import_ratings(f.name, f.read_bytes()).panels["all"]
+    assert got.equals(C.from_coded(panel.coded, list(panel.raters), "all"))

@@ -81,63 +81,98 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
                 raise InputError(files[0], 1, c, f"missing column; the files have {', '.join(have[:20])}")
         unit = " || '\x1f' || ".join(f"CAST({_quote(c)} AS VARCHAR)" for c in columns.unit)
         dim = f"CAST({_quote(columns.dimension)} AS VARCHAR)" if columns.dimension else "'all'"
+        # One scan of the files: ratings per (unit, value) and per (rater, value), by dimension.
         con.execute(f"""
-            CREATE TEMP VIEW r AS
+            CREATE TEMP TABLE g AS
             SELECT {dim} AS d, {unit} AS u, CAST({_quote(columns.rater)} AS VARCHAR) AS r,
-                   trim(CAST({_quote(columns.value)} AS VARCHAR)) AS v
-            FROM {_source(files)}""")
-        # the distinct value texts, read by the one set of rules; missing ones are dropped below
-        texts = [row[0] for row in con.execute("SELECT DISTINCT v FROM r WHERE v IS NOT NULL").fetchall()]
+                   trim(CAST({_quote(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n
+            FROM {_source(files)}
+            GROUP BY GROUPING SETS ((d, u, v), (d, r, v))""")
+        by_rater = con.execute("SELECT d, r, v, n FROM g WHERE r IS NOT NULL").fetchall()
+        # the distinct value texts, read by the one set of rules (missing spellings, exact numbers, labels)
+        texts = sorted({v for _, _, v, _ in by_rater if v is not None})
         kinds, bad = classify_values(texts, missing)
         if bad is not None:
             i, why = bad
-            row = con.execute("SELECT d, u, r FROM r WHERE v = ? LIMIT 1", [texts[i]]).fetchone()
+            row = con.execute("SELECT d, u FROM g WHERE u IS NOT NULL AND v = ? LIMIT 1", [texts[i]]).fetchone()
+            who = next((r for _, r, v, _ in by_rater if v == texts[i]), "?")
             raise InputError(files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} files)", None,
-                             columns.value, f"{why} (unit {excerpt(row[1]) if row else '?'}, rater "
-                             f"{excerpt(row[2]) if row else '?'})")
-        present = [t for t, m in zip(texts, kinds.missing) if not m]
+                             columns.value, f"{why} (unit {excerpt(row[1]) if row else '?'}, rater {excerpt(who)})")
+        numbers = all(kinds.number[i] for i in range(len(texts)) if not kinds.missing[i])
+        value_of = {t: (_float_value(float(kinds.floats[i])) if numbers else t)
+                    for i, t in enumerate(texts) if not kinds.missing[i]}
+        values = sorted(set(value_of.values())) if numbers else sorted(set(value_of.values()), key=str)
+        code_of_value = {v: i for i, v in enumerate(values)}
+        code_of = {t: code_of_value[v] for t, v in value_of.items()}  # "1" and "1.0": one code
         con.execute("CREATE TEMP TABLE vals (v VARCHAR, code INTEGER)")
-        if present:
-            con.executemany("INSERT INTO vals VALUES (?, ?)", [(t, i) for i, t in enumerate(present)])
-        numbers = all(kinds.number[i] for i, m in enumerate(kinds.missing) if not m)
-        values: list[Any] = []
-        for i, t in enumerate(texts):
-            if kinds.missing[i]:
-                continue
-            values.append(_float_value(float(kinds.floats[i])) if numbers else t)
+        if code_of:
+            con.executemany("INSERT INTO vals VALUES (?, ?)", list(code_of.items()))
         con.execute("""
-            CREATE TEMP TABLE rc AS
-            SELECT r.d, r.u, r.r, vals.code AS c FROM r JOIN vals ON r.v = vals.v""")
-        con.execute("""
-            CREATE TEMP TABLE uc AS SELECT d, u, c, count(*)::BIGINT AS n FROM rc GROUP BY d, u, c""")
-        con.execute("""
-            CREATE TEMP TABLE um AS SELECT d, u, sum(n)::BIGINT AS m FROM uc GROUP BY d, u""")
-        sizes = con.execute("SELECT d, m, count(*) FROM um GROUP BY d, m").fetchall()
-        pairs = con.execute("""
-            SELECT a.d, um.m, a.c, b.c, sum(a.n * b.n - CASE WHEN a.c = b.c THEN a.n ELSE 0 END)::HUGEINT
-            FROM uc a JOIN uc b ON a.d = b.d AND a.u = b.u JOIN um ON um.d = a.d AND um.u = a.u
-            WHERE um.m >= 2 GROUP BY a.d, um.m, a.c, b.c""").fetchall()
-        totals = con.execute("SELECT d, c, count(*) FROM rc GROUP BY d, c").fetchall()
-        raters = con.execute("SELECT d, r, c, count(*) FROM rc GROUP BY d, r, c").fetchall()
-        all_raters = con.execute("SELECT DISTINCT d, r FROM r").fetchall()  # raters whose every cell is missing too
+            CREATE TEMP TABLE uc AS
+            SELECT g.d, g.u, vals.code AS c, sum(g.n)::BIGINT AS n
+            FROM g JOIN vals ON g.v = vals.v WHERE g.u IS NOT NULL GROUP BY g.d, g.u, vals.code""")
+        con.execute("DROP TABLE g")
+        k = len(values)
+        if 0 < k <= PIVOT_MAX_CATEGORIES:
+            sizes, pairs = _pairs_by_pivot(con, k)
+        else:
+            sizes, pairs = _pairs_by_join(con)
     except duckdb.Error as e:
         raise InputError(files[0], None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:300]}") from None
     finally:
         con.close()
-    dims = sorted({d for d, *_ in sizes} | {d for d, _ in all_raters})
+    totals: dict[str, list[int]] = {}
+    raters: dict[str, list[tuple[str, int | None, int]]] = {}
+    for d, r, v, n in by_rater:
+        c = code_of.get(v) if v is not None else None
+        raters.setdefault(d, []).append((r, c, int(n) if c is not None else 0))  # a rater with missing cells only
+        if c is not None:
+            totals.setdefault(d, [0] * len(values))[c] += int(n)
     out = {}
     kind = "number" if numbers else "label"
-    for d in dims:
-        t = [0] * len(values)
-        for dd, c, n in totals:
-            if dd == d:
-                t[c] += int(n)
-        rows = [(r, c, n) for dd, r, c, n in raters if dd == d]
-        rows += [(r, None, 0) for dd, r in all_raters if dd == d]  # a rater with no rating here
+    for d in sorted(raters):
         counts = from_rows(d, kind, values, {int(m): int(n) for dd, m, n in sizes if dd == d},
-                           [(m, c, k, n) for dd, m, c, k, n in pairs if dd == d], t, rows)
+                           [(m, c, k, n) for dd, m, c, k, n in pairs if dd == d], totals.get(d, [0] * len(values)),
+                           raters[d])
         out[d] = _drop_unused(counts)
     return out
+
+
+#: Up to this many categories, pair counts come from one pass over each unit's histogram (k(k+1)/2
+#: sums); above, from a self-join of the (unit, value) counts.
+PIVOT_MAX_CATEGORIES = 16
+
+
+def _pairs_by_pivot(con: Any, k: int) -> tuple[list[Any], list[Any]]:
+    """Each unit's histogram as k columns, then per (dimension, unit size) the sums of n_c * n_k."""
+    hist = ", ".join(f"coalesce(sum(n) FILTER (WHERE c = {i}), 0)::BIGINT AS n{i}" for i in range(k))
+    cells = [(i, j) for i in range(k) for j in range(i, k)]
+    sums = ", ".join(f"sum(n{i} * n{j}{f' - n{i}' if i == j else ''})::HUGEINT" for i, j in cells)
+    rows = con.execute(f"""
+        SELECT d, m, count(*), {sums}
+        FROM (SELECT d, u, sum(n)::BIGINT AS m, {hist} FROM uc GROUP BY d, u)
+        GROUP BY d, m""").fetchall()
+    sizes, pairs = [], []
+    for d, m, units, *vals in rows:
+        sizes.append((d, m, units))
+        if m < 2:
+            continue
+        for (i, j), x in zip(cells, vals):
+            if x:
+                pairs.append((d, m, i, j, x))
+                if i != j:
+                    pairs.append((d, m, j, i, x))
+    return sizes, pairs
+
+
+def _pairs_by_join(con: Any) -> tuple[list[Any], list[Any]]:
+    con.execute("CREATE TEMP TABLE um AS SELECT d, u, sum(n)::BIGINT AS m FROM uc GROUP BY d, u")
+    sizes = con.execute("SELECT d, m, count(*) FROM um GROUP BY d, m").fetchall()
+    pairs = con.execute("""
+        SELECT a.d, um.m, a.c, b.c, sum(a.n * b.n - CASE WHEN a.c = b.c THEN a.n ELSE 0 END)::HUGEINT
+        FROM uc a JOIN uc b ON a.d = b.d AND a.u = b.u JOIN um ON um.d = a.d AND um.u = a.u
+        WHERE um.m >= 2 GROUP BY a.d, um.m, a.c, b.c""").fetchall()
+    return sizes, pairs
 
 
 def _drop_unused(c: PanelCounts) -> PanelCounts:
