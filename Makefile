@@ -45,6 +45,7 @@ bench: $(VENV)/.test chromium
 	$(PY) bench/bench_import.py
 	$(PY) bench/bench_whatif.py
 	$(PY) bench/bench_record.py
+	$(PY) bench/bench_engines.py
 
 clean:
 	rm -rf $(VENV) artifacts .pytest_cache

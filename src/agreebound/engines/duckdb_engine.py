@@ -64,15 +64,24 @@ def _source(files: list[str]) -> str:
     return f"read_csv({listing}, header = true, all_varchar = true, delim = '{delim}', union_by_name = true)"
 
 
+#: DuckDB's working memory (it spills to a temporary folder beyond it): bounded whatever the data's
+#: size. $AGREEBOUND_DUCKDB_MEMORY overrides it (e.g. 8GB on a large machine).
+MEMORY_LIMIT = "1GB"
+
+
 def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, missing: Sequence[str] = (),
                  threads: int | None = None, memory_limit: str | None = None) -> dict[str, PanelCounts]:
     """Counts per dimension of the long ratings in ``paths`` (files or globs)."""
+    import shutil
+    import tempfile
+
     import duckdb
 
     files = _files(paths)
+    spill = tempfile.mkdtemp(prefix="agreebound-duckdb-")
     con = duckdb.connect(config={"threads": threads or os.cpu_count() or 1,
-                                 **({"memory_limit": memory_limit} if memory_limit else {}),
-                                 "preserve_insertion_order": False})
+                                 "memory_limit": memory_limit or os.environ.get("AGREEBOUND_DUCKDB_MEMORY") or MEMORY_LIMIT,
+                                 "temp_directory": spill, "preserve_insertion_order": False})
     try:
         have = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {_source(files)} LIMIT 0").fetchall()]
         need = [*columns.unit, columns.rater, columns.value] + ([columns.dimension] if columns.dimension else [])
@@ -121,6 +130,7 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         raise InputError(files[0], None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:300]}") from None
     finally:
         con.close()
+        shutil.rmtree(spill, ignore_errors=True)
     totals: dict[str, list[int]] = {}
     raters: dict[str, list[tuple[str, int | None, int]]] = {}
     for d, r, v, n in by_rater:

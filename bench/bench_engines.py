@@ -1,0 +1,137 @@
+"""Engines at scale: long ratings as CSV and Parquet, 1e6 / 1e7 / 1e8 ratings, through the command
+line to a verdict with the in-memory engine (numpy) and with DuckDB, each run in its own process
+(its own peak RSS), interleaved, medians; beside each the physical floor: reading the file's bytes,
+and np.bincount over as many integers.
+
+Issue 14's targets (printed with PASS/FAIL): DuckDB at 1e8 under 4 GiB peak; its time per rating
+at 1e8 within 2x of its own at 1e7; CSV through DuckDB at least 5x faster than today's CSV path at
+1e7 with at least 10x less memory. The numpy path refuses files over 200 MB (the upload limit): at
+1e8 it is not run, and the table says so.
+
+Run: make bench (or .venv/bin/python bench/bench_engines.py [1e6,1e7,1e8] [repeats]).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from peak import run_cli  # noqa: E402
+
+from agreebound.limits import MAX_INPUT_BYTES  # noqa: E402
+
+RATERS = 8
+
+
+def write(path_csv: Path, path_pq: Path, ratings: int, seed: int = 0) -> None:
+    """unit,rater,value; 8 raters, values 0..4 (70% agree with the unit's truth); written in chunks."""
+    rng = np.random.default_rng(seed)
+    units = ratings // RATERS
+    step = 1_000_000
+    writer_csv = writer_pq = None
+    names = np.array([f"r{j}" for j in range(RATERS)])
+    for start in range(0, units, step):
+        stop = min(units, start + step)
+        n = stop - start
+        truth = rng.integers(0, 5, n)
+        noisy = np.where(rng.random((n, RATERS)) < 0.7, truth[:, None], rng.integers(0, 5, (n, RATERS)))
+        table = pa.table({"unit": pa.array(np.repeat(np.arange(start, stop), RATERS).astype(str)),
+                          "rater": pa.array(np.tile(names, n)),
+                          "value": pa.array(noisy.ravel().astype(np.int64))})
+        if writer_csv is None:
+            writer_csv = pacsv.CSVWriter(str(path_csv), table.schema)
+            writer_pq = pq.ParquetWriter(str(path_pq), table.schema)
+        writer_csv.write_table(table)
+        writer_pq.write_table(table)
+    writer_csv.close()
+    writer_pq.close()
+
+
+def floor_bytes(path: Path) -> float:
+    t0 = time.perf_counter()
+    with open(path, "rb") as f:
+        while f.read(1 << 24):
+            pass
+    return time.perf_counter() - t0
+
+
+def floor_bincount(n: int) -> float:
+    x = np.random.default_rng(1).integers(0, 5, n)
+    t0 = time.perf_counter()
+    np.bincount(x, minlength=5)
+    return time.perf_counter() - t0
+
+
+def cli(path: Path, engine: str) -> tuple[float, float, str]:
+    t0 = time.perf_counter()
+    code, out, err, mib = run_cli(["panel", str(path), "--engine", engine, "--level", "nominal"], timeout=7200)
+    dt = time.perf_counter() - t0
+    if code not in (0, 1, 2):
+        raise SystemExit(f"{engine} failed on {path.name} ({code}): {err.decode()[:300]}")
+    verdict = next((line for line in out.decode().splitlines() if " alpha=" in line), "")
+    return dt, mib, verdict.split("alpha=")[1].split()[0] if verdict else "?"
+
+
+def main() -> int:
+    sizes = [int(float(x)) for x in (sys.argv[1] if len(sys.argv) > 1 else "1e6,1e7,1e8").split(",")]
+    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    results: dict[tuple[int, str, str], tuple[float, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"{'ratings':>12} {'file':8} {'MiB':>7} {'engine':7} {'time s':>8} {'peak MiB':>9} {'x bytes':>8} "
+              f"{'x bincount':>10}  alpha (exact)")
+        for n in sizes:
+            csv_path, pq_path = Path(tmp) / f"long_{n}.csv", Path(tmp) / f"long_{n}.parquet"
+            write(csv_path, pq_path, n)
+            for path, fmt in ((csv_path, "csv"), (pq_path, "parquet")):
+                engines = ["numpy", "duckdb"] if path.stat().st_size <= MAX_INPUT_BYTES else ["duckdb"]
+                runs: dict[str, list[tuple[float, float, str]]] = {e: [] for e in engines}
+                for _ in range(repeats):  # interleaved
+                    for e in engines:
+                        runs[e].append(cli(path, e))
+                fb = statistics.median(floor_bytes(path) for _ in range(repeats))
+                fc = statistics.median(floor_bincount(n) for _ in range(repeats))
+                alphas = {r[2] for e in engines for r in runs[e]}
+                assert len(alphas) == 1, f"engines disagree: {alphas}"
+                for e in engines:
+                    t = statistics.median(r[0] for r in runs[e])
+                    m = statistics.median(r[1] for r in runs[e])
+                    results[(n, fmt, e)] = (t, m)
+                    print(f"{n:>12,} {fmt:8} {path.stat().st_size / 2**20:7.0f} {e:7} {t:8.2f} {m:9.0f} {t / fb:8.1f} "
+                          f"{t / fc:10.0f}  {next(iter(alphas))}")
+                if "numpy" not in engines:
+                    print(f"{n:>12,} {fmt:8} {'':7} {'numpy':7} refused: over the 200 MB input limit")
+            csv_path.unlink()
+            pq_path.unlink()
+    print(f"medians of {repeats} interleaved repetitions; floors: reading the file's bytes, np.bincount of as many ints")
+    checks = []
+    if (10**7, "csv", "numpy") in results and (10**7, "csv", "duckdb") in results:
+        (tn, mn), (td, md) = results[(10**7, "csv", "numpy")], results[(10**7, "csv", "duckdb")]
+        checks.append((f"CSV at 1e7: DuckDB {tn / td:.1f}x faster than today's path (target >= 5x)", tn / td >= 5))
+        checks.append((f"CSV at 1e7: DuckDB {mn / md:.1f}x less memory (target >= 10x)", mn / md >= 10))
+    for fmt in ("csv", "parquet"):
+        if (10**8, fmt, "duckdb") in results:
+            t8, m8 = results[(10**8, fmt, "duckdb")]
+            checks.append((f"{fmt} at 1e8: DuckDB peak {m8 / 1024:.2f} GiB (target < 4 GiB)", m8 < 4096))
+            if (10**7, fmt, "duckdb") in results:
+                t7 = results[(10**7, fmt, "duckdb")][0]
+                per = (t8 / 1e8) / (t7 / 1e7)
+                checks.append((f"{fmt}: DuckDB time per rating at 1e8 is {per:.2f}x its own at 1e7 (target <= 2x)",
+                               per <= 2))
+                exponent = np.log(t8 / t7) / np.log(10)
+                checks.append((f"{fmt}: DuckDB time grows as n^{exponent:.2f} from 1e7 to 1e8", True))
+    for text, ok in checks:
+        print(f"{'PASS' if ok else 'FAIL'}: {text}")
+    return 0 if all(ok for _, ok in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
