@@ -257,14 +257,15 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
     import hashlib
 
     from agreebound.analysis import measure_counts
-    from agreebound.engines.duckdb_engine import LongColumns, _files, panel_counts
+    from agreebound.engines.common import LongColumns, input_files
+    from agreebound.engines.duckdb_engine import panel_counts
     from agreebound.escape import normalise_name
     from agreebound.report import panel_report
 
     for flag in ("rates", "sheet", "record"):
         if getattr(args, flag, None):
             raise UsageError(f"agreebound panel: --{flag} is not available with --engine duckdb yet")
-    files = _files([args.file, *args.more])
+    files = input_files([args.file, *args.more])
     columns = LongColumns()
     if args.mapping:
         from agreebound.formats import parse_mapping
@@ -278,7 +279,7 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
     else:
         import duckdb
 
-        from agreebound.engines.duckdb_engine import _source
+        from agreebound.engines.duckdb_engine import source as _source
 
         try:
             have = [r[0] for r in duckdb.sql(f"DESCRIBE SELECT * FROM {_source(files[:1])} LIMIT 0").fetchall()]

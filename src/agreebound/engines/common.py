@@ -1,0 +1,148 @@
+"""What every out-of-core engine shares: the input files and columns, reading the distinct value
+texts by the one set of rules, pairs from unit histograms, and assembling the counts."""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from agreebound.counts import PanelCounts, from_rows
+from agreebound.errors import InputError
+from agreebound.escape import excerpt
+from agreebound.formats import classify_values
+from agreebound.panel import _float_value
+
+#: Up to this many categories, pair counts come from one pass over each unit's histogram (k(k+1)/2
+#: sums); above, from a self-join of the (unit, value) counts.
+PIVOT_MAX_CATEGORIES = 16
+
+
+@dataclass(frozen=True)
+class LongColumns:
+    """Which columns hold the unit (one or more), the rater, the value, and the dimension (or none)."""
+
+    unit: tuple[str, ...] = ("unit",)
+    rater: str = "rater"
+    value: str = "value"
+    dimension: str | None = None
+
+    def needed(self) -> list[str]:
+        return [*self.unit, self.rater, self.value] + ([self.dimension] if self.dimension else [])
+
+
+def input_files(paths: Sequence[str]) -> list[str]:
+    """Files and patterns to files; one kind (CSV/TSV or Parquet)."""
+    out: list[str] = []
+    for p in paths:
+        found = sorted(glob.glob(p)) if any(ch in p for ch in "*?[") else [p]
+        if not found:
+            raise InputError(p, None, None, "no file matches this pattern")
+        for f in found:
+            if os.path.isdir(f):
+                raise InputError(f, None, None, "this is a folder; give files or a pattern such as data/*.parquet")
+            if not os.path.exists(f):
+                raise InputError(f, None, None, "cannot read the file (no such file)")
+        out += found
+    kinds = {Path(f).suffix.lower() for f in out}
+    if not kinds <= {".csv", ".tsv", ".txt", ".parquet", ".pq"}:
+        raise InputError(out[0], None, None, "the out-of-core engines read CSV/TSV and Parquet files")
+    if len({"parquet" if k in (".parquet", ".pq") else "csv" for k in kinds}) > 1:
+        raise InputError(out[0], None, None, "mix of CSV and Parquet files; give one kind at a time")
+    return out
+
+
+def is_parquet(files: Sequence[str]) -> bool:
+    return Path(files[0]).suffix.lower() in (".parquet", ".pq")
+
+
+def check_columns(files: Sequence[str], have: Sequence[str], columns: LongColumns) -> None:
+    for c in columns.needed():
+        if c not in have:
+            raise InputError(files[0], 1, c, f"missing column; the files have {', '.join(list(have)[:20])}")
+
+
+@dataclass(frozen=True)
+class Coding:
+    """The distinct value texts read as categories: each text's code (missing texts have none)."""
+
+    kind: str  # "number" | "label"
+    values: tuple[Any, ...]
+    code_of: dict[str, int]
+
+
+def code_texts(texts: Sequence[str], missing: Sequence[str], files: Sequence[str], column: str,
+               where: Any) -> Coding:
+    """Read the distinct texts as in memory ("1" and "1.0" one number; missing spellings dropped);
+    a bad one is an InputError naming a unit and rater that hold it (``where(text)``)."""
+    texts = sorted(set(texts))
+    kinds, bad = classify_values(texts, missing)
+    if bad is not None:
+        i, why = bad
+        unit, rater = where(texts[i])
+        name = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} files)"
+        raise InputError(name, None, column, f"{why} (unit {excerpt(unit)}, rater {excerpt(rater)})")
+    numbers = all(kinds.number[i] for i in range(len(texts)) if not kinds.missing[i])
+    value_of = {t: (_float_value(float(kinds.floats[i])) if numbers else t)
+                for i, t in enumerate(texts) if not kinds.missing[i]}
+    values = sorted(set(value_of.values())) if numbers else sorted(set(value_of.values()), key=str)
+    code_of_value = {v: i for i, v in enumerate(values)}
+    return Coding("number" if numbers else "label", tuple(values), {t: code_of_value[v] for t, v in value_of.items()})
+
+
+def pairs_from_histograms(rows: Sequence[Sequence[Any]], k: int) -> tuple[list[Any], list[Any]]:
+    """Rows (d, m, units, sum_{i<=j} n_i n_j - [i=j] n_i ...) in the order of :func:`pivot_cells` ->
+    sizes (d, m, units) and pairs (d, m, c, k, count), both orders of an off-diagonal pair."""
+    cells = pivot_cells(k)
+    sizes, pairs = [], []
+    for d, m, units, *vals in rows:
+        sizes.append((d, int(m), int(units)))
+        if m < 2:
+            continue
+        for (i, j), x in zip(cells, vals):
+            if x:
+                pairs.append((d, int(m), i, j, int(x)))
+                if i != j:
+                    pairs.append((d, int(m), j, i, int(x)))
+    return sizes, pairs
+
+
+def pivot_cells(k: int) -> list[tuple[int, int]]:
+    return [(i, j) for i in range(k) for j in range(i, k)]
+
+
+def assemble(coding: Coding, by_rater: Sequence[Sequence[Any]], sizes: Sequence[Sequence[Any]],
+             pairs: Sequence[Sequence[Any]]) -> dict[str, PanelCounts]:
+    """Counts per dimension from an engine's rows: by_rater (d, r, text, n), sizes (d, m, units),
+    pairs (d, m, c, k, n)."""
+    totals: dict[str, list[int]] = {}
+    raters: dict[str, list[tuple[str, int | None, int]]] = {}
+    k = len(coding.values)
+    for d, r, v, n in by_rater:
+        c = coding.code_of.get(v) if v is not None else None
+        raters.setdefault(d, []).append((r, c, int(n) if c is not None else 0))  # a rater with missing cells only
+        if c is not None:
+            totals.setdefault(d, [0] * k)[c] += int(n)
+    out = {}
+    for d in sorted(raters):
+        counts = from_rows(d, coding.kind, coding.values, {int(m): int(n) for dd, m, n in sizes if dd == d},
+                           [(m, c, kk, n) for dd, m, c, kk, n in pairs if dd == d], totals.get(d, [0] * k), raters[d])
+        out[d] = drop_unused(counts)
+    return out
+
+
+def drop_unused(c: PanelCounts) -> PanelCounts:
+    """Categories that occur in another dimension only are not this dimension's."""
+    keep = [i for i, n in enumerate(c.category_totals) if n]
+    if len(keep) == len(c.categories):
+        return c
+    new = np.full(len(c.categories), -1, dtype=np.int64)
+    new[keep] = np.arange(len(keep))
+    pairs = {m: (new[ci], new[ki], w) for m, (ci, ki, w) in c.pairs.items()}
+    raters = {r: {int(new[k]): n for k, n in per.items() if new[k] >= 0} for r, per in c.rater_counts.items()}
+    return PanelCounts(c.dimension, c.kind, tuple(c.categories[i] for i in keep), c.units_by_m, pairs,
+                       tuple(c.category_totals[i] for i in keep), raters)
