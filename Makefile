@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
 
-.PHONY: run test bench chromium postgresql clean
+.PHONY: run test bench chromium postgresql java clean
 
 $(VENV)/.base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,10 +33,17 @@ postgresql:
 	  echo "installing Debian's postgresql for the history store's tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
 
-test: $(VENV)/.test chromium postgresql
+# --engine spark runs Spark (pyspark, from the test extras) on Debian's Java 17.
+java:
+	@command -v java >/dev/null 2>&1 || { \
+	  echo "installing Debian's Java 17 for the Spark engine's tests"; \
+	  mkdir -p /usr/share/man/man1; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
+
+test: $(VENV)/.test chromium postgresql java
 	$(PY) -m pytest -q
 
-bench: $(VENV)/.test chromium
+bench: $(VENV)/.test chromium postgresql java
 	$(PY) bench/bench_alpha.py
 	$(PY) bench/bench_calibration.py
 	$(PY) bench/bench_formats.py

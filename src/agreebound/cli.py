@@ -240,8 +240,9 @@ def _split(text: str | None) -> list[str]:
 
 
 def _wants_duckdb(args: argparse.Namespace) -> bool:
+    """True for an out-of-core engine (duckdb, spark)."""
     if args.engine != "auto":
-        return args.engine == "duckdb"
+        return args.engine in ("duckdb", "spark")
     if args.more or any(ch in args.file for ch in "*?["):
         return True
     try:
@@ -264,8 +265,9 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
 
     for flag in ("rates", "sheet", "record"):
         if getattr(args, flag, None):
-            raise UsageError(f"agreebound panel: --{flag} is not available with --engine duckdb yet")
-    files = input_files([args.file, *args.more])
+            raise UsageError(f"agreebound panel: --{flag} is not available with --engine {args.engine} yet")
+    remote = args.engine == "spark" and "://" in args.file
+    files = [args.file, *args.more] if remote else input_files([args.file, *args.more])
     columns = LongColumns()
     if args.mapping:
         from agreebound.formats import parse_mapping
@@ -276,7 +278,7 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
             raise InputError(args.mapping, None, "layout", "the DuckDB engine reads long ratings (a row per rating); "
                              "this mapping is " + m.layout)
         columns = LongColumns(tuple(m.unit) or ("unit",), m.rater or "rater", m.value or "value", m.dimension)
-    else:
+    elif not remote:
         import duckdb
 
         from agreebound.engines.duckdb_engine import source as _source
@@ -286,11 +288,21 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
         except duckdb.Error as e:
             raise InputError(files[0], None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:200]}") from None
         columns = LongColumns(dimension="dimension" if "dimension" in have else None)
+    else:
+        columns = LongColumns(dimension="dimension")  # remote files: name the columns with --mapping
     if args.report:
         args.report_given, args.report = args.report, _report_target(args.report, files[0], "panel")
         _check_report_path(args.report, files)
     t = _thresholds(args, None)
-    counts = panel_counts(files, columns, missing=_split(args.missing) if args.missing else ())
+    missing = _split(args.missing) if args.missing else ()
+    if args.engine == "spark":
+        try:
+            from agreebound.engines import spark_engine
+        except ImportError:
+            raise UsageError("agreebound panel: --engine spark needs pyspark (pip install pyspark) and Java 17") from None
+        counts = spark_engine.panel_counts(files, columns, missing=missing, master=args.master)
+    else:
+        counts = panel_counts(files, columns, missing=missing)
     if args.dimension is not None:
         want = normalise_name(args.dimension)
         if want not in counts:
@@ -307,6 +319,9 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
     measurements = {d: measure_counts(c, name, level, positive, humans) for d, c in counts.items()}
     inputs = []
     for f in files:
+        if remote:  # on the cluster's storage: named, not read here
+            inputs.append((f, "not read by agreebound (" + f.split("://")[0] + " storage)"))
+            continue
         h = hashlib.sha256()
         with open(f, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 22), b""):
@@ -713,10 +728,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="ratings: CSV/TSV, Excel .xlsx, Parquet, JSON Lines, Label Studio or Prodigy export; "
                    "with --engine duckdb, long CSV/Parquet files or a quoted pattern ('ratings/*.parquet')")
     p.add_argument("more", nargs="*", metavar="FILE", help="more parts of the same long ratings (--engine duckdb)")
-    p.add_argument("--engine", choices=("auto", "numpy", "duckdb"), default="auto",
+    p.add_argument("--engine", choices=("auto", "numpy", "duckdb", "spark"), default="auto",
                    help="numpy: in memory (files up to 200 MB, every layout); duckdb: long ratings (a row per "
-                   "rating) out of core, any size, several files or a pattern. auto: duckdb for a pattern, several "
-                   "files or a long file over 200 MB, else numpy")
+                   "rating) out of core, any size, several files or a pattern; spark: the same on a Spark cluster "
+                   "(--master). auto: duckdb for a pattern, several files or a long file over 200 MB, else numpy")
+    p.add_argument("--master", default="local[2]", help="--engine spark: the cluster's master URL (default local[2])")
     _reading(p)
     p.add_argument("--dimension", help="only this dimension")
     p.add_argument("--level", choices=("auto", *LEVELS), default="auto",

@@ -1,0 +1,92 @@
+"""Spark: the same counts as DuckDB from long ratings on a cluster's storage (or locally with
+``local[N]``), with the DataFrame API; only the counts come back to the driver.
+
+A real cluster::
+
+    spark-submit --master spark://host:7077 --py-files agreebound.zip \\
+        -m agreebound.cli panel 'hdfs:///ratings/*.parquet' --engine spark --master spark://host:7077
+
+Paths are given to Spark as they are (hdfs://, s3a://, file patterns): Spark lists them itself.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+from agreebound.counts import PanelCounts
+from agreebound.engines.common import (
+    PIVOT_MAX_CATEGORIES,
+    LongColumns,
+    assemble,
+    check_columns,
+    code_texts,
+    pairs_from_histograms,
+    pivot_cells,
+)
+from agreebound.errors import InputError
+
+
+def session(master: str = "local[2]") -> Any:
+    """A Spark session (quiet, no UI, local temporary folders); one per process."""
+    os.environ.setdefault("PYSPARK_PYTHON", os.environ.get("PYSPARK_PYTHON", "python3"))
+    from pyspark.sql import SparkSession
+
+    spark = (SparkSession.builder.master(master).appName("agreebound")
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.shuffle.partitions", "8")
+             .config("spark.driver.bindAddress", "127.0.0.1")
+             .config("spark.driver.host", "127.0.0.1")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, missing: Sequence[str] = (),
+                 master: str = "local[2]", spark: Any = None) -> dict[str, PanelCounts]:
+    """Counts per dimension of the long ratings in ``paths`` (files or patterns Spark can list)."""
+    from pyspark.sql import functions as F
+    from pyspark.errors import PySparkException
+
+    spark = spark or session(master)
+    files = list(paths)
+    parquet = files[0].lower().endswith((".parquet", ".pq")) or files[0].lower().endswith(".parquet/*")
+    try:
+        reader = spark.read
+        df = reader.parquet(*files) if parquet else reader.option("header", True).option("inferSchema", False) \
+            .option("sep", "\t" if files[0].lower().endswith(".tsv") else ",").csv(files)
+        check_columns(files, df.columns, columns)
+        unit = F.concat_ws("\x1f", *[F.col(f"`{c}`").cast("string") for c in columns.unit])
+        dim = F.col(f"`{columns.dimension}`").cast("string") if columns.dimension else F.lit("all")
+        r = df.select(dim.alias("d"), unit.alias("u"), F.col(f"`{columns.rater}`").cast("string").alias("r"),
+                      F.trim(F.col(f"`{columns.value}`").cast("string")).alias("v"))
+        by_rater = [tuple(x) for x in r.groupBy("d", "r", "v").count().collect()]
+
+        def where(text: str) -> tuple[Any, Any]:
+            row = r.where(F.col("v") == text).select("u", "r").first()
+            return (row[0], row[1]) if row else ("?", "?")
+
+        coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, files, columns.value, where)
+        vals = spark.createDataFrame(list(coding.code_of.items()) or [("", -1)], "v string, c int")
+        uc = r.join(F.broadcast(vals), "v").groupBy("d", "u", "c").agg(F.count(F.lit(1)).alias("n"))
+        k = len(coding.values)
+        if 0 < k <= PIVOT_MAX_CATEGORIES:
+            hist = uc.groupBy("d", "u").agg(F.sum("n").alias("m"), *[
+                F.coalesce(F.sum(F.when(F.col("c") == i, F.col("n"))), F.lit(0)).cast("long").alias(f"n{i}")
+                for i in range(k)])
+            sums = [F.sum(F.col(f"n{i}") * F.col(f"n{j}") - (F.col(f"n{i}") if i == j else F.lit(0)))
+                    .cast("decimal(38,0)").alias(f"p{i}_{j}") for i, j in pivot_cells(k)]
+            rows = [tuple(x) for x in hist.groupBy("d", "m").agg(F.count(F.lit(1)), *sums).collect()]
+            sizes, pairs = pairs_from_histograms(rows, k)
+        else:
+            um = uc.groupBy("d", "u").agg(F.sum("n").alias("m"))
+            sizes = [tuple(x) for x in um.groupBy("d", "m").count().collect()]
+            a, b = uc.alias("a"), uc.select("d", "u", F.col("c").alias("c2"), F.col("n").alias("n2")).alias("b")
+            joined = a.join(b, ["d", "u"]).join(um, ["d", "u"]).where(F.col("m") >= 2)
+            w = F.col("n") * F.col("n2") - F.when(F.col("c") == F.col("c2"), F.col("n")).otherwise(F.lit(0))
+            pairs = [tuple(x) for x in joined.groupBy("d", "m", "c", "c2").agg(F.sum(w).cast("decimal(38,0)"))
+                     .collect()]
+    except PySparkException as e:
+        raise InputError(files[0], None, None, f"Spark could not read it: {str(e).splitlines()[0][:300]}") from None
+    return assemble(coding, by_rater, sizes, pairs)
