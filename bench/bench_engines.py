@@ -1,6 +1,7 @@
 """Engines at scale: long ratings as CSV and Parquet, 1e6 / 1e7 / 1e8 ratings, through the command
 line to a verdict with the in-memory engine (numpy) and with DuckDB, each run in its own process
-(its own peak RSS), interleaved, medians; beside each the physical floor: reading the file's bytes,
+(its own peak RSS), interleaved, medians (Spark local[2] too at 1e7, unless --no-spark: its peak
+is the Python driver's, the JVM's is not counted); beside each the physical floor: reading the file's bytes,
 and np.bincount over as many integers.
 
 Issue 14's targets (printed with PASS/FAIL): DuckDB at 1e8 under 4 GiB peak; its time per rating
@@ -30,6 +31,7 @@ from peak import run_cli  # noqa: E402
 from agreebound.limits import MAX_INPUT_BYTES  # noqa: E402
 
 RATERS = 8
+SPARK = "--no-spark" not in sys.argv
 
 
 def write(path_csv: Path, path_pq: Path, ratings: int, seed: int = 0) -> None:
@@ -73,7 +75,8 @@ def floor_bincount(n: int) -> float:
 
 def cli(path: Path, engine: str) -> tuple[float, float, str]:
     t0 = time.perf_counter()
-    code, out, err, mib = run_cli(["panel", str(path), "--engine", engine, "--level", "nominal"], timeout=7200)
+    extra = ["--master", "local[2]"] if engine == "spark" else []
+    code, out, err, mib = run_cli(["panel", str(path), "--engine", engine, "--level", "nominal", *extra], timeout=7200)
     dt = time.perf_counter() - t0
     if code not in (0, 1, 2):
         raise SystemExit(f"{engine} failed on {path.name} ({code}): {err.decode()[:300]}")
@@ -82,8 +85,9 @@ def cli(path: Path, engine: str) -> tuple[float, float, str]:
 
 
 def main() -> int:
-    sizes = [int(float(x)) for x in (sys.argv[1] if len(sys.argv) > 1 else "1e6,1e7,1e8").split(",")]
-    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    sizes = [int(float(x)) for x in (args[0] if args else "1e6,1e7,1e8").split(",")]
+    repeats = int(args[1]) if len(args) > 1 else 3
     results: dict[tuple[int, str, str], tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         print(f"{'ratings':>12} {'file':8} {'MiB':>7} {'engine':7} {'time s':>8} {'peak MiB':>9} {'x bytes':>8} "
@@ -93,6 +97,8 @@ def main() -> int:
             write(csv_path, pq_path, n)
             for path, fmt in ((csv_path, "csv"), (pq_path, "parquet")):
                 engines = ["numpy", "duckdb"] if path.stat().st_size <= MAX_INPUT_BYTES else ["duckdb"]
+                if n == 10**7 and SPARK:  # Spark is for clusters: measured locally at 1e7 for correctness and scale
+                    engines.append("spark")
                 runs: dict[str, list[tuple[float, float, str]]] = {e: [] for e in engines}
                 for _ in range(repeats):  # interleaved
                     for e in engines:
