@@ -473,20 +473,16 @@ def _emit(args: argparse.Namespace, report: dict[str, Any], html: Any, print_tex
             print(f"agreebound: wrote {printable(args.report)}", file=sys.stderr)
     code = EXIT_CODES[verdict_of(report)]
     recorded = _record(args, report) if getattr(args, "record", False) else None
-    try:
+
+    def body() -> None:
         if args.json:
             sys.stdout.write(to_json(report, ascii_only=True))
         else:
             print_text(report)
         if recorded:  # the id last, on stdout for text (scripts take the last line), stderr beside JSON
             print(recorded, file=sys.stderr if args.json else sys.stdout)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # The reader went away (``| head``): the verdict stands; stop writing quietly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except OSError as e:
-        raise OutputError(f"could not write the output ({e.strerror or e})") from None
+
+    _printing(body)  # a reader that went away (| head): the verdict stands; stop writing quietly
     return code
 
 
