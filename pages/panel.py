@@ -122,20 +122,24 @@ def results(decisions) -> None:
                                            for r, w in zip(m.rates, m.wilson)])), hide_index=True, width="stretch")
             with st.expander("Diagnostics: which rater, which units"):
                 src = S.panel_source["ratings"]
-                diag = panel_diagnostics(src.name, src.digest, src.data, m.level, dim, S.panel_source.get("mapping"))
-                if diag.capped:
-                    st.caption(f"Per-rater diagnostics run one alpha per rater and are shown for at most "
-                               f"{DIAGNOSTIC_RATERS} raters; this panel has {len(m.raters):,}.")
+                if not hasattr(src, "data"):  # opened from the data folder: the ratings stay there
+                    st.caption("Leave-one-rater-out and the most disagreeing units need the ratings in memory; "
+                               "for data opened from the data folder (DuckDB) they are not computed yet.")
                 else:
-                    st.markdown("**Alpha with each rater removed** (a rater whose removal raises alpha most is the outlier)")
-                    st.dataframe(widgets.safe_frame(pd.DataFrame([{"without": r, "alpha": figures.fraction_text(v)}
-                                                                  for r, v in diag.without_rater.items()])), hide_index=True)
-                if diag.versus_human:
-                    st.markdown("**Each detector against the human column** (alpha of the pair)")
-                    st.dataframe(widgets.safe_frame(pd.DataFrame([{"detector": r, "alpha vs human": figures.fraction_text(v)}
-                                                                  for r, v in diag.versus_human.items()])), hide_index=True)
-                st.markdown("**Units contributing most disagreement**")
-                st.dataframe(widgets.safe_frame(diag.top_units), hide_index=True, width="stretch")
+                    diag = panel_diagnostics(src.name, src.digest, src.data, m.level, dim, S.panel_source.get("mapping"))
+                    if diag.capped:
+                        st.caption(f"Per-rater diagnostics run one alpha per rater and are shown for at most "
+                                   f"{DIAGNOSTIC_RATERS} raters; this panel has {len(m.raters):,}.")
+                    else:
+                        st.markdown("**Alpha with each rater removed** (a rater whose removal raises alpha most is the outlier)")
+                        st.dataframe(widgets.safe_frame(pd.DataFrame([{"without": r, "alpha": figures.fraction_text(v)}
+                                                                      for r, v in diag.without_rater.items()])), hide_index=True)
+                    if diag.versus_human:
+                        st.markdown("**Each detector against the human column** (alpha of the pair)")
+                        st.dataframe(widgets.safe_frame(pd.DataFrame([{"detector": r, "alpha vs human": figures.fraction_text(v)}
+                                                                      for r, v in diag.versus_human.items()])), hide_index=True)
+                    st.markdown("**Units contributing most disagreement**")
+                    st.dataframe(widgets.safe_frame(diag.top_units), hide_index=True, width="stretch")
             with st.expander("Exact numbers"):
                 st.code(f"alpha      = {figures.exact_text(m.alpha.value)}\n"
                         f"D_o        = {figures.exact_text(m.alpha.observed_disagreement)}\n"
@@ -163,6 +167,7 @@ with up3:
     if S.get("pending") is None:
         widgets.level_picker(decisions)
         widgets.positive_picker(decisions)
+widgets.folder_picker()
 if S.get("pending") is not None:
     widgets.show_error("panel", "")
     preview.draw(on_measure)

@@ -8,6 +8,7 @@ so tests can prove that a slider never re-measures.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ import streamlit as st
 
 from agreebound.analysis import PanelMeasurement, measure_panels
 from agreebound.formats import (
+    InputError,
     Imported,
     JudgeBundle,
     RatingPanel,
@@ -165,3 +167,102 @@ def judge_diagnostics_for(digests: tuple[str, ...], _measurement: Any) -> JudgeD
 @st.cache_resource(max_entries=8)
 def threshold_file(name: str, digest: str, _data: bytes) -> ThresholdFile:
     return parse_thresholds(name, _data)
+
+
+# --- a data set from the server's data folder (measured out of core) ------------------------------
+
+DATA_ENV = "AGREEBOUND_DATA_DIR"
+FOLDER_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
+
+
+def data_folder() -> Path:
+    """The folder the dashboard may open data sets from: $AGREEBOUND_DATA_DIR, else sample_data/.
+    Only what is listed inside it can be chosen; the browser never sends a path."""
+    return Path(os.environ.get(DATA_ENV) or SAMPLES).resolve()
+
+
+@dataclass(frozen=True)
+class FolderData:
+    """Long ratings in the data folder: one file, or every file of a subfolder ("dir/*.parquet").
+    ``digest`` covers each file's path, size and modification time (the bytes are not read here)."""
+
+    name: str
+    digest: str
+    files: tuple[str, ...]
+    origin: str = "folder"
+
+
+def folder_entries(limit: int = 500) -> dict[str, tuple[str, ...]]:
+    """What the data folder offers: each CSV/Parquet file (two levels deep), and each subfolder's
+    files of one kind as a pattern. Hidden files and links leading outside the folder are left out."""
+    root = data_folder()
+    out: dict[str, tuple[str, ...]] = {}
+    if not root.is_dir():
+        return out
+    for depth in ("*", "*/*"):
+        for p in sorted(root.glob(depth)):
+            if len(out) >= limit:
+                return out
+            rel = p.relative_to(root)
+            if any(part.startswith(".") for part in rel.parts):
+                continue
+            real = p.resolve()
+            if not real.is_relative_to(root):
+                continue
+            in_parts = p.parent != root and len(list(p.parent.glob(f"*{p.suffix}"))) > 1
+            if p.is_file() and p.suffix.lower() in FOLDER_SUFFIXES and not in_parts and _long(real):
+                out[str(rel)] = (str(real),)  # (a subfolder's parts are offered together, below)
+            elif p.is_dir():
+                for suffix in (".parquet", ".csv"):
+                    files = tuple(str(f.resolve()) for f in sorted(p.glob(f"*{suffix}"))
+                                  if f.is_file() and f.resolve().is_relative_to(root))
+                    if len(files) > 1 and _long(Path(files[0])):
+                        out[f"{rel}/*{suffix}"] = files
+    return out
+
+
+LONG_COLUMNS = {"unit", "rater", "value"}
+
+
+def _long(path: Path) -> bool:
+    """A long ratings file: its header (or Parquet schema) names unit, rater and value."""
+    try:
+        if path.suffix.lower() in (".parquet", ".pq"):
+            import pyarrow.parquet as pq
+
+            names = set(pq.read_schema(path).names)
+        else:
+            with open(path, "rb") as f:
+                head = f.readline(4096).decode("utf-8", "replace").strip().lstrip("\ufeff")
+            sep = "\t" if path.suffix.lower() == ".tsv" else ","
+            names = {c.strip().strip('"') for c in head.split(sep)}
+    except Exception:  # noqa: BLE001 - unreadable: not offered
+        return False
+    return LONG_COLUMNS <= names
+
+
+def folder_data(label: str, files: tuple[str, ...]) -> FolderData:
+    h = hashlib.sha256()
+    for f in files:
+        st_ = os.stat(f)
+        h.update(f"{f}\0{st_.st_size}\0{st_.st_mtime_ns}\n".encode())
+    return FolderData(label, h.hexdigest(), files)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def folder_measurements(name: str, digest: str, files: tuple[str, ...], level: str, positive: Any,
+                        interval: str = "krippendorff") -> dict[str, PanelMeasurement]:
+    """Counts by DuckDB (out of core), measured from the counts; keyed by the files' digest."""
+    import duckdb
+
+    from agreebound.analysis import measure_counts
+    from agreebound.engines.common import LongColumns
+    from agreebound.engines.duckdb_engine import panel_counts, source
+
+    MEASURE_CALLS["panel"] += 1
+    try:
+        have = [r[0] for r in duckdb.sql(f"DESCRIBE SELECT * FROM {source(list(files[:1]))} LIMIT 0").fetchall()]
+    except duckdb.Error as e:
+        raise InputError(name, None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:200]}") from None
+    counts = panel_counts(list(files), LongColumns(dimension="dimension" if "dimension" in have else None))
+    return {d: measure_counts(c, name, level, positive) for d, c in counts.items()}

@@ -85,6 +85,10 @@ def record(kind: str, src: dict[str, Any], measured: Any, label: str | None = No
     if s is None:
         return None
     t: ThresholdSet = S.thresholds
+    if kind == "panel" and not isinstance(src["ratings"], Upload):
+        S["record_error_panel"] = ("Not recorded: data opened from the data folder stays in its folder (it can be any "
+                                   "size) and is not copied into the history.")
+        return None
     try:
         if kind == "panel":
             ratings, rates = src["ratings"], src.get("rates")
@@ -122,7 +126,7 @@ def record(kind: str, src: dict[str, Any], measured: Any, label: str | None = No
 def positive_of(src: dict[str, Any], text: Any) -> Any:
     """The category a run recorded as text ("3", "toxic"), as the value the panel holds (3): the
     picker offers values, and a text it does not offer would fall back to "auto"."""
-    if text in ("auto", None):
+    if text in ("auto", None) or not isinstance(src.get("ratings"), Upload):
         return text
     from agreebound.analysis import resolve_positive
     from agreebound.ui.data import parsed_panels

@@ -16,7 +16,15 @@ from agreebound.escape import csv_cell, md_text, printable
 from agreebound.limits import LISTED_CATEGORIES
 from agreebound.thresholds import RANGES, SLIDER_SPAN
 from agreebound.ui import runs, state
-from agreebound.ui.data import JUDGE_SAMPLES, PANEL_SAMPLES, Upload, judge_bundle, panel_measurements
+from agreebound.ui.data import (
+    JUDGE_SAMPLES,
+    PANEL_SAMPLES,
+    FolderData,
+    Upload,
+    folder_measurements,
+    judge_bundle,
+    panel_measurements,
+)
 from agreebound.ui.figures import RATE_LABELS, exact_text, fraction_text
 
 S = st.session_state
@@ -68,6 +76,8 @@ def responsive_table(frame: pd.DataFrame, key: str) -> None:
 
 def _measure_panel_source(src: dict[str, Any], level: str, positive: Any) -> dict[str, PanelMeasurement]:
     r: Upload = src["ratings"]
+    if isinstance(r, FolderData):  # long ratings in the data folder: DuckDB's counts, out of core
+        return folder_measurements(r.name, r.digest, r.files, level, positive, S.get("interval", "krippendorff"))
     rates: Upload | None = src["rates"]
     measured = panel_measurements(r.name, r.digest, r.data, level, positive,
                                   rates.name if rates else None, rates.digest if rates else None,
@@ -537,6 +547,56 @@ def _load_sample(kind: str) -> None:
         files = tuple(Upload.sample(n) if n else None for n in names)
         state.remember_error("judge", try_judge_source({"label": label, "kind": kind,
                                                         "files": files + ((None,) if kind == "log" else ())}))
+
+
+# --- the data folder ---------------------------------------------------------------------------
+
+
+def _folder_go() -> None:
+    S.folder_go = True
+
+
+def folder_picker() -> None:
+    """Long ratings of any size from the server's data folder, measured out of core with DuckDB.
+    Only what the folder holds is offered; the browser never sends a path."""
+    import os
+    import time
+
+    from agreebound.ui.data import data_folder, folder_data, folder_entries
+
+    entries = folder_entries()
+    if not entries:
+        return
+    with st.expander("Open a large data set from the server's data folder (DuckDB, any size)"):
+        st.caption(f"Long ratings (columns unit, rater, value, and optionally dimension) in CSV or Parquet, in the folder "
+                   f"{md(data_folder().name, 60)} on the server (set by AGREEBOUND_DATA_DIR); a subfolder of parts is "
+                   "one data set. Measured out of core: the sliders then only decide, as for uploads.")
+        pick = st.selectbox("Data set", list(entries), index=None, key="folder_pick",
+                            placeholder="choose a file, or a folder of parts...")
+        st.button("Measure with DuckDB", key="folder_measure", on_click=_folder_go)
+        if S.pop("folder_go", False) and pick in entries:
+            files = entries[pick]
+            size = sum(os.path.getsize(f) for f in files)
+            with st.status(f"Measuring {md(pick, 80)} with DuckDB: {len(files):,} file{'s' if len(files) != 1 else ''}, "
+                           f"{size / 2**20:,.1f} MiB...", expanded=False) as status:
+                t0 = time.perf_counter()
+                old = (S.level, S.positive)
+                S.level, S.positive = "auto", "auto"  # new data starts from its own suggestions
+                error = try_panel_source({"label": f"data folder: {pick}", "ratings": folder_data(pick, files),
+                                          "rates": None})
+                if error:
+                    S.level, S.positive = old
+                    status.update(label=f"Could not measure {md(pick, 80)}", state="error")
+                    state.remember_error("panel", error)
+                else:
+                    status.update(label=f"Measured {md(pick, 80)} in {time.perf_counter() - t0:.1f} s", state="complete")
+                    state.remember_error("panel", None)
+                    for key in ("level_widget", "positive_widget"):
+                        S.pop(key, None)
+                    S.folder_message = f"Measured {pick} with DuckDB in {time.perf_counter() - t0:.1f} s."
+                    st.rerun()
+        if S.get("folder_message"):
+            st.caption(md(S.folder_message, 200))
 
 
 # --- history ---------------------------------------------------------------------------------

@@ -1,0 +1,61 @@
+"""A large data set from the server's data folder: only what the folder holds is offered (long
+ratings; no hidden files, no links out of it), it is measured out of core with DuckDB to the same
+verdicts as in memory, and a threshold move afterwards only decides."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from agreebound.ui import data
+
+ROOT = Path(__file__).resolve().parents[2]
+S = ROOT / "sample_data"
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    rows = [line.split(",") for line in (S / "detector_panel.csv").read_text().splitlines()[1:]]
+    parts = tmp_path / "weekly"
+    parts.mkdir()
+    for i in range(3):
+        chunk = rows[i::3]
+        pq.write_table(pa.table({k: [r[j] for r in chunk] for j, k in enumerate(("dimension", "unit", "rater", "value"))}),
+                       parts / f"part-{i}.parquet")
+    (tmp_path / "wide.csv").write_text("unit,a,b\nu1,1,2\n")  # not long: not offered
+    (tmp_path / ".hidden.csv").write_text("unit,rater,value\nu,a,1\n")
+    outside = tmp_path.parent / "outside.csv"
+    outside.write_text("unit,rater,value\nu,a,1\n")
+    os.symlink(outside, tmp_path / "link.csv")  # leads out of the folder: not offered
+    (tmp_path / "ratings.csv").write_bytes((S / "detector_panel.csv").read_bytes())
+    monkeypatch.setenv("AGREEBOUND_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("AGREEBOUND_DB", "off")
+    return tmp_path
+
+
+def test_only_long_files_inside_the_folder_are_offered(folder):
+    assert sorted(data.folder_entries()) == ["ratings.csv", "weekly/*.parquet"]
+    assert len(data.folder_entries()["weekly/*.parquet"]) == 3
+
+
+def test_parts_measured_with_duckdb_give_the_in_memory_verdicts(folder):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/panel.py").run()
+    memory = sorted(a.value for a in at.success) + sorted(a.value for a in at.error if "REPORT_ONLY" in a.value)
+    at.selectbox(key="folder_pick").set_value("weekly/*.parquet").run()
+    at.button(key="folder_measure").click().run()
+    assert not at.exception
+    assert at.session_state["panel_source"]["label"] == "data folder: weekly/*.parquet"
+    counted = sorted(a.value for a in at.success) + sorted(a.value for a in at.error if "REPORT_ONLY" in a.value)
+    assert counted == memory and any("sexual: ENFORCE" in v for v in counted)
+    calls = dict(data.MEASURE_CALLS)
+    at.switch_page("pages/whatif.py").run()
+    at.slider(key="slider_alpha_floor_permil").set_value(400).run()
+    assert dict(data.MEASURE_CALLS) == calls  # a slider only decides
+    assert not at.exception
