@@ -1,10 +1,10 @@
 """Spark: the same counts as DuckDB from long ratings on a cluster's storage (or locally with
 ``local[N]``), with the DataFrame API; only the counts come back to the driver.
 
-A real cluster::
+A real cluster (the CLI module as the application; README, "Engines")::
 
     spark-submit --master spark://host:7077 --py-files agreebound.zip \\
-        -m agreebound.cli panel 'hdfs:///ratings/*.parquet' --engine spark --master spark://host:7077
+        path/to/agreebound/cli.py panel 'hdfs:///ratings/*.parquet' --engine spark --master spark://host:7077
 
 Paths are given to Spark as they are (hdfs://, s3a://, file patterns): Spark lists them itself.
 """
