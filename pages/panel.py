@@ -7,7 +7,7 @@ from agreebound.escape import printable
 from agreebound.gates import panel_gates
 from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS
 from agreebound.ui import figures, preview, shell, state, widgets
-from agreebound.ui.data import panel_diagnostics
+from agreebound.ui.data import folder_diagnostics, panel_diagnostics
 
 shell.enter(__file__)
 
@@ -122,22 +122,30 @@ def results(decisions) -> None:
                                            for r, w in zip(m.rates, m.wilson)])), hide_index=True, width="stretch")
             with st.expander("Diagnostics: which rater, which units"):
                 src = S.panel_source["ratings"]
-                if not hasattr(src, "data"):  # opened from the data folder: the ratings stay there
-                    st.caption("Leave-one-rater-out and the most disagreeing units need the ratings in memory; "
-                               "for data opened from the data folder (DuckDB) they are not computed yet.")
+                diag = None
+                if not hasattr(src, "data"):  # opened from the data folder: DuckDB, one pass per rater, on request
+                    asked = (src.digest, m.level, dim)
+                    if asked in S.get("folder_diagnostics", set()):
+                        diag = folder_diagnostics(src.name, src.digest, src.files, m.level, dim)
+                    else:
+                        st.button("Compute with DuckDB (one pass over the data per rater)", key=f"folder_diag_{dim}",
+                                  on_click=widgets.ask_folder_diagnostics, args=(asked,))
                 else:
                     diag = panel_diagnostics(src.name, src.digest, src.data, m.level, dim, S.panel_source.get("mapping"))
-                    if diag.capped:
-                        st.caption(f"Per-rater diagnostics run one alpha per rater and are shown for at most "
-                                   f"{DIAGNOSTIC_RATERS} raters; this panel has {len(m.raters):,}.")
-                    else:
-                        st.markdown("**Alpha with each rater removed** (a rater whose removal raises alpha most is the outlier)")
-                        st.dataframe(widgets.safe_frame(pd.DataFrame([{"without": r, "alpha": figures.fraction_text(v)}
-                                                                      for r, v in diag.without_rater.items()])), hide_index=True)
-                    if diag.versus_human:
-                        st.markdown("**Each detector against the human column** (alpha of the pair)")
-                        st.dataframe(widgets.safe_frame(pd.DataFrame([{"detector": r, "alpha vs human": figures.fraction_text(v)}
-                                                                      for r, v in diag.versus_human.items()])), hide_index=True)
+                if diag is None:
+                    pass
+                elif diag.capped:
+                    st.caption(f"Per-rater diagnostics run one alpha per rater and are shown for at most "
+                               f"{DIAGNOSTIC_RATERS} raters; this panel has {len(m.raters):,}.")
+                else:
+                    st.markdown("**Alpha with each rater removed** (a rater whose removal raises alpha most is the outlier)")
+                    st.dataframe(widgets.safe_frame(pd.DataFrame([{"without": r, "alpha": figures.fraction_text(v)}
+                                                                  for r, v in diag.without_rater.items()])), hide_index=True)
+                if diag is not None and diag.versus_human:
+                    st.markdown("**Each detector against the human column** (alpha of the pair)")
+                    st.dataframe(widgets.safe_frame(pd.DataFrame([{"detector": r, "alpha vs human": figures.fraction_text(v)}
+                                                                  for r, v in diag.versus_human.items()])), hide_index=True)
+                if diag is not None:
                     st.markdown("**Units contributing most disagreement**")
                     st.dataframe(widgets.safe_frame(diag.top_units), hide_index=True, width="stretch")
             with st.expander("Exact numbers"):

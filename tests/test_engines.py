@@ -165,3 +165,27 @@ def test_many_categories_take_the_join_path(tmp_path):
     assert len(got.categories) > duckdb_engine.PIVOT_MAX_CATEGORIES
     panel = import_ratings(f.name, f.read_bytes()).panels["all"]
     assert got.equals(C.from_coded(panel.coded, list(panel.raters), "all"))
+
+
+@pytest.mark.parametrize("level, values", [("nominal", ["a", "b", "c"]), ("interval", ["1", "2", "3.5", "7"]),
+                                           ("ordinal", ["1", "2", "3", "4", "5"]), ("ratio", ["0", "1", "2", "5"])])
+def test_rater_diagnostics_out_of_core_equal_the_in_memory_ones(tmp_path, level, values):
+    from agreebound.engines.duckdb_engine import rater_diagnostics
+    from agreebound.uncertainty import alpha_without_each_rater, unit_disagreement
+
+    rng = np.random.default_rng(len(values))
+    rows = [("all", f"u{u:02d}", f"r{r}", values[int(rng.integers(0, len(values)))])
+            for u in range(40) for r in range(4) if rng.random() < 0.85]
+    f = tmp_path / "r.csv"
+    write_csv(f, rows)
+    panel = import_ratings(f.name, f.read_bytes()).panels["all"]
+    coded = panel.ratings(level)
+    without, top = rater_diagnostics([str(f)], LongColumns(dimension="dimension"), "all", level)
+    assert without == alpha_without_each_rater(coded, panel.raters, level)
+    from agreebound.panel import alpha_coded
+
+    per_unit = unit_disagreement(coded, level, alpha_coded(coded, level))
+    expected = sorted((round(float(x), 9) for x in per_unit if x > 0), reverse=True)[:10]
+    assert [round(x, 9) for _, x in top] == expected
+    by_name = dict(zip(panel.units, per_unit))
+    assert all(abs(by_name[u] - x) < 1e-9 for u, x in top)

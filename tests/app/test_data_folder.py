@@ -59,3 +59,21 @@ def test_parts_measured_with_duckdb_give_the_in_memory_verdicts(folder):
     at.slider(key="slider_alpha_floor_permil").set_value(400).run()
     assert dict(data.MEASURE_CALLS) == calls  # a slider only decides
     assert not at.exception
+
+
+def test_per_rater_diagnostics_of_folder_data_on_request(folder):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/panel.py").run()
+    memory_tables = [t.value for t in at.dataframe]
+    at.selectbox(key="folder_pick").set_value("ratings.csv").run()
+    at.button(key="folder_measure").click().run()
+    calls = data.MEASURE_CALLS["diagnostics"]
+    at.button(key="folder_diag_sexual").click().run()
+    assert not at.exception
+    assert data.MEASURE_CALLS["diagnostics"] == calls + 1  # one dimension, when asked
+    loo = [t.value for t in at.dataframe if list(t.value.columns) == ["without", "alpha"]]
+    assert len(loo) == 1
+    # the in-memory page showed the same leave-one-out alphas for sexual (raters in another order)
+    mem = [t for t in memory_tables if list(t.columns) == ["without", "alpha"]]
+    assert any(sorted(zip(m["without"], m["alpha"])) == sorted(zip(loo[0]["without"], loo[0]["alpha"])) for m in mem)

@@ -119,3 +119,98 @@ def _pairs_by_join(con: Any) -> tuple[list[Any], list[Any]]:
         FROM uc a JOIN uc b ON a.d = b.d AND a.u = b.u JOIN um ON um.d = a.d AND um.u = a.u
         WHERE um.m >= 2 GROUP BY a.d, um.m, a.c, b.c""").fetchall()
     return sizes, pairs
+
+
+def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str, level: str, *,
+                      missing: Sequence[str] = (), top: int = 10,
+                      max_raters: int = 50) -> tuple[dict[str, Any], list[tuple[str, float]]]:
+    """Leave-one-rater-out alpha (one pass per rater over the staged (unit, rater, value) counts;
+    none above ``max_raters``) and the ``top`` units contributing most disagreement (true distances,
+    as in memory), for one dimension. Computed out of core, like the counts."""
+    import shutil
+    import tempfile
+
+    import duckdb
+
+    from agreebound.counts import alpha as alpha_of, from_rows
+
+    files = input_files(paths)
+    spill = tempfile.mkdtemp(prefix="agreebound-duckdb-")
+    con = duckdb.connect(config={"threads": os.cpu_count() or 1, "temp_directory": spill,
+                                 "memory_limit": os.environ.get("AGREEBOUND_DUCKDB_MEMORY") or MEMORY_LIMIT,
+                                 "preserve_insertion_order": False})
+    try:
+        unit = " || '\\x1f' || ".join(f"CAST({_quote(c)} AS VARCHAR)" for c in columns.unit)
+        dim = f"CAST({_quote(columns.dimension)} AS VARCHAR)" if columns.dimension else "'all'"
+        con.execute(f"""
+            CREATE TEMP TABLE g AS
+            SELECT {unit} AS u, CAST({_quote(columns.rater)} AS VARCHAR) AS r,
+                   trim(CAST({_quote(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n
+            FROM {source(files)} WHERE {dim} = ? GROUP BY ALL""", [dimension])
+        texts = [t for (t,) in con.execute("SELECT DISTINCT v FROM g WHERE v IS NOT NULL").fetchall()]
+        coding = code_texts(texts, missing, files, columns.value, lambda t: ("?", "?"))
+        raters = sorted(r for (r,) in con.execute("SELECT DISTINCT r FROM g").fetchall())
+        con.execute("CREATE TEMP TABLE vals (v VARCHAR, code INTEGER)")
+        if coding.code_of:
+            con.executemany("INSERT INTO vals VALUES (?, ?)", list(coding.code_of.items()))
+        con.execute("""CREATE TEMP TABLE urc AS SELECT g.u, g.r, vals.code AS c, sum(g.n)::BIGINT AS n
+                       FROM g JOIN vals ON g.v = vals.v GROUP BY ALL""")
+        k = len(coding.values)
+
+        def counts_without(rater: str | None) -> Any:
+            con.execute("DROP TABLE IF EXISTS uc")
+            con.execute("CREATE TEMP TABLE uc AS SELECT 'x' AS d, u, c, sum(n)::BIGINT AS n FROM urc "
+                        "WHERE r IS DISTINCT FROM ? GROUP BY u, c", [rater])
+            sizes, pairs = _pairs_by_pivot(con, k) if 0 < k <= PIVOT_MAX_CATEGORIES else _pairs_by_join(con)
+            con.execute("DROP TABLE IF EXISTS um")
+            return from_rows(dimension, coding.kind, coding.values, {int(m): int(n) for _, m, n in sizes},
+                             [(m, c, kk, n) for _, m, c, kk, n in pairs], [0] * k, [])
+
+        without: dict[str, Any] = {}
+        if len(raters) <= max_raters:
+            for r in raters:
+                without[r] = alpha_of(counts_without(r), level).value if len(raters) >= 3 else None
+        units: list[tuple[str, float]] = []
+        if 0 < k <= PIVOT_MAX_CATEGORIES:
+            whole = counts_without(None)
+            result = alpha_of(whole, level)
+            if result.value is not None:
+                d2 = _distances(whole, result, level)
+                hist = ", ".join(f"coalesce(sum(n) FILTER (WHERE c = {i}), 0)::DOUBLE AS n{i}" for i in range(k))
+                terms = " + ".join(f"{float(2 * d2[i][j])!r} * n{i} * n{j}" for i in range(k) for j in range(i + 1, k)
+                                   if d2[i][j]) or "0"
+                units = [(u, float(x)) for u, x in con.execute(f"""
+                    SELECT u, ({terms}) / (m - 1) AS x
+                    FROM (SELECT u, sum(n) AS m, {hist} FROM urc GROUP BY u)
+                    WHERE m >= 2 AND ({terms}) > 0 ORDER BY x DESC, u LIMIT {int(top)}""").fetchall()]
+    except duckdb.Error as e:
+        raise InputError(files[0], None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:300]}") from None
+    finally:
+        con.close()
+        shutil.rmtree(spill, ignore_errors=True)
+    return without, units
+
+
+def _distances(counts: Any, result: Any, level: str) -> list[list[float]]:
+    """d2 between categories as the in-memory per-unit disagreement takes them (true distances)."""
+    import numpy as np
+
+    k = len(counts.categories)
+    if level == "nominal":
+        return [[0.0 if i == j else 1.0 for j in range(k)] for i in range(k)]
+    if level == "interval":
+        x_all, scale = result.category_set.scaled
+        x = np.asarray(x_all, dtype=np.float64) / scale
+    elif level == "ordinal":
+        n_c = [0] * k
+        for m, (ci, _, w) in counts.pairs.items():
+            row = [0] * k  # sum_k P_m[c, k] = (m - 1) x (ratings of c in units of size m)
+            for i, n in zip(ci.tolist(), np.asarray(w).tolist()):
+                row[i] += int(n)
+            for i in range(k):
+                n_c[i] += row[i] // (m - 1)
+        x = np.r_[0, np.cumsum(n_c)[:-1]] + np.array(n_c) / 2
+    else:
+        v = result.category_set.floats
+        return [[((a - b) / (a + b)) ** 2 if a + b else 0.0 for b in v] for a in v]
+    return [[float((x[i] - x[j]) ** 2) for j in range(k)] for i in range(k)]

@@ -266,3 +266,19 @@ def folder_measurements(name: str, digest: str, files: tuple[str, ...], level: s
         raise InputError(name, None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:200]}") from None
     counts = panel_counts(list(files), LongColumns(dimension="dimension" if "dimension" in have else None))
     return {d: measure_counts(c, name, level, positive) for d, c in counts.items()}
+
+
+@st.cache_resource(max_entries=16, show_spinner="Diagnosing with DuckDB: one pass per rater...")
+def folder_diagnostics(name: str, digest: str, files: tuple[str, ...], level: str, dimension: str) -> PanelDiagnostics:
+    """Leave-one-rater-out and the most disagreeing units of folder data, out of core."""
+    import duckdb
+
+    from agreebound.engines.common import LongColumns
+    from agreebound.engines.duckdb_engine import rater_diagnostics, source
+
+    MEASURE_CALLS["diagnostics"] += 1
+    have = [r[0] for r in duckdb.sql(f"DESCRIBE SELECT * FROM {source(list(files[:1]))} LIMIT 0").fetchall()]
+    cols = LongColumns(dimension="dimension" if "dimension" in have else None)
+    without, units = rater_diagnostics(list(files), cols, dimension, level, max_raters=DIAGNOSTIC_RATERS)
+    top = pd.DataFrame({"unit": [u.replace("\x1f", " | ") for u, _ in units], "disagreement": [x for _, x in units]})
+    return PanelDiagnostics(without, top, {}, len(without) == 0 and bool(units))

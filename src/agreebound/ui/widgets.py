@@ -552,6 +552,11 @@ def _load_sample(kind: str) -> None:
 # --- the data folder ---------------------------------------------------------------------------
 
 
+def ask_folder_diagnostics(asked: tuple[str, str, str]) -> None:
+    """on_click: compute the per-rater diagnostics of folder data (digest, level, dimension)."""
+    S.folder_diagnostics = S.get("folder_diagnostics", set()) | {asked}
+
+
 def _folder_go() -> None:
     S.folder_go = True
 
