@@ -104,3 +104,46 @@ def test_history_timeline_click_and_compare(page: Page, app_url: str, tmp_path):
     expect(page.locator("h1").first).to_have_text("Panel reliability", timeout=20_000)
     opened = run_ids(page.url)
     assert len(opened) == 1 and opened[0] in ids
+
+
+def test_a_deep_link_keeps_its_parameters_as_a_servers_first_request(browser: Browser, tmp_path, capsys):
+    """The first request a server sees for a page runs it outside the frame, which switches to
+    itself: the link's ?run= and ?th= must survive that switch."""
+    import json
+    import os
+    import socket
+    import time
+    import urllib.request
+
+    from agreebound.cli import main
+
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    assert main(["panel", str(ROOT / "sample_data" / "krippendorff_2011.csv"), "--record", "--db", db]) == 0
+    run_id = capsys.readouterr().out.strip().splitlines()[-1].split()[1]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "AGREEBOUND_DB": db, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless",
+                             "true", "--server.port", str(port), "--server.address", "127.0.0.1"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(180):
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2):
+                    break
+            except OSError:
+                time.sleep(0.5)
+        th = json.dumps({"panel": {"alpha_floor_permil": 150, "ratio_cap_permil": 2000}})
+        context = browser.new_context(viewport={"width": 1400, "height": 1600})
+        page = context.new_page()
+        page.goto(f"{url}/whatif?run={run_id}&th={th}")  # the server's first request
+        settle(page)
+        expect(page.locator("[data-testid='stSidebar']")).to_contain_text(f"run {run_id}: krippendorff_2011.csv")
+        assert run_ids(page.url) == [run_id]
+        expect(page.locator(".st-key-whatif_strip")).to_contain_text("0.150", timeout=20_000)
+        context.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -93,4 +93,7 @@ def enter(file: str) -> None:
     pages = _pages()
     st.navigation(pages)
     name = Path(file).name
-    st.switch_page(next(p for p, (path, _) in zip(pages, PAGES) if Path(path).name == name))
+    # the link's parameters (?run=, ?th=) go along: a deep link is the first request a server sees
+    params = {k: st.query_params.get_all(k) for k in st.query_params}
+    st.switch_page(next(p for p, (path, _) in zip(pages, PAGES) if Path(path).name == name),
+                   query_params=params or None)
