@@ -129,7 +129,7 @@ def test_duckdb_errors_name_the_file_and_column(tmp_path, capsys):
     f = tmp_path / "r.csv"
     f.write_text("item,who,label\nu1,a,1\n")
     code, out, err = run(capsys, "panel", str(f), "--engine", "duckdb")
-    assert code == 3 and "r.csv" in err and "column 'unit'" in err and "missing column" in err
+    assert code == 3 and "r.csv" in err and "no rater column" in err and "mapping" in err  # the reader's own words
     code, out, err = run(capsys, "panel", str(tmp_path / "nothing-*.csv"))
     assert code == 3 and "no file matches this pattern" in err
     g = tmp_path / "digits.csv"
@@ -189,3 +189,68 @@ def test_rater_diagnostics_out_of_core_equal_the_in_memory_ones(tmp_path, level,
     assert [round(x, 9) for _, x in top] == expected
     by_name = dict(zip(panel.units, per_unit))
     assert all(abs(by_name[u] - x) < 1e-9 for u, x in top)
+
+
+
+def both(capsys, path: Path, *extra: str) -> tuple[tuple[int, str], tuple[int, str]]:
+    """(exit code, stdout) in memory and with DuckDB."""
+    mem = (main([str(path), *extra][:0] + ["panel", str(path), "--engine", "numpy", "--json", *extra]),
+           capsys.readouterr().out)
+    duck = (main(["panel", str(path), "--engine", "duckdb", "--json", *extra]), capsys.readouterr().out)
+    return mem, duck
+
+
+def verdicts(out: str):
+    r = json.loads(out)
+    return sorted((d["dimension"], d["alpha"]["exact"], d["verdict"], d["units"]) for d in r["panel"]["dimensions"])
+
+
+BASE = [("q1", "u1", "a", "1"), ("q1", "u1", "b", "2"), ("q1", "u2", "a", "1"), ("q1", "u2", "b", "1"),
+        ("q1", "u3", "a", "2"), ("q1", "u3", "b", "2"), ("q1", "u4", "a", "1"), ("q1", "u4", "c", "1"),
+        ("q2", "u1", "a", "1"), ("q2", "u1", "b", "1"), ("q2", "u2", "a", "2"), ("q2", "u2", "b", "1")]
+
+
+def test_the_readers_rules_hold_out_of_core(tmp_path, capsys):
+    """Cases a review found: names normalised as in memory, header synonyms (a 'question' column is
+    the dimension), an empty file, a rater rating a unit twice, empty names: the same answers."""
+    spaced = tmp_path / "spaced.csv"
+    spaced.write_text("dimension,unit,rater,value\n" + "".join(
+        f"{d}{' ' if i % 2 else ''},{u}{chr(0x200b) if i % 3 == 0 else ''}, {r},{v}\n" for i, (d, u, r, v) in enumerate(BASE)))
+    (m_code, m_out), (d_code, d_out) = both(capsys, spaced)
+    assert m_code == d_code and verdicts(m_out) == verdicts(d_out)
+    synonyms = tmp_path / "synonyms.csv"
+    synonyms.write_text("question,item_id,annotator,label\n" + "".join(",".join(r) + "\n" for r in BASE))
+    (m_code, m_out), (d_code, d_out) = both(capsys, synonyms)
+    assert m_code == d_code and verdicts(m_out) == verdicts(d_out) and len(verdicts(d_out)) == 2
+    for name, text, why in (
+            ("empty.csv", "unit,rater,value\n", "no data rows"),
+            ("twice.csv", "unit,rater,value\nu1,a,1\nu1,b,2\nu1,a,2\nu2,a,1\nu2,b,1\n", "rated unit 'u1' again"),
+            ("norater.csv", "unit,rater,value\nu1,a,1\nu1,,2\nu2,a,1\nu2,b,1\n", "empty rater name"),
+            ("nounit.csv", "unit,rater,value\nu1,a,1\n,b,2\nu2,a,1\nu2,b,1\n", "empty unit name")):
+        f = tmp_path / name
+        f.write_text(text)
+        code, out, err = run(capsys, "panel", str(f), "--engine", "duckdb")
+        assert code == 3 and why in err and out == "", (name, err)
+        assert main(["panel", str(f), "--engine", "numpy"]) == 3  # refused in memory too
+        capsys.readouterr()
+
+
+def test_a_mapping_s_missing_spellings_and_humans_hold_out_of_core(tmp_path, capsys):
+    f = tmp_path / "m.csv"
+    f.write_text("unit,rater,value\n" + "".join(f"u{i},{r},{v}\n" for i, row in enumerate(
+        [("1", "1", "-99"), ("2", "2", "1"), ("1", "2", "2"), ("3", "3", "-99")]) for r, v in zip("abc", row)))
+    mapping = tmp_path / "mapping.json"
+    mapping.write_text(json.dumps({"layout": "long", "unit": ["unit"], "rater": "rater", "value": "value",
+                                   "missing": ["-99"], "humans": ["a", "b"]}))
+    (m_code, m_out), (d_code, d_out) = both(capsys, f, "--mapping", str(mapping))
+    assert m_code == d_code == 2  # one detector left: refused, in both
+    assert verdicts(m_out) == verdicts(d_out)
+
+
+def test_a_file_named_like_a_pattern_is_that_file(tmp_path, capsys):
+    f = tmp_path / "lit[1].csv"
+    f.write_text("unit,rater,value\n" + "".join(f"{u},{r},{v}\n" for _, u, r, v in BASE[:8]))
+    (tmp_path / "lit1.csv").write_text("unit,rater,value\nu1,a,1\nu1,b,1\n")  # what the pattern would match
+    (m_code, m_out), (d_code, d_out) = both(capsys, f)
+    assert m_code == d_code and verdicts(m_out) == verdicts(d_out)
+    assert verdicts(d_out)[0][3] == 4

@@ -243,7 +243,7 @@ def _wants_duckdb(args: argparse.Namespace) -> bool:
     """True for an out-of-core engine (duckdb, spark)."""
     if args.engine != "auto":
         return args.engine in ("duckdb", "spark")
-    if args.more or any(ch in args.file for ch in "*?["):
+    if args.more or (any(ch in args.file for ch in "*?[") and not os.path.isfile(args.file)):
         return True
     try:
         return os.stat(args.file).st_size > MAX_INPUT_BYTES and Path(args.file).suffix.lower() in (".csv", ".tsv",
@@ -268,33 +268,36 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
             raise UsageError(f"agreebound panel: --{flag} is not available with --engine {args.engine} yet")
     remote = args.engine == "spark" and "://" in args.file
     files = [args.file, *args.more] if remote else input_files([args.file, *args.more])
-    columns = LongColumns()
     if args.mapping:
         from agreebound.formats import parse_mapping
 
         mname, mdata = _read(args.mapping)
         m = parse_mapping(mname, mdata)
         if m.layout != "long":
-            raise InputError(args.mapping, None, "layout", "the DuckDB engine reads long ratings (a row per rating); "
-                             "this mapping is " + m.layout)
-        columns = LongColumns(tuple(m.unit) or ("unit",), m.rater or "rater", m.value or "value", m.dimension)
-    elif not remote:
-        import duckdb
+            raise InputError(args.mapping, None, "layout", f"the {args.engine} engine reads long ratings (a row per "
+                             f"rating); this mapping is {m.layout}")
+    elif remote:
+        from agreebound.importers.mapping import Mapping
 
-        from agreebound.engines.duckdb_engine import source as _source
-
-        try:
-            have = [r[0] for r in duckdb.sql(f"DESCRIBE SELECT * FROM {_source(files[:1])} LIMIT 0").fetchall()]
-        except duckdb.Error as e:
-            raise InputError(files[0], None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:200]}") from None
-        columns = LongColumns(dimension="dimension" if "dimension" in have else None)
+        m = Mapping("long", ("unit",), "rater", "value", "dimension")  # remote files: name them with --mapping
     else:
-        columns = LongColumns(dimension="dimension")  # remote files: name the columns with --mapping
+        from agreebound.engines.common import detect_columns
+
+        m = detect_columns(files[0])  # the reader's own reading of the head: synonyms, the dimension column
+    unsupported = [what for what, bad in (("header = false", not m.header), ("a decimal comma", m.decimal != "."),
+                                          ("lines above the header", bool(m.skip)),
+                                          (f"encoding {m.encoding}", (m.encoding or "utf-8").lower().replace("_", "-")
+                                           not in ("utf-8", "utf-8-sig", "ascii")))
+                   if bad]
+    if unsupported:
+        raise InputError(args.mapping or files[0], None, None, f"the {args.engine} engine reads UTF-8 long ratings with "
+                         f"a header; not {', '.join(unsupported)}: use --engine numpy (files up to 200 MB)")
+    columns = LongColumns(tuple(m.unit) or ("unit",), m.rater or "rater", m.value or "value", m.dimension)
     if args.report:
         args.report_given, args.report = args.report, _report_target(args.report, files[0], "panel")
         _check_report_path(args.report, files)
     t = _thresholds(args, None)
-    missing = _split(args.missing) if args.missing else ()
+    missing = tuple(dict.fromkeys([*(m.missing or ()), *(_split(args.missing) if args.missing else ())]))
     if args.engine == "spark":
         try:
             from agreebound.engines import spark_engine
@@ -302,17 +305,18 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
             raise UsageError("agreebound panel: --engine spark needs pyspark (pip install pyspark) and Java 17") from None
         counts = spark_engine.panel_counts(files, columns, missing=missing, master=args.master)
     else:
-        counts = panel_counts(files, columns, missing=missing)
+        counts = panel_counts(files, columns, missing=missing, delimiter=m.delimiter)
     if args.dimension is not None:
         want = normalise_name(args.dimension)
         if want not in counts:
             raise InputError(files[0], None, "dimension", f"no dimension {printable(args.dimension, 60)!r}; the files "
                              f"have {', '.join(printable(d, 40) for d in list(counts)[:LISTED_CATEGORIES])}")
         counts = {want: counts[want]}
-    name = Path(files[0]).name + (f" (+{len(files) - 1} files)" if len(files) > 1 else "")
-    level = args.level
-    positive: Any = "auto" if args.positive is None else args.positive
-    humans = _split(args.humans) if args.humans else None
+    name = Path(files[0]).name + (f" (and {len(files) - 1} more file{'s' if len(files) > 2 else ''})"
+                                   if len(files) > 1 else "")
+    level = args.level if args.level != "auto" else (m.level or "auto")
+    positive: Any = args.positive if args.positive is not None else (m.positive or "auto")
+    humans = _split(args.humans) if args.humans else (list(m.humans) if m.humans is not None else None)
     if args.detectors:
         every = {r for c in counts.values() for r in c.raters}
         humans = sorted(every - set(_split(args.detectors)))

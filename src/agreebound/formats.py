@@ -575,6 +575,15 @@ def import_ratings(name: str, data: bytes, mapping: Any = None, sheet: str | Non
     return Imported(panels, mapping, source.format, tuple(reasons), source.notices)
 
 
+def read_source_mapping(name: str, data: bytes) -> Any:
+    """The mapping the reader suggests for ``data`` (a file's head), without building panels."""
+    from agreebound.importers.detect import suggest
+    from agreebound.importers.readers import read_source
+
+    source = read_source(name, data, None)
+    return suggest(source.table, source.mapping).mapping
+
+
 def parse_mapping(name: str, data: bytes) -> Any:
     """A mapping file (JSON or TOML) -> Mapping, or an InputError naming the key."""
     from agreebound.importers.mapping import Mapping

@@ -27,6 +27,7 @@ def folder(tmp_path, monkeypatch):
         chunk = rows[i::3]
         pq.write_table(pa.table({k: [r[j] for r in chunk] for j, k in enumerate(("dimension", "unit", "rater", "value"))}),
                        parts / f"part-{i}.parquet")
+    pq.write_table(pa.table({"unit": ["x"], "rater": ["y"], "value": ["1"]}), parts / ".secret.parquet")
     (tmp_path / "wide.csv").write_text("unit,a,b\nu1,1,2\n")  # not long: not offered
     (tmp_path / ".hidden.csv").write_text("unit,rater,value\nu,a,1\n")
     outside = tmp_path.parent / "outside.csv"
@@ -40,7 +41,7 @@ def folder(tmp_path, monkeypatch):
 
 def test_only_long_files_inside_the_folder_are_offered(folder):
     assert sorted(data.folder_entries()) == ["ratings.csv", "weekly/*.parquet"]
-    assert len(data.folder_entries()["weekly/*.parquet"]) == 3
+    assert [Path(f).name for f in data.folder_entries()["weekly/*.parquet"]] == [f"part-{i}.parquet" for i in range(3)]
 
 
 def test_parts_measured_with_duckdb_give_the_in_memory_verdicts(folder):

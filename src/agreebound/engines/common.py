@@ -39,7 +39,8 @@ def input_files(paths: Sequence[str]) -> list[str]:
     """Files and patterns to files; one kind (CSV/TSV or Parquet)."""
     out: list[str] = []
     for p in paths:
-        found = sorted(glob.glob(p)) if any(ch in p for ch in "*?[") else [p]
+        literal = os.path.isfile(p) or "://" in p  # a file named lit[1].csv is that file
+        found = [p] if literal or not any(ch in p for ch in "*?[") else sorted(glob.glob(p))
         if not found:
             raise InputError(p, None, None, "no file matches this pattern")
         for f in found:
@@ -146,3 +147,43 @@ def drop_unused(c: PanelCounts) -> PanelCounts:
     raters = {r: {int(new[k]): n for k, n in per.items() if new[k] >= 0} for r, per in c.rater_counts.items()}
     return PanelCounts(c.dimension, c.kind, tuple(c.categories[i] for i in keep), c.units_by_m, pairs,
                        tuple(c.category_totals[i] for i in keep), raters)
+
+
+HEAD_BYTES = 1 << 20
+
+
+def detect_columns(path: str) -> Any:
+    """The columns of long ratings as the in-memory reader would map them (header synonyms such as
+    item/annotator/label, a dimension column named question), read from the file's head: the
+    suggested Mapping. A file that does not read as long ratings is an InputError."""
+    from agreebound.formats import read_source_mapping
+
+    name = Path(path).name
+    if is_parquet([path]):
+        import io
+
+        import pyarrow.parquet as pq
+
+        try:
+            pf = pq.ParquetFile(path)
+            first = next(pf.iter_batches(batch_size=2000), None)
+        except Exception as e:  # noqa: BLE001 - pyarrow's many error types: said in one line
+            raise InputError(path, None, None, f"not a readable Parquet file ({str(e).splitlines()[0][:200]})") from None
+        if first is None:
+            raise InputError(path, None, None, "the Parquet file has no rows")
+        buf = io.BytesIO()
+        import pyarrow as pa
+
+        pq.write_table(pa.Table.from_batches([first]), buf)
+        head = buf.getvalue()
+    else:
+        with open(path, "rb") as f:
+            head = f.read(HEAD_BYTES)
+        if len(head) == HEAD_BYTES and b"\n" in head:
+            head = head[: head.rindex(b"\n") + 1]
+    mapping = read_source_mapping(name, head)
+    if mapping.layout != "long":
+        raise InputError(path, None, None, f"it reads as {mapping.layout} ratings; the out-of-core engines read long "
+                         "ratings (one row per rating): convert it, give --mapping with layout long, or use "
+                         "--engine numpy (files up to 200 MB)")
+    return mapping

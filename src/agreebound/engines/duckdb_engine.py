@@ -25,6 +25,8 @@ from agreebound.engines.common import (
     pivot_cells,
 )
 from agreebound.errors import InputError
+from agreebound.escape import excerpt
+from agreebound.formats import _INVISIBLE_RE2
 
 __all__ = ["LongColumns", "panel_counts", "PIVOT_MAX_CATEGORIES", "MEMORY_LIMIT", "source"]
 
@@ -33,11 +35,12 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def source(files: list[str]) -> str:
+def source(files: list[str], delimiter: str | None = None) -> str:
     listing = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
     if is_parquet(files):
         return f"read_parquet({listing}, union_by_name = true)"
-    delim = "\\t" if files[0].lower().endswith(".tsv") else ","
+    delim = delimiter or ("\\t" if files[0].lower().endswith(".tsv") else ",")
+    delim = {"\t": "\\t"}.get(delim, delim).replace("'", "''")
     return f"read_csv({listing}, header = true, all_varchar = true, delim = '{delim}', union_by_name = true)"
 
 
@@ -46,45 +49,98 @@ def source(files: list[str]) -> str:
 MEMORY_LIMIT = "1GB"
 
 
+def _name(expr: str) -> str:
+    """SQL for a name as the in-memory reader compares names (agreebound.escape.normalise_name):
+    invisible characters removed, NFC, surrounding whitespace trimmed."""
+    return (f"regexp_replace(nfc_normalize(regexp_replace(CAST({expr} AS VARCHAR), '[{_INVISIBLE_RE2}]', '', 'g')), "
+            f"'^{_SPACE}+|{_SPACE}+$', '', 'g')")
+
+
+_SPACE = r"[\s\p{Z}\x{0b}\x{1c}-\x{1f}\x{85}]"
+
+
+def _literal(files: list[str], tmp: str) -> list[str]:
+    """DuckDB reads every path as a pattern: a file whose name holds * ? [ is read through a link
+    with a plain name."""
+    out = []
+    for i, f in enumerate(files):
+        if any(ch in f for ch in "*?[]{}"):
+            link = os.path.join(tmp, f"input-{i}{os.path.splitext(f)[1]}")
+            os.symlink(os.path.abspath(f), link)
+            out.append(link)
+        else:
+            out.append(f)
+    return out
+
+
 def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, missing: Sequence[str] = (),
-                 threads: int | None = None, memory_limit: str | None = None) -> dict[str, PanelCounts]:
-    """Counts per dimension of the long ratings in ``paths`` (files or globs)."""
+                 threads: int | None = None, memory_limit: str | None = None, delimiter: str | None = None,
+                 display: str | None = None) -> dict[str, PanelCounts]:
+    """Counts per dimension of the long ratings in ``paths`` (files or patterns). The reader's rules
+    hold: names normalised, empty unit/rater/dimension names and a rater rating a unit twice are
+    errors, no ratings at all is an error. ``display`` names the data in messages (not its path)."""
     import shutil
     import tempfile
 
     import duckdb
 
     files = input_files(paths)
+    shown = display or (files[0] if len(files) == 1 else f"{files[0]} (and {len(files) - 1} more)")
     spill = tempfile.mkdtemp(prefix="agreebound-duckdb-")
     con = duckdb.connect(config={"threads": threads or os.cpu_count() or 1,
                                  "memory_limit": memory_limit or os.environ.get("AGREEBOUND_DUCKDB_MEMORY") or MEMORY_LIMIT,
                                  "temp_directory": spill, "preserve_insertion_order": False})
     try:
-        have = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source(files)} LIMIT 0").fetchall()]
-        check_columns(files, have, columns)
-        unit = " || '\x1f' || ".join(f"CAST({_quote(c)} AS VARCHAR)" for c in columns.unit)
-        dim = f"CAST({_quote(columns.dimension)} AS VARCHAR)" if columns.dimension else "'all'"
-        # One scan of the files: ratings per (unit, value) and per (rater, value), by dimension.
+        src = source(_literal(files, spill), delimiter)
+        have = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src} LIMIT 0").fetchall()]
+        check_columns([shown], have, columns)
+        parts = [f"coalesce({_name(_quote(c))}, '')" for c in columns.unit]
+        unit = parts[0] if len(parts) == 1 else " || '\x1f' || ".join(parts)
+        if len(parts) > 1:  # every part empty: no unit
+            unit = f"nullif({unit}, '{chr(0x1f) * (len(parts) - 1)}')"
+        dim = _name(_quote(columns.dimension)) if columns.dimension else "'all'"
+        # One scan: ratings per (unit, value) and per (rater, value), and per unit its ratings and
+        # distinct raters (a rater rating a unit twice is an error, as in memory), by dimension.
         con.execute(f"""
             CREATE TEMP TABLE g AS
-            SELECT {dim} AS d, {unit} AS u, CAST({_quote(columns.rater)} AS VARCHAR) AS r,
-                   trim(CAST({_quote(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n
-            FROM {source(files)}
-            GROUP BY GROUPING SETS ((d, u, v), (d, r, v))""")
-        by_rater = con.execute("SELECT d, r, v, n FROM g WHERE r IS NOT NULL").fetchall()
+            SELECT {dim} AS d, nullif({unit}, '') AS u, nullif({_name(_quote(columns.rater))}, '') AS r,
+                   trim(CAST({_quote(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n,
+                   count(DISTINCT nullif({_name(_quote(columns.rater))}, ''))::BIGINT AS nr,
+                   grouping(u, r, v) AS gid
+            FROM {src}
+            GROUP BY GROUPING SETS ((d, u, v), (d, r, v), (d, u))""")
+        total = con.execute("SELECT coalesce(sum(n), 0) FROM g WHERE gid = 3").fetchone()[0]  # sets (d, u)
+        if not total:
+            raise InputError(shown, None, None, "no ratings: the files have a header but no data rows")
+        # grouping(u, r, v): 2 = the (d, u, v) set, 4 = (d, r, v), 3 = (d, u)
+        empty = (("dimension", columns.dimension, "d IS NULL OR d = ''"), ("unit", columns.unit[0], "gid = 3 AND u IS NULL"),
+                 ("rater", columns.rater, "gid = 4 AND r IS NULL"))
+        for what, col, cond in empty:
+            if col is not None and con.execute(f"SELECT count(*) FROM g WHERE {cond}").fetchone()[0]:
+                raise InputError(shown, None, col, f"an empty {what} name; every rating needs one")
+        twice = con.execute("SELECT d, u FROM g WHERE gid = 3 AND n > nr LIMIT 1").fetchone()
+        if twice:
+            who = con.execute(f"""SELECT r FROM (SELECT {_name(_quote(columns.rater))} AS r, count(*) AS n FROM {src}
+                                  WHERE {dim} = ? AND nullif({unit}, '') = ? GROUP BY ALL) WHERE n > 1 LIMIT 1""",
+                              [twice[0], twice[1]]).fetchone()
+            raise InputError(shown, None, columns.rater, f"rater {excerpt(who[0] if who else '?')} rated unit "
+                             f"{excerpt(str(twice[1]).replace(chr(0x1f), ' | '))} again"
+                             + (f" in dimension {excerpt(twice[0])}" if columns.dimension else "")
+                             + "; each rater rates a unit once")
+        by_rater = con.execute("SELECT d, r, v, n FROM g WHERE gid = 4").fetchall()
 
         def where(text: str) -> tuple[Any, Any]:
-            row = con.execute("SELECT u FROM g WHERE u IS NOT NULL AND v = ? LIMIT 1", [text]).fetchone()
+            row = con.execute("SELECT u FROM g WHERE gid = 2 AND v = ? LIMIT 1", [text]).fetchone()
             return (row[0] if row else "?"), next((r for _, r, v, _ in by_rater if v == text), "?")
 
-        coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, files, columns.value, where)
+        coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, [shown], columns.value, where)
         con.execute("CREATE TEMP TABLE vals (v VARCHAR, code INTEGER)")
         if coding.code_of:
             con.executemany("INSERT INTO vals VALUES (?, ?)", list(coding.code_of.items()))
         con.execute("""
             CREATE TEMP TABLE uc AS
             SELECT g.d, g.u, vals.code AS c, sum(g.n)::BIGINT AS n
-            FROM g JOIN vals ON g.v = vals.v WHERE g.u IS NOT NULL GROUP BY g.d, g.u, vals.code""")
+            FROM g JOIN vals ON g.v = vals.v WHERE g.gid = 2 GROUP BY g.d, g.u, vals.code""")
         con.execute("DROP TABLE g")
         k = len(coding.values)
         if 0 < k <= PIVOT_MAX_CATEGORIES:
@@ -92,7 +148,7 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         else:
             sizes, pairs = _pairs_by_join(con)
     except duckdb.Error as e:
-        raise InputError(files[0], None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:300]}") from None
+        raise InputError(shown, None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:300]}") from None
     finally:
         con.close()
         shutil.rmtree(spill, ignore_errors=True)
@@ -122,8 +178,8 @@ def _pairs_by_join(con: Any) -> tuple[list[Any], list[Any]]:
 
 
 def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str, level: str, *,
-                      missing: Sequence[str] = (), top: int = 10,
-                      max_raters: int = 50) -> tuple[dict[str, Any], list[tuple[str, float]]]:
+                      missing: Sequence[str] = (), top: int = 10, max_raters: int = 50,
+                      delimiter: str | None = None) -> tuple[dict[str, Any], list[tuple[str, float]]]:
     """Leave-one-rater-out alpha (one pass per rater over the staged (unit, rater, value) counts;
     none above ``max_raters``) and the ``top`` units contributing most disagreement (true distances,
     as in memory), for one dimension. Computed out of core, like the counts."""
@@ -140,13 +196,14 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
                                  "memory_limit": os.environ.get("AGREEBOUND_DUCKDB_MEMORY") or MEMORY_LIMIT,
                                  "preserve_insertion_order": False})
     try:
-        unit = " || '\\x1f' || ".join(f"CAST({_quote(c)} AS VARCHAR)" for c in columns.unit)
-        dim = f"CAST({_quote(columns.dimension)} AS VARCHAR)" if columns.dimension else "'all'"
+        parts = [f"coalesce({_name(_quote(c))}, '')" for c in columns.unit]
+        unit = " || '\x1f' || ".join(parts)
+        dim = _name(_quote(columns.dimension)) if columns.dimension else "'all'"
         con.execute(f"""
             CREATE TEMP TABLE g AS
-            SELECT {unit} AS u, CAST({_quote(columns.rater)} AS VARCHAR) AS r,
+            SELECT {unit} AS u, {_name(_quote(columns.rater))} AS r,
                    trim(CAST({_quote(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n
-            FROM {source(files)} WHERE {dim} = ? GROUP BY ALL""", [dimension])
+            FROM {source(_literal(files, spill), delimiter)} WHERE {dim} = ? GROUP BY ALL""", [dimension])
         texts = [t for (t,) in con.execute("SELECT DISTINCT v FROM g WHERE v IS NOT NULL").fetchall()]
         coding = code_texts(texts, missing, files, columns.value, lambda t: ("?", "?"))
         raters = sorted(r for (r,) in con.execute("SELECT DISTINCT r FROM g").fetchall())

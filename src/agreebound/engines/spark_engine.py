@@ -57,11 +57,29 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         df = reader.parquet(*files) if parquet else reader.option("header", True).option("inferSchema", False) \
             .option("sep", "\t" if files[0].lower().endswith(".tsv") else ",").csv(files)
         check_columns(files, df.columns, columns)
-        unit = F.concat_ws("\x1f", *[F.col(f"`{c}`").cast("string") for c in columns.unit])
-        dim = F.col(f"`{columns.dimension}`").cast("string") if columns.dimension else F.lit("all")
-        r = df.select(dim.alias("d"), unit.alias("u"), F.col(f"`{columns.rater}`").cast("string").alias("r"),
+        def name(c: str) -> Any:  # trimmed; empty is no name (NFC and invisible characters: not on Spark)
+            t = F.trim(F.col(f"`{c}`").cast("string"))
+            return F.when(t == "", F.lit(None)).otherwise(t)
+
+        parts = [F.coalesce(name(c), F.lit("")) for c in columns.unit]
+        unit = parts[0] if len(parts) == 1 else F.concat_ws("\x1f", *parts)
+        unit = F.when(unit == ("\x1f" * (len(parts) - 1)), F.lit(None)).otherwise(unit) if len(parts) > 1 else \
+            F.when(unit == "", F.lit(None)).otherwise(unit)
+        dim = name(columns.dimension) if columns.dimension else F.lit("all")
+        r = df.select(dim.alias("d"), unit.alias("u"), name(columns.rater).alias("r"),
                       F.trim(F.col(f"`{columns.value}`").cast("string")).alias("v"))
         by_rater = [tuple(x) for x in r.groupBy("d", "r", "v").count().collect()]
+        if not by_rater:
+            raise InputError(files[0], None, None, "no ratings: the files have a header but no data rows")
+        for what, col, pos in (("dimension", columns.dimension, 0), ("rater", columns.rater, 1)):
+            if col is not None and any(row[pos] is None for row in by_rater):
+                raise InputError(files[0], None, col, f"an empty {what} name; every rating needs one")
+        if r.where(F.col("u").isNull()).limit(1).count():
+            raise InputError(files[0], None, columns.unit[0], "an empty unit name; every rating needs one")
+        twice = r.groupBy("d", "u", "r").count().where(F.col("count") > 1).first()
+        if twice is not None:
+            raise InputError(files[0], None, columns.rater, f"rater {twice['r']!r} rated unit "
+                             f"{str(twice['u']).replace(chr(0x1f), ' | ')!r} again; each rater rates a unit once")
 
         def where(text: str) -> tuple[Any, Any]:
             row = r.where(F.col("v") == text).select("u", "r").first()

@@ -209,13 +209,14 @@ def folder_entries(limit: int = 500) -> dict[str, tuple[str, ...]]:
             real = p.resolve()
             if not real.is_relative_to(root):
                 continue
-            in_parts = p.parent != root and len(list(p.parent.glob(f"*{p.suffix}"))) > 1
+            in_parts = p.parent != root and len([f for f in p.parent.glob(f"*{p.suffix}")
+                                                 if not f.name.startswith(".")]) > 1
             if p.is_file() and p.suffix.lower() in FOLDER_SUFFIXES and not in_parts and _long(real):
                 out[str(rel)] = (str(real),)  # (a subfolder's parts are offered together, below)
             elif p.is_dir():
-                for suffix in (".parquet", ".csv"):
+                for suffix in (".parquet", ".pq", ".csv", ".tsv"):
                     files = tuple(str(f.resolve()) for f in sorted(p.glob(f"*{suffix}"))
-                                  if f.is_file() and f.resolve().is_relative_to(root))
+                                  if f.is_file() and not f.name.startswith(".") and f.resolve().is_relative_to(root))
                     if len(files) > 1 and _long(Path(files[0])):
                         out[f"{rel}/*{suffix}"] = files
     return out
@@ -253,32 +254,31 @@ def folder_data(label: str, files: tuple[str, ...]) -> FolderData:
 def folder_measurements(name: str, digest: str, files: tuple[str, ...], level: str, positive: Any,
                         interval: str = "krippendorff") -> dict[str, PanelMeasurement]:
     """Counts by DuckDB (out of core), measured from the counts; keyed by the files' digest."""
-    import duckdb
-
     from agreebound.analysis import measure_counts
-    from agreebound.engines.common import LongColumns
-    from agreebound.engines.duckdb_engine import panel_counts, source
+    from agreebound.engines.common import LongColumns, detect_columns
+    from agreebound.engines.duckdb_engine import panel_counts
 
     MEASURE_CALLS["panel"] += 1
     try:
-        have = [r[0] for r in duckdb.sql(f"DESCRIBE SELECT * FROM {source(list(files[:1]))} LIMIT 0").fetchall()]
-    except duckdb.Error as e:
-        raise InputError(name, None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:200]}") from None
-    counts = panel_counts(list(files), LongColumns(dimension="dimension" if "dimension" in have else None))
+        m = detect_columns(files[0])
+        cols = LongColumns(tuple(m.unit), m.rater, m.value, m.dimension)
+        counts = panel_counts(list(files), cols, missing=m.missing, delimiter=m.delimiter, display=name)
+    except InputError as e:  # the browser sees the data set's name in the folder, never a server path
+        raise InputError(name, e.row, e.column, e.reason.replace(str(data_folder()), "").replace(files[0], name)) \
+            from None
     return {d: measure_counts(c, name, level, positive) for d, c in counts.items()}
 
 
 @st.cache_resource(max_entries=16, show_spinner="Diagnosing with DuckDB: one pass per rater...")
 def folder_diagnostics(name: str, digest: str, files: tuple[str, ...], level: str, dimension: str) -> PanelDiagnostics:
     """Leave-one-rater-out and the most disagreeing units of folder data, out of core."""
-    import duckdb
-
-    from agreebound.engines.common import LongColumns
-    from agreebound.engines.duckdb_engine import rater_diagnostics, source
+    from agreebound.engines.common import LongColumns, detect_columns
+    from agreebound.engines.duckdb_engine import rater_diagnostics
 
     MEASURE_CALLS["diagnostics"] += 1
-    have = [r[0] for r in duckdb.sql(f"DESCRIBE SELECT * FROM {source(list(files[:1]))} LIMIT 0").fetchall()]
-    cols = LongColumns(dimension="dimension" if "dimension" in have else None)
-    without, units = rater_diagnostics(list(files), cols, dimension, level, max_raters=DIAGNOSTIC_RATERS)
+    m = detect_columns(files[0])
+    cols = LongColumns(tuple(m.unit), m.rater, m.value, m.dimension)
+    without, units = rater_diagnostics(list(files), cols, dimension, level, missing=m.missing,
+                                       max_raters=DIAGNOSTIC_RATERS, delimiter=m.delimiter)
     top = pd.DataFrame({"unit": [u.replace("\x1f", " | ") for u, _ in units], "disagreement": [x for _, x in units]})
     return PanelDiagnostics(without, top, {}, len(without) == 0 and bool(units))
