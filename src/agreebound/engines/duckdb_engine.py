@@ -59,6 +59,11 @@ def _name(expr: str) -> str:
 _SPACE = r"[\s\p{Z}\x{0b}\x{1c}-\x{1f}\x{85}]"
 
 
+def _fast_name(expr: str) -> str:
+    """_name, skipped for printable ASCII with no surrounding space (already normal)."""
+    return f"CASE WHEN regexp_full_match({expr}, '[!-~]([ -~]*[!-~])?') THEN {expr} ELSE {_name(expr)} END"
+
+
 def _literal(files: list[str], tmp: str) -> list[str]:
     """DuckDB reads every path as a pattern: a file whose name holds * ? [ is read through a link
     with a plain name."""
@@ -94,31 +99,55 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         src = source(_literal(files, spill), delimiter)
         have = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src} LIMIT 0").fetchall()]
         check_columns([shown], have, columns)
-        parts = [f"coalesce({_name(_quote(c))}, '')" for c in columns.unit]
-        unit = parts[0] if len(parts) == 1 else " || '\x1f' || ".join(parts)
-        if len(parts) > 1:  # every part empty: no unit
-            unit = f"nullif({unit}, '{chr(0x1f) * (len(parts) - 1)}')"
-        dim = _name(_quote(columns.dimension)) if columns.dimension else "'all'"
-        # One scan: ratings per (unit, value) and per (rater, value), and per unit its ratings and
-        # distinct raters (a rater rating a unit twice is an error, as in memory), by dimension.
+        raw_parts = [f"coalesce(CAST({_quote(c)} AS VARCHAR), '')" for c in columns.unit]
+        raw_unit = raw_parts[0] if len(raw_parts) == 1 else " || '\x1f' || ".join(raw_parts)
+        raw_dim = f"CAST({_quote(columns.dimension)} AS VARCHAR)" if columns.dimension else "'all'"
+        # One scan, on the names as written: ratings per (unit, value) and per (rater, value), and per
+        # unit its ratings and distinct raters (a rater rating a unit twice is an error, as in memory).
+        con.execute(f"""
+            CREATE TEMP TABLE g0 AS
+            SELECT {raw_dim} AS d, {raw_unit} AS u, CAST({_quote(columns.rater)} AS VARCHAR) AS r,
+                   trim(CAST({_quote(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n, grouping(u, r, v) AS gid
+            FROM {src}
+            GROUP BY GROUPING SETS ((d, u, v), (d, r, v), (d, u, r))
+            HAVING grouping(u, r, v) <> 1 OR count(*) > 1""")  # of (d, u, r), only a rater rating a unit twice
+        # Then the names as the reader compares them, on the grouped rows (far fewer than ratings);
+        # plain printable ASCII names are already normal and skip the work.
+        unit_norm = " || '\x1f' || ".join(
+            f"{_fast_name(f'split_part(u, chr(31), {i + 1})')}" for i in range(len(columns.unit))) \
+            if len(columns.unit) > 1 else _fast_name("u")
+        empty_unit = "'" + "\x1f" * (len(columns.unit) - 1) + "'"
         con.execute(f"""
             CREATE TEMP TABLE g AS
-            SELECT {dim} AS d, nullif({unit}, '') AS u, nullif({_name(_quote(columns.rater))}, '') AS r,
-                   trim(CAST({_quote(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n,
-                   count(DISTINCT nullif({_name(_quote(columns.rater))}, ''))::BIGINT AS nr,
-                   grouping(u, r, v) AS gid
-            FROM {src}
-            GROUP BY GROUPING SETS ((d, u, v), (d, r, v), (d, u))""")
-        total = con.execute("SELECT coalesce(sum(n), 0) FROM g WHERE gid = 3").fetchone()[0]  # sets (d, u)
+            SELECT {_fast_name("d") if columns.dimension else "d"} AS d,
+                   nullif(nullif({unit_norm}, ''), {empty_unit}) AS u, nullif({_fast_name("r")}, '') AS r, v,
+                   sum(n)::BIGINT AS n, gid
+            FROM g0 GROUP BY ALL""")
+        plain = "'[!-~]([ -~]*[!-~])?'"  # names already normal: no two spellings can merge
+        respelled = con.execute(f"""SELECT count(*) FROM g0 WHERE (gid = 2 AND NOT regexp_full_match(u, {plain}))
+                                    OR (gid = 4 AND NOT regexp_full_match(r, {plain}))""").fetchone()[0]
+        merged = respelled and con.execute("""SELECT (SELECT count(DISTINCT (d, u)) FROM g0 WHERE gid = 2)
+                                     - (SELECT count(DISTINCT (d, u)) FROM g WHERE gid = 2)""").fetchone()[0] \
+            or con.execute("""SELECT (SELECT count(DISTINCT (d, r)) FROM g0 WHERE gid = 4)
+                                   - (SELECT count(DISTINCT (d, r)) FROM g WHERE gid = 4)""").fetchone()[0]
+        con.execute("DROP TABLE g0")
+        parts = [f"coalesce({_name(_quote(c))}, '')" for c in columns.unit]
+        unit = parts[0] if len(parts) == 1 else " || '\x1f' || ".join(parts)
+        dim = _name(_quote(columns.dimension)) if columns.dimension else "'all'"
+        total = con.execute("SELECT coalesce(sum(n), 0) FROM g WHERE gid = 4").fetchone()[0]  # the (d, r, v) set
         if not total:
             raise InputError(shown, None, None, "no ratings: the files have a header but no data rows")
-        # grouping(u, r, v): 2 = the (d, u, v) set, 4 = (d, r, v), 3 = (d, u)
-        empty = (("dimension", columns.dimension, "d IS NULL OR d = ''"), ("unit", columns.unit[0], "gid = 3 AND u IS NULL"),
+        # grouping(u, r, v): 2 = the (d, u, v) set, 4 = (d, r, v), 1 = (d, u, r) (double ratings only)
+        empty = (("dimension", columns.dimension, "d IS NULL OR d = ''"), ("unit", columns.unit[0], "gid = 2 AND u IS NULL"),
                  ("rater", columns.rater, "gid = 4 AND r IS NULL"))
         for what, col, cond in empty:
             if col is not None and con.execute(f"SELECT count(*) FROM g WHERE {cond}").fetchone()[0]:
                 raise InputError(shown, None, col, f"an empty {what} name; every rating needs one")
-        twice = con.execute("SELECT d, u FROM g WHERE gid = 3 AND n > nr LIMIT 1").fetchone()
+        twice = con.execute("SELECT d, u FROM g WHERE gid = 1 LIMIT 1").fetchone()
+        if twice is None and merged:  # spellings of a unit or rater merged: count ratings again, exactly
+            twice = con.execute(f"""SELECT d, u FROM (SELECT {dim} AS d, nullif({unit}, '') AS u,
+                                    {_name(_quote(columns.rater))} AS r, count(*) AS n FROM {src} GROUP BY ALL)
+                                    WHERE n > 1 LIMIT 1""").fetchone()
         if twice:
             who = con.execute(f"""SELECT r FROM (SELECT {_name(_quote(columns.rater))} AS r, count(*) AS n FROM {src}
                                   WHERE {dim} = ? AND nullif({unit}, '') = ? GROUP BY ALL) WHERE n > 1 LIMIT 1""",
