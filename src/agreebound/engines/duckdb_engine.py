@@ -109,8 +109,7 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
             SELECT {raw_dim} AS d, {raw_unit} AS u, CAST({_quote(columns.rater)} AS VARCHAR) AS r,
                    trim(CAST({_quote(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n, grouping(u, r, v) AS gid
             FROM {src}
-            GROUP BY GROUPING SETS ((d, u, v), (d, r, v), (d, u, r))
-            HAVING grouping(u, r, v) <> 1 OR count(*) > 1""")  # of (d, u, r), only a rater rating a unit twice
+            GROUP BY GROUPING SETS ((d, u, v), (d, r, v))""")
         # Then the names as the reader compares them, on the grouped rows (far fewer than ratings);
         # plain printable ASCII names are already normal and skip the work.
         unit_norm = " || '\x1f' || ".join(
@@ -137,17 +136,19 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         total = con.execute("SELECT coalesce(sum(n), 0) FROM g WHERE gid = 4").fetchone()[0]  # the (d, r, v) set
         if not total:
             raise InputError(shown, None, None, "no ratings: the files have a header but no data rows")
-        # grouping(u, r, v): 2 = the (d, u, v) set, 4 = (d, r, v), 1 = (d, u, r) (double ratings only)
+        # grouping(u, r, v): 2 = the (d, u, v) set, 4 = (d, r, v)
         empty = (("dimension", columns.dimension, "d IS NULL OR d = ''"), ("unit", columns.unit[0], "gid = 2 AND u IS NULL"),
                  ("rater", columns.rater, "gid = 4 AND r IS NULL"))
         for what, col, cond in empty:
             if col is not None and con.execute(f"SELECT count(*) FROM g WHERE {cond}").fetchone()[0]:
                 raise InputError(shown, None, col, f"an empty {what} name; every rating needs one")
-        twice = con.execute("SELECT d, u FROM g WHERE gid = 1 LIMIT 1").fetchone()
-        if twice is None and merged:  # spellings of a unit or rater merged: count ratings again, exactly
-            twice = con.execute(f"""SELECT d, u FROM (SELECT {dim} AS d, nullif({unit}, '') AS u,
-                                    {_name(_quote(columns.rater))} AS r, count(*) AS n FROM {src} GROUP BY ALL)
-                                    WHERE n > 1 LIMIT 1""").fetchone()
+        # A rater rating a unit twice: a second pass grouping by (unit, rater), which DuckDB spills to
+        # disk beyond its memory (in the grouping sets above it could not); names as written, or
+        # normalised when two spellings merged.
+        key_d, key_u, key_r = (dim, f"nullif({unit}, '')", _name(_quote(columns.rater))) if merged else \
+            (raw_dim, raw_unit, f"CAST({_quote(columns.rater)} AS VARCHAR)")
+        twice = con.execute(f"""SELECT d, u FROM (SELECT {key_d} AS d, {key_u} AS u, {key_r} AS r FROM {src})
+                                GROUP BY d, u, r HAVING count(*) > 1 LIMIT 1""").fetchone()
         if twice:
             who = con.execute(f"""SELECT r FROM (SELECT {_name(_quote(columns.rater))} AS r, count(*) AS n FROM {src}
                                   WHERE {dim} = ? AND nullif({unit}, '') = ? GROUP BY ALL) WHERE n > 1 LIMIT 1""",
