@@ -116,9 +116,9 @@ def admissible_levels(panel: RatingPanel) -> tuple[str, ...]:
     return out
 
 
-def suggest_positive(panel: RatingPanel) -> Any:
+def suggest_positive(panel: RatingPanel, counts: Any = None) -> Any:
     """For two-valued data, the value that reads as a detector firing (1, yes, toxic, ...), or the
-    rarer one; None otherwise."""
+    rarer one (``counts``: each category's ratings; by default counted from the panel); None otherwise."""
     cats = panel.categories
     if len(cats) != 2:
         return None
@@ -126,7 +126,8 @@ def suggest_positive(panel: RatingPanel) -> Any:
     for v in values:
         if str(v).strip().lower() in POSITIVE_WORDS:
             return v
-    counts = np.bincount(panel.coded.code, minlength=2)
+    if counts is None:
+        counts = np.bincount(panel.coded.code, minlength=2)
     return values[int(np.argmin(counts))]
 
 
@@ -254,15 +255,9 @@ class _CountsPanel:
                 else "integer"
 
     def category_index(self, positive: Any) -> int | None:
-        if positive is None:
-            return None
-        if isinstance(positive, str):
-            texts = category_texts(self.categories)
-            return texts.index(positive) if positive in texts else None
-        for i, v in enumerate(self.categories.values):
-            if v == positive and type(v) is not str:
-                return i
-        return None
+        from agreebound.formats import category_index
+
+        return category_index(self.categories, positive)
 
 
 def measure_counts(counts: Any, file: str, level: str = "auto", positive: Any = "auto",
@@ -306,11 +301,7 @@ def measure_counts(counts: Any, file: str, level: str = "auto", positive: Any = 
     at_levels: dict[str, Fraction | None] = {}
     for other in admissible_levels(panel):  # type: ignore[arg-type]
         at_levels[other] = alpha.value if other == level else alpha_of_counts(counts, other).value
-    offered = None
-    if pos is None and len(counts.categories) == 2:
-        values = list(panel.categories.values)
-        offered = next((v for v in values if str(v).strip().lower() in POSITIVE_WORDS),
-                       values[int(np.argmin(totals))])
+    offered = suggest_positive(panel, totals) if pos is None else None  # type: ignore[arg-type]
     return PanelMeasurement(file, counts.dimension, level, alpha, raters, detectors, humans_t, used, source, pos,
                             counts.n_units, counts.n_ratings, boot, bracket, panel.kind, totals, (), suggestion,
                             at_levels, offered)

@@ -34,6 +34,7 @@ from agreebound.panel import (
     Categories,
     Coded,
     _check_level,
+    _exact_sum,
     per_unit_counts,
 )
 
@@ -266,19 +267,7 @@ def alpha(c: PanelCounts, level: str = "nominal") -> AlphaResult:
     scale = 1
     for m in ms:
         scale = math.lcm(scale, m - 1)
-    n_c = [0] * k
-    for m in ms:
-        ci, _, w = c.pairs[m]
-        rows = np.bincount(ci, weights=np.asarray(w, dtype=np.float64), minlength=k)
-        if rows.max(initial=0) >= 2**53:
-            acc = [0] * k
-            for i, x in zip(ci.tolist(), np.asarray(w).tolist()):
-                acc[i] += int(x)
-            rows_i = acc
-        else:
-            rows_i = [int(x) for x in rows]
-        for i in range(k):
-            n_c[i] += rows_i[i] // (m - 1)  # sum_k P_m[c, k] = (m - 1) * (ratings of c in units of size m)
+    n_c = pairable_totals(c)
     n = sum(n_c)
     units = sum(n_u for m, n_u in c.units_by_m.items() if m >= 2)
     pairs_m = sum(n_u * m * (m - 1) // 2 for m, n_u in c.units_by_m.items() if m >= 2)
@@ -306,7 +295,7 @@ def alpha(c: PanelCounts, level: str = "nominal") -> AlphaResult:
         for m in ms:
             ci, ki, w = c.pairs[m]
             off = ci != ki
-            total += _int_sum(np.asarray(w)[off]) * (scale // (m - 1))
+            total += _exact_sum(np.asarray(w)[off]) * (scale // (m - 1))
         exp = n * n - sum(x * x for x in n_c)
         if exp == 0:
             return result(None, None, None)
@@ -358,8 +347,19 @@ def alpha(c: PanelCounts, level: str = "nominal") -> AlphaResult:
     return result(1 - d_o / d_e, d_o, d_e, (float(d_o), mean_sq))
 
 
-def _int_sum(a: np.ndarray) -> int:
-    return int(sum(int(v) for v in a.tolist())) if a.dtype == object else int(a.astype(np.int64).sum())
+def pairable_totals(c: PanelCounts) -> list[int]:
+    """n_c: each category's values in units of two or more ratings (the coincidence marginals),
+    from sum_k P_m[c, k] = (m - 1) x (ratings of c in units of size m)."""
+    k = len(c.categories)
+    n_c = [0] * k
+    for m in sorted(x for x in c.pairs if x >= 2):
+        ci, _, w = c.pairs[m]
+        rows = [0] * k
+        for i, x in zip(ci.tolist(), np.asarray(w).tolist()):
+            rows[i] += int(x)
+        for i in range(k):
+            n_c[i] += rows[i] // (m - 1)
+    return n_c
 
 
 def _seed_from_counts(c: PanelCounts) -> int:
@@ -370,7 +370,7 @@ def _seed_from_counts(c: PanelCounts) -> int:
         return AB_UNDEFINED
     dpairs = 0
     for m, (ci, ki, w) in c.pairs.items():
-        dpairs += _int_sum(np.asarray(w)[ci != ki])
+        dpairs += _exact_sum(np.asarray(w)[ci != ki])
     return _seed_formula(dpairs, [int(t) for t in c.category_totals], n_raters)
 
 

@@ -442,19 +442,7 @@ class RatingPanel:
         return self.coded
 
     def category_index(self, positive: Any) -> int | None:
-        """The index of the category ``positive`` names: a category value, or its text."""
-        values = self.coded.categories
-        if positive is None:
-            return None
-        if isinstance(positive, str):
-            for i, v in enumerate(category_texts(values)):
-                if v == positive:
-                    return i
-            return None
-        for i, v in enumerate(values.values):
-            if v == positive and type(v) is not str:
-                return i
-        return None
+        return category_index(self.coded.categories, positive)
 
     def detector_rates(self, positive: Any) -> tuple[DetectorRate, ...]:
         """Each detector's rate of ``positive`` over the units it rated (exact)."""
@@ -573,6 +561,21 @@ def import_ratings(name: str, data: bytes, mapping: Any = None, sheet: str | Non
         mapping = mapping.with_(missing=tuple(missing))
     panels = build_panels(source.table, mapping, source.notices)
     return Imported(panels, mapping, source.format, tuple(reasons), source.notices)
+
+
+def category_index(categories: Categories, positive: Any) -> int | None:
+    """The index of the category ``positive`` names: a category value, or its text."""
+    if positive is None:
+        return None
+    if isinstance(positive, str):
+        for i, v in enumerate(category_texts(categories)):
+            if v == positive:
+                return i
+        return None
+    for i, v in enumerate(categories.values):
+        if v == positive and type(v) is not str:
+            return i
+    return None
 
 
 def read_source_mapping(name: str, data: bytes) -> Any:

@@ -289,13 +289,9 @@ def _distances(counts: Any, result: Any, level: str) -> list[list[float]]:
         x_all, scale = result.category_set.scaled
         x = np.asarray(x_all, dtype=np.float64) / scale
     elif level == "ordinal":
-        n_c = [0] * k
-        for m, (ci, _, w) in counts.pairs.items():
-            row = [0] * k  # sum_k P_m[c, k] = (m - 1) x (ratings of c in units of size m)
-            for i, n in zip(ci.tolist(), np.asarray(w).tolist()):
-                row[i] += int(n)
-            for i in range(k):
-                n_c[i] += row[i] // (m - 1)
+        from agreebound.counts import pairable_totals
+
+        n_c = pairable_totals(counts)
         x = np.r_[0, np.cumsum(n_c)[:-1]] + np.array(n_c) / 2
     else:
         v = result.category_set.floats
