@@ -315,6 +315,9 @@ class CalibrationMeasurement:
     unavailable: dict[str, str] = field(default_factory=dict, compare=False)
     #: A partial audit's notes on coverage ("12 cases have no human reference").
     notes: tuple[str, ...] = field(default=(), compare=False)
+    #: An out-of-core engine's measurement: the per-case sums (agreebound.judge_counts) instead of
+    #: one row per case (``cases`` is then empty).
+    counts: Any = field(default=None, compare=False, repr=False)
 
     @property
     def rates(self) -> tuple[Rate, ...]:
@@ -363,6 +366,19 @@ class CalibrationMeasurement:
             y, m = y[keep], m[keep]
             if int(y.sum()) == rate.numerator and int(m.sum()) == rate.denominator and bool((y <= m).all()):
                 out[rate.name] = (y, m)
+        return out
+
+    def rate_stats(self) -> dict[str, Any]:
+        """Each rate's per-case sums (judge_counts.RateStats), for the case-aware intervals."""
+        if self.counts is not None:
+            return dict(self.counts.rates)
+        from agreebound.judge_counts import RateStats
+
+        out = {}
+        for name, (y, m) in self.case_counts().items():
+            y_, m_ = [int(v) for v in y], [int(v) for v in m]
+            out[name] = RateStats(sum(y_), sum(m_), len(m_), sum(v * v for v in y_),
+                                  sum(a * b for a, b in zip(y_, m_)), sum(v * v for v in m_))
         return out
 
 
@@ -668,7 +684,10 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
             bound_passed = w.low_at_least(limit) if kind == "min" else w.high_at_most(limit)
             passed = passed and bound_passed
         checks.append(RateCheck(name, rate, kind, t, passed, seed_passed, bound_passed))
-    issues = _reference_issues(measurement.cases, th.minimum_reviewers)
+    if measurement.counts is not None:
+        issues = measurement.counts.issues(th.minimum_reviewers)[0]
+    else:
+        issues = _reference_issues(measurement.cases, th.minimum_reviewers)
     decision: Decision = PASS if not issues and all(c.passed for c in checks) else FAIL
     seed_decision: Decision = PASS if not issues and all(c.seed_passed for c in checks) else FAIL
     if measurement.partial:  # some gate cannot be evaluated: never a pass, and not a fail of the judge

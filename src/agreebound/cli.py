@@ -76,6 +76,7 @@ CAL_EXAMPLES = """examples:
   agreebound calibrate sample_data/judge_illustrative.json --json --report judge.md
   agreebound calibrate contract.json --references references.csv --observations observations.csv
   agreebound calibrate gpt-4_pair.jsonl --references human_judgments.jsonl
+  agreebound calibrate contract.json --references 'refs/*.parquet' --observations 'obs/*.parquet' --engine duckdb
 
 """ + EXIT_CODE_HELP
 
@@ -532,6 +533,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     elif args.references or args.observations:
         if not (args.references and args.observations):
             raise InputError(name, None, None, "the tabular form needs --references and --observations")
+        if _judge_out_of_core(args):
+            return _calibrate_duckdb(args, name, data, t, inputs)
         rname, rdata = _read(args.references)
         oname, odata = _read(args.observations)
         bundle = parse_judge_tables(name, data, rname, rdata, oname, odata)
@@ -548,6 +551,66 @@ def _calibrate(args: argparse.Namespace) -> int:
         return calibration_html(bundle, t, report)
 
     return _emit(args, report, html, _print_calibration)
+
+
+def _judge_out_of_core(args: argparse.Namespace) -> bool:
+    if args.engine != "auto":
+        return args.engine == "duckdb"
+    for path in (args.references, args.observations):
+        if any(ch in path for ch in "*?[") and not os.path.isfile(path):
+            return True
+        if Path(path).suffix.lower() in (".parquet", ".pq"):
+            return True
+        try:
+            if os.stat(path).st_size > MAX_INPUT_BYTES:
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def _sha256_file(path: str) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _calibrate_duckdb(args: argparse.Namespace, name: str, data: bytes, t: Any,
+                      inputs: list[tuple[str, bytes | str]]) -> int:
+    """The tabular trio out of core: DuckDB returns the audit's counts; the decision, intervals and
+    report are the in-memory ones."""
+    from agreebound.engines.common import input_files
+    from agreebound.engines.judge_duckdb import judge_measurement
+    from agreebound.formats import JudgeBundle
+    from agreebound.report import calibration_report
+
+    if args.record:
+        raise UsageError("agreebound calibrate: --record is not available with --engine duckdb yet")
+    refs, obs = input_files([args.references]), input_files([args.observations])
+    if args.report:
+        _check_report_path(args.report, [args.bundle, *refs, *obs])
+    contract, header, m = judge_measurement(name, data, refs, obs)
+    empty = pd_empty()
+    bundle = JudgeBundle(name, contract, header[0], header[1], header[2], empty, empty, m)
+    inputs = [*inputs, *((Path(f).name, _sha256_file(f)) for f in [*refs, *obs])]
+    report = calibration_report(bundle, t, inputs)
+
+    def html() -> str:
+        from agreebound.ui.html import calibration_html
+
+        return calibration_html(bundle, t, report)
+
+    return _emit(args, report, html, _print_calibration)
+
+
+def pd_empty() -> Any:
+    import pandas as pd
+
+    return pd.DataFrame()
 
 
 def _judge_inputs(args: argparse.Namespace, inputs: list[tuple[str, bytes]]) -> list[tuple[str, str, bytes]]:
@@ -748,7 +811,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("bundle", help="judge bundle JSON; the contract JSON of the tabular trio; or a judge log "
                    "(MT-Bench judgments JSONL, AlpacaEval annotations JSON)")
     c.add_argument("--references", help="references CSV (tabular trio), or human judgments for a judge log")
-    c.add_argument("--observations", help="observations CSV (tabular trio)")
+    c.add_argument("--observations", help="observations CSV (tabular trio); with --engine duckdb, CSV/Parquet files "
+                   "or a quoted pattern ('obs/*.parquet')")
+    c.add_argument("--engine", choices=("auto", "numpy", "duckdb"), default="auto",
+                   help="the tabular trio: numpy (in memory, up to 200 MB) or duckdb (out of core); auto picks "
+                   "duckdb for a pattern, Parquet, or a file over 200 MB")
     c.add_argument("--contract", help="a judge log's contract (the trio's contract JSON); default: a draft from "
                    "the log with the seed's illustrative thresholds")
     c.add_argument("--judge", help="a judge log holding several judges: the one to audit")

@@ -1400,19 +1400,25 @@ def _csv_records(name: str, data: bytes, fields: Sequence[str]) -> tuple[pd.Data
     return pd.DataFrame(columns, columns=list(fields)), table
 
 
+def judge_tables_contract(name: str, data: bytes) -> tuple[JudgeCalibrationContract, tuple[Any, Any, Any]]:
+    """The tabular form's contract file: the contract and the snapshot's header (not yet validated)."""
+    obj = _json(name, data)
+    if not isinstance(obj, dict) or set(obj) != {"contract", "snapshot"}:
+        raise InputError(name, None, None,
+                         'expected a JSON object with exactly "contract" and "snapshot" (scope, contract_content_id, rubric_digest)')
+    contract = _contract(name, obj["contract"])
+    header = _header(name, obj["snapshot"])
+    extra = [k for k in obj["snapshot"] if k not in ("scope", "contract_content_id", "rubric_digest")]
+    if extra:
+        raise InputError(name, None, f"snapshot.{extra[0]}", "unknown field (records go in the CSV files)")
+    return contract, header
+
+
 def parse_judge_tables(contract_name: str, contract_data: bytes, references_name: str, references_data: bytes,
                        observations_name: str, observations_data: bytes) -> JudgeBundle:
     """The tabular alternative: contract JSON (``{"contract": {...}, "snapshot": {scope, contract_content_id,
     rubric_digest}}``), references CSV (reviewer ids joined by ';') and observations CSV."""
-    obj = _json(contract_name, contract_data)
-    if not isinstance(obj, dict) or set(obj) != {"contract", "snapshot"}:
-        raise InputError(contract_name, None, None,
-                         'expected a JSON object with exactly "contract" and "snapshot" (scope, contract_content_id, rubric_digest)')
-    contract = _contract(contract_name, obj["contract"])
-    header = _header(contract_name, obj["snapshot"])
-    extra = [k for k in obj["snapshot"] if k not in ("scope", "contract_content_id", "rubric_digest")]
-    if extra:
-        raise InputError(contract_name, None, f"snapshot.{extra[0]}", "unknown field (records go in the CSV files)")
+    contract, header = judge_tables_contract(contract_name, contract_data)
     refs, rt = _csv_records(references_name, references_data, REFERENCE_FIELDS)
     obs, ot = _csv_records(observations_name, observations_data, OBSERVATION_FIELDS)
     names = {"references": references_name, "observations": observations_name, "snapshot": contract_name}

@@ -384,17 +384,15 @@ def _as_float(bits: int) -> float:
     return struct.unpack("<d", struct.pack("<q", bits))[0]
 
 
-def _rate_interval(name: str, successes: int, observations: int, counts: tuple[np.ndarray, np.ndarray] | None,
-                   z: float) -> RateInterval:
+def _rate_interval(name: str, successes: int, observations: int, stats: Any, z: float) -> RateInterval:
+    """``stats``: the rate's per-case sums (agreebound.judge_counts.RateStats: k, Syy, Sym, Smm), or None."""
     n_obs, s = observations, successes
-    if counts is None:
+    if stats is None:
         deff_exact, k = Fraction(1), 0
         method = "Wilson over observations (this source has no per-case counts for this rate)"
     else:
-        y = [int(v) for v in counts[0]]
-        m = [int(v) for v in counts[1]]
-        k = len(m)
-        deff_max = Fraction(sum(v * v for v in m), n_obs)  # every case's observations identical
+        k = stats.k
+        deff_max = Fraction(stats.smm, n_obs)  # every case's observations identical
         over = f"{k:,} case{'' if k == 1 else 's'}"
         if deff_max == 1:
             deff_exact = Fraction(1)
@@ -406,8 +404,8 @@ def _rate_interval(name: str, successes: int, observations: int, counts: tuple[n
                       f"per case: design effect {float(deff_max):.3g} over {over}; {why}, nothing to measure it on)")
         else:
             # cluster-robust (ratio-estimator) variance over the SRS variance, in integers:
-            # deff = k/(k-1) * sum (N y_i - Y m_i)^2 / (N Y (N - Y))
-            spread = sum((n_obs * yi - s * mi) ** 2 for yi, mi in zip(y, m))
+            # deff = k/(k-1) * sum (N y_i - Y m_i)^2 / (N Y (N - Y)), the sum expanded over the case sums
+            spread = n_obs * n_obs * stats.syy - 2 * n_obs * s * stats.sym + s * s * stats.smm
             raw = Fraction(k * spread, (k - 1) * n_obs * s * (n_obs - s))
             deff_exact = min(max(raw, Fraction(1)), deff_max)
             note = "" if deff_exact == raw else (
@@ -431,7 +429,7 @@ def judge_rate_intervals(measurement: Any, z: float = Z95) -> dict[str, RateInte
     """95% intervals for a judge's rates that count each case's observations as one cluster.
 
     For a rate p = sum y_i / sum m_i over the k cases that contribute to it (y_i, m_i: the case's
-    numerator and denominator counts, from ``measurement.case_counts()``):
+    numerator and denominator counts, summed in ``measurement.rate_stats()``):
 
     * v_c = k/(k-1) * sum (y_i - p m_i)^2 / (sum m_i)^2, the cluster-robust (ratio-estimator)
       variance; v_srs = p (1-p) / sum m_i, the variance if the observations were independent;
@@ -450,10 +448,10 @@ def judge_rate_intervals(measurement: Any, z: float = Z95) -> dict[str, RateInte
     out. A rate whose per-case counts cannot be derived keeps the observation-level Wilson
     (deff 1) and says so in ``method``.
     """
-    getter = getattr(measurement, "case_counts", None)
-    counts = getter() if callable(getter) else {}
+    getter = getattr(measurement, "rate_stats", None)
+    stats = getter() if callable(getter) else {}
     unavailable = getattr(measurement, "unavailable", {}) or {}
-    return {r.name: _rate_interval(r.name, r.numerator, r.denominator, counts.get(r.name), z)
+    return {r.name: _rate_interval(r.name, r.numerator, r.denominator, stats.get(r.name), z)
             for r in measurement.rates if r.denominator > 0 and r.name not in unavailable}
 
 
@@ -541,6 +539,22 @@ class JudgeDiagnostics:
 def judge_diagnostics(m: Any) -> JudgeDiagnostics:
     """Diagnostics from a CalibrationMeasurement's per-case facts. In a partial audit, agreement
     with the humans counts only the cases that have a human reference."""
+    wilson = {r.name: Wilson(r.numerator, r.denominator) for r in m.rates}
+    counts = getattr(m, "counts", None)
+    if counts is not None:  # an out-of-core measurement: the same figures from the per-case sums
+        from agreebound.counts import alpha as alpha_of
+        from agreebound.judge_counts import human_alpha_counts
+
+        agree = counts.rates["human_agreement"]
+        return JudgeDiagnostics(
+            agreement_with_ties=(agree.numerator, agree.denominator),
+            agreement_without_ties=counts.agreement_without_ties,
+            judge_human_alpha=alpha_of(human_alpha_counts(counts), "nominal"),
+            stable_flips=counts.rates["position_flip"].numerator,
+            noisy_flips=counts.noisy_flips,
+            wilson=wilson,
+            intervals=judge_rate_intervals(m),
+        )
     all_cases = m.cases
     cases = all_cases[all_cases["has_reference"].to_numpy(dtype=bool)] if "has_reference" in all_cases else all_cases
     no_tie = (cases["preferred"] != "tie").to_numpy()
@@ -555,7 +569,6 @@ def judge_diagnostics(m: Any) -> JudgeDiagnostics:
     ba = cases["majority_ba"].astype(object).where(cases["majority_ba"].notna(), None).to_numpy()
     unstable = (cases["unstable_ab"] | cases["unstable_ba"]).to_numpy()
     differ = np.array([a is not None and b is not None and a != b for a, b in zip(ab, ba)], dtype=bool)
-    wilson = {r.name: Wilson(r.numerator, r.denominator) for r in m.rates}
     return JudgeDiagnostics(
         agreement_with_ties=(int(agree.sum()), int(obs.sum())),
         agreement_without_ties=(int(agree[no_tie].sum()), int(obs[no_tie].sum())),

@@ -1,0 +1,178 @@
+"""Mergeable sufficient statistics of a judge audit: what an out-of-core engine returns.
+
+A judge audit's decision, its case-aware intervals and its diagnostics need only integers summed
+over cases, never the observations themselves:
+
+* per rate, its numerator and denominator, and over the cases that contribute to it (m_i > 0,
+  y_i of m_i) the number of such cases k and the sums of y_i^2, y_i m_i and m_i^2: the cluster-robust
+  variance's spread sum (N y_i - Y m_i)^2 expands to N^2 Syy - 2 N Y Sym + Y^2 Smm, exactly;
+* the reference facts the contract checks: how many cases have each number of reviewers, how many
+  are not adjudicated, and the first ids of each (sorted; ``ISSUE_IDS`` listed, the rest counted);
+* the diagnostics: agreement on cases whose human reference is not a tie, the noisy flips, and the
+  (human, majority "ab", majority "ba") patterns behind the judge-human alpha.
+
+Counts of disjoint sets of cases **merge** by adding (and by keeping the first ids), so parts of a
+snapshot read anywhere give the counts of the whole; :func:`from_cases` gives the same counts from
+the in-memory measurement's per-case frame.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+#: How many case ids each reference issue lists (the rest are counted).
+ISSUE_IDS = 1000
+#: Reviewer counts at or above this are one bucket: minimum_reviewers is at most 100.
+REVIEWER_CAP = 101
+RATE_NAMES = ("human_agreement", "position_flip", "repeat_variance", "verbosity_bias", "self_preference")
+LABELS = ("a", "b", "tie")
+
+
+@dataclass(frozen=True)
+class RateStats:
+    """One rate's numerator/denominator and its per-case sums (cases with m_i > 0)."""
+
+    numerator: int
+    denominator: int
+    k: int
+    syy: int
+    sym: int
+    smm: int
+
+    def __add__(self, other: "RateStats") -> "RateStats":
+        return RateStats(*(a + b for a, b in zip(self.astuple(), other.astuple())))
+
+    def astuple(self) -> tuple[int, int, int, int, int, int]:
+        return (self.numerator, self.denominator, self.k, self.syy, self.sym, self.smm)
+
+
+@dataclass(frozen=True)
+class JudgeCounts:
+    n_cases: int
+    n_observations: int
+    rates: Mapping[str, RateStats]
+    #: reviewers per case (capped at REVIEWER_CAP) -> number of cases
+    reviewers: Mapping[int, int]
+    #: reviewers per case (below the cap) -> the first ISSUE_IDS case ids, sorted
+    reviewer_ids: Mapping[int, tuple[str, ...]] = field(repr=False)
+    unadjudicated: int
+    unadjudicated_ids: tuple[str, ...] = field(repr=False)
+    #: agreements / observations over the cases whose human reference is not a tie
+    agreement_without_ties: tuple[int, int]
+    noisy_flips: int
+    #: (human, majority ab, majority ba) as indices into LABELS (-1: none) -> number of cases
+    patterns: Mapping[tuple[int, int, int], int]
+
+    def issues(self, minimum_reviewers: int) -> tuple[tuple[str, ...], int]:
+        """The reference issues as the contract names them (sorted), and how many are not listed."""
+        low = [i for r, ids in self.reviewer_ids.items() if r < minimum_reviewers for i in ids]
+        n_low = sum(n for r, n in self.reviewers.items() if r < minimum_reviewers)
+        listed = ["adjudication:" + i for i in self.unadjudicated_ids]
+        listed += ["reviewers:" + i for i in sorted(low)[:ISSUE_IDS]]
+        shown = len(self.unadjudicated_ids) + min(len(low), ISSUE_IDS)
+        return tuple(sorted(listed)), self.unadjudicated + n_low - shown
+
+
+def _first(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(heapq.nsmallest(ISSUE_IDS, {*a, *b}))
+
+
+def _add(a: Mapping[Any, int], b: Mapping[Any, int]) -> dict[Any, int]:
+    out = dict(a)
+    for key, n in b.items():
+        out[key] = out.get(key, 0) + n
+    return {k: v for k, v in sorted(out.items()) if v}
+
+
+def merge(a: JudgeCounts, b: JudgeCounts) -> JudgeCounts:
+    """The counts of both (disjoint sets of cases): associative and commutative."""
+    ids = {r: _first(a.reviewer_ids.get(r, ()), b.reviewer_ids.get(r, ()))
+           for r in sorted({*a.reviewer_ids, *b.reviewer_ids})}
+    return JudgeCounts(
+        a.n_cases + b.n_cases, a.n_observations + b.n_observations,
+        {name: a.rates[name] + b.rates[name] for name in RATE_NAMES},
+        _add(a.reviewers, b.reviewers), {r: v for r, v in ids.items() if v},
+        a.unadjudicated + b.unadjudicated, _first(a.unadjudicated_ids, b.unadjudicated_ids),
+        (a.agreement_without_ties[0] + b.agreement_without_ties[0],
+         a.agreement_without_ties[1] + b.agreement_without_ties[1]),
+        a.noisy_flips + b.noisy_flips, _add(a.patterns, b.patterns),
+    )
+
+
+def _stats(y: np.ndarray, m: np.ndarray) -> RateStats:
+    keep = m > 0
+    y, m = [int(v) for v in y[keep]], [int(v) for v in m[keep]]
+    return RateStats(sum(y), sum(m), len(m), sum(v * v for v in y), sum(a * b for a, b in zip(y, m)),
+                     sum(v * v for v in m))
+
+
+def from_cases(cases: Any) -> JudgeCounts:
+    """The counts of a full audit's per-case frame (CalibrationMeasurement.cases)."""
+    c = cases
+
+    def col(name: str) -> np.ndarray:
+        return c[name].to_numpy().astype(np.int64)
+
+    code = {label: i for i, label in enumerate(LABELS)}
+
+    def codes(name: str) -> np.ndarray:
+        return np.array([code.get(v, -1) if isinstance(v, str) else -1 for v in c[name].astype(object)], dtype=np.int64)
+
+    two = np.full(len(c), 2, dtype=np.int64)
+    rates = {
+        "human_agreement": _stats(col("agreements"), col("observations")),
+        "position_flip": _stats(col("flipped"), col("flip_opportunity")),
+        "repeat_variance": _stats(col("unstable_ab") + col("unstable_ba"), two),
+        "verbosity_bias": _stats(col("verbosity_errors"), col("verbosity_opportunities")),
+        "self_preference": _stats(col("self_errors"), col("self_opportunities")),
+    }
+    ids = c["case_id"].astype(object).to_numpy()
+    reviewers = np.minimum(col("reviewers"), REVIEWER_CAP)
+    r_values, r_counts = np.unique(reviewers, return_counts=True)
+    reviewer_ids = {int(r): tuple(heapq.nsmallest(ISSUE_IDS, ids[reviewers == r].tolist()))
+                    for r in r_values if r < REVIEWER_CAP}
+    unadj = ~c["adjudicated"].to_numpy(dtype=bool)
+    human, ab, ba = codes("preferred"), codes("majority_ab"), codes("majority_ba")
+    no_tie = human != code["tie"]
+    unstable = c["unstable_ab"].to_numpy(dtype=bool) | c["unstable_ba"].to_numpy(dtype=bool)
+    noisy = unstable & (ab >= 0) & (ba >= 0) & (ab != ba)
+    keys, n = np.unique(np.stack([human, ab, ba], axis=1), axis=0, return_counts=True) if len(c) else (
+        np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    return JudgeCounts(
+        len(c), int(col("observations").sum()), rates,
+        {int(r): int(k) for r, k in zip(r_values, r_counts)}, reviewer_ids,
+        int(unadj.sum()), tuple(heapq.nsmallest(ISSUE_IDS, ids[unadj].tolist())),
+        (int(col("agreements")[no_tie].sum()), int(col("observations")[no_tie].sum())),
+        int(noisy.sum()), {tuple(int(v) for v in key): int(k) for key, k in zip(keys, n)},
+    )
+
+
+def human_alpha_counts(counts: JudgeCounts) -> Any:
+    """The judge-human alpha's panel counts (nominal): each case a unit of the human reference and
+    the judge's majority in each order, from the pattern counts."""
+    from agreebound.counts import from_rows
+
+    units: dict[int, int] = {}
+    pairs: dict[tuple[int, int, int], int] = {}
+    totals = [0, 0, 0]
+    raters: dict[tuple[str, int], int] = {}
+    for pattern, n in counts.patterns.items():
+        for rater, v in zip(("human", "judge ab", "judge ba"), pattern):
+            if v >= 0:
+                raters[(rater, v)] = raters.get((rater, v), 0) + n
+        values = [v for v in pattern if v >= 0]
+        m = len(values)
+        units[m] = units.get(m, 0) + n
+        hist = np.bincount(values, minlength=3) if values else np.zeros(3, dtype=np.int64)
+        for c in range(3):
+            totals[c] += int(hist[c]) * n
+            for k in range(3):
+                p = int(hist[c]) * int(hist[k]) - (int(hist[c]) if c == k else 0)
+                if p and m > 1:
+                    pairs[(m, c, k)] = pairs.get((m, c, k), 0) + p * n
+    return from_rows("judge-human", "label", LABELS, units, [(m, c, k, n) for (m, c, k), n in pairs.items()],
+                     totals, [(r, c, n) for (r, c), n in raters.items()])

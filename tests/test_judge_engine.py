@@ -1,0 +1,285 @@
+"""The judge audit out of core (DuckDB) against the in-memory tabular form: the same counts, rates,
+intervals, decisions and diagnostics, and for bad input the same message naming the same file, row
+and column."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from agreebound.calibration import decide
+from agreebound.engines.judge_duckdb import judge_measurement
+from agreebound.errors import InputError
+from agreebound.formats import parse_judge_tables
+from agreebound.judge_counts import from_cases, merge
+from agreebound.synthetic import JudgeBehaviour, judge_frames
+from agreebound.thresholds import CalibrationThresholds
+from agreebound.uncertainty import judge_diagnostics
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+
+
+def _csv(frame: pd.DataFrame) -> str:
+    f = frame.copy()
+    if "reviewer_ids" in f:
+        f["reviewer_ids"] = [";".join(v) for v in f["reviewer_ids"]]
+    if "adjudicated" in f:
+        f["adjudicated"] = np.where(f["adjudicated"].astype(bool), "true", "false")
+    return f.to_csv(index=False)
+
+
+def write_trio(tmp: Path, contract, refs: pd.DataFrame, obs: pd.DataFrame, header: dict, parts: int = 1,
+               parquet: bool = False) -> tuple[Path, list[Path], list[Path]]:
+    c = tmp / "contract.json"
+    c.write_text(json.dumps({"contract": asdict(contract), "snapshot": header}))
+    out = []
+    for role, frame in (("references", refs), ("observations", obs)):
+        files = []
+        for i, chunk in enumerate(np.array_split(np.arange(len(frame)), parts)):
+            part = frame.iloc[chunk]
+            if parquet:
+                p = tmp / f"{role}-{i}.parquet"
+                q = part.copy()
+                if "reviewer_ids" in q:
+                    q["reviewer_ids"] = [list(v) for v in q["reviewer_ids"]]
+                q.to_parquet(p, index=False)
+            else:
+                p = tmp / f"{role}-{i}.csv"
+                p.write_text(_csv(part))
+            files.append(p)
+        out.append(files)
+    return c, out[0], out[1]
+
+
+def in_memory(c: Path, refs: Path, obs: Path):
+    return parse_judge_tables(c.name, c.read_bytes(), refs.name, refs.read_bytes(), obs.name, obs.read_bytes())
+
+
+def out_of_core(c: Path, refs: list[Path], obs: list[Path]):
+    return judge_measurement(c.name, c.read_bytes(), [str(p) for p in refs], [str(p) for p in obs])[2]
+
+
+BEHAVIOURS = [
+    JudgeBehaviour(),
+    JudgeBehaviour(accuracy=0.6, noise=0.2, position_bias=0.2, verbosity_bias=0.5, self_preference=0.5,
+                   self_share=0.5, tie_share=0.3, unadjudicated=0.1, single_reviewer=0.2),
+    JudgeBehaviour(accuracy=0.95, noise=0.01, tie_share=0.0, self_share=0.0),
+    JudgeBehaviour(accuracy=0.3, noise=0.5, position_bias=0.5, tie_share=0.5, single_reviewer=0.5),
+]
+
+
+def same(a, b) -> None:
+    """Everything the product shows about a judge audit, from either measurement."""
+    assert a.rates == b.rates and (a.n_cases, a.n_observations) == (b.n_cases, b.n_observations)
+    strict = replace(a.contract.thresholds, strict=True)
+    for th in (None, strict, replace(a.contract.thresholds, minimum_reviewers=3)):
+        assert decide(a, th) == decide(b, th)
+    assert judge_diagnostics(a) == judge_diagnostics(b)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_randomized_snapshots_give_the_in_memory_audit(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    contract, refs, obs, header = judge_frames(int(rng.integers(20, 300)), int(rng.integers(2, 5)),
+                                               BEHAVIOURS[seed % len(BEHAVIOURS)], seed=seed)
+    obs = obs.sample(frac=1, random_state=seed).reset_index(drop=True)  # a case's rows anywhere
+    c, [r], [o] = write_trio(tmp_path, contract, refs, obs, header)
+    expected = in_memory(c, r, o).measurement
+    got = out_of_core(c, [r], [o])
+    same(expected, got)
+    assert got.counts == from_cases(expected.cases)
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    c2, rs, os_ = write_trio(parts, contract, refs, obs, header, parts=3, parquet=seed % 2 == 0)
+    same(expected, out_of_core(c2, rs, os_))
+
+
+def test_the_sample_trio_and_its_published_rates(tmp_path):
+    c, r, o = (SAMPLES / f"judge_failing_{x}" for x in ("contract.json", "references.csv", "observations.csv"))
+    m = out_of_core(c, [r], [o])
+    assert [(x.numerator, x.denominator) for x in m.rates] == [(926, 1440), (26, 233), (7, 480), (333, 714), (95, 168)]
+    assert decide(m).decision == "FAIL_CALIBRATION"
+    same(in_memory(c, r, o).measurement, m)
+
+
+def test_counts_merge_over_disjoint_cases():
+    contract, refs, obs, header = judge_frames(200, 3, BEHAVIOURS[1], seed=5)
+    from agreebound.calibration import measure_frames
+
+    m = measure_frames(contract, refs, obs, **header)
+    whole = from_cases(m.cases)
+    a, b, c = (from_cases(m.cases.iloc[s]) for s in (slice(0, 70), slice(70, 150), slice(150, None)))
+    assert merge(merge(a, b), c) == whole == merge(a, merge(b, c)) == merge(c, merge(b, a))
+    assert whole.unadjudicated == int((~refs["adjudicated"]).sum()) > 0
+    assert whole.issues(2)[0] == decide(m).reference_issues and whole.issues(2)[1] == 0
+
+
+# --- bad input: the same message, file, row and column as in memory ---------------------------------
+
+def _mutations():
+    """(name, role, row, field, value) edits, and whole-frame edits."""
+    return [
+        ("adjudicated not a bool", "references", 17, "adjudicated", "yes"),
+        ("empty adjudicated", "references", 3, "adjudicated", ""),
+        ("repetition as a decimal", "observations", 211, "repetition", "2.0"),
+        ("tokens as text", "observations", 95, "candidate_b_tokens", "many"),
+        ("tokens with too many digits", "observations", 40, "candidate_a_tokens", "1" * 25),
+        ("repetition out of range", "observations", 150, "repetition", "0"),
+        ("tokens out of range", "observations", 7, "candidate_a_tokens", "2000000"),
+        ("bad case id", "references", 9, "case_id", "Case 9"),
+        ("case id with a space", "observations", 60, "case_id", " case-0000010"),
+        ("bad order", "observations", 33, "order", "AB"),
+        ("bad choice", "observations", 34, "selected_candidate", "c"),
+        ("preferred not a candidate", "references", 12, "preferred_candidate", "both"),
+        ("reviewers unsorted", "references", 20, "reviewer_ids", "reviewer:quality;reviewer:domain"),
+        ("reviewers repeated", "references", 21, "reviewer_ids", "reviewer:domain;reviewer:domain"),
+        ("no reviewers", "references", 22, "reviewer_ids", ""),
+        ("bad generator", "observations", 80, "candidate_a_generator", "GPT 4"),
+        ("duplicate reference", "references", 30, "case_id", "case-0000004"),
+        ("duplicate key", "observations", 101, "repetition", "1"),
+        ("no reference", "observations", 120, "case_id", "case-9999999"),
+        ("another judge", "observations", 130, "judge_generator", "judge-v2"),
+        ("metadata changes", "observations", 141, "candidate_b_tokens", "7"),
+        ("generator changes", "observations", 142, "candidate_b_generator", "candidate-z"),
+        ("repetition beyond the contract", "observations", 155, "repetition", "9"),
+    ]
+
+
+def _text_frames(seed: int = 3):
+    contract, refs, obs, header = judge_frames(60, 2, BEHAVIOURS[1], seed=seed)
+    r = pd.read_csv(pd.io.common.StringIO(_csv(refs)), dtype=str, keep_default_na=False)
+    o = pd.read_csv(pd.io.common.StringIO(_csv(obs)), dtype=str, keep_default_na=False)
+    return contract, r, o, header
+
+
+def _both(tmp: Path, contract, r: pd.DataFrame, o: pd.DataFrame, header: dict) -> tuple[str, str]:
+    c = tmp / "contract.json"
+    c.write_text(json.dumps({"contract": asdict(contract), "snapshot": header}))
+    rp, op = tmp / "references.csv", tmp / "observations.csv"
+    rp.write_text(r.to_csv(index=False))
+    op.write_text(o.to_csv(index=False))
+    messages = []
+    for run in (lambda: in_memory(c, rp, op), lambda: out_of_core(c, [rp], [op])):
+        with pytest.raises(InputError) as e:
+            run()
+        messages.append(str(e.value))
+    return messages[0], messages[1]
+
+
+@pytest.mark.parametrize("name,role,row,field,value", _mutations(), ids=[m[0] for m in _mutations()])
+def test_bad_rows_are_reported_as_in_memory(tmp_path, name, role, row, field, value):
+    contract, r, o, header = _text_frames()
+    frame = r if role == "references" else o
+    frame.loc[row, field] = value
+    expected, got = _both(tmp_path, contract, r, o, header)
+    assert got == expected
+    assert f"row {row + 2}" in got or "repetition" in got  # the data row under the header, or a case's set
+
+
+def test_the_first_of_several_bad_rows_in_file_order(tmp_path):
+    contract, r, o, header = _text_frames()
+    o.loc[200, "order"] = "xx"
+    o.loc[50, "selected_candidate"] = "nope"
+    o.loc[10, "judge_generator"] = "judge-v9"  # a later check: the record errors come first
+    expected, got = _both(tmp_path, contract, r, o, header)
+    assert got == expected and "row 52" in got and "selected_candidate" in got
+
+
+@pytest.mark.parametrize("edit", ["scope", "content", "minimum", "missing", "empty"])
+def test_snapshot_and_completeness_errors_as_in_memory(tmp_path, edit):
+    contract, r, o, header = _text_frames()
+    if edit == "scope":
+        header = {**header, "scope": "another-scope"}
+    elif edit == "content":
+        header = {**header, "contract_content_id": "judge-calibration@sha256:" + "0" * 64}
+    elif edit == "minimum":
+        contract = replace(contract, minimum_cases=61)
+        header = {**header, "contract_content_id": contract.content_id}
+    elif edit == "missing":
+        o = o.drop(index=[77]).reset_index(drop=True)
+    else:
+        o = o.iloc[:0]
+    expected, got = _both(tmp_path, contract, r, o, header)
+    assert got == expected
+
+
+def test_a_bad_row_in_a_later_part_names_that_file_and_its_row(tmp_path):
+    contract, refs, obs, header = judge_frames(60, 2, BEHAVIOURS[0], seed=1)
+    c, rs, os_ = write_trio(tmp_path, contract, refs, obs, header, parts=3)
+    lines = os_[2].read_text().splitlines()
+    cells = lines[5].split(",")
+    cells[3] = "maybe"
+    lines[5] = ",".join(cells)
+    os_[2].write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as e:
+        out_of_core(c, rs, os_)
+    assert str(e.value).startswith("observations-2.csv, row 6, column 'selected_candidate': "
+                                   "observation.selected_candidate must be a, b, or tie")
+
+
+def test_a_parquet_part_with_a_bad_row(tmp_path):
+    contract, refs, obs, header = judge_frames(40, 2, BEHAVIOURS[0], seed=2)
+    obs.loc[100, "candidate_a_tokens"] = 0
+    c, rs, os_ = write_trio(tmp_path, contract, refs, obs, header, parts=2, parquet=True)
+    with pytest.raises(InputError) as e:
+        out_of_core(c, rs, os_)
+    assert str(e.value).startswith("observations-1.parquet, row 21, column 'candidate_a_tokens': "
+                                   "observation.candidate_a_tokens must be between 1 and 1000000")
+
+
+def test_wrong_columns_are_named(tmp_path):
+    contract, r, o, header = _text_frames()
+    o = o.rename(columns={"order": "position"})
+    c = tmp_path / "contract.json"
+    c.write_text(json.dumps({"contract": asdict(contract), "snapshot": header}))
+    rp, op = tmp_path / "references.csv", tmp_path / "observations.csv"
+    rp.write_text(r.to_csv(index=False))
+    op.write_text(o.to_csv(index=False))
+    with pytest.raises(InputError) as e:
+        out_of_core(c, [rp], [op])
+    assert str(e.value).startswith("observations.csv, row 1, column 'order': missing column")
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+def _cli(capsys, *argv):
+    from agreebound.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_duckdb_report_equals_the_in_memory_report(tmp_path, capsys):
+    c, r, o = (SAMPLES / f"judge_failing_{x}" for x in ("contract.json", "references.csv", "observations.csv"))
+    base = ["calibrate", c, "--references", r, "--observations", o, "--json"]
+    code_n, out_n, _ = _cli(capsys, *base, "--engine", "numpy")
+    code_d, out_d, _ = _cli(capsys, *base, "--engine", "duckdb")
+    assert (code_n, code_d) == (1, 1)
+    assert json.loads(out_d) == json.loads(out_n)  # inputs, rates, intervals, diagnostics, decision
+
+
+def test_cli_reads_parts_by_pattern_and_says_bad_rows(tmp_path, capsys):
+    contract, refs, obs, header = judge_frames(80, 2, BEHAVIOURS[2], seed=4)
+    c, rs, os_ = write_trio(tmp_path, contract, refs, obs, header, parts=4, parquet=True)
+    code, out, err = _cli(capsys, "calibrate", c, "--references", tmp_path / "references-*.parquet",
+                          "--observations", tmp_path / "observations-*.parquet", "--json")
+    report = json.loads(out)
+    from agreebound.calibration import measure_frames
+
+    expected = decide(measure_frames(contract, refs, obs, **header))
+    assert code == (0 if expected.decision == "PASS_CALIBRATION" else 1)
+    assert report["calibration"]["decision"] == expected.decision
+    assert [f["file"] for f in report["inputs"]][1:] == [p.name for p in [*rs, *os_]]
+    obs.loc[5, "order"] = "sideways"
+    write_trio(tmp_path, contract, refs, obs, header, parts=4, parquet=True)
+    code, out, err = _cli(capsys, "calibrate", c, "--references", tmp_path / "references-*.parquet",
+                          "--observations", tmp_path / "observations-*.parquet")
+    assert code == 3 and out == ""
+    assert ("observations-0.parquet, row 6, column 'order': observation.order is outside the bounded text contract "
+            "(observation case_id='case-0000001', order='sideways', repetition=2)") in err
