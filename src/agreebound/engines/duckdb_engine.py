@@ -95,6 +95,7 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
     con = duckdb.connect(config={"threads": threads or os.cpu_count() or 1,
                                  "memory_limit": memory_limit or os.environ.get("AGREEBOUND_DUCKDB_MEMORY") or MEMORY_LIMIT,
                                  "temp_directory": spill, "preserve_insertion_order": False})
+    con.execute("SET enable_progress_bar = false")  # stdout is the report's
     try:
         src = source(_literal(files, spill), delimiter)
         have = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src} LIMIT 0").fetchall()]
@@ -225,6 +226,7 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
     con = duckdb.connect(config={"threads": os.cpu_count() or 1, "temp_directory": spill,
                                  "memory_limit": os.environ.get("AGREEBOUND_DUCKDB_MEMORY") or MEMORY_LIMIT,
                                  "preserve_insertion_order": False})
+    con.execute("SET enable_progress_bar = false")  # stdout is the report's
     try:
         parts = [f"coalesce({_name(_quote(c))}, '')" for c in columns.unit]
         unit = " || '\x1f' || ".join(parts)

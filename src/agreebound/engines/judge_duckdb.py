@@ -76,7 +76,6 @@ def _reviewers_ok(x: str) -> str:
 _REF_PARSE = {"adjudicated": f"NOT {_in('adjudicated', ('true', 'false'))}"}
 _REF_RECORD = " AND ".join([_id_ok("case_id"), _in("preferred_candidate", ("a", "b", "tie")),
                             _reviewers_ok("reviewer_ids"), _in("adjudicated", ("true", "false"))])
-_OBS_PARSE = {f: f"NOT {_int_ok(_quote(f))}" for f in _INT_FIELDS}
 
 
 def _range(x: str, lo: int, hi: int) -> str:
@@ -103,6 +102,8 @@ class _Source:
         self.shown = self.names[0] if len(self.files) == 1 else f"{self.names[0]} (and {len(self.files) - 1} more)"
         self.con = con
         types = self._check_header()
+        self.integer = {f for f in self.fields if types[f] in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
+                                                               "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")}
         self.columns = ", ".join(f"{self._text(f, types[f])} AS {_quote(f)}" for f in self.fields)
 
     def scan(self, files: Sequence[str] | None = None, numbered: bool = False) -> str:
@@ -259,6 +260,7 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
     con = duckdb.connect(config={"threads": n_threads,
                                  "memory_limit": memory_limit or os.environ.get("AGREEBOUND_DUCKDB_MEMORY") or MEMORY_LIMIT,
                                  "temp_directory": spill, "preserve_insertion_order": False})
+    con.execute("SET enable_progress_bar = false")  # stdout is the report's
     shown = "?"
     try:
         refs = _Source(con, "references", references, REFERENCE_FIELDS, spill, reference_names)
@@ -278,57 +280,74 @@ def _measure(con: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any]
     ref_filters = ", ".join(f"count(*) FILTER ({cond})" for cond in _REF_PARSE.values())
     n_refs, *ref_parse, ref_bad = con.execute(
         f"SELECT count(*), {ref_filters}, count(*) FILTER (NOT ({_REF_RECORD})) FROM {refs.view()}").fetchone()
-    obs_filters = ", ".join(f"count(*) FILTER ({cond})" for cond in _OBS_PARSE.values())
-    n_obs, *obs_parse, obs_bad = con.execute(
-        f"SELECT count(*), {obs_filters}, count(*) FILTER (NOT ({_OBS_RECORD})) FROM {obs.view()}").fetchone()
+    # One grouped scan of the observations: per case, each order's selections, repetitions and a
+    # mask of which repetitions occur, the candidates' metadata (min and max of each field: equal
+    # when it never changes), the judge, and how many rows any rule may refuse. Ids are checked once
+    # per case (the group's key), generators on their min and max (rows between them are checked
+    # one by one if those differ).
+    reps, judge = c.repetitions_per_order, c.judge_generator.replace("'", "''")
+    # an integer column's text always parses (its missing cells do not); text is checked as in memory
+    parse = {f: f"{_quote(f)} IS NULL" if f in obs.integer else f"NOT {_int_ok(_quote(f))}" for f in _INT_FIELDS}
+    cheap = " AND ".join([_in('"order"', ORDERS), _in("selected_candidate", ("a", "b", "tie")),
+                          "coalesce(rp BETWEEN 1 AND 100, false)", "coalesce(ta BETWEEN 1 AND 1000000, false)",
+                          "coalesce(tb BETWEEN 1 AND 1000000, false)",
+                          "ag IS NOT NULL AND bg IS NOT NULL AND jg IS NOT NULL"])
+
+    def order(o: str) -> str:
+        return (f"count(*) FILTER (od = '{o}' AND sel = 0) AS a{o}, count(*) FILTER (od = '{o}' AND sel = 1) AS b{o}, "
+                f"count(*) FILTER (od = '{o}' AND sel = 2) AS t{o}, count(*) FILTER (od = '{o}') AS n{o}, "
+                f"count(*) FILTER (od = '{o}' AND rp <= {reps}) AS g{o}, "
+                f"bit_or(CASE WHEN rp BETWEEN 1 AND 50 THEN 1::BIGINT << (rp - 1) ELSE 0 END) FILTER (od = '{o}') AS lo{o}, "
+                f"bit_or(CASE WHEN rp BETWEEN 51 AND 100 THEN 1::BIGINT << (rp - 51) ELSE 0 END) FILTER (od = '{o}') AS hi{o}")
+
+    con.execute(f"""
+        CREATE TEMP TABLE p AS
+        SELECT case_id, count(*) AS n, {order('ab')}, {order('ba')},
+               {', '.join(f"count(*) FILTER ({cond}) AS parse_{i}" for i, cond in enumerate(parse.values()))},
+               count(*) FILTER (NOT ({cheap})) AS bad,
+               min(ta) AS ta, max(ta) AS ta2, min(tb) AS tb, max(tb) AS tb2, min(ag) AS ag, max(ag) AS ag2,
+               min(bg) AS bg, max(bg) AS bg2, min(jg) AS jg, max(jg) AS jg2
+        FROM (SELECT case_id, "order" AS od, repetition, candidate_a_tokens, candidate_b_tokens,
+                     TRY_CAST(repetition AS BIGINT) AS rp, CASE selected_candidate WHEN 'a' THEN 0 WHEN 'b' THEN 1
+                     WHEN 'tie' THEN 2 END AS sel, selected_candidate, "order",
+                     TRY_CAST(candidate_a_tokens AS BIGINT) AS ta, TRY_CAST(candidate_b_tokens AS BIGINT) AS tb,
+                     candidate_a_generator AS ag, candidate_b_generator AS bg, judge_generator AS jg
+              FROM {obs.view()})
+        GROUP BY case_id""")
+    texts = " OR ".join(f"NOT {_id_ok(x)}" for x in ("case_id", "ag", "ag2", "bg", "bg2", "jg", "jg2"))
+    n_obs, *obs_parse, obs_bad = con.execute(f"""
+        SELECT coalesce(sum(n), 0), {', '.join(f"coalesce(sum(parse_{i}), 0)" for i in range(len(parse)))},
+               coalesce(sum(CASE WHEN {texts} OR ag <> ag2 OR bg <> bg2 OR jg <> jg2 THEN n ELSE bad END), 0)
+        FROM p""").fetchone()
     con.execute("SET threads = 1")  # the slow path reads in file order
-    for src, n, parse, counts in ((refs, n_refs, _REF_PARSE, ref_parse), (obs, n_obs, _OBS_PARSE, obs_parse)):
+    for src, n, rules, counts in ((refs, n_refs, _REF_PARSE, ref_parse), (obs, n_obs, parse, obs_parse)):
         if n == 0:  # as the CSV reader says it (the tabular form reads references first)
             raise InputError(src.shown, None, None, "the file has a header but no data rows; expected a "
                              f"{'Parquet file with the columns' if src.parquet else 'CSV with the header'} "
                              f"{','.join(src.fields)}")
-        _parse_error(src, parse, dict(zip(parse, counts)))
-    if ref_bad or obs_bad:
-        if ref_bad:
-            _record_error(refs, _REF_RECORD, HumanReference)
-        if obs_bad:
-            _record_error(obs, _OBS_RECORD, JudgeObservation)
-        raise InputError(obs.shown, None, None, "the DuckDB engine reads these rows differently from the in-memory "
-                         "reader; use --engine numpy (files up to 200 MB)")
+        _parse_error(src, rules, dict(zip(rules, counts)))
+    if ref_bad:
+        _record_error(refs, _REF_RECORD, HumanReference)
+    if obs_bad:  # some row may break a record rule: find the first that does, if any
+        _record_error(obs, _OBS_RECORD, JudgeObservation)
     con.execute(f"SET threads = {n_threads}")
     try:
         _validate_snapshot_header(*header)
     except ValueError as error:
         raise _snapshot_error(contract_name, error, str(error).split(" ")[0].removeprefix("snapshot.")) from None
 
-    # Typed tables: references are few; observations are read once more per pass below.
     con.execute(f"""CREATE TEMP TABLE r AS SELECT case_id, CASE preferred_candidate WHEN 'a' THEN 0 WHEN 'b' THEN 1
                     ELSE 2 END AS pref, len(string_split(reviewer_ids, ';')) AS nrev, adjudicated = 'true' AS adj
                     FROM {refs.view()}""")
-    o = (f"(SELECT case_id, \"order\" = 'ba' AS ob, CAST(repetition AS BIGINT) AS rep, CASE selected_candidate "
-         f"WHEN 'a' THEN 0 WHEN 'b' THEN 1 ELSE 2 END AS sel, CAST(candidate_a_tokens AS BIGINT) AS ta, "
-         f"CAST(candidate_b_tokens AS BIGINT) AS bt, candidate_a_generator AS ag, candidate_b_generator AS bg, "
-         f"judge_generator AS jg FROM {obs.view()})")
-    distinct_refs = con.execute("SELECT count(DISTINCT case_id) FROM r").fetchone()[0]
-    if distinct_refs != n_refs:
+    if con.execute("SELECT count(DISTINCT case_id) FROM r").fetchone()[0] != n_refs:
         _duplicate_reference(con, refs)
-    judge = c.judge_generator.replace("'", "''")
-    # One pass over the observations: per (case, order) the selections and repetitions, and the
-    # facts every later check needs (keys, judge, metadata).
-    con.execute(f"""
-        CREATE TEMP TABLE g AS
-        SELECT case_id, ob,
-               count(*) FILTER (sel = 0) AS na, count(*) FILTER (sel = 1) AS nb, count(*) FILTER (sel = 2) AS nt,
-               count(*) AS n, count(DISTINCT rep) AS nrep, count(*) FILTER (rep <= {c.repetitions_per_order}) AS good,
-               count(*) FILTER (jg <> '{judge}') AS other_judge,
-               min({{'ta': ta, 'bt': bt, 'ag': ag, 'bg': bg}}) FILTER (jg = '{judge}') AS meta_lo,
-               max({{'ta': ta, 'bt': bt, 'ag': ag, 'bg': bg}}) FILTER (jg = '{judge}') AS meta_hi
-        FROM {o} GROUP BY case_id, ob""")
-    dup_keys, other, orphans = con.execute("""
-        SELECT coalesce(sum(n - nrep), 0), coalesce(sum(other_judge), 0),
-               coalesce(sum(n) FILTER (r.case_id IS NULL), 0)
-        FROM g LEFT JOIN r USING (case_id)""").fetchone()
-    if dup_keys:
+    twice, other, orphans, changed = con.execute(f"""
+        SELECT coalesce(sum((nab <> bit_count(loab) + bit_count(hiab))::INT + (nba <> bit_count(loba) + bit_count(hiba))::INT), 0),
+               count(*) FILTER (jg <> '{judge}' OR jg2 <> '{judge}'),
+               count(*) FILTER (r.case_id IS NULL),
+               count(*) FILTER (ta <> ta2 OR tb <> tb2 OR ag <> ag2 OR bg <> bg2)
+        FROM p LEFT JOIN r USING (case_id)""").fetchone()
+    if twice:
         _duplicate_key(con, obs)
     try:
         _check_binding(c, header[0], header[1], n_refs)
@@ -336,16 +355,14 @@ def _measure(con: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any]
         text = str(error)
         field = "scope" if "scope" in text else "contract_content_id" if "bound" in text else None
         raise _snapshot_error(contract_name, error, field) from None
-    changed = con.execute("""SELECT count(*) FROM (SELECT case_id FROM g GROUP BY case_id
-                             HAVING min(meta_lo) <> max(meta_hi))""").fetchone()[0]
     if other or orphans or changed:
-        _observation_error(con, c, obs, o)
-    reps = c.repetitions_per_order
+        _observation_error(con, c, obs)
     incomplete = con.execute(f"""
-        SELECT count(*) FROM r CROSS JOIN (VALUES (false), (true)) AS t(ob) LEFT JOIN g USING (case_id, ob)
-        WHERE coalesce(g.good, 0) <> {reps} OR coalesce(g.n, 0) <> {reps}""").fetchone()[0]
+        SELECT count(*) FROM r LEFT JOIN p USING (case_id)
+        WHERE coalesce(gab, 0) <> {reps} OR coalesce(nab, 0) <> {reps} OR coalesce(gba, 0) <> {reps}
+              OR coalesce(nba, 0) <> {reps}""").fetchone()[0]
     if incomplete:
-        _incomplete(con, refs, obs, o, reps)
+        _incomplete(con, refs, obs, reps)
     return _aggregate(con, c, header, n_obs)
 
 
@@ -372,7 +389,7 @@ def _duplicate_key(con: Any, obs: _Source) -> None:
                      f"{_describe_observation(row[2], row[3], int(row[4]))})")
 
 
-def _observation_error(con: Any, c: JudgeCalibrationContract, obs: _Source, o: str) -> None:
+def _observation_error(con: Any, c: JudgeCalibrationContract, obs: _Source) -> None:
     """The first observation without a reference, of another judge, or whose candidates' metadata
     differs from its case's first valid observation."""
     con.execute("SET threads = 1")
@@ -407,18 +424,20 @@ def _observation_error(con: Any, c: JudgeCalibrationContract, obs: _Source, o: s
     raise InputError(name, line, field, f"candidate metadata changes across observations ({where})")
 
 
-def _incomplete(con: Any, refs: _Source, obs: _Source, o: str, reps: int) -> None:
+def _incomplete(con: Any, refs: _Source, obs: _Source, reps: int) -> None:
     """The first (case, order) in reference order that does not hold exactly the repetitions 1..R."""
     con.execute("SET threads = 1")
     union = " UNION ALL ".join(f"(SELECT {i} AS fi, rn, case_id FROM {refs.numbered(i)})" for i in range(len(refs.read)))
     row = con.execute(f"""
-        SELECT q.case_id, t.ob FROM ({union}) AS q CROSS JOIN (VALUES (false), (true)) AS t(ob)
-        LEFT JOIN g ON g.case_id = q.case_id AND g.ob = t.ob
-        WHERE coalesce(g.good, 0) <> {reps} OR coalesce(g.n, 0) <> {reps}
+        SELECT q.case_id, t.ob FROM ({union}) AS q CROSS JOIN (VALUES (0), (1)) AS t(ob)
+        LEFT JOIN p ON p.case_id = q.case_id
+        WHERE CASE t.ob WHEN 0 THEN coalesce(p.gab, 0) <> {reps} OR coalesce(p.nab, 0) <> {reps}
+                        ELSE coalesce(p.gba, 0) <> {reps} OR coalesce(p.nba, 0) <> {reps} END
         ORDER BY q.fi, q.rn, t.ob LIMIT 1""").fetchone()
     case_id, ob = row
-    got = {int(v[0]) for v in con.execute(f"SELECT DISTINCT rep FROM {o} WHERE case_id = ? AND ob = ?",
-                                          [case_id, ob]).fetchall()}
+    got = {int(v[0]) for v in con.execute(
+        f"SELECT DISTINCT CAST(repetition AS BIGINT) FROM {obs.view()} WHERE case_id = ? AND \"order\" = ?",
+        [case_id, ORDERS[int(ob)]]).fetchall()}
     raise InputError(obs.shown, None, "repetition", _completeness_message(case_id, ORDERS[int(ob)], got, reps))
 
 
@@ -431,12 +450,7 @@ def _aggregate(con: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, An
     judge = c.judge_generator.replace("'", "''")
     con.execute(f"""
         CREATE TEMP TABLE k AS
-        WITH p AS (
-            SELECT case_id,
-                   sum(na) FILTER (NOT ob) AS aab, sum(nb) FILTER (NOT ob) AS bab, sum(nt) FILTER (NOT ob) AS tab,
-                   sum(na) FILTER (ob) AS aba, sum(nb) FILTER (ob) AS bba, sum(nt) FILTER (ob) AS tba,
-                   min(meta_lo) AS meta
-            FROM g GROUP BY case_id),
+        WITH p AS (SELECT case_id, aab, bab, tab, aba, bba, tba, ta, tb, ag, bg FROM p),
         d AS (
             SELECT r.case_id, r.pref, r.nrev, r.adj, p.*,
                    (aab > 0)::INT + (bab > 0)::INT + (tab > 0)::INT AS dab,
@@ -453,10 +467,10 @@ def _aggregate(con: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, An
                         THEN (CASE WHEN aba = topba THEN 0 WHEN bba = topba THEN 1 ELSE 2 END) ELSE -1 END AS mba,
                    aab + bab + tab + aba + bba + tba AS nobs,
                    CASE pref WHEN 0 THEN aab + aba WHEN 1 THEN bab + bba ELSE tab + tba END AS agree,
-                   CASE WHEN pref = 0 AND meta.ta < meta.bt THEN 1 WHEN pref = 1 AND meta.bt < meta.ta THEN 0
+                   CASE WHEN pref = 0 AND ta < tb THEN 1 WHEN pref = 1 AND tb < ta THEN 0
                         ELSE -1 END AS verb,
-                   CASE WHEN meta.ag = '{judge}' AND meta.ag <> meta.bg THEN 0
-                        WHEN meta.bg = '{judge}' AND meta.ag <> meta.bg THEN 1 ELSE -1 END AS selfc
+                   CASE WHEN ag = '{judge}' AND ag <> bg THEN 0
+                        WHEN bg = '{judge}' AND ag <> bg THEN 1 ELSE -1 END AS selfc
             FROM d)
         SELECT case_id, pref, nrev, adj, dab, dba, mab, mba, nobs, agree,
                (vab >= 0 AND vba >= 0)::BIGINT AS fopp, (vab >= 0 AND vba >= 0 AND vab <> vba)::BIGINT AS flipped,

@@ -12,6 +12,7 @@ Paths are given to Spark as they are (hdfs://, s3a://, file patterns): Spark lis
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any, Sequence
 
 from agreebound.counts import PanelCounts
@@ -29,7 +30,7 @@ from agreebound.errors import InputError
 
 def session(master: str = "local[2]") -> Any:
     """A Spark session (quiet, no UI, local temporary folders); one per process."""
-    os.environ.setdefault("PYSPARK_PYTHON", os.environ.get("PYSPARK_PYTHON", "python3"))
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable or "python3")  # workers import agreebound too
     from pyspark.sql import SparkSession
 
     spark = (SparkSession.builder.master(master).appName("agreebound")
@@ -43,6 +44,23 @@ def session(master: str = "local[2]") -> Any:
     return spark
 
 
+#: Names that are printable ASCII with no surrounding space are already as the reader compares them.
+PLAIN = "^[!-~]([ -~]*[!-~])?$"
+
+
+def normal_name(col: Any) -> Any:
+    """A name column as the in-memory reader compares names (agreebound.escape.normalise_name: NFC,
+    invisible characters removed, whitespace trimmed): plain ASCII names as they are, the others
+    through the reader's own function on the workers."""
+    from pyspark.sql import functions as F
+
+    from agreebound.escape import normalise_name
+
+    norm = F.udf(lambda text: None if text is None else normalise_name(text), "string")
+    text = col.cast("string")
+    return F.when(text.rlike(PLAIN), text).otherwise(norm(text))
+
+
 def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, missing: Sequence[str] = (),
                  master: str = "local[2]", spark: Any = None) -> dict[str, PanelCounts]:
     """Counts per dimension of the long ratings in ``paths`` (files or patterns Spark can list)."""
@@ -51,14 +69,11 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
 
     spark = spark or session(master)
     files = list(paths)
-    parquet = files[0].lower().endswith((".parquet", ".pq")) or files[0].lower().endswith(".parquet/*")
     try:
-        reader = spark.read
-        df = reader.parquet(*files) if parquet else reader.option("header", True).option("inferSchema", False) \
-            .option("sep", "\t" if files[0].lower().endswith(".tsv") else ",").csv(files)
+        df = _read(spark, files)
         check_columns(files, df.columns, columns)
-        def name(c: str) -> Any:  # trimmed; empty is no name (NFC and invisible characters: not on Spark)
-            t = F.trim(F.col(f"`{c}`").cast("string"))
+        def name(c: str) -> Any:  # as the reader compares names; empty is no name
+            t = normal_name(F.col(f"`{c}`"))
             return F.when(t == "", F.lit(None)).otherwise(t)
 
         parts = [F.coalesce(name(c), F.lit("")) for c in columns.unit]
@@ -88,23 +103,103 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, files, columns.value, where)
         vals = spark.createDataFrame(list(coding.code_of.items()) or [("", -1)], "v string, c int")
         uc = r.join(F.broadcast(vals), "v").groupBy("d", "u", "c").agg(F.count(F.lit(1)).alias("n"))
-        k = len(coding.values)
-        if 0 < k <= PIVOT_MAX_CATEGORIES:
-            hist = uc.groupBy("d", "u").agg(F.sum("n").alias("m"), *[
-                F.coalesce(F.sum(F.when(F.col("c") == i, F.col("n"))), F.lit(0)).cast("long").alias(f"n{i}")
-                for i in range(k)])
-            sums = [F.sum(F.col(f"n{i}") * F.col(f"n{j}") - (F.col(f"n{i}") if i == j else F.lit(0)))
-                    .cast("decimal(38,0)").alias(f"p{i}_{j}") for i, j in pivot_cells(k)]
-            rows = [tuple(x) for x in hist.groupBy("d", "m").agg(F.count(F.lit(1)), *sums).collect()]
-            sizes, pairs = pairs_from_histograms(rows, k)
-        else:
-            um = uc.groupBy("d", "u").agg(F.sum("n").alias("m"))
-            sizes = [tuple(x) for x in um.groupBy("d", "m").count().collect()]
-            a, b = uc.alias("a"), uc.select("d", "u", F.col("c").alias("c2"), F.col("n").alias("n2")).alias("b")
-            joined = a.join(b, ["d", "u"]).join(um, ["d", "u"]).where(F.col("m") >= 2)
-            w = F.col("n") * F.col("n2") - F.when(F.col("c") == F.col("c2"), F.col("n")).otherwise(F.lit(0))
-            pairs = [tuple(x) for x in joined.groupBy("d", "m", "c", "c2").agg(F.sum(w).cast("decimal(38,0)"))
-                     .collect()]
+        sizes, pairs = _pairs(uc, len(coding.values))
     except PySparkException as e:
         raise InputError(files[0], None, None, f"Spark could not read it: {str(e).splitlines()[0][:300]}") from None
     return assemble(coding, by_rater, sizes, pairs)
+
+
+def _pairs(uc: Any, k: int) -> tuple[list[Any], list[Any]]:
+    """Per (dimension, unit size) the units and the pair counts, from (d, u, c, n) rows: each unit's
+    histogram as k columns up to PIVOT_MAX_CATEGORIES, a self-join above."""
+    from pyspark.sql import functions as F
+
+    if 0 < k <= PIVOT_MAX_CATEGORIES:
+        hist = uc.groupBy("d", "u").agg(F.sum("n").alias("m"), *[
+            F.coalesce(F.sum(F.when(F.col("c") == i, F.col("n"))), F.lit(0)).cast("long").alias(f"n{i}")
+            for i in range(k)])
+        sums = [F.sum(F.col(f"n{i}") * F.col(f"n{j}") - (F.col(f"n{i}") if i == j else F.lit(0)))
+                .cast("decimal(38,0)").alias(f"p{i}_{j}") for i, j in pivot_cells(k)]
+        rows = [tuple(x) for x in hist.groupBy("d", "m").agg(F.count(F.lit(1)), *sums).collect()]
+        return pairs_from_histograms(rows, k)
+    um = uc.groupBy("d", "u").agg(F.sum("n").alias("m"))
+    sizes = [tuple(x) for x in um.groupBy("d", "m").count().collect()]
+    a, b = uc.alias("a"), uc.select("d", "u", F.col("c").alias("c2"), F.col("n").alias("n2")).alias("b")
+    joined = a.join(b, ["d", "u"]).join(um, ["d", "u"]).where(F.col("m") >= 2)
+    w = F.col("n") * F.col("n2") - F.when(F.col("c") == F.col("c2"), F.col("n")).otherwise(F.lit(0))
+    pairs = [tuple(x) for x in joined.groupBy("d", "m", "c", "c2").agg(F.sum(w).cast("decimal(38,0)")).collect()]
+    return sizes, pairs
+
+
+def _read(spark: Any, files: list[str]) -> Any:
+    parquet = files[0].lower().endswith((".parquet", ".pq")) or files[0].lower().endswith(".parquet/*")
+    reader = spark.read
+    return reader.parquet(*files) if parquet else reader.option("header", True).option("inferSchema", False) \
+        .option("sep", "\t" if files[0].lower().endswith(".tsv") else ",").csv(files)
+
+
+def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str, level: str, *,
+                      missing: Sequence[str] = (), top: int = 10, max_raters: int = 50, master: str = "local[2]",
+                      spark: Any = None) -> tuple[dict[str, Any], list[tuple[str, float]]]:
+    """Leave-one-rater-out alpha (one Spark job per rater over the cached (unit, rater, value)
+    counts; none above ``max_raters``) and the ``top`` units contributing most disagreement, for one
+    dimension: the DuckDB engine's diagnostics (agreebound.engines.duckdb_engine.rater_diagnostics)
+    on a cluster."""
+    from pyspark.errors import PySparkException
+    from pyspark.sql import functions as F
+
+    from agreebound.counts import alpha as alpha_of, from_rows
+    from agreebound.engines.duckdb_engine import _distances
+
+    spark = spark or session(master)
+    files = list(paths)
+    try:
+        df = _read(spark, files)
+        check_columns(files, df.columns, columns)
+        parts = [F.coalesce(normal_name(F.col(f"`{c}`")), F.lit("")) for c in columns.unit]
+        unit = parts[0] if len(parts) == 1 else F.concat_ws("\x1f", *parts)
+        if columns.dimension:
+            df = df.where(normal_name(F.col(f"`{columns.dimension}`")) == dimension)
+        g = df.select(unit.alias("u"), normal_name(F.col(f"`{columns.rater}`")).alias("r"),
+                      F.trim(F.col(f"`{columns.value}`").cast("string")).alias("v")) \
+            .groupBy("u", "r", "v").agg(F.count(F.lit(1)).alias("n")).cache()
+        texts = [x[0] for x in g.select("v").where(F.col("v").isNotNull()).distinct().collect()]
+        coding = code_texts(texts, missing, files, columns.value, lambda t: ("?", "?"))
+        raters = sorted(x[0] for x in g.select("r").distinct().collect())
+        vals = spark.createDataFrame(list(coding.code_of.items()) or [("", -1)], "v string, c int")
+        urc = g.join(F.broadcast(vals), "v").groupBy("u", "r", "c").agg(F.sum("n").alias("n")).cache()
+        k = len(coding.values)
+
+        def counts_without(rater: str | None) -> Any:
+            rows = urc if rater is None else urc.where(~F.col("r").eqNullSafe(rater))
+            uc = rows.groupBy("u", "c").agg(F.sum("n").alias("n")).withColumn("d", F.lit("x"))
+            sizes, pairs = _pairs(uc, k)
+            return from_rows(dimension, coding.kind, coding.values, {int(m): int(n) for _, m, n in sizes},
+                             [(m, c, kk, n) for _, m, c, kk, n in pairs], [0] * k, [])
+
+        without: dict[str, Any] = {}
+        if len(raters) <= max_raters:
+            for r in raters:
+                without[r] = alpha_of(counts_without(r), level).value if len(raters) >= 3 else None
+        units: list[tuple[str, float]] = []
+        if 0 < k <= PIVOT_MAX_CATEGORIES:
+            whole = counts_without(None)
+            result = alpha_of(whole, level)
+            if result.value is not None:
+                d2 = _distances(whole, result, level)
+                hist = urc.groupBy("u").agg(F.sum("n").alias("m"), *[
+                    F.coalesce(F.sum(F.when(F.col("c") == i, F.col("n"))), F.lit(0)).cast("double").alias(f"n{i}")
+                    for i in range(k)])
+                terms = [F.lit(float(2 * d2[i][j])) * F.col(f"n{i}") * F.col(f"n{j}")
+                         for i in range(k) for j in range(i + 1, k) if d2[i][j]]
+                total = terms[0] if terms else F.lit(0.0)
+                for t in terms[1:]:
+                    total = total + t
+                x = hist.where(F.col("m") >= 2).select("u", (total / (F.col("m") - 1)).alias("x")) \
+                    .where(F.col("x") > 0).orderBy(F.col("x").desc(), F.col("u")).limit(int(top))
+                units = [(row[0], float(row[1])) for row in x.collect()]
+        g.unpersist()
+        urc.unpersist()
+    except PySparkException as e:
+        raise InputError(files[0], None, None, f"Spark could not read it: {str(e).splitlines()[0][:300]}") from None
+    return without, units
