@@ -53,6 +53,7 @@ bench: $(VENV)/.test chromium postgresql java
 	$(PY) bench/bench_whatif.py
 	$(PY) bench/bench_record.py
 	$(PY) bench/bench_engines.py
+	$(PY) bench/bench_judge_scale.py
 
 clean:
 	rm -rf $(VENV) artifacts .pytest_cache

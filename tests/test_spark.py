@@ -88,3 +88,107 @@ def test_cli_engine_spark_gives_the_in_memory_verdicts(spark, capsys):
     pick = lambda r: sorted((d["dimension"], d["verdict"], d["alpha"]["exact"], d["spread"]["exact"],  # noqa: E731
                              d["alpha"]["interval"]["low"]) for d in r["panel"]["dimensions"])
     assert pick(sp) == pick(mem)
+
+
+def test_spark_compares_names_as_the_reader_does(spark, tmp_path):
+    """Trailing spaces, a zero-width space, decomposed accents: one name in memory, on DuckDB and
+    on Spark."""
+    from agreebound.engines.spark_engine import panel_counts
+
+    rows = [("tox", "u1", "a", "1"), ("tox ", "u1", "b", "2"), ("tox", "u2", "a", "1"), ("tox", "u2\u200b", "b", "1"),
+            ("tox", "u3", "Ren\u00e9", "2"), ("tox", "u3", "Rene\u0301", "2"), ("tox", "u3", "b", "2"),
+            ("tox", " u4", "a", "1"), ("tox", "u4", "b", "2"), ("spam", "u1", "a", "1"), ("spam", "u1", "b", "1")]
+    f = tmp_path / "names.csv"
+    write(f, rows)
+    cols = LongColumns(dimension="dimension")
+    with pytest.raises(Exception) as twice:  # René and Rene + combining accent are one rater: u3 twice
+        import_ratings(f.name, f.read_bytes())
+    assert "again" in str(twice.value)
+    for engine in (lambda: panel_counts([str(f)], cols, spark=spark), lambda: duck_counts([str(f)], cols)):
+        with pytest.raises(Exception) as e:
+            engine()
+        assert "again" in str(e.value)
+    write(f, [r for r in rows if r[2] != "Rene\u0301"])
+    sp, dk = panel_counts([str(f)], cols, spark=spark), duck_counts([str(f)], cols)
+    panels = import_ratings(f.name, f.read_bytes()).panels
+    assert set(sp) == set(dk) == set(panels) == {"tox", "spam"}
+    for d in panels:
+        assert sp[d].equals(dk[d])
+        assert sp[d].n_units == len(panels[d].units) and set(sp[d].raters) == set(panels[d].raters) == set(dk[d].raters)
+
+
+@pytest.mark.parametrize("level, values", [("nominal", ["a", "b", "c"]), ("interval", ["1", "2", "3.5", "7"])])
+def test_spark_rater_diagnostics_are_duckdbs(spark, tmp_path, level, values):
+    from agreebound.engines.duckdb_engine import rater_diagnostics as duck
+    from agreebound.engines.spark_engine import rater_diagnostics
+
+    rng = np.random.default_rng(len(values))
+    rows = [("all", f"u{u:02d}", f"r{r}", values[int(rng.integers(0, len(values)))])
+            for u in range(40) for r in range(4) if rng.random() < 0.85]
+    f = tmp_path / "r.csv"
+    write(f, rows)
+    cols = LongColumns(dimension="dimension")
+    s_without, s_top = rater_diagnostics([str(f)], cols, "all", level, spark=spark)
+    d_without, d_top = duck([str(f)], cols, "all", level)
+    assert s_without == d_without and len(s_without) == 4 and all(v is not None for v in s_without.values())
+    assert [u for u, _ in s_top] == [u for u, _ in d_top] and len(s_top) == 10
+    assert all(abs(a - b) < 1e-12 for (_, a), (_, b) in zip(s_top, d_top))
+
+
+# --- the judge audit on Spark ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed, parquet", [(0, False), (1, True)])
+def test_spark_judge_audit_is_the_in_memory_one(spark, tmp_path, seed, parquet):
+    from dataclasses import replace
+
+    from agreebound.calibration import decide, measure_frames
+    from agreebound.engines.judge_spark import judge_measurement
+    from agreebound.judge_counts import from_cases
+    from agreebound.synthetic import judge_frames
+    from agreebound.uncertainty import judge_diagnostics
+    from test_judge_engine import BEHAVIOURS, write_trio
+
+    contract, refs, obs, header = judge_frames(120, 3, BEHAVIOURS[1], seed=seed)
+    obs = obs.sample(frac=1, random_state=seed).reset_index(drop=True)
+    c, rs, os_ = write_trio(tmp_path, contract, refs, obs, header, parts=1 if not parquet else 3, parquet=parquet)
+    m = judge_measurement(c.name, c.read_bytes(), [str(p) for p in rs], [str(p) for p in os_], spark=spark)[2]
+    expected = measure_frames(contract, refs, obs, **header)
+    assert m.rates == expected.rates and m.counts == from_cases(expected.cases)
+    strict = replace(contract.thresholds, strict=True)
+    assert decide(m) == decide(expected) and decide(m, strict) == decide(expected, strict)
+    assert judge_diagnostics(m) == judge_diagnostics(expected)
+
+
+@pytest.mark.parametrize("role, row, field, value", [
+    ("observations", 95, "candidate_b_tokens", "many"),        # a cell that does not parse
+    ("references", 12, "preferred_candidate", "both"),         # a record rule
+    ("observations", 101, "repetition", "1"),                  # a duplicate key
+    ("observations", 141, "candidate_b_tokens", "7"),          # metadata changes
+    ("observations", 155, "repetition", "9"),                  # incomplete
+], ids=["parse", "record", "duplicate", "metadata", "incomplete"])
+def test_spark_judge_reports_bad_rows_as_in_memory(spark, tmp_path, role, row, field, value):
+    from agreebound.engines.judge_spark import judge_measurement
+    from agreebound.errors import InputError
+    from test_judge_engine import _text_frames, in_memory
+
+    contract, r, o, header = _text_frames()
+    (r if role == "references" else o).loc[row, field] = value
+    c = tmp_path / "contract.json"
+    c.write_text(json.dumps({"contract": __import__("dataclasses").asdict(contract), "snapshot": header}))
+    rp, op = tmp_path / "references.csv", tmp_path / "observations.csv"
+    rp.write_text(r.to_csv(index=False))
+    op.write_text(o.to_csv(index=False))
+    with pytest.raises(InputError) as expected:
+        in_memory(c, rp, op)
+    with pytest.raises(InputError) as got:
+        judge_measurement(c.name, c.read_bytes(), [str(rp)], [str(op)], spark=spark)
+    assert str(got.value) == str(expected.value)
+
+
+def test_cli_calibrate_engine_spark(spark, capsys):
+    c, r, o = (S / f"judge_failing_{x}" for x in ("contract.json", "references.csv", "observations.csv"))
+    base = ["calibrate", str(c), "--references", str(r), "--observations", str(o), "--json"]
+    assert main([*base, "--engine", "numpy"]) == 1
+    in_memory = json.loads(capsys.readouterr().out)
+    assert main([*base, "--engine", "spark", "--master", "local[2]"]) == 1
+    assert json.loads(capsys.readouterr().out) == in_memory

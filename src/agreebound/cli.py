@@ -555,7 +555,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def _judge_out_of_core(args: argparse.Namespace) -> bool:
     if args.engine != "auto":
-        return args.engine == "duckdb"
+        return args.engine in ("duckdb", "spark")
     for path in (args.references, args.observations):
         if any(ch in path for ch in "*?[") and not os.path.isfile(path):
             return True
@@ -581,22 +581,35 @@ def _sha256_file(path: str) -> str:
 
 def _calibrate_duckdb(args: argparse.Namespace, name: str, data: bytes, t: Any,
                       inputs: list[tuple[str, bytes | str]]) -> int:
-    """The tabular trio out of core: DuckDB returns the audit's counts; the decision, intervals and
-    report are the in-memory ones."""
+    """The tabular trio out of core: DuckDB or Spark returns the audit's counts; the decision,
+    intervals and report are the in-memory ones."""
     from agreebound.engines.common import input_files
-    from agreebound.engines.judge_duckdb import judge_measurement
     from agreebound.formats import JudgeBundle
     from agreebound.report import calibration_report
 
+    engine = "spark" if args.engine == "spark" else "duckdb"
     if args.record:
-        raise UsageError("agreebound calibrate: --record is not available with --engine duckdb yet")
-    refs, obs = input_files([args.references]), input_files([args.observations])
+        raise UsageError(f"agreebound calibrate: --record is not available with --engine {engine} yet")
+    remote = engine == "spark" and any("://" in p for p in (args.references, args.observations))
+    refs, obs = ([args.references], [args.observations]) if remote else \
+        (input_files([args.references]), input_files([args.observations]))
     if args.report:
         _check_report_path(args.report, [args.bundle, *refs, *obs])
-    contract, header, m = judge_measurement(name, data, refs, obs)
+    if engine == "spark":
+        try:
+            from agreebound.engines.judge_spark import judge_measurement as spark_judge
+        except ImportError:
+            raise UsageError("agreebound calibrate: --engine spark needs pyspark (pip install pyspark) and Java 17") \
+                from None
+        contract, header, m = spark_judge(name, data, refs, obs, master=args.master)
+    else:
+        from agreebound.engines.judge_duckdb import judge_measurement
+
+        contract, header, m = judge_measurement(name, data, refs, obs)
     empty = pd_empty()
     bundle = JudgeBundle(name, contract, header[0], header[1], header[2], empty, empty, m)
-    inputs = [*inputs, *((Path(f).name, _sha256_file(f)) for f in [*refs, *obs])]
+    inputs = [*inputs, *((f, "not read by agreebound (" + f.split("://")[0] + " storage)") if remote
+                         else (Path(f).name, _sha256_file(f)) for f in [*refs, *obs])]
     report = calibration_report(bundle, t, inputs)
 
     def html() -> str:
@@ -813,9 +826,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--references", help="references CSV (tabular trio), or human judgments for a judge log")
     c.add_argument("--observations", help="observations CSV (tabular trio); with --engine duckdb, CSV/Parquet files "
                    "or a quoted pattern ('obs/*.parquet')")
-    c.add_argument("--engine", choices=("auto", "numpy", "duckdb"), default="auto",
-                   help="the tabular trio: numpy (in memory, up to 200 MB) or duckdb (out of core); auto picks "
-                   "duckdb for a pattern, Parquet, or a file over 200 MB")
+    c.add_argument("--engine", choices=("auto", "numpy", "duckdb", "spark"), default="auto",
+                   help="the tabular trio: numpy (in memory, up to 200 MB), duckdb (out of core) or spark (a cluster, "
+                   "or local[N]); auto picks duckdb for a pattern, Parquet, or a file over 200 MB")
+    c.add_argument("--master", default="local[2]", help="--engine spark: the cluster's master URL (default local[2])")
     c.add_argument("--contract", help="a judge log's contract (the trio's contract JSON); default: a draft from "
                    "the log with the seed's illustrative thresholds")
     c.add_argument("--judge", help="a judge log holding several judges: the one to audit")

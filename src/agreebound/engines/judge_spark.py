@@ -1,0 +1,160 @@
+"""Spark: a judge audit from the tabular form on a cluster's storage (or locally with ``local[N]``);
+the SQL and its checks are agreebound.engines.judge_sql's, run as Spark SQL.
+
+File order, for the first offending row: files by name, then ``monotonically_increasing_id()``,
+which grows with the position in a file (a file's splits are read in order). A local CSV row is
+then read back from the file itself, as the in-memory reader reads it; a row on cluster storage is
+named by its record (the data row under the header).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+from urllib.parse import unquote, urlparse
+
+from agreebound.calibration import OBSERVATION_FIELDS, REFERENCE_FIELDS, CalibrationMeasurement, JudgeCalibrationContract
+from agreebound.engines.common import input_files
+from agreebound.engines.judge_duckdb import csv_record
+from agreebound.engines.judge_sql import ID, audit, q
+from agreebound.errors import InputError
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+class SparkDialect:
+    name = "Spark"
+
+    @staticmethod
+    def full_match(x: str, pattern: str) -> str:
+        return f"({x} rlike {_literal('^(?:' + pattern + ')' + chr(92) + 'z')})"  # \z: the very end, as fullmatch
+
+    @staticmethod
+    def reviewers_ok(x: str) -> str:
+        parts = f"split({x}, ';')"
+        return (f"coalesce({x} <> '' AND forall({parts}, e -> {SparkDialect.full_match('e', ID)}) "
+                f"AND array_sort({parts}) = {parts} AND size(array_distinct({parts})) = size({parts}), false)")
+
+    @staticmethod
+    def count_ids(x: str) -> str:
+        return f"size(split({x}, ';'))"
+
+    @staticmethod
+    def smallest_ids(group: str, where: str, n: int) -> str:
+        return (f"SELECT m, case_id FROM (SELECT {group} AS m, case_id, row_number() OVER (PARTITION BY {group} "
+                f"ORDER BY case_id) AS i FROM k WHERE {where}) AS y WHERE i <= {n}")
+
+
+class _Source:
+    def __init__(self, spark: Any, role: str, paths: Sequence[str], fields: Sequence[str], names: Sequence[str]) -> None:
+        from pyspark.sql import functions as F
+        from pyspark.sql import types as T
+
+        self.spark, self.role, self.fields = spark, role, tuple(fields)
+        self.remote = any("://" in p for p in paths)
+        self.files = list(paths) if self.remote else input_files(paths)
+        self.names = list(names) if len(names) == len(self.files) else [Path(f).name for f in self.files]
+        self.parquet = self.files[0].lower().endswith((".parquet", ".pq", ".parquet/*"))
+        self.delimiter = "\t" if self.files[0].lower().endswith(".tsv") else ","
+        self.shown = self.names[0] if len(self.files) == 1 else f"{self.names[0]} (and {len(self.files) - 1} more)"
+        reader = spark.read
+        if self.parquet:
+            df = reader.parquet(*self.files)
+        else:  # quotes doubled as the in-memory reader reads them; every file's header checked by name
+            df = (reader.option("header", True).option("inferSchema", False).option("enforceSchema", False)
+                  .option("escape", '"').option("sep", self.delimiter).csv(self.files))
+        missing = [c for c in self.fields if c not in df.columns]
+        extra = [c for c in df.columns if c not in self.fields]
+        if missing or extra:
+            col = missing[0] if missing else extra[0]
+            raise InputError(self.names[0], 1, col, f"{'missing' if missing else 'unexpected'} column; expected a "
+                             f"{'Parquet file' if self.parquet else 'CSV'} with the columns {','.join(self.fields)}")
+        types = {f.name: f.dataType for f in df.schema.fields}
+        integer = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+        self.integer = {f for f in self.fields if isinstance(types[f], integer)}
+
+        def text(f: str) -> Any:
+            c = F.col(f"`{f}`")
+            return F.array_join(c, ";") if isinstance(types[f], T.ArrayType) else c.cast("string")
+
+        cols = [text(f).alias(q(f)) for f in self.fields]
+        self.view, self.numbered = f"{role}_text", f"{role}_numbered"
+        df.select(*cols).createOrReplaceTempView(self.view)
+        df.select(F.input_file_name().alias("o1"), F.monotonically_increasing_id().alias("o2"), *cols) \
+            .createOrReplaceTempView(self.numbered)
+
+    def first(self, condition: str, after: tuple[str, int] | None = None) -> tuple[str, int] | None:
+        later = "" if after is None else f" AND (o1 > {_literal(after[0])} OR (o1 = {_literal(after[0])} AND o2 > {int(after[1])}))"
+        rows = self.spark.sql(f"SELECT o1, o2 FROM {self.numbered} WHERE ({condition}){later} ORDER BY o1, o2 LIMIT 1"
+                              ).collect()
+        return (rows[0][0], int(rows[0][1])) if rows else None
+
+    def where(self, at: tuple[str, int]) -> tuple[str, int, dict[str, str]]:
+        uri, mid = at
+        record = self.spark.sql(f"SELECT count(*) FROM {self.numbered} WHERE o1 = {_literal(uri)} AND o2 < {int(mid)}"
+                                ).collect()[0][0]
+        parsed = urlparse(uri)
+        name = Path(unquote(parsed.path)).name
+        if parsed.scheme in ("", "file") and not self.parquet:
+            line, cells = csv_record(unquote(parsed.path), self.delimiter, int(record), self.fields)
+            return name, line, cells
+        row = self.spark.sql(f"SELECT {', '.join(q(f) for f in self.fields)} FROM {self.numbered} "
+                             f"WHERE o1 = {_literal(uri)} AND o2 = {int(mid)}").collect()[0]
+        cells = {f: ("" if v is None else str(v)) for f, v in zip(self.fields, row)}
+        return name, int(record) + (1 if self.parquet else 2), cells
+
+
+class _Engine:
+    name = "Spark"
+    dialect = SparkDialect()
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+        self.cached: list[Any] = []
+        self.refs: Any = None
+        self.obs: Any = None
+
+    def run(self, sql: str) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in self.spark.sql(sql).collect()]
+
+    def table(self, name: str, sql: str) -> None:
+        from pyspark import StorageLevel
+
+        df = self.spark.sql(sql).persist(StorageLevel.MEMORY_AND_DISK)
+        df.createOrReplaceTempView(name)
+        self.cached.append(df)
+
+    @contextlib.contextmanager
+    def sequential(self) -> Iterator[None]:
+        yield  # file order is in the numbered view's columns
+
+
+def judge_measurement(contract_name: str, contract_data: bytes, references: Sequence[str],
+                      observations: Sequence[str], *, master: str = "local[2]", spark: Any = None,
+                      reference_names: Sequence[str] = (), observation_names: Sequence[str] = ()
+                      ) -> tuple[JudgeCalibrationContract, tuple[str, str, str], CalibrationMeasurement]:
+    """The DuckDB engine's judge audit (agreebound.engines.judge_duckdb) on Spark: the same
+    decision, rates, intervals and, for bad input, the same messages."""
+    from pyspark.errors import PySparkException
+
+    from agreebound.engines.spark_engine import session
+    from agreebound.formats import judge_tables_contract
+
+    contract, header = judge_tables_contract(contract_name, contract_data)
+    spark = spark or session(master)
+    e = _Engine(spark)
+    shown = "?"
+    try:
+        e.refs = _Source(spark, "references", references, REFERENCE_FIELDS, reference_names)
+        shown = e.refs.shown
+        e.obs = _Source(spark, "observations", observations, OBSERVATION_FIELDS, observation_names)
+        shown = e.obs.shown
+        return contract, header, audit(e, contract, header, contract_name)
+    except PySparkException as err:
+        raise InputError(shown, None, None, f"Spark could not read it: {str(err).splitlines()[0][:300]}") from None
+    finally:
+        for df in e.cached:
+            df.unpersist()

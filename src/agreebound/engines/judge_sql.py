@@ -1,0 +1,410 @@
+"""A judge audit from the tabular form in SQL, for any engine (DuckDB, Spark SQL): only the audit's
+counts (agreebound.judge_counts) come back to Python.
+
+Validation keeps the in-memory meaning, in the same order, with the same messages: the CSV cells'
+parsing (references, then observations, field by field), each record's rules (references, then
+observations), the snapshot's header, duplicate ids and keys, the binding, observations without a
+reference or of another judge or with changed candidate metadata, and completeness. Each check is
+a count over the whole data first (cheap); only when a count says a rule may be broken is the first
+offending row found, in file order, and its cells read back and put through the same Python rules
+as in memory, so the message, the file and the row are the in-memory path's.
+
+The observations are read in one grouped scan: per case, each order's selections and a bit mask of
+its repetitions (duplicates without a distinct count), the candidates' metadata as the min and max
+of each field (equal when it never changes); ids are checked once per case.
+
+An engine gives: ``run(sql)`` (rows), ``table(name, sql)`` (materialised), ``sequential()`` (a
+context in which scans keep file order), the dialect's few functions, and two sources
+(references, observations) with ``view`` (the rows as text columns named as the fields; "order"
+is ``od_``),
+``numbered`` (the same with the order columns ``o1, o2``), ``first(condition, after)`` and
+``where(position)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, Sequence
+
+import pandas as pd
+
+from agreebound.calibration import (
+    ID_PATTERN,
+    ORDERS,
+    CalibrationMeasurement,
+    HumanReference,
+    JudgeCalibrationContract,
+    JudgeObservation,
+    Rate,
+    _check_binding,
+    _completeness_message,
+    _describe_observation,
+    _field_of,
+    _validate_snapshot_header,
+)
+from agreebound.errors import InputError
+from agreebound.escape import excerpt
+from agreebound.judge_counts import ISSUE_IDS, RATE_NAMES, REVIEWER_CAP, JudgeCounts, RateStats
+
+ID = ID_PATTERN.pattern.removeprefix("^").removesuffix("$")
+INT = "-?(?:0|[1-9][0-9]*)"
+INT_FIELDS = ("repetition", "candidate_a_tokens", "candidate_b_tokens")
+#: Rows a cheap check may doubt that the Python rules then accept, before we say the engines disagree.
+DOUBT_LIMIT = 100
+DISAGREE = ("the {engine} engine reads these rows differently from the in-memory reader; use --engine numpy "
+            "(files up to 200 MB)")
+
+
+class Dialect(Protocol):
+    name: str
+
+    def full_match(self, x: str, pattern: str) -> str: ...
+
+    def reviewers_ok(self, x: str) -> str: ...
+
+    def count_ids(self, x: str) -> str: ...
+
+    def smallest_ids(self, group: str, where: str, n: int) -> str:
+        """(group, case_id) rows: the n smallest case ids of each group of table k."""
+        ...
+
+
+def q(name: str) -> str:
+    """A field's column in the sources' views: its own name, but "order" (an SQL keyword) is od_."""
+    return "od_" if name == "order" else name
+
+
+def _in(x: str, values: Sequence[str]) -> str:
+    return f"coalesce({x} IN ({', '.join(repr(v) for v in values)}), false)"
+
+
+class Rules:
+    """The per-row rules as SQL in one dialect (exact: a row passes iff the Python rules pass it)."""
+
+    def __init__(self, d: Dialect) -> None:
+        self.d = d
+
+    def id_ok(self, x: str) -> str:
+        return f"coalesce({self.d.full_match(x, ID)}, false)"
+
+    def int_ok(self, x: str) -> str:
+        return f"coalesce({self.d.full_match(x, INT)} AND length({x}) <= 20, false)"
+
+    @staticmethod
+    def range(x: str, lo: int, hi: int) -> str:
+        return f"coalesce(try_cast({x} AS BIGINT) BETWEEN {lo} AND {hi}, false)"
+
+    def ref_parse(self) -> dict[str, str]:
+        return {"adjudicated": f"NOT {_in(q('adjudicated'), ('true', 'false'))}"}
+
+    def ref_record(self) -> str:
+        return " AND ".join([self.id_ok(q("case_id")), _in(q("preferred_candidate"), ("a", "b", "tie")),
+                             self.d.reviewers_ok(q("reviewer_ids")), _in(q("adjudicated"), ("true", "false"))])
+
+    def obs_parse(self, integer: set[str]) -> dict[str, str]:
+        # an integer column's text always parses (its missing cells do not); text is checked as in memory
+        return {f: f"{q(f)} IS NULL" if f in integer else f"NOT {self.int_ok(q(f))}" for f in INT_FIELDS}
+
+    def obs_record(self) -> str:
+        return " AND ".join([
+            self.id_ok(q("case_id")), _in(q("order"), ORDERS), self.range(q("repetition"), 1, 100),
+            _in(q("selected_candidate"), ("a", "b", "tie")), self.range(q("candidate_a_tokens"), 1, 10**6),
+            self.range(q("candidate_b_tokens"), 1, 10**6), self.id_ok(q("candidate_a_generator")),
+            self.id_ok(q("candidate_b_generator")), self.id_ok(q("judge_generator"))])
+
+
+# --- the slow path: one row, in file order, through the Python rules ----------------------------
+
+def typed(fields: Sequence[str], cells: dict[str, str]) -> list[Any]:
+    """A row's cells as the in-memory tabular form holds them once parsed."""
+    out: list[Any] = []
+    for f in fields:
+        v = cells[f]
+        if f in INT_FIELDS:
+            out.append(int(v))
+        elif f == "adjudicated":
+            out.append(v == "true")
+        elif f == "reviewer_ids":
+            out.append(tuple(v.split(";")) if v else ())
+        else:
+            out.append(v)
+    return out
+
+
+def parse_error(src: Any, rules: dict[str, str], counts: dict[str, int]) -> None:
+    """The first field (in field order) with a cell that does not parse: its first row."""
+    for f, cond in rules.items():
+        if counts[f]:
+            at = src.first(cond)
+            if at is None:
+                continue
+            name, row, cells = src.where(at)
+            cell = cells[f]
+            if f == "adjudicated":
+                raise InputError(name, row, f, f"expected true or false, got {excerpt(cell)}")
+            from agreebound.formats import _whole
+
+            _whole(name, row, f, cell, digits=18)
+            raise InputError(name, row, f, f"expected a whole number like 3, got {excerpt(cell)}")
+
+
+def record_error(src: Any, condition: str, build: Any, engine: str) -> None:
+    """The first row the Python rules refuse among those the SQL rules refuse (none: no error)."""
+    at = None
+    for _ in range(DOUBT_LIMIT):
+        at = src.first(f"NOT ({condition})", at)
+        if at is None:
+            return
+        name, row, cells = src.where(at)
+        try:
+            build(*typed(src.fields, cells))
+        except ValueError as error:
+            raise InputError(name, row, _field_of(str(error)), str(error)) from None
+    raise InputError(src.shown, None, None, DISAGREE.format(engine=engine))
+
+
+# --- the audit --------------------------------------------------------------------------------
+
+def audit(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], contract_name: str
+          ) -> CalibrationMeasurement:
+    """Validate and measure, in the in-memory path's order; ``e`` is the engine."""
+    rules, refs, obs = Rules(e.dialect), e.refs, e.obs
+    ref_parse = rules.ref_parse()
+    n_refs, *ref_bad_parse, ref_bad = e.run(
+        f"SELECT count(*), {', '.join(f'count(*) FILTER (WHERE {x})' for x in ref_parse.values())}, "
+        f"count(*) FILTER (WHERE NOT ({rules.ref_record()})) FROM {refs.view}")[0]
+    reps, judge = c.repetitions_per_order, c.judge_generator.replace("'", "''")
+    parse = rules.obs_parse(obs.integer)
+    cheap = " AND ".join([_in("od", ORDERS), _in("selected_candidate", ("a", "b", "tie")),
+                          "coalesce(rp BETWEEN 1 AND 100, false)", "coalesce(ta BETWEEN 1 AND 1000000, false)",
+                          "coalesce(tb BETWEEN 1 AND 1000000, false)",
+                          "ag IS NOT NULL AND bg IS NOT NULL AND jg IS NOT NULL"])
+
+    def per_order(o: str) -> str:
+        bit = "CAST(pow(2, rp - {0}) AS BIGINT)"
+        return (f"count(*) FILTER (WHERE od = '{o}' AND sel = 0) AS a{o}, "
+                f"count(*) FILTER (WHERE od = '{o}' AND sel = 1) AS b{o}, "
+                f"count(*) FILTER (WHERE od = '{o}' AND sel = 2) AS t{o}, count(*) FILTER (WHERE od = '{o}') AS n{o}, "
+                f"count(*) FILTER (WHERE od = '{o}' AND rp <= {reps}) AS g{o}, "
+                f"coalesce(bit_or(CASE WHEN rp BETWEEN 1 AND 50 THEN {bit.format(1)} ELSE 0 END) "
+                f"FILTER (WHERE od = '{o}'), 0) AS lo{o}, "
+                f"coalesce(bit_or(CASE WHEN rp BETWEEN 51 AND 100 THEN {bit.format(51)} ELSE 0 END) "
+                f"FILTER (WHERE od = '{o}'), 0) AS hi{o}")
+
+    e.table("p", f"""
+        SELECT case_id, count(*) AS n, {per_order('ab')}, {per_order('ba')},
+               {', '.join(f"count(*) FILTER (WHERE {cond}) AS parse_{i}" for i, cond in enumerate(parse.values()))},
+               count(*) FILTER (WHERE NOT ({cheap})) AS bad,
+               min(ta) AS ta, max(ta) AS ta2, min(tb) AS tb, max(tb) AS tb2, min(ag) AS ag, max(ag) AS ag2,
+               min(bg) AS bg, max(bg) AS bg2, min(jg) AS jg, max(jg) AS jg2
+        FROM (SELECT {q('case_id')} AS case_id, {q('order')} AS od, {', '.join(q(f) for f in INT_FIELDS)},
+                     try_cast({q('repetition')} AS BIGINT) AS rp,
+                     CASE {q('selected_candidate')} WHEN 'a' THEN 0 WHEN 'b' THEN 1 WHEN 'tie' THEN 2 END AS sel,
+                     {q('selected_candidate')} AS selected_candidate,
+                     try_cast({q('candidate_a_tokens')} AS BIGINT) AS ta, try_cast({q('candidate_b_tokens')} AS BIGINT) AS tb,
+                     {q('candidate_a_generator')} AS ag, {q('candidate_b_generator')} AS bg, {q('judge_generator')} AS jg
+              FROM {obs.view}) AS x
+        GROUP BY case_id""")
+    texts = " OR ".join(f"NOT {rules.id_ok(x)}" for x in ("case_id", "ag", "ag2", "bg", "bg2", "jg", "jg2"))
+    n_obs, *obs_bad_parse, obs_bad = e.run(f"""
+        SELECT coalesce(sum(n), 0), {', '.join(f"coalesce(sum(parse_{i}), 0)" for i in range(len(parse)))},
+               coalesce(sum(CASE WHEN {texts} OR ag <> ag2 OR bg <> bg2 OR jg <> jg2 THEN n ELSE bad END), 0)
+        FROM p""")[0]
+    with e.sequential():
+        for src, n, checks, counts in ((refs, n_refs, ref_parse, ref_bad_parse), (obs, n_obs, parse, obs_bad_parse)):
+            if n == 0:  # as the CSV reader says it (the tabular form reads references first)
+                raise InputError(src.shown, None, None, "the file has a header but no data rows; expected a "
+                                 f"{'Parquet file with the columns' if src.parquet else 'CSV with the header'} "
+                                 f"{','.join(src.fields)}")
+            parse_error(src, checks, dict(zip(checks, counts)))
+        if ref_bad:
+            record_error(refs, rules.ref_record(), HumanReference, e.name)
+        if obs_bad:  # some row may break a record rule: find the first that does, if any
+            record_error(obs, rules.obs_record(), JudgeObservation, e.name)
+    try:
+        _validate_snapshot_header(*header)
+    except ValueError as error:
+        raise _snapshot_error(contract_name, error, str(error).split(" ")[0].removeprefix("snapshot.")) from None
+
+    e.table("r", f"""SELECT {q('case_id')} AS case_id, CASE {q('preferred_candidate')} WHEN 'a' THEN 0 WHEN 'b' THEN 1
+                     ELSE 2 END AS pref, {e.dialect.count_ids(q('reviewer_ids'))} AS nrev,
+                     {q('adjudicated')} = 'true' AS adj FROM {refs.view}""")
+    if e.run("SELECT count(DISTINCT case_id) FROM r")[0][0] != n_refs:
+        with e.sequential():
+            _duplicate_reference(e)
+    twice, other, orphans, changed = e.run(f"""
+        SELECT coalesce(sum(CAST(nab <> bit_count(loab) + bit_count(hiab) AS INT)
+                            + CAST(nba <> bit_count(loba) + bit_count(hiba) AS INT)), 0),
+               count(*) FILTER (WHERE jg <> '{judge}' OR jg2 <> '{judge}'),
+               count(*) FILTER (WHERE r.case_id IS NULL),
+               count(*) FILTER (WHERE ta <> ta2 OR tb <> tb2 OR ag <> ag2 OR bg <> bg2)
+        FROM p LEFT JOIN r ON p.case_id = r.case_id""")[0]
+    if twice:
+        with e.sequential():
+            _duplicate_key(e)
+    try:
+        _check_binding(c, header[0], header[1], n_refs)
+    except ValueError as error:
+        text = str(error)
+        field = "scope" if "scope" in text else "contract_content_id" if "bound" in text else None
+        raise _snapshot_error(contract_name, error, field) from None
+    if other or orphans or changed:
+        with e.sequential():
+            _observation_error(e, c)
+    incomplete = e.run(f"""
+        SELECT count(*) FROM r LEFT JOIN p ON r.case_id = p.case_id
+        WHERE coalesce(gab, 0) <> {reps} OR coalesce(nab, 0) <> {reps} OR coalesce(gba, 0) <> {reps}
+              OR coalesce(nba, 0) <> {reps}""")[0][0]
+    if incomplete:
+        with e.sequential():
+            _incomplete(e, reps)
+    return _aggregate(e, c, header, int(n_obs))
+
+
+def _snapshot_error(contract_name: str, error: ValueError, field: str | None) -> InputError:
+    return InputError(contract_name, None, f"snapshot.{field}" if field else None, str(error))
+
+
+def _duplicate_reference(e: Any) -> None:
+    row = e.run(f"""SELECT o1, o2, case_id FROM (SELECT o1, o2, {q('case_id')} AS case_id,
+                    row_number() OVER (PARTITION BY {q('case_id')} ORDER BY o1, o2) AS k FROM {e.refs.numbered}) AS x
+                    WHERE k = 2 ORDER BY o1, o2 LIMIT 1""")[0]
+    name, line, _ = e.refs.where((row[0], row[1]))
+    raise InputError(name, line, "case_id", f"reference case IDs must be unique (duplicate case_id={row[2]!r})")
+
+
+def _duplicate_key(e: Any) -> None:
+    row = e.run(f"""SELECT o1, o2, case_id, od, rep FROM (SELECT o1, o2, {q('case_id')} AS case_id, {q('order')} AS od,
+                    CAST({q('repetition')} AS BIGINT) AS rep, row_number() OVER (PARTITION BY {q('case_id')},
+                    {q('order')}, CAST({q('repetition')} AS BIGINT) ORDER BY o1, o2) AS k FROM {e.obs.numbered}) AS x
+                    WHERE k = 2 ORDER BY o1, o2 LIMIT 1""")[0]
+    name, line, _ = e.obs.where((row[0], row[1]))
+    raise InputError(name, line, "repetition", "observation keys must be unique (duplicate "
+                     f"{_describe_observation(row[2], row[3], int(row[4]))})")
+
+
+def _observation_error(e: Any, c: JudgeCalibrationContract) -> None:
+    """The first observation without a reference, of another judge, or whose candidates' metadata
+    differs from its case's first valid observation."""
+    judge = c.judge_generator.replace("'", "''")
+    rows = e.run(f"""
+        WITH v AS (SELECT n.o1, n.o2, n.case_id, n.od, n.rep, n.ta, n.tb, n.ag, n.bg, n.jg,
+                          r.case_id IS NOT NULL AS has_ref, n.jg = '{judge}' AS same_judge
+                   FROM (SELECT o1, o2, {q('case_id')} AS case_id, {q('order')} AS od,
+                                CAST({q('repetition')} AS BIGINT) AS rep, CAST({q('candidate_a_tokens')} AS BIGINT) AS ta,
+                                CAST({q('candidate_b_tokens')} AS BIGINT) AS tb, {q('candidate_a_generator')} AS ag,
+                                {q('candidate_b_generator')} AS bg, {q('judge_generator')} AS jg
+                         FROM {e.obs.numbered}) AS n LEFT JOIN r ON n.case_id = r.case_id),
+             f AS (SELECT case_id, ta AS fa, tb AS fb, ag AS fg, bg AS fh FROM (
+                       SELECT case_id, ta, tb, ag, bg, row_number() OVER (PARTITION BY case_id ORDER BY o1, o2) AS k
+                       FROM v WHERE has_ref AND same_judge) AS y WHERE k = 1)
+        SELECT v.o1, v.o2, v.case_id, v.od, v.rep, v.has_ref, v.same_judge, v.jg,
+               f.fa <> v.ta, f.fb <> v.tb, f.fg <> v.ag, f.fh <> v.bg
+        FROM v LEFT JOIN f ON v.case_id = f.case_id
+        WHERE NOT v.has_ref OR NOT v.same_judge OR f.fa <> v.ta OR f.fb <> v.tb OR f.fg <> v.ag OR f.fh <> v.bg
+        ORDER BY v.o1, v.o2 LIMIT 1""")
+    if not rows:
+        raise InputError(e.obs.shown, None, None, DISAGREE.format(engine=e.name))
+    o1, o2, case_id, od, rep, has_ref, same_judge, jg = rows[0][:8]
+    name, line, _ = e.obs.where((o1, o2))
+    where = _describe_observation(case_id, od, int(rep))
+    if not has_ref:
+        raise InputError(name, line, "case_id", f"observation has no human reference ({where})")
+    if not same_judge:
+        raise InputError(name, line, "judge_generator", f"observation uses another judge generator ({where}: "
+                         f"{jg!r}, contract {c.judge_generator!r})")
+    field = next(f for f, differs in zip(("candidate_a_tokens", "candidate_b_tokens", "candidate_a_generator",
+                                          "candidate_b_generator"), rows[0][8:]) if differs)
+    raise InputError(name, line, field, f"candidate metadata changes across observations ({where})")
+
+
+def _incomplete(e: Any, reps: int) -> None:
+    """The first (case, order) in reference order that does not hold exactly the repetitions 1..R."""
+    case_id, ob = e.run(f"""
+        SELECT x.case_id, t.ob FROM (SELECT o1, o2, {q('case_id')} AS case_id FROM {e.refs.numbered}) AS x
+        CROSS JOIN (SELECT 0 AS ob UNION ALL SELECT 1 AS ob) AS t
+        LEFT JOIN p ON p.case_id = x.case_id
+        WHERE CASE t.ob WHEN 0 THEN coalesce(p.gab, 0) <> {reps} OR coalesce(p.nab, 0) <> {reps}
+                        ELSE coalesce(p.gba, 0) <> {reps} OR coalesce(p.nba, 0) <> {reps} END
+        ORDER BY x.o1, x.o2, t.ob LIMIT 1""")[0]
+    order = ORDERS[int(ob)]
+    got = {int(v[0]) for v in e.run(
+        f"SELECT DISTINCT CAST({q('repetition')} AS BIGINT) FROM {e.obs.view} WHERE {q('case_id')} = "
+        f"'{case_id.replace(chr(39), chr(39) * 2)}' AND {q('order')} = '{order}'")}
+    raise InputError(e.obs.shown, None, "repetition", _completeness_message(case_id, order, got, reps))
+
+
+def _rate(y: str, m: str) -> str:
+    big = "DECIMAL(38,0)"
+    return (f"CAST(coalesce(sum({y}), 0) AS {big}), CAST(coalesce(sum({m}), 0) AS {big}), "
+            f"count(*) FILTER (WHERE {m} > 0), CAST(coalesce(sum({y} * {y}), 0) AS {big}), "
+            f"CAST(coalesce(sum({y} * {m}), 0) AS {big}), CAST(coalesce(sum({m} * {m}), 0) AS {big})")
+
+
+def _aggregate(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], n_obs: int) -> CalibrationMeasurement:
+    judge = c.judge_generator.replace("'", "''")
+
+    def distinct(o: str) -> str:
+        return f"CAST(a{o} > 0 AS INT) + CAST(b{o} > 0 AS INT) + CAST(t{o} > 0 AS INT)"
+
+    def verdict(o: str) -> str:
+        return (f"CASE WHEN d{o} = 1 THEN (CASE WHEN a{o} > 0 THEN 0 WHEN b{o} > 0 THEN 1 ELSE 2 END) ELSE -1 END")
+
+    def majority(o: str) -> str:
+        top = f"greatest(a{o}, b{o}, t{o})"
+        return (f"CASE WHEN CAST(a{o} = {top} AS INT) + CAST(b{o} = {top} AS INT) + CAST(t{o} = {top} AS INT) = 1 "
+                f"THEN (CASE WHEN a{o} = {top} THEN 0 WHEN b{o} = {top} THEN 1 ELSE 2 END) ELSE -1 END")
+
+    e.table("k", f"""
+        WITH d AS (
+            SELECT r.case_id, r.pref, r.nrev, r.adj, p.aab, p.bab, p.tab, p.aba, p.bba, p.tba, p.ta, p.tb, p.ag, p.bg,
+                   {distinct('ab')} AS dab, {distinct('ba')} AS dba
+            FROM r JOIN p ON r.case_id = p.case_id),
+        x AS (
+            SELECT *, {verdict('ab')} AS vab, {verdict('ba')} AS vba, {majority('ab')} AS mab, {majority('ba')} AS mba,
+                   aab + bab + tab + aba + bba + tba AS nobs,
+                   CASE pref WHEN 0 THEN aab + aba WHEN 1 THEN bab + bba ELSE tab + tba END AS agree,
+                   CASE WHEN pref = 0 AND ta < tb THEN 1 WHEN pref = 1 AND tb < ta THEN 0 ELSE -1 END AS verb,
+                   CASE WHEN ag = '{judge}' AND ag <> bg THEN 0 WHEN bg = '{judge}' AND ag <> bg THEN 1
+                        ELSE -1 END AS selfc
+            FROM d)
+        SELECT case_id, pref, nrev, adj, dab, dba, mab, mba, nobs, agree,
+               CAST(vab >= 0 AND vba >= 0 AS BIGINT) AS fopp, CAST(vab >= 0 AND vba >= 0 AND vab <> vba AS BIGINT) AS flipped,
+               CAST(CAST(dab > 1 AS INT) + CAST(dba > 1 AS INT) AS BIGINT) AS unst,
+               CASE WHEN verb >= 0 THEN nobs ELSE 0 END AS vopp,
+               CASE verb WHEN 0 THEN aab + aba WHEN 1 THEN bab + bba ELSE 0 END AS verr,
+               CASE WHEN selfc >= 0 AND pref <> selfc AND pref <> 2 THEN nobs ELSE 0 END AS sopp,
+               CASE WHEN selfc >= 0 AND pref <> selfc AND pref <> 2
+                    THEN (CASE selfc WHEN 0 THEN aab + aba ELSE bab + bba END) ELSE 0 END AS serr
+        FROM x""")
+    two = "CAST(2 AS BIGINT)"
+    big = "DECIMAL(38,0)"
+    row = e.run(f"""
+        SELECT count(*), {_rate('agree', 'nobs')}, {_rate('flipped', 'fopp')}, {_rate('unst', two)},
+               {_rate('verr', 'vopp')}, {_rate('serr', 'sopp')}, count(*) FILTER (WHERE NOT adj),
+               CAST(coalesce(sum(agree) FILTER (WHERE pref <> 2), 0) AS {big}),
+               CAST(coalesce(sum(nobs) FILTER (WHERE pref <> 2), 0) AS {big}),
+               count(*) FILTER (WHERE (dab > 1 OR dba > 1) AND mab >= 0 AND mba >= 0 AND mab <> mba)
+        FROM k""")[0]
+    n_cases = int(row[0])
+    rates = {name: RateStats(*(int(v or 0) for v in row[1 + 6 * i: 7 + 6 * i])) for i, name in enumerate(RATE_NAMES)}
+    unadjudicated, agree_no_tie, obs_no_tie, noisy = (int(v) for v in row[31:])
+    cap = REVIEWER_CAP
+    reviewers = {int(m): int(n) for m, n in e.run(
+        f"SELECT least(nrev, {cap}) AS m, count(*) FROM k GROUP BY least(nrev, {cap})")}
+    ids: dict[int, list[str]] = {}
+    for m, case_id in e.run(e.dialect.smallest_ids(f"least(nrev, {cap})", f"nrev < {cap}", ISSUE_IDS)):
+        ids.setdefault(int(m), []).append(case_id)
+    unadj_ids = [x[0] for x in e.run(f"SELECT case_id FROM k WHERE NOT adj ORDER BY case_id LIMIT {ISSUE_IDS}")]
+    patterns = {(int(a), int(b), int(d)): int(n) for a, b, d, n in e.run(
+        "SELECT pref, mab, mba, count(*) FROM k GROUP BY pref, mab, mba")}
+    counts = JudgeCounts(n_cases, n_obs, rates, dict(sorted(reviewers.items())),
+                         {m: tuple(sorted(v)) for m, v in sorted(ids.items())}, unadjudicated, tuple(sorted(unadj_ids)),
+                         (agree_no_tie, obs_no_tie), noisy, patterns)
+    measured = {name: Rate(name, s.numerator, s.denominator) for name, s in rates.items()}
+    shown, hidden = counts.issues(c.minimum_reviewers)
+    notes = (f"{len(shown) + hidden:,} reference issues; the first {len(shown):,} are listed",) if hidden else ()
+    empty = pd.DataFrame({name: pd.Series(dtype=object) for name in (
+        "case_id", "preferred", "reviewers", "adjudicated", "observations", "agreements")})
+    return CalibrationMeasurement(c, header[0], header[1], header[2], n_cases, n_obs, measured["human_agreement"],
+                                  measured["position_flip"], measured["repeat_variance"], measured["verbosity_bias"],
+                                  measured["self_preference"], empty, {}, notes, counts)
