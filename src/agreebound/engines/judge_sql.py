@@ -204,11 +204,14 @@ def audit(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], con
                      {q('candidate_a_generator')} AS ag, {q('candidate_b_generator')} AS bg, {q('judge_generator')} AS jg
               FROM {obs.view}) AS x
         GROUP BY case_id""")
-    texts = " OR ".join(f"NOT {rules.id_ok(x)}" for x in ("case_id", "ag", "ag2", "bg", "bg2", "jg", "jg2"))
+    # a case's id once per case; generators and judges by their distinct values (few)
     n_obs, *obs_bad_parse, obs_bad = e.run(f"""
         SELECT coalesce(sum(n), 0), {', '.join(f"coalesce(sum(parse_{i}), 0)" for i in range(len(parse)))},
-               coalesce(sum(CASE WHEN {texts} OR ag <> ag2 OR bg <> bg2 OR jg <> jg2 THEN n ELSE bad END), 0)
+               coalesce(sum(CASE WHEN NOT {rules.id_ok('case_id')} OR ag <> ag2 OR bg <> bg2 OR jg <> jg2 THEN n
+                                 ELSE bad END), 0)
         FROM p""")[0]
+    obs_bad += e.run(f"""SELECT count(*) FROM (SELECT ag AS v FROM p UNION SELECT bg AS v FROM p UNION
+                         SELECT jg AS v FROM p) AS t WHERE NOT {rules.id_ok('v')}""")[0][0]
     with e.sequential():
         for src, n, checks, counts in ((refs, n_refs, ref_parse, ref_bad_parse), (obs, n_obs, parse, obs_bad_parse)):
             if n == 0:  # as the CSV reader says it (the tabular form reads references first)
