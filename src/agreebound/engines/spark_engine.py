@@ -48,17 +48,39 @@ def session(master: str = "local[2]") -> Any:
 PLAIN = "^[!-~]([ -~]*[!-~])?$"
 
 
-def normal_name(col: Any) -> Any:
-    """A name column as the in-memory reader compares names (agreebound.escape.normalise_name: NFC,
-    invisible characters removed, whitespace trimmed): plain ASCII names as they are, the others
-    through the reader's own function on the workers."""
+#: Up to this many distinct names that are not plain ASCII are normalised on the driver and joined
+#: back (broadcast); above it, the reader's function runs on the workers, row by row.
+MAPPING_MAX = 100_000
+
+
+def normalised_names(spark: Any, df: Any, cols: Sequence[str]) -> Any:
+    """``df`` with its name columns ``cols`` as strings compared as the in-memory reader compares
+    names (agreebound.escape.normalise_name: NFC, invisible characters removed, whitespace trimmed).
+    Plain ASCII names are already so; one pass finds the others, which are normalised by the
+    reader's own function (a Python UDF would otherwise run on every row: Spark evaluates it even
+    where a condition skips it)."""
     from pyspark.sql import functions as F
 
     from agreebound.escape import normalise_name
 
-    norm = F.udf(lambda text: None if text is None else normalise_name(text), "string")
-    text = col.cast("string")
-    return F.when(text.rlike(PLAIN), text).otherwise(norm(text))
+    cols = [c for c in dict.fromkeys(cols) if c]
+    out = df.select(*[F.col(f"`{c}`").cast("string").alias(c) if c in cols else F.col(f"`{c}`") for c in df.columns])
+    odd = out.select(F.explode(F.array(*[F.col(f"`{c}`") for c in cols])).alias("raw")) \
+        .where(F.col("raw").isNotNull() & ~F.col("raw").rlike(PLAIN)).distinct()
+    found = [r[0] for r in odd.limit(MAPPING_MAX + 1).collect()]
+    if not found:
+        return out
+    if len(found) > MAPPING_MAX:
+        norm = F.udf(lambda text: None if text is None else normalise_name(text), "string")
+        for c in cols:
+            out = out.withColumn(c, F.when(F.col(f"`{c}`").rlike(PLAIN), F.col(f"`{c}`")).otherwise(norm(F.col(f"`{c}`"))))
+        return out
+    mapping = spark.createDataFrame([(t, normalise_name(t)) for t in found], "raw string, norm string")
+    for i, c in enumerate(cols):
+        m = F.broadcast(mapping.select(F.col("raw").alias(f"_raw{i}"), F.col("norm").alias(f"_norm{i}")))
+        out = out.join(m, out[f"`{c}`"] == m[f"_raw{i}"], "left") \
+            .withColumn(c, F.coalesce(F.col(f"_norm{i}"), F.col(f"`{c}`"))).drop(f"_raw{i}", f"_norm{i}")
+    return out
 
 
 def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, missing: Sequence[str] = (),
@@ -72,8 +94,10 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
     try:
         df = _read(spark, files)
         check_columns(files, df.columns, columns)
+        df = normalised_names(spark, df, [columns.dimension or "", *columns.unit, columns.rater])
+
         def name(c: str) -> Any:  # as the reader compares names; empty is no name
-            t = normal_name(F.col(f"`{c}`"))
+            t = F.col(f"`{c}`")
             return F.when(t == "", F.lit(None)).otherwise(t)
 
         parts = [F.coalesce(name(c), F.lit("")) for c in columns.unit]
@@ -156,11 +180,12 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
     try:
         df = _read(spark, files)
         check_columns(files, df.columns, columns)
-        parts = [F.coalesce(normal_name(F.col(f"`{c}`")), F.lit("")) for c in columns.unit]
+        df = normalised_names(spark, df, [columns.dimension or "", *columns.unit, columns.rater])
+        parts = [F.coalesce(F.col(f"`{c}`"), F.lit("")) for c in columns.unit]
         unit = parts[0] if len(parts) == 1 else F.concat_ws("\x1f", *parts)
         if columns.dimension:
-            df = df.where(normal_name(F.col(f"`{columns.dimension}`")) == dimension)
-        g = df.select(unit.alias("u"), normal_name(F.col(f"`{columns.rater}`")).alias("r"),
+            df = df.where(F.col(f"`{columns.dimension}`") == dimension)
+        g = df.select(unit.alias("u"), F.col(f"`{columns.rater}`").alias("r"),
                       F.trim(F.col(f"`{columns.value}`").cast("string")).alias("v")) \
             .groupBy("u", "r", "v").agg(F.count(F.lit(1)).alias("n")).cache()
         texts = [x[0] for x in g.select("v").where(F.col("v").isNotNull()).distinct().collect()]
