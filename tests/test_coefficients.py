@@ -248,3 +248,61 @@ def test_no_paradox_no_excuse():
     co = K.coefficients(coded, ["x", "y"])
     text = K.explain(co, alpha_coded(coded, "nominal").value, ["a", "b", "c"])
     assert not any(t.startswith(("Raters agree", "Prevalence", "Bias", "One rater")) for t in text)
+
+
+# --- everywhere: the command line and the reports; the verdict does not change ---------------------
+
+def test_cli_coefficients_json_text_and_reports(tmp_path, capsys):
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    from agreebound.cli import main
+    from agreebound.formats import parse_ratings
+
+    sample = Path(__file__).resolve().parents[1] / "sample_data" / "detector_panel.csv"
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "report.schema.json").read_text())
+    plain = main(["panel", str(sample), "--json"])
+    before = json.loads(capsys.readouterr().out)
+    code = main(["panel", str(sample), "--json", "--coefficients"])
+    after = json.loads(capsys.readouterr().out)
+    jsonschema.validate(after, schema)
+    assert code == plain == 1 and after["panel"]["verdict"] == before["panel"]["verdict"] == "REPORT_ONLY"
+    for b, a in zip(before["panel"]["dimensions"], after["panel"]["dimensions"]):
+        section = a["coefficients"]
+        assert {k: v for k, v in a.items() if k != "coefficients"} == b  # nothing else moves
+        panel = parse_ratings(sample.name, sample.read_bytes())[a["dimension"]]
+        co = K.coefficients(panel.ratings("nominal"), panel.raters, "nominal")
+        assert [(c["key"], c["exact"]) for c in section["table"]] == [(c.key, str(c.value)) for c in co.table]
+        assert section["decides"] is False and len(section["pairs"]) == 6
+    insult = next(d for d in after["panel"]["dimensions"] if d["dimension"] == "insult")["coefficients"]
+    assert insult["explanation"][0].startswith("Raters agree on 84% of the pairs they rated together, yet alpha is 0.431")
+    main(["panel", str(sample), "--coefficients"])
+    text = capsys.readouterr().out
+    assert "other coefficients (beside alpha; they do not decide):" in text
+    assert "  why: Prevalence: one category ('0') holds 83% of the values." in text
+    md = tmp_path / "r.md"
+    main(["panel", str(sample), "--coefficients", "--report", str(md)])
+    capsys.readouterr()
+    assert "### Other coefficients (beside alpha; they do not decide)" in md.read_text()
+    html = tmp_path / "r.html"
+    main(["panel", str(sample), "--coefficients", "--report", str(html)])
+    capsys.readouterr()
+    assert "Other coefficients (beside alpha; they do not decide)</h3>" in html.read_text()
+    assert main(["panel", str(sample), "--coefficients", "--engine", "duckdb"]) == 3
+    assert "--coefficients is not available with --engine duckdb" in capsys.readouterr().err
+
+
+def test_user_text_in_the_explanation_is_cut_and_escaped():
+    long = "<b>x</b>" * 40
+    rows = [[long, long, long]] * 50 + [["y", long, long]] * 2
+    coded = encode(rows)
+    co = K.coefficients(coded, ["a", "b", "c"])
+    text = K.explain(co, alpha_coded(coded, "nominal").value, list(co.values))
+    assert text and all(len(t) < 400 for t in text)
+    from agreebound.report import coefficients_markdown
+
+    section = {"explanation": text, "table": [], "pairs": [], "categories": []}
+    md = "\n".join(coefficients_markdown(section))
+    assert "<b>" not in md and "\\<b\\>" in md

@@ -305,3 +305,31 @@ def measure_counts(counts: Any, file: str, level: str = "auto", positive: Any = 
     return PanelMeasurement(file, counts.dimension, level, alpha, raters, detectors, humans_t, used, source, pos,
                             counts.n_units, counts.n_ratings, boot, bracket, panel.kind, totals, (), suggestion,
                             at_levels, offered)
+
+
+# --- the coefficients beside alpha (issue: reviewers ask "but they agree 94% of the time?") --------
+
+@dataclass(frozen=True)
+class PanelCoefficients:
+    coefficients: Any  # agreebound.coefficients.Coefficients
+    explanation: tuple[str, ...]
+    texts: tuple[str, ...]  # each category as written
+    level: str
+
+
+def panel_coefficients(panel: RatingPanel, level: str, floor_permil: int | None = None) -> PanelCoefficients:
+    """Percent agreement, kappa, pi, AC1/AC2, Brennan-Prediger with their intervals, the pairwise and
+    per-category detail, and the sentences explaining a high agreement beside a low alpha (the
+    leave-one-rater-out alphas name a rater who drags alpha down). Alpha and the verdict are not
+    touched: they stay the seed's."""
+    from agreebound.coefficients import coefficients, explain
+    from agreebound.limits import DIAGNOSTIC_RATERS
+    from agreebound.uncertainty import alpha_without_each_rater
+
+    coded = panel.ratings(level)
+    co = coefficients(coded, panel.raters, level)
+    texts = tuple(category_texts(coded.categories))
+    alpha = alpha_coded(coded, level).value
+    without = alpha_without_each_rater(coded, panel.raters, level) if len(panel.raters) <= DIAGNOSTIC_RATERS else {}
+    floor = Fraction(floor_permil, 1000) if floor_permil is not None else None
+    return PanelCoefficients(co, tuple(explain(co, alpha, texts, without, floor)), texts, level)

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
@@ -264,7 +265,7 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
     from agreebound.escape import normalise_name
     from agreebound.report import panel_report
 
-    for flag in ("rates", "sheet", "record"):
+    for flag in ("rates", "sheet", "record", "coefficients"):
         if getattr(args, flag, None):
             raise UsageError(f"agreebound panel: --{flag} is not available with --engine {args.engine} yet")
     remote = args.engine == "spark" and "://" in args.file
@@ -373,7 +374,13 @@ def _panel(args: argparse.Namespace) -> int:
     positive: Any = "auto" if args.positive is None else args.positive
     level = args.level if args.level != "auto" else (imported.mapping.level or "auto")
     measurements = measure_panels(panels, level, positive, rates, Path(args.rates).name if args.rates else None)
-    report = panel_report(measurements, t, inputs, imported)
+    coefficients = None
+    if args.coefficients:
+        from agreebound.analysis import panel_coefficients
+
+        coefficients = {d: panel_coefficients(panels[d], m.level, t.panel.alpha_floor_permil)
+                        for d, m in measurements.items()}
+    report = panel_report(measurements, t, inputs, imported, coefficients)
     if args.record:
         roles = ["ratings"] + (["mapping"] if args.mapping else []) + (["thresholds"] if args.thresholds else []) + \
             (["rates"] if args.rates else [])
@@ -435,7 +442,26 @@ def _print_panel(report: dict[str, Any]) -> None:
             print(f"  categories ({cats['total']}): {shown}{more}")
             for f in cats.get("flags", []):
                 print(f"  check: {printable(f)}")
+        if d.get("coefficients"):
+            _print_coefficients(d["coefficients"])
     print(f"overall: {report['panel']['verdict']}")
+
+
+def _print_coefficients(section: dict[str, Any]) -> None:
+    from agreebound.report import coefficient_rows
+
+    print("  other coefficients (beside alpha; they do not decide):")
+    rows = [["coefficient", "value", "95% interval", "agreement", "chance", "exact"]] + \
+        [[r[0], r[1], r[3], r[4], r[5], r[2]] for r in coefficient_rows(section)]
+    widths = [max(len(printable(r[i], 60)) for r in rows) for i in range(5)]
+    for r in rows:
+        print("    " + "  ".join(printable(c, 60).ljust(w) for c, w in zip(r, widths)) + "  " + printable(r[5], 80))
+    for p in section["pairs"][:45]:
+        kappa = "undefined" if p["cohen_kappa"] is None else f"{float(Fraction(p['cohen_kappa'])):.3f}"
+        print(f"    pair {printable(p['a'], 40)} / {printable(p['b'], 40)}: Cohen's kappa {kappa} on "
+              f"{p['shared_units']} units both rated")
+    for t in section["explanation"]:
+        print(f"  why: {printable(t)}")
 
 
 def _inspect(args: argparse.Namespace) -> int:
@@ -816,6 +842,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rates", help="detector rates CSV (detector,positives,total[,dimension])")
     p.add_argument("--positive", help="category counted as a detector's positive, as written in the file "
                    "(default: 1 on a 0/1 panel)")
+    p.add_argument("--coefficients", action="store_true",
+                   help="also report percent agreement, Cohen/Conger's kappa, Scott's pi/Fleiss' kappa, Gwet's AC1/AC2 "
+                   "and Brennan-Prediger with 95%% intervals, pairwise kappas, per-category agreement and why they "
+                   "differ from alpha (they do not decide: the verdict stays alpha's and the spread's)")
     _common(p)
     p.set_defaults(func=_panel)
 

@@ -485,6 +485,13 @@ BIAS_RATIO = 2.0
 DRAG = Fraction(1, 10)
 
 
+def _q(text: Any) -> str:
+    """User text (a category, a rater) quoted in a sentence, on one line, cut if long."""
+    from agreebound.escape import printable
+
+    return repr(printable(text, 60))
+
+
 def _pct(x: Any) -> str:
     return f"{float(x):.0%}"
 
@@ -513,7 +520,7 @@ def explain(co: Coefficients, alpha: Fraction | None, texts: Sequence[str],
         chance = f" Chance alone would agree {_pct(pooled.pe)} of the time" if pooled and pooled.pe is not None else ""
         resist = (f"; Gwet's AC1, which counts chance only on hard-to-rate units, is {_f3(ac1.value)}"
                   if ac1 and ac1.value is not None else "")
-        out.append(f"Prevalence: one category ({texts[top]!r}) holds {_pct(co.shares[top])} of the values.{chance}"
+        out.append(f"Prevalence: one category ({_q(texts[top])}) holds {_pct(co.shares[top])} of the values.{chance}"
                    f"{resist}. The few units rated otherwise decide alpha.")
     bias = _bias(co)
     if bias is not None:
@@ -524,7 +531,7 @@ def explain(co: Coefficients, alpha: Fraction | None, texts: Sequence[str],
                 f"chance from the pooled ones (Scott/Fleiss {_f3(pooled.value)})."
                 if kappa and pooled and kappa.value is not None and pooled.value is not None
                 and abs(kappa.value - pooled.value) >= Fraction(1, 20) else "")
-        out.append(f"Bias: {co.raters[a]!r} uses {texts[k]!r} {ratio:.1f}x as often as {co.raters[b]!r} "
+        out.append(f"Bias: {_q(co.raters[a])} uses {_q(texts[k])} {ratio:.1f}x as often as {_q(co.raters[b])} "
                    f"({_pct(sa)} of their ratings against {_pct(sb)}).{diff}")
     if without and alpha is not None:
         gains = {r: v - alpha for r, v in without.items() if v is not None}
@@ -534,15 +541,15 @@ def explain(co: Coefficients, alpha: Fraction | None, texts: Sequence[str],
                 v = without[r]
                 assert v is not None
                 crosses = f", above the {_f3(floor)} floor" if floor is not None and alpha < floor <= v else ""
-                out.append(f"One rater drags alpha down: leaving out {r!r} raises it from {_f3(alpha)} to "
+                out.append(f"One rater drags alpha down: leaving out {_q(r)} raises it from {_f3(alpha)} to "
                            f"{_f3(v)}{crosses}.")
     fights = [(s, k) for k, s in enumerate(co.specific) if s is not None]
     if len(fights) >= 2:
         s, k = min(fights)
         best, kb = max(fights)
         if best - s >= Fraction(1, 5):
-            out.append(f"Raters fight over {texts[k]!r}: when one rater chooses it, another does {_pct(s)} of the "
-                       f"time (against {_pct(best)} for {texts[kb]!r}).")
+            out.append(f"Raters fight over {_q(texts[k])}: when one rater chooses it, another does {_pct(s)} of the "
+                       f"time (against {_pct(best)} for {_q(texts[kb])}).")
     return out
 
 

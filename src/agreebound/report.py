@@ -132,15 +132,80 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
 
 
 def panel_report(measurements: dict[str, PanelMeasurement], thresholds: ThresholdSet,
-                 inputs: Sequence[tuple[str, bytes | str]], imported: Any = None) -> dict[str, Any]:
-    """``imported`` (agreebound.formats.Imported): how the file was read, recorded beside the verdicts."""
+                 inputs: Sequence[tuple[str, bytes | str]], imported: Any = None,
+                 coefficients: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``imported`` (agreebound.formats.Imported): how the file was read, recorded beside the verdicts.
+    ``coefficients``: dimension -> analysis.PanelCoefficients, reported beside alpha (not deciding)."""
     out = _base("panel", inputs, thresholds)
     if imported is not None:
         out["read"] = {"format": imported.format, "mapping": imported.mapping.to_dict(),
                        "reasons": list(imported.reasons)}
     dims = [panel_dimension(m, decide_panel(m, thresholds.panel)) for m in measurements.values()]
+    for dim, m in zip(dims, measurements.values()):
+        if coefficients and m.dimension in coefficients:
+            dim["coefficients"] = coefficients_section(coefficients[m.dimension])
     out["panel"] = {"dimensions": dims, "verdict": worst([d["verdict"] for d in dims])}
     return out
+
+
+def coefficients_section(pc: Any) -> dict[str, Any]:
+    """The coefficients beside alpha (analysis.PanelCoefficients) for the JSON report."""
+    co = pc.coefficients
+
+    def one(c: Any) -> dict[str, Any]:
+        return {"key": c.key, "name": c.name, "weights": c.weights, "exact": exact(c.value),
+                "value": None if c.value is None else _f(float(c.value)),
+                "percent_agreement": exact(c.pa), "chance_agreement": exact(c.pe),
+                "units": c.units, "pairable_units": c.pairable,
+                "se": None if c.se is None else _f(c.se),
+                "interval95": None if c.low is None else [_f(c.low), _f(c.high)], "note": c.note}
+
+    return {
+        "level": pc.level,
+        "decides": False,
+        "table": [one(c) for c in co.table],
+        "pairs": [{"a": p.a, "b": p.b, "shared_units": p.shared, "agreement": exact(p.agreement),
+                   "cohen_kappa": exact(p.kappa), "confusion": p.confusion.tolist()} for p in co.pairs],
+        "categories": [{"category": t, "share": exact(s), "specific_agreement": exact(a)}
+                       for t, s, a in zip(pc.texts, co.shares, co.specific)],
+        "explanation": list(pc.explanation),
+    }
+
+
+def _num(x: float | None, digits: int = 3) -> str:
+    return "undefined" if x is None else f"{x:.{digits}f}"
+
+
+def coefficient_rows(section: dict[str, Any]) -> list[list[str]]:
+    """name, value, exact, 95% interval, agreement, chance: one row per coefficient."""
+    rows = []
+    for c in section["table"]:
+        iv = c["interval95"]
+        rows.append([c["name"], _num(c["value"]), c["exact"] or ("undefined: " + c["note"] if c["note"] else "undefined"),
+                     "-" if iv is None else f"[{iv[0]:.3f}, {iv[1]:.3f}]",
+                     _num(None if c["percent_agreement"] is None else float(Fraction(c["percent_agreement"]))),
+                     "-" if c["key"] == "percent_agreement" else
+                     _num(None if c["chance_agreement"] is None else float(Fraction(c["chance_agreement"])))])
+    return rows
+
+
+def coefficients_markdown(section: dict[str, Any]) -> list[str]:
+    lines = ["### Other coefficients (beside alpha; they do not decide)", ""]
+    if section["explanation"]:
+        lines += [f"- {md_text(t, 1000)}" for t in section["explanation"]] + [""]
+    lines += ["| coefficient | value | exact | 95% interval | agreement | chance |", "|---|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(_md_cell(x) for x in row) + " |" for row in coefficient_rows(section)]
+    if section["pairs"]:
+        lines += ["", "| pair | units both rated | agreement | Cohen's kappa |", "|---|---|---|---|"]
+        for p in section["pairs"]:
+            ag = None if p["agreement"] is None else float(Fraction(p["agreement"]))
+            ka = None if p["cohen_kappa"] is None else float(Fraction(p["cohen_kappa"]))
+            lines.append(f"| {_md_cell(p['a'])} / {_md_cell(p['b'])} | {p['shared_units']} | {_num(ag)} | {_num(ka)} |")
+    lines += ["", "| category | share of values | specific agreement |", "|---|---|---|"]
+    for c in section["categories"]:
+        sa = None if c["specific_agreement"] is None else float(Fraction(c["specific_agreement"]))
+        lines.append(f"| {_md_cell(c['category'])} | {float(Fraction(c['share'])):.1%} | {_num(sa)} |")
+    return lines
 
 
 def worst(verdicts: Sequence[str]) -> str:
@@ -265,6 +330,8 @@ def to_markdown(report: dict[str, Any]) -> str:
                 cats = d["categories"]
                 lines.append(f"- categories ({cats['total']}): " +
                              ", ".join(f"{_md_cell(c['category'])} ({c['count']})" for c in cats["listed"]))
+            if d.get("coefficients"):
+                lines += [""] + coefficients_markdown(d["coefficients"])
     else:
         c = report["calibration"]
         lines += [f"**Decision: {c['decision']}** against the {c['decided_against']['kind']} contract "

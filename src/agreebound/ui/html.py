@@ -293,6 +293,29 @@ def _panel_gates(d: dict[str, Any], p: dict[str, Any]) -> str:
                   [25, 34, 25, 16], small=True)
 
 
+def _coefficients_html(i: int, section: dict[str, Any]) -> str:
+    """The coefficients beside alpha: what explains the gap, the table, pairs and categories."""
+    from agreebound.report import coefficient_rows
+
+    rows = [[_t(r[0], 60)] + [_t(x, 60) for x in r[1:]] for r in coefficient_rows(section)]
+    out = [f'<h3 id="dim-{i}-coefficients">Other coefficients (beside alpha; they do not decide)</h3>',
+           _list(_t(t, 1000) for t in section["explanation"]),
+           _table("Agreement coefficients, exact, with Gwet's 95% intervals",
+                  ["coefficient", "value", "exact", "95% interval", "agreement", "chance"], rows,
+                  [23, 9, 21, 19, 15, 13], numeric=(1, 4, 5), small=True)]
+    if section["pairs"]:
+        pairs = [[f"{_t(p['a'], 40)} / {_t(p['b'], 40)}", f"{p['shared_units']:,}", _dec(p["agreement"]),
+                  _dec(p["cohen_kappa"])] for p in section["pairs"][:LISTED_CATEGORIES * 3]]
+        out.append(_table("Each pair of raters, on the units both rated",
+                          ["pair", "units", "agreement", "Cohen's kappa"], pairs, [44, 12, 20, 24],
+                          numeric=(1, 2, 3), small=True))
+    cats = [[_t(c["category"], 40), f"{float(Fraction(c['share'])):.1%}", _dec(c["specific_agreement"])]
+            for c in section["categories"][:LISTED_CATEGORIES]]
+    out.append(_table("Per category: its share of the values, and how often a second rater agrees on it",
+                      ["category", "share", "specific agreement"], cats, [50, 25, 25], numeric=(1, 2), small=True))
+    return "\n".join(out)
+
+
 def _panel_dimension(i: int, d: dict[str, Any], p: dict[str, Any], charts: list[str]) -> str:
     items = [_t(r["message"], 400) for r in d["reasons"]] or ["every check passed"]
     if d["spread"]["state"] == "not measured":
@@ -320,7 +343,8 @@ def _panel_dimension(i: int, d: dict[str, Any], p: dict[str, Any], charts: list[
         facts += [f"check: {_t(f, 300)}" for f in cats.get("flags", [])]
     body = (f"<p>{_verdict(d['verdict'])} {html.escape(_MEANING.get(d['verdict'], ''))}</p>\n"
             f"{_panel_gates(d, p)}\n<h3 id=\"dim-{i}-why\">Why</h3>\n{_list(items)}\n"
-            f"<h3 id=\"dim-{i}-facts\">What was measured</h3>\n{_list(facts)}\n" + "\n".join(charts))
+            f"<h3 id=\"dim-{i}-facts\">What was measured</h3>\n{_list(facts)}\n" + "\n".join(charts)
+            + (_coefficients_html(i, d["coefficients"]) if d.get("coefficients") else ""))
     return _section(f"dim-{i}", f"Dimension {_t(d['dimension'], 60)}: {html.escape(d['verdict'])}", body)
 
 
