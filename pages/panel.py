@@ -7,7 +7,7 @@ from agreebound.escape import printable
 from agreebound.gates import panel_gates
 from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS
 from agreebound.ui import figures, preview, shell, state, widgets
-from agreebound.ui.data import folder_diagnostics, panel_diagnostics
+from agreebound.ui.data import folder_diagnostics, panel_coefficients, panel_diagnostics
 
 shell.enter(__file__)
 
@@ -148,6 +148,15 @@ def results(decisions) -> None:
                 if diag is not None:
                     st.markdown("**Units contributing most disagreement**")
                     st.dataframe(widgets.safe_frame(diag.top_units), hide_index=True, width="stretch")
+            with st.expander("Other coefficients: percent agreement, kappa, pi, Gwet's AC1, Brennan-Prediger"):
+                src = S.panel_source["ratings"]
+                if not hasattr(src, "data"):
+                    st.caption("These are computed in memory; a data set opened from the data folder shows alpha "
+                               "and the spread (the command line's --coefficients reads files up to 200 MB).")
+                else:
+                    pc = panel_coefficients(src.name, src.digest, src.data, m.level, dim,
+                                            S.panel_source.get("mapping"))
+                    widgets.coefficients_section(pc, m, d, dim)
             with st.expander("Exact numbers"):
                 st.code(f"alpha      = {figures.exact_text(m.alpha.value)}\n"
                         f"D_o        = {figures.exact_text(m.alpha.observed_disagreement)}\n"

@@ -315,6 +315,15 @@ class PanelCoefficients:
     explanation: tuple[str, ...]
     texts: tuple[str, ...]  # each category as written
     level: str
+    alpha: Fraction | None = None
+    without: dict[str, Any] = field(default_factory=dict)  # leave-one-rater-out alphas
+
+    def explained(self, floor_permil: int | None) -> tuple[str, ...]:
+        """The explanation against another floor (a slider moved): no recomputation."""
+        from agreebound.coefficients import explain
+
+        floor = Fraction(floor_permil, 1000) if floor_permil is not None else None
+        return tuple(explain(self.coefficients, self.alpha, self.texts, self.without, floor))
 
 
 def panel_coefficients(panel: RatingPanel, level: str, floor_permil: int | None = None) -> PanelCoefficients:
@@ -332,4 +341,4 @@ def panel_coefficients(panel: RatingPanel, level: str, floor_permil: int | None 
     alpha = alpha_coded(coded, level).value
     without = alpha_without_each_rater(coded, panel.raters, level) if len(panel.raters) <= DIAGNOSTIC_RATERS else {}
     floor = Fraction(floor_permil, 1000) if floor_permil is not None else None
-    return PanelCoefficients(co, tuple(explain(co, alpha, texts, without, floor)), texts, level)
+    return PanelCoefficients(co, tuple(explain(co, alpha, texts, without, floor)), texts, level, alpha, without)

@@ -269,8 +269,8 @@ def _coefficient(key: str, name: str, weights: str, cm: _Common, pe: Fraction | 
     return Coefficient(key, name, weights, value, cm.pa, pe, cm.n, cm.n2, se, low, high)
 
 
-def percent_agreement(c: Counts, weights: str = "identity") -> Coefficient:
-    cm = _common(c, weight_matrix(weights, c.values, c.numeric))
+def percent_agreement(c: Counts, weights: str = "identity", cm: "_Common | None" = None) -> Coefficient:
+    cm = cm or _common(c, weight_matrix(weights, c.values, c.numeric))
     name = "percent agreement" if weights == "identity" else f"percent agreement ({weights} weights)"
     if cm.pa is None:
         return Coefficient("percent_agreement", name, weights, None, None, Fraction(0), cm.n, 0, None, None, None,
@@ -280,9 +280,9 @@ def percent_agreement(c: Counts, weights: str = "identity") -> Coefficient:
     return Coefficient("percent_agreement", name, weights, cm.pa, cm.pa, Fraction(0), cm.n, cm.n2, se, low, high)
 
 
-def fleiss(c: Counts, weights: str = "identity") -> Coefficient:
+def fleiss(c: Counts, weights: str = "identity", cm: "_Common | None" = None) -> Coefficient:
     """Fleiss' kappa (Scott's pi for two raters): chance from the pooled marginals."""
-    cm = _common(c, weight_matrix(weights, c.values, c.numeric))
+    cm = cm or _common(c, weight_matrix(weights, c.values, c.numeric))
     q = c.q
     pe = sum((cm.w[k][l] * cm.pi[k] * cm.pi[l] for k in range(q) for l in range(q)), Fraction(0))
     two = len(c.rater_names) == 2
@@ -298,9 +298,9 @@ def fleiss(c: Counts, weights: str = "identity") -> Coefficient:
     return _coefficient(key, _weighted(name, weights), weights, cm, pe, terms)
 
 
-def gwet(c: Counts, weights: str = "identity") -> Coefficient:
+def gwet(c: Counts, weights: str = "identity", cm: "_Common | None" = None) -> Coefficient:
     """Gwet's AC1 (identity weights) or AC2."""
-    cm = _common(c, weight_matrix(weights, c.values, c.numeric))
+    cm = cm or _common(c, weight_matrix(weights, c.values, c.numeric))
     q = c.q
     if q < 2:
         return _coefficient("gwet_ac", "Gwet's AC1", weights, cm, None, None)
@@ -317,9 +317,9 @@ def gwet(c: Counts, weights: str = "identity") -> Coefficient:
     return _coefficient("gwet_ac", name, weights, cm, pe, terms)
 
 
-def brennan_prediger(c: Counts, weights: str = "identity") -> Coefficient:
+def brennan_prediger(c: Counts, weights: str = "identity", cm: "_Common | None" = None) -> Coefficient:
     """Brennan-Prediger: chance agreement sum(w) / q^2 (1/q unweighted)."""
-    cm = _common(c, weight_matrix(weights, c.values, c.numeric))
+    cm = cm or _common(c, weight_matrix(weights, c.values, c.numeric))
     q = c.q
     if q < 2:
         return _coefficient("brennan_prediger", "Brennan-Prediger", weights, cm, None, None)
@@ -328,11 +328,11 @@ def brennan_prediger(c: Counts, weights: str = "identity") -> Coefficient:
                         lambda value: _per_unit(cm, pe))
 
 
-def conger(c: Counts, weights: str = "identity", ratings: Any = None) -> Coefficient:
+def conger(c: Counts, weights: str = "identity", ratings: Any = None, cm: "_Common | None" = None) -> Coefficient:
     """Conger's kappa (Cohen's kappa for two raters): chance from each rater's own marginals.
     ``ratings``: the units x raters codes (-1 missing), for the variance's per-rater terms."""
-    w = weight_matrix(weights, c.values, c.numeric)
-    cm = _common(c, w)
+    cm = cm or _common(c, weight_matrix(weights, c.values, c.numeric))
+    w = cm.w
     q, r = c.q, len(c.rater_names)
     two = r == 2
     key, name = ("cohen_kappa", "Cohen's kappa") if two else ("conger_kappa", "Conger's kappa")
@@ -356,12 +356,13 @@ def conger(c: Counts, weights: str = "identity", ratings: Any = None) -> Coeffic
         ngv = np.array(ng, dtype=float)
         eps = (x >= 0).astype(float)
         lam = np.zeros((n, r))
+        missing = eps - ngv[None, :] / n
+        safe = np.where(x >= 0, x, 0)
         for k in range(q):
-            lk = np.zeros((n, r))
-            for el in range(q):
-                delta = (x == el).astype(float)
-                lk += cm.wf[k, el] * (delta - (eps - ngv[None, :] / n) * pg[None, :, el])
-            lk *= n / ngv[None, :]
+            # sum over l of w_kl (delta_igl - (eps_ig - n_g / n) p_gl): the weight of the rating given,
+            # then the marginal term for every category at once
+            wk = np.where(x >= 0, cm.wf[k][safe], 0.0)
+            lk = (wk - missing * (pg @ cm.wf[k])[None, :]) * (n / ngv[None, :])
             lam += lk * (r * pg[:, k].mean() - pg[None, :, k])
         pe_i = lam.sum(axis=1) / (r * (r - 1))
         pe_f = float(pe)
@@ -376,12 +377,10 @@ def _weighted(name: str, weights: str) -> str:
 
 def ratings_matrix(coded: Any, c: Counts) -> np.ndarray:
     """Units (rows of ``c.units``) x raters (those of ``c``) codes, -1 where missing."""
-    rows = {int(u): i for i, u in enumerate(c.unit_index)}
     keep = np.flatnonzero(np.bincount(np.asarray(coded.rater), minlength=coded.n_raters) > 0)
-    col = {int(g): j for j, g in enumerate(keep)}
     x = np.full((len(c.unit_index), len(keep)), -1, dtype=np.int64)
     unit, rater, code = np.asarray(coded.unit), np.asarray(coded.rater), np.asarray(coded.code)
-    x[[rows[int(u)] for u in unit], [col[int(g)] for g in rater]] = code
+    x[np.searchsorted(c.unit_index, unit), np.searchsorted(keep, rater)] = code  # both sorted
     return x
 
 
@@ -422,8 +421,9 @@ def coefficients(coded: Any, rater_names: Sequence[str], level: str = "nominal")
     x = ratings_matrix(coded, c)
     table: list[Coefficient] = []
     for weights in weights_for(level):
-        table += [percent_agreement(c, weights), conger(c, weights, x), fleiss(c, weights), gwet(c, weights),
-                  brennan_prediger(c, weights)]
+        cm = _common(c, weight_matrix(weights, c.values, c.numeric))  # once per weights
+        table += [percent_agreement(c, weights, cm), conger(c, weights, x, cm), fleiss(c, weights, cm),
+                  gwet(c, weights, cm), brennan_prediger(c, weights, cm)]
     return Coefficients(c.values, c.rater_names, tuple(table), tuple(pairwise(x, c)), specific_agreement(c),
                         _shares(c), _rater_shares(c), c.raters.sum(axis=1))
 

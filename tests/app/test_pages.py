@@ -423,3 +423,24 @@ def test_the_dashboard_and_the_cli_share_one_upload_limit():
     assert config["server"]["maxUploadSize"] == limits.UPLOAD_MB
     assert limits.MAX_INPUT_BYTES == limits.UPLOAD_MB * 10**6  # the smaller reading of Streamlit's "MB"
     assert config["browser"]["gatherUsageStats"] is False and config["client"]["showErrorDetails"] == "none"
+
+
+def test_panel_page_other_coefficients_explain_the_gap_and_sliders_do_not_recompute():
+    at = app("pages/panel.py")
+    body = " ".join(shown(m.value) for m in at.markdown)
+    # the sample's insult dimension: 84% agreement, alpha 0.431, prevalence of '0'
+    assert ("- Raters agree on 84% of the pairs they rated together, yet alpha is 0.431: alpha counts only the "
+            "agreement beyond what chance would give with these marginals.") in body
+    assert "- Prevalence: one category ('0') holds 83% of the values." in body
+    tables = [t.value for t in at.dataframe]
+    coef = next(t for t in tables if "coefficient" in t.columns and "chance" in t.columns)
+    assert list(coef["coefficient"]) == ["percent agreement", "Conger's kappa", "Fleiss' kappa", "Gwet's AC1",
+                                         "Brennan-Prediger"]
+    assert list(coef["exact"]) == ["191/240", "325897/1321822", "60413/256413", "507587/703587", "71/120"]
+    assert at.selectbox(key="pair_pick_violence").value == 2  # a detector against the person first
+    calls = data.MEASURE_CALLS["coefficients"]
+    at.switch_page("pages/whatif.py").run()
+    at.slider(key="slider_alpha_floor_permil").set_value(300).run()
+    at.switch_page("pages/panel.py").run()
+    assert not at.exception and data.MEASURE_CALLS["coefficients"] == calls  # sliders only decide
+    assert "violence: REPORT_ONLY: measure and publish, do not auto-enforce" in texts(at.warning)  # alpha's verdict

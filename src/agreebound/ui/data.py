@@ -125,6 +125,16 @@ def panel_diagnostics(name: str, digest: str, _data: bytes, level: str, dimensio
                             len(panel.raters) > DIAGNOSTIC_RATERS)
 
 
+@st.cache_resource(max_entries=16, show_spinner="Computing the other coefficients...")
+def panel_coefficients(name: str, digest: str, _data: bytes, level: str, dimension: str,
+                       mapping: str | None = None) -> Any:
+    """The coefficients beside alpha (analysis.panel_coefficients), once per data, level, dimension."""
+    from agreebound.analysis import panel_coefficients as compute
+
+    MEASURE_CALLS["coefficients"] += 1
+    return compute(parsed_panels(name, digest, _data, mapping)[dimension], level)
+
+
 def _cell(v: Any) -> Any:
     return "" if v is None else str(v)
 

@@ -32,7 +32,7 @@ import html
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 import plotly.graph_objects as go
 
@@ -583,6 +583,63 @@ def coincidence_heatmap(m: PanelMeasurement, *, dark: bool = False) -> go.Figure
                 + ("" if small else " Colour shows the count (scale at the right)."))
     return _finish(fig, p, height=340, title="Coincidence matrix (pairable values)", caption_text=cap_text,
                    bottom=10)
+
+
+def pair_heatmap(co: Any, *, dark: bool = False) -> go.Figure:
+    """Cohen's kappa for each pair of raters on the units both rated (blank: undefined), the count
+    of those units in the hover."""
+    p = palette(dark)
+    names = labels(list(co.raters), 30)
+    r = len(names)
+    z: list[list[float | None]] = [[None] * r for _ in range(r)]
+    hover = [[""] * r for _ in range(r)]
+    index = {n: i for i, n in enumerate(co.raters)}
+    for pair in co.pairs:
+        i, j = index[pair.a], index[pair.b]
+        k = None if pair.kappa is None else float(pair.kappa)
+        ag = "undefined" if pair.agreement is None else f"{float(pair.agreement):.1%}"
+        text = (f"{names[i]} / {names[j]}<br>Cohen's kappa {'undefined' if k is None else f'{k:.3f}'}"
+                f"<br>agreement {ag} on {pair.shared:,} units both rated")
+        z[i][j] = z[j][i] = k
+        hover[i][j] = hover[j][i] = text
+    for i in range(r):
+        z[i][i] = 1.0
+        hover[i][i] = f"{names[i]}"
+    small = r <= 10
+    fig = go.Figure(go.Heatmap(
+        z=z, x=names, y=names, zmin=-1, zmax=1, colorscale=[list(s) for s in p.heat], showscale=True,
+        colorbar=dict(title=dict(text="kappa", font=dict(color=p.text)), tickfont=dict(color=p.text)),
+        text=[["" if v is None else f"{v:.2f}" for v in row] for row in z] if small else None,
+        texttemplate="%{text}" if small else None, customdata=hover, hovertemplate="%{customdata}<extra></extra>",
+    ))
+    fig.update_xaxes(type="category", showgrid=False, tickangle=-30)
+    fig.update_yaxes(type="category", autorange="reversed", showgrid=False)
+    cap_text = ("Cohen's kappa of each pair of raters on the units both rated (hover for the count and the raw "
+                "agreement). A rater whose row is pale disagrees with the others beyond chance.")
+    longest = max((len(n) for n in names), default=4)
+    return _finish(fig, p, height=max(320, 60 + 34 * r + 6 * min(longest, 30)), title="Each pair of raters: Cohen's kappa",
+                   caption_text=cap_text, bottom=20 + 6 * min(longest, 30))
+
+
+def confusion_heatmap(pair: Any, texts: Sequence[str], *, dark: bool = False) -> go.Figure:
+    """The confusion matrix of two raters on the units both rated: rows the first rater's category,
+    columns the second's; agreement on the diagonal."""
+    p = palette(dark)
+    cats = labels(list(texts), 30)
+    a, b = labels([pair.a], 30)[0], labels([pair.b], 30)[0]
+    z = pair.confusion.tolist()
+    small = len(cats) <= 12
+    fig = go.Figure(go.Heatmap(
+        z=z, x=cats, y=cats, colorscale=[list(s) for s in p.heat], showscale=not small,
+        colorbar=dict(title=dict(text="units", font=dict(color=p.text)), tickfont=dict(color=p.text)),
+        text=[[f"{v:,}" for v in row] for row in z] if small else None, texttemplate="%{text}" if small else None,
+        hovertemplate=f"{a}: %{{y}}<br>{b}: %{{x}}<br>%{{z:,}} units<extra></extra>",
+    ))
+    fig.update_xaxes(title_text=b, type="category", showgrid=False)
+    fig.update_yaxes(title_text=a, type="category", autorange="reversed", showgrid=False)
+    kappa = "undefined" if pair.kappa is None else f"{float(pair.kappa):.3f}"
+    return _finish(fig, p, height=340, title=f"{a} against {b}: Cohen's kappa {kappa}",
+                   caption_text=f"Units both rated: {pair.shared:,}. Agreement is on the diagonal.", bottom=10)
 
 
 # --- judge -----------------------------------------------------------------------------------

@@ -852,3 +852,46 @@ def why_text(gates: list[Any]) -> str:
     """The failing gates' margins in one Markdown line (empty when nothing fails)."""
     failing = [md(g.margin, 200) for g in gates if g.passed is False]
     return "; ".join(failing)
+
+
+def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
+    """The Panel page's "Other coefficients": why they differ from alpha (in words, from the data),
+    the coefficients with their intervals, each pair of raters, one pair's confusion matrix and the
+    categories raters fight over. They do not decide: the verdict above is alpha's and the spread's."""
+    from agreebound.ui import figures
+
+    co = pc.coefficients
+    st.caption("Reviewers from ReCal, irrCAC or R's irr ask for these. They are shown beside alpha and do not "
+               "decide: the verdict above is alpha's and the spread's, as the contract defines.")
+    for sentence in pc.explained(d.thresholds.alpha_floor_permil):
+        st.markdown("- " + md(sentence, 1000))
+    rows = []
+    for c in co.table:
+        rows.append({"coefficient": c.name,
+                     "value": "undefined" if c.value is None else f"{float(c.value):.3f}",
+                     "95% interval": "" if c.low is None else f"[{c.low:.3f}, {c.high:.3f}]",
+                     "agreement": "" if c.pa is None else f"{float(c.pa):.3f}",
+                     "chance": "" if c.key == "percent_agreement" or c.pe is None else f"{float(c.pe):.3f}",
+                     "exact": "undefined: " + c.note if c.value is None else str(c.value)})
+    st.dataframe(safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
+    st.caption("Intervals: Gwet's variance, conditional on these raters, t with n - 1 degrees of freedom, as irrCAC "
+               "computes them. Weighted rows use the categories' values (or ranks for labels).")
+    if co.pairs:
+        left, right = st.columns(2)
+        with left:
+            st.plotly_chart(figures.pair_heatmap(co, dark=dark()), width="stretch", key=f"pairs_{dim}",
+                            config=PLOT_CONFIG)
+        with right:
+            labels = [f"{printable(p.a, 40)} / {printable(p.b, 40)}" for p in co.pairs]
+            humans = set(m.humans)
+            first = next((i for i, p in enumerate(co.pairs) if (p.a in humans) != (p.b in humans)), 0)
+            pick = st.selectbox("Confusion matrix of the pair (a detector against a person first)", range(len(labels)),
+                                index=first, format_func=lambda i: labels[i], key=f"pair_pick_{dim}")
+            st.plotly_chart(figures.confusion_heatmap(co.pairs[pick], pc.texts, dark=dark()), width="stretch",
+                            key=f"confusion_{dim}", config=PLOT_CONFIG)
+    cats = [{"category": t, "share of values": f"{float(s):.1%}",
+             "specific agreement": "" if a is None else f"{float(a):.3f}"}
+            for t, s, a in zip(pc.texts, co.shares, co.specific)]
+    st.markdown("**Per category**: its share of the values, and when one rater chooses it, how often a second "
+                "rater of the same unit does too")
+    st.dataframe(safe_frame(pd.DataFrame(cats)), hide_index=True, height=min(320, 40 + 35 * len(cats)))
