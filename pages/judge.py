@@ -190,6 +190,8 @@ with right:
         st.dataframe(widgets.safe_frame(pd.DataFrame({"issue": list(d.reference_issues)})), hide_index=True, height=160)
     elif "human_agreement" not in m.unavailable:
         st.markdown("No reference issues: every reference is adjudicated with enough reviewers.")
+    if "human_agreement" not in m.unavailable and len(m.cases):
+        widgets.judge_confusion_table(m.cases)
 
 rows = [{"rate": figures.RATE_LABELS[c.name], "measured": widgets.rate_check_text(c),
          "95% interval (cases)": f"[{diag.intervals[c.name].low:.2%}, {diag.intervals[c.name].high:.2%}]"

@@ -306,3 +306,17 @@ def test_user_text_in_the_explanation_is_cut_and_escaped():
     section = {"explanation": text, "table": [], "pairs": [], "categories": []}
     md = "\n".join(coefficients_markdown(section))
     assert "<b>" not in md and "\\<b\\>" in md
+
+
+def test_judge_against_the_human_reference():
+    from pathlib import Path
+
+    from agreebound.formats import parse_judge_bundle
+
+    f = Path(__file__).resolve().parents[1] / "sample_data" / "judge_failing.json"
+    m = parse_judge_bundle(f.name, f.read_bytes()).measurement
+    rows, cols, table, kappa = K.judge_confusion(m.cases)
+    assert table.sum() == 2 * m.n_cases == 480 and table[:, 3].sum() == 0  # three repetitions: always a majority
+    assert table.tolist() == [[137, 83, 12, 0], [60, 146, 6, 0], [4, 6, 26, 0]]
+    assert table.sum(axis=1).tolist() == [2 * int((m.cases["preferred"] == c).sum()) for c in rows]
+    assert float(kappa) == pytest.approx(sm.cohens_kappa(table[:, :3], return_results=False), abs=TOL)

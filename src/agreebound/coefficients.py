@@ -575,3 +575,20 @@ def _bias(co: Coefficients) -> tuple[int, int, int, float] | None:
         if ratio >= BIAS_RATIO and beyond_chance and (best is None or ratio > best[3]):
             best = (k, a, b, ratio)
     return best
+
+
+def judge_confusion(cases: Any) -> tuple[list[str], list[str], np.ndarray, Fraction | None]:
+    """The judge against the human reference: per case and order, the human's preferred candidate
+    (rows: a, b, tie) against the judge's majority in that order (columns: a, b, tie, no majority),
+    with Cohen's kappa over the pairs where the judge has a majority. ``cases``: a calibration
+    measurement's per-case frame (cases without a reference are left out)."""
+    rows, cols = ["a", "b", "tie"], ["a", "b", "tie", "no majority"]
+    m = np.zeros((3, 4), dtype=np.int64)
+    if "has_reference" in cases:
+        cases = cases[cases["has_reference"].to_numpy(dtype=bool)]
+    human = [rows.index(h) if h in rows else -1 for h in cases["preferred"].astype(object)]
+    for column in ("majority_ab", "majority_ba"):
+        for h, j in zip(human, cases[column].astype(object)):
+            if h >= 0:
+                m[h, cols.index(j) if j in rows else 3] += 1
+    return rows, cols, m, _cohen(m[:, :3])[1]

@@ -230,7 +230,7 @@ def test_preset_from_sidebar_and_threshold_file_upload():
 def test_judge_page_samples_upload_and_drilldown():
     at = app("pages/judge.py")
     assert texts(at.error) == ["FAIL_CALIBRATION"]
-    rates = at.dataframe[0].value
+    rates = next(t.value for t in at.dataframe if "gate" in t.value.columns)
     assert list(rates["gate"]) == ["FAIL", "FAIL", "pass", "FAIL", "FAIL"]
     assert list(rates["measured"])[1] == "26/233 = 11.16% (1116 bps)"
     at.selectbox(key="case_filter").set_value("flipped (position)").run()
@@ -283,7 +283,7 @@ def test_uncertainty_is_shown_and_strict_mode_is_threshold_data():
     at.radio(key="interval_widget").set_value("units").run()
     assert "(unit resampling, 2,000 draws, seed 0)" in " ".join(m.value for m in at.markdown)
     at.switch_page("pages/judge.py").run()
-    rates = at.dataframe[0].value
+    rates = next(t.value for t in at.dataframe if "margin" in t.value.columns)
     assert list(rates["margin"]) == ["370 more agreements would pass", "15 fewer flips would pass",
                                      "18 more unstable orders fail the gate", "298 fewer verbosity errors would pass",
                                      "87 fewer self-preferring picks would pass"]
@@ -444,3 +444,13 @@ def test_panel_page_other_coefficients_explain_the_gap_and_sliders_do_not_recomp
     at.switch_page("pages/panel.py").run()
     assert not at.exception and data.MEASURE_CALLS["coefficients"] == calls  # sliders only decide
     assert "violence: REPORT_ONLY: measure and publish, do not auto-enforce" in texts(at.warning)  # alpha's verdict
+
+
+def test_judge_page_shows_the_judge_against_the_human_reference():
+    at = app("pages/judge.py")
+    body = " ".join(shown(m.value) for m in at.markdown)
+    assert ("The judge against the human reference (each case, each order: the judge's majority verdict); "
+            "Cohen's kappa 0.380 where the judge has a majority") in body.replace("**", "")
+    table = next(t.value for t in at.dataframe if "human preferred" in t.value.columns)
+    assert list(table["human preferred"]) == ["a", "b", "tie"]
+    assert list(table["judge: a"]) == [137, 60, 4] and list(table["judge: no majority"]) == [0, 0, 0]

@@ -895,3 +895,16 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
     st.markdown("**Per category**: its share of the values, and when one rater chooses it, how often a second "
                 "rater of the same unit does too")
     st.dataframe(safe_frame(pd.DataFrame(cats)), hide_index=True, height=min(320, 40 + 35 * len(cats)))
+
+
+def judge_confusion_table(cases: Any) -> None:
+    """The judge against the human reference: each case and order's majority verdict."""
+    from agreebound.coefficients import judge_confusion
+
+    rows, cols, m, kappa = judge_confusion(cases)
+    frame = pd.DataFrame(m, columns=[f"judge: {c}" for c in cols])
+    frame.insert(0, "human preferred", rows)
+    st.markdown("**The judge against the human reference** (each case, each order: the judge's majority verdict); "
+                f"Cohen's kappa {'undefined' if kappa is None else f'{float(kappa):.3f}'} where the judge has a "
+                "majority")
+    st.dataframe(safe_frame(frame), hide_index=True)
