@@ -147,6 +147,9 @@ def test_report_downloads_from_the_panel_page(page: Page, app_url: str):
     report = json.loads(saved.read_text())
     assert [d["verdict"] for d in report["panel"]["dimensions"]] == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
     assert report["inputs"][0]["file"] == "detector_panel.csv"
+    insult = report["panel"]["dimensions"][1]["coefficients"]  # the other coefficients ride along, not deciding
+    assert insult["decides"] is False and insult["table"][0]["exact"] == "377/450"
+    assert insult["explanation"][0].startswith("Raters agree on 84% of the pairs they rated together")
 
 
 def test_crafted_link_and_markup_names_fetch_nothing_and_link_nowhere(page: Page, app_url: str):

@@ -741,6 +741,23 @@ def record_view(kind: str) -> None:
 # --- reports ---------------------------------------------------------------------------------
 
 
+def report_coefficients(src: dict[str, Any], ms: dict[str, Any], t: Any) -> dict[str, Any] | None:
+    """The coefficients beside alpha for a report, explained against the floor in force (uploads and
+    samples; a data set from the data folder is measured out of core and has none)."""
+    from dataclasses import replace
+
+    from agreebound.ui.data import panel_coefficients
+
+    ratings = src["ratings"]
+    if not hasattr(ratings, "data"):
+        return None
+    out = {}
+    for dim, m in ms.items():
+        pc = panel_coefficients(ratings.name, ratings.digest, ratings.data, m.level, dim, src.get("mapping"))
+        out[dim] = replace(pc, explanation=pc.explained(t.panel.alpha_floor_permil))
+    return out
+
+
 def report_downloads(kind: str) -> None:
     """JSON / Markdown / self-contained HTML reports of what is loaded, under the thresholds in
     force; built only when a button is pressed."""
@@ -754,7 +771,7 @@ def report_downloads(kind: str) -> None:
         ms = panels()
 
         def build() -> dict[str, Any]:
-            return panel_report(ms, t, inputs)
+            return panel_report(ms, t, inputs, coefficients=report_coefficients(src, ms, t))
 
         def html_() -> str:
             return panel_html(ms, t, build())
