@@ -187,3 +187,13 @@ def detect_columns(path: str) -> Any:
                          "ratings (one row per rating): convert it, give --mapping with layout long, or use "
                          "--engine numpy (files up to 200 MB)")
     return mapping
+
+
+def leave_one_out(raters: Sequence[str], counts_without: Any, level: str, max_raters: int) -> dict[str, Any]:
+    """Alpha with each rater left out, from an engine's ``counts_without(rater)`` (one pass each;
+    none above ``max_raters``; None for every rater when fewer than three raters remain pairable)."""
+    from agreebound.counts import alpha as alpha_of
+
+    if len(raters) > max_raters:
+        return {}
+    return {r: alpha_of(counts_without(r), level).value if len(raters) >= 3 else None for r in raters}

@@ -19,6 +19,7 @@ from agreebound.engines.common import (
     assemble,
     check_columns,
     code_texts,
+    leave_one_out,
     input_files,
     is_parquet,
     pairs_from_histograms,
@@ -255,10 +256,7 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
             return from_rows(dimension, coding.kind, coding.values, {int(m): int(n) for _, m, n in sizes},
                              [(m, c, kk, n) for _, m, c, kk, n in pairs], [0] * k, [])
 
-        without: dict[str, Any] = {}
-        if len(raters) <= max_raters:
-            for r in raters:
-                without[r] = alpha_of(counts_without(r), level).value if len(raters) >= 3 else None
+        without = leave_one_out(raters, counts_without, level, max_raters)
         units: list[tuple[str, float]] = []
         if 0 < k <= PIVOT_MAX_CATEGORIES:
             whole = counts_without(None)

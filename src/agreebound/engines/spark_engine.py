@@ -22,6 +22,7 @@ from agreebound.engines.common import (
     assemble,
     check_columns,
     code_texts,
+    leave_one_out,
     pairs_from_histograms,
     pivot_cells,
 )
@@ -92,9 +93,7 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
     spark = spark or session(master)
     files = list(paths)
     try:
-        df = _read(spark, files)
-        check_columns(files, df.columns, columns)
-        df = normalised_names(spark, df, [columns.dimension or "", *columns.unit, columns.rater])
+        df = _names_read(spark, files, columns)
 
         def name(c: str) -> Any:  # as the reader compares names; empty is no name
             t = F.col(f"`{c}`")
@@ -155,6 +154,13 @@ def _pairs(uc: Any, k: int) -> tuple[list[Any], list[Any]]:
     return sizes, pairs
 
 
+def _names_read(spark: Any, files: list[str], columns: LongColumns) -> Any:
+    """The files as a frame whose name columns are compared as the in-memory reader compares them."""
+    df = _read(spark, files)
+    check_columns(files, df.columns, columns)
+    return normalised_names(spark, df, [columns.dimension or "", *columns.unit, columns.rater])
+
+
 def _read(spark: Any, files: list[str]) -> Any:
     parquet = files[0].lower().endswith((".parquet", ".pq")) or files[0].lower().endswith(".parquet/*")
     reader = spark.read
@@ -178,9 +184,7 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
     spark = spark or session(master)
     files = list(paths)
     try:
-        df = _read(spark, files)
-        check_columns(files, df.columns, columns)
-        df = normalised_names(spark, df, [columns.dimension or "", *columns.unit, columns.rater])
+        df = _names_read(spark, files, columns)
         parts = [F.coalesce(F.col(f"`{c}`"), F.lit("")) for c in columns.unit]
         unit = parts[0] if len(parts) == 1 else F.concat_ws("\x1f", *parts)
         if columns.dimension:
@@ -202,10 +206,7 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
             return from_rows(dimension, coding.kind, coding.values, {int(m): int(n) for _, m, n in sizes},
                              [(m, c, kk, n) for _, m, c, kk, n in pairs], [0] * k, [])
 
-        without: dict[str, Any] = {}
-        if len(raters) <= max_raters:
-            for r in raters:
-                without[r] = alpha_of(counts_without(r), level).value if len(raters) >= 3 else None
+        without = leave_one_out(raters, counts_without, level, max_raters)
         units: list[tuple[str, float]] = []
         if 0 < k <= PIVOT_MAX_CATEGORIES:
             whole = counts_without(None)
