@@ -320,3 +320,37 @@ def test_judge_against_the_human_reference():
     assert table.tolist() == [[137, 83, 12, 0], [60, 146, 6, 0], [4, 6, 26, 0]]
     assert table.sum(axis=1).tolist() == [2 * int((m.cases["preferred"] == c).sum()) for c in rows]
     assert float(kappa) == pytest.approx(sm.cohens_kappa(table[:, :3], return_results=False), abs=TOL)
+
+
+def test_a_review_s_edge_cases():
+    """One category, a rater who never uses a label, continuous scores, a name that looks like a
+    plotly field."""
+    one = K.coefficients(encode([["yes", "yes"], ["yes", None]]), ["a", "b"])
+    assert K.explain(one, None, ["yes"]) == [
+        "Every value is 'yes': with one category there is no variation, so alpha and the chance-corrected "
+        "coefficients are undefined, and agreement is 100% by construction."]
+    assert one.get("gwet_ac").note == "one category only: there is no chance agreement to correct for"
+    rows = [["1", "0"]] * 20 + [["0", "0"]] * 80
+    never = K.explain(K.coefficients(encode(rows), ["a", "b"]), alpha_coded(encode(rows), "nominal").value, ["0", "1"])
+    assert "Bias: 'a' uses '1' while 'b' never does (20% of their ratings against 0%)." in " ".join(never)
+    assert not any("inf" in t for t in never)
+
+    from agreebound.analysis import panel_coefficients
+    from agreebound.formats import parse_ratings
+
+    rng = np.random.default_rng(1)
+    text = "unit,a,b,c\n" + "".join(f"u{i},{rng.random():.4f},{rng.random():.4f},{rng.random():.4f}\n" for i in range(80))
+    panel = next(iter(parse_ratings("scores.csv", text.encode()).values()))
+    pc = panel_coefficients(panel, "interval")
+    assert pc.coefficients is None and pc.explanation[0].startswith(f"{len(pc.texts)} distinct values: agreement coefficients are "
+                                                                    "computed for at most 50 categories")
+    from agreebound.report import coefficients_section
+
+    assert coefficients_section(pc)["table"] == [] and pc.explained(600) == pc.explanation
+
+    from agreebound.ui.figures import confusion_heatmap
+
+    co = K.coefficients(encode([["x", "y"], ["x", "x"]]), ["%{z} units", "<b>b</b>"])
+    fig = confusion_heatmap(co.pairs[0], ["x", "y"])
+    assert fig.data[0].hovertemplate == "%{customdata}<extra></extra>"
+    assert "&lt;b&gt;b&lt;/b&gt;" in fig.data[0].customdata[0][0] and "%{z} units: x" in fig.data[0].customdata[0][0]

@@ -322,6 +322,8 @@ class PanelCoefficients:
         """The explanation against another floor (a slider moved): no recomputation."""
         from agreebound.coefficients import explain
 
+        if self.coefficients is None:
+            return self.explanation
         floor = Fraction(floor_permil, 1000) if floor_permil is not None else None
         return tuple(explain(self.coefficients, self.alpha, self.texts, self.without, floor))
 
@@ -335,9 +337,16 @@ def panel_coefficients(panel: RatingPanel, level: str, floor_permil: int | None 
     from agreebound.limits import DIAGNOSTIC_RATERS
     from agreebound.uncertainty import alpha_without_each_rater
 
+    from agreebound.coefficients import MAX_CATEGORIES
+
     coded = panel.ratings(level)
-    co = coefficients(coded, panel.raters, level)
     texts = tuple(category_texts(coded.categories))
+    if len(texts) > MAX_CATEGORIES:
+        why = (f"{len(texts):,} distinct values: agreement coefficients are computed for at most {MAX_CATEGORIES} "
+               "categories (kappa-type statistics count matching categories; for continuous scores, alpha at the "
+               "interval or ratio level is the measure)")
+        return PanelCoefficients(None, (why,), texts, level, alpha_coded(coded, level).value, {})
+    co = coefficients(coded, panel.raters, level)
     alpha = alpha_coded(coded, level).value
     without = alpha_without_each_rater(coded, panel.raters, level) if len(panel.raters) <= DIAGNOSTIC_RATERS else {}
     floor = Fraction(floor_permil, 1000) if floor_permil is not None else None

@@ -262,7 +262,9 @@ def _per_unit(cm: _Common, pe: Fraction) -> np.ndarray:
 
 def _coefficient(key: str, name: str, weights: str, cm: _Common, pe: Fraction | None, terms: Any) -> Coefficient:
     if cm.pa is None or pe is None or pe == 1:
-        why = "no unit has two ratings" if cm.pa is None else "chance agreement is 1: nothing to correct for"
+        why = ("no unit has two ratings" if cm.pa is None else
+               "one category only: there is no chance agreement to correct for" if pe is None else
+               "chance agreement is 1: nothing to correct for")
         return Coefficient(key, name, weights, None, cm.pa, pe, cm.n, cm.n2, None, None, None, why)
     value = (cm.pa - pe) / (1 - pe)
     se, low, high = _interval(value, terms(value) if callable(terms) else terms, cm.n)
@@ -428,8 +430,17 @@ def coefficients(coded: Any, rater_names: Sequence[str], level: str = "nominal")
                         _shares(c), _rater_shares(c), c.raters.sum(axis=1))
 
 
+#: Pairwise detail for at most this many raters (1,225 pairs).
+PAIR_RATERS = 50
+#: Coefficients for at most this many categories: kappa-type statistics are for categories, and
+#: their weights and chance terms grow with the square of their number.
+MAX_CATEGORIES = 50
+
+
 def pairwise(x: np.ndarray, c: Counts) -> list[PairDetail]:
     q, names = c.q, c.rater_names
+    if len(names) > PAIR_RATERS:
+        return []
     out = []
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
@@ -515,6 +526,9 @@ def explain(co: Coefficients, alpha: Fraction | None, texts: Sequence[str],
         assert pa is not None and pa.value is not None and alpha is not None
         out.append(f"Raters agree on {_pct(pa.value)} of the pairs they rated together, yet alpha is {_f3(alpha)}: "
                    "alpha counts only the agreement beyond what chance would give with these marginals.")
+    if len(co.shares) == 1:
+        return [f"Every value is {_q(texts[0])}: with one category there is no variation, so alpha and the "
+                "chance-corrected coefficients are undefined, and agreement is 100% by construction."]
     top = max(range(len(co.shares)), key=lambda k: co.shares[k]) if co.shares else None
     if top is not None and co.shares[top] >= PREVALENT:
         chance = f" Chance alone would agree {_pct(pooled.pe)} of the time" if pooled and pooled.pe is not None else ""
@@ -531,8 +545,10 @@ def explain(co: Coefficients, alpha: Fraction | None, texts: Sequence[str],
                 f"chance from the pooled ones (Scott/Fleiss {_f3(pooled.value)})."
                 if kappa and pooled and kappa.value is not None and pooled.value is not None
                 and abs(kappa.value - pooled.value) >= Fraction(1, 20) else "")
-        out.append(f"Bias: {_q(co.raters[a])} uses {_q(texts[k])} {ratio:.1f}x as often as {_q(co.raters[b])} "
-                   f"({_pct(sa)} of their ratings against {_pct(sb)}).{diff}")
+        often = f"{ratio:.1f}x as often as {_q(co.raters[b])}" if math.isfinite(ratio) else \
+            f"while {_q(co.raters[b])} never does"
+        out.append(f"Bias: {_q(co.raters[a])} uses {_q(texts[k])} {often} ({_pct(sa)} of their ratings against "
+                   f"{_pct(sb)}).{diff}")
     if without and alpha is not None:
         gains = {r: v - alpha for r, v in without.items() if v is not None}
         if gains:
@@ -543,7 +559,8 @@ def explain(co: Coefficients, alpha: Fraction | None, texts: Sequence[str],
                 crosses = f", above the {_f3(floor)} floor" if floor is not None and alpha < floor <= v else ""
                 out.append(f"One rater drags alpha down: leaving out {_q(r)} raises it from {_f3(alpha)} to "
                            f"{_f3(v)}{crosses}.")
-    fights = [(s, k) for k, s in enumerate(co.specific) if s is not None]
+    # categories that hold at least 5% of the values (for continuous scores a rare value says nothing)
+    fights = [(s, k) for k, s in enumerate(co.specific) if s is not None and co.shares[k] >= Fraction(1, 20)]
     if len(fights) >= 2:
         s, k = min(fights)
         best, kb = max(fights)

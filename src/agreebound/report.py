@@ -151,6 +151,9 @@ def panel_report(measurements: dict[str, PanelMeasurement], thresholds: Threshol
 def coefficients_section(pc: Any) -> dict[str, Any]:
     """The coefficients beside alpha (analysis.PanelCoefficients) for the JSON report."""
     co = pc.coefficients
+    if co is None:  # too many categories: said in the explanation
+        return {"level": pc.level, "decides": False, "table": [], "pairs": [], "categories": [],
+                "explanation": list(pc.explanation)}
 
     def one(c: Any) -> dict[str, Any]:
         return {"key": c.key, "name": c.name, "weights": c.weights, "exact": exact(c.value),
@@ -170,6 +173,10 @@ def coefficients_section(pc: Any) -> dict[str, Any]:
                        for t, s, a in zip(pc.texts, co.shares, co.specific)],
         "explanation": list(pc.explanation),
     }
+
+
+#: Pairs of raters listed in the Markdown and HTML reports (the JSON has every pair).
+LISTED_PAIRS = 45
 
 
 def _num(x: float | None, digits: int = 3) -> str:
@@ -195,12 +202,17 @@ def coefficients_markdown(section: dict[str, Any]) -> list[str]:
         lines += [f"- {md_text(t, 1000)}" for t in section["explanation"]] + [""]
     lines += ["| coefficient | value | exact | 95% interval | agreement | chance |", "|---|---|---|---|---|---|"]
     lines += ["| " + " | ".join(_md_cell(x) for x in row) + " |" for row in coefficient_rows(section)]
+    if not section["table"]:
+        return lines
     if section["pairs"]:
         lines += ["", "| pair | units both rated | agreement | Cohen's kappa |", "|---|---|---|---|"]
-        for p in section["pairs"]:
+        for p in section["pairs"][:LISTED_PAIRS]:
             ag = None if p["agreement"] is None else float(Fraction(p["agreement"]))
             ka = None if p["cohen_kappa"] is None else float(Fraction(p["cohen_kappa"]))
             lines.append(f"| {_md_cell(p['a'])} / {_md_cell(p['b'])} | {p['shared_units']} | {_num(ag)} | {_num(ka)} |")
+        if len(section["pairs"]) > LISTED_PAIRS:
+            lines += ["", f"The first {LISTED_PAIRS} of {len(section['pairs']):,} pairs are listed (every pair is in the "
+                          "JSON report)."]
     lines += ["", "| category | share of values | specific agreement |", "|---|---|---|"]
     for c in section["categories"]:
         sa = None if c["specific_agreement"] is None else float(Fraction(c["specific_agreement"]))

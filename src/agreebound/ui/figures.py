@@ -629,11 +629,13 @@ def confusion_heatmap(pair: Any, texts: Sequence[str], *, dark: bool = False) ->
     a, b = labels([pair.a], 30)[0], labels([pair.b], 30)[0]
     z = pair.confusion.tolist()
     small = len(cats) <= 12
+    # names go in as data, not into the template (a name holding %{...} would be read as a field)
+    hover = [[f"{a}: {cats[i]}<br>{b}: {cats[j]}<br>{v:,} units" for j, v in enumerate(row)] for i, row in enumerate(z)]
     fig = go.Figure(go.Heatmap(
         z=z, x=cats, y=cats, colorscale=[list(s) for s in p.heat], showscale=not small,
         colorbar=dict(title=dict(text="units", font=dict(color=p.text)), tickfont=dict(color=p.text)),
         text=[[f"{v:,}" for v in row] for row in z] if small else None, texttemplate="%{text}" if small else None,
-        hovertemplate=f"{a}: %{{y}}<br>{b}: %{{x}}<br>%{{z:,}} units<extra></extra>",
+        customdata=hover, hovertemplate="%{customdata}<extra></extra>",
     ))
     fig.update_xaxes(title_text=b, type="category", showgrid=False)
     fig.update_yaxes(title_text=a, type="category", autorange="reversed", showgrid=False)

@@ -297,22 +297,33 @@ def _coefficients_html(i: int, section: dict[str, Any]) -> str:
     """The coefficients beside alpha: what explains the gap, the table, pairs and categories."""
     from agreebound.report import coefficient_rows
 
+    from agreebound.report import LISTED_PAIRS
+
     rows = [[_t(r[0], 60)] + [_t(x, 60) for x in r[1:]] for r in coefficient_rows(section)]
     out = [f'<h3 id="dim-{i}-coefficients">Other coefficients (beside alpha; they do not decide)</h3>',
-           _list(_t(t, 1000) for t in section["explanation"]),
+           _list(_t(t, 1000) for t in section["explanation"])]
+    if not section["table"]:
+        return "\n".join(out)
+    out += [
            _table("Agreement coefficients, exact, with Gwet's 95% intervals",
                   ["coefficient", "value", "exact", "95% interval", "agreement", "chance"], rows,
                   [23, 9, 21, 19, 15, 13], numeric=(1, 4, 5), small=True)]
     if section["pairs"]:
         pairs = [[f"{_t(p['a'], 40)} / {_t(p['b'], 40)}", f"{p['shared_units']:,}", _dec(p["agreement"]),
-                  _dec(p["cohen_kappa"])] for p in section["pairs"][:LISTED_CATEGORIES * 3]]
+                  _dec(p["cohen_kappa"])] for p in section["pairs"][:LISTED_PAIRS]]
         out.append(_table("Each pair of raters, on the units both rated",
                           ["pair", "units", "agreement", "Cohen's kappa"], pairs, [44, 12, 20, 24],
                           numeric=(1, 2, 3), small=True))
+        if len(section["pairs"]) > LISTED_PAIRS:
+            out.append(f'<p class="note">The first {LISTED_PAIRS} of {len(section["pairs"]):,} pairs are listed '
+                       "(every pair is in the JSON report).</p>")
     cats = [[_t(c["category"], 40), f"{float(Fraction(c['share'])):.1%}", _dec(c["specific_agreement"])]
             for c in section["categories"][:LISTED_CATEGORIES]]
     out.append(_table("Per category: its share of the values, and how often a second rater agrees on it",
                       ["category", "share", "specific agreement"], cats, [50, 25, 25], numeric=(1, 2), small=True))
+    if len(section["categories"]) > LISTED_CATEGORIES:
+        out.append(f'<p class="note">The first {LISTED_CATEGORIES} of {len(section["categories"]):,} categories are '
+                   "listed (every category is in the JSON report).</p>")
     return "\n".join(out)
 
 

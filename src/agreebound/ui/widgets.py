@@ -882,6 +882,8 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
                "decide: the verdict above is alpha's and the spread's, as the contract defines.")
     for sentence in pc.explained(d.thresholds.alpha_floor_permil):
         st.markdown("- " + md(sentence, 1000))
+    if co is None:
+        return
     rows = []
     for c in co.table:
         rows.append({"coefficient": c.name,
@@ -893,6 +895,10 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
     st.dataframe(safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
     st.caption("Intervals: Gwet's variance, conditional on these raters, t with n - 1 degrees of freedom, as irrCAC "
                "computes them. Weighted rows use the categories' values (or ranks for labels).")
+    if not co.pairs and len(co.raters) > 2:
+        from agreebound.coefficients import PAIR_RATERS
+
+        st.caption(f"Each pair of raters is shown for at most {PAIR_RATERS} raters; this panel has {len(co.raters):,}.")
     if co.pairs:
         left, right = st.columns(2)
         with left:
