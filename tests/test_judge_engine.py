@@ -283,3 +283,74 @@ def test_cli_reads_parts_by_pattern_and_says_bad_rows(tmp_path, capsys):
     assert code == 3 and out == ""
     assert ("observations-0.parquet, row 6, column 'order': observation.order is outside the bounded text contract "
             "(observation case_id='case-0000001', order='sideways', repetition=2)") in err
+
+
+# --- a review's cases: which file, in which order, and rows of empty cells -------------------------
+
+def _trio_files(tmp_path: Path, refs_text: str, obs_text: str):
+    c = tmp_path / "contract.json"
+    c.write_bytes((SAMPLES / "judge_failing_contract.json").read_bytes())
+    r, o = tmp_path / "refs.csv", tmp_path / "obs.csv"
+    r.write_bytes(refs_text.encode("utf-8") if isinstance(refs_text, str) else refs_text)
+    o.write_bytes(obs_text.encode("utf-8") if isinstance(obs_text, str) else obs_text)
+    return c, r, o
+
+
+def _both_messages(c, r, o):
+    out = []
+    for run in (lambda: in_memory(c, r, o), lambda: out_of_core(c, [r], [o])):
+        try:
+            run()
+            out.append(None)
+        except InputError as err:
+            out.append(str(err))
+    return out
+
+
+def test_review_cases_match_the_in_memory_messages(tmp_path):
+    refs = (SAMPLES / "judge_failing_references.csv").read_text()
+    obs = (SAMPLES / "judge_failing_observations.csv").read_text()
+    ref_lines, obs_lines = refs.splitlines(keepends=True), obs.splitlines(keepends=True)
+    cases = {
+        # a short row in the references: that file and row, not the observations
+        "short references row": ("".join(ref_lines[:28] + ["case-x,a,reviewer:domain\n"] + ref_lines[28:]), obs),
+        # a long row in the observations: that file
+        "long observations row": (refs, "".join(obs_lines[:40] + [obs_lines[40].rstrip("\n") + ",extra\n"]
+                                                + obs_lines[41:])),
+        # the references' cells come before the observations' header
+        "order": ("".join(ref_lines[:3] + [ref_lines[3].replace(",true", ",True")] + ref_lines[4:]),
+                  obs.replace("judge_generator", "Judge_generator", 1)),
+        # a header in another case, and a header only
+        "header case": (refs.replace("adjudicated", "Adjudicated", 1), obs),
+        "header only": (ref_lines[0], obs),
+    }
+    for name, (r_text, o_text) in cases.items():
+        folder = tmp_path / name.replace(" ", "_")
+        folder.mkdir()
+        expected, got = _both_messages(*_trio_files(folder, r_text, o_text))
+        assert expected is not None and got == expected, name
+    # bytes that are not UTF-8: the in-memory reader sniffs the encoding; out of core, the row is named
+    folder = tmp_path / "latin"
+    folder.mkdir()
+    latin = "".join(obs_lines[:9]).encode() + obs_lines[9].replace("judge-v1", "judg\u00e9-v1").encode("latin-1") + \
+        "".join(obs_lines[10:]).encode()
+    _, got = _both_messages(*_trio_files(folder, refs, latin))
+    assert got.startswith("obs.csv, row 10: not UTF-8 (byte 0xe9)")
+
+
+def test_rows_of_empty_cells_are_not_rows(tmp_path):
+    refs = (SAMPLES / "judge_failing_references.csv").read_text().splitlines(keepends=True)
+    r_text = "".join(refs[:6] + [",,,\n", " , ,,\n"] + refs[6:])
+    c, r, o = _trio_files(tmp_path, r_text, (SAMPLES / "judge_failing_observations.csv").read_text())
+    expected = in_memory(c, r, o).measurement
+    same(expected, out_of_core(c, [r], [o]))
+
+
+def test_more_than_a_thousand_issues_list_the_first_thousand_in_order(tmp_path):
+    contract, refs, obs, header = judge_frames(1500, 2, JudgeBehaviour(unadjudicated=0.6, single_reviewer=0.7), seed=3)
+    c, [r], [o] = write_trio(tmp_path, contract, refs, obs, header)
+    expected = decide(in_memory(c, r, o).measurement).reference_issues
+    m = out_of_core(c, [r], [o])
+    got = decide(m).reference_issues
+    assert len(expected) > 1000 and got == expected[:1000]
+    assert m.notes == (f"{len(expected):,} reference issues; the first 1,000 (in the contract's order) are listed",)

@@ -265,9 +265,11 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
     from agreebound.escape import normalise_name
     from agreebound.report import panel_report
 
+    how = f"with --engine {args.engine}" if args.engine != "auto" else \
+        "out of core (this file is read with DuckDB: a pattern, several files, or a long file over 200 MB)"
     for flag in ("rates", "sheet", "record", "coefficients"):
         if getattr(args, flag, None):
-            raise UsageError(f"agreebound panel: --{flag} is not available with --engine {args.engine} yet")
+            raise UsageError(f"agreebound panel: --{flag} is not available {how} yet")
     remote = args.engine == "spark" and "://" in args.file
     files = [args.file, *args.more] if remote else input_files([args.file, *args.more])
     if args.mapping:
@@ -550,6 +552,10 @@ def _calibrate(args: argparse.Namespace) -> int:
     name, data = _read(args.bundle)
     inputs: list[tuple[str, bytes]] = [(name, data)]
     t = _thresholds(args, inputs)
+    if args.engine in ("duckdb", "spark") and not (args.references and args.observations
+                                                   and not args.mapping and not is_judge_log(name, data)):
+        raise UsageError(f"agreebound calibrate: --engine {args.engine} reads the tabular form (a contract JSON with "
+                         "--references and --observations files); a bundle or a judge log is read in memory")
     if args.mapping or is_judge_log(name, data):
         refs = _read(args.references) if args.references else None
         contract = _read(args.contract) if args.contract else None
@@ -615,7 +621,9 @@ def _calibrate_duckdb(args: argparse.Namespace, name: str, data: bytes, t: Any,
 
     engine = "spark" if args.engine == "spark" else "duckdb"
     if args.record:
-        raise UsageError(f"agreebound calibrate: --record is not available with --engine {engine} yet")
+        how = f"with --engine {engine}" if args.engine != "auto" else \
+            "out of core (these files are read with DuckDB: a pattern, Parquet, or over 200 MB)"
+        raise UsageError(f"agreebound calibrate: --record is not available {how} yet")
     remote = engine == "spark" and any("://" in p for p in (args.references, args.observations))
     refs, obs = ([args.references], [args.observations]) if remote else \
         (input_files([args.references]), input_files([args.observations]))

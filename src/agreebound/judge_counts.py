@@ -68,13 +68,13 @@ class JudgeCounts:
     patterns: Mapping[tuple[int, int, int], int]
 
     def issues(self, minimum_reviewers: int) -> tuple[tuple[str, ...], int]:
-        """The reference issues as the contract names them (sorted), and how many are not listed."""
+        """The first ISSUE_IDS reference issues as the contract names and sorts them (every
+        "adjudication:" before every "reviewers:"), and how many more there are."""
         low = [i for r, ids in self.reviewer_ids.items() if r < minimum_reviewers for i in ids]
         n_low = sum(n for r, n in self.reviewers.items() if r < minimum_reviewers)
-        listed = ["adjudication:" + i for i in self.unadjudicated_ids]
-        listed += ["reviewers:" + i for i in sorted(low)[:ISSUE_IDS]]
-        shown = len(self.unadjudicated_ids) + min(len(low), ISSUE_IDS)
-        return tuple(sorted(listed)), self.unadjudicated + n_low - shown
+        listed = sorted(["adjudication:" + i for i in self.unadjudicated_ids]
+                        + ["reviewers:" + i for i in sorted(low)[:ISSUE_IDS]])[:ISSUE_IDS]
+        return tuple(listed), self.unadjudicated + n_low - len(listed)
 
 
 def _first(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ from typing import Any, Iterator, Sequence
 from agreebound.calibration import OBSERVATION_FIELDS, REFERENCE_FIELDS, CalibrationMeasurement, JudgeCalibrationContract
 from agreebound.engines.common import input_files, is_parquet
 from agreebound.engines.duckdb_engine import MEMORY_LIMIT, _literal, _quote
-from agreebound.engines.judge_sql import ID, audit, q
+from agreebound.engines.judge_sql import ID, audit, first_unreadable, memory_csv_error, q
 from agreebound.errors import InputError
 
 INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
@@ -58,40 +58,72 @@ class _Source:
         self.parquet = is_parquet(self.files)
         self.read = _literal(self.files, tmp)
         self.shown = self.names[0] if len(self.files) == 1 else f"{self.names[0]} (and {len(self.files) - 1} more)"
-        types = self._check_header()
-        self.integer = {f for f in self.fields if types[f] in INTEGER_TYPES}
-        self.columns = ", ".join(f"{self._text(f, types[f])} AS {q(f)}" for f in self.fields)
+        self.delimiter = "\t" if self.files[0].lower().endswith(".tsv") else ","
+        self.problem: tuple[int, str, str] | None = None  # (file, column, why): said in the reading order
+        types = self._read_header()
+        self.integer = {f for f in self.fields if types.get(f) in INTEGER_TYPES}
         self.view, self.numbered = f"{role}_text", f"{role}_numbered"
-        con.execute(f"CREATE TEMP VIEW {self.view} AS SELECT {self.columns} FROM {self._scan()}")
+        if self.problem is not None:
+            return
+        self.columns = ", ".join(f"{self._text(f, types[f])} AS {q(f)}" for f in self.fields)
+        # a row whose every cell is empty is not a row, as in memory (a spreadsheet's ,,,)
+        self.blank = " AND ".join(f"coalesce(regexp_full_match({q(f)}, '\\s*'), true)" for f in self.fields)
+        con.execute(f"CREATE TEMP VIEW {self.view} AS SELECT * FROM (SELECT {self.columns} FROM {self._scan()}) "
+                    f"WHERE NOT ({self.blank})")
         # file order: record indices from a single-threaded scan (CSV) or Parquet's own row numbers
         con.execute(f"CREATE TEMP VIEW {self.numbered} AS " + " UNION ALL ".join(
             f"SELECT {i} AS o1, rn AS o2, * EXCLUDE (rn) FROM {self._numbered(i)}" for i in range(len(self.read))))
+
+    def check_header(self) -> None:
+        """A file whose columns are not the fields: the in-memory reader's message (CSV), in its order
+        (a file with no rows says so first)."""
+        if self.problem is None:
+            return
+        i, col, why = self.problem
+        if not self.parquet:
+            rows = self.con.execute(f"SELECT count(*) FROM {self._scan([self.read[i]])}").fetchone()[0]
+            err = memory_csv_error(self.files[i], self.names[i], self.fields, self.delimiter, with_row=rows > 0)
+            if err is not None:
+                raise err
+        raise InputError(self.names[i], 1, col, f"{why}; expected a {'Parquet file' if self.parquet else 'CSV'} "
+                         f"with the columns {','.join(self.fields)}")
+
+    def no_rows(self) -> None:
+        """No data rows in any file: as the in-memory reader says it."""
+        if not self.parquet and len(self.files) == 1:
+            err = memory_csv_error(self.files[0], self.names[0], self.fields, self.delimiter, with_row=False)
+            if err is not None:
+                raise err
+        raise InputError(self.shown, None, None, "the file has a header but no data rows; expected a "
+                         f"{'Parquet file with the columns' if self.parquet else 'CSV with the header'} "
+                         f"{','.join(self.fields)}")
 
     def _scan(self, files: Sequence[str] | None = None, numbered: bool = False) -> str:
         listing = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in (files or self.read)) + "]"
         if self.parquet:
             extra = ", file_row_number = true" if numbered else ""
             return f"read_parquet({listing}, union_by_name = true{extra})"
-        delim = "\\t" if self.files[0].lower().endswith(".tsv") else ","
+        delim = "\\t" if self.delimiter == "\t" else ","
         return f"read_csv({listing}, header = true, all_varchar = true, delim = '{delim}', union_by_name = true)"
 
     def _numbered(self, i: int) -> str:
+        """File i's rows with their record index (blank rows keep their place, then are left out)."""
         if self.parquet:
-            return f"(SELECT file_row_number AS rn, {self.columns} FROM {self._scan([self.read[i]], True)})"
-        return f"(SELECT row_number() OVER () - 1 AS rn, {self.columns} FROM {self._scan([self.read[i]])})"
+            rows = f"SELECT file_row_number AS rn, {self.columns} FROM {self._scan([self.read[i]], True)}"
+        else:
+            rows = f"SELECT row_number() OVER () - 1 AS rn, {self.columns} FROM {self._scan([self.read[i]])}"
+        return f"(SELECT * FROM ({rows}) WHERE NOT ({self.blank}))"
 
-    def _check_header(self) -> dict[str, str]:
+    def _read_header(self) -> dict[str, str]:
         types: dict[str, str] = {}
         for i, f in enumerate(self.read):
             have = self.con.execute(f"DESCRIBE SELECT * FROM {self._scan([f])} LIMIT 0").fetchall()
             cols = [str(r[0]) for r in have]
             missing = [c for c in self.fields if c not in cols]
             extra = [c for c in cols if c not in self.fields]
-            if missing or extra:
-                col = missing[0] if missing else extra[0]
-                why = "missing column" if missing else "unexpected column"
-                raise InputError(self.names[i], 1, col, f"{why}; expected a {'Parquet file' if self.parquet else 'CSV'} "
-                                 f"with the columns {','.join(self.fields)}")
+            if (missing or extra) and self.problem is None:
+                self.problem = (i, missing[0] if missing else extra[0],
+                                "missing column" if missing else "unexpected column")
             types.update({str(r[0]): str(r[1]) for r in have})
         return types
 
@@ -123,8 +155,7 @@ class _Source:
             values = self.con.execute(f"SELECT {', '.join(q(f) for f in self.fields)} FROM {self._numbered(i)} "
                                       f"WHERE rn = {record}").fetchone()
             return self.names[i], record + 1, {f: ("" if v is None else v) for f, v in zip(self.fields, values)}
-        line, cells = csv_record(self.files[i], "\t" if self.files[0].lower().endswith(".tsv") else ",", record,
-                                 self.fields)
+        line, cells = csv_record(self.files[i], self.delimiter, record, self.fields)
         return self.names[i], line, cells
 
 
@@ -188,7 +219,7 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
     con = duckdb.connect(config={"threads": n_threads,
                                  "memory_limit": memory_limit or os.environ.get("AGREEBOUND_DUCKDB_MEMORY") or MEMORY_LIMIT,
                                  "temp_directory": spill, "preserve_insertion_order": False})
-    shown = "?"
+    shown = ", ".join(dict.fromkeys(str(p) for p in [*references, *observations]))
     try:
         con.execute("SET enable_progress_bar = false")  # stdout is the report's
         e = _Engine(con, n_threads)
@@ -198,6 +229,14 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
         shown = e.obs.shown
         return contract, header, audit(e, contract, header, contract_name)
     except duckdb.Error as err:
+        # which file, which row: found as the in-memory reader reads it (a ragged row, bytes not UTF-8)
+        for paths, given in ((references, reference_names), (observations, observation_names)):
+            files = input_files(paths)
+            names = list(given) if len(given) == len(files) else [Path(f).name for f in files]
+            if not is_parquet(files):
+                found = first_unreadable(files, names, "\t" if files[0].lower().endswith(".tsv") else ",")
+                if found is not None:
+                    raise found from None
         raise InputError(shown, None, None, f"DuckDB could not read it: {str(err).splitlines()[0][:300]}") from None
     finally:
         con.close()

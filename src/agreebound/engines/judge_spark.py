@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlparse
 from agreebound.calibration import OBSERVATION_FIELDS, REFERENCE_FIELDS, CalibrationMeasurement, JudgeCalibrationContract
 from agreebound.engines.common import input_files
 from agreebound.engines.judge_duckdb import csv_record
-from agreebound.engines.judge_sql import ID, audit, q
+from agreebound.engines.judge_sql import ID, audit, first_unreadable, memory_csv_error, q
 from agreebound.errors import InputError
 
 
@@ -65,13 +65,17 @@ class _Source:
             df = reader.parquet(*self.files)
         else:  # quotes doubled as the in-memory reader reads them; every file's header checked by name
             df = (reader.option("header", True).option("inferSchema", False).option("enforceSchema", False)
+                  .option("mode", "FAILFAST")
                   .option("escape", '"').option("sep", self.delimiter).csv(self.files))
         missing = [c for c in self.fields if c not in df.columns]
         extra = [c for c in df.columns if c not in self.fields]
-        if missing or extra:
-            col = missing[0] if missing else extra[0]
-            raise InputError(self.names[0], 1, col, f"{'missing' if missing else 'unexpected'} column; expected a "
-                             f"{'Parquet file' if self.parquet else 'CSV'} with the columns {','.join(self.fields)}")
+        self.problem = None if not (missing or extra) else (missing[0] if missing else extra[0],
+                                                            "missing column" if missing else "unexpected column")
+        self.raw = df
+        self.view, self.numbered, self.everything = f"{role}_text", f"{role}_numbered", f"{role}_all"
+        if self.problem is not None:
+            self.integer: set[str] = set()
+            return
         types = {f.name: f.dataType for f in df.schema.fields}
         integer = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
         self.integer = {f for f in self.fields if isinstance(types[f], integer)}
@@ -81,10 +85,35 @@ class _Source:
             return F.array_join(c, ";") if isinstance(types[f], T.ArrayType) else c.cast("string")
 
         cols = [text(f).alias(q(f)) for f in self.fields]
-        self.view, self.numbered = f"{role}_text", f"{role}_numbered"
-        df.select(*cols).createOrReplaceTempView(self.view)
-        df.select(F.input_file_name().alias("o1"), F.monotonically_increasing_id().alias("o2"), *cols) \
-            .createOrReplaceTempView(self.numbered)
+        # a row whose every cell is empty is not a row, as in memory (a spreadsheet's ,,,)
+        blank = F.lit(True)
+        for f in self.fields:
+            blank = blank & F.coalesce(F.col(q(f)).rlike("^\\s*\\z"), F.lit(True))
+        df.select(*cols).where(~blank).createOrReplaceTempView(self.view)
+        every = df.select(F.input_file_name().alias("o1"), F.monotonically_increasing_id().alias("o2"), *cols)
+        every.createOrReplaceTempView(self.everything)  # record indices count the blank rows too
+        every.where(~blank).createOrReplaceTempView(self.numbered)
+
+    def check_header(self) -> None:
+        if self.problem is None:
+            return
+        col, why = self.problem
+        if not self.parquet and not self.remote:
+            err = memory_csv_error(self.files[0], self.names[0], self.fields, self.delimiter,
+                                   with_row=self.raw.limit(1).count() > 0)
+            if err is not None:
+                raise err
+        raise InputError(self.names[0], 1, col, f"{why}; expected a {'Parquet file' if self.parquet else 'CSV'} "
+                         f"with the columns {','.join(self.fields)}")
+
+    def no_rows(self) -> None:
+        if not self.parquet and not self.remote and len(self.files) == 1:
+            err = memory_csv_error(self.files[0], self.names[0], self.fields, self.delimiter, with_row=False)
+            if err is not None:
+                raise err
+        raise InputError(self.shown, None, None, "the file has a header but no data rows; expected a "
+                         f"{'Parquet file with the columns' if self.parquet else 'CSV with the header'} "
+                         f"{','.join(self.fields)}")
 
     def first(self, condition: str, after: tuple[str, int] | None = None) -> tuple[str, int] | None:
         later = "" if after is None else f" AND (o1 > {_literal(after[0])} OR (o1 = {_literal(after[0])} AND o2 > {int(after[1])}))"
@@ -94,7 +123,7 @@ class _Source:
 
     def where(self, at: tuple[str, int]) -> tuple[str, int, dict[str, str]]:
         uri, mid = at
-        record = self.spark.sql(f"SELECT count(*) FROM {self.numbered} WHERE o1 = {_literal(uri)} AND o2 < {int(mid)}"
+        record = self.spark.sql(f"SELECT count(*) FROM {self.everything} WHERE o1 = {_literal(uri)} AND o2 < {int(mid)}"
                                 ).collect()[0][0]
         parsed = urlparse(uri)
         name = Path(unquote(parsed.path)).name
@@ -154,6 +183,11 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
         shown = e.obs.shown
         return contract, header, audit(e, contract, header, contract_name)
     except PySparkException as err:
+        for src in (e.refs, e.obs):  # a ragged row or bytes not UTF-8, found as the in-memory reader reads CSV
+            if src is not None and not src.parquet and not src.remote:
+                found = first_unreadable(src.files, src.names, src.delimiter)
+                if found is not None:
+                    raise found from None
         raise InputError(shown, None, None, f"Spark could not read it: {str(err).splitlines()[0][:300]}") from None
     finally:
         for df in e.cached:

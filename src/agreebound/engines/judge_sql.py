@@ -162,16 +162,87 @@ def record_error(src: Any, condition: str, build: Any, engine: str) -> None:
     raise InputError(src.shown, None, None, DISAGREE.format(engine=engine))
 
 
+# --- a CSV's header and rows, as the in-memory reader says them ---------------------------------
+
+def memory_csv_error(path: str, name: str, fields: Sequence[str], delimiter: str, with_row: bool) -> InputError | None:
+    """The in-memory tabular form's error for this CSV's head: its first record (the header) and,
+    ``with_row``, a placeholder row under it (so that a header problem, not "no rows", is said)."""
+    import csv
+    import io
+
+    from agreebound.formats import _csv_records
+
+    header: list[str] = []
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
+            header = next((r for r in csv.reader(fh, delimiter=delimiter) if r), [])
+    except OSError as err:
+        return InputError(name, None, None, f"cannot read the file ({err.strerror})")
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
+    if header:
+        writer.writerow(header)
+        if with_row:
+            writer.writerow(["x"] * len(header))
+    try:
+        _csv_records(name, out.getvalue().encode(), fields)
+    except InputError as err:
+        return err
+    return None
+
+
+def first_unreadable(files: Sequence[str], names: Sequence[str], delimiter: str) -> InputError | None:
+    """The first record the engine could not read, found as the in-memory reader reads CSV: a record
+    with another number of cells than the header, or bytes that are not UTF-8."""
+    import csv
+
+    for path, name in zip(files, names):
+        try:
+            with open(path, "rb") as raw:
+                for line, data in enumerate(raw, start=1):
+                    try:
+                        data.decode("utf-8")
+                    except UnicodeDecodeError as err:
+                        return InputError(name, line, None, f"not UTF-8 (byte 0x{data[err.start]:02x}): the "
+                                          "out-of-core engines read UTF-8; save the file as UTF-8, or use --engine "
+                                          "numpy (files up to 200 MB)")
+            with open(path, encoding="utf-8-sig", newline="") as fh:
+                reader = csv.reader(fh, delimiter=delimiter)
+                width, last = None, 0
+                for cells in reader:
+                    start, last = last + 1, reader.line_num
+                    if not cells:
+                        continue
+                    if width is None:
+                        width = len(cells)
+                    elif len(cells) != width:
+                        if len(cells) < width and "\n" in cells[-1]:
+                            return InputError(name, start, None, "a quoted cell is never closed (its opening quote "
+                                              "is on this row); close the quote or remove it")
+                        return InputError(name, start, None, f"row has {len(cells)} cells; the header has {width}")
+        except (csv.Error, OSError, UnicodeDecodeError) as err:
+            return InputError(name, None, None, f"malformed CSV ({err})")
+    return None
+
+
 # --- the audit --------------------------------------------------------------------------------
 
 def audit(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], contract_name: str
           ) -> CalibrationMeasurement:
     """Validate and measure, in the in-memory path's order; ``e`` is the engine."""
     rules, refs, obs = Rules(e.dialect), e.refs, e.obs
+    # As the tabular form reads: the references file (no rows, its header, its cells), then the
+    # observations file the same way; then every record's rules.
+    refs.check_header()
     ref_parse = rules.ref_parse()
     n_refs, *ref_bad_parse, ref_bad = e.run(
         f"SELECT count(*), {', '.join(f'count(*) FILTER (WHERE {x})' for x in ref_parse.values())}, "
         f"count(*) FILTER (WHERE NOT ({rules.ref_record()})) FROM {refs.view}")[0]
+    with e.sequential():
+        if n_refs == 0:
+            refs.no_rows()
+        parse_error(refs, ref_parse, dict(zip(ref_parse, ref_bad_parse)))
+    obs.check_header()
     reps, judge = c.repetitions_per_order, c.judge_generator.replace("'", "''")
     parse = rules.obs_parse(obs.integer)
     cheap = " AND ".join([_in("od", ORDERS), _in("selected_candidate", ("a", "b", "tie")),
@@ -213,12 +284,9 @@ def audit(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], con
     obs_bad += e.run(f"""SELECT count(*) FROM (SELECT ag AS v FROM p UNION SELECT bg AS v FROM p UNION
                          SELECT jg AS v FROM p) AS t WHERE NOT {rules.id_ok('v')}""")[0][0]
     with e.sequential():
-        for src, n, checks, counts in ((refs, n_refs, ref_parse, ref_bad_parse), (obs, n_obs, parse, obs_bad_parse)):
-            if n == 0:  # as the CSV reader says it (the tabular form reads references first)
-                raise InputError(src.shown, None, None, "the file has a header but no data rows; expected a "
-                                 f"{'Parquet file with the columns' if src.parquet else 'CSV with the header'} "
-                                 f"{','.join(src.fields)}")
-            parse_error(src, checks, dict(zip(checks, counts)))
+        if n_obs == 0:
+            obs.no_rows()
+        parse_error(obs, parse, dict(zip(parse, obs_bad_parse)))
         if ref_bad:
             record_error(refs, rules.ref_record(), HumanReference, e.name)
         if obs_bad:  # some row may break a record rule: find the first that does, if any
@@ -405,7 +473,8 @@ def _aggregate(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any]
                          (agree_no_tie, obs_no_tie), noisy, patterns)
     measured = {name: Rate(name, s.numerator, s.denominator) for name, s in rates.items()}
     shown, hidden = counts.issues(c.minimum_reviewers)
-    notes = (f"{len(shown) + hidden:,} reference issues; the first {len(shown):,} are listed",) if hidden else ()
+    notes = (f"{len(shown) + hidden:,} reference issues; the first {len(shown):,} (in the contract's order) are "
+             "listed",) if hidden else ()
     empty = pd.DataFrame({name: pd.Series(dtype=object) for name in (
         "case_id", "preferred", "reviewers", "adjudicated", "observations", "agreements")})
     return CalibrationMeasurement(c, header[0], header[1], header[2], n_cases, n_obs, measured["human_agreement"],
