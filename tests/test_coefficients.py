@@ -354,3 +354,22 @@ def test_a_review_s_edge_cases():
     fig = confusion_heatmap(co.pairs[0], ["x", "y"])
     assert fig.data[0].hovertemplate == "%{customdata}<extra></extra>"
     assert "&lt;b&gt;b&lt;/b&gt;" in fig.data[0].customdata[0][0] and "%{z} units: x" in fig.data[0].customdata[0][0]
+
+
+def test_krippendorff_in_irrcac_is_ours_at_the_nominal_level_but_its_ordinal_weights_are_another_metric():
+    """irrCAC's alpha with identity weights is Krippendorff's nominal alpha, ours to 1e-9. Its
+    "ordinal" weights are a fixed function of the category ranks, where Krippendorff's ordinal
+    metric weighs the marginals between two categories: the two ordinal alphas differ, and the
+    product's is Krippendorff's (published 0.8154 on Krippendorff 2011, in test_panel)."""
+    for seed in range(8):
+        frame, _ = random_frame(seed * 3 + 1)  # equally spaced numbers, missing cells
+        coded = coded_of(frame)
+        categories = [float(v) for v in K.counts_of(coded, list(frame.columns)).values]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            nominal = irr_raw.CAC(frame.astype(float), categories=categories, digits=15).krippendorff()["est"]
+            ordinal = irr_raw.CAC(frame.astype(float), weights="ordinal", categories=categories,
+                                  digits=15).krippendorff()["est"]
+        assert float(alpha_coded(coded, "nominal").value) == pytest.approx(nominal["coefficient_value"], abs=TOL)
+        if len(categories) > 2:
+            assert abs(float(alpha_coded(coded, "ordinal").value) - ordinal["coefficient_value"]) > 1e-6
