@@ -46,17 +46,12 @@ java:
 test: $(VENV)/.test chromium postgresql java
 	$(PY) -m pytest -q
 
+# Every benchmark runs even when one misses a target; make bench fails at the end if any did.
+BENCHES := alpha calibration formats dashboard cardinality import whatif record engines judge_scale
+
 bench: $(VENV)/.test chromium postgresql java
-	$(PY) bench/bench_alpha.py
-	$(PY) bench/bench_calibration.py
-	$(PY) bench/bench_formats.py
-	$(PY) bench/bench_dashboard.py
-	$(PY) bench/bench_cardinality.py
-	$(PY) bench/bench_import.py
-	$(PY) bench/bench_whatif.py
-	$(PY) bench/bench_record.py
-	$(PY) bench/bench_engines.py
-	$(PY) bench/bench_judge_scale.py
+	@status=0; for b in $(BENCHES); do echo "== bench/bench_$$b.py"; $(PY) bench/bench_$$b.py || status=1; done; \
+	  if [ $$status -ne 0 ]; then echo "make bench: a benchmark missed a target (see above)"; fi; exit $$status
 
 clean:
 	rm -rf $(VENV) artifacts .pytest_cache
