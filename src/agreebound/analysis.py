@@ -328,16 +328,14 @@ class PanelCoefficients:
         return tuple(explain(self.coefficients, self.alpha, self.texts, self.without, floor))
 
 
-def panel_coefficients(panel: RatingPanel, level: str, floor_permil: int | None = None) -> PanelCoefficients:
+def panel_coefficients(panel: RatingPanel, level: str, floor_permil: int | None = None,
+                       without: dict[str, Any] | None = None) -> PanelCoefficients:
     """Percent agreement, kappa, pi, AC1/AC2, Brennan-Prediger with their intervals, the pairwise and
     per-category detail, and the sentences explaining a high agreement beside a low alpha (the
-    leave-one-rater-out alphas name a rater who drags alpha down). Alpha and the verdict are not
-    touched: they stay the seed's."""
-    from agreebound.coefficients import coefficients, explain
-    from agreebound.limits import DIAGNOSTIC_RATERS
+    leave-one-rater-out alphas name a rater who drags alpha down; pass them when the diagnostics
+    have them already). Alpha and the verdict are not touched: they stay the seed's."""
+    from agreebound.coefficients import MAX_CATEGORIES, coefficients, explain
     from agreebound.uncertainty import alpha_without_each_rater
-
-    from agreebound.coefficients import MAX_CATEGORIES
 
     coded = panel.ratings(level)
     texts = tuple(category_texts(coded.categories))
@@ -348,6 +346,7 @@ def panel_coefficients(panel: RatingPanel, level: str, floor_permil: int | None 
         return PanelCoefficients(None, (why,), texts, level, alpha_coded(coded, level).value, {})
     co = coefficients(coded, panel.raters, level)
     alpha = alpha_coded(coded, level).value
-    without = alpha_without_each_rater(coded, panel.raters, level) if len(panel.raters) <= DIAGNOSTIC_RATERS else {}
+    if without is None:
+        without = alpha_without_each_rater(coded, panel.raters, level)  # {} above DIAGNOSTIC_RATERS
     floor = Fraction(floor_permil, 1000) if floor_permil is not None else None
     return PanelCoefficients(co, tuple(explain(co, alpha, texts, without, floor)), texts, level, alpha, without)

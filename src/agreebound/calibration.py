@@ -372,14 +372,9 @@ class CalibrationMeasurement:
         """Each rate's per-case sums (judge_counts.RateStats), for the case-aware intervals."""
         if self.counts is not None:
             return dict(self.counts.rates)
-        from agreebound.judge_counts import RateStats
+        from agreebound.judge_counts import rate_stats
 
-        out = {}
-        for name, (y, m) in self.case_counts().items():
-            y_, m_ = [int(v) for v in y], [int(v) for v in m]
-            out[name] = RateStats(sum(y_), sum(m_), len(m_), sum(v * v for v in y_),
-                                  sum(a * b for a, b in zip(y_, m_)), sum(v * v for v in m_))
-        return out
+        return {name: rate_stats(y, m) for name, (y, m) in self.case_counts().items()}
 
 
 @dataclass(frozen=True)

@@ -257,8 +257,6 @@ def _wants_duckdb(args: argparse.Namespace) -> bool:
 def _panel_duckdb(args: argparse.Namespace) -> int:
     """Long ratings out of core: DuckDB returns each dimension's counts; the verdict is decided from
     them exactly as in memory."""
-    import hashlib
-
     from agreebound.analysis import measure_counts
     from agreebound.engines.common import LongColumns, input_files
     from agreebound.engines.duckdb_engine import panel_counts
@@ -330,11 +328,7 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
         if remote:  # on the cluster's storage: named, not read here
             inputs.append((f, "not read by agreebound (" + f.split("://")[0] + " storage)"))
             continue
-        h = hashlib.sha256()
-        with open(f, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 22), b""):
-                h.update(block)
-        inputs.append((Path(f).name, h.hexdigest()))
+        inputs.append((Path(f).name, _sha256_file(f)))
     report = panel_report(measurements, t, inputs)
 
     def html() -> str:
@@ -640,7 +634,9 @@ def _calibrate_duckdb(args: argparse.Namespace, name: str, data: bytes, t: Any,
         from agreebound.engines.judge_duckdb import judge_measurement
 
         contract, header, m = judge_measurement(name, data, refs, obs)
-    empty = pd_empty()
+    import pandas as pd
+
+    empty = pd.DataFrame()  # out of core: no frames, only the measurement's counts
     bundle = JudgeBundle(name, contract, header[0], header[1], header[2], empty, empty, m)
     inputs = [*inputs, *((f, "not read by agreebound (" + f.split("://")[0] + " storage)") if remote
                          else (Path(f).name, _sha256_file(f)) for f in [*refs, *obs])]
@@ -652,12 +648,6 @@ def _calibrate_duckdb(args: argparse.Namespace, name: str, data: bytes, t: Any,
         return calibration_html(bundle, t, report)
 
     return _emit(args, report, html, _print_calibration)
-
-
-def pd_empty() -> Any:
-    import pandas as pd
-
-    return pd.DataFrame()
 
 
 def _judge_inputs(args: argparse.Namespace, inputs: list[tuple[str, bytes]]) -> list[tuple[str, str, bytes]]:

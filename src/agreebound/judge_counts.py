@@ -103,7 +103,8 @@ def merge(a: JudgeCounts, b: JudgeCounts) -> JudgeCounts:
     )
 
 
-def _stats(y: np.ndarray, m: np.ndarray) -> RateStats:
+def rate_stats(y: np.ndarray, m: np.ndarray) -> RateStats:
+    """A rate's sums over the cases that contribute to it (m > 0): y of m each."""
     keep = m > 0
     y, m = [int(v) for v in y[keep]], [int(v) for v in m[keep]]
     return RateStats(sum(y), sum(m), len(m), sum(v * v for v in y), sum(a * b for a, b in zip(y, m)),
@@ -124,11 +125,11 @@ def from_cases(cases: Any) -> JudgeCounts:
 
     two = np.full(len(c), 2, dtype=np.int64)
     rates = {
-        "human_agreement": _stats(col("agreements"), col("observations")),
-        "position_flip": _stats(col("flipped"), col("flip_opportunity")),
-        "repeat_variance": _stats(col("unstable_ab") + col("unstable_ba"), two),
-        "verbosity_bias": _stats(col("verbosity_errors"), col("verbosity_opportunities")),
-        "self_preference": _stats(col("self_errors"), col("self_opportunities")),
+        "human_agreement": rate_stats(col("agreements"), col("observations")),
+        "position_flip": rate_stats(col("flipped"), col("flip_opportunity")),
+        "repeat_variance": rate_stats(col("unstable_ab") + col("unstable_ba"), two),
+        "verbosity_bias": rate_stats(col("verbosity_errors"), col("verbosity_opportunities")),
+        "self_preference": rate_stats(col("self_errors"), col("self_opportunities")),
     }
     ids = c["case_id"].astype(object).to_numpy()
     reviewers = np.minimum(col("reviewers"), REVIEWER_CAP)

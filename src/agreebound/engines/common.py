@@ -197,3 +197,12 @@ def leave_one_out(raters: Sequence[str], counts_without: Any, level: str, max_ra
     if len(raters) > max_raters:
         return {}
     return {r: alpha_of(counts_without(r), level).value if len(raters) >= 3 else None for r in raters}
+
+
+def unit_counts(dimension: str, coding: Coding, sizes: Sequence[Any], pairs: Sequence[Any]) -> Any:
+    """One dimension's counts from an engine's (d, m, units) and (d, m, c, k, pairs) rows, without
+    rater or total facts (what leave-one-rater-out and the disagreeing units need)."""
+
+    k = len(coding.values)
+    return from_rows(dimension, coding.kind, coding.values, {int(m): int(n) for _, m, n in sizes},
+                     [(m, c, kk, n) for _, m, c, kk, n in pairs], [0] * k, [])

@@ -24,6 +24,7 @@ from agreebound.engines.common import (
     is_parquet,
     pairs_from_histograms,
     pivot_cells,
+    unit_counts,
 )
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
@@ -220,7 +221,7 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
 
     import duckdb
 
-    from agreebound.counts import alpha as alpha_of, from_rows
+    from agreebound.counts import alpha as alpha_of
 
     files = input_files(paths)
     spill = tempfile.mkdtemp(prefix="agreebound-duckdb-")
@@ -253,8 +254,7 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
                         "WHERE r IS DISTINCT FROM ? GROUP BY u, c", [rater])
             sizes, pairs = _pairs_by_pivot(con, k) if 0 < k <= PIVOT_MAX_CATEGORIES else _pairs_by_join(con)
             con.execute("DROP TABLE IF EXISTS um")
-            return from_rows(dimension, coding.kind, coding.values, {int(m): int(n) for _, m, n in sizes},
-                             [(m, c, kk, n) for _, m, c, kk, n in pairs], [0] * k, [])
+            return unit_counts(dimension, coding, sizes, pairs)
 
         without = leave_one_out(raters, counts_without, level, max_raters)
         units: list[tuple[str, float]] = []

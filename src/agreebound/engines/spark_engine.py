@@ -25,6 +25,7 @@ from agreebound.engines.common import (
     leave_one_out,
     pairs_from_histograms,
     pivot_cells,
+    unit_counts,
 )
 from agreebound.errors import InputError
 
@@ -178,7 +179,7 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
     from pyspark.errors import PySparkException
     from pyspark.sql import functions as F
 
-    from agreebound.counts import alpha as alpha_of, from_rows
+    from agreebound.counts import alpha as alpha_of
     from agreebound.engines.duckdb_engine import _distances
 
     spark = spark or session(master)
@@ -203,8 +204,7 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
             rows = urc if rater is None else urc.where(~F.col("r").eqNullSafe(rater))
             uc = rows.groupBy("u", "c").agg(F.sum("n").alias("n")).withColumn("d", F.lit("x"))
             sizes, pairs = _pairs(uc, k)
-            return from_rows(dimension, coding.kind, coding.values, {int(m): int(n) for _, m, n in sizes},
-                             [(m, c, kk, n) for _, m, c, kk, n in pairs], [0] * k, [])
+            return unit_counts(dimension, coding, sizes, pairs)
 
         without = leave_one_out(raters, counts_without, level, max_raters)
         units: list[tuple[str, float]] = []

@@ -132,7 +132,8 @@ def panel_coefficients(name: str, digest: str, _data: bytes, level: str, dimensi
     from agreebound.analysis import panel_coefficients as compute
 
     MEASURE_CALLS["coefficients"] += 1
-    return compute(parsed_panels(name, digest, _data, mapping)[dimension], level)
+    loo = panel_diagnostics(name, digest, _data, level, dimension, mapping).without_rater  # computed once, cached
+    return compute(parsed_panels(name, digest, _data, mapping)[dimension], level, without=loo)
 
 
 def _cell(v: Any) -> Any:

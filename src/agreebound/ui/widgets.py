@@ -884,15 +884,11 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
         st.markdown("- " + md(sentence, 1000))
     if co is None:
         return
-    rows = []
-    for c in co.table:
-        rows.append({"coefficient": c.name,
-                     "value": "undefined" if c.value is None else f"{float(c.value):.3f}",
-                     "95% interval": "" if c.low is None else f"[{c.low:.3f}, {c.high:.3f}]",
-                     "agreement": "" if c.pa is None else f"{float(c.pa):.3f}",
-                     "chance": "" if c.key == "percent_agreement" or c.pe is None else f"{float(c.pe):.3f}",
-                     "exact": "undefined: " + c.note if c.value is None else str(c.value)})
-    st.dataframe(safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
+    from agreebound.report import coefficient_rows, coefficients_section
+
+    rows = coefficient_rows(coefficients_section(pc))  # the reports' rows: one wording everywhere
+    frame = pd.DataFrame(rows, columns=["coefficient", "value", "exact", "95% interval", "agreement", "chance"])
+    st.dataframe(safe_frame(frame), hide_index=True, width="stretch")
     st.caption("Intervals: Gwet's variance, conditional on these raters, t with n - 1 degrees of freedom, as irrCAC "
                "computes them. Weighted rows use the categories' values (or ranks for labels).")
     if not co.pairs and len(co.raters) > 2:
