@@ -191,7 +191,7 @@ def coefficient_rows(section: dict[str, Any]) -> list[list[str]]:
         rows.append([c["name"], _num(c["value"]), c["exact"] or ("undefined: " + c["note"] if c["note"] else "undefined"),
                      "-" if iv is None else f"[{iv[0]:.3f}, {iv[1]:.3f}]",
                      _num(None if c["percent_agreement"] is None else float(Fraction(c["percent_agreement"]))),
-                     "-" if c["key"] == "percent_agreement" else
+                     "n/a" if c["key"] == "percent_agreement" else
                      _num(None if c["chance_agreement"] is None else float(Fraction(c["chance_agreement"])))])
     return rows
 
