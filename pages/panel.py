@@ -56,7 +56,9 @@ def results(decisions) -> None:
     any_m = next(iter(decisions.values()))[0]
     shown = ", ".join(widgets.md(r, 60) for r in any_m.raters[:12]) + (
         f" and {len(any_m.raters) - 12:,} more" if len(any_m.raters) > 12 else "")
-    st.caption(f"Loaded: {widgets.md(S.panel_source['label'])}. {any_m.n_units:,} units; {len(any_m.raters):,} raters: "
+    read = widgets.rows_read(S.panel_source)
+    st.caption(f"Loaded: {widgets.md(S.panel_source['label'])}{' (' + widgets.md(read) + ')' if read else ''}. "
+               f"{any_m.n_units:,} units; {len(any_m.raters):,} raters: "
                f"{shown}; human raters: {', '.join(widgets.md(h, 60) for h in any_m.humans[:12]) or 'none'}. "
                f"Rates: {widgets.md(any_m.rates_source)}.")
     for note in any_m.notices:

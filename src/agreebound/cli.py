@@ -404,6 +404,8 @@ def _panel_recipe(args: argparse.Namespace, imported: Any, level: str, positive:
 
 
 def _print_panel(report: dict[str, Any]) -> None:
+    from agreebound.report import rows_read_text
+
     read = report.get("read")
     if read:
         m = read["mapping"]
@@ -411,7 +413,8 @@ def _print_panel(report: dict[str, Any]) -> None:
                  "long": f"one row per rating; unit {' + '.join(m['unit'])}, rater {m['rater']}, value {m['value']}"
                          + (f", dimension {m['dimension']}" if m["dimension"] else ""),
                  "transposed": f"one row per rater ({m['rater'] or 'rows'}), one column per unit"}[m["layout"]]
-        print(f"read: {read['format']}, {roles}")
+        rows = f", {rows_read_text(read['rows'])}" if read.get("rows") else ""
+        print(f"read: {read['format']}{rows}, {roles}")
     notices = dict.fromkeys(n for d in report["panel"]["dimensions"] for n in d.get("notices", []))
     for n in notices:
         print(f"note: {printable(n)}")

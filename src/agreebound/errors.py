@@ -27,3 +27,10 @@ class InputError(Exception):
         if len(text) > MESSAGE_CHARS:
             text = text[: MESSAGE_CHARS - 3] + "..."
         return text
+
+
+def memory_message(name: str) -> str:
+    """A file whose reading ran out of memory: a limit, said as such, on one line (the caller goes
+    on: the dashboard keeps what was loaded, the CLI exits 3)."""
+    return (f"{printable(name, 120)}: reading it needed more memory than this machine has; the file is too "
+            "large or too wide to read here (see the limits in docs/formats.md)")

@@ -536,6 +536,13 @@ class Imported:
     format: str
     reasons: tuple[str, ...]  # how the layout and roles were chosen
     notices: tuple[str, ...]  # what was read differently from plain UTF-8 CSV, and normalised
+    #: The data rows read (after the header, rows of empty cells left out), what a row is called
+    #: (row, line, record, task) and the first and last of them as the file numbers them: said in
+    #: every report, so what was read can be held against the file.
+    rows_read: int = 0
+    row_label: str = "row"
+    row_span: tuple[int, int] | None = None
+    source_rows: int = 0  # distinct rows of the file they came from (an export's task gives several)
 
 
 def import_ratings(name: str, data: bytes, mapping: Any = None, sheet: str | None = None,
@@ -560,7 +567,11 @@ def import_ratings(name: str, data: bytes, mapping: Any = None, sheet: str | Non
     if missing:
         mapping = mapping.with_(missing=tuple(missing))
     panels = build_panels(source.table, mapping, source.notices)
-    return Imported(panels, mapping, source.format, tuple(reasons), source.notices)
+    t = source.table
+    span = (t.row_of(0), t.row_of(t.n_rows - 1)) if t.n_rows else None
+    distinct = len(np.unique(t.source_rows)) if t.source_rows is not None else t.n_rows
+    return Imported(panels, mapping, source.format, tuple(reasons), source.notices, t.n_rows, t.row_label, span,
+                    distinct)
 
 
 def category_index(categories: Categories, positive: Any) -> int | None:

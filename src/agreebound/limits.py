@@ -35,6 +35,16 @@ MAX_COUNT_DIGITS = 18
 MAX_NESTING = 32
 #: Uncompressed bytes a Parquet file may decode to, read from its metadata before decoding.
 MAX_PARQUET_UNCOMPRESSED_BYTES = 2 * 10**9
+#: An .xlsx part other than a sheet (workbook, relationships, styles) unpacks to at most this, and
+#: the shared-string table to at most the next; sheets are streamed and their cells counted, within
+#: the archive's total (MAX_PARQUET_UNCOMPRESSED_BYTES). Excel holds at most 32,767 characters in
+#: a cell; a workbook's distinct texts are held in memory, so they are bounded too.
+MAX_XLSX_PART_BYTES = 64 * 10**6
+#: A sheet's XML: Excel's whole 1,048,576 rows x 20 columns of numbers is about 600 MB of it.
+MAX_XLSX_SHEET_BYTES = 10**9
+MAX_XLSX_STRINGS_BYTES = 256 * 10**6
+XLSX_CELL_CHARS = 32_767
+MAX_SHARED_STRINGS = 4_000_000
 #: Characters of a URL parameter (the thresholds travel in ``?th=``).
 MAX_URL_PARAM_CHARS = 4_000
 

@@ -48,6 +48,25 @@ def _thresholds(t: ThresholdSet) -> dict[str, Any]:
             "calibration": None if t.calibration is None else asdict(t.calibration)}
 
 
+def rows_read(imported: Any) -> dict[str, Any]:
+    """The data rows a rating file gave: how many, what a row is, and the first and last."""
+    span = imported.row_span
+    return {"count": imported.rows_read, "label": imported.row_label, "sources": imported.source_rows,
+            "first": span[0] if span else None, "last": span[1] if span else None}
+
+
+def rows_read_text(rows: dict[str, Any]) -> str:
+    """``100 rows read (rows 2-101)``, or ``41 rows read from 12 tasks (tasks 1-12)`` where a
+    source row gives several: said wherever a file's reading is."""
+    label = rows["label"]
+    n, sources = rows["count"], rows.get("sources", rows["count"])
+    text = f"{n:,} {label}{'' if n == 1 else 's'} read" if sources == n else \
+        f"{n:,} rows read from {sources:,} {label}{'' if sources == 1 else 's'}"
+    if rows.get("first") is not None:
+        text += f" ({label}s {rows['first']}-{rows['last']})" if rows["last"] != rows["first"] else f" ({label} {rows['first']})"
+    return text
+
+
 def _base(kind: str, inputs: Sequence[tuple[str, bytes | str]], t: ThresholdSet) -> dict[str, Any]:
     return {
         "$schema": SCHEMA_ID,
@@ -139,7 +158,7 @@ def panel_report(measurements: dict[str, PanelMeasurement], thresholds: Threshol
     out = _base("panel", inputs, thresholds)
     if imported is not None:
         out["read"] = {"format": imported.format, "mapping": imported.mapping.to_dict(),
-                       "reasons": list(imported.reasons)}
+                       "reasons": list(imported.reasons), "rows": rows_read(imported)}
     dims = [panel_dimension(m, decide_panel(m, thresholds.panel)) for m in measurements.values()]
     for dim, m in zip(dims, measurements.values()):
         if coefficients and m.dimension in coefficients:
@@ -312,6 +331,9 @@ def to_markdown(report: dict[str, Any]) -> str:
              "Inputs:", ""]
     lines += [f"- {md_code(i['file'])} sha256 `{i['sha256']}`" for i in report["inputs"]]
     lines.append("")
+    read = report.get("read")
+    if read and read.get("rows"):
+        lines += [f"Read as {md_text(read['format'])}: {rows_read_text(read['rows'])}.", ""]
     if report["kind"] == "panel":
         p = report["thresholds"]["panel"]
         dims = report["panel"]["dimensions"]

@@ -445,6 +445,107 @@ def runtime_cases(tmp: Path) -> list[dict[str, Any]]:
     return out
 
 
+SHEET_NS = b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+
+
+def _workbook_with_sheet(path: Path, write_sheet: Callable[[Any], None]) -> None:
+    """A real workbook (openpyxl's parts) whose first sheet's XML is streamed in by ``write_sheet``:
+    a bomb is written a chunk at a time, never held whole."""
+    import zipfile
+
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    wb.active.append(["x"])
+    buf = io.BytesIO()
+    wb.save(buf)
+    src = zipfile.ZipFile(buf)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+        for info in src.infolist():
+            if info.filename == "xl/worksheets/sheet1.xml":
+                member = zipfile.ZipInfo(info.filename)
+                member.compress_type = zipfile.ZIP_DEFLATED
+                with z.open(member, "w", force_zip64=True) as out:
+                    write_sheet(out)
+            else:
+                z.writestr(info.filename, src.read(info.filename))
+
+
+def _ratings_rows(units: int, raters: int) -> bytes:
+    cells = [f'<c r="{chr(65 + j)}1" t="inlineStr"><is><t>{"unit" if j == 0 else f"rater{j}"}</t></is></c>'
+             for j in range(raters + 1)]
+    body = ['<row r="1">' + "".join(cells) + "</row>"]
+    for i in range(2, units + 2):
+        row = [f'<c r="A{i}" t="inlineStr"><is><t>u{i - 1}</t></is></c>']
+        row += [f'<c r="{chr(65 + j)}{i}"><v>{(i * j) % 4 if (i + j) % 5 else i % 4}</v></c>' for j in range(1, raters + 1)]
+        body.append(f'<row r="{i}">' + "".join(row) + "</row>")
+    return "".join(body).encode()
+
+
+def bomb_cases(tmp: Path) -> list[dict[str, Any]]:
+    """Memory bombs made at test time (nothing large is committed): each must end in exit 3 with
+    one line, within 1 GiB and 30 s, in the CLI and through the dashboard's upload."""
+    out: list[dict[str, Any]] = []
+
+    def add(name: str, data: bytes | None, words: str, what: str) -> None:
+        path = tmp / name
+        if data is not None:
+            path.write_bytes(data)
+        out.append({"path": path, "words": words, "what": what})
+
+    add("new_key_every_line.jsonl", "".join(f'{{"k{i}":1}}\n' for i in range(30_000)).encode(),
+        "distinct fields", "30,000 JSON lines, each with a new key")
+    add("new_key_every_record.json", ("[" + ",".join(f'{{"k{i}":1}}' for i in range(30_000)) + "]").encode(),
+        "distinct fields", "a JSON array of 30,000 records, each with a new key")
+    normal = "".join(f'{{"unit":"u{i // 4}","rater":"r{i % 4}","value":{(i * 7) % 5}}}\n' for i in range(10_000))
+    keys = "".join(f'{{"unit":"u{i}","k{i}":"{"x" * 40}"}}\n' for i in range(22_000))
+    add("normal_head_then_keys.jsonl", (normal + keys).encode(), "distinct fields",
+        "10,000 ordinary lines (the preview's), then a new key on every line (1.6 MB)")
+    add("pandas_columns_keys.json", json.dumps({f"r{i}": {f"u{i}": 1} for i in range(25_000)}).encode(),
+        "distinct fields", "pandas orient='columns' with 25,000 columns of one unit each")
+
+    def one_row(f: Any) -> None:  # 60 million cells in one row: 2 MB packed, 0.9 GB unpacked
+        f.write(SHEET_NS + b"<sheetData><row r=\"1\">")
+        block = b"<c><v>1</v></c>" * 100_000
+        for _ in range(600):
+            f.write(block)
+        f.write(b"</row></sheetData></worksheet>")
+
+    _workbook_with_sheet(tmp / "one_row_60m_cells.xlsx", one_row)
+    add("one_row_60m_cells.xlsx", None, "more cells in one row than a sheet holds",
+        "one row of 60 million cells (2 MB, 0.9 GB unpacked)")
+
+    def padded(f: Any) -> None:  # ratings, then 1.9 GB of spaces between two elements
+        f.write(SHEET_NS + b"<sheetData>" + _ratings_rows(10, 3))
+        block = b" " * 2**24
+        for _ in range(113):
+            f.write(block)
+        f.write(b"</sheetData></worksheet>")
+
+    _workbook_with_sheet(tmp / "padded_1_9gb.xlsx", padded)
+    add("padded_1_9gb.xlsx", None, "unpacks to", "a 2 MB workbook padded with 1.9 GB of spaces")
+    for name, xml, words in (
+        ("malformed_sheet.xlsx", SHEET_NS + b"<sheetData><row><c><v>1</v></c>", "not well-formed XML"),
+        ("billion_laughs.xlsx", b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa">'
+         + b"".join(f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">'.encode() for i in range(9))
+         + b"]>" + SHEET_NS + b'<sheetData><row><c t="inlineStr"><is><t>&j;</t></is></c></row></sheetData></worksheet>',
+         "document type"),
+        ("external_entity.xlsx", b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
+         + SHEET_NS + b'<sheetData><row><c t="inlineStr"><is><t>&e;</t></is></c></row></sheetData></worksheet>',
+         "document type"),
+    ):
+        _workbook_with_sheet(tmp / name, lambda f, xml=xml: f.write(xml))
+        add(name, None, words, name.replace("_", " ").removesuffix(".xlsx") + " sheet XML")
+    return out
+
+
+def stale_dimension_workbook(path: Path) -> None:
+    """100 units x 4 raters (400 ratings) whose <dimension> still says A1:E3, as a tool that
+    rewrote the sheet without updating it leaves it: openpyxl's read-only mode reads 2 units."""
+    _workbook_with_sheet(path, lambda f: f.write(SHEET_NS + b'<dimension ref="A1:E3"/><sheetData>'
+                                                 + _ratings_rows(100, 4) + b"</sheetData></worksheet>"))
+
+
 def main() -> None:
     build()
     OUT.mkdir(exist_ok=True)

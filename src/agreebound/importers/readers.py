@@ -9,19 +9,20 @@ which fields were used.
 from __future__ import annotations
 
 import io
+import itertools
 import json
-import zipfile
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
 from agreebound.importers.mapping import Mapping
+from agreebound.interrupt import checkpoint
 from agreebound.importers.prelude import Prelude, plan_rows, prelude, rewrite
 from agreebound.importers.sniff import Sniffed, sniff, sniff_delimiter
-from agreebound.limits import MAX_CELLS, MAX_NESTING, MAX_PARQUET_UNCOMPRESSED_BYTES, MAX_ROWS
+from agreebound.limits import MAX_CELLS, MAX_COLUMNS, MAX_NESTING, MAX_ROWS
 from agreebound.tables import (
     Table,
     check_size,
@@ -53,78 +54,59 @@ class Source:
 # --- Excel -------------------------------------------------------------------------------------
 
 
-def _check_zip(name: str, data: bytes) -> None:
-    """A zip bomb is refused from the archive's directory, before anything is inflated."""
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as z:
-            infos = z.infolist()
-    except zipfile.BadZipFile as e:
-        raise InputError(name, None, None, f"not a readable .xlsx file ({e})") from None
-    total = sum(i.file_size for i in infos)
-    if total > MAX_PARQUET_UNCOMPRESSED_BYTES:
-        raise InputError(name, None, None, f"the workbook unpacks to {total / 10**6:,.0f} MB; the limit is "
-                         f"{MAX_PARQUET_UNCOMPRESSED_BYTES / 10**6:,.0f} MB")
-
-
 def xlsx_sheets(name: str, data: bytes) -> list[str]:
-    import openpyxl
+    from agreebound.importers.xlsx import open_workbook
 
-    _check_zip(name, data)
-    try:
-        wb = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    except Exception as e:  # noqa: BLE001 - a broken workbook is the file's fault
-        raise InputError(name, None, None, f"not a readable .xlsx file ({type(e).__name__}: {excerpt(str(e), 120)})") from None
-    try:
-        return list(wb.sheetnames)
-    finally:
-        wb.close()
+    return list(open_workbook(name, data).sheets)
 
 
-def _holds_table(ws: Any) -> bool:
+def _blank(values: tuple[Any, ...]) -> bool:
+    return all(v is None or (isinstance(v, str) and not v.strip()) for v in values)
+
+
+def _holds_table(book: Any, sheet: str) -> bool:
+    """At least two of the sheet's first three rows hold two values or more."""
+    from agreebound.importers.xlsx import iter_rows
+
     rows = 0
-    for values in ws.iter_rows(values_only=True, max_row=3):
-        if values and sum(v is not None for v in values) >= 2:
-            rows += 1
+    for i, (_, values) in enumerate(iter_rows(book, sheet)):
+        if i == 3:
+            break
+        rows += sum(v is not None for v in values) >= 2
     return rows >= 2
 
 
 def read_xlsx(name: str, data: bytes, sheet: str | None = None, header: bool = True,
               head_rows: int | None = None) -> tuple[Table, list[str], tuple[str, ...]]:
-    """One sheet of a workbook (cached values of formulas, as Excel shows them)."""
-    import openpyxl
+    """One sheet of a workbook (cached values of formulas, as Excel shows them), streamed and
+    counted while read (:mod:`agreebound.importers.xlsx`): every row the sheet holds, whatever its
+    ``<dimension>`` says."""
+    from agreebound.importers.xlsx import iter_rows, open_workbook
 
-    _check_zip(name, data)
-    try:
-        wb = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    except Exception as e:  # noqa: BLE001
-        raise InputError(name, None, None, f"not a readable .xlsx file ({type(e).__name__}: {excerpt(str(e), 120)})") from None
-    try:
-        sheets = list(wb.sheetnames)
-        if sheet is not None and sheet not in sheets:
-            raise InputError(name, None, None, f"no sheet {excerpt(sheet)}; the workbook has {', '.join(sheets)}")
-        if sheet is None:  # the first sheet that holds a table (at least 2 rows and 2 columns)
-            sheet = next((s for s in sheets if _holds_table(wb[s])), sheets[0])
-        ws = wb[sheet]
-        rows: list[tuple[Any, ...]] = []
-        numbers: list[int] = []
-        truncated = False
-        for r, values in enumerate(ws.iter_rows(values_only=True), start=1):
-            if values is None or all(v is None or (isinstance(v, str) and not v.strip()) for v in values):
-                continue
-            if head_rows is not None and len(rows) > head_rows:
-                truncated = True
-                break
-            if len(rows) > MAX_ROWS:
-                raise InputError(name, None, None, f"the sheet has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}")
-            if len(values) * len(rows) > MAX_CELLS:
-                raise InputError(name, None, None, f"the sheet has more than {MAX_CELLS:,} cells")
-            rows.append(tuple(("TRUE" if v else "FALSE") if isinstance(v, bool) else v for v in values))
-            numbers.append(r)
-    finally:
-        wb.close()
+    book = open_workbook(name, data)
+    sheets = list(book.sheets)
+    if sheet is not None and sheet not in sheets:
+        raise InputError(name, None, None, f"no sheet {excerpt(sheet)}; the workbook has {', '.join(sheets)}")
+    if sheet is None:  # the first sheet that holds a table (at least 2 rows and 2 columns)
+        sheet = next((s for s in sheets if _holds_table(book, s)), sheets[0])
+    rows: list[tuple[Any, ...]] = []
+    numbers: list[int] = []
+    truncated = False
+    width = 0
+    for r, values in iter_rows(book, sheet):
+        if _blank(values):
+            continue
+        if head_rows is not None and len(rows) > head_rows:
+            truncated = True
+            break
+        width = max(width, len(values))
+        if width * (len(rows) + 1) > MAX_CELLS:
+            raise InputError(name, r, None, f"the sheet has more than {MAX_CELLS:,} cells ({width:,} columns); "
+                             f"the limit is {MAX_CELLS:,}")
+        rows.append(tuple(("TRUE" if v else "FALSE") if isinstance(v, bool) else v for v in values))
+        numbers.append(r)
     if not rows:
-        raise InputError(name, None, None, f"the sheet {excerpt(sheet or sheets[0])} is empty; expected {RATINGS_EXPECTED}")
-    width = max(len(r) for r in rows)
+        raise InputError(name, None, None, f"the sheet {excerpt(sheet)} is empty; expected {RATINGS_EXPECTED}")
     while width > 0 and all(len(r) < width or r[width - 1] is None for r in rows):
         width -= 1  # trailing empty columns (formatting Excel keeps)
     grid = [tuple(_cell(v) for v in r[:width]) + (None,) * (width - len(r)) for r in rows]
@@ -166,27 +148,25 @@ def _cell(v: Any) -> Any:
 def _pandas_json(obj: Any) -> tuple[Any, str | None]:
     """pandas' DataFrame.to_json shapes other than records, as records: orient="split"
     ({columns, index, data}), "columns" ({column: {index: value}}, the default) and "index"
-    ({index: {column: value}}). The index becomes the ``unit`` field."""
+    ({index: {column: value}}). The index becomes the ``unit`` field. The records are made one at
+    a time, as they are tabulated (and counted)."""
     if not isinstance(obj, dict) or not obj:
         return obj, None
     if {"columns", "data"} <= set(obj) and isinstance(obj["columns"], list) and isinstance(obj["data"], list) \
             and all(isinstance(r, list) for r in obj["data"]):
         cols = [str(c) for c in obj["columns"]]
         index = obj.get("index")
-        rows = []
-        for i, r in enumerate(obj["data"]):
-            rec = dict(zip(cols, r))
-            if isinstance(index, list) and i < len(index):
-                rec = {"unit": index[i], **rec}
-            rows.append(rec)
+        index = index if isinstance(index, list) else []
+        rows = ({"unit": index[i], **dict(zip(cols, r))} if i < len(index) else dict(zip(cols, r))
+                for i, r in enumerate(obj["data"]))
         return rows, "read as pandas' to_json(orient='split'): the index names the units"
     if all(isinstance(v, dict) for v in obj.values()) and not {"contract", "snapshot"} & set(obj):
         outer = list(obj)
         inner = list(dict.fromkeys(k for v in obj.values() for k in v))
         if len(inner) >= len(outer):  # orient="columns": {rater: {unit: value}}
-            return ([{"unit": u, **{r: obj[r].get(u) for r in outer}} for u in inner],
+            return (({"unit": u, **{r: obj[r].get(u) for r in outer}} for u in inner),
                     "read as pandas' to_json() (orient='columns'): outer keys are the columns, inner keys the units")
-        return ([{"unit": u, **obj[u]} for u in outer],
+        return (({"unit": u, **obj[u]} for u in outer),
                 "read as pandas' to_json(orient='index'): outer keys are the units")
     return obj, None
 
@@ -201,30 +181,81 @@ def _scalar(v: Any) -> Any:
     return v
 
 
-def _records_table(name: str, records: list[dict[str, Any]], rows: list[int], row_label: str,
-                   kind: str = "records") -> Table:
-    keys: dict[str, None] = {}
-    for rec in records:
-        for k in rec:
-            keys.setdefault(str(k), None)
-    names = list(keys)
-    columns = [[_scalar(rec.get(k)) for rec in records] for k in names]
-    return table_from_values(name, names, columns, kind, np.array(rows, dtype=np.int64), row_label)
+class _Columns:
+    """Records become columns as they stream in; distinct fields and cells (records x fields, the
+    table they make) are counted before anything is held, so a file whose every line brings a
+    new key is refused at the line that crosses a limit, not after gigabytes."""
+
+    def __init__(self, name: str, row_label: str) -> None:
+        self.name, self.row_label = name, row_label
+        self.columns: dict[str, list[Any]] = {}
+        self.rows: list[int] = []
+
+    def add(self, record: dict[str, Any], row: int) -> None:
+        n = len(self.rows)
+        new = [k for k in map(str, record) if k not in self.columns]
+        if new:
+            if len(self.columns) + len(new) > MAX_COLUMNS:
+                raise InputError(self.name, row, None, f"more than {MAX_COLUMNS:,} distinct fields; the limit is "
+                                 f"{MAX_COLUMNS:,}", row_label=self.row_label)
+            for k in new:
+                self._fits(n + 1, len(self.columns) + 1, row)
+                self.columns[k] = [None] * n
+        self._fits(n + 1, len(self.columns), row)
+        get = {str(k): v for k, v in record.items()}.get if new or any(not isinstance(k, str) for k in record) \
+            else record.get
+        for k, col in self.columns.items():
+            col.append(_scalar(get(k)))
+        self.rows.append(row)
+        if not n % 8192:
+            checkpoint()
+
+    def _fits(self, records: int, fields: int, row: int) -> None:
+        if records * fields > MAX_CELLS:
+            raise InputError(self.name, row, None, f"{records:,} records x {fields:,} distinct fields is more than "
+                             f"{MAX_CELLS:,} cells; the limit is {MAX_CELLS:,}", row_label=self.row_label)
+
+    def table(self, kind: str, truncated: bool = False) -> Table:
+        return table_from_values(self.name, list(self.columns), list(self.columns.values()), kind,
+                                 np.array(self.rows, dtype=np.int64), self.row_label, truncated=truncated)
 
 
-def _json_lines(name: str, text: str, head_rows: int | None) -> tuple[list[dict[str, Any]], list[int], bool]:
-    from agreebound.formats import _no_constant, _no_duplicates
-
-    records: list[dict[str, Any]] = []
-    lines: list[int] = []
+def _records_table(name: str, records: Iterable[tuple[dict[str, Any], int]], row_label: str,
+                   kind: str = "records", head_rows: int | None = None) -> Table:
+    cols = _Columns(name, row_label)
     truncated = False
-    for i, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        if head_rows is not None and len(records) >= head_rows:
+    for rec, row in records:
+        if head_rows is not None and len(cols.rows) >= head_rows:
             truncated = True
             break
-        if len(records) >= MAX_ROWS:
+        cols.add(rec, row)
+    return cols.table(kind, truncated)
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, line) without a list of every line; \n, \r\n (or \r alone, where the text
+    has no \n) end a line."""
+    sep = "\n" if "\n" in text or "\r" not in text else "\r"
+    at, i = 0, 0
+    size = len(text)
+    while at < size:
+        i += 1
+        nl = text.find(sep, at)
+        end = size if nl < 0 else nl
+        line = text[at:end]
+        yield i, line[:-1] if line.endswith("\r") else line
+        at = end + 1
+
+
+def json_line_records(name: str, text: str) -> Iterator[tuple[dict[str, Any], int]]:
+    """JSON Lines, one object a line, decoded as they are reached."""
+    from agreebound.formats import _no_constant, _no_duplicates
+
+    count = 0
+    for i, line in _lines(text):
+        if not line.strip():
+            continue
+        if count >= MAX_ROWS:
             raise InputError(name, i, None, f"more than {MAX_ROWS:,} records; the limit is {MAX_ROWS:,}", row_label="line")
         try:
             obj = json.loads(line, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
@@ -234,6 +265,60 @@ def _json_lines(name: str, text: str, head_rows: int | None) -> tuple[list[dict[
             raise InputError(name, i, None, f"not a JSON object ({excerpt(str(e), 80)})", row_label="line") from None
         if not isinstance(obj, dict):
             raise InputError(name, i, None, "expected one JSON object per line", row_label="line")
+        count += 1
+        yield obj, i
+
+
+def json_array_items(name: str, data: bytes, text: str) -> Iterator[tuple[Any, int]]:
+    """A JSON array's elements one at a time (an element's number from 1), never the whole
+    document as objects: a 100 MB export costs its text and what is kept of each element."""
+    from agreebound.formats import _json, _no_constant, _no_duplicates, json_depth
+
+    if json_depth(data) > MAX_NESTING:
+        raise InputError(name, None, None, f"nested too deeply (more than {MAX_NESTING} levels)")
+    decoder = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+    ws = " \t\n\r"
+    at = text.index("[") + 1
+    size = len(text)
+    n = 0
+    while True:
+        while at < size and text[at] in ws:
+            at += 1
+        if at < size and text[at] == "]" and n == 0:
+            at += 1
+            break
+        try:
+            obj, at = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            _json(name, data)  # the whole-document reader names the line and the reason
+            raise InputError(name, None, None, "invalid JSON") from None
+        n += 1
+        if n > MAX_ROWS:
+            raise InputError(name, n, None, f"more than {MAX_ROWS:,} records; the limit is {MAX_ROWS:,}", row_label="record")
+        yield obj, n
+        while at < size and text[at] in ws:
+            at += 1
+        if at < size and text[at] == ",":
+            at += 1
+            continue
+        if at < size and text[at] == "]":
+            at += 1
+            break
+        _json(name, data)
+        raise InputError(name, None, None, "invalid JSON (expected , or ] between the array's elements)")
+    if text[at:].strip():
+        _json(name, data)
+        raise InputError(name, None, None, "invalid JSON (text after the array)")
+
+
+def _json_lines(name: str, text: str, head_rows: int | None) -> tuple[list[dict[str, Any]], list[int], bool]:
+    records: list[dict[str, Any]] = []
+    lines: list[int] = []
+    truncated = False
+    for obj, i in json_line_records(name, text):
+        if head_rows is not None and len(records) >= head_rows:
+            truncated = True
+            break
         records.append(obj)
         lines.append(i)
     if not records:
@@ -261,12 +346,11 @@ def _who(v: Any) -> str:
     return str(v)
 
 
-def label_studio(name: str, tasks: list[Any]) -> tuple[Table, tuple[str, ...]]:
+def label_studio(name: str, tasks: Iterable[tuple[Any, int]]) -> tuple[Table, tuple[str, ...]]:
     """Label Studio's JSON export: one row per (task, annotator or model, control) -> long."""
-    records: list[dict[str, Any]] = []
-    rows: list[int] = []
+    cols = _Columns(name, "task")
     cancelled = predictions = 0
-    for t, task in enumerate(tasks, start=1):
+    for task, t in tasks:
         if not isinstance(task, dict):
             raise InputError(name, t, None, "expected a task object", row_label="task")
         unit = task.get("id", t)
@@ -286,26 +370,29 @@ def label_studio(name: str, tasks: list[Any]) -> tuple[Table, tuple[str, ...]]:
             for result in ann.get("result") or []:
                 if not isinstance(result, dict):
                     continue
-                records.append({"unit": str(unit), "rater": rater, "dimension": str(result.get("from_name", "all")),
-                                "value": _scalar(_first_value(result.get("value")))})
-                rows.append(t)
-    if not records:
+                cols.add({"unit": str(unit), "rater": rater, "dimension": str(result.get("from_name", "all")),
+                          "value": _scalar(_first_value(result.get("value")))}, t)
+    if not cols.rows:
         raise InputError(name, None, None, "a Label Studio export with no annotation results")
-    notes = [f"read as a Label Studio export: {len(records):,} results (task id = unit, annotator = rater, "
+    notes = [f"read as a Label Studio export: {len(cols.rows):,} results (task id = unit, annotator = rater, "
              "control name = dimension)"]
     if cancelled:
         notes.append(f"{cancelled:,} cancelled annotations were left out")
     if predictions:
         notes.append(f"{predictions:,} model predictions are raters named model:<version> (independent detectors)")
-    return _records_table(name, records, rows, "task"), tuple(notes)
+    return cols.table("task"), tuple(notes)
 
 
-def prodigy(name: str, records: list[dict[str, Any]], lines: list[int]) -> tuple[Table, tuple[str, ...]]:
+def prodigy(name: str, records: Iterable[tuple[dict[str, Any], int]],
+            head_rows: int | None = None) -> tuple[Table, tuple[str, ...]]:
     """Prodigy's JSONL: binary answers (accept/reject a label) or choices (the accepted options)."""
-    out: list[dict[str, Any]] = []
-    rows: list[int] = []
+    cols = _Columns(name, "line")
     ignored = 0
-    for rec, line in zip(records, lines):
+    truncated = False
+    for rec, line in records:
+        if head_rows is not None and len(cols.rows) >= head_rows:
+            truncated = True
+            break
         rater = rec.get("_annotator_id") or rec.get("_session_id") or "annotator"
         unit = rec.get("_input_hash", rec.get("_task_hash"))
         answer = rec.get("answer")
@@ -317,15 +404,14 @@ def prodigy(name: str, records: list[dict[str, Any]], lines: list[int]) -> tuple
             dim = "choice"
         else:
             value, dim = answer, str(rec.get("label", "answer"))
-        out.append({"unit": str(unit), "rater": str(rater), "dimension": dim, "value": value})
-        rows.append(line)
-    if not out:
+        cols.add({"unit": str(unit), "rater": str(rater), "dimension": dim, "value": value}, line)
+    if not cols.rows:
         raise InputError(name, None, None, "a Prodigy export with no answers")
-    notes = [f"read as a Prodigy export: {len(out):,} answers (input hash = unit, annotator/session = rater, "
+    notes = [f"read as a Prodigy export: {len(cols.rows):,} answers (input hash = unit, annotator/session = rater, "
              "label = dimension, accept/reject = value)"]
     if ignored:
         notes.append(f"{ignored:,} answers marked 'ignore' were left out")
-    return _records_table(name, out, rows, "line"), tuple(notes)
+    return cols.table("line", truncated), tuple(notes)
 
 
 JUDGE_LOG_FIELDS = {
@@ -342,6 +428,57 @@ def judge_log_shape(record: dict[str, Any]) -> str | None:
         if needed <= keys:
             return shape
     return None
+
+
+def _json_source(name: str, utf8: bytes, sn: Sniffed, notices: list[str], head_rows: int | None) -> Source:
+    """JSON records, JSON Lines, and the annotation tools' exports, streamed: an array's elements
+    and a file's lines are decoded one at a time and tabulated as they come."""
+    from agreebound.formats import _json
+
+    text = utf8.decode("utf-8-sig")
+    items: Iterator[tuple[Any, int]]
+    if sn.format == "jsonl":
+        items, row_label = json_line_records(name, text), "line"
+    elif text.lstrip().startswith("["):
+        items, row_label = json_array_items(name, utf8, text), "record"
+    else:
+        obj, how = _pandas_json(_json(name, utf8))
+        if how:
+            notices.append(how)
+        if isinstance(obj, dict) and isinstance(obj.get("data"), list):
+            obj = obj["data"]
+        if isinstance(obj, dict) or not isinstance(obj, Iterable) or isinstance(obj, (str, bytes)):
+            raise InputError(name, None, None, "expected a list of records (or a Label Studio export)")
+        items, row_label = ((r, i) for i, r in enumerate(obj, start=1)), "record"
+    head = list(itertools.islice(items, 50))
+    if not head:
+        if sn.format == "jsonl":
+            raise InputError(name, None, None, "the file has no JSON records")
+        raise InputError(name, None, None, "expected a list of records (or a Label Studio export)")
+    if sn.format == "json" and any(isinstance(t, dict) and ("annotations" in t or "predictions" in t) for t, _ in head):
+        table, notes = label_studio(name, itertools.chain(head, items))
+        return Source(table, "label-studio", sn, tuple(notices) + notes,
+                      mapping=Mapping("long", ("unit",), "rater", "value", "dimension"))
+    records = _objects(name, itertools.chain(head, items), row_label)
+    first = head[0][0]
+    if isinstance(first, dict):
+        shape = judge_log_shape(first)
+        if shape is not None:
+            raise InputError(name, None, None, f"this is an LLM-judge log ({shape}), not ratings: audit it with "
+                             "'agreebound calibrate' or on the Judge calibration page")
+        if any(k in first for k in ("_input_hash", "_task_hash")) and "answer" in first:
+            table, notes = prodigy(name, records, head_rows)
+            return Source(table, "prodigy", sn, tuple(notices) + notes,
+                          mapping=Mapping("long", ("unit",), "rater", "value", "dimension"))
+    table = _records_table(name, records, row_label, head_rows=head_rows)
+    return Source(table, sn.format, sn, tuple(notices))
+
+
+def _objects(name: str, items: Iterable[tuple[Any, int]], row_label: str) -> Iterator[tuple[dict[str, Any], int]]:
+    for obj, i in items:
+        if not isinstance(obj, dict):
+            raise InputError(name, i, None, "expected a JSON object (a record)", row_label=row_label)
+        yield obj, i
 
 
 # --- any file ----------------------------------------------------------------------------------
@@ -368,40 +505,7 @@ def read_source(name: str, data: bytes, mapping: Mapping | None = None, head_row
         return Source(table, "xlsx", sn, tuple(notices), tuple(sheets))
     encoding = (mapping.encoding if mapping and mapping.encoding else None) or sn.encoding
     if sn.format in ("json", "jsonl"):
-        from agreebound.formats import _json
-
-        utf8 = transcode(name, data, encoding)
-        if sn.format == "json":
-            obj = _json(name, utf8)
-            obj, how = _pandas_json(obj)
-            if how:
-                notices.append(how)
-            if isinstance(obj, dict) and isinstance(obj.get("data"), list):
-                obj = obj["data"]
-            if not isinstance(obj, list) or not obj:
-                raise InputError(name, None, None, "expected a list of records (or a Label Studio export)")
-            if any(isinstance(t, dict) and ("annotations" in t or "predictions" in t) for t in obj[:50]):
-                table, notes = label_studio(name, obj)
-                return Source(table, "label-studio", sn, tuple(notices) + notes,
-                              mapping=Mapping("long", ("unit",), "rater", "value", "dimension"))
-            if not all(isinstance(r, dict) for r in obj):
-                raise InputError(name, None, None, "expected a list of JSON objects (records)")
-            records, rows = obj, list(range(1, len(obj) + 1))
-            row_label, truncated = "record", False
-        else:
-            text = utf8.decode("utf-8-sig")
-            records, rows, truncated = _json_lines(name, text, head_rows)
-            row_label = "line"
-        shape = judge_log_shape(records[0])
-        if shape is not None:
-            raise InputError(name, None, None, f"this is an LLM-judge log ({shape}), not ratings: audit it with "
-                             "'agreebound calibrate' or on the Judge calibration page")
-        if any(k in records[0] for k in ("_input_hash", "_task_hash")) and "answer" in records[0]:
-            table, notes = prodigy(name, records, rows)
-            return Source(table, "prodigy", sn, tuple(notices) + notes,
-                          mapping=Mapping("long", ("unit",), "rater", "value", "dimension"))
-        table = _records_table(name, records, rows, row_label)
-        return Source(replace(table, truncated=truncated), sn.format, sn, tuple(notices))
+        return _json_source(name, transcode(name, data, encoding), sn, notices, head_rows)
     utf8 = transcode(name, data, encoding)
     given = mapping.delimiter if mapping and mapping.delimiter else None
     if mapping is not None and mapping.skip is not None:  # the user said where the header is

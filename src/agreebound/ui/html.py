@@ -413,7 +413,10 @@ def panel_html(measurements: dict[str, PanelMeasurement], thresholds: ThresholdS
     read = report.get("read")
     extra = ""
     if read:
-        extra = (f"<p>Read as {_t(read['format'], 40)}, {_t(read['mapping'].get('layout'), 20)} layout.</p>"
+        from agreebound.report import rows_read_text
+
+        rows = f", {_t(rows_read_text(read['rows']), 120)}" if read.get("rows") else ""
+        extra = (f"<p>Read as {_t(read['format'], 40)}, {_t(read['mapping'].get('layout'), 20)} layout{rows}.</p>"
                  + _list(_t(r, 300) for r in read.get("reasons", [])))
     sections.append(_inputs_section(report, extra))
     return _page("Agreebound panel report", data, report["panel"]["verdict"], sections, n)

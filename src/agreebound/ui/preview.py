@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from agreebound.errors import InputError
+from agreebound.errors import InputError, memory_message
 from agreebound.escape import printable
 from agreebound.importers.mapping import LAYOUTS, Mapping
 from agreebound.importers.preview import Preview, preview
@@ -40,6 +40,9 @@ def start(upload: Upload) -> str | None:
     except InputError as e:
         S.pending = None
         return str(e)
+    except MemoryError:
+        S.pending = None
+        return memory_message(upload.name)
     S.pending = {"upload": upload, "mapping": pv.mapping, "preview": pv, "error": pv.error}
     return None
 
@@ -49,9 +52,10 @@ def _refresh(mapping: Mapping) -> None:
     upload: Upload = S.pending["upload"]
     try:
         pv = preview(upload.name, upload.data, mapping)
-    except InputError as e:
+    except (InputError, MemoryError) as e:
         pv = S.pending["preview"]
-        S.pending = {**S.pending, "mapping": mapping, "preview": pv, "error": str(e)}
+        error = str(e) if isinstance(e, InputError) else memory_message(upload.name)
+        S.pending = {**S.pending, "mapping": mapping, "preview": pv, "error": error}
         return
     S.pending = {**S.pending, "mapping": mapping, "preview": pv, "error": pv.error}
 
@@ -114,6 +118,8 @@ def _on_sheet() -> None:
         _refresh(suggest(source.table).mapping.with_(sheet=S.pv_sheet))
     except InputError as e:
         S.pending = {**S.pending, "error": str(e)}
+    except MemoryError:
+        S.pending = {**S.pending, "error": memory_message(upload.name)}
 
 
 def _clear_widgets_except(keep: str) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
+from agreebound import interrupt
 from agreebound.escape import md_text
 from agreebound.ui import state, widgets
 
@@ -52,11 +53,31 @@ def _pages() -> list[st.Page]:
     return [st.Page(path, title=title, default=i == 0) for i, (path, title) in enumerate(PAGES)]
 
 
+def _stop_if_left() -> None:
+    """The readers' checkpoint (agreebound.interrupt): when this thread's script run was asked to
+    stop (its tab closed, its session ended), stop reading now rather than read on for nobody.
+    Reruns are left to finish: a slider moved during a measurement must not restart it forever.
+    Streamlit has no public call for this; where its internals differ, the check does nothing."""
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    requests = getattr(ctx, "script_requests", None)
+    if requests is not None and getattr(requests, "_state", None) == ScriptRequestType.STOP:
+        from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+        raise StopException()
+
+
 def guarded(what: str, body: Callable[[], Any]) -> None:
     """Run ``body``; an unexpected exception becomes a short error box (no traceback, no server
     paths, no user text) and the full trace goes to the server log under a reference."""
     try:
         body()
+    except MemoryError:  # a limit reached, not a bug: the worker goes on serving
+        log.warning("%s ran out of memory", what)
+        st.error(f"Drawing {what} needed more memory than this server has. The data you loaded is kept; "
+                 "choose smaller data, or reload the page.")
     except Exception:  # noqa: BLE001 - Streamlit's reruns and stops are BaseException and pass through
         ref = secrets.token_hex(4)
         log.exception("%s failed (reference %s)", what, ref)
@@ -67,6 +88,7 @@ def guarded(what: str, body: Callable[[], Any]) -> None:
 def run_app() -> None:
     """The body of app.py."""
     st.set_page_config(page_title="Agreebound", layout="wide")
+    interrupt.install(_stop_if_left)
     if state.init() and st.query_params.get_all("run"):  # a link's runs: data, mapping, reading, thresholds
         guarded("the link's runs", widgets.open_link_runs)
     page = st.navigation(_pages())

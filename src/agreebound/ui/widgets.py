@@ -10,6 +10,7 @@ import streamlit as st
 
 from agreebound.analysis import PanelMeasurement, decide_panel
 from agreebound.calibration import RATE_GATES, CalibrationDecision, CalibrationThresholds, JudgeCalibrationContract, decide
+from agreebound.errors import memory_message
 from agreebound.formats import InputError, JudgeBundle
 from agreebound.panel import AB_RATIO_UNBOUNDED, AB_UNDEFINED, LEVELS, PanelDecision, Verdict
 from agreebound.escape import csv_cell, md_text, printable
@@ -120,6 +121,20 @@ def judge_key(src: dict[str, Any]) -> tuple[str, ...]:
                                                                   str(bool(src.get("rebind"))))
 
 
+def rows_read(src: dict[str, Any]) -> str:
+    """``100 rows read (rows 2-101)`` for an uploaded rating file ('' for a data folder)."""
+    ratings = src.get("ratings")
+    if not isinstance(ratings, Upload):
+        return ""
+    from agreebound.report import rows_read, rows_read_text
+    from agreebound.ui.data import imported
+
+    try:
+        return rows_read_text(rows_read(imported(ratings.name, ratings.digest, ratings.data, src.get("mapping"))))
+    except InputError:
+        return ""
+
+
 def uploaded(key: str) -> Upload | None:
     """The file now in uploader ``key`` (called from its on_change), keyed by its digest."""
     f = S.get(key)
@@ -132,6 +147,8 @@ def try_panel_source(src: dict[str, Any]) -> str | None:
         measured = _measure_panel_source(src, S.level, S.positive)
     except InputError as e:
         return str(e)
+    except MemoryError:
+        return memory_message(src["ratings"].name)
     except Exception as e:  # noqa: BLE001 - never a traceback on screen; the message names the file
         return f"{src['ratings'].name}: could not be read ({type(e).__name__}: {e})"
     S.panel_source = src
@@ -145,6 +162,8 @@ def try_judge_source(src: dict[str, Any]) -> str | None:
         measured = _judge_of(src)
     except InputError as e:
         return str(e)
+    except MemoryError:
+        return memory_message(files[0].name)
     except Exception as e:  # noqa: BLE001
         return f"{files[0].name}: could not be read ({type(e).__name__}: {e})"
     S.judge_source = src
