@@ -167,7 +167,9 @@ def _write_report(path: str, text: str) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=".agreebound-", suffix=p.suffix, dir=p.parent if str(p.parent) else ".")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
+            # a lone surrogate (a name that was not UTF-8) as an escape, never a crash: the JSON
+            # report escapes them itself (\\xNN), Markdown and HTML through escape.printable
+            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
                 f.write(text)
             umask = os.umask(0)
             os.umask(umask)
@@ -517,8 +519,17 @@ def _emit(args: argparse.Namespace, report: dict[str, Any], html: Any, print_tex
 
 
 def _check_recording(args: argparse.Namespace) -> None:
-    if getattr(args, "label", None) is not None and not args.record:
+    """--label before any work: it needs --record, and must be storable (UTF-8, no NUL, at most
+    MAX_NAME_CHARS characters), so a run is never measured only to be refused at the end."""
+    label = getattr(args, "label", None)
+    if label is not None and not args.record:
         raise UsageError(f"agreebound {args.command}: --label names a recorded run; add --record")
+    if label:
+        from agreebound.store import label_problem
+
+        why = label_problem(label)
+        if why:
+            raise UsageError(f"agreebound {args.command}: --label {why}; nothing was measured or recorded")
 
 
 def _record(args: argparse.Namespace, report: dict[str, Any]) -> str:
@@ -527,7 +538,7 @@ def _record(args: argparse.Namespace, report: dict[str, Any]) -> str:
     from agreebound.store import Store
 
     kind, inputs, recipe, t = args.run
-    with Store.open(args.db) as store:
+    with Store.open(args.db, purpose="record") as store:
         run = store.record(kind, inputs, report, recipe, t.to_dict(), t.source, label=args.label, origin="cli")
         return f"run {run.id} recorded in {store.where}"
 
@@ -726,17 +737,24 @@ def _utc_bound(flag: str, text: str | None) -> str | None:
 def _history(args: argparse.Namespace) -> int:
     import json
 
-    from agreebound.store import Store
+    from agreebound.store import MAX_LISTED_RUNS, Store, skipped_sentence
 
+    if not 1 <= args.limit <= MAX_LISTED_RUNS:
+        raise UsageError(f"agreebound history: --limit {printable(args.limit, 40)} is out of range; give a number of "
+                         f"runs from 1 to {MAX_LISTED_RUNS:,}")
     args.since, args.until = _utc_bound("--since", args.since), _utc_bound("--until", args.until)
-    with Store.open(args.db) as store:
+    skipped: list[str] = []
+    with Store.open(args.db, purpose="read") as store:
         runs = store.runs(name=args.name, kind=args.kind, verdict=args.verdict, since=args.since, until=args.until,
-                          limit=args.limit)
+                          limit=args.limit, reports=False, skipped=skipped)  # summaries: no reports read
         where = store.where
+
     def body() -> None:
+        if skipped:  # one damaged run does not hide the others; it is named, on stderr
+            print(f"agreebound: {skipped_sentence(skipped)}", file=sys.stderr)
         if args.json:
-            sys.stdout.write(json.dumps({"db": where, "runs": [r.summary() for r in runs]}, indent=2, sort_keys=True,
-                                        ensure_ascii=True) + "\n")
+            sys.stdout.write(json.dumps({"db": where, "runs": [r.summary() for r in runs], "skipped": skipped},
+                                        indent=2, sort_keys=True, ensure_ascii=True) + "\n")
             return
         if not runs:
             print(f"no runs{' for ' + repr(printable(args.name, 60)) if args.name else ''} in {where}")
@@ -757,7 +775,7 @@ def _compare(args: argparse.Namespace) -> int:
     from agreebound.history import CompareError, compare
     from agreebound.store import Store
 
-    with Store.open(args.db) as store:
+    with Store.open(args.db, purpose="read") as store:
         a, b = store.get(args.run_a), store.get(args.run_b)
     try:
         c = compare(a, b)
@@ -791,7 +809,7 @@ def _print_comparison(args: argparse.Namespace, a: Any, b: Any, c: Any, json: An
 def _delete(args: argparse.Namespace) -> int:
     from agreebound.store import Store
 
-    with Store.open(args.db) as store:
+    with Store.open(args.db, purpose="delete") as store:
         run_id = store.resolve(args.run)
         gone = store.delete(run_id)
     print(f"deleted run {run_id} ({gone} stored input{'' if gone == 1 else 's'} no other run used)")
@@ -886,7 +904,7 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--verdict", help="only runs with this verdict (ENFORCE, REPORT_ONLY, FAIL_CALIBRATION, ...)")
     h.add_argument("--since", help="only runs recorded on or after this UTC date or time (2026-11-01)")
     h.add_argument("--until", help="only runs recorded on or before this UTC date or time")
-    h.add_argument("--limit", type=int, default=200, help="at most this many runs (default 200)")
+    h.add_argument("--limit", type=int, default=200, help="at most this many runs (1 to 1,000,000; default 200)")
     h.add_argument("--json", action="store_true", help="print the runs as JSON")
     _db(h)
     h.set_defaults(func=_history)

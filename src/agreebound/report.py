@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict
 from fractions import Fraction
 from typing import Any, Sequence
@@ -19,6 +20,7 @@ from agreebound.escape import md_code, md_text
 from agreebound.formats import JudgeBundle
 from agreebound.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
 from agreebound.panel import AB_UNDEFINED, PanelDecision
+from agreebound.report_names import LONE_SURROGATE, utf8_safe_tree
 from agreebound.thresholds import ThresholdSet
 from agreebound.uncertainty import cases_to_flip, judge_diagnostics
 
@@ -309,8 +311,24 @@ def calibration_report(bundle: JudgeBundle, thresholds: ThresholdSet,
 
 def to_json(report: dict[str, Any], ascii_only: bool = False) -> str:
     """Deterministic JSON. ``ascii_only`` for a terminal: every non-ASCII character (and so every
-    bidi or invisible one) as a \\u escape."""
-    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=ascii_only, allow_nan=False) + "\n"
+    bidi or invisible one) as a \\u escape. A file name with bytes that are not UTF-8 is written
+    with each such byte as the text ``\\xNN``, in the file and on the terminal alike (as the
+    history stores it; agreebound.report_names.utf8_safe)."""
+    if ascii_only:
+        text = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=True, allow_nan=False)
+        if not _SURROGATE_ESCAPE.search(text):  # no surrogate at all: the usual case, one pass
+            return text + "\n"
+    text = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    if LONE_SURROGATE.search(text):
+        report = utf8_safe_tree(report)
+        text = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    if ascii_only:
+        text = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=True, allow_nan=False)
+    return text + "\n"
+
+
+#: A surrogate as ensure_ascii writes it: half of a pair (a character beyond U+FFFF), or alone.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def verdict_of(report: dict[str, Any]) -> str:

@@ -14,7 +14,11 @@ the same SQLAlchemy Core code. The schema is versioned: :data:`MIGRATIONS` are a
 order, each once, recorded in ``agreebound_migrations``.
 
 A file that is not an agreebound database (not SQLite, another application's tables, a newer
-schema, damaged) is a :class:`StoreError` naming it, and is never written to.
+schema, damaged) is a :class:`StoreError` naming it, and is never written to; so is a path that is
+not a regular file (a device such as /dev/null, a named pipe: refused by ``stat``, never opened). A
+PostgreSQL server is given :data:`TIMEOUT_ENV` seconds to answer (default 5). What is stored is
+bounded and UTF-8: a label or a name of at most ``MAX_NAME_CHARS`` characters and no NUL; a file
+name's bytes that are not UTF-8 are stored as ``\\xNN`` escapes (agreebound.report_names.utf8_safe).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import json
 import os
 import re
 import secrets
+import sqlite3
+import stat
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,8 +41,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from agreebound import __version__
-from agreebound.escape import printable
-from agreebound.limits import MAX_INPUT_BYTES
+from agreebound.escape import excerpt, printable
+from agreebound.limits import MAX_INPUT_BYTES, MAX_NAME_CHARS
+from agreebound.report_names import LONE_SURROGATE, utf8_safe, utf8_safe_tree
 
 ENV = "AGREEBOUND_DB"
 OFF = ("off", "none", "0", "false", "no")
@@ -49,6 +56,15 @@ RUN_PREFIX = re.compile(r"^[0-9a-f]{4,12}$")
 #: The bytes of all inputs of one run (the dashboard's upload limit per file, a run has at most a
 #: handful of files).
 MAX_RUN_BYTES = 4 * MAX_INPUT_BYTES
+#: Runs one listing returns at most (``history --limit``; the History page asks for 5,000).
+MAX_LISTED_RUNS = 1_000_000
+#: Seconds a PostgreSQL server has to answer a connection (a server that accepts and never
+#: answers fails within them), from $AGREEBOUND_DB_TIMEOUT: whole seconds, 2 (libpq's least) to 600.
+TIMEOUT_ENV = "AGREEBOUND_DB_TIMEOUT"
+DEFAULT_TIMEOUT_S = 5
+TIMEOUT_RANGE_S = (2, 600)
+#: What an operation that failed left undone, said after the reason (Store.open's ``purpose``).
+OUTCOMES = {"record": "nothing was recorded", "read": "the history cannot be read", "delete": "nothing was deleted"}
 
 
 class StoreError(Exception):
@@ -212,15 +228,21 @@ def describe(url: str) -> str:
 class Store:
     """One database. Open with :meth:`open`; every method raises only :class:`StoreError`."""
 
-    def __init__(self, engine: Engine, url: str):
+    def __init__(self, engine: Engine, url: str, purpose: str = "record", timeout: int | None = None):
         self.engine, self.url = engine, url
         self.where = describe(url)
         self.sqlite = engine.dialect.name == "sqlite"
+        self.path = Path(engine.url.database) if self.sqlite and engine.url.database else None
+        self.purpose, self.timeout = purpose, timeout
 
     # -- opening --
 
     @classmethod
-    def open(cls, url: str | None = None) -> "Store":
+    def open(cls, url: str | None = None, purpose: str = "record") -> "Store":
+        """The database at ``url`` (see :func:`configured_url`), created or migrated. ``purpose``
+        ("record", "read" or "delete") says what a failure to open it leaves undone."""
+        if purpose not in OUTCOMES:
+            raise ValueError(f"purpose {purpose!r}")
         url = configured_url(url)
         if url is None:
             raise StoreError("recording is switched off (AGREEBOUND_DB=off)")
@@ -230,18 +252,22 @@ class Store:
             raise StoreError(f"{describe(url)}: not a database URL (expected sqlite:///path/file.db or "
                              "postgresql://user@host/db)") from None
         backend = parsed.get_backend_name()
+        timeout = None
         if backend == "sqlite":
             engine = _sqlite_engine(parsed)
         elif backend in ("postgresql", "postgres"):
+            if LONE_SURROGATE.search(url):
+                raise StoreError(f"{describe(url)}: the database URL holds bytes that are not UTF-8; give it in UTF-8")
             if parsed.drivername in ("postgresql", "postgres"):
                 parsed = parsed.set(drivername="postgresql+psycopg")
-            engine = sa.create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+            timeout = connect_timeout()
+            engine = sa.create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": timeout})
         else:
             raise StoreError(f"{describe(url)}: unsupported database {printable(backend, 30)!r}; "
                              "agreebound stores runs in SQLite or PostgreSQL")
-        store = cls(engine, url)
+        store = cls(engine, url, purpose, timeout)
         try:
-            with store._guard("opening"):
+            with store._guard("opening", OUTCOMES[purpose]):
                 store._prepare()
         except BaseException:
             engine.dispose()
@@ -322,13 +348,17 @@ class Store:
                 yield conn
 
     @contextmanager
-    def _guard(self, doing: str) -> Iterator[None]:
+    def _guard(self, doing: str, outcome: str = OUTCOMES["read"]) -> Iterator[None]:
+        """Any database error in the block as one StoreError: what was being done, what went wrong
+        and what that left undone (``outcome``). sqlite3's own errors too: the WAL pragma runs on
+        the driver's connection."""
         try:
             yield
         except StoreError:
             raise
-        except (sa.exc.SQLAlchemyError, OSError) as e:
-            raise StoreError(f"{self.where}: {doing} failed: {explain(e)}") from None
+        except (sa.exc.SQLAlchemyError, sqlite3.Error, OSError) as e:
+            raise StoreError(f"{self.where}: {doing} failed: "
+                             f"{explain(e, outcome, path=self.path, timeout=self.timeout)}") from None
 
     # -- writing --
 
@@ -351,6 +381,18 @@ class Store:
         if total > MAX_RUN_BYTES:
             raise StoreError(f"{self.where}: the run's inputs are {total:,} bytes; a run is limited to "
                              f"{MAX_RUN_BYTES:,}. The run was not recorded")
+        if label:
+            why = label_problem(label)
+            if why:
+                raise StoreError(f"{self.where}: the label {why}. The run was not recorded")
+        # a file name's bytes that are not UTF-8 are stored escaped: a name never stops a recording
+        inputs = [(role, utf8_safe(name), data) for role, name, data in inputs]
+        data_name = utf8_safe(data_name) if data_name else None
+        for name in [n for _, n, _ in inputs] + ([data_name] if data_name else []):
+            why = name_problem(name)
+            if why:
+                raise StoreError(f"{self.where}: the input name {excerpt(name, 60)} {why}. The run was not "
+                                 "recorded")
         import hashlib
 
         if digests is None or len(digests) != len(inputs):
@@ -364,12 +406,13 @@ class Store:
             # the contract the snapshot is bound to (a draft of edited thresholds has its own id)
             contract_id = (cal.get("contract") or {}).get("content_id") or (cal.get("decided_against") or {}).get("content_id")
             judge = (cal.get("contract") or {}).get("judge_generator")
+            judge, contract_id = _text_column(judge), _text_column(contract_id)
         created = now_utc()
         row = {"created_utc": created, "kind": kind, "data_name": data_name or inputs[0][1], "judge": judge,
                "contract_id": contract_id, "verdict": verdict, "label": label or None, "origin": origin,
                "tool_version": __version__, "thresholds_source": thresholds_source,
                "thresholds_json": _dumps(thresholds), "recipe_json": _dumps(recipe), "report_json": _dumps(report)}
-        with self._guard("recording the run"):
+        with self._guard("recording the run", OUTCOMES["record"]):
             with self._write() as conn:
                 for (role, name, data), digest in zip(inputs, digests):
                     have = conn.execute(sa.select(T_BLOBS.c.size).where(T_BLOBS.c.sha256 == digest)).first()
@@ -392,7 +435,7 @@ class Store:
     def delete(self, run_id: str) -> int:
         """Delete a run, and the blobs no other run uses. Returns the number of blobs deleted."""
         run_id = self.resolve(run_id)
-        with self._guard("deleting the run"):
+        with self._guard("deleting the run", OUTCOMES["delete"]):
             with self._write() as conn:
                 shas = [r[0] for r in conn.execute(sa.select(T_INPUTS.c.sha256).where(T_INPUTS.c.run_id == run_id))]
                 conn.execute(T_INPUTS.delete().where(T_INPUTS.c.run_id == run_id))
@@ -460,21 +503,34 @@ class Store:
 
     def runs(self, name: str | None = None, kind: str | None = None, judge: str | None = None,
              contract: str | None = None, verdict: str | None = None, since: str | None = None,
-             until: str | None = None, limit: int | None = None, reports: bool = True) -> list[Run]:
+             until: str | None = None, limit: int | None = None, reports: bool = True,
+             skipped: list[str] | None = None) -> list[Run]:
         """Runs, newest first, filtered (each filter exact; dates compare as ISO text, ``until``
         inclusive of its whole day when it is a date). ``reports=False``: summaries only (the
-        report is left out: a listing of thousands of runs stays cheap)."""
+        report is left out: a listing of thousands of runs stays cheap). ``limit``: 1 to
+        :data:`MAX_LISTED_RUNS` (None: every run). A name is matched as it was stored (a file
+        name's bytes that are not UTF-8 as escapes), so the same name finds its runs; a filter
+        holding a NUL matches nothing (nothing stored holds one).
+
+        A run whose stored JSON is damaged is a StoreError; with ``skipped`` (a list), it is left
+        out of the listing and its id appended there instead, so one damaged run does not hide
+        the others."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                                  or not 1 <= limit <= MAX_LISTED_RUNS):
+            raise StoreError(f"a listing of runs holds 1 to {MAX_LISTED_RUNS:,} runs, not {printable(limit, 30)}")
+        if any("\x00" in str(f) for f in (name, kind, judge, contract, verdict, since, until) if f is not None):
+            return []
         q = sa.select(*[c for c in T_RUNS.c if reports or c.name != "report_json"])
         for col, want in ((T_RUNS.c.data_name, name), (T_RUNS.c.kind, kind), (T_RUNS.c.judge, judge),
                           (T_RUNS.c.contract_id, contract), (T_RUNS.c.verdict, verdict)):
             if want is not None:
-                q = q.where(col == want)
+                q = q.where(col == utf8_safe(str(want)))
         if since:
-            q = q.where(T_RUNS.c.created_utc >= since)
+            q = q.where(T_RUNS.c.created_utc >= utf8_safe(since))
         if until:
-            q = q.where(T_RUNS.c.created_utc <= (until + "T99" if len(until) == 10 else until))
+            q = q.where(T_RUNS.c.created_utc <= utf8_safe(until + "T99" if len(until) == 10 else until))
         q = q.order_by(T_RUNS.c.created_utc.desc(), T_RUNS.c.id)
-        if limit:
+        if limit is not None:
             q = q.limit(limit)
         with self._guard("listing runs"):
             with self.engine.connect() as conn:
@@ -486,7 +542,15 @@ class Store:
                     for r in conn.execute(sa.select(T_INPUTS).where(T_INPUTS.c.run_id.in_(part))
                                           .order_by(T_INPUTS.c.run_id, T_INPUTS.c.position)).mappings():
                         inputs[r["run_id"]].append(r)
-        return [_run(r, inputs[r["id"]], self.where) for r in rows]
+        if skipped is None:
+            return [_run(r, inputs[r["id"]], self.where) for r in rows]
+        out = []
+        for r in rows:
+            try:
+                out.append(_run(r, inputs[r["id"]], self.where))
+            except StoreError:
+                skipped.append(str(r["id"]))
+        return out
 
     def counts(self) -> dict[str, int]:
         """Runs and blobs stored; the blobs' bytes as uploaded, and as stored (compressed)."""
@@ -549,7 +613,43 @@ def _insert_new(conn: Connection, table: sa.Table) -> Any:
 
 
 def _dumps(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    if LONE_SURROGATE.search(text):  # a file name that is not UTF-8, or a JSON input's lone \\ud800
+        text = json.dumps(utf8_safe_tree(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text
+
+
+def _text_column(text: Any) -> Any:
+    """Text read from an input (a judge's name) as a text column holds it: UTF-8, no NUL (escaped)."""
+    return utf8_safe(text).replace("\x00", "\\x00") if isinstance(text, str) else text
+
+
+def label_problem(label: str) -> str | None:
+    """Why ``label`` cannot be stored, in words ("holds a NUL character ..."); None: it can."""
+    if "\x00" in label:
+        return "holds a NUL character (\\x00), which the history database cannot store"
+    if LONE_SURROGATE.search(label):
+        return f"holds bytes that are not UTF-8 ({printable(utf8_safe(label), 60)})"
+    if len(label) > MAX_NAME_CHARS:
+        return f"is {len(label):,} characters long; a label is at most {MAX_NAME_CHARS:,}"
+    return None
+
+
+def name_problem(name: str) -> str | None:
+    """Why an input's (escaped) name cannot be stored; None: it can."""
+    if "\x00" in name:
+        return "holds a NUL character (\\x00), which the history database cannot store"
+    if len(name) > MAX_NAME_CHARS:
+        return f"is {len(name):,} characters long; a name is at most {MAX_NAME_CHARS:,}"
+    return None
+
+
+def skipped_sentence(ids: Sequence[str]) -> str:
+    """"1 run could not be read and was skipped: <id>" (up to 10 ids, then how many more)."""
+    shown = ", ".join(printable(i, 20) for i in ids[:10]) + (f", and {len(ids) - 10:,} more" if len(ids) > 10 else "")
+    if len(ids) == 1:
+        return f"1 run could not be read and was skipped: {shown}"
+    return f"{len(ids):,} runs could not be read and were skipped: {shown}"
 
 
 def _run(row: Any, inputs: Sequence[Any], where: str = "") -> Run:
@@ -561,10 +661,15 @@ def _run(row: Any, inputs: Sequence[Any], where: str = "") -> Run:
 
 
 def _run_of(row: Any, inputs: Sequence[Any]) -> Run:
+    def obj(column: str) -> dict[str, Any]:
+        value = json.loads(row[column])
+        if not isinstance(value, dict):
+            raise ValueError(f"{column} is not a JSON object")
+        return value
+
     return Run(row["id"], row["created_utc"], row["kind"], row["data_name"], row["judge"], row["contract_id"],
                row["verdict"], row["label"], row["origin"], row["tool_version"], row["thresholds_source"],
-               json.loads(row["thresholds_json"]), json.loads(row["recipe_json"]),
-               json.loads(row["report_json"]) if "report_json" in row else {},
+               obj("thresholds_json"), obj("recipe_json"), obj("report_json") if "report_json" in row else {},
                tuple(Input(i["role"], i["name"], i["sha256"], int(i["size"])) for i in inputs))
 
 
@@ -575,12 +680,25 @@ def _sqlite_engine(url: sa.URL) -> Engine:
     """A SQLite file (never :memory:: runs must outlive the process). The file is checked before
     SQLite touches it: a file that is not SQLite is refused, not 'repaired'."""
     db = url.database
-    if not db or db == ":memory:":
+    if not db or db == ":memory:" or db.startswith("file:"):
         raise StoreError(f"{describe(str(url))}: give a file (sqlite:///path/runs.db); runs must outlive the process")
+    if url.query:
+        options = printable(", ".join(sorted(url.query)), 60)
+        raise StoreError(f"{describe(str(url))}: SQLite URL options ({options}) are not supported; give the file alone "
+                         "(sqlite:///path/runs.db). Nothing was opened")
     path = Path(db).expanduser()
-    if path.is_dir():
+    try:
+        st = os.stat(path)  # stat, never open: a named pipe would block the open for ever
+    except FileNotFoundError:
+        st = None  # created below
+    except OSError as e:
+        raise StoreError(f"{printable(str(path), 120)}: cannot reach the database ({e.strerror})") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
         raise StoreError(f"{printable(str(path), 120)}: this is a folder; give a database file inside it")
-    if path.exists():
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise StoreError(f"{printable(str(path), 120)}: not a database file (a device, a named pipe or a socket); it "
+                         "was left untouched. Give --db or AGREEBOUND_DB a file")
+    if st is not None:
         try:
             with open(path, "rb") as f:
                 head = f.read(len(SQLITE_MAGIC))
@@ -617,26 +735,85 @@ def _sqlite_engine(url: sa.URL) -> Engine:
 # --- errors in words ------------------------------------------------------------------------------
 
 
-def explain(e: BaseException) -> str:
-    """A database error as one line a user can act on."""
+#: Free bytes below which a SQLite I/O error on the database's disk is taken for a full disk
+#: (SQLite says "disk I/O error" when it cannot grow its -shm file, 32 KiB at first).
+NEARLY_FULL_BYTES = 1 << 20
+
+
+def explain(e: BaseException, outcome: str = OUTCOMES["record"], path: Path | None = None,
+            timeout: int | None = None) -> str:
+    """A database error as one line a user can act on; ``outcome``: what the failure left undone;
+    ``path``: a SQLite database's file (its folder and disk are looked at to say what happened);
+    ``timeout``: the PostgreSQL connect timeout in force."""
     orig = getattr(e, "orig", None) or e
     text = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
     low = text.lower()
     code = getattr(orig, "sqlstate", None) or getattr(getattr(orig, "diag", None), "sqlstate", None)
+    name = str(getattr(orig, "sqlite_errorname", "") or "")
+    full = f"the disk is full; {outcome}. Free space, or point AGREEBOUND_DB at another disk"
     if isinstance(orig, OSError) and orig.errno == errno.ENOSPC or "disk is full" in low or code == "53100" \
-            or "no space left" in low:
-        return "the disk is full; nothing was recorded. Free space, or point AGREEBOUND_DB at another disk"
+            or "no space left" in low or name == "SQLITE_FULL":
+        return full
+    if path is not None and (name.startswith("SQLITE_IOERR") or "disk i/o error" in low) and _nearly_full(path):
+        return full
     if "file is not a database" in low or "malformed" in low or "not a database" in low:
         return "the file is not a usable SQLite database (damaged or foreign); it was left untouched"
     if "database is locked" in low or "database is busy" in low:
         return f"another writer held the database for {BUSY_TIMEOUT_S} s; try again"
+    if path is not None and (name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM"))
+                             or "readonly" in low or "read-only" in low or "unable to open" in low):
+        folder = path.parent
+        if not os.access(folder, os.W_OK):
+            if _size(path) in (None, 0):
+                return (f"its folder {printable(str(folder), 120)} is read-only here, so the database cannot be "
+                        f"created in it; {outcome}")
+            return (f"its folder {printable(str(folder), 120)} is read-only here, and SQLite writes beside the "
+                    f"database (its -wal and -shm files) even to read it; {outcome}")
+        if path.exists() and not os.access(path, os.W_OK):
+            return f"the database file is read-only here (permissions); {outcome}"
+        if path.exists() and not os.access(path, os.R_OK):
+            return f"the database file cannot be read here (permissions); {outcome}"
     if "readonly" in low or "read-only" in low or "permission denied" in low:
-        return "the database is read-only here (permissions); nothing was recorded"
+        return f"the database is read-only here (permissions); {outcome}"
     if "unable to open" in low:
-        return "cannot open the database file (missing folder or permissions)"
+        return f"cannot open the database file (missing folder or permissions); {outcome}"
+    if timeout is not None and "timeout expired" in low:  # psycopg: "connection timeout expired"
+        return (f"cannot connect: the server did not answer within {timeout} s (set {TIMEOUT_ENV} to wait longer); "
+                f"{outcome}")
     if isinstance(e, sa.exc.OperationalError) and ("connect" in low or "connection" in low or "server" in low):
         return f"cannot connect ({printable(text, 160)})"
     return printable(text, 200)
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+def _nearly_full(path: Path) -> bool:
+    try:
+        st = os.statvfs(path.parent)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < NEARLY_FULL_BYTES
+
+
+def connect_timeout() -> int:
+    """$AGREEBOUND_DB_TIMEOUT as whole seconds (default :data:`DEFAULT_TIMEOUT_S`)."""
+    given = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not given:
+        return DEFAULT_TIMEOUT_S
+    low, high = TIMEOUT_RANGE_S
+    try:
+        seconds = int(given)
+    except ValueError:
+        seconds = None
+    if seconds is None or not low <= seconds <= high:
+        raise StoreError(f"{TIMEOUT_ENV}={printable(given, 30)!r} is not a number of seconds from {low} to {high} "
+                         f"(default {DEFAULT_TIMEOUT_S})")
+    return seconds
 
 
 # --- one store per process for the dashboard ------------------------------------------------------

@@ -9,7 +9,8 @@ from typing import Any
 
 import streamlit as st
 
-from agreebound.store import Run, Store, StoreError, configured_url, describe, shared
+from agreebound.escape import md_text
+from agreebound.store import Run, Store, StoreError, configured_url, describe, shared, skipped_sentence
 from agreebound.thresholds import DEFAULT, ThresholdSet, threshold_set_from_dict
 from agreebound.ui.data import Upload
 
@@ -170,30 +171,49 @@ def url_runs() -> list[str]:
 # --- the History page's tables ------------------------------------------------------------------
 
 
+def _say_skipped(skipped: list[str]) -> None:
+    """Runs left out of a listing because their stored JSON is damaged: named on the page, where
+    the listing is (the rest of the history stays usable)."""
+    if skipped:
+        whose = "its" if len(skipped) == 1 else "their"
+        st.warning(md_text(f"{skipped_sentence(skipped)} ({whose} stored data is damaged; the other runs are shown).",
+                           400))
+
+
 def all_runs(s: Store, limit: int = 5000) -> tuple[list[Run], str | None]:
-    """Every run's summary (no reports: a listing of thousands stays cheap), or the error."""
+    """Every run's summary (no reports: a listing of thousands stays cheap), or the error. A run
+    that cannot be read is skipped, and said on the page."""
+    skipped: list[str] = []
     try:
-        return s.runs(limit=limit, reports=False), None
+        found = s.runs(limit=limit, reports=False, skipped=skipped)
     except StoreError as e:
         return [], str(e)
+    _say_skipped(skipped)
+    S.history_skipped = skipped  # said once: the timelines below name only the runs not said here
+    return found, None
 
 
 def filtered(s: Store, name: str | None, kind: str | None, judge: str | None, contract: str | None,
              verdict: str | None, since: str | None, until: str | None) -> tuple[list[Run], str | None]:
+    """The runs under the page's filters (a run skipped here was said already by :func:`all_runs`)."""
     try:
         return s.runs(name=name, kind=kind, judge=judge, contract=contract, verdict=verdict, since=since, until=until,
-                      reports=False), None
+                      reports=False, skipped=[]), None
     except StoreError as e:
         return [], str(e)
 
 
 def with_reports(s: Store, name: str, kind: str, limit: int = 200, **filters: Any) -> tuple[list[Run], str | None]:
     """The newest ``limit`` runs of one data set with their reports (what a timeline draws), under
-    the page's other filters."""
+    the page's other filters; a run whose report cannot be read is skipped, and said."""
+    skipped: list[str] = []
     try:
-        return s.runs(name=name, kind=kind, limit=limit, **filters), None
+        found = s.runs(name=name, kind=kind, limit=limit, skipped=skipped, **filters)
     except StoreError as e:
         return [], str(e)
+    said = set(S.get("history_skipped") or ())
+    _say_skipped([i for i in skipped if i not in said])
+    return found, None
 
 
 def full(s: Store, run_id: str) -> tuple[Run | None, str | None]:
