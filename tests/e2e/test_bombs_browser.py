@@ -1,0 +1,48 @@
+"""Memory bombs uploaded in a real browser: each is one located message, the data loaded before
+stays, and the server goes on serving another session (issue 21). The files are made at test
+time (tests/data/make_hostile_files.py: bomb_cases)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from dashboard_helpers import settle
+from playwright.sync_api import Page, expect
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts"
+sys.path.insert(0, str(ROOT / "tests" / "data"))
+
+import make_hostile_files  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+
+
+def test_bombs_are_refused_and_the_server_keeps_serving(page: Page, app_url: str, browser, tmp_path):
+    cases = {c["path"].name: c for c in make_hostile_files.bomb_cases(tmp_path)}
+    page.goto(f"{app_url}/panel")
+    settle(page)
+    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: CSV/TSV")
+    for name in ("one_row_60m_cells.xlsx", "normal_head_then_keys.jsonl", "padded_1_9gb.xlsx", "billion_laughs.xlsx"):
+        uploader.locator("input[type='file']").set_input_files(str(cases[name]["path"]))
+        settle(page)
+        measure = page.get_by_role("button", name="Measure with this mapping")
+        if measure.count():  # the preview's first 10,000 lines were ordinary: the whole file is refused
+            measure.click()
+            settle(page)
+        expect(page.get_by_text(cases[name]["words"]).first).to_be_visible()
+        assert page.locator("[data-testid='stException']").count() == 0
+        page.screenshot(path=str(ARTIFACTS / f"panel-bomb-{name.split('.')[0]}.png"), full_page=True)
+        cancel = page.get_by_role("button", name="Cancel (keep the data loaded before)")
+        if cancel.count():
+            cancel.click()
+            settle(page)
+        expect(page.get_by_text("Loaded: Detector panel").first).to_be_visible()  # nothing lost
+    other = browser.new_page()  # another session on the same server, after the bombs
+    other.goto(app_url)
+    settle(other)
+    expect(other.locator("h1").first).to_have_text("Is this verdict reliable enough to act on?")
+    assert other.locator("[data-testid='stException']").count() == 0
+    other.close()
