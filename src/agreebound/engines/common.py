@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -35,19 +36,26 @@ class LongColumns:
         return [*self.unit, self.rater, self.value] + ([self.dimension] if self.dimension else [])
 
 
+#: What Python's glob expands; a path holding one that does not exist as written is a pattern.
+GLOB_CHARS = "*?["
+
+
 def input_files(paths: Sequence[str]) -> list[str]:
-    """Files and patterns to files; one kind (CSV/TSV or Parquet)."""
+    """Files and patterns to files; one kind (CSV/TSV or Parquet). A path that exists is that file,
+    whatever characters its name holds (a file named a*.csv or lit[1].csv is read alone); one that
+    does not and holds * ? [ is a pattern, expanded here, once: the list returned is what every
+    engine reads and what the report lists. Each is a regular file, checked with stat without
+    opening it (a pipe or a device would block a reader forever)."""
     out: list[str] = []
     for p in paths:
-        literal = os.path.isfile(p) or "://" in p  # a file named lit[1].csv is that file
-        found = [p] if literal or not any(ch in p for ch in "*?[") else sorted(glob.glob(p))
-        if not found:
-            raise InputError(p, None, None, "no file matches this pattern")
+        if os.path.lexists(p) or "://" in p or not any(ch in p for ch in GLOB_CHARS):
+            found = [p]
+        else:
+            found = sorted(glob.glob(p))
+            if not found:
+                raise InputError(p, None, None, "no file matches this pattern")
         for f in found:
-            if os.path.isdir(f):
-                raise InputError(f, None, None, "this is a folder; give files or a pattern such as data/*.parquet")
-            if not os.path.exists(f):
-                raise InputError(f, None, None, "cannot read the file (no such file)")
+            regular_file(f)
         out += found
     kinds = {Path(f).suffix.lower() for f in out}
     if not kinds <= {".csv", ".tsv", ".txt", ".parquet", ".pq"}:
@@ -55,6 +63,22 @@ def input_files(paths: Sequence[str]) -> list[str]:
     if len({"parquet" if k in (".parquet", ".pq") else "csv" for k in kinds}) > 1:
         raise InputError(out[0], None, None, "mix of CSV and Parquet files; give one kind at a time")
     return out
+
+
+def regular_file(path: str) -> os.stat_result:
+    """``path``'s stat (a link followed) if it is a regular file; else an InputError naming it: a
+    folder, a pipe, a device or a socket is refused without being opened."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(path, None, None, "cannot read the file (no such file)") from None
+    except OSError as e:
+        raise InputError(path, None, None, f"cannot read the file ({e.strerror})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(path, None, None, "this is a folder; give files or a pattern such as data/*.parquet")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(path, None, None, "not a regular file (a device, a pipe or a socket); give a file")
+    return st
 
 
 def is_parquet(files: Sequence[str]) -> bool:

@@ -66,17 +66,24 @@ def _fast_name(expr: str) -> str:
     return f"CASE WHEN regexp_full_match({expr}, '[!-~]([ -~]*[!-~])?') THEN {expr} ELSE {_name(expr)} END"
 
 
+#: Characters DuckDB may read as a pattern (or, the backslash, as an escape) in a path.
+PATTERN_CHARS = "*?[]{}\\"
+
+
 def _literal(files: list[str], tmp: str) -> list[str]:
-    """DuckDB reads every path as a pattern: a file whose name holds * ? [ is read through a link
-    with a plain name."""
+    """The paths to give DuckDB so that it reads exactly these files. DuckDB reads every path as a
+    pattern, a leading ~ as the home folder and a first part such as s3: or file: as a storage
+    prefix: such a path is given absolute, and one that holds * ? [ ] { } or a backslash through a
+    link with a plain name (other paths as given, so that DuckDB's messages show them as typed)."""
     out = []
     for i, f in enumerate(files):
-        if any(ch in f for ch in "*?[]{}"):
+        path = f if not f.startswith("~") and ":" not in f.split("/")[0] else os.path.abspath(f)
+        if any(ch in path for ch in PATTERN_CHARS):
             link = os.path.join(tmp, f"input-{i}{os.path.splitext(f)[1]}")
             os.symlink(os.path.abspath(f), link)
             out.append(link)
         else:
-            out.append(f)
+            out.append(path)
     return out
 
 

@@ -15,7 +15,6 @@ from typing import Any, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
 from agreebound.calibration import OBSERVATION_FIELDS, REFERENCE_FIELDS, CalibrationMeasurement, JudgeCalibrationContract
-from agreebound.engines.common import input_files
 from agreebound.engines.judge_duckdb import csv_record
 from agreebound.engines.judge_sql import ID, audit, first_unreadable, memory_csv_error, q
 from agreebound.errors import InputError
@@ -53,20 +52,23 @@ class _Source:
         from pyspark.sql import functions as F
         from pyspark.sql import types as T
 
+        from agreebound.engines.spark_engine import hadoop_paths, spark_files
+
         self.spark, self.role, self.fields = spark, role, tuple(fields)
         self.remote = any("://" in p for p in paths)
-        self.files = list(paths) if self.remote else input_files(paths)
+        self.files = list(paths) if self.remote else spark_files(paths)
         self.names = list(names) if len(names) == len(self.files) else [Path(f).name for f in self.files]
         self.parquet = self.files[0].lower().endswith((".parquet", ".pq", ".parquet/*"))
         self.delimiter = "\t" if self.files[0].lower().endswith(".tsv") else ","
         self.shown = self.names[0] if len(self.files) == 1 else f"{self.names[0]} (and {len(self.files) - 1} more)"
         reader = spark.read
+        paths = hadoop_paths(self.files)  # local files read as exactly these files, never as patterns
         if self.parquet:
-            df = reader.parquet(*self.files)
+            df = reader.parquet(*paths)
         else:  # quotes doubled as the in-memory reader reads them; every file's header checked by name
             df = (reader.option("header", True).option("inferSchema", False).option("enforceSchema", False)
                   .option("mode", "FAILFAST")
-                  .option("escape", '"').option("sep", self.delimiter).csv(self.files))
+                  .option("escape", '"').option("sep", self.delimiter).csv(paths))
         missing = [c for c in self.fields if c not in df.columns]
         extra = [c for c in df.columns if c not in self.fields]
         self.problem = None if not (missing or extra) else (missing[0] if missing else extra[0],
@@ -167,9 +169,10 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
                       ) -> tuple[JudgeCalibrationContract, tuple[str, str, str], CalibrationMeasurement]:
     """The DuckDB engine's judge audit (agreebound.engines.judge_duckdb) on Spark: the same
     decision, rates, intervals and, for bad input, the same messages."""
+    from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
 
-    from agreebound.engines.spark_engine import session
+    from agreebound.engines.spark_engine import session, spark_error
     from agreebound.formats import judge_tables_contract
 
     contract, header = judge_tables_contract(contract_name, contract_data)
@@ -182,13 +185,14 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
         e.obs = _Source(spark, "observations", observations, OBSERVATION_FIELDS, observation_names)
         shown = e.obs.shown
         return contract, header, audit(e, contract, header, contract_name)
-    except PySparkException as err:
+    except (PySparkException, Py4JJavaError) as err:
         for src in (e.refs, e.obs):  # a ragged row or bytes not UTF-8, found as the in-memory reader reads CSV
             if src is not None and not src.parquet and not src.remote:
                 found = first_unreadable(src.files, src.names, src.delimiter)
                 if found is not None:
                     raise found from None
-        raise InputError(shown, None, None, f"Spark could not read it: {str(err).splitlines()[0][:300]}") from None
+        said = spark_error(err)  # a JVM error other than a failure to read a file is raised again
+        raise InputError(shown, None, None, f"Spark could not read it: {said}") from None
     finally:
         for df in e.cached:
             df.unpersist()

@@ -6,13 +6,17 @@ A real cluster (the CLI module as the application; README, "Engines")::
     spark-submit --master spark://host:7077 --py-files agreebound.zip \\
         path/to/agreebound/cli.py panel 'hdfs:///ratings/*.parquet' --engine spark --master spark://host:7077
 
-Paths are given to Spark as they are (hdfs://, s3a://, file patterns): Spark lists them itself.
+Paths on a cluster's storage (hdfs://, s3a://, patterns there) are given to Spark as they are: Spark
+lists them itself. Local paths are expanded here, once (engines.common.input_files), and each file is
+given to Spark as exactly that file: its absolute path with Hadoop's pattern characters escaped, so a
+file named a*.csv is read alone, as by every other engine and as the report lists it.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import warnings
 from typing import Any, Sequence
 
 from agreebound.counts import PanelCounts
@@ -22,6 +26,7 @@ from agreebound.engines.common import (
     assemble,
     check_columns,
     code_texts,
+    input_files,
     leave_one_out,
     pairs_from_histograms,
     pivot_cells,
@@ -30,20 +35,48 @@ from agreebound.engines.common import (
 from agreebound.errors import InputError
 
 
+#: The session's settings (also given to the JVM at its launch, as spark-submit's --conf).
+SETTINGS = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false", "spark.sql.shuffle.partitions": "8",
+            "spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1"}
+
+# pyspark's own notices (e.g. that it does not yet fully support this pandas) are not the user's
+warnings.filterwarnings("ignore", module=r"(pyspark|py4j)(\.|$)")
+
+
 def session(master: str = "local[2]") -> Any:
-    """A Spark session (quiet, no UI, local temporary folders); one per process."""
+    """A Spark session (quiet, no UI, local temporary folders); one per process. The JVM's own
+    output (log4j's start-up lines, Java's warnings, a task's stack trace) never reaches the user's
+    terminal: a bad input is one line on stderr, as with every engine (AGREEBOUND_TRACE=1 shows it)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable or "python3")  # workers import agreebound too
     from pyspark.sql import SparkSession
 
-    spark = (SparkSession.builder.master(master).appName("agreebound")
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "8")
-             .config("spark.driver.bindAddress", "127.0.0.1")
-             .config("spark.driver.host", "127.0.0.1")
-             .getOrCreate())
+    _quiet_gateway(master)
+    builder = SparkSession.builder.master(master).appName("agreebound")
+    for key, value in SETTINGS.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _quiet_gateway(master: str) -> None:
+    """Launch the JVM (unless it runs: an earlier session, or spark-submit's) with its stdout and
+    stderr away from ours: stdout is the report's, stderr the one-line error's."""
+    import subprocess
+
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    with SparkContext._lock:
+        if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ \
+                or os.environ.get("SPARK_REMOTE") or os.environ.get("SPARK_CONNECT_MODE_ENABLED"):
+            return  # a JVM runs already, or none is needed (Spark Connect)
+        conf = SparkConf().setMaster(master).setAppName("agreebound").setAll(list(SETTINGS.items()))
+        # with AGREEBOUND_TRACE the JVM's lines go to stderr, still never to stdout
+        out = {"stdout": 2, "stderr": None} if os.environ.get("AGREEBOUND_TRACE") else \
+            {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        SparkContext._gateway = launch_gateway(conf, popen_kwargs=out)
+        SparkContext._jvm = SparkContext._gateway.jvm
 
 
 #: Names that are printable ASCII with no surrounding space are already as the reader compares them.
@@ -89,10 +122,11 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
                  master: str = "local[2]", spark: Any = None) -> dict[str, PanelCounts]:
     """Counts per dimension of the long ratings in ``paths`` (files or patterns Spark can list)."""
     from pyspark.sql import functions as F
+    from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
 
+    files = spark_files(paths)
     spark = spark or session(master)
-    files = list(paths)
     try:
         df = _names_read(spark, files, columns)
 
@@ -128,9 +162,26 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         vals = spark.createDataFrame(list(coding.code_of.items()) or [("", -1)], "v string, c int")
         uc = r.join(F.broadcast(vals), "v").groupBy("d", "u", "c").agg(F.count(F.lit(1)).alias("n"))
         sizes, pairs = _pairs(uc, len(coding.values))
-    except PySparkException as e:
-        raise InputError(files[0], None, None, f"Spark could not read it: {str(e).splitlines()[0][:300]}") from None
+    except (PySparkException, Py4JJavaError) as e:
+        raise InputError(files[0], None, None, f"Spark could not read it: {spark_error(e)}") from None
     return assemble(coding, by_rater, sizes, pairs)
+
+
+def spark_error(e: BaseException) -> str:
+    """The first line of a Spark error about the input (cut), to say in one line. A JVM error that
+    is not a failure to read a file (a corrupt Parquet footer, a file gone or unreadable) is not
+    the input's fault: raised again, as an internal error."""
+    java = getattr(e, "java_exception", None)
+    if java is None:  # a PySparkException: Spark's own message
+        return str(e).splitlines()[0][:300]
+    try:
+        condition = str(java.getErrorClass() or "")
+        message = str(java.getMessage() or "")
+    except Exception:  # noqa: BLE001 - not a SparkThrowable: not a read failure
+        condition, message = "", ""
+    if not condition.startswith("FAILED_READ_FILE") or not message:
+        raise e
+    return message.splitlines()[0][:300]
 
 
 def _pairs(uc: Any, k: int) -> tuple[list[Any], list[Any]]:
@@ -165,8 +216,50 @@ def _names_read(spark: Any, files: list[str], columns: LongColumns) -> Any:
 def _read(spark: Any, files: list[str]) -> Any:
     parquet = files[0].lower().endswith((".parquet", ".pq")) or files[0].lower().endswith(".parquet/*")
     reader = spark.read
-    return reader.parquet(*files) if parquet else reader.option("header", True).option("inferSchema", False) \
-        .option("sep", "\t" if files[0].lower().endswith(".tsv") else ",").csv(files)
+    paths = hadoop_paths(files)
+    return reader.parquet(*paths) if parquet else reader.option("header", True).option("inferSchema", False) \
+        .option("sep", "\t" if files[0].lower().endswith(".tsv") else ",").csv(paths)
+
+
+def spark_files(paths: Sequence[str]) -> list[str]:
+    """The files Spark reads: a path on a cluster's storage (``scheme://``) as given (Spark lists
+    it there); local files and patterns expanded here, once, into regular files (input_files),
+    each one that Spark can read as exactly that file."""
+    remote = [p for p in paths if "://" in p]
+    local = [p for p in paths if "://" not in p]
+    files = input_files(local) if local else []
+    for f in files:
+        name = os.path.basename(f)
+        if ":" in name:  # Hadoop takes it for a URI's scheme and cannot read the file
+            raise InputError(f, None, None, "Spark cannot read a file whose name holds a colon; rename it, or use "
+                             "--engine duckdb")
+        if _skipped_by_spark(name):
+            raise InputError(f, None, None, "Spark skips a file whose name starts with _ or . (it takes it for "
+                             "metadata or a hidden file); rename it, or use --engine duckdb")
+    return remote + files
+
+
+def _skipped_by_spark(name: str) -> bool:
+    """Spark's rule for the files it leaves out even when named (InMemoryFileIndex.shouldFilterOutPathName)."""
+    left_out = (name.startswith("_") and "=" not in name) or name.startswith(".") or name.endswith("._COPYING_")
+    return left_out and not name.startswith(("_common_metadata", "_metadata"))
+
+
+#: What Hadoop reads as a pattern in a path (the backslash is its escape).
+HADOOP_PATTERN = "\\{}[]*?"
+
+
+def hadoop_paths(files: Sequence[str]) -> list[str]:
+    """Local files as Spark must be given them to read exactly these: absolute (a name with a colon
+    is not a URI scheme), Hadoop's pattern characters escaped (a file named a*.csv is not a
+    pattern). A path on a cluster's storage is given as it is."""
+    out = []
+    for f in files:
+        if "://" in f:
+            out.append(f)
+        else:
+            out.append("".join("\\" + ch if ch in HADOOP_PATTERN else ch for ch in os.path.abspath(f)))
+    return out
 
 
 def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str, level: str, *,
@@ -176,14 +269,15 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
     counts; none above ``max_raters``) and the ``top`` units contributing most disagreement, for one
     dimension: the DuckDB engine's diagnostics (agreebound.engines.duckdb_engine.rater_diagnostics)
     on a cluster."""
+    from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
     from pyspark.sql import functions as F
 
     from agreebound.counts import alpha as alpha_of
     from agreebound.engines.duckdb_engine import _distances
 
+    files = spark_files(paths)
     spark = spark or session(master)
-    files = list(paths)
     try:
         df = _names_read(spark, files, columns)
         parts = [F.coalesce(F.col(f"`{c}`"), F.lit("")) for c in columns.unit]
@@ -226,6 +320,6 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
                 units = [(row[0], float(row[1])) for row in x.collect()]
         g.unpersist()
         urc.unpersist()
-    except PySparkException as e:
-        raise InputError(files[0], None, None, f"Spark could not read it: {str(e).splitlines()[0][:300]}") from None
+    except (PySparkException, Py4JJavaError) as e:
+        raise InputError(files[0], None, None, f"Spark could not read it: {spark_error(e)}") from None
     return without, units

@@ -12,6 +12,7 @@ ValueError: layout must be one of wide, long, transposed; got 'sideways'
 
 from __future__ import annotations
 
+import codecs
 import json
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
@@ -69,6 +70,8 @@ class Mapping:
             v = getattr(self, name)
             if v is not None and type(v) is not str:
                 raise ValueError(f"{name} must be text or null; got {v!r}")
+        if self.encoding:
+            _text_encoding(self.encoding)
         if type(self.header) is not bool:
             raise ValueError(f"header must be true or false; got {self.header!r}")
         if self.delimiter is not None and len(self.delimiter) != 1:
@@ -130,6 +133,28 @@ class Mapping:
 
     def with_(self, **changes: Any) -> "Mapping":
         return replace(self, **changes)
+
+
+def _text_encoding(name: str) -> None:
+    """A codec that decodes a file's bytes to text (utf-8, cp1252, utf-16, ...); not rot13 (text
+    to text), zlib or uu_codec (bytes to bytes), which no file can be read with.
+
+    >>> _text_encoding("rot13")
+    Traceback (most recent call last):
+    ...
+    ValueError: encoding must be a text encoding such as utf-8 or cp1252; got 'rot13', which is not one
+    """
+    expected = "encoding must be a text encoding such as utf-8 or cp1252"
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        raise ValueError(f"{expected}; got {name!r}, which Python does not know") from None
+    if not getattr(info, "_is_text_encoding", True) or info.name in NOT_FILE_ENCODINGS:
+        raise ValueError(f"{expected}; got {name!r}, which is not one")
+
+
+#: Text encodings in name only: "undefined" refuses every byte; idna and punycode encode domain names.
+NOT_FILE_ENCODINGS = {"undefined", "idna", "punycode"}
 
 
 def _strings(name: str, value: Any) -> None:

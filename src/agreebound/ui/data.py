@@ -237,20 +237,60 @@ LONG_COLUMNS = {"unit", "rater", "value"}
 
 
 def _long(path: Path) -> bool:
-    """A long ratings file: its header (or Parquet schema) names unit, rater and value."""
-    try:
-        if path.suffix.lower() in (".parquet", ".pq"):
-            import pyarrow.parquet as pq
+    """A long ratings file: its header (or Parquet schema) names unit, rater and value. Opened
+    without following a link and without waiting (a pipe put in its place is not read), and read
+    only if what was opened is a regular file."""
+    import stat
 
-            names = set(pq.read_schema(path).names)
-        else:
-            with open(path, "rb") as f:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return False
+            if path.suffix.lower() in (".parquet", ".pq"):
+                import pyarrow.parquet as pq
+
+                names = set(pq.read_schema(f).names)
+            else:
                 head = f.readline(4096).decode("utf-8", "replace").strip().lstrip("\ufeff")
-            sep = "\t" if path.suffix.lower() == ".tsv" else ","
-            names = {c.strip().strip('"') for c in head.split(sep)}
+                sep = "\t" if path.suffix.lower() == ".tsv" else ","
+                names = {c.strip().strip('"') for c in head.split(sep)}
     except Exception:  # noqa: BLE001 - unreadable: not offered
         return False
     return LONG_COLUMNS <= names
+
+
+def _as_listed(files: tuple[str, ...]) -> None:
+    """Each file checked again right before the engine reads it by its path: a file may have been
+    swapped for a link (to a file outside the folder), a pipe or a folder since the folder was
+    listed. What is read is what was listed: the same path, not a link, a regular file, its real
+    path (no link on the way) inside the data folder. Else an InputError naming the file as the
+    folder shows it (never the server's path)."""
+    import stat
+
+    root = data_folder()
+    for f in files:
+        shown = os.path.relpath(f, root) if Path(f).is_relative_to(root) else Path(f).name
+        try:
+            st_ = os.lstat(f)
+        except OSError as e:
+            raise InputError(shown, None, None, f"cannot read the file ({e.strerror}); it was there when the data "
+                             "folder was listed: choose the data set again") from None
+        if stat.S_ISLNK(st_.st_mode):
+            why = "it was replaced by a symbolic link after the data folder was listed"
+        elif not stat.S_ISREG(st_.st_mode):
+            why = "it is no longer a regular file (a folder, a pipe or a device was put in its place)"
+        elif os.path.realpath(f) != f:
+            why = "a folder on its path was replaced by a symbolic link after the data folder was listed"
+        elif not Path(f).is_relative_to(root):
+            why = "it is not inside the data folder"
+        else:
+            continue
+        raise InputError(shown, None, None, f"not read: {why}; only regular files inside the data folder are read, "
+                         "choose the data set again")
 
 
 def folder_data(label: str, files: tuple[str, ...]) -> FolderData:
@@ -270,6 +310,7 @@ def folder_measurements(name: str, digest: str, files: tuple[str, ...], level: s
     from agreebound.engines.duckdb_engine import panel_counts
 
     MEASURE_CALLS["panel"] += 1
+    _as_listed(files)  # right before reading: a file swapped since the listing is refused, not followed
     try:
         m = detect_columns(files[0])
         cols = LongColumns(tuple(m.unit), m.rater, m.value, m.dimension)
@@ -287,6 +328,7 @@ def folder_diagnostics(name: str, digest: str, files: tuple[str, ...], level: st
     from agreebound.engines.duckdb_engine import rater_diagnostics
 
     MEASURE_CALLS["diagnostics"] += 1
+    _as_listed(files)
     m = detect_columns(files[0])
     cols = LongColumns(tuple(m.unit), m.rater, m.value, m.dimension)
     without, units = rater_diagnostics(list(files), cols, dimension, level, missing=m.missing,
