@@ -362,7 +362,7 @@ def test_history_skips_a_damaged_run_and_names_it(db_url, capsys):
     # the damaged run itself, asked for by id, is bad input naming it
     code, out, err = run(capsys, "compare", good, bad, "--db", db_url)
     assert (code, out) == (3, "")
-    assert err.startswith(f"agreebound: {where(db_url)}: run {bad} cannot be read: its stored JSON is damaged (")
+    assert err.startswith(f"agreebound: {where(db_url)}: run {bad} cannot be read: its stored data is damaged (")
 
 
 def test_a_report_that_is_valid_json_but_not_an_object_is_damaged(db_url, capsys):
@@ -507,3 +507,17 @@ def test_the_timeout_defaults_to_5_seconds_and_a_bad_one_is_bad_input(capsys, mo
         assert (code, out) == (3, "")
         assert err == (f"agreebound: AGREEBOUND_DB_TIMEOUT={bad!r} is not a number of seconds from 2 to 600 "
                        "(default 5)\n")
+
+
+def test_sqlite_columns_damaged_by_another_tool_skip_only_their_run(tmp_path, capsys):
+    """Bytes that are not UTF-8 in a text column, or a BLOB where a date belongs (SQLite keeps any
+    type): the run's label reads with its bytes escaped; the BLOB run is skipped and named."""
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    good, bad = _two_runs_one_damaged(db, capsys)
+    sql_exec(db, f"UPDATE agreebound_runs SET thresholds_json = (SELECT thresholds_json FROM agreebound_runs "
+                 f"WHERE id = '{good}') WHERE id = :id", id=bad)  # repaired: only the columns below are damaged
+    sql_exec(db, "UPDATE agreebound_runs SET label = CAST(X'FFFE' AS TEXT) WHERE id = :id", id=good)
+    sql_exec(db, "UPDATE agreebound_runs SET created_utc = X'00' WHERE id = :id", id=bad)
+    code, out, err = run(capsys, "history", "--db", db)
+    assert code == 0 and err == f"agreebound: 1 run could not be read and was skipped: {bad}\n"
+    assert out.splitlines()[1].startswith(good) and out.splitlines()[1].endswith(r"(\udcff\udcfe)")

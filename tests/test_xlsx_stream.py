@@ -162,3 +162,60 @@ def test_bad_sheet_xml_is_a_located_input_error(xml, words):
         read_source("bad.xlsx", _with_sheet(buf.getvalue(), xml))
     assert words in str(e.value)
     assert str(e.value).startswith("bad.xlsx")
+
+
+def test_a_conditional_format_reusing_a_number_format_id_does_not_turn_ratings_into_dates():
+    """<dxfs> may hold a numFmt with a cell format's id (openpyxl writes what it is given): only
+    <numFmts> says how cells are shown. Read as dates, the ratings flipped the verdict."""
+    import openpyxl
+    from openpyxl.formatting.rule import Rule
+    from openpyxl.styles.differential import DifferentialStyle
+    from openpyxl.styles.numbers import NumberFormat
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["unit", "r1", "r2"])
+    for i in range(2, 22):
+        ws.append([f"u{i}", i % 3 + 1, i % 3 + 1])
+        ws.cell(i, 2).number_format = "0.0"
+    dxf = DifferentialStyle(numFmt=NumberFormat(numFmtId=164, formatCode="d-mmm"))
+    ws.conditional_formatting.add("B2:B21", Rule(type="cellIs", operator="greaterThan", formula=["2"], dxf=dxf))
+    buf = io.BytesIO()
+    wb.save(buf)
+    data = buf.getvalue()
+    assert streamed_rows(data, "Sheet") == openpyxl_rows(data, "Sheet")
+    assert streamed_rows(data, "Sheet")[1] == (2, ("u2", 3, 3))
+
+
+@pytest.mark.parametrize("xml, rows", [
+    (NS + '<sheetData><row r="²"><c s="²"><v>1</v></c></row></sheetData></worksheet>'.encode(), [(1, (1,))]),
+    (NS + b'<sheetData><row r="' + b"9" * 5000 + b'"><c><v>1</v></c></row></sheetData></worksheet>', [(1, (1,))]),
+])
+def test_numbers_ooxml_never_writes_are_not_numbers(xml, rows):
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    wb.active.append(["x"])
+    buf = io.BytesIO()
+    wb.save(buf)
+    assert streamed_rows(_with_sheet(buf.getvalue(), xml), "Sheet") == rows
+
+
+def test_an_unknown_xml_encoding_and_a_text_bomb_are_input_errors():
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    wb.active.append(["x"])
+    buf = io.BytesIO()
+    wb.save(buf)
+    base = buf.getvalue()
+    with pytest.raises(InputError) as e:
+        read_source("enc.xlsx", _with_sheet(base, b'<?xml version="1.0" encoding="x-bogus"?>' + NS +
+                                            b"<sheetData/></worksheet>"))
+    assert str(e.value) == "enc.xlsx: the workbook's sheet 'Sheet' cannot be read ('unknown encoding: x-bogus')"
+    cell = b'<c t="inlineStr"><is><t>' + b"x" * 32_000 + b"</t></is></c>"
+    bomb = NS + b"<sheetData>" + b"".join(b"<row>" + cell + b"</row>" for _ in range(3_200)) + b"</sheetData></worksheet>"
+    with pytest.raises(InputError) as e:
+        read_source("text.xlsx", _with_sheet(base, bomb))
+    assert str(e.value) == ("text.xlsx: the workbook holds more than 100,000,000 characters of text; the limit is "
+                            "100,000,000")

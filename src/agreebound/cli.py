@@ -970,7 +970,7 @@ def _safe_streams() -> None:
 
 
 def _internal(error: BaseException) -> int:
-    what = "ran out of memory" if isinstance(error, MemoryError) else f"{type(error).__name__}: {printable(error, 160)}"
+    what = f"{type(error).__name__}: {printable(error, 160)}"
     print(f"agreebound: internal error ({what}). This is a bug in agreebound, not a verdict: please report it with "
           "the command line; rerun with AGREEBOUND_TRACE=1 to print the trace.", file=sys.stderr)
     if os.environ.get("AGREEBOUND_TRACE"):
@@ -1005,6 +1005,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("agreebound: interrupted", file=sys.stderr)
         return INTERRUPTED
+    except MemoryError:  # every reader is bounded before the work; what still does not fit is too large here
+        print("agreebound: the input needs more memory than this machine has; it is too large or too wide to "
+              "read here (see the limits in docs/formats.md)", file=sys.stderr)
+        return INPUT_ERROR
     except _store_error() as e:
         print(f"agreebound: {printable(e, 400)}", file=sys.stderr)
         return INPUT_ERROR

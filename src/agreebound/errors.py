@@ -30,7 +30,7 @@ class InputError(Exception):
 
 
 def memory_message(name: str) -> str:
-    """A file whose reading ran out of memory: a limit, said as such, on one line (the caller goes
-    on: the dashboard keeps what was loaded, the CLI exits 3)."""
+    """A file whose reading ran out of memory: a limit, said as such, on one line (the dashboard
+    keeps what was loaded and goes on serving; the CLI says the same without a name and exits 3)."""
     return (f"{printable(name, 120)}: reading it needed more memory than this machine has; the file is too "
             "large or too wide to read here (see the limits in docs/formats.md)")

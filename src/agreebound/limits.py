@@ -45,6 +45,10 @@ MAX_XLSX_SHEET_BYTES = 10**9
 MAX_XLSX_STRINGS_BYTES = 256 * 10**6
 XLSX_CELL_CHARS = 32_767
 MAX_SHARED_STRINGS = 4_000_000
+#: Characters of text a workbook's cells and shared strings may hold in all: each cell is capped,
+#: but 30,000 cells of 32,767 characters pack into 2 MB. Ratings' labels are at most
+#: MAX_NAME_CHARS each; this leaves room for long comment columns beside them.
+MAX_XLSX_TEXT_CHARS = 100_000_000
 #: Characters of a URL parameter (the thresholds travel in ``?th=``).
 MAX_URL_PARAM_CHARS = 4_000
 

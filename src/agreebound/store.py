@@ -657,7 +657,7 @@ def _run(row: Any, inputs: Sequence[Any], where: str = "") -> Run:
         return _run_of(row, inputs)
     except (ValueError, TypeError, KeyError) as e:  # json.JSONDecodeError is a ValueError
         raise StoreError(f"{where + ': ' if where else ''}run {printable(row['id'], 20)} cannot be read: its stored "
-                         f"JSON is damaged ({printable(e, 80)})") from None
+                         f"data is damaged ({printable(e, 80)})") from None
 
 
 def _run_of(row: Any, inputs: Sequence[Any]) -> Run:
@@ -667,6 +667,12 @@ def _run_of(row: Any, inputs: Sequence[Any]) -> Run:
             raise ValueError(f"{column} is not a JSON object")
         return value
 
+    texts = ("id", "created_utc", "kind", "data_name", "verdict")  # SQLite keeps whatever type was written
+    odd = next((c for c in texts if not isinstance(row[c], str)), None)
+    if odd is None:
+        odd = next((c for c in ("judge", "contract_id", "label", "origin") if not isinstance(row[c], (str, type(None)))), None)
+    if odd is not None:
+        raise TypeError(f"{odd} is not text")
     return Run(row["id"], row["created_utc"], row["kind"], row["data_name"], row["judge"], row["contract_id"],
                row["verdict"], row["label"], row["origin"], row["tool_version"], row["thresholds_source"],
                obj("thresholds_json"), obj("recipe_json"), obj("report_json") if "report_json" in row else {},
@@ -719,6 +725,9 @@ def _sqlite_engine(url: sa.URL) -> Engine:
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi: Any, _record: Any) -> None:
         dbapi.isolation_level = None  # transactions are begun below, explicitly
+        # text that is not UTF-8 (written by another tool) reads with its bytes escaped, never as a
+        # decoding error that would hide every run of the listing
+        dbapi.text_factory = lambda b: b.decode("utf-8", "surrogateescape")
         cur = dbapi.cursor()
         cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
         cur.execute("PRAGMA foreign_keys = ON")

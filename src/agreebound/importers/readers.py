@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator
 
@@ -181,6 +182,9 @@ def _scalar(v: Any) -> Any:
     return v
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class _Columns:
     """Records become columns as they stream in; distinct fields and cells (records x fields, the
     table they make) are counted before anything is held, so a file whose every line brings a
@@ -205,7 +209,11 @@ class _Columns:
         get = {str(k): v for k, v in record.items()}.get if new or any(not isinstance(k, str) for k in record) \
             else record.get
         for k, col in self.columns.items():
-            col.append(_scalar(get(k)))
+            v = _scalar(get(k))
+            if isinstance(v, str) and not v.isascii() and _LONE_SURROGATE.search(v):
+                raise InputError(self.name, row, k, "a \\u escape of half a character (a lone surrogate): not text",
+                                 row_label=self.row_label)
+            col.append(v)
         self.rows.append(row)
         if not n % 8192:
             checkpoint()
@@ -232,24 +240,44 @@ def _records_table(name: str, records: Iterable[tuple[dict[str, Any], int]], row
     return cols.table(kind, truncated)
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def _lines(text: str) -> Iterator[tuple[int, str]]:
-    """(line number, line) without a list of every line; \n, \r\n (or \r alone, where the text
-    has no \n) end a line."""
-    sep = "\n" if "\n" in text or "\r" not in text else "\r"
+    """(line number, line) without a list of every line; \n, \r\n and \r end a line, as
+    :meth:`str.splitlines` counts them (a JSON string never holds a raw one)."""
     at, i = 0, 0
-    size = len(text)
-    while at < size:
-        i += 1
-        nl = text.find(sep, at)
-        end = size if nl < 0 else nl
-        line = text[at:end]
-        yield i, line[:-1] if line.endswith("\r") else line
-        at = end + 1
+    for i, m in enumerate(_LINE_END.finditer(text), start=1):
+        yield i, text[at:m.start()]
+        at = m.end()
+    if at < len(text):
+        yield i + 1, text[at:]
+
+
+def _json_error(name: str, e: Exception, row: int, row_label: str, line: int | None) -> InputError:
+    """A JSON decoding error located by its record (or line) and, for an array, its line in the
+    file; never a second parse of the document."""
+    from agreebound.formats import _Duplicate
+
+    where = f" (it starts on line {line:,})" if line is not None and row_label != "line" else ""
+    if isinstance(e, _Duplicate):
+        return InputError(name, row, e.key, f"duplicate key in one object{where}; every key once (a repeated key "
+                          "would silently replace the first)", row_label=row_label)
+    if isinstance(e, RecursionError):
+        return InputError(name, row, None, f"nested too deeply (more than {MAX_NESTING} levels)", row_label=row_label)
+    if isinstance(e, json.JSONDecodeError):
+        at = f", line {e.lineno:,} character {e.colno:,}" if row_label != "line" else f", character {e.colno:,}"
+        return InputError(name, row, None, f"invalid JSON ({e.msg}{at})", row_label=row_label)
+    if "digits" in str(e):
+        return InputError(name, row, None, "a number with more than 4,300 digits", row_label=row_label)
+    said = str(e)
+    return InputError(name, row, None, said if said.startswith("invalid JSON") else f"invalid JSON ({excerpt(said, 80)})",
+                      row_label=row_label)
 
 
 def json_line_records(name: str, text: str) -> Iterator[tuple[dict[str, Any], int]]:
     """JSON Lines, one object a line, decoded as they are reached."""
-    from agreebound.formats import _no_constant, _no_duplicates
+    from agreebound.formats import _no_constant, _no_duplicates, json_depth
 
     count = 0
     for i, line in _lines(text):
@@ -257,12 +285,13 @@ def json_line_records(name: str, text: str) -> Iterator[tuple[dict[str, Any], in
             continue
         if count >= MAX_ROWS:
             raise InputError(name, i, None, f"more than {MAX_ROWS:,} records; the limit is {MAX_ROWS:,}", row_label="line")
+        if (line.count("[") + line.count("{") > MAX_NESTING
+                and json_depth(line.encode("utf-8", "surrogatepass")) > MAX_NESTING):
+            raise InputError(name, i, None, f"nested too deeply (more than {MAX_NESTING} levels)", row_label="line")
         try:
             obj = json.loads(line, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
-        except RecursionError:
-            raise InputError(name, i, None, f"nested too deeply (more than {MAX_NESTING} levels)", row_label="line") from None
-        except ValueError as e:
-            raise InputError(name, i, None, f"not a JSON object ({excerpt(str(e), 80)})", row_label="line") from None
+        except (ValueError, RecursionError) as e:
+            raise _json_error(name, e, i, "line", i) from None
         if not isinstance(obj, dict):
             raise InputError(name, i, None, "expected one JSON object per line", row_label="line")
         count += 1
@@ -272,15 +301,25 @@ def json_line_records(name: str, text: str) -> Iterator[tuple[dict[str, Any], in
 def json_array_items(name: str, data: bytes, text: str) -> Iterator[tuple[Any, int]]:
     """A JSON array's elements one at a time (an element's number from 1), never the whole
     document as objects: a 100 MB export costs its text and what is kept of each element."""
-    from agreebound.formats import _json, _no_constant, _no_duplicates, json_depth
+    from agreebound.formats import _no_constant, _no_duplicates, json_depth
 
     if json_depth(data) > MAX_NESTING:
         raise InputError(name, None, None, f"nested too deeply (more than {MAX_NESTING} levels)")
     decoder = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
-    ws = " \t\n\r"
-    at = text.index("[") + 1
+    ws = " \t\n\r"  # JSON's whitespace, and only it
     size = len(text)
+    at = 0
+    while at < size and text[at] in ws:
+        at += 1
+    at += 1  # the "[" the caller saw
     n = 0
+
+    def line_at(pos: int) -> int:
+        return text.count("\n", 0, pos) + 1
+
+    def bad(what: str, pos: int) -> InputError:
+        return InputError(name, line_at(pos), None, f"invalid JSON ({what}, after record {n:,})", row_label="line")
+
     while True:
         while at < size and text[at] in ws:
             at += 1
@@ -288,10 +327,10 @@ def json_array_items(name: str, data: bytes, text: str) -> Iterator[tuple[Any, i
             at += 1
             break
         try:
-            obj, at = decoder.raw_decode(text, at)
-        except (ValueError, RecursionError):
-            _json(name, data)  # the whole-document reader names the line and the reason
-            raise InputError(name, None, None, "invalid JSON") from None
+            obj, end = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError) as e:
+            raise _json_error(name, e, n + 1, "record", line_at(at)) from None
+        at = end
         n += 1
         if n > MAX_ROWS:
             raise InputError(name, n, None, f"more than {MAX_ROWS:,} records; the limit is {MAX_ROWS:,}", row_label="record")
@@ -304,11 +343,11 @@ def json_array_items(name: str, data: bytes, text: str) -> Iterator[tuple[Any, i
         if at < size and text[at] == "]":
             at += 1
             break
-        _json(name, data)
-        raise InputError(name, None, None, "invalid JSON (expected , or ] between the array's elements)")
-    if text[at:].strip():
-        _json(name, data)
-        raise InputError(name, None, None, "invalid JSON (text after the array)")
+        raise bad("expected , or ] between the array's elements", at)
+    while at < size and text[at] in ws:
+        at += 1
+    if at < size:
+        raise bad("text after the array", at)
 
 
 def _json_lines(name: str, text: str, head_rows: int | None) -> tuple[list[dict[str, Any]], list[int], bool]:
@@ -439,7 +478,7 @@ def _json_source(name: str, utf8: bytes, sn: Sniffed, notices: list[str], head_r
     items: Iterator[tuple[Any, int]]
     if sn.format == "jsonl":
         items, row_label = json_line_records(name, text), "line"
-    elif text.lstrip().startswith("["):
+    elif text.lstrip(" \t\n\r").startswith("["):  # JSON's own whitespace: anything else is not JSON
         items, row_label = json_array_items(name, utf8, text), "record"
     else:
         obj, how = _pandas_json(_json(name, utf8))

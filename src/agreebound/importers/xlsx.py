@@ -42,6 +42,7 @@ from agreebound.limits import (
     MAX_SHARED_STRINGS,
     MAX_XLSX_PART_BYTES,
     MAX_XLSX_SHEET_BYTES,
+    MAX_XLSX_TEXT_CHARS,
     MAX_XLSX_STRINGS_BYTES,
     XLSX_CELL_CHARS,
 )
@@ -92,10 +93,12 @@ def _feed(name: str, part: str, stream: Any, start: Callable[[str, dict[str, str
             raise e.error from None
         except expat.ExpatError as e:
             raise InputError(name, None, None, f"the workbook's {part} is not well-formed XML "
-                             f"({expat.ErrorString(e.code)}, line {e.lineno})") from None
+                             f"({expat.ErrorString(e.code)}, line {e.lineno}, column {e.offset + 1})") from None
         except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError) as e:
             # RuntimeError: an encrypted member; the rest: a damaged one
             raise InputError(name, None, None, f"the workbook's {part} cannot be unpacked ({excerpt(str(e), 80)})") from None
+        except (LookupError, ValueError) as e:  # an encoding expat does not know; a value no cell can hold
+            raise InputError(name, None, None, f"the workbook's {part} cannot be read ({excerpt(str(e), 80)})") from None
         yield None
         if not chunk:
             return
@@ -119,6 +122,14 @@ class Workbook:
     date1904: bool
     _strings: list[str] | None = None
     _styles: tuple[set[int], set[int]] | None = None
+    text_held: int = 0  # characters of text kept (shared strings, cells), against MAX_XLSX_TEXT_CHARS
+
+    def hold(self, chars: int) -> None:
+        """Count text about to be kept: 30,000 cells of 32,767 characters each are a 2 MB file."""
+        self.text_held += chars
+        if self.text_held > MAX_XLSX_TEXT_CHARS:
+            raise _Refused(InputError(self.name, None, None, f"the workbook holds more than {MAX_XLSX_TEXT_CHARS:,} "
+                                      f"characters of text; the limit is {MAX_XLSX_TEXT_CHARS:,}"))
 
     def member(self, part: str, what: str, limit: int) -> Any:
         try:
@@ -197,7 +208,7 @@ def open_workbook(name: str, data: bytes) -> Workbook:
             if rid in rels:
                 order.append((a.get("name", rid or ""), rels[rid][1]))
         elif tag == "workbookPr":
-            book.date1904 = a.get("date1904", "0").lower() in ("1", "true")
+            book.date1904 = a.get("date1904", "0").lower() in ("1", "true", "on")
 
     with book.member(workbook_part, "workbook part", MAX_XLSX_PART_BYTES) as f:
         _parse(name, "workbook part", f, start)
@@ -213,8 +224,8 @@ class _TextRuns:
     """Collects a string item's text: ``<t>`` directly in it or in a rich-text run ``<r>``, never
     a phonetic run ``<rPh>``; at most Excel's 32,767 characters."""
 
-    def __init__(self, name: str, what: str) -> None:
-        self.name, self.what = name, what
+    def __init__(self, name: str, what: str, hold: Callable[[int], None]) -> None:
+        self.name, self.what, self.hold = name, what, hold
         self.parts: list[str] = []
         self.size = 0
         self.in_t = False
@@ -238,6 +249,7 @@ class _TextRuns:
             if self.size > XLSX_CELL_CHARS:
                 raise _Refused(InputError(self.name, None, None, f"{self.what} holds more than {XLSX_CELL_CHARS:,} "
                                           "characters, Excel's own limit for a cell"))
+            self.hold(len(s))
             self.parts.append(s)
 
     def take(self) -> str:
@@ -248,7 +260,7 @@ class _TextRuns:
 
 def _shared_strings(book: Workbook) -> list[str]:
     strings: list[str] = []
-    runs = _TextRuns(book.name, "a shared string")
+    runs = _TextRuns(book.name, "a shared string", book.hold)
     depth = [0]
 
     def start(tag: str, _a: dict[str, str]) -> None:
@@ -282,16 +294,16 @@ def _date_styles(book: Workbook) -> tuple[set[int], set[int]]:
     where = [""]
 
     def start(tag: str, a: dict[str, str]) -> None:
-        if tag == "numFmt" and a.get("numFmtId", "").isdigit():
-            custom[int(a["numFmtId"])] = a.get("formatCode", "")
-        elif tag in ("cellXfs", "cellStyleXfs"):
+        # a cell's formats only: <numFmts> (not <dxfs>, conditional formats that may reuse an id)
+        if tag == "numFmt" and where[0] == "numFmts" and _number(a.get("numFmtId")) is not None:
+            custom[_number(a["numFmtId"])] = a.get("formatCode", "")  # type: ignore[index]
+        elif tag in ("cellXfs", "cellStyleXfs", "numFmts", "dxfs"):
             where[0] = tag
         elif tag == "xf" and where[0] == "cellXfs":
-            fid = a.get("numFmtId", "0")
-            xf_formats.append(int(fid) if fid.isdigit() else 0)
+            xf_formats.append(_number(a.get("numFmtId")) or 0)
 
     def end(tag: str) -> None:
-        if tag in ("cellXfs", "cellStyleXfs"):
+        if tag in ("cellXfs", "cellStyleXfs", "numFmts", "dxfs"):
             where[0] = ""
 
     assert book.styles_part is not None
@@ -308,6 +320,13 @@ def _date_styles(book: Workbook) -> tuple[set[int], set[int]]:
         if is_timedelta_format(code):
             durations.add(i)
     return dates, durations
+
+
+def _number(text: str | None) -> int | None:
+    """A whole number as OOXML writes one (ASCII digits, at most 10), else None."""
+    if text and len(text) <= 10 and text.isascii() and text.isdigit():
+        return int(text)
+    return None
 
 
 def _column_index(letters: str) -> int:
@@ -363,12 +382,11 @@ class _SheetReader:
                 self.refuse(f"more than {MAX_COLUMNS:,} cells in one row; the limit is {MAX_COLUMNS:,}", col)
             if self.cells > MAX_CELLS:
                 self.refuse(f"more than {MAX_CELLS:,} cells; the limit is {MAX_CELLS:,}", col)
-            style = a.get("s", "0")
-            self.cell = (a.get("t", "n"), int(style) if style.isdigit() else 0, col)
+            self.cell = (a.get("t", "n"), _number(a.get("s")) or 0, col)
             self.value, self.value_size = [], 0
         elif tag == "row":
-            r = a.get("r")
-            self.row_no = int(r) if r and r.isdigit() else self.row_no + 1
+            given = _number(a.get("r"))
+            self.row_no = given if given is not None else self.row_no + 1
             if self.row_no > EXCEL_ROWS:
                 self.refuse(f"a row numbered past Excel's last row ({EXCEL_ROWS:,})")
             self.rows += 1
@@ -379,7 +397,7 @@ class _SheetReader:
             if tag == "v":
                 self.in_value = True
             elif tag == "is":
-                self.inline = _TextRuns(self.name, f"cell {_letters(self.cell[2])}{self.row_no}")
+                self.inline = _TextRuns(self.name, f"cell {_letters(self.cell[2])}{self.row_no}", self.book.hold)
             elif self.inline is not None:
                 self.inline.start(tag)
 
@@ -407,6 +425,7 @@ class _SheetReader:
             if self.value_size > XLSX_CELL_CHARS:
                 self.refuse(f"a cell holds more than {XLSX_CELL_CHARS:,} characters, Excel's own limit",
                             self.cell[2] if self.cell else None)
+            self.book.hold(len(s))
             self.value.append(s)
         elif self.inline is not None:
             self.inline.text(s)
