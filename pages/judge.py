@@ -134,7 +134,7 @@ if src.get("kind") == "log":
         l1, l2, l3 = st.columns(3)
         l1.file_uploader("Human references: MT-Bench human judgments (JSONL) or references CSV",
                          type=["jsonl", "ndjson", "json", "csv"], key="log_references_upload", on_change=on_log_extra)
-        l2.file_uploader("Contract JSON (else a draft with illustrative thresholds)", type=["json"],
+        l2.file_uploader("Contract JSON (without one nothing is decided: illustrative limits only)", type=["json"],
                          key="log_contract_upload", on_change=on_log_extra)
         with l3:
             try:
@@ -145,29 +145,35 @@ if src.get("kind") == "log":
                 if S.get("judge_pick") not in judges:
                     S.judge_pick = src.get("judge") or judges[0]
                 st.selectbox(f"Judge ({len(judges)} in this log)", judges, key="judge_pick", on_change=on_judge)
-st.caption(f"Loaded: {widgets.md(src['label'])}: {m.n_cases} cases, {m.n_observations} observations, "
-           f"{bundle.contract.repetitions_per_order} repetitions per order.")
+counts = widgets.judge_counts(bundle)  # one sentence of counts, here and in the snapshot below
+st.caption(f"Loaded: {widgets.md(src['label'])}: {counts}.")
 for note in m.notes:
     st.caption("Note: " + widgets.md(note, 400))
 widgets.decision_banner(d)
 st.markdown(widgets.md(judge_sentence(d), 300) + (f" Why: {why}." if (why := widgets.why_text(
     widgets.judge_gate_list(bundle, d))) else ""))
 if m.partial:
-    missing = [f"**{figures.RATE_LABELS[c.name]}**: not evaluable, {widgets.md(c.unavailable, 200)}"
+    missing = [f"**{figures.RATE_LABELS[c.name]}**: not evaluable, {widgets.md(c.unavailable, 600)}"
                for c in d.checks if c.unavailable]
-    st.markdown("A partial audit: this source lacks what some gates need, so it can fail but never pass.\n\n"
-                + "\n".join(f"- {x}" for x in missing))
-if bundle.contract.version == "log-audit-draft":
-    st.info("No contract was given: the thresholds are a draft with illustrative values (9000 bps agreement, "
-            "500 bps for the others). Add your contract JSON above, or write one in the contract editor below.")
-st.markdown(f"Decided against the **{d.contract_kind}** contract: `{d.decided_against.content_id}`")
+    st.markdown(("A partial audit: this source lacks what some gates need, so it can fail but never pass."
+                 if d.contract_given else "A partial audit: this source lacks what some gates need.")
+                + " Per gate, what is missing and what supplies it:\n\n" + "\n".join(f"- {x}" for x in missing))
+if not d.contract_given:
+    st.info(f"No contract was given, so nothing is decided: the gates are measured against {d.limits_text} "
+            f"({d.thresholds.minimum_human_agreement_bps} bps agreement, {d.thresholds.maximum_position_flip_bps} bps "
+            "position flip, ...). Add your contract JSON above, or write one in the contract editor below.")
+    st.markdown(f"Measured against {widgets.md(d.limits_text)}, drafted from the log as "
+                f"`{d.decided_against.content_id}`")
+else:
+    st.markdown(f"Decided against the **{d.contract_kind}** contract: `{d.decided_against.content_id}`")
 if d.contract_kind == "draft":
     st.markdown(f"The snapshot is bound to `{bundle.contract.content_id}`; the draft is a what-if, not a new binding.")
 if bundle.rebound_from:
     st.warning(f"Bound as a draft: the snapshot named `{bundle.rebound_from}`; it is audited against this "
                f"contract's content `{bundle.contract.content_id}`, and the report records both.")
 if d.seed_disagrees:
-    st.info(f"Seed rounding: the seed's half-up basis points would have said {d.seed_decision}; "
+    st.info(f"Seed rounding: [the specification's (seed's)](/help#the-specification) half-up basis points would "
+            f"have said {d.seed_decision}; "
             f"the exact gate decides {d.decision}.")
 
 with st.expander("Contract and snapshot", expanded=False):
@@ -176,7 +182,8 @@ with st.expander("Contract and snapshot", expanded=False):
             f"judge           {bundle.contract.judge_generator}\n"
             f"rubric digest   {bundle.rubric_digest}\n"
             f"snapshot bound  {m.bound} "
-            f"({bundle.contract_content_id})")
+            f"({bundle.contract_content_id})\n"
+            f"counts          {counts}")
 
 diag = judge_diagnostics_for(widgets.judge_key(src), m)
 left, right = st.columns([1, 1])
@@ -201,14 +208,19 @@ rows = [{"rate": figures.RATE_LABELS[c.name], "measured": widgets.rate_check_tex
          "Wilson 95% (observations)": f"[{diag.wilson[c.name].low:.2%}, {diag.wilson[c.name].high:.2%}]"
          if c.rate.evaluable and not c.unavailable else "",
          "threshold (bps)": f"{'>=' if c.kind == 'min' else '<='} {c.threshold_bps}",
-         "gate": "not evaluable" + ("" if c.unavailable else " (passes)") if c.unavailable or not c.rate.evaluable
-         else ("pass" if c.passed else "FAIL"),
-         "margin": "" if c.unavailable else widgets.margin_text(c)}
+         "gate": "not evaluable" + ("" if c.unavailable or not d.contract_given else " (passes)")
+         if c.unavailable or not c.rate.evaluable
+         else ("pass" if c.passed else "FAIL") if d.contract_given  # no contract: a limit's side, never a verdict
+         else ("within" if c.passed else "outside") + (" the illustrative limit" if d.contract_origin == "illustrative"
+                                                       else " the limit in force"),
+         "margin": "" if c.unavailable or not d.contract_given else widgets.margin_text(c)}
         for c in d.checks]
 widgets.responsive_table(pd.DataFrame(rows), "gates_table")
 methods = sorted({iv.method for iv in diag.intervals.values()})
-st.caption("Intervals count cases, not observations: the two orders and the repetitions of one case are not "
-           "independent. " + " ".join(widgets.md(x, 200) + "." for x in methods[:3]))
+st.caption("bps: basis points, hundredths of a percent (500 bps = 5.00%). Intervals count cases, not observations: "
+           "the two orders and the repetitions of one case are not independent. "
+           + " ".join(widgets.md(x, 200) + "." for x in methods[:3])
+           + f" ({widgets.GLOSSARY_LINK.format('bps, design effect, effective n')})")
 widgets.fragile_note(widgets.judge_gate_list(bundle, d))
 
 widgets.record_controls("judge")
@@ -217,7 +229,7 @@ widgets.report_downloads("judge")
 st.header("Cases")
 choice = st.selectbox("Show", list(widgets.CASE_FILTERS), key="case_filter")
 cases = widgets.filter_cases(m.cases, choice)
-st.caption(f"{len(cases)} of {m.n_cases} cases")
+st.caption(f"{len(cases):,} of {m.n_cases:,} cases")
 st.dataframe(widgets.safe_frame(cases), hide_index=True, width="stretch", height=320)
 
 contract_editor.draw(bundle)

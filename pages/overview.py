@@ -18,15 +18,22 @@ bundle, jd = widgets.judge_decision()
 judge_gates = widgets.judge_gate_list(bundle, jd)
 
 with st.container(border=True, key="headline"):
-    st.markdown(f"**{widgets.md(panel_sentence(decisions), 400)}**")
+    sample = [k for k in ("panel", "judge") if widgets.is_sample(k)]
+    if sample:
+        st.badge(widgets.SAMPLE_WORDS, color="gray")
+        st.caption("Sample data: the " + " and the ".join(sample) + " verdicts below are about bundled samples, not "
+                   "your data. Upload yours on the Panel reliability and Judge calibration pages.")
+    st.markdown(f"**{widgets.md(widgets.sample_said('panel', panel_sentence(decisions)), 400)}**")
     if 1 < len(decisions) <= DETAIL_DIMENSIONS:
         st.markdown(" · ".join(f"{widgets.md(dim, 40)}: {d.verdict.value}" for dim, (_, d) in decisions.items()))
     fragile = [g for g in judge_gates if g.fragile]
-    st.markdown(f"**{widgets.md(judge_sentence(jd), 400)}**" + (
+    st.markdown(f"**{widgets.md(widgets.sample_said('judge', judge_sentence(jd)), 400)}**" + (
         f" Fragile: the 95% intervals of {len(fragile)} of {len(judge_gates)} gates include their thresholds"
         f" ({bundle.measurement.n_cases:,} cases)." if fragile else ""))
-    st.caption("Decided exactly under the thresholds in force (sidebar). Each gate below: the measured value "
-               "with its 95% interval, the threshold as a labelled line, and the margin in words.")
+    st.caption(f"Decided exactly under the thresholds in force: {widgets.thresholds_words()} (change them on the "
+               "What-if thresholds page). Each gate below: the measured value with its 95% interval, the threshold "
+               "as a labelled line, and the margin in words "
+               f"({widgets.GLOSSARY_LINK.format('permil, bps, fragile, design effect')}).")
 
 st.header("Panel reliability")
 st.caption(widgets.data_line("panel"))
@@ -40,7 +47,7 @@ for i, (dim, (m, d)) in enumerate(shown.items()):
     gates = panel_gates(dim, m, d)
     with st.container(border=True, key=f"dimension_{i}"):
         st.subheader(widgets.md(dim, 80))
-        widgets.verdict_banner(d.verdict, spread_checked=bool(m.rates))
+        widgets.verdict_banner(m, d)
         if why := widgets.why_text(gates):
             st.markdown(f"Why: {why}.")
         widgets.fragile_note(gates)
@@ -61,10 +68,10 @@ with st.container(border=True, key="judge_gates"):
     if jd.reference_issues:
         st.markdown(f"Reference issues: {len(jd.reference_issues):,} (see the Judge calibration page).")
     widgets.fragile_note(judge_gates)
-    cols = st.columns(2)
-    for j, g in enumerate(judge_gates):
-        with cols[j % 2]:
-            widgets.gate_block(g, key=f"ov_judge_{g.name}")
+    for pair in widgets.in_rows(judge_gates, 2):  # a row of columns per pair: a phone stacks them in order
+        for col, g in zip(st.columns(2), pair):
+            with col:
+                widgets.gate_block(g, key=f"ov_judge_{g.name}")
 
 with st.expander("Exact values"):
     rows = []
@@ -79,8 +86,12 @@ with st.expander("Exact values"):
                      else f"{c.rate.numerator}/{c.rate.denominator}",
                      "seed units": "" if c.unavailable else f"{c.rate.bps} bps"})
     st.dataframe(widgets.safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
-    st.markdown(f"Decided against the **{jd.contract_kind}** contract `{jd.decided_against.content_id}`"
-                + ("" if jd.against_bound else f" (the data is bound to `{jd.bound_content_id}`)") + ".")
+    if not jd.contract_given:  # no contract: measured, never decided
+        st.markdown(f"Not decided: measured against {widgets.md(jd.limits_text)}, drafted from the log as "
+                    f"`{jd.decided_against.content_id}`.")
+    else:
+        st.markdown(f"Decided against the **{jd.contract_kind}** contract `{jd.decided_against.content_id}`"
+                    + ("" if jd.against_bound else f" (the data is bound to `{jd.bound_content_id}`)") + ".")
 
 st.header("Reports")
 widgets.report_downloads("panel")

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.escape import printable
-from agreebound.gates import panel_gates
+from agreebound.gates import panel_gates, panel_sentence
 from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS
 from agreebound.ui import figures, preview, shell, state, widgets
 from agreebound.ui.data import folder_diagnostics, panel_coefficients, panel_diagnostics
@@ -76,20 +76,24 @@ def results(decisions) -> None:
         views = [(tab, dim, md) for tab, (dim, md) in zip(tabs, decisions.items())]
     for tab, dim, (m, d) in views:
         with tab:
-            widgets.verdict_banner(d.verdict, prefix=dim, spread_checked=bool(m.rates))
+            widgets.verdict_banner(m, d, prefix=dim)
             widgets.fragile_note(panel_gates(dim, m, d))
             widgets.panel_reasons(d, m)
             c1, c2, c3 = st.columns(3)
-            c1.metric("alpha (permil, floored)", "undefined" if m.alpha.permil is None else m.alpha.permil)
+            c1.metric(f"alpha ({m.level} level)", "undefined" if m.alpha.value is None else f"{float(m.alpha.value):.3f}",
+                      help=f"{m.alpha.permil} permil, floored, in the specification's units"
+                      if m.alpha.permil is not None else None)
             c2.metric("detector spread", "unbounded" if (m.rates and d.spread is None) else
-                      ("not measured" if not m.rates else f"{float(d.spread):.2f}x"))
+                      ("not measured" if not m.rates else f"{float(d.spread):.2f}x"),
+                      help="The highest detector rate over the lowest. The cap is in permil, thousandths of one: "
+                           "2000 permil is a spread of 2.00x.")
             c3.metric("independent detectors", m.ndet)
             st.markdown(f"alpha = **{widgets.alpha_text(m)}** from {m.alpha.pairable} pairable values in "
                         f"{m.alpha.units} units ({m.level}); floor {d.thresholds.alpha_floor_permil} permil.")
-            st.markdown(f"alpha {widgets.alpha_ci_text(m, d)}.")
+            st.markdown(f"alpha {widgets.alpha_ci_text(m, d)} ({widgets.GLOSSARY_LINK.format('q, KALPHA, permil')}).")
             st.markdown(f"spread = **{widgets.spread_text(d, m)}**; cap {d.thresholds.ratio_cap_permil} permil; "
                         f"{widgets.spread_ci_text(m)}.")
-            widgets.level_table(m, d)
+            widgets.level_table(m, d, key=dim)
             if not m.rates:
                 hint = (f"choose a positive category (suggested: {widgets.md(m.positive_suggestion, 60)})"
                         if m.positive_suggestion is not None else "choose a positive category")
@@ -118,10 +122,10 @@ def results(decisions) -> None:
                     st.dataframe(widgets.safe_frame(pd.DataFrame(m.category_table(), columns=["category", "count"])),
                                  hide_index=True, height=180)
             if m.rates:
-                st.dataframe(widgets.safe_frame(pd.DataFrame([{"detector": r.detector, "positives / rated": f"{r.positives}/{r.total}",
-                                            "rate": f"{float(r.rate):.2%}",
-                                            "Wilson 95%": f"[{w.low:.2%}, {w.high:.2%}]"}
-                                           for r, w in zip(m.rates, m.wilson)])), hide_index=True, width="stretch")
+                widgets.text_table(pd.DataFrame([{"detector": r.detector, "positives / rated": f"{r.positives}/{r.total}",
+                                                  "rate": f"{float(r.rate):.2%}",
+                                                  "Wilson 95%": f"[{w.low:.2%}, {w.high:.2%}]"}
+                                                 for r, w in zip(m.rates, m.wilson)]))
             with st.expander("Diagnostics: which rater, which units"):
                 src = S.panel_source["ratings"]
                 diag = None
@@ -175,6 +179,11 @@ def results(decisions) -> None:
 if S.get("pending") is None:
     # Measured before anything is drawn: a level the data cannot take falls back before its picker shows.
     decisions = widgets.panel_decisions()
+    # The verdict first: a phone stacks the uploaders and pickers below into a screen and a half.
+    with st.container(border=True, key="panel_headline"):
+        st.markdown(f"**{widgets.md(widgets.sample_said('panel', panel_sentence(decisions)), 400)}**")
+        if 1 < len(decisions) <= DETAIL_DIMENSIONS:
+            st.markdown(" · ".join(f"{widgets.md(dim, 40)}: {d.verdict.value}" for dim, (_, d) in decisions.items()))
 up1, up2, up3 = st.columns(3)
 with up1:
     st.file_uploader("Ratings: CSV/TSV (any delimiter), Excel, Parquet, JSON Lines, Label Studio or Prodigy export",

@@ -7,7 +7,7 @@ The sliders and the verdict strip live in one fragment: a slider move reruns onl
 import pandas as pd
 import streamlit as st
 
-from agreebound.analysis import decide_panel
+from agreebound.analysis import decide_panel, depends_on_level
 from agreebound.calibration import decide
 from agreebound.gates import panel_gates
 from agreebound.limits import DETAIL_DIMENSIONS
@@ -19,12 +19,21 @@ shell.enter(__file__)
 S = st.session_state
 st.title("What-if thresholds")
 st.caption("Move a threshold and every verdict is decided again from the cached measurements. "
-           "The link in the address bar carries these thresholds.")
+           "The link in the address bar carries these thresholds "
+           f"({widgets.GLOSSARY_LINK.format('permil, bps, strict, specification (seed)')}).")
 
 # The strip follows the page as it scrolls (static CSS: no user text).
 # The strip's wrapper sticks inside its column, which is as tall as the sliders beside it.
 st.html("<style>[data-testid='stLayoutWrapper']:has(> .st-key-whatif_strip)"
         "{position:sticky !important;top:3.5rem;z-index:2;align-self:flex-start;}</style>")
+# Phones: the columns stack, so the full strip would scroll away above the sliders; it gives way to
+# a brief strip of what changed, sticky over the page. Opaque: it inherits the app's own background
+# down the chain of its ancestors (each paints the colour already behind it), whatever the theme.
+st.html("<style>@media (max-width:640px){"
+        "[data-testid='stLayoutWrapper']:has(> .st-key-whatif_strip){display:none !important;}"
+        "[data-testid='stApp'] *:has(.st-key-whatif_brief_narrowview){background-color:inherit;}"
+        "[data-testid='stLayoutWrapper']:has(> .st-key-whatif_brief_narrowview){position:sticky !important;"
+        "top:3.5rem;z-index:3;}}</style>")
 
 
 def _strip_panel(decisions) -> list[dict]:
@@ -50,7 +59,10 @@ def strip(rows, bundle, jd, bound) -> None:
         for r in rows:
             verdict = r["now"].verdict.value
             changed = r["now"].verdict != r["base"].verdict
-            head = f"**{widgets.md(r['dim'], 60)}**: {verdict}"
+            m = r["m"]
+            head = f"**{widgets.md(r['dim'], 60)}**: {verdict} at {m.level}"
+            if depends_on_level(m, r["now"].thresholds):
+                head += " (*depends on the level*)"
             head += f" (was {r['base'].verdict.value} under the defaults)" if changed else " (same as the defaults)"
             lines = [head]
             for g in r["gates"][1:]:
@@ -61,14 +73,43 @@ def strip(rows, bundle, jd, bound) -> None:
         gates_now = widgets.judge_gate_list(bundle, jd)
         gates_bound = widgets.judge_gate_list(bundle, bound)
         changed = jd.decision != bound.decision
-        lines = [f"**judge**: {jd.decision}" + (f" (was {bound.decision} under the bound contract)" if changed
-                                                else " (same as the bound contract)")]
+        own = "the bound contract" if bound.contract_given else "the illustrative limits (no contract)"
+        lines = [f"**judge**: {jd.decision}" + (f" (was {bound.decision} under {own})" if changed
+                                                else f" (same as under {own})")]
         for g, b in zip(gates_now, gates_bound):
             line = f"{widgets.md(g.margin, 160)}: {g.status}"
             if g.passed != b.passed:
                 line += f" (flipped from {b.status})"
             lines.append(line)
         st.markdown("  \n".join(lines))
+
+
+def brief(rows, bundle, jd, bound) -> None:
+    """Phones only (CSS): the strip collapsed to the verdicts and gates that changed from the
+    defaults, a few lines that stay in view above the sliders without covering them."""
+    lines = []
+    for r in rows:
+        changed = r["now"].verdict != r["base"].verdict
+        if changed or r["flipped"]:
+            lines.append(f"**{widgets.md(r['dim'], 40)}**: {r['now'].verdict.value}"
+                         + (f" (was {r['base'].verdict.value})" if changed else " (unchanged)")
+                         + "".join(f"; {g.label} now {g.status}" for g in r["flipped"]))
+    flipped = [g for g, b in zip(widgets.judge_gate_list(bundle, jd), widgets.judge_gate_list(bundle, bound))
+               if g.passed != b.passed]
+    if jd.decision != bound.decision or flipped:
+        lines.append(f"**judge**: {jd.decision}" + (f" (was {bound.decision})" if jd.decision != bound.decision
+                                                     else " (unchanged)")
+                     + "".join(f"; {g.label.lower()} now {g.status}" for g in flipped))
+    with st.container(border=True, key="whatif_brief_narrowview"):
+        if lines:
+            rest = lines[4:]
+            st.markdown("**Changed from the defaults**  \n" + "  \n".join(lines[:4])
+                        + (f"  \nand {len(rest):,} more: the table below lists every verdict" if rest else ""))
+        else:
+            shown = "" if len(rows) > DETAIL_DIMENSIONS else (
+                ": " + ", ".join(f"{widgets.md(r['dim'], 40)} {r['now'].verdict.value}" for r in rows)
+                + f"; judge {jd.decision}")
+            st.markdown(f"**Verdicts as under the defaults**{shown}")
 
 
 @st.fragment
@@ -79,6 +120,7 @@ def editors_and_strip() -> None:
     bound = decide(bundle.measurement, None)
     widgets.threshold_banner()  # here, not in the frame: a slider move reruns only this fragment
     rows = _strip_panel(decisions)  # once per rerun: the strip and the table share it
+    brief(rows, bundle, jd, bound)
     left, right = st.columns([2, 3])
     with left:
         strip(rows, bundle, jd, bound)
@@ -98,10 +140,11 @@ def editors_and_strip() -> None:
                      "gate flipped": ", ".join(g.label for g in r["flipped"]),
                      "measured against the threshold in force": "; ".join(g.margin for g in r["gates"][1:])})
     widgets.responsive_table(pd.DataFrame(table), "verdict_table")
-    st.dataframe(pd.DataFrame([{
-        "judge": "decision", "bound contract": bound.decision, "edited": jd.decision,
-        "changed": "yes" if bound.decision != jd.decision else ""}]), hide_index=True, width="stretch")
-    st.markdown(f"Bound contract: `{contract.content_id}`")
+    own = "bound contract" if bound.contract_given else "illustrative limits (no contract)"
+    widgets.responsive_table(pd.DataFrame([{
+        "judge": "decision", own: bound.decision, "edited": jd.decision,
+        "changed": "yes" if bound.decision != jd.decision else ""}]), "judge_verdict_table")
+    st.markdown(f"{own[0].upper() + own[1:]}: `{contract.content_id}`")
     st.markdown(f"Edited ({jd.contract_kind}): `{jd.decided_against.content_id}`")
 
     st.header("Threshold sweep")
@@ -131,11 +174,24 @@ def editors_and_strip() -> None:
     state.sync_url()  # a fragment rerun does not reach the app's end, where the URL is synced
 
 
+def level_switches() -> None:
+    """The suggested level, one click away, where it differs from the level in force (a level
+    changes alpha, so it is a measurement, outside the sliders' fragment)."""
+    offered: dict[str, object] = {}
+    for m, _ in widgets.panel_decisions().values():
+        if m.level_suggestion[0] != m.level:
+            offered.setdefault(m.level_suggestion[0], m)
+    for level, m in offered.items():
+        st.button(f"{widgets.level_question(m)} Read as {level}?", key=f"whatif_level_{level}",
+                  on_click=widgets.switch_level, args=(level,), help=f"Suggested: {m.level_suggestion[1]}")
+
+
+level_switches()
 editors_and_strip()
 
 b1, b2, b3 = st.columns(3)
 b1.button("Reset to defaults", on_click=state.reset_defaults, key="reset_defaults")
-b2.button("Reset judge thresholds to the bound contract", on_click=state.reset_to_contract, key="reset_contract")
+b2.button("Reset judge thresholds to the contract's own", on_click=state.reset_to_contract, key="reset_contract")
 
 
 def on_threshold_file() -> None:

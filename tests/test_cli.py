@@ -27,25 +27,32 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("argv, code, lines", [
     (["panel", S / "detector_panel.csv"], 1, [
-        "violence: REPORT_ONLY  alpha=520132/2203311 (236 permil)  spread=39/10  detectors=3",
-        "insult: REPORT_ONLY  alpha=67581/156767 (431 permil)  spread=31/10  detectors=3",
-        "sexual: ENFORCE  alpha=2077057/2664648 (779 permil)  spread=29/20  detectors=3",
+        "violence: REPORT_ONLY at the nominal level (the default)  alpha=520132/2203311 (236 permil)  spread=39/10  "
+        "detectors=3",
+        "insult: REPORT_ONLY at the nominal level (the default)  alpha=67581/156767 (431 permil)  spread=31/10  "
+        "detectors=3",
+        "sexual: ENFORCE at the nominal level (the default)  alpha=2077057/2664648 (779 permil)  spread=29/20  "
+        "detectors=3",
         "overall: REPORT_ONLY"]),
     (["panel", S / "detector_panel.csv", "--dimension", "sexual"], 0, ["overall: ENFORCE"]),
     (["panel", S / "detector_panel.csv", "--rates", S / "detector_rates.csv", "--preset", "exploratory",
       "--thresholds", S / "thresholds.toml"], 1, [
-        "violence: REPORT_ONLY  alpha=520132/2203311 (236 permil)  spread=39/10  detectors=3",
-        "insult: ENFORCE  alpha=67581/156767 (431 permil)  spread=31/10  detectors=3"]),
-    (["panel", S / "single_detector.csv"], 2, ["all: REFUSE_SINGLE  alpha=172640/191187 (902 permil)  spread=1  detectors=1"]),
+        "violence: REPORT_ONLY at the nominal level (the default)  alpha=520132/2203311 (236 permil)  spread=39/10  "
+        "detectors=3",
+        "insult: ENFORCE at the nominal level (the default)  alpha=67581/156767 (431 permil)  spread=31/10  "
+        "detectors=3"]),
+    (["panel", S / "single_detector.csv"], 2, ["all: REFUSE_SINGLE at the nominal level (the default)  "
+                                               "alpha=172640/191187 (902 permil)  spread=1  detectors=1"]),
     (["panel", S / "krippendorff_2011.csv", "--level", "interval"], 0,
-     ["all: ENFORCE  alpha=951/1120 (849 permil)  spread=not measured  detectors=4"]),
+     ["all: ENFORCE at the interval level (chosen)  alpha=951/1120 (849 permil)  spread=not measured  detectors=4"]),
     (["panel", S / "krippendorff_2011.csv", "--positive", "2", "--level", "nominal"], 0,
-     ["all: ENFORCE  alpha=113/152 (743 permil)  spread=4/3  detectors=4"]),
-    (["panel", S / "krippendorff_2011.csv"], 0,  # five whole numbers: ordinal is suggested, and said
-     ["all: ENFORCE  alpha=108577/133160 (815 permil)  spread=not measured  detectors=4",
-      "  level ordinal (suggested: 5 ordered whole numbers (1, 2, 3...), like a rating scale: ordinal or interval "
-      "fits; nominal would treat neighbouring values as unrelated); alpha at other levels: nominal 113/152, "
-      "interval 951/1120, ratio 18222619/22852465"]),
+     ["all: ENFORCE at the nominal level (chosen)  alpha=113/152 (743 permil)  spread=4/3  detectors=4"]),
+    (["panel", S / "krippendorff_2011.csv"], 0,  # five whole numbers: nominal by default, ordinal suggested beside
+     ["all: ENFORCE at the nominal level (the default)  alpha=113/152 (743 permil)  spread=not measured  detectors=4",
+      "  level nominal: the specification's level, and R kripp.alpha's default; alpha at other levels: "
+      "ordinal 108577/133160, interval 951/1120, ratio 18222619/22852465",
+      "  suggested level ordinal: 5 ordered whole numbers (1, 2, 3...), like a rating scale: ordinal or interval "
+      "fits; nominal would treat neighbouring values as unrelated (--level ordinal)"]),
     (["calibrate", S / "judge_failing.json"], 1, ["  position_flip: 26/233 = 1116 bps (<= 500): FAIL"]),
     (["calibrate", S / "judge_illustrative.json"], 0, ["  human_agreement: 16/16 = 10000 bps (>= 9000): pass"]),
     (["calibrate", S / "judge_failing_contract.json", "--references", S / "judge_failing_references.csv",
@@ -137,7 +144,7 @@ def test_report_files(tmp_path, capsys):
         assert code == 1 and path.exists()
     assert json.loads((tmp_path / "r.json").read_text())["panel"]["verdict"] == "REPORT_ONLY"
     md = (tmp_path / "r.md").read_text()
-    assert "| violence | REPORT_ONLY | 520132/2203311 | 236 |" in md
+    assert "| violence | REPORT_ONLY | nominal (the default) | 520132/2203311 | 236 |" in md
     html = (tmp_path / "r.html").read_text()
     assert html.count("<script") >= 2 and 'src="http' not in html and "<link" not in html  # plotly.js inlined
     assert "REPORT_ONLY" in html

@@ -254,3 +254,30 @@ def test_a_file_named_like_a_pattern_is_that_file(tmp_path, capsys):
     (m_code, m_out), (d_code, d_out) = both(capsys, f)
     assert m_code == d_code and verdicts(m_out) == verdicts(d_out)
     assert verdicts(d_out)[0][3] == 4
+
+
+def test_the_units_interval_comes_from_the_counts_unit_patterns_as_in_memory(tmp_path):
+    """Many values (the join path, more than PIVOT_MAX_CATEGORIES) at the interval level: DuckDB's
+    counts carry the unit patterns, and the default interval is the in-memory one, draw for draw."""
+    rng = np.random.default_rng(5)
+    truth = rng.integers(0, 36, 150)
+    f = tmp_path / "ratings.csv"
+    f.write_text("unit,rater,value\n" + "".join(f"u{u},r{r},{truth[u] + int(rng.integers(0, 5))}\n"
+                                                for u in range(150) for r in range(4) if rng.random() < 0.9))
+    memory = measure_panels(import_ratings(f.name, f.read_bytes()).panels, "interval")["all"].alpha_boot
+    counted = measure_counts(panel_counts([str(f)])["all"], f.name, "interval").alpha_boot
+    assert memory.method == counted.method == "units" and memory.note == counted.note == ""
+    assert np.array_equal(memory.samples, counted.samples)
+
+
+def test_counts_with_too_many_unit_patterns_give_the_pairs_interval_and_say_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(C, "MAX_PATTERNS", 3)
+    f = tmp_path / "ratings.csv"
+    write_csv(f, long_rows(1, False))
+    for dim, c in panel_counts([str(f)], LongColumns(dimension="dimension")).items():
+        assert c.too_many_patterns and c.patterns is None
+        assert C.merge(c, c).too_many_patterns  # no merge brings them back
+        b = measure_counts(c, f.name, "nominal").alpha_boot
+        assert b.method == "pairs" and b.defined
+        assert b.note.startswith("not the units bootstrap: more than 3 distinct unit patterns")
+        assert "narrower than 95% when units have 3+ ratings" in b.note

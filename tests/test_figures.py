@@ -223,7 +223,7 @@ def test_gate_bullet_colours_the_value_by_the_decided_flag(panel, dark):
     for dim, colour in (("violence", p.failed), ("sexual", p.passed)):
         m, d = panel[dim]
         fig = F.gate_bullet(gates_of(m, d)["alpha"], dark=dark)
-        (value,) = [t for t in fig.data if t.name == "measured alpha"]
+        (value,) = [t for t in fig.data if t.name == "measured alpha (nominal)"]
         assert value.x == (gates_of(m, d)["alpha"].value,) and value.marker.color == colour
     unchecked = Gate("panel", "d", "spread", "spread", "max", "x", 1.5, 1.2, 1.9, 2.0, None)
     (value,) = [t for t in F.gate_bullet(unchecked, dark=dark).data if t.name == "measured spread"]
@@ -237,7 +237,7 @@ def test_gate_bullet_interval_and_axes(panel, judge, dark):
     fig = F.gate_bullet(g["alpha"], dark=dark)
     (band,) = [t for t in fig.data if t.name == "95% interval"]
     assert band.x == (g["alpha"].low, g["alpha"].high)
-    assert annotation(fig, "interval label").text == "95% interval 0.187 to 0.284"
+    assert annotation(fig, "interval label").text == "95% interval 0.179 to 0.295"  # the units bootstrap (the default)
     assert fig.layout.xaxis.range[0] == pytest.approx(-0.2) and fig.layout.xaxis.range[1] == pytest.approx(1.0)
     assert fig.layout.xaxis.dtick == 0.2
     spread = F.gate_bullet(g["spread"], dark=dark)
@@ -270,17 +270,17 @@ def test_undefined_alpha_is_drawn_as_its_state_never_in_a_passing_colour(undefin
     m, d = undefined_alpha
     for fig in (F.alpha_bullet(m, d, dark=dark), F.gate_bullet(gates_of(m, d)["alpha"], dark=dark)):
         state = annotation(fig, "state")
-        assert state.text.replace("<br>", " ") == "alpha undefined: no pairable values or no variation"
+        assert state.text.replace("<br>", " ") == "alpha (nominal) undefined: no pairable values or no variation"
         assert (state.x, state.xref) == (0.5, "paper")
-        assert fig.layout.title.text == "alpha: fails"
+        assert fig.layout.title.text == "alpha (nominal): fails"
         assert [t for t in fig.data] == []  # no marker, no interval
         assert p.passed not in colours_used(fig) and p.pass_region not in colours_used(fig)
         (mark,) = shapes(fig, "threshold")
         assert mark.x0 == 0.6 and mark.line.color == p.threshold
-        assert F.caption(fig).startswith("Alpha undefined: there is no number to draw, only the floor in force "
+        assert F.caption(fig).startswith("Alpha (nominal) undefined: there is no number to draw, only the floor in force "
                                          "(0.600).")
     sweep = F.threshold_sweep(gates_of(m, d)["alpha"], dark=dark)
-    assert "alpha undefined" in annotation(sweep, "state").text
+    assert "alpha (nominal) undefined" in annotation(sweep, "state").text
     assert shapes(sweep, "passes") == shapes(sweep, "fails") == []
     assert p.pass_region not in colours_used(sweep) and p.passed not in colours_used(sweep)
 
@@ -398,9 +398,15 @@ def test_calibration_rates_results_in_words_and_markers(judge, dark):
     assert marks.marker.line.color == p.threshold
     results = [a.text for a in fig.layout.annotations if a.name == "result"]
     assert results[0] == "64.3% (926/1,440): fails" and results[2] == "1.5% (7/480): passes"
-    assert all(a.xref == "paper" and a.x == 1 for a in fig.layout.annotations)
+    labels = [a.text for a in fig.layout.annotations if a.name == "label"]
+    assert labels[0] == "<b>Human agreement</b>, at least 90.0%" and labels[1] == "<b>Position flip</b>, at most 5.0%"
+    # the words sit above each bar, from the plot's left edge: no label or result column takes its width
+    assert all(a.xref == "paper" and a.x == 0 and a.xanchor == "left" for a in fig.layout.annotations)
+    for i, (label, result) in enumerate(zip(*[[a for a in fig.layout.annotations if a.name == n]
+                                                for n in ("label", "result")])):
+        assert label.y == result.y < bars.y[i] and result.yshift < 0  # the result on the line below the name
+    assert fig.layout.margin.l <= 10 and fig.layout.margin.r <= 16 and fig.layout.yaxis.visible is False
     assert fig.layout.xaxis.title.text == "rate (%)" and fig.layout.xaxis.range == (0, 100)
-    assert fig.layout.yaxis.automargin and bars.y[0] == "Human agreement<br>at least 90.0%"
     assert {t.name for t in fig.data} >= {"passes", "fails", "threshold"}
 
 
@@ -413,7 +419,7 @@ def test_calibration_rates_not_evaluable_is_grey(judge):
     fig = F.calibration_rates(replace(d, checks=tuple(checks)))
     p = F.palette(False)
     assert fig.data[0].marker.color[3] == p.neutral
-    assert [a.text for a in fig.layout.annotations][3] == "not evaluable"
+    assert [a.text for a in fig.layout.annotations if a.name == "result"][3] == "not evaluable"
     assert "not evaluable" in {t.name for t in fig.data}
     assert "1 cannot be evaluated" in F.caption(fig)
 
@@ -432,7 +438,7 @@ def test_coincidence_heatmap(panel, dark):
 
 def test_old_call_signatures_still_work(panel, judge):
     m, d = panel["insult"]
-    assert F.alpha_bullet(m, d).layout.title.text == "alpha 0.431, needs 0.600: 0.169 short"
+    assert F.alpha_bullet(m, d).layout.title.text == "alpha (nominal) 0.431, needs 0.600: 0.169 short"
     assert F.rates_interval(m, d).layout.height == 340
     assert F.coincidence_heatmap(m).layout.height == 340
-    assert F.calibration_rates(judge["failing"][0]).layout.height == 360
+    assert F.calibration_rates(judge["failing"][0]).layout.height == 62 + 70 * 5 + 112  # title, five rows, axis

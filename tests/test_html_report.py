@@ -96,6 +96,9 @@ def test_summary_is_html_not_markdown(pages, name):
     assert "<th scope=\"col\">result</th>" in page
     if name in ("panel", "k2011"):
         assert "at least 0.600 (600 permil)" in text and "Every dimension" in text
+    elif name == "judge-log":  # no contract: measured against illustrative limits, not decided (no FAIL)
+        assert "at least 90.00% (9,000 bps)" in text and "outside the limit" in text and "FAIL" not in text
+        assert "INCOMPLETE: no contract: measured against illustrative limits" in text
     else:
         assert "at least 90.00% (9,000 bps)" in text and "FAIL" in text
 

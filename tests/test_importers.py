@@ -179,8 +179,9 @@ def test_level_suggestions(data, level):
 
 def test_every_admissible_level_is_measured_so_the_choice_is_visible():
     p = import_ratings("k.csv", (ROOT / "sample_data" / "krippendorff_2011.csv").read_bytes()).panels
-    m = measure_panels(p, "auto")["all"]
-    assert m.level == "ordinal" and m.alpha_at_levels == {
+    m = measure_panels(p, "auto")["all"]  # nobody chose: the specification's nominal, ordinal suggested beside it
+    assert (m.level, m.level_origin[0], m.level_suggestion[0]) == ("nominal", "default", "ordinal")
+    assert m.alpha_at_levels == {
         "nominal": NOMINAL, "ordinal": Fraction(108577, 133160), "interval": INTERVAL,
         "ratio": Fraction(18222619, 22852465)}
 

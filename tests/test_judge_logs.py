@@ -35,13 +35,20 @@ def test_mt_bench_position_flip_is_recomputed_from_the_raw_games():
     b = parse_judge_log(MT.name, MT.read_bytes())
     rate = b.measurement.position_flip
     assert (rate.numerator, rate.denominator) == (flips, len(both)) == (48, 142)
-    assert b.measurement.unavailable == {
-        "human_agreement": "the source has no human references (give them as a second file)",
-        "repeat_variance": "the source has one judgment per case and order, so repetitions cannot vary",
-        "verbosity_bias": "the source has no human references (give them as a second file)",
-        "self_preference": "the source has no human references (give them as a second file)",
+    refs = "the source has no human references (give them as a second file)"
+    lengths = ("the source has no candidate lengths (the answers' texts supply them, e.g. FastChat judge prompts "
+               "that hold both answers, or candidate_a_tokens and candidate_b_tokens: this source has neither)")
+    assert b.measurement.unavailable == {  # every missing need per gate, and what supplies it
+        "human_agreement": refs,
+        "repeat_variance": "this log has one judgment per order; the contract requires 2 repetitions: repeat variance "
+                           "cannot be evaluated (only a log that repeats each judgment supplies it)",
+        "verbosity_bias": f"{refs}; and {lengths}",
+        "self_preference": refs,
     }
-    assert decide(b.measurement).decision == "FAIL_CALIBRATION"  # an evaluable gate fails
+    # no contract was given: measured against illustrative limits, not decided (position flip alone
+    # lies far outside them, which is not a FAIL_CALIBRATION: see tests/test_no_contract.py)
+    d = decide(b.measurement)
+    assert (d.decision, d.reason) == ("INCOMPLETE", "no contract: measured against illustrative limits")
 
 
 def test_mt_bench_human_votes_join_by_question_turn_and_model_pair_whatever_the_order():
@@ -79,7 +86,9 @@ def test_alpacaeval_without_references_is_incomplete_never_a_pass(capsys):
     assert main(["calibrate", str(ALPACA)]) == 1
     out = capsys.readouterr().out
     assert "position_flip: not evaluable: the source does not say in which order the candidates were shown" in out
-    assert "INCOMPLETE: no gate could be evaluated from this source: this is not a pass" in out
+    # no contract either: not decided, whatever the gates (tests/test_no_contract.py)
+    assert ("INCOMPLETE: no contract: measured against illustrative limits: not decided, this is not a pass "
+            "(0 of 5 gates measurable)") in out
 
 
 def test_alpacaeval_with_its_own_shape_of_human_annotations():
@@ -150,6 +159,7 @@ def test_a_log_of_another_shape_through_its_mapping_gets_the_seeds_full_audit(ca
                  str(S / "judge_failing_references.csv"), "--contract", str(S / "judge_failing_contract.json"), "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 1 and report["calibration"]["decision"] == "FAIL_CALIBRATION"
+    assert report["calibration"]["contract_origin"] == "given"
     assert [(r["numerator"], r["denominator"]) for r in report["calibration"]["rates"]] == \
         [(926, 1440), (26, 233), (7, 480), (333, 714), (95, 168)]
 

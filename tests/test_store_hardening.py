@@ -37,10 +37,7 @@ def run(capsys, *argv: object) -> tuple[int, str, str]:
     return code, out, err
 
 
-def recorded_id(out: str) -> str:
-    last = out.strip().splitlines()[-1]
-    assert last.startswith("run ") and " recorded in " in last, last
-    return last.split()[1]
+from test_history_cli import recorded_id  # noqa: E402  (one reading of "run X recorded in Y")
 
 
 def where(url: str) -> str:

@@ -6,7 +6,7 @@ by input digest; ``decide_*`` is cheap and is all a threshold slider reruns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -15,12 +15,15 @@ import numpy as np
 from agreebound.escape import excerpt
 from agreebound.formats import DetectorRate, InputError, RatingPanel, category_texts
 from agreebound.limits import LISTED_CATEGORIES, MAX_TYPED_CHARS, RATIO_MAX_CATEGORIES
-from agreebound.panel import AlphaResult, PanelDecision, PanelThresholds, alpha_coded, decide
+from agreebound.panel import AlphaResult, PanelDecision, PanelThresholds, Verdict, alpha_coded, decide
 from agreebound.uncertainty import (
     AlphaBootstrap,
     Wilson,
+    DEFAULT_INTERVAL,
     bootstrap_alpha,
+    bootstrap_alpha_counts,
     bootstrap_alpha_units,
+    interval_method,
     spread_interval,
 )
 
@@ -41,7 +44,7 @@ class PanelMeasurement:
     positive: Any
     n_units: int
     n_ratings: int
-    alpha_boot: AlphaBootstrap  # Krippendorff's bootstrap (2,000 draws, seed 0)
+    alpha_boot: AlphaBootstrap  # the units bootstrap by default (2,000 draws, seed 0); or KALPHA's pairs
     spread_bracket: tuple[float, float | None]  # Wilson-based (low, high); high None = unbounded
     kind: str = "integer"  # the panel's values: "integer", "decimal" or "label"
     #: How often each category occurs (all ratings, pairable or not), in category order.
@@ -49,6 +52,9 @@ class PanelMeasurement:
     notices: tuple[str, ...] = ()
     #: The level suggested for these values and why, in words (the level in force may differ).
     level_suggestion: tuple[str, str] = ("nominal", "")
+    #: Who chose the level in force (LEVEL_ORIGINS: "user", "mapping" or "default") and, for the
+    #: default, why (the rule of :func:`default_level`).
+    level_origin: tuple[str, str] = ("default", "")
     #: Alpha at every level the values admit (None: undefined there), so the choice is visible.
     alpha_at_levels: dict[str, Fraction | None] = field(default_factory=dict, compare=False)
     #: A category that looks like a detector's "positive", offered when none is in force.
@@ -102,6 +108,31 @@ def suggest_level(panel: RatingPanel) -> tuple[str, str]:
                            "nominal would treat neighbouring values as unrelated")
     return "interval", (f"{k:,} numeric values: distances between them mean something; nominal would treat "
                         "close values as unrelated")
+
+
+#: Who chose the level in force: the user (--level, the level picker), the mapping file, or nobody
+#: (the default rule, :func:`default_level`).
+LEVEL_ORIGINS = ("user", "mapping", "default")
+#: Above this many distinct whole numbers nominal reads every value as a category of its own.
+NOMINAL_MAX_VALUES = 20
+
+
+def default_level(panel: RatingPanel) -> tuple[str, str]:
+    """The level in force when nobody chose one, and why: the specification's (the seeds' nominal,
+    also R ``kripp.alpha``'s default), except where nominal cannot mean anything: numbers with
+    decimals, or more than :data:`NOMINAL_MAX_VALUES` distinct whole numbers (then interval).
+    The suggested level (:func:`suggest_level`) is offered beside it, never silently applied."""
+    cats = panel.categories
+    k = len(cats)
+    if panel.kind == "label":
+        return "nominal", "the values are labels (nominal is the only level they admit)"
+    if panel.kind == "decimal":
+        return "interval", ("numbers with decimals: nominal would make every distinct number a category of its "
+                            "own, so the default is interval")
+    if k > NOMINAL_MAX_VALUES:
+        return "interval", (f"{k:,} distinct whole numbers, more than {NOMINAL_MAX_VALUES}: nominal would make each "
+                            "a category of its own, so the default is interval")
+    return "nominal", "the specification's level, and R kripp.alpha's default"
 
 
 def admissible_levels(panel: RatingPanel) -> tuple[str, ...]:
@@ -163,19 +194,20 @@ def resolve_positive(panel: RatingPanel, positive: Any) -> Any:
 
 def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "auto",
                   rates: tuple[DetectorRate, ...] | None = None, rates_file: str | None = None,
-                  interval: str = "krippendorff") -> PanelMeasurement:
-    """``level``: a level, or "auto" for the suggested one. ``interval``: "krippendorff" (KALPHA's
-    pair resampling, the default) or "units" (resample units; wider, and slower on large panels)."""
+                  interval: str = DEFAULT_INTERVAL, chosen_by: str = "user") -> PanelMeasurement:
+    """``level``: a level, or "auto" for nobody's choice (:func:`default_level`); ``chosen_by``
+    says who chose a given level ("user" or "mapping"). ``interval``: "units" (the units bootstrap,
+    a 95% interval; the default) or "pairs" (KALPHA's pair resampling, narrower than 95% when units
+    have 3+ ratings; "krippendorff", its name in runs recorded before, is the same)."""
     suggestion = suggest_level(panel)
-    if level == "auto":
-        level = suggestion[0]
+    level, origin = _level_in_force(panel, level, chosen_by)
     coded = panel.ratings(level)
     try:
         alpha = alpha_coded(coded, level)
     except ValueError as e:
         raise InputError(panel.file, None, panel.value_column, str(e)) from None
-    if interval == "units":
-        boot = bootstrap_alpha_units(coded, level)
+    if interval_method(interval) == "units":
+        boot = bootstrap_alpha_units(coded, level, result=alpha)
     else:
         boot = bootstrap_alpha(alpha)
     if rates is not None:
@@ -200,12 +232,21 @@ def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "a
     offered = suggest_positive(panel) if pos is None and rates is None else None
     return PanelMeasurement(panel.file, panel.dimension, level, alpha, panel.raters, panel.detectors, panel.humans,
                             tuple(used), source, pos, len(panel.units), panel.n_ratings, boot, bracket, panel.kind,
-                            counts, panel.notices, suggestion, at_levels, offered)
+                            counts, panel.notices, suggestion, origin, at_levels, offered)
+
+
+def _level_in_force(panel: Any, level: str, chosen_by: str) -> tuple[str, tuple[str, str]]:
+    if level == "auto":
+        chosen, why = default_level(panel)
+        return chosen, ("default", why)
+    if chosen_by not in LEVEL_ORIGINS[:2]:
+        raise ValueError(f"chosen_by must be one of {LEVEL_ORIGINS[:2]}, got {chosen_by!r}")
+    return level, (chosen_by, "chosen in the mapping file" if chosen_by == "mapping" else "chosen by the user")
 
 
 def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", positive: Any = "auto",
                    rates: dict[str, tuple[DetectorRate, ...]] | None = None, rates_file: str | None = None,
-                   interval: str = "krippendorff") -> dict[str, PanelMeasurement]:
+                   interval: str = DEFAULT_INTERVAL, chosen_by: str = "user") -> dict[str, PanelMeasurement]:
     """Measure every dimension; a rates file supplies each dimension's rates by name (a file
     without a dimension column serves them all)."""
     out = {}
@@ -227,13 +268,60 @@ def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", posit
                 raise InputError(rates_file or "", None, "detector",
                                  f"{what} (dimension {excerpt(dim)}); the spread is over the panel's own detectors: "
                                  f"{', '.join(excerpt(x) for x in sorted(panel_detectors)[:10])}")
-        out[dim] = measure_panel(panel, level, positive, given, rates_file if given is not None else None, interval)
+        out[dim] = measure_panel(panel, level, positive, given, rates_file if given is not None else None, interval,
+                                 chosen_by)
     return out
 
 
 def decide_panel(m: PanelMeasurement, thresholds: PanelThresholds) -> PanelDecision:
     return decide(m.ndet, m.alpha, m.rate_values, thresholds, alpha_low=m.alpha_boot.low,
                   spread_high=m.spread_bracket[1])
+
+
+def compared_levels(m: PanelMeasurement) -> tuple[str, ...]:
+    """The levels a verdict is held against: every level the values admit, ratio only where it
+    is in force (it needs a true zero only the user knows of)."""
+    return tuple(lv for lv in m.alpha_at_levels if lv != "ratio" or m.level == "ratio")
+
+
+def level_verdicts(m: PanelMeasurement, thresholds: PanelThresholds) -> dict[str, Verdict]:
+    """The verdict alpha at each compared level would give, all else unchanged, by the point
+    gates (strict mode's interval bound is drawn at the level in force only, so strict mode alone
+    never makes a verdict depend on the level). They differ: the verdict *depends on the level*."""
+    plain = replace(thresholds, strict=False)
+    return {lv: decide(m.ndet, m.alpha_at_levels[lv], m.rate_values, plain, spread_high=m.spread_bracket[1]).verdict
+            for lv in compared_levels(m)}
+
+
+def depends_on_level(m: PanelMeasurement, thresholds: PanelThresholds) -> bool:
+    return len(set(level_verdicts(m, thresholds).values())) > 1
+
+
+def level_phrase(level: str, chosen_by: str) -> str:
+    """``at the nominal level (the default)``: how a verdict or an alpha names its level."""
+    return f"at the {level} level ({LEVEL_ORIGIN_WORDS[chosen_by]})"
+
+
+#: How each origin of the level in force is said beside it.
+LEVEL_ORIGIN_WORDS = {"user": "chosen", "mapping": "the mapping's", "default": "the default"}
+
+
+def level_note(m: PanelMeasurement, verdicts: dict[str, Any]) -> str | None:
+    """``REPORT_ONLY at nominal; ENFORCE at ordinal and interval (alpha 0.186 at nominal, 0.959
+    at ordinal, ...)``, said beside a verdict that depends on the level; None where it does not."""
+    if len(set(verdicts.values())) < 2:
+        return None
+    order = [m.level] + [lv for lv in verdicts if lv != m.level]
+    by_verdict: dict[str, list[str]] = {}
+    for lv in order:
+        by_verdict.setdefault(verdicts[lv].value, []).append(lv)
+    said = "; ".join(f"{v} at {' and '.join(lvs)}" for v, lvs in by_verdict.items())
+    alphas = ", ".join(f"{_alpha_text(m.alpha_at_levels[lv])} at {lv}" for lv in order)
+    return f"{said} (alpha {alphas})"
+
+
+def _alpha_text(v: Fraction | None) -> str:
+    return "undefined" if v is None else f"{float(v):.3f}"
 
 
 # --- from mergeable counts (any engine) ---------------------------------------------------------
@@ -261,22 +349,23 @@ class _CountsPanel:
 
 
 def measure_counts(counts: Any, file: str, level: str = "auto", positive: Any = "auto",
-                   humans: Sequence[str] | None = None, interval: str = "krippendorff") -> PanelMeasurement:
+                   humans: Sequence[str] | None = None, interval: str = DEFAULT_INTERVAL,
+                   chosen_by: str = "user") -> PanelMeasurement:
     """A dimension measured from its counts (agreebound.counts): the same measurement as
     :func:`measure_panel` on the ratings, for engines that never hold the ratings (DuckDB, Spark).
-    ``interval`` "units" needs the ratings, so counts give Krippendorff's pair bootstrap."""
+    ``interval`` "units" is drawn from the counts' unit patterns, the interval in memory; counts
+    without them (too many distinct patterns) give the pairs bootstrap, and its note says so."""
     from agreebound.counts import alpha as alpha_of_counts
     from agreebound.formats import HUMAN_PREFIX
 
     panel = _CountsPanel(counts, file)
     suggestion = suggest_level(panel)  # type: ignore[arg-type]
-    if level == "auto":
-        level = suggestion[0]
+    level, origin = _level_in_force(panel, level, chosen_by)
     try:
         alpha = alpha_of_counts(counts, level)
     except ValueError as e:
         raise InputError(file, None, "value", str(e)) from None
-    boot = bootstrap_alpha(alpha)
+    boot = bootstrap_alpha_counts(counts, alpha, level, interval)
     raters = counts.raters
     if humans is None:
         named = tuple(r for r in raters if r.lower().startswith(HUMAN_PREFIX))
@@ -304,7 +393,7 @@ def measure_counts(counts: Any, file: str, level: str = "auto", positive: Any = 
     offered = suggest_positive(panel, totals) if pos is None else None  # type: ignore[arg-type]
     return PanelMeasurement(file, counts.dimension, level, alpha, raters, detectors, humans_t, used, source, pos,
                             counts.n_units, counts.n_ratings, boot, bracket, panel.kind, totals, (), suggestion,
-                            at_levels, offered)
+                            origin, at_levels, offered)
 
 
 # --- the coefficients beside alpha (issue: reviewers ask "but they agree 94% of the time?") --------

@@ -318,6 +318,9 @@ class CalibrationMeasurement:
     #: An out-of-core engine's measurement: the per-case sums (agreebound.judge_counts) instead of
     #: one row per case (``cases`` is then empty).
     counts: Any = field(default=None, compare=False, repr=False)
+    #: False when the user gave no contract (a judge log alone): the contract is drafted from the
+    #: log with the seed's illustrative limits, and :func:`decide` measures but never decides.
+    contract_given: bool = field(default=True, compare=False)
 
     @property
     def rates(self) -> tuple[Rate, ...]:
@@ -329,7 +332,8 @@ class CalibrationMeasurement:
 
     @property
     def bound(self) -> bool:
-        return self.contract_content_id == self.contract.content_id
+        """The snapshot names this contract's content; a source without a contract is bound to none."""
+        return self.contract_given and self.contract_content_id == self.contract.content_id
 
     def case_counts(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Each rate split by case: name -> (y, m), int64 arrays over the cases that contribute
@@ -609,6 +613,14 @@ class RateCheck:
         return v - self.threshold if self.kind == "min" else self.threshold - v
 
 
+#: How the illustrative limits are named wherever they appear: they are an example, not a contract.
+ILLUSTRATIVE_LIMITS = "illustrative limits (the seed's example), not a contract"
+#: The reason a source without a contract is not decided (with the seed's illustrative limits).
+NO_CONTRACT_REASON = "no contract: measured against illustrative limits"
+#: ... and with thresholds the user set (a preset, a file, an edit) but still no contract.
+NO_CONTRACT_THRESHOLDS_REASON = "no contract: measured against the thresholds in force, not a contract"
+
+
 @dataclass(frozen=True)
 class CalibrationDecision:
     decision: Decision
@@ -618,6 +630,16 @@ class CalibrationDecision:
     decided_against: JudgeCalibrationContract  # the bound contract, or a draft of it
     bound_content_id: str  # the contract the measurement was bound to
     seed_decision: Decision  # what the seed's rounded bps decide under the same thresholds
+    #: Where the contract came from: "given" (by the user: a bundle, the trio, --contract), or no
+    #: contract at all and the gates measured against "illustrative" limits (the seed's example)
+    #: or the "thresholds" in force (a preset, a file, an edit). Without a contract nothing is decided.
+    contract_origin: str = "given"
+    #: Why the decision is INCOMPLETE, in words (None otherwise).
+    reason: str | None = None
+
+    @property
+    def contract_given(self) -> bool:
+        return self.contract_origin == "given"
 
     @property
     def against_bound(self) -> bool:
@@ -625,7 +647,20 @@ class CalibrationDecision:
 
     @property
     def contract_kind(self) -> str:
+        """"bound" or "draft" (edited thresholds) for a contract the user gave; "illustrative" or
+        "thresholds" when there is no contract (nothing is bound, nothing is decided)."""
+        if not self.contract_given:
+            return self.contract_origin
         return "bound" if self.against_bound else "draft"
+
+    @property
+    def limits_text(self) -> str:
+        """What the gates were measured against, in words."""
+        if self.contract_origin == "illustrative":
+            return ILLUSTRATIVE_LIMITS
+        if self.contract_origin == "thresholds":
+            return "the thresholds in force, not a contract (none was given)"
+        return f"the {self.contract_kind} contract"
 
     @property
     def seed_disagrees(self) -> bool:
@@ -649,7 +684,9 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
     """The calibration decision: the only place rates meet thresholds (exact fractions).
 
     ``thresholds`` defaults to the contract's own; edited thresholds make a draft contract with
-    its own content id, named in the decision.
+    its own content id, named in the decision. A measurement without a contract the user gave
+    (``contract_given`` False) is measured against its limits but never decided: INCOMPLETE, with
+    the reason (:data:`NO_CONTRACT_REASON`).
     """
     th = thresholds if thresholds is not None else measurement.contract.thresholds
     if not isinstance(th, CalibrationThresholds):
@@ -685,9 +722,19 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
         issues = _reference_issues(measurement.cases, th.minimum_reviewers)
     decision: Decision = PASS if not issues and all(c.passed for c in checks) else FAIL
     seed_decision: Decision = PASS if not issues and all(c.seed_passed for c in checks) else FAIL
+    reason = None
     if measurement.partial:  # some gate cannot be evaluated: never a pass, and not a fail of the judge
         available_failed = any(not c.passed for c in checks if c.unavailable is None) or bool(issues)
         decision = seed_decision = FAIL if available_failed else INCOMPLETE
+        if decision == INCOMPLETE:
+            reason = (f"a partial audit: {sum(c.unavailable is not None for c in checks)} of {len(checks)} gates "
+                      "cannot be evaluated from this source")
+    origin = "given"
+    if not measurement.contract_given:  # no contract: the gates are measured, nothing is decided
+        illustrative = th.contract_fields() == ILLUSTRATIVE_CONTRACT.thresholds.contract_fields()
+        origin = "illustrative" if illustrative else "thresholds"
+        decision = seed_decision = INCOMPLETE
+        reason = NO_CONTRACT_REASON if illustrative else NO_CONTRACT_THRESHOLDS_REASON
     return CalibrationDecision(
         decision=decision,
         checks=tuple(checks),
@@ -696,6 +743,8 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
         decided_against=measurement.contract.with_thresholds(th),
         bound_content_id=measurement.contract.content_id,
         seed_decision=seed_decision,
+        contract_origin=origin,
+        reason=reason,
     )
 
 
@@ -1052,13 +1101,30 @@ GATE_NEEDS = {
     "verbosity_bias": ("references", "lengths"),
     "self_preference": ("references", "generators"),
 }
+#: Each need, missing, in words: what is missing and what supplies it; when only another log could
+#: supply it (not a second file), it says this source never can. "repetitions" is said with the
+#: contract's repetitions (:func:`lack_text`).
 LACKS = {
     "references": "the source has no human references (give them as a second file)",
-    "orders": "the source does not say in which order the candidates were shown",
-    "repetitions": "the source has one judgment per case and order, so repetitions cannot vary",
-    "lengths": "the source has no candidate lengths",
-    "generators": "the source does not name the candidates' generators",
+    "orders": "the source does not say in which order the candidates were shown (only a log that records each "
+              "judgment's order supplies it: this source never can)",
+    "repetitions": "this log has one judgment per order; the contract requires {repetitions} repetitions: "
+                   "repeat variance cannot be evaluated (only a log that repeats each judgment supplies it)",
+    "lengths": "the source has no candidate lengths (the answers' texts supply them, e.g. FastChat judge prompts "
+               "that hold both answers, or candidate_a_tokens and candidate_b_tokens: this source has neither)",
+    "generators": "the source does not name the candidates' generators (candidate_a_generator and "
+                  "candidate_b_generator supply them: this source has neither)",
 }
+
+
+def lack_text(need: str, contract: JudgeCalibrationContract) -> str:
+    return LACKS[need].format(repetitions=contract.repetitions_per_order)
+
+
+def gate_advice(name: str, lacks: Sequence[str] | set[str], contract: JudgeCalibrationContract) -> str | None:
+    """Why gate ``name`` cannot be evaluated: every need it lacks and what supplies each (None: it can)."""
+    missing = [lack_text(need, contract) for need in GATE_NEEDS[name] if need in lacks]
+    return "; and ".join(missing) if missing else None
 
 
 def measure_partial(contract: JudgeCalibrationContract, observations: pd.DataFrame, references: pd.DataFrame | None,
@@ -1112,10 +1178,10 @@ def measure_partial(contract: JudgeCalibrationContract, observations: pd.DataFra
     everyone = _measure_arrays(contract, header, arrays(np.ones(n, dtype=bool)))
     referenced = _measure_arrays(contract, header, arrays(has_ref)) if has_ref.any() else None
     unavailable: dict[str, str] = {}
-    for name, needs in GATE_NEEDS.items():
-        missing = [LACKS[x] for x in needs if x in lacks]
-        if missing:
-            unavailable[name] = missing[0]
+    for name in GATE_NEEDS:
+        advice = gate_advice(name, lacks, contract)
+        if advice:
+            unavailable[name] = advice
     rates = {name: getattr(everyone, name) for name in ("position_flip", "repeat_variance")}
     for name in ("human_agreement", "verbosity_bias", "self_preference"):
         rates[name] = getattr(referenced, name) if referenced is not None else Rate(name, 0, 0)

@@ -3,7 +3,7 @@
 Exit codes are the contract a CI job gates on, so nothing else may ever produce a verdict's code:
 
   0  ENFORCE / PASS_CALIBRATION
-  1  REPORT_ONLY / FAIL_CALIBRATION
+  1  REPORT_ONLY / FAIL_CALIBRATION / INCOMPLETE (a judge not decided: no contract, or a partial audit)
   2  REFUSE_SINGLE
   3  bad input or bad usage (one line on stderr: file, row, column, reason; or the usage)
   4  internal error (one line on stderr: a bug in agreebound, never a verdict)
@@ -36,7 +36,8 @@ REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
 
 EXIT_CODE_HELP = """exit codes:
   0  ENFORCE / PASS_CALIBRATION
-  1  REPORT_ONLY / FAIL_CALIBRATION
+  1  REPORT_ONLY / FAIL_CALIBRATION / INCOMPLETE (a judge not decided: no contract, or a partial audit;
+     never a pass)
   2  REFUSE_SINGLE
   3  bad input or usage: one line on stderr naming the file, row, column and reason
   4  internal error: a bug in agreebound, never a verdict (rerun with AGREEBOUND_TRACE=1 for the trace)"""
@@ -97,9 +98,12 @@ class _Parser(argparse.ArgumentParser):
             if a.option_strings or a.dest == "help":
                 continue
             if a.choices and not a.metavar:
-                positional.append("{" + ",".join(a.choices) + "}")
+                shown = "{" + ",".join(a.choices) + "}"
             else:
-                positional.append(a.metavar or a.dest)
+                shown = a.metavar or a.dest
+            if a.nargs in ("*", "?"):  # optional, and said so
+                shown = f"[{shown} ...]" if a.nargs == "*" else f"[{shown}]"
+            positional.append(shown)
         return f"usage: {self.prog} [options] {' '.join(positional)}".rstrip()
 
 
@@ -318,13 +322,14 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
         counts = {want: counts[want]}
     name = Path(files[0]).name + (f" (and {len(files) - 1} more file{'s' if len(files) > 2 else ''})"
                                    if len(files) > 1 else "")
-    level = args.level if args.level != "auto" else (m.level or "auto")
+    level, chosen_by = _level_choice(args.level, m.level)
     positive: Any = args.positive if args.positive is not None else (m.positive or "auto")
     humans = _split(args.humans) if args.humans else (list(m.humans) if m.humans is not None else None)
     if args.detectors:
         every = {r for c in counts.values() for r in c.raters}
         humans = sorted(every - set(_split(args.detectors)))
-    measurements = {d: measure_counts(c, name, level, positive, humans) for d, c in counts.items()}
+    measurements = {d: measure_counts(c, name, level, positive, humans, args.interval, chosen_by=chosen_by)
+                    for d, c in counts.items()}
     inputs = []
     for f in files:
         if remote:  # on the cluster's storage: named, not read here
@@ -370,8 +375,9 @@ def _panel(args: argparse.Namespace) -> int:
         rates = parse_detector_rates(rname, rdata)
         inputs.append((rname, rdata))
     positive: Any = "auto" if args.positive is None else args.positive
-    level = args.level if args.level != "auto" else (imported.mapping.level or "auto")
-    measurements = measure_panels(panels, level, positive, rates, Path(args.rates).name if args.rates else None)
+    level, chosen_by = _level_choice(args.level, imported.mapping.level)
+    measurements = measure_panels(panels, level, positive, rates, Path(args.rates).name if args.rates else None,
+                                  args.interval, chosen_by=chosen_by)
     coefficients = None
     if args.coefficients:
         from agreebound.analysis import panel_coefficients
@@ -383,7 +389,8 @@ def _panel(args: argparse.Namespace) -> int:
         roles = ["ratings"] + (["mapping"] if args.mapping else []) + (["thresholds"] if args.thresholds else []) + \
             (["rates"] if args.rates else [])
         args.run = ("panel", [(role, n, b) for role, (n, b) in zip(roles, inputs)],
-                    _panel_recipe(args, imported, level, positive), t)
+                    {**_panel_recipe(args, imported, level, positive),
+                     "level_read": ", ".join(sorted({m.level for m in measurements.values()}))}, t)
 
     def html() -> str:
         from agreebound.ui.html import panel_html
@@ -391,6 +398,16 @@ def _panel(args: argparse.Namespace) -> int:
         return panel_html(measurements, t, report)
 
     return _emit(args, report, html, _print_panel)
+
+
+def _level_choice(flag: str, mapping_level: str | None) -> tuple[str, str]:
+    """The level and who chose it: --level (the user), else the mapping file's, else nobody ("auto":
+    the default rule, analysis.default_level)."""
+    if flag != "auto":
+        return flag, "user"
+    if mapping_level:
+        return mapping_level, "mapping"
+    return "auto", "user"
 
 
 def _panel_recipe(args: argparse.Namespace, imported: Any, level: str, positive: Any) -> dict[str, Any]:
@@ -402,10 +419,11 @@ def _panel_recipe(args: argparse.Namespace, imported: Any, level: str, positive:
     if args.humans or args.detectors:
         mapping = replace(mapping, humans=tuple(dict.fromkeys(h for p in imported.panels.values() for h in p.humans)))
     return {"mapping": mapping.to_json(), "level": level, "positive": positive if positive == "auto" else str(positive),
-            "dimension": args.dimension, "interval": "krippendorff"}
+            "dimension": args.dimension, "interval": args.interval}
 
 
 def _print_panel(report: dict[str, Any]) -> None:
+    from agreebound.analysis import level_phrase
     from agreebound.report import rows_read_text
 
     read = report.get("read")
@@ -424,16 +442,23 @@ def _print_panel(report: dict[str, Any]) -> None:
         a = d["alpha"]
         alpha = f"{a['exact']} ({a['permil']} permil)" if a["defined"] else "undefined"
         spread = d["spread"]["exact"] if d["spread"]["state"] == "bounded" else d["spread"]["state"]
-        print(f"{printable(d['dimension'], 80)}: {d['verdict']}  alpha={alpha}  spread={spread}  detectors={d['ndet']}")
+        lv = d["level"]
+        print(f"{printable(d['dimension'], 80)}: {d['verdict']} {level_phrase(lv['in_force'], lv['chosen_by'])}"
+              f"{'  (depends on the level)' if lv['depends_on_level'] else ''}  alpha={alpha}  spread={spread}  "
+              f"detectors={d['ndet']}")
         for r in d["reasons"]:
             print(f"  - {printable(r['message'])}")
+        if a["interval"]["note"]:  # how alpha's interval was drawn, or why it is not the units bootstrap
+            print(f"  interval: {printable(a['interval']['note'])}")
         if d["seed_disagrees"]:
-            print(f"  - the seed's own path ({printable(d['seed_path'])}) would decide {d['seed_verdict']}")
-        lv = d["level"]
+            print(f"  - the specification's integer formula ({printable(d['seed_path'])}) would decide "
+                  f"{d['seed_verdict']}")
+        if lv["note"]:
+            print(f"  - depends on the level: {printable(lv['note'])}")
         others = ", ".join(f"{k} {'undefined' if v is None else v}" for k, v in lv["alpha_at_levels"].items() if k != a["level"])
-        why = f"suggested: {lv['reason']}" if lv["suggested"] == a["level"] else \
-            f"the suggestion was {lv['suggested']}: {lv['reason']}"
-        print(f"  level {a['level']} ({printable(why)})" + (f"; alpha at other levels: {others}" if others else ""))
+        print(f"  level {a['level']}: {printable(lv['chosen_reason'])}" + (f"; alpha at other levels: {others}" if others else ""))
+        if lv["suggested"] != a["level"]:
+            print(f"  suggested level {lv['suggested']}: {printable(lv['reason'])} (--level {lv['suggested']})")
         if d["spread"]["state"] == "not measured" and d.get("positive_suggestion") is not None:
             print(f"  spread not checked: no detector rates; try --positive {printable(d['positive_suggestion'], 40)}")
         if d["kind"] == "label":
@@ -682,9 +707,14 @@ def _judge_recipe(args: argparse.Namespace, name: str, data: bytes) -> dict[str,
 
 def _print_calibration(report: dict[str, Any]) -> None:
     c = report["calibration"]
-    against = f"the {c['decided_against']['kind']} contract" if c.get("contract_source") == "given" else \
-        "a contract drafted from the log with the seed's illustrative thresholds"
-    print(f"decision: {c['decision']} (against {against}, {c['decided_against']['content_id']})")
+    given = c.get("contract_origin", "given") == "given"
+    if given:
+        print(f"decision: {c['decision']} (against the {c['decided_against']['kind']} contract, "
+              f"{c['decided_against']['content_id']})")
+    else:  # no contract: measured against the draft's limits, never decided
+        print(f"decision: {c['decision']} ({c['decision_reason']})")
+        print(f"measured against {printable(c['contract_source'])} ({c['decided_against']['content_id']}, drafted "
+              "from the log); give the contract (--contract CONTRACT.json) for a decision")
     for n in c.get("notes", []):
         print(f"note: {printable(n)}")
     for r in c["rates"]:
@@ -693,7 +723,10 @@ def _print_calibration(report: dict[str, Any]) -> None:
             print(f"  {r['name']}: not evaluable: {printable(r['unavailable'])}")
             continue
         gate = "not evaluable (no opportunities)" if not r["evaluable"] else ("pass" if r["passed"] else "FAIL")
-        print(f"  {r['name']}: {r['numerator']}/{r['denominator']} = {r['bps']} bps ({op} {r['threshold_bps']}): {gate}")
+        if not given and r["evaluable"]:  # a comparison with an example limit, not a gate's verdict
+            gate = "within the limit" if r["passed"] else "outside the limit"
+        print(f"  {r['name']}: {r['numerator']}/{r['denominator']} = {r['bps']} bps ({op} {r['threshold_bps']}"
+              f"{'' if given else ' illustrative' if c['contract_origin'] == 'illustrative' else ' in force'}): {gate}")
         if r.get("interval95"):  # case-aware: each case's observations counted as one cluster
             low, high = r["interval95"]
             cases = f"{r['cases']} case{'' if r['cases'] == 1 else 's'}"
@@ -701,7 +734,11 @@ def _print_calibration(report: dict[str, Any]) -> None:
                   f"design effect {r['design_effect']:.3g})")
     if c["reference_issues"]:
         print(f"  reference issues: {len(c['reference_issues'])}")
-    if c["decision"] == "INCOMPLETE":
+    if not given:
+        measurable = sum(r["evaluable"] and not r.get("unavailable") for r in c["rates"])
+        print(f"  INCOMPLETE: {c['decision_reason']}: not decided, this is not a pass ({measurable} of "
+              f"{len(c['rates'])} gates measurable)")
+    elif c["decision"] == "INCOMPLETE":
         some = any(not r.get("unavailable") for r in c["rates"])
         print("  INCOMPLETE: " + ("every gate that could be evaluated passed, but some could not" if some
                                   else "no gate could be evaluated from this source") + ": this is not a pass")
@@ -848,7 +885,7 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog=PANEL_EXAMPLES, description="Decide whether a detector panel licenses enforcement.")
     p.add_argument("file", help="ratings: CSV/TSV, Excel .xlsx, Parquet, JSON Lines, Label Studio or Prodigy export; "
                    "with --engine duckdb, long CSV/Parquet files or a quoted pattern ('ratings/*.parquet')")
-    p.add_argument("more", nargs="*", metavar="FILE", help="more parts of the same long ratings (--engine duckdb)")
+    p.add_argument("more", nargs="*", default=[], metavar="FILE", help="more parts of the same long ratings (--engine duckdb)")
     p.add_argument("--engine", choices=("auto", "numpy", "duckdb", "spark"), default="auto",
                    help="numpy: in memory (files up to 200 MB, every layout); duckdb: long ratings (a row per "
                    "rating) out of core, any size, several files or a pattern; spark: the same on a Spark cluster "
@@ -857,7 +894,13 @@ def build_parser() -> argparse.ArgumentParser:
     _reading(p)
     p.add_argument("--dimension", help="only this dimension")
     p.add_argument("--level", choices=("auto", *LEVELS), default="auto",
-                   help="level of measurement (default auto: the suggested level, printed with its reason)")
+                   help="level of measurement (default auto: nominal, the specification's level, except interval for "
+                        "numbers with decimals or more than 20 distinct whole numbers; the suggested level and the "
+                        "verdict at each level are printed beside it)")
+    p.add_argument("--interval", choices=("units", "pairs"), default="units",
+                   help="alpha's 95%% interval, which strict mode, q and 'fragile' read: units (default), the "
+                   "bootstrap over units, a 95%% interval; pairs: KALPHA's bootstrap over pairs, narrower than 95%% "
+                   "when units have 3+ ratings")
     p.add_argument("--rates", help="detector rates CSV (detector,positives,total[,dimension])")
     p.add_argument("--positive", help="category counted as a detector's positive, as written in the file "
                    "(default: 1 on a 0/1 panel)")
@@ -879,8 +922,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the tabular trio: numpy (in memory, up to 200 MB), duckdb (out of core) or spark (a cluster, "
                    "or local[N]); auto picks duckdb for a pattern, Parquet, or a file over 200 MB")
     c.add_argument("--master", default="local[2]", help="--engine spark: the cluster's master URL (default local[2])")
-    c.add_argument("--contract", help="a judge log's contract (the trio's contract JSON); default: a draft from "
-                   "the log with the seed's illustrative thresholds")
+    c.add_argument("--contract", help="a judge log's contract (the trio's contract JSON); without one the log is "
+                   "measured against illustrative limits (the seed's example), not a contract, and not decided "
+                   "(INCOMPLETE, exit 1)")
     c.add_argument("--judge", help="a judge log holding several judges: the one to audit")
     c.add_argument("--mapping", help="a judge log of another shape: which of its fields is which observation field "
                    '(JSON or TOML: {"judge_log": {"fields": {...}, "values": {...}}}; see docs/formats.md)')

@@ -1,13 +1,20 @@
 """Mergeable sufficient statistics of a panel dimension: what every engine returns.
 
-Alpha at every level, the seed's integer alpha, the spread's detector rates and Krippendorff's
-bootstrap need only these integers, never the ratings themselves:
+Alpha at every level, the seed's integer alpha, the spread's detector rates and alpha's interval
+(the units bootstrap; KALPHA's pairs bootstrap) need only these integers, never the ratings
+themselves:
 
 * per unit size m (ratings in a unit), the number of units of that size and the **pair counts**
   ``P_m[c, k] = sum over units of size m of n_uc * n_uk - [c == k] * n_uc`` (ordered pairs of
   ratings within a unit; sparse: only pairs that occur);
 * every rating's category total (singleton units included: the seed's marginals count them);
-* per rater, its ratings per category (detector rates for any positive category).
+* per rater, its ratings per category (detector rates for any positive category);
+* the **unit patterns**: each pairable unit's histogram of categories (which categories, how many
+  ratings of each) and how many units have it (:class:`UnitPatterns`), what the units bootstrap
+  resamples (:func:`agreebound.uncertainty.bootstrap_alpha_patterns`: the interval in memory is
+  drawn from the same patterns, so every engine gives the same interval). At most
+  ``MAX_PATTERNS`` distinct patterns are kept; beyond, the counts carry none (``too_many_patterns``)
+  and the interval falls back to the pairs bootstrap, which says so.
 
 The coincidence matrix is ``o_ck = sum_m P_m[c, k] / (m - 1)``. Counts of disjoint sets of units
 **merge** by adding (:func:`merge`: associative and commutative, categories united by value), so a
@@ -39,6 +46,110 @@ from agreebound.panel import (
 )
 
 
+#: Distinct unit patterns the counts keep for the units bootstrap; beyond, none are kept.
+MAX_PATTERNS = 1_000_000
+
+
+@dataclass(frozen=True)
+class UnitPatterns:
+    """The multiset of pairable units' histograms: row i is a unit pattern, categories ``codes[i]``
+    (ascending, padded with -1) rated ``counts[i]`` times each (padded with 0), held by ``units[i]``
+    units. Canonical (:func:`unit_patterns`): rows distinct and in one order, so two sources of the
+    same units give equal arrays. Mergeable by adding units of equal rows."""
+
+    codes: np.ndarray
+    counts: np.ndarray
+    units: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.units)
+
+    @property
+    def n_units(self) -> int:
+        return int(self.units.sum())
+
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, code, count) of every present entry, by row then code."""
+        row, col = np.nonzero(self.codes >= 0)
+        return row.astype(np.int64), self.codes[row, col], self.counts[row, col]
+
+    def equals(self, other: "UnitPatterns") -> bool:
+        return all(np.array_equal(a, b) for a, b in ((self.codes, other.codes), (self.counts, other.counts),
+                                                     (self.units, other.units)))
+
+
+def unit_patterns(row: np.ndarray, code: np.ndarray, cnt: np.ndarray, units: np.ndarray) -> UnitPatterns:
+    """Canonical patterns from entries (row, code, count): row r (of ``len(units)``) is held by
+    ``units[r]`` units; a code given twice in a row is added up; equal rows are merged (units added)
+    and rows are ordered by their codes, then their counts."""
+    row, code, cnt = (np.asarray(a) for a in (row, code, cnt))
+    units = np.asarray(units, dtype=np.int64)
+    if len(row) > 1:
+        same = row[1:] == row[:-1]
+        if not np.all((row[1:] > row[:-1]) | (same & (code[1:] > code[:-1]))):  # not sorted and distinct
+            order = np.lexsort((code, row))
+            row, code, cnt = row[order], code[order], cnt[order]
+            first = np.flatnonzero(np.r_[True, (row[1:] != row[:-1]) | (code[1:] != code[:-1])])
+            cnt = np.add.reduceat(cnt.astype(np.int64), first)
+            row, code = row[first], code[first]
+    keep = cnt > 0
+    if not keep.all():
+        row, code, cnt = row[keep], code[keep], cnt[keep]
+    lens = np.bincount(row, minlength=len(units)) if len(row) else np.zeros(len(units), dtype=np.int64)
+    present = np.flatnonzero(lens)  # a row with no entry holds no pattern
+    starts = np.cumsum(lens[present]) - lens[present]
+    held = units[present]
+    # equal rows first, by one integer per row where the histogram fits in one (base max count + 1)
+    base = int(cnt.max()) + 1 if len(cnt) else 1
+    digits = int(code.max()) + 1 if len(code) else 0
+    if len(present) > 1 and digits * math.log2(base) < 62:
+        power = base ** np.arange(digits, dtype=np.int64)
+        key = np.add.reduceat(cnt.astype(np.int64) * power[code], starts)
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        held = np.bincount(inverse.ravel(), weights=held, minlength=len(first)).astype(np.int64)
+        lens_p = lens[present][first]
+        take = np.repeat(starts[first], lens_p) + _ranges(lens_p)
+        code, cnt, lens_p = code[take], cnt[take], lens_p
+    else:
+        lens_p = lens[present]
+    # then the rows as padded (codes, counts), sorted: the canonical order
+    n_rows = len(lens_p)
+    width = int(lens_p.max()) if n_rows else 0
+    r = np.repeat(np.arange(n_rows), lens_p)
+    pos = _ranges(lens_p)
+    codes = np.full((n_rows, width), -1, dtype=np.int64)
+    counts = np.zeros((n_rows, width), dtype=np.int64)
+    codes[r, pos], counts[r, pos] = code, cnt
+    if n_rows > 1:
+        keys = [counts[:, j] for j in range(width - 1, -1, -1)] + [codes[:, j] for j in range(width - 1, -1, -1)]
+        order = np.lexsort(keys)
+        codes, counts, held = codes[order], counts[order], held[order]
+        new = np.r_[True, (codes[1:] != codes[:-1]).any(axis=1) | (counts[1:] != counts[:-1]).any(axis=1)]
+        if not new.all():
+            first = np.flatnonzero(new)
+            codes, counts, held = codes[first], counts[first], np.add.reduceat(held, first)
+    return UnitPatterns(codes, counts, held)
+
+
+def _bounded(p: UnitPatterns | None) -> tuple[UnitPatterns | None, bool]:
+    """(patterns, too many): none kept beyond MAX_PATTERNS."""
+    if p is not None and len(p) > MAX_PATTERNS:
+        return None, True
+    return p, False
+
+
+def _recode_patterns(p: UnitPatterns, old_to_new: np.ndarray) -> UnitPatterns:
+    row, code, cnt = p.entries()
+    return unit_patterns(row, old_to_new[code], cnt, p.units)
+
+
+def merge_patterns(a: UnitPatterns, b: UnitPatterns) -> UnitPatterns:
+    """The patterns of two disjoint sets of units (over the same category codes)."""
+    ra, ca, na = a.entries()
+    rb, cb, nb = b.entries()
+    return unit_patterns(np.r_[ra, rb + len(a)], np.r_[ca, cb], np.r_[na, nb], np.r_[a.units, b.units])
+
+
 @dataclass(frozen=True)
 class PanelCounts:
     """One dimension's sufficient statistics. ``categories``: the distinct values, sorted (exact
@@ -52,6 +163,10 @@ class PanelCounts:
     pairs: Mapping[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(repr=False)
     category_totals: tuple[int, ...]
     rater_counts: Mapping[str, Mapping[int, int]] = field(repr=False)
+    #: The pairable units' patterns (codes into ``categories``), or None: not counted by the
+    #: source, or more than MAX_PATTERNS distinct ones (``too_many_patterns``).
+    patterns: UnitPatterns | None = field(default=None, repr=False)
+    too_many_patterns: bool = False
 
     @property
     def n_units(self) -> int:
@@ -82,6 +197,10 @@ class PanelCounts:
         if {r: dict(v) for r, v in self.rater_counts.items()} != {r: dict(v) for r, v in other.rater_counts.items()}:
             return False
         if set(self.pairs) != set(other.pairs):
+            return False
+        if self.too_many_patterns != other.too_many_patterns or (self.patterns is None) != (other.patterns is None):
+            return False
+        if self.patterns is not None and not self.patterns.equals(other.patterns):  # type: ignore[arg-type]
             return False
         return all(all(np.array_equal(a, b) for a, b in zip(self.pairs[m], other.pairs[m])) for m in self.pairs)
 
@@ -126,7 +245,11 @@ def from_coded(coded: Coded, raters: Sequence[str], dimension: str = "all", kind
         per_rater.setdefault(raters[r], {})[cc] = per_rater.get(raters[r], {}).get(cc, 0) + nn
     for r in raters:  # raters with no rating in this dimension still count (rate 0/0)
         per_rater.setdefault(r, {})
-    return PanelCounts(dimension, kind, values, units_by_m, pairs, tuple(int(x) for x in totals), per_rater)
+    pairable = np.repeat(m_u >= 2, lens)
+    patterns, too_many = _bounded(unit_patterns(unit_of_entry[pairable], code[pairable], cnt[pairable],
+                                                np.ones(len(starts), dtype=np.int64)))
+    return PanelCounts(dimension, kind, values, units_by_m, pairs, tuple(int(x) for x in totals), per_rater,
+                       patterns, too_many)
 
 
 def _ranges(lengths: np.ndarray) -> np.ndarray:
@@ -158,9 +281,11 @@ def _reduce(ci: np.ndarray, ki: np.ndarray, w: np.ndarray, k: int) -> tuple[np.n
 
 def from_rows(dimension: str, kind: str, categories: Sequence[Any], units_by_m: Mapping[int, int],
               pair_rows: Iterable[tuple[int, int, int, int]], totals: Sequence[int],
-              rater_rows: Iterable[tuple[str, int, int]]) -> PanelCounts:
+              rater_rows: Iterable[tuple[str, int, int]], patterns: UnitPatterns | None = None,
+              too_many_patterns: bool = False) -> PanelCounts:
     """Counts from an engine's result rows: (m, c, k, count) pairs and (rater, c, count), category
-    indices into ``categories`` (which need not be sorted or distinct by value: they are merged)."""
+    indices into ``categories`` (which need not be sorted or distinct by value: they are merged);
+    ``patterns``: the pairable units' patterns over the same indices, when the engine counted them."""
     by_m: dict[int, list[tuple[int, int, int]]] = {}
     for m, c, k, n in pair_rows:
         by_m.setdefault(int(m), []).append((int(c), int(k), int(n)))
@@ -174,7 +299,9 @@ def from_rows(dimension: str, kind: str, categories: Sequence[Any], units_by_m: 
         per = raters.setdefault(str(r), {})
         if c is not None and int(n):
             per[int(c)] = per.get(int(c), 0) + int(n)
-    raw = PanelCounts(dimension, kind, tuple(categories), dict(units_by_m), pairs, tuple(int(t) for t in totals), raters)
+    patterns, too_many = (None, True) if too_many_patterns else _bounded(patterns)
+    raw = PanelCounts(dimension, kind, tuple(categories), dict(units_by_m), pairs, tuple(int(t) for t in totals), raters,
+                      patterns, too_many)
     return _recode(raw, _sorted_categories(kind, categories))
 
 
@@ -201,7 +328,9 @@ def _recode(c: PanelCounts, categories: tuple[Any, ...]) -> PanelCounts:
         for ci, n in per.items():
             new[int(old_to_new[ci])] = new.get(int(old_to_new[ci]), 0) + n
         raters[r] = new
-    return PanelCounts(c.dimension, c.kind, categories, dict(c.units_by_m), pairs, tuple(totals), raters)
+    patterns = None if c.patterns is None else _recode_patterns(c.patterns, old_to_new)
+    return PanelCounts(c.dimension, c.kind, categories, dict(c.units_by_m), pairs, tuple(totals), raters,
+                       patterns, c.too_many_patterns)
 
 
 def merge(a: PanelCounts, b: PanelCounts) -> PanelCounts:
@@ -231,11 +360,17 @@ def merge(a: PanelCounts, b: PanelCounts) -> PanelCounts:
         for c, n in per.items():
             mine[c] = mine.get(c, 0) + n
     totals = tuple(x + y for x, y in zip(ra.category_totals, rb.category_totals))
-    return PanelCounts(a.dimension, a.kind, cats, dict(sorted(units.items())), pairs, totals, raters)
+    too_many = ra.too_many_patterns or rb.too_many_patterns
+    patterns = None
+    if not too_many and ra.patterns is not None and rb.patterns is not None:
+        patterns, too_many = _bounded(merge_patterns(ra.patterns, rb.patterns))
+    return PanelCounts(a.dimension, a.kind, cats, dict(sorted(units.items())), pairs, totals, raters,
+                       patterns, too_many)
 
 
 def _with_kind(c: PanelCounts, kind: str) -> PanelCounts:
-    return PanelCounts(c.dimension, kind, c.categories, c.units_by_m, c.pairs, c.category_totals, c.rater_counts)
+    return PanelCounts(c.dimension, kind, c.categories, c.units_by_m, c.pairs, c.category_totals, c.rater_counts,
+                       c.patterns, c.too_many_patterns)
 
 
 def merge_all(parts: Iterable[PanelCounts]) -> PanelCounts:

@@ -1335,7 +1335,10 @@ def parse_judge_bundle(name: str, data: bytes, rebind: bool = False) -> JudgeBun
 
     ``rebind``: a snapshot that names another contract content is audited against this contract
     anyway, as a draft binding the result records (the dashboard's "bind to this contract")."""
-    obj = _json(name, data)
+    try:
+        obj = _json(name, data)
+    except InputError as e:
+        raise (_unknown_lines(name, data) or e) from None
     if not isinstance(obj, dict) or set(obj) != {"contract", "snapshot"}:
         raise InputError(name, None, None, 'expected a JSON object with exactly "contract" and "snapshot"')
     contract = _contract(name, obj["contract"])
@@ -1355,6 +1358,23 @@ def parse_judge_bundle(name: str, data: bytes, rebind: bool = False) -> JudgeBun
         rebound_from, header = str(header[1]), (header[0], contract.content_id, header[2])
     bundle = _measure({}, labels, {}, contract, refs, obs, header, name)
     return replace(bundle, rebound_from=rebound_from) if rebound_from else bundle
+
+
+def _unknown_lines(name: str, data: bytes) -> InputError | None:
+    """Valid JSON Lines of a shape no reader knows: said as such, not as "invalid JSON"."""
+    lines = [line for line in data[:65536].splitlines() if line.strip()][:2]
+    if len(lines) < 2:
+        return None
+    try:
+        first = json.loads(lines[0])
+        json.loads(lines[1])
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(first, dict):
+        return None
+    fields = ", ".join(printable(k, 30) for k in list(first)[:8]) + (", ..." if len(first) > 8 else "")
+    return InputError(name, None, None, f"JSON Lines with fields {fields}: not a shape Agreebound knows (a judge log "
+                      "from MT-Bench, AlpacaEval or our observations, or one read through --mapping); see docs/formats.md")
 
 
 def is_judge_log(name: str, data: bytes) -> bool:
@@ -1444,7 +1464,8 @@ def parse_judge_log(name: str, data: bytes, references: tuple[str, bytes] | None
     ``mapping`` file, see :class:`agreebound.importers.judge_logs.LogMapping`), with human
     references from a second file and a contract JSON (the trio's) if given. With everything the
     seed needs, the seed's full audit; otherwise a partial audit whose missing gates say why
-    (never a pass)."""
+    (never a pass). Without a contract the gates are measured against illustrative limits (the
+    seed's example) and nothing is decided (INCOMPLETE)."""
     from hashlib import sha256 as _sha
 
     from agreebound.calibration import measure_partial
@@ -1468,6 +1489,7 @@ def parse_judge_log(name: str, data: bytes, references: tuple[str, bytes] | None
     else:
         c = draft_contract(log, thresholds)
         header = (c.scope, c.content_id, _sha(data).hexdigest())
+    given = contract is not None  # without one, the draft's limits measure but never decide
     lacks = lacks_of(log, refs)
     obs = seed_frames(log)
     notes = log.notes + ref_notes
@@ -1475,12 +1497,12 @@ def parse_judge_log(name: str, data: bytes, references: tuple[str, bytes] | None
     if complete:
         try:
             m = measure_frames(c, refs, obs, scope=header[0], contract_content_id=header[1], rubric_digest=header[2])
-            m = replace(m, notes=notes)
+            m = replace(m, notes=notes, contract_given=given)
             return JudgeBundle(name, c, header[0], header[1], header[2], refs, obs, m)
         except (FrameError, ValueError) as e:
             notes += (f"the seed's full audit refuses this data ({excerpt(str(e), 160)}): a partial audit follows",)
     m = measure_partial(c, log.observations, refs, lacks, header)
-    m = replace(m, notes=notes + m.notes)
+    m = replace(m, notes=notes + m.notes, contract_given=given)
     empty = pd.DataFrame(columns=list(REFERENCE_FIELDS))
     return JudgeBundle(name, c, header[0], header[1], header[2], refs if refs is not None else empty, obs, m)
 

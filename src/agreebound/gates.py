@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agreebound.analysis import PanelMeasurement
+from agreebound.analysis import PanelMeasurement, depends_on_level, level_phrase
 from agreebound.calibration import CalibrationDecision
 from agreebound.panel import PanelDecision
 
@@ -52,6 +52,9 @@ class Gate:
     observations: int | None = None
     notes: tuple[str, ...] = field(default=())
     strict: bool = False  # strict mode: the verdict turns on the interval's bound, not the value
+    #: judge without a contract: measured against illustrative limits (the seed's example), not decided
+    #: (``passed`` is None: never a verdict's colour)
+    illustrative: bool = False
 
     # --- words -------------------------------------------------------------------------------
 
@@ -74,6 +77,8 @@ class Gate:
             return f"{what} {self.state}" + (f" ({self.detail})" if self.detail and self.state != "not measured" else "")
         assert self.value is not None
         need = "needs" if self.kind == "min" else "cap" if self.unit == "x" else "limit"
+        if self.illustrative:
+            need = self.threshold_word  # "illustrative limit" / "illustrative minimum"
         head = f"{what} {self.fmt(self.value)}, {need} {self.fmt(self.threshold)}"
         if self.name == "detectors":
             return f"{self.fmt(self.value)} independent detectors, needs {self.fmt(self.threshold)}"
@@ -89,7 +94,7 @@ class Gate:
             btext = self.fmt(bgap) if self.unit != "%" else f"{bgap:.1f} points"
             return (f"{head}: passes, but its 95% {side} bound {self.fmt(bound)} is {btext} "
                     f"{'short' if self.kind == 'min' else 'over'} (strict)")
-        if self.passed:
+        if self.passed if self.passed is not None else value_passes:  # not decided: the value's side
             return f"{head}: {gap_text} to spare" if gap else f"{head}: exactly at the threshold"
         return f"{head}: {gap_text} {'short' if self.kind == 'min' else 'over'}"
 
@@ -106,7 +111,7 @@ class Gate:
     def fragile(self) -> str | None:
         """The interval's bounds when they lie on both sides of the threshold: the verdict could
         go either way with another sample of the same size."""
-        if self.low is None or self.value is None:
+        if self.low is None or self.value is None or self.illustrative:  # no contract: no verdict to flip
             return None
         t = self.threshold
         high = float("inf") if self.high is None else self.high
@@ -123,12 +128,15 @@ class Gate:
             return "floor"
         if self.unit == "x":
             return "cap"
-        return "limit" if self.kind == "max" else "minimum"
+        word = "limit" if self.kind == "max" else "minimum"
+        return f"illustrative {word}" if self.illustrative else word
 
     @property
     def status(self) -> str:
         """One word for a cell: passes / fails / the state."""
         if self.passed is None:
+            if self.illustrative and not self.state:
+                return "not decided (no contract)"
             return self.state or "not checked"
         return "passes" if self.passed else "fails"
 
@@ -145,14 +153,14 @@ def panel_gates(dimension: str, m: PanelMeasurement, d: PanelDecision) -> list[G
     floor = float(th.alpha_floor)
     a = m.alpha
     if a.value is None:
-        gates.append(Gate("panel", dimension, "alpha", "alpha", "min", "", None, None, None, floor, False,
+        gates.append(Gate("panel", dimension, "alpha", f"alpha ({m.level})", "min", "", None, None, None, floor, False,
                           state="undefined", detail="no pairable values or no variation",
                           secondary=f"floor {th.alpha_floor_permil} permil"))
     else:
         b = m.alpha_boot
-        how = ((f"Krippendorff's bootstrap, {b.draws:,} draws" if b.method == "krippendorff"
-                else f"unit bootstrap, {b.draws:,} draws") if b.defined else "")
-        gates.append(Gate("panel", dimension, "alpha", "alpha", "min", "", float(a.value),
+        how = ((f"pairs bootstrap (KALPHA), {b.draws:,} draws: narrower than 95% when units have 3+ ratings"
+                if b.method == "pairs" else f"units bootstrap, {b.draws:,} draws") if b.defined else "")
+        gates.append(Gate("panel", dimension, "alpha", f"alpha ({m.level})", "min", "", float(a.value),
                           b.low if b.defined else None, b.high if b.defined else None, floor,
                           not ({"alpha_below_floor", "alpha_lower_bound_below_floor", "alpha_interval_missing"} & failed),
                           interval_method=how, detail=f"{m.n_units:,} units, {m.level} level",
@@ -194,8 +202,16 @@ def panel_sentence(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]])
         head = f"Panel: {ok} of {n} {noun} may be enforced"
         if refused:
             head += f"; {refused} refused (fewer than two independent detectors)"
+    levels = sorted({(m.level, m.level_origin[0]) for m, _ in decisions.values()})
+    if refused < n:  # a structural refusal holds at every level
+        head += f" {level_phrase(*levels[0])}" if len(levels) == 1 else \
+            f" (levels: {', '.join(sorted({lv for lv, _ in levels}))})"
     if unmeasured:
         head += ("; spread not checked" if unmeasured == n else f"; spread not checked on {unmeasured}")
+    depends = sum(depends_on_level(m, d.thresholds) for m, d in decisions.values())
+    if depends:
+        head += ("; the verdict depends on the level" if n == 1 else
+                 f"; {depends} verdict{'s depend' if depends > 1 else ' depends'} on the level")
     return head + "."
 
 
@@ -206,19 +222,22 @@ def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, Any] 
     """``intervals``: per rate name an object with ``low``/``high`` (fractions of 1), ``method``,
     ``cases`` and ``observations`` (agreebound.uncertainty.judge_rate_intervals)."""
     out = []
+    # No contract: each gate is measured against illustrative limits and not decided (passed None).
+    illustrative = not d.contract_given
     for c in d.checks:
         label = RATE_LABELS[c.name]
         t = c.threshold_bps / 100
-        sec = f"limit {c.threshold_bps:,} bps"
+        sec = f"{'illustrative ' if illustrative else ''}limit {c.threshold_bps:,} bps"
         if c.unavailable:
             out.append(Gate("judge", subject, c.name, label, c.kind, "%", None, None, None, t, None,
-                            state="not evaluable", detail=c.unavailable, secondary=sec))
+                            state="not evaluable", detail=c.unavailable, secondary=sec, illustrative=illustrative))
             continue
         if not c.rate.evaluable:
-            out.append(Gate("judge", subject, c.name, label, c.kind, "%", None, None, None, t, c.passed,
-                            state="not evaluable", detail="no opportunities (" + (
-                                "passes, as in the seed" if c.passed else "fails: a minimum above 0 is not met") + ")",
-                            secondary=sec))
+            out.append(Gate("judge", subject, c.name, label, c.kind, "%", None, None, None, t,
+                            None if illustrative else c.passed,
+                            state="not evaluable", detail="no opportunities" + ("" if illustrative else " (" + (
+                                "passes, as in the seed" if c.passed else "fails: a minimum above 0 is not met") + ")"),
+                            secondary=sec, illustrative=illustrative))
             continue
         iv = (intervals or {}).get(c.name)
         value = float(c.rate.value) * 100
@@ -227,12 +246,13 @@ def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, Any] 
         if cases is not None and cases < MIN_CASES:
             notes.append(f"too few cases: {cases} (fewer than {MIN_CASES})")
         out.append(Gate("judge", subject, c.name, label, c.kind, "%", value,
-                        None if iv is None else iv.low * 100, None if iv is None else iv.high * 100, t, c.passed,
+                        None if iv is None else iv.low * 100, None if iv is None else iv.high * 100, t,
+                        None if illustrative else c.passed,
                         detail=f"{c.rate.numerator:,}/{c.rate.denominator:,} observations",
                         interval_method="" if iv is None else iv.method,
                         secondary=f"{c.rate.bps:,} bps, {sec}", cases=cases,
                         observations=getattr(iv, "observations", c.rate.denominator), notes=tuple(notes),
-                        strict=d.thresholds.strict))
+                        strict=d.thresholds.strict, illustrative=illustrative))
     return out
 
 
@@ -244,6 +264,9 @@ def judge_sentence(d: CalibrationDecision) -> str:
     refs = f"; {len(d.reference_issues)} reference issue{'s' if len(d.reference_issues) != 1 else ''}" \
         if d.reference_issues else ""
     unevaluable = n - len(evaluable)
+    if not d.contract_given:  # measured, never decided: the limits are not a contract
+        measurable = sum(not c.unavailable and c.rate.evaluable for c in d.checks)
+        return f"Judge: not decided (no contract); {measurable} of {n} gates measurable, against {d.limits_text}."
     if d.decision == "INCOMPLETE":
         return (f"Judge: incomplete, {unevaluable} of {n} gates cannot be evaluated from this source; "
                 f"the {len(evaluable)} that can pass{refs}.")

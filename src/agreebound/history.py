@@ -81,6 +81,19 @@ def gates(run: Any) -> list[Gate]:
     return out
 
 
+def levels_read(run: Any) -> dict[str, str]:
+    """dimension -> the level its alpha was read at, from a panel run's report (the level in
+    force, never "auto"); {} for a judge run."""
+    if run.kind != "panel" or not run.report:
+        return {}
+    out = {}
+    for d in run.report.get("panel", {}).get("dimensions", []):
+        level = (d.get("level") or {}).get("in_force") or d.get("alpha", {}).get("level")
+        if level:
+            out[d["dimension"]] = level
+    return out
+
+
 def show(value: Fraction | float | None, unit: str, state: str = "measured") -> str:
     if value is None:
         return state
@@ -99,9 +112,12 @@ def timeline(runs: Sequence[Any]) -> list[dict[str, Any]]:
     """One row per (run, gate), oldest first: what a chart of runs over time draws."""
     rows = []
     for run in sorted(runs, key=lambda r: (r.created_utc, r.id)):
+        levels = levels_read(run)
         for g in gates(run):
+            # alpha at another level is another quantity: its own line on a timeline
+            scope = f"{g.scope} ({levels[g.scope]})" if g.name == "alpha" and g.scope in levels else g.scope
             rows.append({"run": run.id, "time": run.created_utc, "data_name": run.data_name, "label": run.label or "",
-                         "verdict": run.verdict, "scope": g.scope, "gate": g.name, "gate_label": g.label,
+                         "verdict": run.verdict, "scope": scope, "gate": g.name, "gate_label": g.label,
                          "value": None if g.value is None else float(g.value), "low": g.low, "high": g.high,
                          "threshold": None if g.threshold is None else float(g.threshold),
                          "passed": g.passed, "state": g.state, "unit": g.unit})
@@ -282,13 +298,23 @@ def _causes(a: Any, b: Any) -> list[str]:
     ca, cb = bound_contract(a), bound_contract(b)
     if ca != cb:
         out.append(f"contract changed ({_short(ca)} -> {_short(cb)})")
-    ra = {k: v for k, v in a.recipe.items()}
-    rb = {k: v for k, v in b.recipe.items()}
+    ra, rb = _reading(a.recipe), _reading(b.recipe)
     read = [k for k in sorted(set(ra) | set(rb)) if ra.get(k) != rb.get(k)]
     if read:
         out.append("reading changed (" + ", ".join(f"{k}: {_short(ra.get(k))} -> {_short(rb.get(k))}" for k in read) + ")")
     if a.tool_version != b.tool_version:
         out.append(f"agreebound version changed ({a.tool_version} -> {b.tool_version})")
+    return out
+
+
+def _reading(recipe: dict[str, Any]) -> dict[str, Any]:
+    """A run's recipe as compared: the alpha interval by its current name ("krippendorff", as runs
+    recorded before name it, is "pairs")."""
+    from agreebound.uncertainty import INTERVAL_METHODS
+
+    out = dict(recipe)
+    if isinstance(out.get("interval"), str):
+        out["interval"] = INTERVAL_METHODS.get(out["interval"], out["interval"])
     return out
 
 

@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from agreebound import __version__
-from agreebound.analysis import PanelMeasurement, decide_panel
+from agreebound.analysis import LEVEL_ORIGIN_WORDS, PanelMeasurement, decide_panel, level_note, level_phrase, level_verdicts
 from agreebound.calibration import CalibrationDecision, decide
 from agreebound.escape import md_code, md_text
 from agreebound.formats import JudgeBundle
@@ -80,10 +80,10 @@ def _base(kind: str, inputs: Sequence[tuple[str, bytes | str]], t: ThresholdSet)
 
 
 def seed_path_text(m: PanelMeasurement, d: PanelDecision) -> str:
-    """What the seed's path computed, in words (its alpha is its nominal integer formula)."""
+    """What the specification's integer formula computed, in words (always a nominal alpha)."""
     alpha = "undefined" if d.seed_alpha_permil == AB_UNDEFINED else f"{d.seed_alpha_permil} permil"
     level = "" if m.level == "nominal" else f", a nominal alpha where this panel is read at the {m.level} level"
-    return f"its integer formula on this matrix gives alpha {alpha}{level}"
+    return f"alpha {alpha} on this matrix{level}"
 
 
 def category_flags(m: PanelMeasurement) -> list[str]:
@@ -97,6 +97,18 @@ def category_flags(m: PanelMeasurement) -> list[str]:
     counts = [int(c) for c in m.category_counts]
     return [f"{rare!r} ({counts[texts.index(rare)]}) may be {common!r}: {why}"
             for rare, common, why in near_duplicates(texts, counts)]
+
+
+def level_section(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
+    """The level in force, who chose it and why, the suggestion, alpha and the verdict at every
+    compared level, and whether the verdict depends on the level."""
+    verdicts = level_verdicts(m, d.thresholds)
+    return {"in_force": m.level, "chosen_by": m.level_origin[0], "chosen_reason": m.level_origin[1],
+            "suggested": m.level_suggestion[0], "reason": m.level_suggestion[1],
+            "alpha_at_levels": {k: exact(v) for k, v in m.alpha_at_levels.items()},
+            "verdict_at_levels": {k: v.value for k, v in verdicts.items()},
+            "depends_on_level": len(set(verdicts.values())) > 1,
+            "note": level_note(m, verdicts)}
 
 
 def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
@@ -114,8 +126,7 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
                        "listed": [{"category": c, "count": n} for c, n in listed],
                        "flags": category_flags(m)},
         "notices": list(m.notices),
-        "level": {"in_force": m.level, "suggested": m.level_suggestion[0], "reason": m.level_suggestion[1],
-                  "alpha_at_levels": {k: exact(v) for k, v in m.alpha_at_levels.items()}},
+        "level": level_section(m, d),
         "positive_suggestion": None if m.positive_suggestion is None else str(m.positive_suggestion),
         "ndet": m.ndet,
         "detectors": list(m.detectors),
@@ -165,7 +176,8 @@ def panel_report(measurements: dict[str, PanelMeasurement], thresholds: Threshol
     for dim, m in zip(dims, measurements.values()):
         if coefficients and m.dimension in coefficients:
             dim["coefficients"] = coefficients_section(coefficients[m.dimension])
-    out["panel"] = {"dimensions": dims, "verdict": worst([d["verdict"] for d in dims])}
+    out["panel"] = {"dimensions": dims, "verdict": worst([d["verdict"] for d in dims]),
+                    "depends_on_level": any(d["level"]["depends_on_level"] for d in dims)}
     return out
 
 
@@ -289,8 +301,11 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
         "rates": rates,
         "partial": m.partial,
         "notes": list(m.notes),
-        "contract_source": "drafted from the log (no contract given)" if bundle.contract.version == "log-audit-draft"
-        else "given",
+        # the user's contract, or none: then the gates are measured against a draft from the log and
+        # nothing is decided (contract_origin "illustrative": the seed's example limits)
+        "contract_source": "given" if d.contract_given else d.limits_text,
+        "contract_origin": d.contract_origin,
+        "decision_reason": d.reason,
         "reference_issues": list(d.reference_issues),
         "diagnostics": {
             "agreement_with_ties": list(diag.agreement_with_ties),
@@ -343,8 +358,13 @@ def _md_cell(x: Any) -> str:
     return md_text(x)
 
 
+def mark_sample(report: dict[str, Any]) -> dict[str, Any]:
+    """A report about a bundled sample says so (``"sample": true``; the Markdown and HTML headings)."""
+    return {**report, "sample": True}
+
+
 def to_markdown(report: dict[str, Any]) -> str:
-    lines = [f"# Agreebound {report['kind']} report", "",
+    lines = [f"# Agreebound {report['kind']} report" + (" (sample data)" if report.get("sample") else ""), "",
              f"Tool: agreebound {report['tool']['version']}. Thresholds: {md_text(report['thresholds']['source'])}.", "",
              "Inputs:", ""]
     lines += [f"- {md_code(i['file'])} sha256 `{i['sha256']}`" for i in report["inputs"]]
@@ -355,27 +375,40 @@ def to_markdown(report: dict[str, Any]) -> str:
     if report["kind"] == "panel":
         p = report["thresholds"]["panel"]
         dims = report["panel"]["dimensions"]
+        depends = " *Depends on the level* (see below)." if report["panel"].get("depends_on_level") else ""
         lines += [f"**Overall: {report['panel']['verdict']}** (alpha floor {p['alpha_floor_permil']} permil, "
-                  f"spread cap {p['ratio_cap_permil']} permil{', strict' if p['strict'] else ''})", "",
-                  "| dimension | verdict | alpha (exact) | alpha permil | 95% interval | spread | detectors |",
-                  "|---|---|---|---|---|---|---|"]
+                  f"spread cap {p['ratio_cap_permil']} permil{', strict' if p['strict'] else ''}).{depends}", "",
+                  "| dimension | verdict | level | alpha (exact) | alpha permil | 95% interval | spread | detectors |",
+                  "|---|---|---|---|---|---|---|---|"]
         for d in dims:
             a, s_ = d["alpha"], d["spread"]
             interval = f"[{a['interval']['low']}, {a['interval']['high']}]" if a["defined"] else "undefined"
+            if a["defined"] and a["interval"]["method"] != "units":  # KALPHA's pairs: said where it is read
+                interval += " (pairs, KALPHA: narrower than 95% when units have 3+ ratings)"
             spread = s_["exact"] if s_["state"] == "bounded" else s_["state"]
-            lines.append(f"| {_md_cell(d['dimension'])} | {d['verdict']} | {a['exact'] or 'undefined'} | "
+            lv = d["level"]
+            level = f"{lv['in_force']} ({LEVEL_ORIGIN_WORDS[lv['chosen_by']]})" + \
+                ("; *depends on the level*" if lv["depends_on_level"] else "")
+            lines.append(f"| {_md_cell(d['dimension'])} | {d['verdict']} | {level} | {a['exact'] or 'undefined'} | "
                          f"{a['permil'] if a['defined'] else 'undefined'} | {interval} | {spread} | {d['ndet']} |")
         detailed = _worst_first(dims)[:DETAIL_DIMENSIONS]
         if len(dims) > len(detailed):
             lines += ["", f"Details follow for the {len(detailed)} dimensions with the worst verdicts; the table above "
                           f"lists all {len(dims)}."]
         for d in detailed:
-            lines += ["", f"## {_md_cell(d['dimension'])}: {d['verdict']}", ""]
+            lv = d["level"]
+            lines += ["", f"## {_md_cell(d['dimension'])}: {d['verdict']} {level_phrase(lv['in_force'], lv['chosen_by'])}",
+                      ""]
+            if lv["note"]:
+                lines += [f"*Depends on the level*: {lv['note']}.", ""]  # levels, verdicts, numbers: no user text
             lines += [f"- {_md_cell(r['message'])}" for r in d["reasons"]] or ["- every check passed"]
+            lines.append(f"- level {lv['in_force']}: {lv['chosen_reason']}" +  # the rule's words: no user text
+                         (f"; suggested {lv['suggested']}: {lv['reason']}" if lv["suggested"] != lv["in_force"] else ""))
             if d["spread"]["state"] == "not measured":
                 lines.append("- spread not checked: no detector rates (choose a positive category or give a rates file)")
             if d["seed_disagrees"]:
-                lines.append(f"- the seed's own path ({_md_cell(d['seed_path'])}) would decide {d['seed_verdict']}")
+                lines.append(f"- the specification's integer formula ({_md_cell(d['seed_path'])}) would decide "
+                             f"{d['seed_verdict']}")
             for n in d.get("notices", []):
                 lines.append(f"- note: {_md_cell(n)}")
             if d.get("kind") == "label":
@@ -386,13 +419,22 @@ def to_markdown(report: dict[str, Any]) -> str:
                 lines += [""] + coefficients_markdown(d["coefficients"])
     else:
         c = report["calibration"]
-        lines += [f"**Decision: {c['decision']}** against the {c['decided_against']['kind']} contract "
-                  f"`{c['decided_against']['content_id']}`", "",
-                  f"{c['cases']} cases, {c['observations']} observations; scope {md_code(c['snapshot']['scope'])}.", "",
+        given = c.get("contract_origin", "given") == "given"
+        if given:
+            lines += [f"**Decision: {c['decision']}** against the {c['decided_against']['kind']} contract "
+                      f"`{c['decided_against']['content_id']}`", ""]
+        else:  # no contract: measured, not decided
+            lines += [f"**Decision: {c['decision']}** ({md_text(c['decision_reason'])}): measured against "
+                      f"{md_text(c['contract_source'])}, drafted from the log as `{c['decided_against']['content_id']}`; "
+                      "give the contract for a decision.", ""]
+        lines += [f"{c['cases']} cases, {c['observations']} observations; scope {md_code(c['snapshot']['scope'])}.", "",
                   "| rate | measured | bps | threshold | gate | 95% interval (cases, observations) | design effect "
                   "| cases to flip |", "|---|---|---|---|---|---|---|---|"]
         for r in c["rates"]:
-            gate = "not evaluable" if not r["evaluable"] else ("pass" if r["passed"] else "FAIL")
+            evaluable = r["evaluable"] and not r.get("unavailable")
+            gate = "not evaluable" if not evaluable else ("pass" if r["passed"] else "FAIL")
+            if not given and evaluable:  # against an example limit: no verdict
+                gate = "within the limit" if r["passed"] else "outside the limit"
             op = ">=" if r["kind"] == "min" else "<="
             flip = r["cases_to_flip"]
             iv = r.get("interval95")
@@ -400,7 +442,11 @@ def to_markdown(report: dict[str, Any]) -> str:
                                            f"{'' if r['cases'] == 1 else 's'}, {r['observations']} observations)")
             deff = "-" if r.get("design_effect") is None else f"{r['design_effect']:.3g}"
             lines.append(f"| {r['name']} | {r['numerator']}/{r['denominator']} | {r['bps']} | {op} {r['threshold_bps']} | "
-                         f"{gate} | {interval} | {deff} | {flip['cases']} to {flip['direction']} |")
+                         f"{gate} | {interval} | {deff} | "
+                         f"{'-' if not evaluable else str(flip['cases']) + ' to ' + flip['direction']} |")
+        missing = [f"- {r['name']}: not evaluable: {md_text(r['unavailable'], 1000)}" for r in c["rates"] if r.get("unavailable")]
+        if missing:
+            lines += ["", "What this source lacks, per gate, and what supplies it:", ""] + missing
         lines += ["", "95% intervals are Wilson intervals at the effective number of observations: the observations "
                       "of one case (two orders x repetitions) are not independent, so their count is divided by the "
                       "measured design effect of the cases."]

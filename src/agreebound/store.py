@@ -432,6 +432,18 @@ class Store:
                 conn.execute(T_INPUTS.insert(), rows)
         return _run({"id": run_id, **row}, rows)
 
+    def same_run(self, kind: str, data_name: str, digests: Sequence[str], recipe: dict[str, Any],
+                 thresholds: dict[str, Any]) -> Run | None:
+        """The newest run of these very bytes (in order) read through the same recipe under the same
+        thresholds, if one was recorded: uploading it again opens it rather than adding a copy."""
+        want_recipe = json.loads(json.dumps(recipe, sort_keys=True))
+        want_thresholds = json.loads(json.dumps(thresholds, sort_keys=True))
+        for run in self.runs(name=data_name, kind=kind, limit=200, reports=False, skipped=[]):
+            if ([i.sha256 for i in run.inputs] == list(digests) and run.recipe == want_recipe
+                    and run.thresholds == want_thresholds):
+                return run
+        return None
+
     def delete(self, run_id: str) -> int:
         """Delete a run, and the blobs no other run uses. Returns the number of blobs deleted."""
         run_id = self.resolve(run_id)

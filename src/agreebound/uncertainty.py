@@ -1,11 +1,19 @@
 """Uncertainty and diagnostics: an interval for every number that gates a verdict.
 
-* Alpha: Krippendorff's bootstrap (Hayes & Krippendorff 2007; Krippendorff, "Algorithm for
-  bootstrapping a distribution of alpha", 2006/2011): each resample draws M pairs of values
-  from the observed coincidences (p_ck = o_ck / n) with the expected disagreement D_e held
-  fixed, alpha* = 1 - mean(d2) / D_e; M is the number of pairable pairs, sum_u m_u(m_u-1)/2.
-  ``q`` is the share of resamples below the floor, as KALPHA reports it.  Unit resampling
-  (the ordinary nonparametric bootstrap over units) is available as an option.
+* Alpha, by default: the units (cluster) bootstrap, the ordinary nonparametric bootstrap over
+  pairable units: a unit's ratings are resampled together, so the interval is a 95% interval
+  whatever the number of ratings per unit. It is drawn from the units' patterns (each unit's
+  histogram of categories, and how many units have it: agreebound.counts.UnitPatterns), so the
+  in-memory engine and the out-of-core ones (whose counts carry the patterns) give the same one.
+  ``q`` is the share of resamples below the floor.
+* Alpha, as an option: KALPHA's pairs bootstrap (Hayes & Krippendorff 2007; Krippendorff,
+  "Algorithm for bootstrapping a distribution of alpha", 2006/2011): each resample draws M pairs
+  of values from the observed coincidences (p_ck = o_ck / n) with the expected disagreement D_e
+  held fixed, alpha* = 1 - mean(d2) / D_e; M is the number of pairable pairs, sum_u m_u(m_u-1)/2.
+  It treats the pairs as independent, but a unit with m ratings gives m(m-1)/2 dependent pairs:
+  with 3 or more ratings per unit it is narrower than a 95% interval (simulated coverage 0.64 to
+  0.88, tests/test_interval_coverage.py). Method names: "units" and "pairs" ("krippendorff", the
+  name runs and links recorded before carry, means "pairs").
 * Rates: Wilson score intervals (95%), exact-comparable against thresholds; the spread as the
   interval the seed asks for.
 * Judge rates: the observations of one case (two orders x R repetitions) are not independent, so
@@ -28,12 +36,20 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from agreebound.limits import DIAGNOSTIC_RATERS
+from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DIAGNOSTIC_RATERS
 from agreebound.panel import AlphaResult, Coded, alpha_coded, encode, krippendorff_alpha, per_unit_counts
 from agreebound.panel import unit_disagreement as _unit_disagreement
 
 Z95 = NormalDist().inv_cdf(0.975)  # 1.959963984540054
 DRAWS = 2000
+#: The alpha interval's methods, by the names the CLI, the dashboard, links and stored runs use;
+#: "krippendorff" is the name runs and links recorded before carry for "pairs".
+INTERVAL_METHODS = {"units": "units", "pairs": "pairs", "krippendorff": "pairs"}
+DEFAULT_INTERVAL = "units"
+TOO_LARGE = "no interval: the values are too large to resample in floating point"
+#: Up to this many distinct unit patterns, the units bootstrap draws every resample's units;
+#: above, each resample's totals are drawn from their normal limit (and the note says so).
+EXACT_MAX_PATTERNS = 5_000
 #: Distinct pair distances above which a resample's mean distance is drawn from its normal limit.
 MAX_DISTANCE_GROUPS = 4096
 
@@ -46,12 +62,12 @@ class AlphaBootstrap:
     """A bootstrap distribution of alpha; the interval and q are read off its samples, so a new
     floor needs no new resampling."""
 
-    method: str  # "krippendorff" (coincidence resampling) or "units"
+    method: str  # "units" (the units bootstrap, the default) or "pairs" (KALPHA's pair resampling)
     draws: int
     seed: int
     level: float  # e.g. 0.95
     samples: np.ndarray = field(repr=False, compare=False)  # empty when alpha is undefined
-    pairs: int  # M, pairs drawn per resample (krippendorff method)
+    pairs: int  # M, pairs drawn per resample (pairs method; 0 for units)
     #: How each resample was drawn when not the textbook way, said in words ("" = textbook).
     note: str = ""
 
@@ -70,6 +86,15 @@ class AlphaBootstrap:
     def q_below(self, floor: Fraction) -> float | None:
         """P(alpha < floor) over the resamples (KALPHA's q)."""
         return float(np.mean(self.samples < float(floor))) if self.defined else None
+
+
+def interval_method(name: Any) -> str:
+    """"units" or "pairs" for a method's name as given or stored ("krippendorff": "pairs"); another
+    name is a ValueError."""
+    method = INTERVAL_METHODS.get(name) if isinstance(name, str) else None
+    if method is None:
+        raise ValueError(f"the alpha interval is units or pairs, not {str(name)[:40]!r}")
+    return method
 
 
 def _category_floats(result: AlphaResult) -> np.ndarray:
@@ -123,8 +148,10 @@ def _distance_groups(result: AlphaResult) -> tuple[np.ndarray, np.ndarray] | Non
 
 def bootstrap_alpha(result: AlphaResult, *, pairs: int | None = None, draws: int = DRAWS, seed: int = 0,
                     level: float = 0.95) -> AlphaBootstrap:
-    """Krippendorff's bootstrap of alpha: each resample draws M pairs from the observed
-    coincidences (D_e fixed), alpha* = 1 - mean d2 / D_e.
+    """KALPHA's pairs bootstrap of alpha (method "pairs"): each resample draws M pairs from the
+    observed coincidences (D_e fixed), alpha* = 1 - mean d2 / D_e. Pairs of one unit are not
+    independent: with 3+ ratings per unit it is narrower than 95% (the default is
+    :func:`bootstrap_alpha_units`).
 
     Pairs are drawn by their distance (the multinomial over distinct distances is the same
     distribution as over the k x k cells, without a draws x k^2 array). Where there is no small
@@ -134,15 +161,14 @@ def bootstrap_alpha(result: AlphaResult, *, pairs: int | None = None, draws: int
     """
     m = result.pairs if pairs is None else pairs
     if result.value is None or result.expected_disagreement is None or m <= 0:
-        return AlphaBootstrap("krippendorff", draws, seed, level, np.empty(0), m)
+        return AlphaBootstrap("pairs", draws, seed, level, np.empty(0), m)
     try:
         de = float(result.expected_disagreement)
         moments_ok = result.distance_moments is None or all(math.isfinite(v) for v in result.distance_moments)
     except OverflowError:
         de, moments_ok = math.inf, False
     if not math.isfinite(de) or de == 0 or not moments_ok:
-        return AlphaBootstrap("krippendorff", draws, seed, level, np.empty(0), m,
-                              "no interval: the values are too large to resample in floating point")
+        return AlphaBootstrap("pairs", draws, seed, level, np.empty(0), m, TOO_LARGE)
     rng = np.random.default_rng(seed)
     groups = _distance_groups(result)
     note = ""
@@ -157,82 +183,221 @@ def bootstrap_alpha(result: AlphaResult, *, pairs: int | None = None, draws: int
         means = mean + sd * rng.standard_normal(draws)
         note = (f"{result.n_categories:,} distinct values: each resample's mean distance over {m:,} pairs is drawn "
                 "from its normal limit (exact mean and variance of one pair's distance)")
-    return AlphaBootstrap("krippendorff", draws, seed, level, 1.0 - means / de, m, note)
+    return AlphaBootstrap("pairs", draws, seed, level, 1.0 - means / de, m, note)
 
 
 def bootstrap_alpha_units(ratings: Any, level_name: str, *, draws: int = DRAWS, seed: int = 0,
-                          level: float = 0.95) -> AlphaBootstrap:
-    """Nonparametric bootstrap over units: resample pairable units with replacement, recompute
-    alpha from per-unit sums (the ordinal metric keeps the original marginals' mid-ranks).
+                          level: float = 0.95, result: AlphaResult | None = None) -> AlphaBootstrap:
+    """The units (cluster) bootstrap: resample pairable units with replacement and recompute alpha
+    (the ordinal metric keeps the original marginals' mid-ranks). Drawn from the units' patterns
+    (:func:`bootstrap_alpha_patterns`), as from an out-of-core engine's counts. ``result``: alpha
+    of these ratings at ``level_name``, when already computed."""
+    from agreebound.counts import unit_patterns
 
-    Each resample reweights per-unit quantities, so its cost is one pass over the units (plus,
-    for nominal data with many categories, one over the unit x value counts); nothing is k x k
-    unless k is at most ``COINCIDENCE_MAX_CATEGORIES``.
-    """
     c = encode(ratings)
-    base = alpha_coded(c, level_name)
+    base = alpha_coded(c, level_name) if result is None else result
     if base.value is None:
         return AlphaBootstrap("units", draws, seed, level, np.empty(0), 0)
-    unit, code, cnt, starts = per_unit_counts(c)
+    _, code, cnt, starts = per_unit_counts(c)
     m_all = np.add.reduceat(cnt, starts)
-    keep_u = m_all >= 2
     lens = np.diff(np.r_[starts, len(cnt)])
-    keep_t = np.repeat(keep_u, lens)
-    code, cnt = code[keep_t], cnt[keep_t]
-    lens = lens[keep_u]
-    m_u = m_all[keep_u].astype(np.float64)
-    n_units = len(m_u)
-    owner = np.repeat(np.arange(n_units), lens)
-    obs_u = _unit_disagreement(c, level_name, base)[unit[starts][keep_u]]
+    owner = np.repeat(np.arange(len(starts), dtype=code.dtype), lens)
+    if not (m_all >= 2).all():  # unpairable units hold no pattern
+        keep = np.repeat(m_all >= 2, lens)
+        owner, code, cnt = owner[keep], code[keep], cnt[keep]
+    patterns = unit_patterns(owner, code, cnt, np.ones(len(starts), dtype=np.int64))
+    return bootstrap_alpha_patterns(patterns, base, level_name, draws=draws, seed=seed, level=level)
+
+
+def bootstrap_alpha_counts(counts: Any, result: AlphaResult, level_name: str, method: str = DEFAULT_INTERVAL, *,
+                           draws: int = DRAWS, seed: int = 0, level: float = 0.95) -> AlphaBootstrap:
+    """The interval from an engine's counts (agreebound.counts.PanelCounts): the units bootstrap
+    from the counts' unit patterns, exactly as in memory; where the counts carry none (more than
+    MAX_PATTERNS distinct ones, or a source that does not count them), the pairs bootstrap, with
+    method "pairs" and a note that says why."""
+    from agreebound.counts import MAX_PATTERNS
+
+    if interval_method(method) == "units":
+        if counts.patterns is not None:
+            return bootstrap_alpha_patterns(counts.patterns, result, level_name, draws=draws, seed=seed, level=level)
+        why = (f"more than {MAX_PATTERNS:,} distinct unit patterns (each unit's categories and their counts)"
+               if counts.too_many_patterns else "these counts carry no unit patterns")
+        pairs = bootstrap_alpha(result, draws=draws, seed=seed, level=level)
+        note = (f"not the units bootstrap: {why}, so this is KALPHA's pairs bootstrap, narrower than 95% when units "
+                "have 3+ ratings; read the ratings in memory (--engine numpy) for the units interval")
+        return AlphaBootstrap("pairs", pairs.draws, seed, level, pairs.samples, pairs.pairs,
+                              note + (f"; {pairs.note}" if pairs.note else ""))
+    return bootstrap_alpha(result, draws=draws, seed=seed, level=level)
+
+
+def bootstrap_alpha_patterns(patterns: Any, base: AlphaResult, level_name: str, *, draws: int = DRAWS,
+                             seed: int = 0, level: float = 0.95) -> AlphaBootstrap:
+    """The units bootstrap from unit patterns (agreebound.counts.UnitPatterns): each resample draws
+    n units with replacement from the n pairable units, i.e. how many units of each pattern (a
+    multinomial over the patterns), and computes alpha = 1 - (n. - 1) sum_u o_u / sum_ck n_c n_k d2_ck
+    from the resample's totals (o_u: a unit's disagreement sum over its ordered pairs / (m_u - 1)).
+
+    Up to EXACT_MAX_PATTERNS patterns every resample is drawn; above (so at least that many units),
+    the resample's totals (values, disagreement, and the level's sums: per category, or of the
+    centred values and their squares) are drawn from their normal limit, with the exact mean and
+    covariance over the units, and ``note`` says so. Nominal data with more than
+    COINCIDENCE_MAX_CATEGORIES categories take the categories' squared totals to first order around
+    their mean, the second-order rest at its exact expectation. Equal patterns give equal samples
+    whatever engine counted them.
+    """
+    if base.value is None or len(patterns) == 0:
+        return AlphaBootstrap("units", draws, seed, level, np.empty(0), 0)
+    with np.errstate(all="ignore"):  # values beyond float range: no interval, and it is said
+        out, note = _units_resamples(patterns, base, level_name, draws, seed)
+    if out is None:
+        return AlphaBootstrap("units", draws, seed, level, np.empty(0), 0, TOO_LARGE)
+    return AlphaBootstrap("units", draws, seed, level, out[np.isfinite(out)], 0, note)
+
+
+def _units_resamples(patterns: Any, base: AlphaResult, level_name: str, draws: int,
+                     seed: int) -> tuple[np.ndarray | None, str]:
+    """The units bootstrap's alphas (NaN where a resample has no expected disagreement) and its
+    note; None where the per-unit sums are beyond float range."""
+    row, code, cnt = patterns.entries()
+    n_pat = len(patterns)
+    units = patterns.units.astype(np.float64)
+    n_units = patterns.n_units
+    cntf = cnt.astype(np.float64)
     k = base.n_categories
-    w_cnt = cnt.astype(np.float64)
-    if level_name == "nominal":
-        if k <= 64:
-            feats = np.zeros((n_units, k))
-            np.add.at(feats, (owner, code), w_cnt)
-        else:
-            feats = None
-    elif level_name == "ratio":
-        dense = np.zeros((n_units, k))
-        np.add.at(dense, (owner, code), w_cnt)
-        d2 = _distance_matrix(base)
-    else:
+    m_p = np.bincount(row, weights=cntf, minlength=n_pat)
+    marg = np.bincount(code, weights=cntf * units[row], minlength=k)  # the pairable values' marginals
+    if level_name in ("interval", "ordinal"):
         if level_name == "interval":
-            x = _category_floats(base)
+            x = _category_floats(base).astype(np.float64)
         else:
-            marg = np.bincount(code, weights=w_cnt, minlength=k)
-            x = np.concatenate([[0.0], np.cumsum(marg)[:-1]]) + marg / 2
-        x = x - np.average(x, weights=np.bincount(code, weights=w_cnt, minlength=k))  # centred: less cancellation
+            x = np.concatenate([[0.0], np.cumsum(marg)[:-1]]) + marg / 2  # mid-ranks
+        x = x - np.average(x, weights=marg)  # centred: less cancellation
         xv = x[code]
-        s1 = np.bincount(owner, weights=w_cnt * xv, minlength=n_units)
-        s2 = np.bincount(owner, weights=w_cnt * xv * xv, minlength=n_units)
-    rng = np.random.default_rng(seed)
-    alphas = np.empty(draws)
-    step = max(1, 4_000_000 // max(n_units, 1))
-    for start in range(0, draws, step):
-        b = min(step, draws - start)
-        picks = rng.integers(0, n_units, size=(b, n_units)) + (np.arange(b) * n_units)[:, None]
-        w = np.bincount(picks.ravel(), minlength=b * n_units).reshape(b, n_units).astype(np.float64)
-        n = w @ m_u
-        obs = w @ obs_u
+        s1 = np.bincount(row, weights=cntf * xv, minlength=n_pat)
+        s2 = np.bincount(row, weights=cntf * xv * xv, minlength=n_pat)
+        obs = (2 * m_p * s2 - 2 * s1 * s1) / (m_p - 1)
+        sums = np.column_stack([m_p, obs, s1, s2])
+    else:
         if level_name == "nominal":
-            if feats is not None:
-                nc = w @ feats
-                exp = n * n - (nc * nc).sum(axis=1)
-            else:
-                exp = np.empty(b)
-                for i in range(b):
-                    nc = np.bincount(code, weights=w[i][owner] * w_cnt, minlength=k)
-                    exp[i] = n[i] * n[i] - nc @ nc
-        elif level_name == "ratio":
-            nc = w @ dense
-            exp = np.einsum("bi,ij,bj->b", nc, d2, nc)
+            obs = (m_p * m_p - np.bincount(row, weights=cntf * cntf, minlength=n_pat)) / (m_p - 1)
         else:
-            t1, t2 = w @ s1, w @ s2
-            exp = 2 * n * t2 - 2 * t1 * t1
-        with np.errstate(divide="ignore", invalid="ignore"):
-            alphas[start:start + b] = np.where(exp > 0, 1.0 - (n - 1) * obs / exp, np.nan)
-    return AlphaBootstrap("units", draws, seed, level, alphas[~np.isnan(alphas)], 0)
+            d2 = _distance_matrix(base)  # k <= RATIO_MAX_CATEGORIES: c^T D c over dense blocks of patterns
+            obs = np.zeros(n_pat)
+            block = max(1, 4_000_000 // max(k, 1))
+            for lo in range(0, n_pat, block):
+                hi = min(n_pat, lo + block)
+                sel = slice(*np.searchsorted(row, [lo, hi]))
+                dense_ = np.zeros((hi - lo, k))
+                dense_[row[sel] - lo, code[sel]] = cntf[sel]
+                obs[lo:hi] = ((dense_ @ d2) * dense_).sum(axis=1)
+            obs /= m_p - 1
+        sums = np.column_stack([m_p, obs])
+    if not np.isfinite(sums).all():
+        return None, ""
+    # the categories' totals of a resample: entries gathered by category
+    by_code = np.argsort(code, kind="stable")
+    g_row, g_cnt = row[by_code], cntf[by_code]
+    g_first = np.flatnonzero(np.r_[True, code[by_code][1:] != code[by_code][:-1]]) if len(code) else np.zeros(0, int)
+    present = code[by_code][g_first]
+    d2p = _distance_matrix(base)[np.ix_(present, present)] if level_name == "ratio" else None
+
+    overflow = []
+
+    def alphas(n: np.ndarray, o: np.ndarray, rest: np.ndarray, exp: np.ndarray | None = None) -> np.ndarray:
+        """Alpha from a resample's totals: n values, disagreement o, and the level's sums (or its
+        expected disagreement ``exp``, given); an infinite number on the way is an overflow."""
+        if exp is None and level_name in ("interval", "ordinal"):
+            exp = 2 * n * rest[:, 1] - 2 * rest[:, 0] * rest[:, 0]
+        elif exp is None and level_name == "nominal":
+            exp = n * n - (rest * rest).sum(axis=1)
+        elif exp is None:
+            exp = np.einsum("bi,ij,bj->b", rest, d2p, rest)
+        a = np.where(exp > 0, 1.0 - (n - 1) * o / exp, np.nan)
+        if not (np.isfinite(exp).all() and np.isfinite(a[~np.isnan(a)]).all()):
+            overflow.append(True)
+        return a
+
+    rng = np.random.default_rng(seed)
+    # many nominal categories: the categories' squared totals to first order around their mean
+    linear = level_name == "nominal" and len(present) > COINCIDENCE_MAX_CATEGORIES
+    note = ""
+    if n_pat > EXACT_MAX_PATTERNS:  # (ratio data has at most RATIO_MAX_CATEGORIES = 64 values)
+        # the resample's totals T = sum_p w_p f_p, w ~ Multinomial(n, units / n): mean n f_bar and
+        # covariance n Cov(f) over the units; drawn from that normal limit
+        if linear:  # sum_c n_c^2 = |n mu|^2 + 2 n mu.delta + |delta|^2, delta = totals - n mu; the last term
+            mu = marg[present] / n_units  # at its exact expectation (n tr Cov(x), second order)
+            g = np.bincount(row, weights=cntf * mu[np.searchsorted(present, code)], minlength=n_pat)
+            sq = np.bincount(row, weights=cntf * cntf, minlength=n_pat)
+            sums = np.column_stack([sums, g])
+            second = float(units @ sq) - n_units * float(mu @ mu)
+        dim = sums.shape[1] + (0 if level_name in ("interval", "ordinal") or linear else len(present))
+        where = np.searchsorted(present, code) if level_name not in ("interval", "ordinal") and not linear else None
+        block = max(1, 8_000_000 // dim)
+
+        def features(lo: int, hi: int) -> np.ndarray:
+            f = np.zeros((hi - lo, dim))
+            f[:, :sums.shape[1]] = sums[lo:hi]
+            if where is not None:
+                sel = slice(*np.searchsorted(row, [lo, hi]))
+                f[row[sel] - lo, sums.shape[1] + where[sel]] = cntf[sel]
+            return f
+
+        mean = np.zeros(dim)
+        for lo in range(0, n_pat, block):
+            hi = min(n_pat, lo + block)
+            mean += units[lo:hi] @ features(lo, hi)
+        mean /= n_units
+        cov = np.zeros((dim, dim))
+        for lo in range(0, n_pat, block):
+            hi = min(n_pat, lo + block)
+            f = features(lo, hi) - mean
+            cov += (f * units[lo:hi, None]).T @ f
+        cov /= n_units
+        lam, vec = np.linalg.eigh(cov)
+        z = rng.standard_normal((draws, dim)) * np.sqrt(np.clip(lam, 0, None))
+        t = n_units * mean + math.sqrt(n_units) * z @ vec.T
+        if linear:
+            nmu2 = n_units * n_units * float(mu @ mu)
+            exp = t[:, 0] * t[:, 0] - (nmu2 + 2 * n_units * (t[:, 2] - nmu2 / n_units) + second)
+            out = alphas(t[:, 0], t[:, 1], t, exp)
+        else:
+            out = alphas(t[:, 0], t[:, 1], t[:, 2:])
+        note = (f"{n_pat:,} distinct unit patterns: each resample's totals over {n_units:,} units are drawn from their "
+                "normal limit (exact mean and covariance over the units"
+                + ("; the categories' squared totals to first order, the rest at its expectation)" if linear else ")"))
+    else:
+        out = np.empty(draws)
+        # a resample's units: drawn one by one (few units per pattern), or as a multinomial over the
+        # patterns (many units per pattern); each block's weights pattern-major, (patterns, draws)
+        by_index = n_units < 8 * n_pat
+        owner = None if not by_index or n_units == n_pat else np.repeat(np.arange(n_pat), patterns.units)
+        dense = None
+        if level_name not in ("interval", "ordinal") and len(present) <= COINCIDENCE_MAX_CATEGORIES:
+            dense = np.zeros((n_pat, len(present)))
+            dense[row, np.searchsorted(present, code)] = cntf
+        width = max(n_units if by_index else n_pat, len(code), 1)
+        step = max(1, 4_000_000 // width)
+        for start in range(0, draws, step):
+            b = min(step, draws - start)
+            if by_index:
+                picks = rng.integers(0, n_units, size=(b, n_units))
+                if owner is not None:
+                    picks = owner[picks]
+                picks *= b
+                picks += np.arange(b)[:, None]
+                wt = np.bincount(picks.ravel(), minlength=n_pat * b).reshape(n_pat, b).astype(np.float64)
+                del picks
+            else:
+                wt = rng.multinomial(n_units, units / n_units, size=b).astype(np.float64).T
+            t = wt.T @ sums
+            if level_name in ("interval", "ordinal"):
+                rest = t[:, 2:]
+            elif dense is not None:
+                rest = wt.T @ dense
+            else:
+                rest = np.add.reduceat(wt[g_row] * g_cnt[:, None], g_first, axis=0).T
+            out[start:start + b] = alphas(t[:, 0], t[:, 1], rest)
+    return (None, "") if overflow else (out, note)
 
 
 # --- rates -----------------------------------------------------------------------------------

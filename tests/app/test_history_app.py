@@ -125,8 +125,10 @@ def test_history_timeline_of_three_runs_and_a_compare_that_names_the_reason(db, 
     charts = at.get("plotly_chart")
     assert len(charts) == 1
     fig = json.loads(charts[0].proto.spec)
-    alpha_traces = [t for t in fig["data"] if t.get("name") in ("violence", "insult", "sexual")]
-    assert len(alpha_traces) == 6 and all(len(t["x"]) == 3 for t in alpha_traces)  # 3 dimensions x 2 gates, 3 runs
+    # alpha is drawn per level read ("violence (nominal)"), the spread per dimension: 3 x 2 lines, 3 runs each
+    names = ("violence", "insult", "sexual", "violence (nominal)", "insult (nominal)", "sexual (nominal)")
+    alpha_traces = [t for t in fig["data"] if t.get("name") in names]
+    assert len(alpha_traces) == 6 and all(len(t["x"]) == 3 for t in alpha_traces)
     thresholds = [t for t in fig["data"] if t.get("name") == "threshold"]
     assert sorted(thresholds[0]["y"]) == [0.4, 0.6, 0.7]  # the floor in force at each run
     # Before: the second newest (exploratory: floor 0.400, cap 4.00x); after: the newest
@@ -210,9 +212,21 @@ def test_a_run_opens_with_its_positive_category_interval_and_dimension(db, capsy
     assert main(["panel", str(S / "detector_panel.csv"), "--dimension", "sexual", "--record", "--db", db]) == 0
     at = app({"run": last_run(capsys)}, page="pages/overview.py")
     assert at.session_state["panel_source"]["dimension"] == "sexual"
-    assert "**Panel: may be enforced.**" in text(at)  # one dimension, as recorded (ENFORCE)
+    assert "**Panel: may be enforced at the nominal level (the default).**" in text(at)  # one dimension, as recorded (ENFORCE)
     dims = [plain(h.value) for h in at.subheader]
     assert "sexual" in dims and "violence" not in dims and "insult" not in dims
+
+
+def test_a_run_opens_with_the_interval_it_was_recorded_with(db, capsys):
+    assert main(["panel", str(S / "detector_panel.csv"), "--interval", "pairs", "--record", "--db", db]) == 1
+    run_id = last_run(capsys)
+    assert app({"run": run_id}, page="pages/panel.py").session_state["interval"] == "pairs"
+    # a run recorded before the pairs interval had its name carries "krippendorff": it opens with pairs
+    with Store.open(db) as s:
+        run = s.get(run_id)
+        old = s.record("panel", s.inputs(run), run.report, {**run.recipe, "interval": "krippendorff"}, run.thresholds,
+                       run.thresholds_source)
+    assert app({"run": old.id}, page="pages/panel.py").session_state["interval"] == "pairs"
 
 
 def test_a_panel_run_and_a_judge_run_in_one_link_keep_their_own_thresholds(db, capsys):
@@ -232,11 +246,14 @@ def test_the_reading_changed_after_recording_survives_a_reload(db):
     at = app(page="pages/panel.py")
     upload_k2011_interval(at)
     run_id = at.session_state["panel_source"]["run"]
-    at.radio(key="interval_widget").set_value("units").run()
-    assert param(at, "interval") == ["units"] and param(at, "level") == ["interval"]
-    again = app({"run": run_id, "th": param(at, "th")[0], "level": "interval", "interval": "units"},
+    at.radio(key="interval_widget").set_value("pairs").run()  # recorded with the default, units
+    assert param(at, "interval") == ["pairs"] and param(at, "level") == ["interval"]
+    again = app({"run": run_id, "th": param(at, "th")[0], "level": "interval", "interval": "pairs"},
                 page="pages/panel.py")
-    assert again.session_state["interval"] == "units" and again.session_state["level"] == "interval"
+    assert again.session_state["interval"] == "pairs" and again.session_state["level"] == "interval"
+    # a link made before the pairs interval had its name: "krippendorff" is pairs
+    old = app({"run": run_id, "level": "interval", "interval": "krippendorff"}, page="pages/panel.py")
+    assert old.session_state["interval"] == "pairs" and param(old, "interval") == ["pairs"]
     bad = app({"run": run_id, "level": "fancy"}, page="pages/panel.py")
     assert "The link's reading was ignored: level must be auto or one of" in said(bad.warning)
 

@@ -3,6 +3,7 @@ Measure -> verdict; and a misspelt label flagged before anything is measured."""
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -53,15 +54,17 @@ def test_r_export_preview_then_level_then_role_then_verdict():
     assert at.session_state["pending"] is None
     text = body(at)
     assert "alpha = **0.8491 = 951/1120 (849 permil)** from 40 pairable values in 11 units (interval)" in text
-    assert [w.value for w in at.success] == ["all: ENFORCE: reliable enough to act on (spread not checked: no detector rates)"]
-    levels = at.dataframe[0].value
-    assert list(levels["level"]) == ["nominal", "ordinal", "interval (in force)", "ratio"]
+    assert [w.value for w in at.success] == ["all: ENFORCE at the interval level (chosen): reliable enough to act on "
+                                             "(spread not checked: no detector rates)"]
+    levels = at.table[0].value  # a text table: its cells are Markdown, escaped
+    assert [re.sub(r"\\(.)", r"\1", v) for v in levels.iloc[:, 0]] == ["nominal", "ordinal", "interval (in force)",
+                                                                     "ratio"]
     # Roles: three of the four are humans -> one independent detector -> refused structurally.
     upload(at, "r_write_csv (2).csv", (IMPORTS / "r_write_csv.csv").read_bytes() + b"\n")
     at.multiselect(key="pv_humans").set_value(["A", "B", "C"]).run()
     at.button(key="pv_measure").click().run()
     assert not at.exception
-    assert [e.value for e in at.error] == ["all: REFUSE_SINGLE: fewer than two independent detectors"]
+    assert [e.value for e in at.error] == ["all: REFUSE_SINGLE at the nominal level (the default): fewer than two independent detectors"]
     caption = next(c.value for c in at.caption if c.value.startswith("Loaded:"))
     assert "human raters: A, B, C" in caption
 
@@ -75,9 +78,9 @@ def test_a_label_typo_is_flagged_in_the_preview_and_cancel_keeps_the_loaded_data
     assert [w.value for w in at.warning] == ["1 category to check: a misspelling becomes a category of its own and "
                                              "moves alpha (see the check column)"]
     categories = at.dataframe[1].value
-    assert list(categories["category"]) == ["ok", "toxic", "toxc"]
-    assert list(categories["count"]) == [9, 8, 1]
-    assert categories["check"].iloc[2] == "maybe the same as 'toxic': a rare spelling (1) close to a more common one; occurs once"
+    assert list(categories["category"]) == ["toxc", "ok", "toxic"]  # the one to check first
+    assert list(categories["count"]) == [1, 9, 8]
+    assert categories["check"].iloc[0] == "maybe the same as 'toxic': a rare spelling (1) close to a more common one; occurs once"
     assert at.multiselect(key="pv_humans").value == ["human_1"]
     at.button(key="pv_cancel").click().run()
     assert at.session_state["pending"] is None
@@ -91,7 +94,7 @@ def test_a_label_typo_is_flagged_in_the_preview_and_cancel_keeps_the_loaded_data
     ("raters_by_units.csv", "interval", Fraction(951, 1120)),
     ("k2011.xlsx", "nominal", Fraction(113, 152)),
     ("label_studio.json", "interval", Fraction(951, 1120)),
-    ("prodigy.jsonl", None, Fraction(108577, 133160)),  # the suggested level: ordinal
+    ("prodigy.jsonl", None, Fraction(113, 152)),  # nobody chose: nominal (ordinal is suggested beside it)
     ("generic.jsonl", "nominal", Fraction(113, 152)),
 ])
 def test_real_shaped_exports_reach_their_alpha_through_the_preview_defaults(name, level, alpha):
@@ -105,7 +108,7 @@ def test_real_shaped_exports_reach_their_alpha_through_the_preview_defaults(name
     ms = data.panel_measurements  # the cached measurement the page drew
     src = at.session_state["panel_source"]
     measured = ms(src["ratings"].name, src["ratings"].digest, src["ratings"].data, at.session_state["level"],
-                  "auto", None, None, None, "krippendorff", src["mapping"])
+                  "auto", None, None, None, "units", src["mapping"])
     m = next(iter(measured.values()))
-    assert m.alpha.value == alpha and m.level == (level or "ordinal") and m.n_units == 12
+    assert m.alpha.value == alpha and m.level == (level or "nominal") and m.n_units == 12
     assert f"= {alpha.numerator}/{alpha.denominator} (" in body(at)

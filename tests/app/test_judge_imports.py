@@ -40,30 +40,45 @@ def shown(markdown: str) -> str:
 
 
 def rates(at: AppTest) -> dict[str, tuple[str, str]]:
-    table = next(d.value for d in at.dataframe if "rate" in d.value.columns)
+    """The gate table (a text table: its cells and headers are Markdown, escaped) as a user reads it."""
+    table = next(t.value.rename(columns=shown).map(shown) for t in at.table if "rate" in map(shown, t.value.columns))
     return {r["rate"]: (r["measured"], r["gate"]) for _, r in table.iterrows()}
 
 
-def test_a_log_alone_is_incomplete_then_its_human_votes_make_it_a_partial_audit_that_fails():
+NO_CONTRACT = "INCOMPLETE: no contract: measured against illustrative limits (not decided, never a pass)"
+
+
+def test_a_log_alone_is_not_decided_then_its_human_votes_and_its_contract_make_it_a_partial_audit_that_fails():
+    """Without a contract nothing is decided (issue 22: no contract, no verdict); the measured gates
+    are shown against illustrative limits, and the contract, once given, decides."""
     at = judge_page()
     upload(at, "bundle_upload", LOGS / "alpaca_eval_annotations.json")
-    assert [w.value for w in at.warning] == ["INCOMPLETE: a partial audit, never a pass"]
+    assert [w.value for w in at.warning] == [NO_CONTRACT]
     assert rates(at)["Position flip"] == ("not evaluable: the source does not say in which order the candidates were "
-                                          "shown", "not evaluable")
+                                          "shown (only a log that records each judgment's order supplies it: this "
+                                          "source never can)", "not evaluable")
     assert any("No contract was given" in i.value for i in at.info)
     upload(at, "bundle_upload", LOGS / "mt_bench_gpt-4_pair.jsonl")
-    assert [w.value for w in at.warning] == []
-    assert [e.value for e in at.error] == ["FAIL_CALIBRATION"]  # position flip 48/142 fails on its own
+    assert [w.value for w in at.warning] == [NO_CONTRACT]
+    assert [e.value for e in at.error] == []  # position flip 48/142 is far outside the limit: still not a FAIL
     r = rates(at)
-    assert r["Position flip"] == ("48/142 = 33.80% (3380 bps)", "FAIL")
+    assert r["Position flip"] == ("48/142 = 33.80% (3380 bps)", "outside the illustrative limit")
     assert r["Human agreement"][1] == "not evaluable"
     upload(at, "log_references_upload", LOGS / "mt_bench_human_judgments.jsonl")
     r = rates(at)
-    assert r["Human agreement"] == ("188/254 = 74.02% (7402 bps)", "FAIL")
-    assert r["Verbosity bias"] == ("not evaluable: the source has no candidate lengths", "not evaluable")
+    assert r["Human agreement"] == ("188/254 = 74.02% (7402 bps)", "outside the illustrative limit")
+    assert r["Verbosity bias"][0].startswith("not evaluable: the source has no candidate lengths (the answers' texts "
+                                             "supply them")
     caption = next(shown(c.value) for c in at.caption if c.value.startswith("Loaded:"))
     assert caption.startswith("Loaded: upload: mt_bench_gpt-4_pair.jsonl (+ mt_bench_human_judgments.jsonl): 144 cases")
     assert "- human agreement with ties 188/254" in " ".join(m.value for m in at.markdown)
+    # the contract, given: decided against it (position flip alone fails it)
+    contract = replace(ILLUSTRATIVE_CONTRACT, scope="mt-bench-pairs", judge_generator="gpt-4", minimum_cases=1)
+    header = {"scope": contract.scope, "contract_content_id": contract.content_id, "rubric_digest": "0" * 64}
+    upload(at, "log_contract_upload", LOGS / "x", "contract.json", templates.contract_json(contract, header).encode())
+    assert [e.value for e in at.error] == ["FAIL_CALIBRATION"] and [w.value for w in at.warning] == []
+    assert rates(at)["Position flip"] == ("48/142 = 33.80% (3380 bps)", "FAIL")
+    assert "the **bound** contract: `judge-calibration@sha256:" in " ".join(m.value for m in at.markdown)
 
 
 def test_a_log_of_another_shape_waits_for_its_mapping_then_gets_the_seeds_audit():

@@ -39,6 +39,12 @@ def texts(elements) -> list[str]:
     return [shown(e.value) for e in elements]
 
 
+def tables(at: AppTest) -> list:
+    """The text tables (st.table, every cell whole) as a user reads them: cells and headers are
+    Markdown there, escaped; the escapes removed."""
+    return [t.value.rename(columns=shown).map(shown) for t in at.table]
+
+
 def upload_ratings(at: AppTest, name: str, data: bytes, measure: bool = True) -> AppTest:
     """Upload a ratings file: the mapping preview opens; ``measure`` presses Measure with its defaults."""
     at.file_uploader(key="ratings_upload").set_value((name, data, "text/csv")).run()
@@ -51,19 +57,22 @@ def upload_ratings(at: AppTest, name: str, data: bytes, measure: bool = True) ->
 
 def test_overview_shows_every_sample_verdict():
     at = app()
-    assert texts(at.warning) == ["REPORT_ONLY: measure and publish, do not auto-enforce"] * 2
-    assert texts(at.success) == ["ENFORCE: reliable enough to act on"]
+    assert texts(at.warning) == ["REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce"] * 2
+    assert texts(at.success) == ["ENFORCE at the nominal level (the default): reliable enough to act on"]
     assert texts(at.error) == ["FAIL_CALIBRATION"]
     body = " ".join(texts(at.markdown))
     # one sentence per domain, at the top
-    assert texts(at.markdown)[:3] == ["**Panel: 1 of 3 dimensions may be enforced.**",
+    assert texts(at.markdown)[:4] == [":gray-badge[Sample data]",
+                                      "**Panel (sample data): 1 of 3 dimensions may be enforced at the nominal level "
+                                      "(the default).**",
                                       "violence: REPORT_ONLY · insult: REPORT_ONLY · sexual: ENFORCE",
-                                      "**Judge: fails 4 of 5 gates.**"]
+                                      "**Judge (sample data): fails 4 of 5 gates.**"]
     assert [h.value for h in at.subheader] == ["violence", "insult", "sexual"]
     # each gate: measured value against its threshold, the margin in words, same units everywhere
-    assert "Why: alpha 0.236, needs 0.600: 0.364 short; spread 3.90x, cap 2.00x: 1.90x over." in body
+    assert "Why: alpha (nominal) 0.236, needs 0.600: 0.364 short; spread 3.90x, cap 2.00x: 1.90x over." in body
     assert "**spread** passes: spread 1.45x, cap 2.00x: 0.55x to spare (1450 permil, cap 2000 permil)" in body
-    assert "**alpha** fails: alpha 0.236, needs 0.600: 0.364 short (236 permil, floor 600 permil). 95% interval" in body
+    assert ("**alpha (nominal)** fails: alpha (nominal) 0.236, needs 0.600: 0.364 short (236 permil, floor 600 "
+            "permil). 95% interval") in body
     # the judge's failing gates with their limits
     assert "position flip 11.2%, limit 5.0%: 6.2 points over" in body
     # exact fractions and content ids only behind the expander
@@ -81,8 +90,8 @@ def test_overview_of_a_sample_without_rates_says_spread_not_checked():
     at.switch_page("pages/overview.py").run()
     assert not at.exception
     body = " ".join(texts(at.markdown))
-    assert "**Panel: may be enforced; spread not checked.**" in body
-    assert texts(at.success) == ["ENFORCE: reliable enough to act on (spread not checked: no detector rates)"]
+    assert "**Panel (sample data): may be enforced at the nominal level (the default); spread not checked.**" in body
+    assert texts(at.success) == ["ENFORCE at the nominal level (the default): reliable enough to act on (spread not checked: no detector rates)"]
     assert "spread within the cap" not in body
 
 
@@ -91,7 +100,7 @@ def test_a_four_case_judge_that_passes_is_marked_fragile():
     at.selectbox(key="judge_sample").set_value("The seed's illustrative snapshot, 4 cases").run()
     at.switch_page("pages/overview.py").run()
     assert "PASS_CALIBRATION" in texts(at.success)
-    assert ("**Judge: passes all 5 gates.** Fragile: the 95% intervals of 5 of 5 gates include their thresholds "
+    assert ("**Judge (sample data): passes all 5 gates.** Fragile: the 95% intervals of 5 of 5 gates include their thresholds "
             "(4 cases).") in texts(at.markdown)
     (fragile,) = [w for w in texts(at.warning) if w.startswith("**Fragile**")]
     assert "Position flip: its 95% interval 0.0% to 49.0% includes the limit 5.0%" in fragile
@@ -113,12 +122,12 @@ def test_a_link_with_edited_thresholds_shows_a_banner_on_every_page():
 def test_panel_page_samples_and_reasons():
     at = app("pages/panel.py")
     assert [t.label for t in at.tabs] == ["violence", "insult", "sexual"]
-    assert texts(at.warning)[0] == "violence: REPORT_ONLY: measure and publish, do not auto-enforce"
+    assert texts(at.warning)[0] == "violence: REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce"
     body = " ".join(m.value for m in at.markdown)
     assert "**alpha below floor**: alpha 0.2361 (520132/2203311) is below the floor 0.6000 (3/5)" in body
     assert "**ratio above cap**: detector spread 3.9000 (39/10)x is above the cap 2x" in body
     at.selectbox(key="panel_sample").set_value("Single detector (refused structurally)").run()
-    assert texts(at.error)[0] == "all: REFUSE_SINGLE: fewer than two independent detectors"
+    assert texts(at.error)[0] == "all: REFUSE_SINGLE at the nominal level (the default): fewer than two independent detectors"
     assert "**single detector**: 1 independent detector(s)" in " ".join(m.value for m in at.markdown)
 
 
@@ -126,14 +135,21 @@ def test_upload_krippendorff_2011_shows_published_alpha():
     at = app("pages/panel.py")
     upload_ratings(at, "k2011.csv", (SAMPLES / "krippendorff_2011.csv").read_bytes())
     body = " ".join(m.value for m in at.markdown)
-    # 1..5 whole numbers: ordinal suggested, and every admissible level shown beside it (published values)
-    assert "alpha = **0.8154 = 108577/133160 (815 permil)** from 40 pairable values in 11 units (ordinal)" in body
-    levels = at.dataframe[0].value
-    assert list(levels["level"]) == ["nominal", "ordinal (in force)", "interval", "ratio"]
-    assert list(levels["exact"]) == ["113/152", "108577/133160", "951/1120", "18222619/22852465"]
-    at.selectbox(key="level_widget").set_value("nominal").run()
-    body = " ".join(m.value for m in at.markdown)
+    # 1..5 whole numbers: nominal by default (the specification's), every admissible level shown beside it
+    # (published values), and the suggested ordinal one click away
     assert "alpha = **0.7434 = 113/152 (743 permil)** from 40 pairable values in 11 units (nominal)" in body
+    assert "Level in force: **nominal** (the default: the specification's level, and R kripp.alpha's default)." in body
+    levels = tables(at)[0]
+    assert list(levels["level"]) == ["nominal (in force)", "ordinal", "interval", "ratio"]
+    assert list(levels["exact"]) == ["113/152", "108577/133160", "951/1120", "18222619/22852465"]
+    assert list(levels["verdict"]) == ["ENFORCE", "ENFORCE", "ENFORCE", "not compared (ratio needs a true zero)"]
+    assert at.metric[0].label == "alpha (nominal level)" and at.metric[0].value == "0.743"
+    switch = at.button(key="level_switch_all")
+    assert switch.label == "These look like a 1-5 rating scale. Read as ordinal?"
+    switch.click().run()
+    body = " ".join(m.value for m in at.markdown)
+    assert "alpha = **0.8154 = 108577/133160 (815 permil)** from 40 pairable values in 11 units (ordinal)" in body
+    assert texts(at.success)[0].startswith("all: ENFORCE at the ordinal level (chosen): reliable enough to act on")
     at.selectbox(key="level_widget").set_value("interval").run()
     body = " ".join(m.value for m in at.markdown)
     assert "alpha = **0.8491 = 951/1120 (849 permil)** from 40 pairable values in 11 units (interval)" in body
@@ -160,20 +176,20 @@ def test_slider_flips_a_verdict_without_remeasuring_and_reset_restores_it():
     at = app("pages/whatif.py")
     calls = dict(data.MEASURE_CALLS)
     assert calls == {"panel": 1, "judge": 1, "judge_diagnostics": 1}  # each measured once, then cached
-    table = at.dataframe[0].value
+    table = tables(at)[0]
     assert list(table["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
     at.slider(key="slider_alpha_floor_permil").set_value(800).run()
-    table = at.dataframe[0].value
+    table = tables(at)[0]
     assert list(table["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "REPORT_ONLY"]
     assert list(table["changed"]) == ["", "", "yes"]
     assert at.number_input(key="number_alpha_floor_permil").value == 800  # the pair stays in step
     at.slider(key="slider_ratio_cap_permil").set_value(4000).run()
     at.number_input(key="number_alpha_floor_permil").set_value(400).run()
-    assert list(at.dataframe[0].value["edited"]) == ["REPORT_ONLY", "ENFORCE", "ENFORCE"]
+    assert list(tables(at)[0]["edited"]) == ["REPORT_ONLY", "ENFORCE", "ENFORCE"]
     assert dict(data.MEASURE_CALLS) == calls  # sliders re-decide, never re-measure
     assert json.loads(at.query_params["th"]) == {"panel": {"alpha_floor_permil": 400, "ratio_cap_permil": 4000, "strict": False}}
     at.button(key="reset_defaults").click().run()
-    assert list(at.dataframe[0].value["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
+    assert list(tables(at)[0]["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
     assert at.slider(key="slider_alpha_floor_permil").value == 600
     assert "th" not in at.query_params
 
@@ -185,13 +201,13 @@ def test_judge_draft_contract_and_reset_to_bound():
     for field, value in [("minimum_human_agreement_bps", 6000), ("maximum_position_flip_bps", 1200),
                          ("maximum_verbosity_bias_bps", 5000), ("maximum_self_preference_bps", 6000)]:
         at.slider(key=f"slider_{field}").set_value(value).run()
-    judge_row = at.dataframe[1].value.iloc[0]
+    judge_row = tables(at)[1].iloc[0]
     assert (judge_row["bound contract"], judge_row["edited"], judge_row["changed"]) == (
         "FAIL_CALIBRATION", "PASS_CALIBRATION", "yes")
     edited = [m.value for m in at.markdown if m.value.startswith("Edited (draft): `judge-calibration@sha256:")]
     assert len(edited) == 1 and bound_id not in edited[0]
     at.button(key="reset_contract").click().run()
-    assert at.dataframe[1].value.iloc[0]["edited"] == "FAIL_CALIBRATION"
+    assert tables(at)[1].iloc[0]["edited"] == "FAIL_CALIBRATION"
     assert f"Edited (bound): `{bound_id}`" in [m.value for m in at.markdown]
 
 
@@ -199,11 +215,11 @@ def test_link_reproduces_thresholds_and_bad_link_is_explained():
     at = app(th=json.dumps({"panel": {"alpha_floor_permil": 800, "ratio_cap_permil": 2000}}))
     assert texts(at.success) == []  # sexual (alpha 0.78) no longer enforces under a 0.8 floor
     warnings = texts(at.warning)
-    assert warnings.count("REPORT_ONLY: measure and publish, do not auto-enforce") == 3
+    assert warnings.count("REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce") == 3
     assert warnings[0] == ("**Decided under edited thresholds** (from a shared link): alpha floor 0.800 "
                            "(default 0.600).")
     # sexual's alpha 0.779 is below 0.800, but its interval reaches above it: marked fragile
-    assert any(w.startswith("**Fragile**: alpha: its 95% interval 0.") and "includes the floor 0.800" in w
+    assert any(w.startswith("**Fragile**: alpha (nominal): its 95% interval 0.") and "includes the floor 0.800" in w
                for w in warnings)
     bad = app(th='{"panel": {"alpha_floor_permil": 6000}}')
     assert "The link's thresholds were ignored: alpha_floor_permil must be between 0 and 1000 (permil), got 6000" in texts(bad.warning)
@@ -230,7 +246,7 @@ def test_preset_from_sidebar_and_threshold_file_upload():
 def test_judge_page_samples_upload_and_drilldown():
     at = app("pages/judge.py")
     assert texts(at.error) == ["FAIL_CALIBRATION"]
-    rates = next(t.value for t in at.dataframe if "gate" in t.value.columns)
+    rates = next(t for t in tables(at) if "gate" in t.columns)
     assert list(rates["gate"]) == ["FAIL", "FAIL", "pass", "FAIL", "FAIL"]
     assert list(rates["measured"])[1] == "26/233 = 11.16% (1116 bps)"
     at.selectbox(key="case_filter").set_value("flipped (position)").run()
@@ -254,7 +270,8 @@ def test_judge_tables_trio():
     at.button(key="load_tables").click().run()
     assert not at.exception
     assert texts(at.error) == ["FAIL_CALIBRATION"]
-    assert "240 cases, 1440 observations" in " ".join(c.value for c in at.caption)
+    assert "240 cases, 1,440 observations: 2 orders x 3 repetitions per case, as the contract declares" in \
+        " ".join(c.value for c in at.caption)
 
 
 def test_help_page_renders_the_formats():
@@ -277,13 +294,14 @@ def test_positive_category_gives_rates_for_a_non_binary_panel():
 def test_uncertainty_is_shown_and_strict_mode_is_threshold_data():
     at = app("pages/panel.py")
     body = " ".join(m.value for m in at.markdown)
-    assert "alpha 95% interval [" in body and "Krippendorff's bootstrap, 2,000 draws" in body
+    assert "alpha 95% interval [" in body and "(units bootstrap, 2,000 draws, seed 0)" in body  # the default
     assert "q = P(alpha < floor) = 1.000" in body  # violence: alpha 0.24 is nowhere near 0.6
     assert "95% bracket [" in body
-    at.radio(key="interval_widget").set_value("units").run()
-    assert "(unit resampling, 2,000 draws, seed 0)" in " ".join(m.value for m in at.markdown)
+    at.radio(key="interval_widget").set_value("pairs").run()
+    assert "(pairs bootstrap (KALPHA), 2,000 draws of " in " ".join(m.value for m in at.markdown)
+    assert "narrower than 95% when units have 3+ ratings" in " ".join(m.value for m in at.markdown)
     at.switch_page("pages/judge.py").run()
-    rates = next(t.value for t in at.dataframe if "margin" in t.value.columns)
+    rates = next(t for t in tables(at) if "margin" in t.columns)
     assert list(rates["margin"]) == ["370 more agreements would pass", "15 fewer flips would pass",
                                      "18 more unstable orders fail the gate", "298 fewer verbosity errors would pass",
                                      "87 fewer self-preferring picks would pass"]
@@ -297,11 +315,11 @@ def test_uncertainty_is_shown_and_strict_mode_is_threshold_data():
     at.switch_page("pages/whatif.py").run()
     at.slider(key="slider_ratio_cap_permil").set_value(4000).run()
     at.slider(key="slider_alpha_floor_permil").set_value(400).run()
-    assert list(at.dataframe[0].value["edited"]) == ["REPORT_ONLY", "ENFORCE", "ENFORCE"]
+    assert list(tables(at)[0]["edited"]) == ["REPORT_ONLY", "ENFORCE", "ENFORCE"]
     at.checkbox(key="check_panel_strict").check().run()
     # insult: alpha 0.431 passes a 0.400 floor, but its bootstrap lower bound (0.388) does not, and its
     # spread's upper bound (4.6x) exceeds the 4.0x cap; sexual's bounds (0.753, 2.0x) still pass.
-    assert list(at.dataframe[0].value["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
+    assert list(tables(at)[0]["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
     assert dict(data.MEASURE_CALLS) == calls  # strict mode re-decides from the cached bootstrap
     assert at.session_state["thresholds"].panel.strict is True
 
@@ -443,7 +461,7 @@ def test_panel_page_other_coefficients_explain_the_gap_and_sliders_do_not_recomp
     at.slider(key="slider_alpha_floor_permil").set_value(300).run()
     at.switch_page("pages/panel.py").run()
     assert not at.exception and data.MEASURE_CALLS["coefficients"] == calls  # sliders only decide
-    assert "violence: REPORT_ONLY: measure and publish, do not auto-enforce" in texts(at.warning)  # alpha's verdict
+    assert "violence: REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce" in texts(at.warning)  # alpha's verdict
 
 
 def test_judge_page_shows_the_judge_against_the_human_reference():

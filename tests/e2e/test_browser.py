@@ -39,8 +39,8 @@ def test_overview_verdicts_and_sidebar(page: Page, app_url: str):
     page.goto(app_url)
     settle(page)
     texts = alerts(page)
-    assert texts.count("REPORT_ONLY: measure and publish, do not auto-enforce") == 2
-    assert texts.count("ENFORCE: reliable enough to act on") == 1
+    assert texts.count("REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce") == 2
+    assert texts.count("ENFORCE at the nominal level (the default): reliable enough to act on") == 1
     assert "FAIL_CALIBRATION" in texts
     sidebar = page.locator("[data-testid='stSidebar']")
     expect(sidebar).to_contain_text("alpha floor 0.600 (600 permil)")
@@ -79,7 +79,7 @@ def test_import_journey_preview_level_measure(page: Page, app_url: str):
     choose(page, "Level of measurement", "interval")
     measure(page)
     expect(page.get_by_text("0.8491 = 951/1120 (849 permil)").first).to_be_visible()
-    expect(page.get_by_text("all: ENFORCE: reliable enough to act on")).to_be_visible()
+    expect(page.get_by_text("all: ENFORCE at the interval level (chosen): reliable enough to act on")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "panel-upload-r-export.png"), full_page=True)
     typo = ROOT / "artifacts" / "typo.csv"
     typo.write_text("item,human_1,det_a,det_b\ni1,toxic,toxic,toxic\ni2,ok,ok,ok\ni3,toxic,toxc,toxic\n"
@@ -119,11 +119,11 @@ def test_slider_changes_the_verdict_and_downloads(page: Page, app_url: str):
     page.get_by_role("link", name="Overview").click()
     settle(page)
     texts = alerts(page)
-    assert texts.count("ENFORCE: reliable enough to act on") == 0
-    assert texts.count("REPORT_ONLY: measure and publish, do not auto-enforce") == 3
+    assert texts.count("ENFORCE at the nominal level (the default): reliable enough to act on") == 0
+    assert texts.count("REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce") == 3
     page.locator(".st-key-edited_thresholds").get_by_role("button", name="Reset to defaults").click()  # the banner's
     settle(page)
-    assert alerts(page).count("ENFORCE: reliable enough to act on") == 1
+    assert alerts(page).count("ENFORCE at the nominal level (the default): reliable enough to act on") == 1
     expect(page.locator(".st-key-edited_thresholds")).to_have_count(0)
 
 
@@ -132,7 +132,7 @@ def test_link_reproduces_the_view(page: Page, app_url: str):
     page.goto(f"{app_url}/?th={th}")
     settle(page)
     texts = alerts(page)
-    assert texts.count("ENFORCE: reliable enough to act on") == 2  # insult and sexual pass the looser gate
+    assert texts.count("ENFORCE at the nominal level (the default): reliable enough to act on") == 2  # insult and sexual pass the looser gate
     expect(page.locator("[data-testid='stSidebar']")).to_contain_text("alpha floor 0.400 (400 permil)")
     expect(page.locator(".st-key-edited_thresholds")).to_contain_text("alpha floor 0.400 (default 0.600)")
 

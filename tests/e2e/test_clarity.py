@@ -54,8 +54,8 @@ def test_a_shared_link_with_edited_thresholds_shows_the_banner_on_every_page(bro
 def test_the_phone_first_screen_shows_the_overall_verdicts(browser: Browser, app_url: str):
     page = open_page(browser, app_url, 390, 844)
     headline = page.locator(".st-key-headline")
-    expect(headline).to_contain_text("Panel: 1 of 3 dimensions may be enforced.")
-    expect(headline).to_contain_text("Judge: fails 4 of 5 gates.")
+    expect(headline).to_contain_text("Panel (sample data): 1 of 3 dimensions may be enforced at the nominal level (the default).")
+    expect(headline).to_contain_text("Judge (sample data): fails 4 of 5 gates.")
     box = headline.bounding_box()
     assert box["y"] + box["height"] <= 844
     page.screenshot(path=str(ARTIFACTS / "overview-phone.png"))
@@ -64,7 +64,7 @@ def test_the_phone_first_screen_shows_the_overall_verdicts(browser: Browser, app
 
 def test_overview_sentences_and_a_bullet_chart_per_gate(browser: Browser, app_url: str):
     page = open_page(browser, app_url, 1440, 900)
-    expect(page.get_by_text("Why: alpha 0.236, needs 0.600: 0.364 short; spread 3.90x, cap 2.00x: 1.90x over.")).to_be_visible()
+    expect(page.get_by_text("Why: alpha (nominal) 0.236, needs 0.600: 0.364 short; spread 3.90x, cap 2.00x: 1.90x over.")).to_be_visible()
     charts = page.locator(".st-key-dimension_0 .js-plotly-plot")
     expect(charts).to_have_count(2)
     assert "floor 0.600" in charts.first.text_content()
@@ -77,14 +77,14 @@ def test_overview_sentences_and_a_bullet_chart_per_gate(browser: Browser, app_ur
 def test_the_what_if_strip_updates_in_view_after_a_slider_move(browser: Browser, app_url: str):
     page = open_page(browser, f"{app_url}/whatif", 1440, 900)
     strip = page.locator(".st-key-whatif_strip")
-    expect(strip).to_contain_text("sexual: ENFORCE (same as the defaults)", timeout=20_000)
+    expect(strip).to_contain_text("sexual: ENFORCE at nominal (same as the defaults)", timeout=20_000)
     floor = slider(page, "Alpha floor (permil)")
     floor.focus()
     floor.press("End")  # alpha floor 1000 permil
     settle(page)
-    expect(strip).to_contain_text("sexual: REPORT_ONLY (was ENFORCE under the defaults)", timeout=20_000)
-    expect(strip).to_contain_text("alpha 0.779, needs 1.000: 0.221 short: fails", timeout=20_000)
-    expect(strip).to_contain_text("flipped: the alpha gate now fails", timeout=20_000)
+    expect(strip).to_contain_text("sexual: REPORT_ONLY at nominal (was ENFORCE under the defaults)", timeout=20_000)
+    expect(strip).to_contain_text("alpha (nominal) 0.779, needs 1.000: 0.221 short: fails", timeout=20_000)
+    expect(strip).to_contain_text("flipped: the alpha (nominal) gate now fails", timeout=20_000)
     assert in_view(page, ".st-key-whatif_strip")
     # the last slider is further down: the strip follows (sticky) and shows the judge gate's flip
     last = slider(page, "Self-preference maximum (bps)")

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.e2e
 def verdicts(page: Page) -> list[str]:
     """The verdict banners and alpha lines a reader sees on the Panel page, in order."""
     alerts = [t.strip() for t in page.locator("[data-testid='stAlertContainer']").all_inner_texts()]
-    return [t for t in alerts if re.search(r"(ENFORCE|REPORT_ONLY|REFUSE_SINGLE): ", t)]
+    return [t for t in alerts if re.search(r"(ENFORCE|REPORT_ONLY|REFUSE_SINGLE)( at the \w+ level \([^)]*\))?: ", t)]
 
 
 def run_ids(url: str) -> list[str]:
@@ -47,9 +47,9 @@ def test_upload_survives_a_reload_and_opens_from_its_link(page: Page, browser: B
     ids = run_ids(page.url)
     assert len(ids) == 1 and re.fullmatch(r"[0-9a-f]{12}", ids[0])
     before = verdicts(page)
-    assert before == ["violence: REPORT_ONLY: measure and publish, do not auto-enforce",
-                      "insult: REPORT_ONLY: measure and publish, do not auto-enforce",
-                      "sexual: ENFORCE: reliable enough to act on"]
+    assert before == ["violence: REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce",
+                      "insult: REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce",
+                      "sexual: ENFORCE at the nominal level (the default): reliable enough to act on"]
 
     page.reload()
     settle(page)

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from agreebound.counts import PanelCounts, from_rows
+from agreebound.counts import PanelCounts, UnitPatterns, from_rows, unit_patterns
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
 from agreebound.formats import classify_values
@@ -140,10 +140,30 @@ def pivot_cells(k: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(k) for j in range(i, k)]
 
 
+def patterns_from_entries(d: Any, pid: Any, units: Any, code: Any, n: Any) -> dict[str, UnitPatterns]:
+    """Each dimension's unit patterns from an engine's entry rows (dimension, pattern id, units of
+    the pattern, category code, count), one row per category of a pattern."""
+    import pandas as pd
+
+    pid = np.asarray(pid, dtype=np.int64)
+    units, code, n = (np.asarray(a, dtype=np.int64) for a in (units, code, n))
+    out = {}
+    which, names = pd.factorize(np.asarray(d, dtype=object))  # names as they are (no fixed-width strings)
+    for i, name in enumerate(names.tolist()):
+        sel = np.flatnonzero(which == i)
+        ids, row = np.unique(pid[sel], return_inverse=True)
+        held = np.zeros(len(ids), dtype=np.int64)
+        held[row] = units[sel]
+        out[name] = unit_patterns(row, code[sel], n[sel], held)
+    return out
+
+
 def assemble(coding: Coding, by_rater: Sequence[Sequence[Any]], sizes: Sequence[Sequence[Any]],
-             pairs: Sequence[Sequence[Any]]) -> dict[str, PanelCounts]:
+             pairs: Sequence[Sequence[Any]], patterns: dict[str, UnitPatterns | None] | None = None
+             ) -> dict[str, PanelCounts]:
     """Counts per dimension from an engine's rows: by_rater (d, r, text, n), sizes (d, m, units),
-    pairs (d, m, c, k, n)."""
+    pairs (d, m, c, k, n); ``patterns``: each dimension's unit patterns (None: more than
+    MAX_PATTERNS; a dimension not in it has no pairable unit), or None when not counted."""
     totals: dict[str, list[int]] = {}
     raters: dict[str, list[tuple[str, int | None, int]]] = {}
     k = len(coding.values)
@@ -154,8 +174,14 @@ def assemble(coding: Coding, by_rater: Sequence[Sequence[Any]], sizes: Sequence[
             totals.setdefault(d, [0] * k)[c] += int(n)
     out = {}
     for d in sorted(raters):
+        if patterns is None:
+            mine, too_many = None, False
+        else:
+            mine = patterns.get(d, unit_patterns([], [], [], []))
+            too_many = d in patterns and patterns[d] is None
         counts = from_rows(d, coding.kind, coding.values, {int(m): int(n) for dd, m, n in sizes if dd == d},
-                           [(m, c, kk, n) for dd, m, c, kk, n in pairs if dd == d], totals.get(d, [0] * k), raters[d])
+                           [(m, c, kk, n) for dd, m, c, kk, n in pairs if dd == d], totals.get(d, [0] * k), raters[d],
+                           mine, too_many)
         out[d] = drop_unused(counts)
     return out
 
@@ -169,8 +195,12 @@ def drop_unused(c: PanelCounts) -> PanelCounts:
     new[keep] = np.arange(len(keep))
     pairs = {m: (new[ci], new[ki], w) for m, (ci, ki, w) in c.pairs.items()}
     raters = {r: {int(new[k]): n for k, n in per.items() if new[k] >= 0} for r, per in c.rater_counts.items()}
+    patterns = None
+    if c.patterns is not None:
+        row, code, cnt = c.patterns.entries()
+        patterns = unit_patterns(row, new[code], cnt, c.patterns.units)
     return PanelCounts(c.dimension, c.kind, tuple(c.categories[i] for i in keep), c.units_by_m, pairs,
-                       tuple(c.category_totals[i] for i in keep), raters)
+                       tuple(c.category_totals[i] for i in keep), raters, patterns, c.too_many_patterns)
 
 
 HEAD_BYTES = 1 << 20

@@ -23,6 +23,7 @@ from agreebound.engines.common import (
     input_files,
     is_parquet,
     pairs_from_histograms,
+    patterns_from_entries,
     pivot_cells,
     unit_counts,
 )
@@ -184,27 +185,74 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         con.execute("DROP TABLE g")
         k = len(coding.values)
         if 0 < k <= PIVOT_MAX_CATEGORIES:
-            sizes, pairs = _pairs_by_pivot(con, k)
+            sizes, pairs = _pairs_by_pivot(con, k, patterns=True)
         else:
             sizes, pairs = _pairs_by_join(con)
+            _pattern_table_by_lists(con)
+        patterns = _fetch_patterns(con, k)
     except duckdb.Error as e:
         raise InputError(shown, None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:300]}") from None
     finally:
         con.close()
         shutil.rmtree(spill, ignore_errors=True)
-    return assemble(coding, by_rater, sizes, pairs)
+    return assemble(coding, by_rater, sizes, pairs, patterns)
 
 
-def _pairs_by_pivot(con: Any, k: int) -> tuple[list[Any], list[Any]]:
-    """Each unit's histogram as k columns, then per (dimension, unit size) the sums of n_c * n_k."""
+def _pairs_by_pivot(con: Any, k: int, patterns: bool = False) -> tuple[list[Any], list[Any]]:
+    """Each unit's histogram as k columns, then per (dimension, unit size) the sums of n_c * n_k.
+    ``patterns``: the histograms are grouped into the table ``pat`` (dimension, histogram, units),
+    the unit patterns, and the sums taken from it."""
     hist = ", ".join(f"coalesce(sum(n) FILTER (WHERE c = {i}), 0)::BIGINT AS n{i}" for i in range(k))
     cells = pivot_cells(k)
-    sums = ", ".join(f"sum(n{i} * n{j}{f' - n{i}' if i == j else ''})::HUGEINT" for i, j in cells)
-    rows = con.execute(f"""
-        SELECT d, m, count(*), {sums}
+    if not patterns:
+        sums = ", ".join(f"sum(n{i} * n{j}{f' - n{i}' if i == j else ''})::HUGEINT" for i, j in cells)
+        rows = con.execute(f"""
+            SELECT d, m, count(*), {sums}
+            FROM (SELECT d, u, sum(n)::BIGINT AS m, {hist} FROM uc GROUP BY d, u)
+            GROUP BY d, m""").fetchall()
+        return pairs_from_histograms(rows, k)
+    con.execute(f"""
+        CREATE TEMP TABLE pat AS
+        SELECT d, m, {", ".join(f"n{i}" for i in range(k))}, count(*)::BIGINT AS units
         FROM (SELECT d, u, sum(n)::BIGINT AS m, {hist} FROM uc GROUP BY d, u)
-        GROUP BY d, m""").fetchall()
+        GROUP BY ALL""")
+    sums = ", ".join(f"sum(units::HUGEINT * (n{i} * n{j}{f' - n{i}' if i == j else ''}))::HUGEINT" for i, j in cells)
+    rows = con.execute(f"SELECT d, m, sum(units)::BIGINT, {sums} FROM pat GROUP BY d, m").fetchall()
+    con.execute(f"""
+        CREATE TEMP TABLE pat_entries AS
+        SELECT d, pid, units, c, n FROM (
+            SELECT d, row_number() OVER () AS pid, units, UNNEST([{", ".join(str(i) for i in range(k))}]) AS c,
+                   UNNEST([{", ".join(f"n{i}" for i in range(k))}]) AS n
+            FROM pat WHERE m >= 2) WHERE n > 0""")
     return pairs_from_histograms(rows, k)
+
+
+def _pattern_table_by_lists(con: Any) -> None:
+    """The unit patterns (pairable units' histograms, as (code, count) lists) of ``uc`` as the table
+    ``pat_entries`` (dimension, pattern id, units, code, count)."""
+    con.execute("""
+        CREATE TEMP TABLE pat_entries AS
+        SELECT d, pid, units, UNNEST(cs) AS c, UNNEST(ns) AS n FROM (
+            SELECT d, cs, ns, units, row_number() OVER () AS pid FROM (
+                SELECT d, cs, ns, count(*)::BIGINT AS units
+                FROM (SELECT d, u, list(c ORDER BY c) AS cs, list(n ORDER BY c) AS ns FROM uc GROUP BY d, u
+                      HAVING sum(n) >= 2)
+                GROUP BY d, cs, ns))""")
+
+
+def _fetch_patterns(con: Any, k: int) -> dict[str, Any]:
+    """Each dimension's unit patterns from ``pat_entries``; None for a dimension with more than
+    MAX_PATTERNS (counted in DuckDB, not fetched)."""
+    from agreebound.counts import MAX_PATTERNS
+
+    many = con.execute("SELECT d, count(DISTINCT pid) FROM pat_entries GROUP BY d").fetchall()
+    keep = [d for d, n in many if n <= MAX_PATTERNS]
+    out: dict[str, Any] = {d: None for d, n in many if n > MAX_PATTERNS}
+    if keep:
+        got = con.execute("SELECT d, pid, units, c, n FROM pat_entries WHERE d IN (SELECT UNNEST(?)) ORDER BY pid",
+                          [keep]).fetchnumpy()
+        out.update(patterns_from_entries(got["d"], got["pid"], got["units"], got["c"], got["n"]))
+    return out
 
 
 def _pairs_by_join(con: Any) -> tuple[list[Any], list[Any]]:

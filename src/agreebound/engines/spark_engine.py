@@ -29,6 +29,7 @@ from agreebound.engines.common import (
     input_files,
     leave_one_out,
     pairs_from_histograms,
+    patterns_from_entries,
     pivot_cells,
     unit_counts,
 )
@@ -161,10 +162,10 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, files, columns.value, where)
         vals = spark.createDataFrame(list(coding.code_of.items()) or [("", -1)], "v string, c int")
         uc = r.join(F.broadcast(vals), "v").groupBy("d", "u", "c").agg(F.count(F.lit(1)).alias("n"))
-        sizes, pairs = _pairs(uc, len(coding.values))
+        sizes, pairs, patterns = _pairs(uc, len(coding.values), patterns=True)
     except (PySparkException, Py4JJavaError) as e:
         raise InputError(files[0], None, None, f"Spark could not read it: {spark_error(e)}") from None
-    return assemble(coding, by_rater, sizes, pairs)
+    return assemble(coding, by_rater, sizes, pairs, patterns)
 
 
 def spark_error(e: BaseException) -> str:
@@ -184,26 +185,60 @@ def spark_error(e: BaseException) -> str:
     return message.splitlines()[0][:300]
 
 
-def _pairs(uc: Any, k: int) -> tuple[list[Any], list[Any]]:
+def _pairs(uc: Any, k: int, patterns: bool = False) -> Any:
     """Per (dimension, unit size) the units and the pair counts, from (d, u, c, n) rows: each unit's
-    histogram as k columns up to PIVOT_MAX_CATEGORIES, a self-join above."""
+    histogram as k columns up to PIVOT_MAX_CATEGORIES, a self-join above. ``patterns``: also each
+    dimension's unit patterns (None for one with more than MAX_PATTERNS), a third element."""
     from pyspark.sql import functions as F
 
     if 0 < k <= PIVOT_MAX_CATEGORIES:
         hist = uc.groupBy("d", "u").agg(F.sum("n").alias("m"), *[
             F.coalesce(F.sum(F.when(F.col("c") == i, F.col("n"))), F.lit(0)).cast("long").alias(f"n{i}")
             for i in range(k)])
-        sums = [F.sum(F.col(f"n{i}") * F.col(f"n{j}") - (F.col(f"n{i}") if i == j else F.lit(0)))
+        if not patterns:
+            sums = [F.sum(F.col(f"n{i}") * F.col(f"n{j}") - (F.col(f"n{i}") if i == j else F.lit(0)))
+                    .cast("decimal(38,0)").alias(f"p{i}_{j}") for i, j in pivot_cells(k)]
+            rows = [tuple(x) for x in hist.groupBy("d", "m").agg(F.count(F.lit(1)), *sums).collect()]
+            return pairs_from_histograms(rows, k)
+        pat = hist.groupBy("d", "m", *[f"n{i}" for i in range(k)]).agg(F.count(F.lit(1)).alias("units")).cache()
+        units = F.col("units").cast("decimal(38,0)")
+        sums = [F.sum(units * (F.col(f"n{i}") * F.col(f"n{j}") - (F.col(f"n{i}") if i == j else F.lit(0))))
                 .cast("decimal(38,0)").alias(f"p{i}_{j}") for i, j in pivot_cells(k)]
-        rows = [tuple(x) for x in hist.groupBy("d", "m").agg(F.count(F.lit(1)), *sums).collect()]
-        return pairs_from_histograms(rows, k)
-    um = uc.groupBy("d", "u").agg(F.sum("n").alias("m"))
-    sizes = [tuple(x) for x in um.groupBy("d", "m").count().collect()]
-    a, b = uc.alias("a"), uc.select("d", "u", F.col("c").alias("c2"), F.col("n").alias("n2")).alias("b")
-    joined = a.join(b, ["d", "u"]).join(um, ["d", "u"]).where(F.col("m") >= 2)
-    w = F.col("n") * F.col("n2") - F.when(F.col("c") == F.col("c2"), F.col("n")).otherwise(F.lit(0))
-    pairs = [tuple(x) for x in joined.groupBy("d", "m", "c", "c2").agg(F.sum(w).cast("decimal(38,0)")).collect()]
-    return sizes, pairs
+        rows = [tuple(x) for x in pat.groupBy("d", "m").agg(F.sum("units"), *sums).collect()]
+        sizes, pairs = pairs_from_histograms(rows, k)
+        pairable = pat.where(F.col("m") >= 2)
+
+        def entries(row: Any) -> list[tuple[int, int]]:
+            return [(i, int(row[f"n{i}"])) for i in range(k) if row[f"n{i}"]]
+    else:
+        um = uc.groupBy("d", "u").agg(F.sum("n").alias("m"))
+        sizes = [tuple(x) for x in um.groupBy("d", "m").count().collect()]
+        a, b = uc.alias("a"), uc.select("d", "u", F.col("c").alias("c2"), F.col("n").alias("n2")).alias("b")
+        joined = a.join(b, ["d", "u"]).join(um, ["d", "u"]).where(F.col("m") >= 2)
+        w = F.col("n") * F.col("n2") - F.when(F.col("c") == F.col("c2"), F.col("n")).otherwise(F.lit(0))
+        pairs = [tuple(x) for x in joined.groupBy("d", "m", "c", "c2").agg(F.sum(w).cast("decimal(38,0)")).collect()]
+        if not patterns:
+            return sizes, pairs
+        cells = uc.groupBy("d", "u").agg(F.sort_array(F.collect_list(F.struct("c", "n"))).alias("cells"),
+                                         F.sum("n").alias("m"))
+        pat = pairable = cells.where(F.col("m") >= 2).groupBy("d", "cells").agg(F.count(F.lit(1)).alias("units")) \
+            .cache()
+
+        def entries(row: Any) -> list[tuple[int, int]]:
+            return [(int(e["c"]), int(e["n"])) for e in row["cells"]]
+    from agreebound.counts import MAX_PATTERNS
+
+    many = [(x[0], int(x[1])) for x in pairable.groupBy("d").count().collect()]
+    keep = [d for d, n in many if n <= MAX_PATTERNS]
+    found: dict[str, Any] = {d: None for d, n in many if n > MAX_PATTERNS}
+    if keep:
+        d_, pid, held, code, n_ = [], [], [], [], []
+        for i, row in enumerate(pairable.where(F.col("d").isin(keep)).toLocalIterator()):
+            for c, n in entries(row):
+                d_.append(row["d"]), pid.append(i), held.append(int(row["units"])), code.append(c), n_.append(n)
+        found.update(patterns_from_entries(d_, pid, held, code, n_))
+    pat.unpersist()
+    return sizes, pairs, found
 
 
 def _names_read(spark: Any, files: list[str], columns: LongColumns) -> Any:

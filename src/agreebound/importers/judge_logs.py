@@ -5,7 +5,11 @@ Shapes recognised by their fields (no mapping needed):
 * FastChat MT-Bench pairwise judgments (``model_judgment/*_pair.jsonl``): ``question_id, model_1,
   model_2, g1_winner, g2_winner, judge, turn``. Game 1 shows model_1 first (order ab), game 2
   shows model_2 first (order ba); both winners are already named by model. ``error`` is a
-  judgment that could not be parsed (left out, and said).
+  judgment that could not be parsed (left out, and said). When the judge prompts hold both answers
+  (``g1_user_prompt``/``g2_user_prompt`` written from FastChat's pair templates: "[The Start of
+  Assistant A's Answer]" ... or, multi-turn, "<|The Start of Assistant A's Conversation with
+  User|>" ... "### Assistant A:"), the candidates' lengths are recovered from them: whitespace
+  tokens (``len(text.split())``) of each answer (multi-turn: of the answer to the judged turn).
 * FastChat MT-Bench human judgments (references): ``question_id, model_a, model_b, winner, judge,
   turn``, one line per human vote.
 * AlpacaEval annotations: ``instruction, output_1, output_2, generator_1, generator_2,
@@ -233,6 +237,63 @@ def _pick_judge(name: str, found: Counter, judge: str | None) -> str:
     return next(iter(found))
 
 
+#: How a recovered candidate length is measured, said in the log's notes and the report.
+LENGTH_MEASURE = "candidate lengths: whitespace tokens of each answer, recovered from the judge prompt"
+
+
+def _between(text: str, start: str, end: str) -> str | None:
+    i = text.find(start)
+    if i < 0:
+        return None
+    j = text.find(end, i + len(start))
+    return None if j < 0 else text[i + len(start):j]
+
+
+def _turn_answer(conversation: str, who: str, turn: Any) -> str | None:
+    """The assistant's answer to the judged turn in a FastChat multi-turn block ("### User:" /
+    "### Assistant A:" sections): answer number ``turn`` (1-based), else the last one."""
+    parts = re.split(rf"^### Assistant {who}:[ \t]*\n", conversation, flags=re.M)[1:]
+    if not parts:
+        return None
+    answers = [re.split(r"^### User:[ \t]*$", p, maxsplit=1, flags=re.M)[0] for p in parts]
+    k = turn if isinstance(turn, int) and not isinstance(turn, bool) and 1 <= turn <= len(answers) else len(answers)
+    return answers[k - 1]
+
+
+def prompt_answers(prompt: Any, turn: Any = 1) -> tuple[str, str] | None:
+    """Assistant A's and B's answers in a FastChat pairwise judge prompt (pair-v2, pair-math-v1 and
+    their multi-turn forms), or None when the prompt does not hold both."""
+    if not isinstance(prompt, str):
+        return None
+    out = []
+    for who in "AB":
+        answer = _between(prompt, f"[The Start of Assistant {who}'s Answer]", f"[The End of Assistant {who}'s Answer]")
+        if answer is None:
+            block = _between(prompt, f"<|The Start of Assistant {who}'s Conversation with User|>",
+                             f"<|The End of Assistant {who}'s Conversation with User|>")
+            answer = None if block is None else _turn_answer(block, who, turn)
+        if answer is None:
+            return None
+        out.append(answer)
+    return out[0], out[1]
+
+
+def answer_tokens(text: str) -> int:
+    """An answer's length: whitespace tokens (``len(text.split())``), at least 1 (the seed's floor)."""
+    return max(1, min(len(text.split()), 1_000_000))
+
+
+def _record_lengths(r: dict[str, Any]) -> tuple[tuple[int, int] | None, bool]:
+    """(model_1's tokens, model_2's tokens) from a pair judgment's prompts, and whether its two
+    games' prompts disagree. Game 1 shows model_1 as assistant A; game 2 swaps them (A = model_2)."""
+    turn = r.get("turn", 1)
+    g1 = prompt_answers(r.get("g1_user_prompt"), turn)
+    g2 = prompt_answers(r.get("g2_user_prompt"), turn)
+    one = None if g1 is None else (answer_tokens(g1[0]), answer_tokens(g1[1]))
+    two = None if g2 is None else (answer_tokens(g2[1]), answer_tokens(g2[0]))  # swapped back: (model_1, model_2)
+    return (one or two), (one is not None and two is not None and one != two)
+
+
 def _mt_bench(name: str, records: list[dict[str, Any]], lines: list[int], judge: str | None) -> JudgeLog:
     found = Counter(_judge_name(r.get("judge")) for r in records)
     chosen = _pick_judge(name, found, judge)
@@ -241,6 +302,8 @@ def _mt_bench(name: str, records: list[dict[str, Any]], lines: list[int], judge:
     candidates: dict[str, tuple[str, str]] = {}
     reps: Counter = Counter()
     errors = 0
+    lengths: dict[str, tuple[int, int]] = {}  # case -> (model_1's tokens, model_2's), from the judge prompts
+    disagree = 0
     for r, line in zip(records, lines):
         if _judge_name(r.get("judge")) != chosen:
             continue
@@ -254,6 +317,10 @@ def _mt_bench(name: str, records: list[dict[str, Any]], lines: list[int], judge:
             raise InputError(name, line, "model_1", f"question {r['question_id']} turn {turn} compares {m1} and {m2} "
                              "again in the other order; one pair per question and turn", row_label="line")
         candidates[case] = (m1, m2)
+        found_lengths, differ = _record_lengths(r)
+        disagree += differ
+        if found_lengths is not None:
+            lengths.setdefault(case, found_lengths)  # a case's lengths are its first judgment's
         for order, field_ in (("ab", "g1_winner"), ("ba", "g2_winner")):
             sel = _winner(r[field_], name, line)
             if sel is None:
@@ -266,11 +333,26 @@ def _mt_bench(name: str, records: list[dict[str, Any]], lines: list[int], judge:
                          "line": line})
     if not rows:
         raise InputError(name, None, None, f"no usable judgments by {excerpt(chosen)}")
-    lacks = ["lengths"]
+    judged = {row["case_id"] for row in rows}
+    with_lengths = judged & set(lengths)
+    lacks = []
+    if with_lengths == judged:  # every case's lengths, or none: a verbosity rate over some cases only would mislead
+        for row in rows:
+            row["candidate_a_tokens"], row["candidate_b_tokens"] = lengths[row["case_id"]]
+    else:
+        lacks.append("lengths")
     if max(reps.values()) < 2:
         lacks.append("repetitions")
     notes = [f"read as MT-Bench pairwise judgments by {chosen}: {len(candidates):,} cases (question, turn, model "
              "pair); game 1 is order ab, game 2 order ba"]
+    if with_lengths == judged:
+        notes.append(f"{LENGTH_MEASURE} (game 1's prompt: assistant A is model_1; for a multi-turn judgment, the "
+                     "answer to the judged turn)")
+        if disagree:
+            notes.append(f"{disagree:,} judgments' two prompts give different lengths: game 1's are used")
+    elif with_lengths:
+        notes.append(f"the judge prompts hold both answers for {len(with_lengths):,} of {len(judged):,} cases: "
+                     "candidate lengths need every case's, so none are used")
     if errors:
         notes.append(f"{errors:,} judgments the harness could not parse ('error') were left out")
     return JudgeLog(name, "mt-bench judgments", pd.DataFrame(rows), tuple(sorted(found)), tuple(lacks), tuple(notes),
@@ -443,8 +525,9 @@ def lacks_of(log: JudgeLog, references: pd.DataFrame | None) -> list[str]:
 
 
 def draft_contract(log: JudgeLog, thresholds: Any = None) -> Any:
-    """A contract for a log that came without one: the seed's illustrative thresholds (or the
-    ones in force), scope and judge from the log. A draft, named as such."""
+    """A contract for a log that came without one: illustrative limits (the seed's example), not a
+    contract (or the thresholds in force), scope and judge from the log. A draft to measure against:
+    the measurement says no contract was given (``contract_given``), so nothing is decided."""
     from agreebound.calibration import ILLUSTRATIVE_CONTRACT, JudgeCalibrationContract
 
     reps = int(log.observations.groupby(["case_id", "order"], dropna=False)["repetition"].max().max())

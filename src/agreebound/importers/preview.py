@@ -43,6 +43,7 @@ class DimensionPreview:
     n_categories: int
     level: tuple[str, str]  # suggested level, why
     positive: Any  # suggested positive category (two-valued data), or None
+    default: tuple[str, str] = ("nominal", "")  # the level in force if nobody chooses, why
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,9 @@ class Preview:
             out.append(f"dimension {printable(d.dimension, 60)}: {len(d.raters)} raters "
                        f"({', '.join(printable(r, 30) for r in d.raters[:12])}{', ...' if len(d.raters) > 12 else ''})"
                        f"; humans: {', '.join(printable(h, 30) for h in d.humans) or 'none'}")
-            out.append(f"  level: {d.level[0]} ({printable(d.level[1])})")
+            out.append(f"  level: {d.default[0]} if none is chosen ({printable(d.default[1])})")
+            if d.level[0] != d.default[0]:
+                out.append(f"  suggested level: {d.level[0]} ({printable(d.level[1])}): --level {d.level[0]}")
             if d.positive is not None:
                 out.append(f"  positive category for detector rates: try {printable(d.positive, 40)}")
             cats = ", ".join(f"{printable(c.category, 30)} ({c.count})" for c in d.categories[:20])
@@ -161,7 +164,7 @@ def _missing_found(table: Table, mapping: Mapping) -> dict[str, int]:
 
 def preview(name: str, data: bytes, mapping: Mapping | None = None, head_rows: int = HEAD_ROWS) -> Preview:
     """Read the first rows, suggest (or apply) a mapping, and describe what would be measured."""
-    from agreebound.analysis import suggest_level, suggest_positive
+    from agreebound.analysis import default_level, suggest_level, suggest_positive
     from agreebound.formats import build_panels, category_texts
 
     source = read_source(name, data, mapping, head_rows=head_rows)
@@ -186,23 +189,25 @@ def preview(name: str, data: bytes, mapping: Mapping | None = None, head_rows: i
             [str(v) for v in p.categories.first(2_000)]
         counts = counts[: len(texts)]
         flags: dict[str, list[str]] = {t: [] for t in texts}
-        for rare, common, why in near_duplicates(texts, counts):
-            flags[rare].append(f"maybe the same as {common!r}: {why}")
+        if p.kind == "label":  # numbers are not misspelt: 7 occurring once beside 6 is a rating
+            for rare, common, why in near_duplicates(texts, counts):
+                flags[rare].append(f"maybe the same as {common!r}: {why}")
         for t, k in zip(texts, counts):
-            if k == 1 and len(texts) > 2:
+            if k == 1 and len(texts) > 2 and (p.kind == "label" or flags[t]):
                 flags[t].append("occurs once")
             if p.kind == "label" and t.strip().lower() == "none":
                 flags[t].append("read as a label; if it means missing, add it to the missing spellings")
             elif t.strip() in MISSING_CODES:
                 flags[t].append("often means missing (a statistics package's code, a spreadsheet's dash or error); "
                                 "if it does here, add it to the missing spellings")
-        order = np.argsort(-np.asarray(counts), kind="stable")
+        # flagged categories first (the reader's work), then by count
+        order = np.lexsort((-np.asarray(counts), [not flags[t] for t in texts]))
         shown = [CategoryInfo(texts[i], counts[i], tuple(flags[texts[i]])) for i in order[:SHOWN_CATEGORIES]]
         flagged = [CategoryInfo(texts[i], counts[i], tuple(flags[texts[i]])) for i in order[SHOWN_CATEGORIES:]
                    if flags[texts[i]]]
         level = suggest_level(p)
         dims.append(DimensionPreview(dim, tuple(p.raters), tuple(p.humans), p.kind, tuple(shown + flagged),
-                                     len(p.categories), level, suggest_positive(p)))
+                                     len(p.categories), level, suggest_positive(p), default_level(p)))
     return Preview(name, source.format, source.sniffed.encoding, source.sniffed.delimiter, source.sheets, mapping,
                    tuple(reasons), source.notices, columns, _text_rows(table, SHOWN_ROWS), table.truncated,
                    table.n_rows, _missing_found(table, mapping), tuple(dims), error, source.skip)

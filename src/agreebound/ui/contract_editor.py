@@ -75,7 +75,10 @@ def draw(bundle: JudgeBundle) -> None:
         digest = (S.get(PREFIX + "rubric_digest") or "").strip()
         st.markdown("Content id (live):")
         st.code(contract.content_id, language=None)
-        if contract.content_id == bundle.contract.content_id:
+        if contract.content_id == bundle.contract.content_id and not bundle.measurement.contract_given:
+            st.caption("The same content as the draft from the log: illustrative limits (the seed's example), not a "
+                       "contract. Edit it into yours, download it, and give it above to have the judge decided.")
+        elif contract.content_id == bundle.contract.content_id:
             st.caption("The same content as the loaded contract.")
         elif contract.content_id == bundle.contract_content_id:
             st.caption("The content id the loaded snapshot is bound to.")

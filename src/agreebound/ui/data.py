@@ -86,7 +86,7 @@ JUDGE_SAMPLES = {
 @st.cache_resource(max_entries=8, show_spinner="Measuring the panel...")
 def panel_measurements(name: str, digest: str, _data: bytes, level: str, positive: Any,
                        rates_name: str | None, rates_digest: str | None, _rates: bytes | None,
-                       interval: str = "krippendorff", mapping: str | None = None) -> dict[str, PanelMeasurement]:
+                       interval: str = "units", mapping: str | None = None) -> dict[str, PanelMeasurement]:
     """Parse (through ``mapping``, a Mapping's JSON, or the suggested one) and measure every
     dimension (raises InputError). Immutable results: shared, not copied."""
     MEASURE_CALLS["panel"] += 1
@@ -303,7 +303,7 @@ def folder_data(label: str, files: tuple[str, ...]) -> FolderData:
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def folder_measurements(name: str, digest: str, files: tuple[str, ...], level: str, positive: Any,
-                        interval: str = "krippendorff") -> dict[str, PanelMeasurement]:
+                        interval: str = "units") -> dict[str, PanelMeasurement]:
     """Counts by DuckDB (out of core), measured from the counts; keyed by the files' digest."""
     from agreebound.analysis import measure_counts
     from agreebound.engines.common import LongColumns, detect_columns
@@ -318,7 +318,7 @@ def folder_measurements(name: str, digest: str, files: tuple[str, ...], level: s
     except InputError as e:  # the browser sees the data set's name in the folder, never a server path
         raise InputError(name, e.row, e.column, e.reason.replace(str(data_folder()), "").replace(files[0], name)) \
             from None
-    return {d: measure_counts(c, name, level, positive) for d, c in counts.items()}
+    return {d: measure_counts(c, name, level, positive, interval=interval) for d, c in counts.items()}
 
 
 @st.cache_resource(max_entries=16, show_spinner="Diagnosing with DuckDB: one pass per rater...")

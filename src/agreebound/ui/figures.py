@@ -37,7 +37,7 @@ from typing import Any, Sequence
 import plotly.graph_objects as go
 
 from agreebound.analysis import PanelMeasurement
-from agreebound.calibration import CalibrationDecision
+from agreebound.calibration import ILLUSTRATIVE_LIMITS, CalibrationDecision
 from agreebound.escape import html_text
 from agreebound.gates import RATE_LABELS, Gate, panel_gates  # noqa: F401 - RATE_LABELS re-exported
 from agreebound.panel import PanelDecision
@@ -374,7 +374,8 @@ def gate_bullet(gate: Gate, *, dark: bool = False) -> go.Figure:
             if g.fragile:
                 interval += f" The interval includes the {word}: another sample could reach the other verdict."
         what = g.label.lower() if g.domain == "judge" else g.label
-        shade = "grey: not checked" if g.passed is None else "coloured by the verdict"
+        shade = ("grey: not decided, the limit is not a contract" if g.illustrative else
+                 "grey: not checked" if g.passed is None else "coloured by the verdict")
         cap = (f"{_status_sentence(g)} The diamond is the measured {what} ({g.fmt(g.value)}), {shade}.{interval} "
                f"The vertical line is the {word} in force ({g.fmt(t)}); the faint side of the line {z_text}.")
     fig.update_layout(annotations=annotations, showlegend=False)
@@ -386,6 +387,8 @@ def gate_bullet(gate: Gate, *, dark: bool = False) -> go.Figure:
 
 def _status_sentence(g: Gate) -> str:
     what = g.label if g.domain == "panel" else g.label.lower()
+    if g.illustrative and g.value is not None:  # a judge without a contract: measured, not decided
+        return f"The {what} gate is not decided (no contract): {g.margin}."
     if g.passed is None:
         return f"The {what} gate is not checked ({g.state or 'no value'}): it does not block."
     if g.value is None:
@@ -649,12 +652,15 @@ def confusion_heatmap(pair: Any, texts: Sequence[str], *, dark: bool = False) ->
 
 def calibration_rates(d: CalibrationDecision, *, dark: bool = False) -> go.Figure:
     """The five rates against their thresholds: bars coloured by the exact gate's result (grey
-    when a gate cannot be evaluated), the thresholds as marks, each result in words at the right."""
+    when a gate cannot be evaluated), the thresholds as marks. Each rate's name and threshold,
+    then its result in words, sit above its bar: no label column or result column takes the
+    plot's width, so the bars keep nearly the figure's width on a phone too."""
     p = palette(dark)
     rows, values, colors, notes, marks, seen = [], [], [], [], [], {}
+    given = d.contract_given  # no contract: measured against illustrative limits, never a verdict's colour
     for c in d.checks:
         t = c.threshold_bps / 100
-        rows.append(f"{RATE_LABELS[c.name]}<br>{'at least' if c.kind == 'min' else 'at most'} {t:.1f}%")
+        rows.append(f"<b>{RATE_LABELS[c.name]}</b>, {'at least' if c.kind == 'min' else 'at most'} {t:.1f}%")
         evaluable = not c.unavailable and c.rate.evaluable
         v = float(c.rate.value) * 100 if evaluable else 0.0
         values.append(v)
@@ -662,35 +668,61 @@ def calibration_rates(d: CalibrationDecision, *, dark: bool = False) -> go.Figur
             colors.append(p.neutral)
             seen["not evaluable"] = p.neutral
             notes.append("not evaluable")
+        elif not given:
+            colors.append(p.band)
+            seen["measured, not decided (no contract)"] = p.band
+            notes.append(f"{v:.1f}% ({c.rate.numerator:,}/{c.rate.denominator:,}): "
+                         f"{'within' if c.passed else 'outside'} the limit")
         else:
             colors.append(p.passed if c.passed else p.failed)
             seen["passes" if c.passed else "fails"] = p.passed if c.passed else p.failed
             notes.append(f"{v:.1f}% ({c.rate.numerator:,}/{c.rate.denominator:,}): {'passes' if c.passed else 'fails'}")
         marks.append(t)
-    fig = go.Figure(go.Bar(y=rows, x=values, orientation="h", marker_color=colors, showlegend=False, name="rate",
-                           width=0.55, hovertemplate="%{x:.2f}%<extra></extra>"))
-    for word in ("passes", "fails", "not evaluable"):  # the legend: what the bar colours mean
+    # Row i spans y from i - 0.5 (top: the axis is reversed) to i + 0.5: two lines of words in its
+    # upper part, the bar in its lower part.
+    # Pixels: the two lines take the top 32 of a row's 70, the bar (18) and the mark (20) sit below.
+    row_px, n = 70, len(rows)
+    bars_y = [i + 0.25 for i in range(n)]
+    names = [RATE_LABELS[c.name] for c in d.checks]
+    fig = go.Figure(go.Bar(y=bars_y, x=values, orientation="h", marker_color=colors, showlegend=False, name="rate",
+                           width=0.26, customdata=names, hovertemplate="%{customdata}: %{x:.2f}%<extra></extra>"))
+    for word in ("passes", "fails", "measured, not decided (no contract)", "not evaluable"):  # the legend
         if word in seen:
             fig.add_trace(go.Bar(y=[None], x=[None], orientation="h", marker_color=seen[word], name=word,
                                  hoverinfo="skip"))
-    fig.add_trace(go.Scatter(y=rows, x=marks, mode="markers", name="threshold",
-                             marker=dict(symbol="line-ns", size=30, line=dict(width=3, color=p.threshold)),
-                             hovertemplate="threshold %{x:.2f}%<extra></extra>", cliponaxis=False))
-    height = 360
-    annotations = [dict(x=1, xref="paper", y=r, yref="y", xanchor="left", xshift=8, showarrow=False, text=n,
-                        font=dict(size=11, color=p.text), name="result")
-                   for r, n in zip(rows, notes)]
+    fig.add_trace(go.Scatter(y=bars_y, x=marks, mode="markers", name="threshold", customdata=names,
+                             marker=dict(symbol="line-ns", size=20, line=dict(width=3, color=p.threshold)),
+                             hovertemplate="%{customdata}: threshold %{x:.2f}%<extra></extra>", cliponaxis=False))
+    title = ("Judge rates against the contract's thresholds" if given
+             else "Judge rates against illustrative limits<br>(not a contract)")
+    # The plot keeps row_px per rate whatever the screen: the top margin holds the title (as _finish
+    # places it), the bottom one the axis and a legend of up to three lines (a phone wraps it).
+    lines = title.count("<br>") + 1
+    top_px, bottom_px = _TITLE_TOP + 9 * (lines - 1) + int(14 * 1.3 * lines) + 14, 112
+    height = top_px + row_px * n + bottom_px
+    annotations = []
+    for i, (r, note) in enumerate(zip(rows, notes)):
+        top = dict(x=0, xref="paper", y=i - 0.47, yref="y", xanchor="left", yanchor="top", showarrow=False)
+        annotations.append(dict(top, text=r, font=dict(size=12, color=p.text), name="label"))
+        annotations.append(dict(top, text=note, yshift=-16, font=dict(size=11, color=p.text), name="result"))
     fig.update_layout(annotations=annotations, barmode="overlay", legend=_legend_bottom(), showlegend=True)
     fig.update_xaxes(title_text="rate (%)", range=[0, 100], ticksuffix="%", showgrid=True)
-    fig.update_yaxes(title_text="judge rate and its threshold", autorange="reversed", showgrid=False)
+    fig.update_yaxes(visible=False, range=[n - 0.5, -0.5], showgrid=False, fixedrange=True)
     failing = sum(n.endswith("fails") for n in notes)
+    unevaluable = (f"; {notes.count('not evaluable')} cannot be evaluated from this source (grey)."
+                   if "not evaluable" in notes else ".")
+    if not given:
+        outside = sum(n.endswith("outside the limit") for n in notes)
+        cap_text = (f"Each bar is one of the judge's rates in percent; the black mark (white in dark mode) is its "
+                    f"limit, one of the {ILLUSTRATIVE_LIMITS}. No contract was given, so nothing is decided: "
+                    f"{outside} of {len(notes)} rates lie outside these limits" + unevaluable)
+        return _finish(fig, p, height=height, title=title, caption_text=cap_text, top=top_px, right=16,
+                       bottom=bottom_px)
     cap_text = (f"Each bar is one of the judge's rates in percent; the black mark (white in dark mode) is its "
                 f"threshold from the contract in force. Human agreement must reach its threshold; the other four must "
-                f"stay at or below theirs. {failing} of {len(notes)} rates fail, as decided"
-                + (f"; {notes.count('not evaluable')} cannot be evaluated from this source (grey)."
-                   if "not evaluable" in notes else "."))
-    return _finish(fig, p, height=height, title="Judge rates against the contract's thresholds",
-                   caption_text=cap_text, right=190, bottom=10)
+                f"stay at or below theirs. {failing} of {len(notes)} rates fail, as decided" + unevaluable)
+    return _finish(fig, p, height=height, title=title, caption_text=cap_text, top=top_px, right=16,
+                   bottom=bottom_px)
 
 
 # --- numbers as text -------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 import plotly.graph_objects as go
 
-from agreebound.analysis import PanelMeasurement, decide_panel
+from agreebound.analysis import LEVEL_ORIGIN_WORDS, PanelMeasurement, decide_panel, level_phrase
 from agreebound.calibration import decide
 from agreebound.escape import html_text, printable
 from agreebound.formats import JudgeBundle
@@ -101,7 +101,7 @@ _MEANING = {"ENFORCE": "reliable enough to act on", "REPORT_ONLY": "measure and 
             "REFUSE_SINGLE": "fewer than two independent detectors: refused whatever the scores",
             "PASS_CALIBRATION": "the judge meets its calibration contract",
             "FAIL_CALIBRATION": "the judge does not meet its calibration contract",
-            "INCOMPLETE": "a partial audit: some gates could not be evaluated, and this is not a pass"}
+            "INCOMPLETE": "not decided: no contract was given, or some gates could not be evaluated; this is not a pass"}
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -179,7 +179,8 @@ def _inputs_section(report: dict[str, Any], extra: str = "") -> str:
 
 
 def _data_name(report: dict[str, Any]) -> str:
-    return str(report["inputs"][0]["file"]) if report.get("inputs") else "data"
+    name = str(report["inputs"][0]["file"]) if report.get("inputs") else "data"
+    return name + (" (sample data, not yours)" if report.get("sample") else "")
 
 
 # --- charts ------------------------------------------------------------------------------------
@@ -269,7 +270,9 @@ def _panel_gates(d: dict[str, Any], p: dict[str, Any]) -> str:
     if a["defined"]:
         iv = a["interval"]
         interval = "" if iv.get("low") is None else \
-            f'<br><span class="small">95% interval [{iv["low"]:.3f}, {iv["high"]:.3f}]</span>'
+            f'<br><span class="small">95% interval [{iv["low"]:.3f}, {iv["high"]:.3f}]' + \
+            ("" if iv.get("method") == "units" else " (pairs, KALPHA: narrower than 95% when units have 3+ ratings)") + \
+            "</span>"
         alpha = (f'{_dec(a["exact"])} <span class="small">= {_t(a["exact"], 60)}, {a["permil"]} permil</span>'
                  f"{interval}")
     else:
@@ -334,13 +337,14 @@ def _panel_dimension(i: int, d: dict[str, Any], p: dict[str, Any], charts: list[
                      + ("" if d.get("positive_suggestion") is None
                         else f"; try the positive category {_t(d['positive_suggestion'], 40)}"))
     if d["seed_disagrees"]:
-        items.append(f"the seed's own path ({_t(d['seed_path'], 300)}) would decide {html.escape(d['seed_verdict'])}")
+        items.append(f"the specification's integer formula ({_t(d['seed_path'], 300)}) would decide "
+                     f"{html.escape(d['seed_verdict'])}")
     items += [f"note: {_t(n, 400)}" for n in d.get("notices", [])]
     lv = d["level"]
     others = ", ".join(f"{_t(k, 20)} {_dec(v)}" for k, v in lv["alpha_at_levels"].items() if k != d["alpha"]["level"])
-    why = f"suggested: {_t(lv['reason'], 300)}" if lv["suggested"] == d["alpha"]["level"] else \
-        f"the suggestion was {_t(lv['suggested'], 20)}: {_t(lv['reason'], 300)}"
-    facts = [f"level of measurement {_t(d['alpha']['level'], 20)} ({why})"
+    why = _t(lv["chosen_reason"], 300) + ("" if lv["suggested"] == lv["in_force"] else
+                                         f"; suggested {_t(lv['suggested'], 20)}: {_t(lv['reason'], 300)}")
+    facts = [f"level of measurement {_t(lv['in_force'], 20)}, {_t(LEVEL_ORIGIN_WORDS[lv['chosen_by']], 20)} ({why})"
              + (f"; alpha at the other levels: {others}" if others else ""),
              f"{d['units']:,} units, {d['ratings']:,} ratings; detectors: {_names(d['detectors'])}; "
              f"people: {_names(d['humans'])}"]
@@ -352,11 +356,14 @@ def _panel_dimension(i: int, d: dict[str, Any], p: dict[str, Any], charts: list[
         facts.append(f"categories ({cats['total']:,}): "
                      + ", ".join(f"{_t(c['category'], 40)} ({c['count']:,})" for c in cats["listed"]) + more)
         facts += [f"check: {_t(f, 300)}" for f in cats.get("flags", [])]
-    body = (f"<p>{_verdict(d['verdict'])} {html.escape(_MEANING.get(d['verdict'], ''))}</p>\n"
+    depends = f"<p><strong>Depends on the level</strong>: {_t(lv['note'], 400)}.</p>\n" if lv["note"] else ""
+    body = (f"<p>{_verdict(d['verdict'])} {_t(level_phrase(lv['in_force'], lv['chosen_by']), 80)}: "
+            f"{html.escape(_MEANING.get(d['verdict'], ''))}</p>\n{depends}"
             f"{_panel_gates(d, p)}\n<h3 id=\"dim-{i}-why\">Why</h3>\n{_list(items)}\n"
             f"<h3 id=\"dim-{i}-facts\">What was measured</h3>\n{_list(facts)}\n" + "\n".join(charts)
             + (_coefficients_html(i, d["coefficients"]) if d.get("coefficients") else ""))
-    return _section(f"dim-{i}", f"Dimension {_t(d['dimension'], 60)}: {html.escape(d['verdict'])}", body)
+    return _section(f"dim-{i}", f"Dimension {_t(d['dimension'], 60)}: {html.escape(d['verdict'])} at "
+                    f"{_t(lv['in_force'], 20)}", body)
 
 
 def panel_html(measurements: dict[str, PanelMeasurement], thresholds: ThresholdSet, report: dict[str, Any]) -> str:
@@ -375,15 +382,17 @@ def panel_html(measurements: dict[str, PanelMeasurement], thresholds: ThresholdS
         iv = a["interval"]
         interval = f"[{iv['low']:.3f}, {iv['high']:.3f}]" if a["defined"] and iv.get("low") is not None else "none"
         spread = f"{_dec(s['exact'], 2)}x" if s["state"] == "bounded" else _t(s["state"], 40)
-        rows.append([_t(d["dimension"], 60), _verdict(d["verdict"]), _dec(a["exact"]) if a["defined"] else "undefined",
-                     interval, spread, str(d["ndet"])])
+        lv = d["level"]
+        level = _t(lv["in_force"], 20) + (" (depends on the level)" if lv["depends_on_level"] else "")
+        rows.append([_t(d["dimension"], 60), _verdict(d["verdict"]), level,
+                     _dec(a["exact"]) if a["defined"] else "undefined", interval, spread, str(d["ndet"])])
     strict = ", strict: gates on the 95% bounds" if p.get("strict") else ""
     summary = (f"<p>Overall {_verdict(report['panel']['verdict'])} over {len(dims):,} dimension"
                f"{'s' if len(dims) != 1 else ''}: alpha floor {p['alpha_floor_permil'] / 1000:.3f} "
                f"({p['alpha_floor_permil']} permil), spread cap {p['ratio_cap_permil'] / 1000:.2f}x "
                f"({p['ratio_cap_permil']} permil){strict}.</p>\n"
-               + _table("Every dimension", ["dimension", "verdict", "alpha", "95% interval", "spread", "detectors"],
-                        rows, [22, 19, 10, 19, 15, 15], numeric=(2, 5)))
+               + _table("Every dimension", ["dimension", "verdict", "level", "alpha", "95% interval", "spread",
+                                            "detectors"], rows, [18, 16, 14, 10, 16, 14, 12], numeric=(3, 6)))
     if len(dims) > len(detailed):
         summary += (f"<p class=\"note\">Details follow for the {len(detailed)} dimensions with the worst verdicts; "
                     f"the table above lists all {len(dims):,}.</p>")
@@ -431,6 +440,7 @@ def _rate_label(name: str) -> str:
 
 def _judge_rows(c: dict[str, Any]) -> list[list[str]]:
     rows = []
+    given = c.get("contract_origin", "given") == "given"
     for r in c["rates"]:
         op = "at least" if r["kind"] == "min" else "at most"
         threshold = f"{op} {r['threshold_bps'] / 100:.2f}% ({r['threshold_bps']:,} bps)"
@@ -444,6 +454,8 @@ def _judge_rows(c: dict[str, Any]) -> list[list[str]]:
             measured = (f"{r['bps'] / 100:.2f}% <span class=\"small\">= {r['numerator']:,}/{r['denominator']:,}, "
                         f"{r['bps']:,} bps</span>")
             state = "pass" if r["passed"] else "FAIL"
+            if not given:  # against a limit that is not a contract: words, never a verdict's colour
+                state = "within the limit" if r["passed"] else "outside the limit"
         iv, w = r.get("interval95"), r.get("wilson95")
         if r.get("unavailable") or not (iv or w):
             interval = "none"
@@ -469,18 +481,27 @@ def calibration_html(bundle: JudgeBundle, thresholds: ThresholdSet, report: dict
     d = decide(bundle.measurement, thresholds.calibration)
     c = report["calibration"]
     data = _data_name(report)
-    against = (f"the {_t(c['decided_against']['kind'], 20)} contract <code>{_t(c['decided_against']['content_id'], 120)}</code>"
-               + ("" if c.get("contract_source", "given") == "given" else f" ({_t(c['contract_source'], 120)})"))
-    summary = (f"<p>{_verdict(c['decision'])} against {against}.</p>\n"
+    if c.get("contract_origin", "given") == "given":
+        against = (f"against the {_t(c['decided_against']['kind'], 20)} contract "
+                   f"<code>{_t(c['decided_against']['content_id'], 120)}</code>")
+    else:  # no contract: measured against a draft from the log, never decided
+        against = (f"({_t(c['decision_reason'], 120)}): measured against {_t(c['contract_source'], 120)}, drafted "
+                   f"from the log as <code>{_t(c['decided_against']['content_id'], 120)}</code>; give the contract "
+                   "for a decision")
+    summary = (f"<p>{_verdict(c['decision'])} {against}.</p>\n"
                f"<p>{c['cases']:,} cases, {c['observations']:,} observations; scope "
                f"<code>{_t(c['snapshot']['scope'], 120)}</code>.</p>\n"
-               + _table("Every gate of the contract", ["gate", "measured", "95% interval", "threshold", "result"],
+               + _table("Every gate of the contract" if c.get("contract_origin", "given") == "given" else
+                        f"Every gate, against {_t(c['contract_source'], 120)}",
+                        ["gate", "measured", "95% interval", "threshold", "result"],
                         _judge_rows(c), [17, 20, 23, 18, 22], small=True))
     if any(r.get("interval95") for r in c["rates"]):
         summary += ("<p class=\"note\">95% intervals are Wilson intervals at the effective number of observations: "
                     "the observations of one case (two orders x repetitions) are not independent, so their count is "
                     "divided by the measured design effect of the cases.</p>")
-    if c["decision"] == "INCOMPLETE":
+    if c.get("contract_origin", "given") != "given":
+        summary += f"<p>INCOMPLETE: {_t(c['decision_reason'], 200)}: not decided, this is not a pass.</p>"
+    elif c["decision"] == "INCOMPLETE":
         some = any(not r.get("unavailable") for r in c["rates"])
         summary += ("<p>INCOMPLETE: " + ("every gate that could be evaluated passed, but some could not" if some
                                           else "no gate could be evaluated from this source") + ": this is not a pass.</p>")

@@ -273,12 +273,35 @@ def _role_editors(m: Mapping, pv: Preview) -> None:
                        on_change=_edit, args=("humans", "pv_humans", tuple),
                        help="Default: raters whose name starts with 'human' (all raters count if every one does).")
     level_options = ["auto", "nominal", "ordinal", "interval", "ratio"]
-    suggested = pv.dimensions[0].level if pv.dimensions else ("nominal", "")
+    first = pv.dimensions[0] if pv.dimensions else None
+    default = first.default if first else ("nominal", "")
+    suggested = first.level if first else ("nominal", "")
     if "pv_level" not in S:
         S.pv_level = m.level or "auto"
     st.selectbox("Level of measurement", level_options, key="pv_level", on_change=_edit,
                  args=("level", "pv_level", lambda v: None if v == "auto" else v),
-                 format_func=lambda v: f"auto (suggested: {suggested[0]})" if v == "auto" else v)
+                 format_func=lambda v: f"auto: {default[0]} (the default)" if v == "auto" else v,
+                 help=f"auto reads {default[0]}: {default[1]}. The suggested level is offered beside it; "
+                      "the verdict names the level it was decided at.")
+    in_force = S.pv_level if S.pv_level != "auto" else default[0]
+    if first is not None and suggested[0] != in_force:
+        st.button(f"{_question(first)} Read as {suggested[0]}?", key="pv_level_switch", on_click=_take_level,
+                  args=(suggested[0],), help=f"Suggested: {suggested[1]}")
+
+
+def _question(d: Any) -> str:
+    """Why the suggested level, in the reader's words ("These look like a 1-5 rating scale.")."""
+    if d.level[0] == "ordinal" and d.kind == "integer" and d.categories:
+        values = sorted(int(float(c.category)) for c in d.categories)
+        return f"These look like a {values[0]}-{values[-1]} rating scale."
+    if d.level[0] == "interval":
+        return "These look like measurements, where distances mean something."
+    return f"These look like {d.level[0]} data."
+
+
+def _take_level(level: str) -> None:
+    S.pv_level = level
+    _edit("level", "pv_level")
 
 
 def _dimension(d: Any, m: Mapping) -> None:

@@ -98,9 +98,10 @@ def record(kind: str, src: dict[str, Any], measured: Any, label: str | None = No
 
             imp = imported(ratings.name, ratings.digest, ratings.data, src.get("mapping"))
             report = panel_report(measured, t, [(n, b) for _, n, b in inputs], imp)
-            recipe = {"mapping": src.get("mapping"), "level": S.level, "dimension": None,
+            recipe = {"mapping": src.get("mapping"), "level": S.level, "level_read": level_read(measured),
+                      "dimension": None,
                       "positive": "auto" if S.positive == "auto" else (None if S.positive is None else str(S.positive)),
-                      "interval": S.get("interval", "krippendorff")}
+                      "interval": S.get("interval", "units")}
         else:
             source = src.get("kind", "bundle")
             roles = JUDGE_ROLES.get(source, ("bundle",))
@@ -110,8 +111,12 @@ def record(kind: str, src: dict[str, Any], measured: Any, label: str | None = No
             recipe = {"source": source, "judge": src.get("judge"), "rebind": bool(src.get("rebind"))}
         files = [src["ratings"]] + ([src["rates"]] if src.get("rates") else []) if kind == "panel" else \
             [f for f in src["files"] if f]
+        digests = [f.digest for f in files]
+        same = None if label else s.same_run(kind, inputs[0][1], digests, recipe, t.to_dict())
+        if same is not None:  # the same bytes read the same way under the same thresholds: that run
+            return same
         run = s.record(kind, inputs, report, recipe, t.to_dict(), t.source, label=label, origin="dashboard",
-                       digests=[f.digest for f in files])
+                       digests=digests)
     except StoreError as e:
         S[f"record_error_{kind}"] = (f"Not recorded: {e}. What you loaded stays loaded in this session, but a reload "
                                      "will not bring it back.")
@@ -159,7 +164,7 @@ def url_reading() -> dict[str, str]:
     """The panel's reading for the link, when a panel run is loaded and it differs from the run's."""
     if not S.panel_source.get("run"):
         return {}
-    return {"level": str(S.level), "interval": str(S.get("interval", "krippendorff")),
+    return {"level": str(S.level), "interval": str(S.get("interval", "units")),
             "positive": "auto" if S.positive == "auto" else str(S.positive)}
 
 
@@ -230,12 +235,29 @@ def short_contract(cid: str | None) -> str:
     return f"{name}@{digest[:12]}" if digest else cid
 
 
+def level_read(measured: dict[str, Any]) -> str:
+    """The level(s) the panel was read at, as a run records them ("ordinal"; never "auto")."""
+    return ", ".join(sorted({m.level for m in measured.values()}))
+
+
+def run_level(r: Run) -> str:
+    """The level a run was read at: recorded with it, or (runs recorded before) the level chosen."""
+    if r.kind != "panel":
+        return ""
+    read = r.recipe.get("level_read")
+    if read:
+        return str(read)
+    chosen = r.recipe.get("level")
+    return str(chosen) if chosen and chosen != "auto" else "not recorded (the default of its day)"
+
+
 def runs_frame(rows: list[Run]) -> "Any":
     import pandas as pd
 
     return pd.DataFrame({
         "recorded (UTC)": [r.created_utc[:19].replace("T", " ") for r in rows],
         "verdict": [r.verdict for r in rows],
+        "level": [run_level(r) for r in rows],
         "data": [r.data_name for r in rows],
         "label": [r.label or "" for r in rows],
         "kind": [r.kind for r in rows],

@@ -44,7 +44,7 @@ WHATIF = "What-if thresholds"
 # colour itself at 80% opacity reaches 6:1 on both themes. Static CSS: no user text.
 # widgets.responsive_table: the table on wide screens, stacked rows on phones.
 CSS = ("<style>[data-testid='stCaptionContainer']{color:inherit !important;opacity:.8;}"
-       "[class*='_narrowview']{display:none !important;}"
+       "[class*='_narrowview']{display:none !important;}[class*='_narrowview'] p{overflow-wrap:anywhere;}"
        "@media (max-width:640px){[class*='_wideview']{display:none !important;}"
        "[class*='_narrowview']{display:flex !important;}}</style>")
 

@@ -34,7 +34,7 @@ def init() -> bool:
     S.judge_unbound = None  # an uploaded bundle bound to another contract: "bind to this contract" offers it
     S.level = "auto"  # the level suggested for the values, with its reason shown
     S.positive = "auto"
-    S.interval = "krippendorff"
+    S.interval = "units"  # alpha's interval: the units bootstrap (or "pairs", KALPHA's)
     S.errors = {}
     sample = Upload.sample("thresholds.toml")
     tf = threshold_file(sample.name, sample.digest, sample.data)

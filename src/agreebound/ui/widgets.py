@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from agreebound.analysis import PanelMeasurement, decide_panel
+from agreebound.analysis import LEVEL_ORIGIN_WORDS, PanelMeasurement, decide_panel, level_note, level_phrase, level_verdicts
 from agreebound.calibration import RATE_GATES, CalibrationDecision, CalibrationThresholds, JudgeCalibrationContract, decide
 from agreebound.errors import memory_message
 from agreebound.formats import InputError, JudgeBundle
@@ -16,6 +16,7 @@ from agreebound.panel import AB_RATIO_UNBOUNDED, AB_UNDEFINED, LEVELS, PanelDeci
 from agreebound.escape import csv_cell, md_text, printable
 from agreebound.limits import LISTED_CATEGORIES
 from agreebound.thresholds import RANGES, SLIDER_SPAN
+from agreebound.uncertainty import INTERVAL_METHODS
 from agreebound.ui import runs, state
 from agreebound.ui.data import (
     JUDGE_SAMPLES,
@@ -61,15 +62,42 @@ def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def responsive_table(frame: pd.DataFrame, key: str) -> None:
-    """Wide screens: the table. Phones: one stacked block per row, every column shown (a table
-    would cut columns off screen). CSS in the frame (ui.shell) shows one or the other."""
-    with st.container(key=f"{key}_wideview"):
+#: Rows a table draws as text (every cell whole); a longer table is a scrollable grid.
+TABLE_ROWS = 100
+
+
+def md_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame for st.table, which renders every cell and header as Markdown: each escaped, so a
+    name or a ">= 9000" shows as the text it is (a leading ">" would be a quotation)."""
+    out = frame.map(lambda v: "" if v is None else md(v, 200))
+    out.columns = [md(c, 80) for c in frame.columns]
+    return out
+
+
+def text_table(frame: pd.DataFrame, width: str = "stretch") -> None:
+    """A short table whose cells wrap and are shown whole (st.dataframe draws a canvas grid that
+    cuts a long cell at its column's edge). Long tables stay a grid that scrolls."""
+    if len(frame) > TABLE_ROWS:
         st.dataframe(safe_frame(frame), hide_index=True, width="stretch")
+    else:
+        st.table(md_table(frame), hide_index=True, width=width)
+
+
+def responsive_table(frame: pd.DataFrame, key: str) -> None:
+    """Wide screens: the table, its cells wrapped and whole. Phones: one stacked block per row,
+    every column shown (columns this many would not fit). CSS in the frame (ui.shell) shows one or
+    the other. A long table is one scrollable grid on every screen."""
+    if len(frame) > TABLE_ROWS:
+        st.caption(f"{len(frame):,} rows: a grid that scrolls; drag a column's edge to widen it.")
+        st.dataframe(safe_frame(frame), hide_index=True, width="stretch")
+        return
+    with st.container(key=f"{key}_wideview"):
+        text_table(frame)
     with st.container(key=f"{key}_narrowview"):
         for _, row in frame.iterrows():
             head, *rest = list(row.items())
-            st.markdown(f"**{md(head[1], 80)}**  \n" + "  \n".join(f"{md(c, 60)}: {md(v, 200)}" for c, v in rest))
+            st.markdown(f"**{md(head[1], 80)}**  \n" + "  \n".join(f"{md(c, 60)}: {md(v, 200)}" for c, v in rest
+                                                                     if v is not None and v != ""))
 
 
 # --- loading ---------------------------------------------------------------------------------
@@ -78,11 +106,11 @@ def responsive_table(frame: pd.DataFrame, key: str) -> None:
 def _measure_panel_source(src: dict[str, Any], level: str, positive: Any) -> dict[str, PanelMeasurement]:
     r: Upload = src["ratings"]
     if isinstance(r, FolderData):  # long ratings in the data folder: DuckDB's counts, out of core
-        return folder_measurements(r.name, r.digest, r.files, level, positive, S.get("interval", "krippendorff"))
+        return folder_measurements(r.name, r.digest, r.files, level, positive, S.get("interval", "units"))
     rates: Upload | None = src["rates"]
     measured = panel_measurements(r.name, r.digest, r.data, level, positive,
                                   rates.name if rates else None, rates.digest if rates else None,
-                                  rates.data if rates else None, S.get("interval", "krippendorff"), src.get("mapping"))
+                                  rates.data if rates else None, S.get("interval", "units"), src.get("mapping"))
     only = src.get("dimension")  # a run recorded for one dimension (agreebound panel --dimension)
     if only is not None and only in measured:
         return {only: measured[only]}
@@ -201,12 +229,19 @@ def judge_decision() -> tuple[JudgeBundle, CalibrationDecision]:
 # --- display ---------------------------------------------------------------------------------
 
 
-def verdict_banner(verdict: Verdict, prefix: str = "", spread_checked: bool = True) -> None:
-    """``prefix`` is user text (a dimension name): escaped. An ENFORCE whose spread was never
-    measured says so in the verdict itself."""
-    text = (md(prefix, 80) + ": " if prefix else "") + VERDICT_TEXT[verdict]
-    if not spread_checked and verdict is not Verdict.REFUSE_SINGLE:
+def verdict_banner(m: PanelMeasurement, d: PanelDecision, prefix: str = "") -> None:
+    """``prefix`` is user text (a dimension name): escaped. The verdict names its level (and who
+    chose it); an ENFORCE whose spread was never measured says so; a verdict that another
+    admissible level would change says so in the same box, with alpha at each."""
+    verdict = d.verdict
+    sample_badge("panel")
+    code, _, meaning = VERDICT_TEXT[verdict].partition(": ")
+    text = (md(prefix, 80) + ": " if prefix else "") + f"{code} {level_phrase(m.level, m.level_origin[0])}: {meaning}"
+    if not m.rates and verdict is not Verdict.REFUSE_SINGLE:
         text += " (spread not checked: no detector rates)"
+    note = level_note(m, level_verdicts(m, d.thresholds))
+    if note:
+        text += f"  \n**Depends on the level**: {md(note, 400)}."
     {Verdict.ENFORCE: st.success, Verdict.REPORT_ONLY: st.warning, Verdict.REFUSE_SINGLE: st.error}[verdict](text)
 
 
@@ -215,7 +250,11 @@ DECISION_TEXT = {"PASS_CALIBRATION": "PASS_CALIBRATION", "FAIL_CALIBRATION": "FA
 
 
 def decision_banner(d: CalibrationDecision, prefix: str = "") -> None:
-    text = (prefix + " " if prefix else "") + DECISION_TEXT[d.decision]
+    """A warning for INCOMPLETE (a partial audit, or no contract: then the reason), never a pass's
+    or a fail's colour."""
+    sample_badge("judge")
+    text = (prefix + " " if prefix else "") + (DECISION_TEXT[d.decision] if d.contract_given
+                                               else f"INCOMPLETE: {d.reason} (not decided, never a pass)")
     {"PASS_CALIBRATION": st.success, "INCOMPLETE": st.warning}.get(d.decision, st.error)(text)
 
 
@@ -228,9 +267,10 @@ def panel_reasons(d: PanelDecision, m: PanelMeasurement) -> None:
     if d.seed_disagrees:
         seed_alpha = "undefined" if d.seed_alpha_permil == AB_UNDEFINED else f"{d.seed_alpha_permil} permil"
         spread = "unbounded" if d.seed_ratio_permil == AB_RATIO_UNBOUNDED else f"{d.seed_ratio_permil} permil"
-        st.info(f"The seed's own path decides {d.seed_verdict.value} here: its nominal integer formula applied to this "
-                f"matrix gives alpha {seed_alpha} (it counts the values of units with one rating and rounds up), its "
-                f"spread is {spread}. Agreebound decides {d.verdict.value} on the exact values.")
+        st.info(f"[The specification's integer formula](/help#the-specification) decides {d.seed_verdict.value} here: "
+                f"its nominal integer alpha on this matrix is {seed_alpha} (it counts the values of units with one "
+                f"rating and rounds up), its spread is {spread}. Agreebound decides {d.verdict.value} on the exact "
+                "values.")
 
 
 def alpha_text(m: PanelMeasurement) -> str:
@@ -245,9 +285,11 @@ def alpha_ci_text(m: PanelMeasurement, d: PanelDecision) -> str:
     if not b.defined:
         return "no interval (alpha undefined)"
     q = b.q_below(d.thresholds.alpha_floor)
-    how = (f"Krippendorff's bootstrap, {b.draws:,} draws of {b.pairs:,} pairs" if b.method == "krippendorff"
-           else f"unit resampling, {b.draws:,} draws")
-    return f"95% interval [{b.low:.4f}, {b.high:.4f}] ({how}, seed {b.seed}); q = P(alpha < floor) = {q:.3f}"
+    how = (f"pairs bootstrap (KALPHA), {b.draws:,} draws of {b.pairs:,} pairs: narrower than 95% when units have "
+           "3+ ratings" if b.method == "pairs" else f"units bootstrap, {b.draws:,} draws")
+    note = f"; {b.note}" if b.note else ""
+    return (f"95% interval [{b.low:.4f}, {b.high:.4f}] ({how}, seed {b.seed}{note}); "
+            f"q = P(alpha < floor) = {q:.3f}")
 
 
 def spread_ci_text(m: PanelMeasurement) -> str:
@@ -343,6 +385,30 @@ def threshold_banner() -> None:
         right.button("Reset to defaults", on_click=state.reset_defaults, key="banner_reset")
 
 
+def is_sample(kind: str) -> bool:
+    """The data behind this domain's verdicts is a bundled sample (synthetic or published), not
+    the user's: every verdict drawn from it says so."""
+    src = S.get("panel_source" if kind == "panel" else "judge_source") or {}
+    files = [src.get("ratings")] if kind == "panel" else list(src.get("files") or ())
+    return any(getattr(f, "origin", "") == "sample" for f in files if f)
+
+
+SAMPLE_WORDS = "Sample data"
+
+
+def sample_said(kind: str, sentence: str) -> str:
+    """"Panel: ..." -> "Panel (sample data): ..." when the verdict is a sample's."""
+    head = "Panel:" if kind == "panel" else "Judge:"
+    return sentence.replace(head, f"{head[:-1]} (sample data):", 1) if is_sample(kind) else sentence
+
+
+def sample_badge(kind: str) -> None:
+    """A badge before a verdict drawn from a bundled sample."""
+    if is_sample(kind):
+        st.badge(SAMPLE_WORDS, color="gray", help="A bundled sample, not your data: upload yours on the "
+                 + ("Panel reliability" if kind == "panel" else "Judge calibration") + " page.")
+
+
 def data_line(kind: str) -> str:
     """Which data a verdict is about: the source's name and a digest excerpt (Markdown, escaped)."""
     if kind == "panel":
@@ -352,7 +418,19 @@ def data_line(kind: str) -> str:
         src = S.judge_source
         files = [f for f in src["files"] if f]
     names = ", ".join(f"{md(f.name, 60)} (sha256 {f.digest[:12]}…)" for f in files)
-    return f"Data: **{md(src['label'], 120)}**: {names}"
+    sample = " (sample data, not yours)" if is_sample(kind) else ""
+    return f"Data: **{md(src['label'], 120)}**{sample}: {names}"
+
+
+def _judge_limits_words(t: Any) -> str:
+    """What the judge is measured against: "the bound contract" only for a contract the user gave
+    (a judge log without one is measured against illustrative limits and not decided)."""
+    src = S.get("judge_source") or {}
+    files = src.get("files") or ()
+    given = src.get("kind") != "log" or (len(files) > 2 and bool(files[2]))
+    if not given:
+        return "illustrative limits (no contract)" if t.calibration is None else "the thresholds in force (no contract)"
+    return "the bound contract" if t.calibration is None else "a draft contract"
 
 
 def sidebar(live: bool = False) -> None:
@@ -371,7 +449,7 @@ def sidebar(live: bool = False) -> None:
             st.caption(f"In force: {md(t.source)}")
             st.markdown(f"- alpha floor **{t.panel.alpha_floor_permil / 1000:.3f}** ({t.panel.alpha_floor_permil} permil)\n"
                         f"- spread cap **{t.panel.ratio_cap_permil / 1000:.2f}x** ({t.panel.ratio_cap_permil} permil)\n"
-                        f"- judge: **{'the bound contract' if t.calibration is None else 'a draft contract'}**"
+                        f"- judge: **{_judge_limits_words(t)}**"
                         + ("\n- strict (interval bounds): **panel**" if t.panel.strict else "")
                         + ("\n- strict (interval bounds): **judge**" if t.calibration and t.calibration.strict else ""))
         st.button("Reset to defaults", on_click=state.reset_defaults, key="sidebar_reset")
@@ -419,7 +497,8 @@ def panel_editors(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]] |
     """``decisions``: show where each dimension's measured value sits, under its slider."""
     threshold_pair("Alpha floor (permil)", "alpha_floor_permil", state.panel_value("alpha_floor_permil"),
                    1, state.edit_panel, (),
-                   "ENFORCE needs alpha >= floor / 1000 (exactly). Seed default 600 = Krippendorff's 0.6.")
+                   "Permil: thousandths (600 permil = 0.600). ENFORCE needs alpha >= floor / 1000 (exactly). "
+                   "The specification's (seed's) default 600 = Krippendorff's 0.6.")
     if decisions:
         st.caption("measured alpha: " + ", ".join(
             f"{md(dim, 30)} " + ("undefined" if m.alpha.value is None else
@@ -427,7 +506,8 @@ def panel_editors(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]] |
             for dim, (m, _) in list(decisions.items())[:12]) + _more(decisions, 12))
     threshold_pair("Spread cap (permil)", "ratio_cap_permil", state.panel_value("ratio_cap_permil"),
                    10, state.edit_panel, (),
-                   "ENFORCE needs max/min detector rate <= cap / 1000. Seed default 2000 = 2.0x.")
+                   "ENFORCE needs max/min detector rate <= cap / 1000 (permil: thousandths). The specification's "
+                   "(seed's) default 2000 = 2.0x.")
     if decisions:
         st.caption("measured spread: " + ", ".join(
             f"{md(dim, 30)} " + ("not measured" if not m.rates else "unbounded" if d.spread is None else
@@ -464,15 +544,18 @@ def calibration_editors(contract: JudgeCalibrationContract, decision: Calibratio
 
 
 def level_picker(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> None:
-    """auto (the suggested level for each dimension's values) or one level for all."""
-    suggested = sorted({m.level_suggestion[0] for m, _ in decisions.values()})
-    auto = f"auto: {suggested[0]}" if len(suggested) == 1 else "auto: suggested per dimension"
+    """auto (nobody's choice: the default level for each dimension's values, analysis.default_level)
+    or one level for all; the suggested level is offered beside the verdict (level_table)."""
+    defaults = sorted({m.level for m, _ in decisions.values() if m.level_origin[0] == "default"})
+    auto = f"auto: {defaults[0]} (the default)" if len(defaults) == 1 else "auto: the default per dimension"
     if "level_widget" not in S or S.level_widget not in LEVEL_OPTIONS:
         S.level_widget = S.level if S.level in LEVEL_OPTIONS else "auto"
     st.selectbox("Level of measurement", LEVEL_OPTIONS, key="level_widget", on_change=_copy,
                  args=("level_widget", "level"), format_func=lambda v: auto if v == "auto" else v,
-                 help="nominal: categories; ordinal: ranks; interval: differences; ratio: proportions. "
-                      "Each dimension shows alpha at every level its values admit.")
+                 help="nominal: categories; ordinal: ranks; interval: differences; ratio: proportions. auto: "
+                      "nominal (the specification's level), or interval for numbers with decimals or more than 20 "
+                      "distinct whole numbers. Each dimension shows alpha and the verdict at every level its values "
+                      "admit.")
 
 
 LEVEL_OPTIONS = ("auto",) + LEVELS
@@ -509,31 +592,56 @@ def _short_exact(x: Any) -> str:
     return text if len(text) <= 48 else f"{len(str(x.denominator)):,}-digit denominator (see Exact numbers)"
 
 
-def level_table(m: PanelMeasurement, d: PanelDecision) -> None:
-    """Alpha at every admissible level, side by side with the floor: the level is never silent."""
-    level, why = m.level_suggestion
-    st.markdown(f"Level in force: **{m.level}**" + (" (suggested)" if m.level == level else
-                                                     f"; suggested: **{level}**") + f". {md(why, 300)}.")
+def level_table(m: PanelMeasurement, d: PanelDecision, key: str) -> None:
+    """The level in force, who chose it and why; the suggested level as a one-click switch; alpha
+    and the verdict at every admissible level: the level is never silent."""
+    suggested, why = m.level_suggestion
+    origin, chosen_why = m.level_origin
+    # the rule's own sentences (numbers, no user text): not escaped, so they read as written
+    st.markdown(f"Level in force: **{m.level}** ({LEVEL_ORIGIN_WORDS[origin]}: {chosen_why}).")
+    if suggested != m.level:
+        st.button(f"{level_question(m)} Read as {suggested}?", key=f"level_switch_{key}", on_click=switch_level,
+                  args=(suggested,), help=f"Suggested: {why}. The level is yours to choose; the verdict names it.")
     if len(m.alpha_at_levels) > 1:
-        floor = d.thresholds.alpha_floor
+        verdicts = level_verdicts(m, d.thresholds)
         rows = [{"level": lv + (" (in force)" if lv == m.level else ""),
                  "alpha": "undefined" if a is None else f"{float(a):.4f}",
                  "exact": "undefined" if a is None else _short_exact(a),
-                 "against the floor": "undefined" if a is None else ("at or above" if a >= floor else "below")}
+                 "verdict": verdicts[lv].value if lv in verdicts else "not compared (ratio needs a true zero)"}
                 for lv, a in m.alpha_at_levels.items()]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="content")
+        text_table(pd.DataFrame(rows), width="content")  # four short columns: whole on a phone too
 
 
-INTERVALS = {"krippendorff": "pairs (Krippendorff / KALPHA)", "units": "units (nonparametric bootstrap)"}
+def level_question(m: PanelMeasurement) -> str:
+    """"These look like a 1-5 rating scale." : why the suggested level, in the reader's words."""
+    suggested = m.level_suggestion[0]
+    if suggested == "ordinal" and m.kind == "integer" and m.alpha.n_categories:
+        values = m.alpha.category_set.first(m.alpha.n_categories)
+        return f"These look like a {values[0]}-{values[-1]} rating scale."
+    if suggested == "interval":
+        return "These look like measurements, where distances mean something."
+    return f"These look like {suggested} data."
+
+
+def switch_level(level: str) -> None:
+    """The one-click switch: the level becomes the user's choice (the picker follows)."""
+    S.level = level
+    S.pop("level_widget", None)
+
+
+INTERVALS = {"units": "units (cluster bootstrap): a 95% interval",
+             "pairs": "pairs (KALPHA): narrower than 95% when units have 3+ ratings"}
 
 
 def interval_picker() -> None:
     if "interval_widget" not in S:
-        S.interval_widget = S.get("interval", "krippendorff")
+        S.interval_widget = S.get("interval", "units")
     st.radio("Alpha interval", list(INTERVALS), format_func=INTERVALS.get, key="interval_widget", horizontal=True,
              on_change=_copy, args=("interval_widget", "interval"),
-             help="Krippendorff's bootstrap resamples pairs from the coincidence matrix with D_e fixed (as KALPHA); "
-                  "it treats pairs as independent and can be narrow. Resampling units is wider and slower.")
+             help="The interval strict mode, q and 'fragile' read. Units (the default) resamples whole units, so a "
+                  "unit's ratings stay together: a 95% interval. Pairs is KALPHA's bootstrap: it resamples pairs "
+                  "from the coincidence matrix with D_e fixed, as if the m(m-1)/2 pairs of a unit were independent; "
+                  "with 3 or more ratings per unit it covers the true alpha less often than 95%.")
 
 
 def _copy(src: str, dst: str) -> None:
@@ -669,9 +777,11 @@ def open_run(run_id: str, with_thresholds: bool = True) -> str | None:
         src = {"label": label + (f" (dimension {dimension})" if dimension else ""), "ratings": by_role["ratings"],
                "rates": by_role.get("rates"), "mapping": run.recipe.get("mapping"), "run": run.id,
                "dimension": dimension}
-        old = (S.level, S.positive, S.get("interval", "krippendorff"))
+        old = (S.level, S.positive, S.get("interval", "units"))
         S.level = run.recipe.get("level") or "auto"
-        S.interval = run.recipe.get("interval") or "krippendorff"
+        # the interval the run was recorded with: "krippendorff" (runs recorded before) is "pairs"
+        recorded = run.recipe.get("interval") or "pairs"  # runs from before the choice: pairs, the only one
+        S.interval = INTERVAL_METHODS.get(recorded, "units") if isinstance(recorded, str) else "units"
         S.positive = runs.positive_of(src, run.recipe.get("positive", "auto"))
         error = try_panel_source(src)
         if error:
@@ -729,12 +839,13 @@ def _reading_from_url() -> str | None:
     from agreebound.panel import LEVELS
 
     level = st.query_params.get("level", S.level)
-    interval = st.query_params.get("interval", S.get("interval", "krippendorff"))
+    given = st.query_params.get("interval", S.get("interval", "units"))
     positive = st.query_params.get("positive", "auto" if S.positive == "auto" else str(S.positive))
     if level not in ("auto", *LEVELS):
         return f"level must be auto or one of {', '.join(LEVELS)}"
-    if interval not in ("krippendorff", "units"):
-        return "interval must be krippendorff or units"
+    if given not in INTERVAL_METHODS:  # "krippendorff", in links made before, is "pairs"
+        return "interval must be units or pairs"
+    interval = INTERVAL_METHODS[given]
     if len(positive) > 200:
         return "the positive category is too long"
     old = (S.level, S.interval, S.positive)
@@ -780,7 +891,7 @@ def report_coefficients(src: dict[str, Any], ms: dict[str, Any], t: Any) -> dict
 def report_downloads(kind: str) -> None:
     """JSON / Markdown / self-contained HTML reports of what is loaded, under the thresholds in
     force; built only when a button is pressed."""
-    from agreebound.report import calibration_report, panel_report, to_json, to_markdown
+    from agreebound.report import calibration_report, mark_sample, panel_report, to_json, to_markdown
     from agreebound.ui.html import calibration_html, panel_html
 
     t = state.thresholds()
@@ -790,7 +901,8 @@ def report_downloads(kind: str) -> None:
         ms = panels()
 
         def build() -> dict[str, Any]:
-            return panel_report(ms, t, inputs, coefficients=report_coefficients(src, ms, t))
+            report = panel_report(ms, t, inputs, coefficients=report_coefficients(src, ms, t))
+            return mark_sample(report) if is_sample("panel") else report
 
         def html_() -> str:
             return panel_html(ms, t, build())
@@ -799,7 +911,8 @@ def report_downloads(kind: str) -> None:
         bundle = judge()
 
         def build() -> dict[str, Any]:
-            return calibration_report(bundle, t, [(f.name, f.digest) for f in files])
+            report = calibration_report(bundle, t, [(f.name, f.digest) for f in files])
+            return mark_sample(report) if is_sample("judge") else report
 
         def html_() -> str:
             return calibration_html(bundle, t, build())
@@ -830,6 +943,59 @@ def report_downloads(kind: str) -> None:
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
+#: Markdown: terms explained on the Help page's glossary (it opens in a new tab: what is loaded stays).
+GLOSSARY_LINK = "terms: [{}](/help#glossary)"
+
+
+def in_rows(items: list[Any], per_row: int) -> list[list[Any]]:
+    """Items cut into rows of ``per_row`` (a row of columns each): stacked on a phone, they keep
+    their order, where one set of columns would stack column by column (1, 3, 5, 2, 4)."""
+    return [items[i:i + per_row] for i in range(0, len(items), per_row)]
+
+
+def thresholds_words() -> str:
+    """The thresholds in force in one line, for places a phone shows (the sidebar is hidden there)."""
+    t = state.thresholds()
+    return (f"alpha floor {t.panel.alpha_floor_permil / 1000:.3f}, spread cap {t.panel.ratio_cap_permil / 1000:.2f}x, "
+            f"judge: {_judge_limits_words(t)}" + (", strict: panel" if t.panel.strict else "")
+            + (", strict: judge" if t.calibration and t.calibration.strict else ""))
+
+
+def _data_repetitions(bundle: JudgeBundle) -> tuple[int, int] | None:
+    """Judgments per case and order in the data: (fewest, most); None when the data does not
+    record the order. Cached with the loaded judge (a big table is grouped once, not per rerun)."""
+    return _repetitions_of(judge_key(S.judge_source), bundle.observations)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _repetitions_of(key: tuple[str, ...], _obs: pd.DataFrame) -> tuple[int, int] | None:
+    if not len(_obs) or "order" not in _obs:
+        return None
+    if _obs["order"].isna().any():
+        return None
+    per = _obs.groupby(["case_id", "order"], sort=False).size()
+    return int(per.min()), int(per.max())
+
+
+def judge_counts(bundle: JudgeBundle) -> str:
+    """The Judge page's counts, said once and said alike: cases, observations, and the repetitions
+    per order, the data's beside the contract's when they differ."""
+    m = bundle.measurement
+    want = bundle.contract.repetitions_per_order
+    contract = "the contract" if m.contract_given else "the drafted contract (no contract given)"
+    text = f"{m.n_cases:,} cases, {m.n_observations:,} observations"
+    have = _data_repetitions(bundle)
+    if have is None and not len(bundle.observations):  # an out-of-core audit: complete, as validated
+        have = (want, want)
+    if have is None:
+        return text + (f"; the data does not record in which order each judgment was shown, {contract} declares "
+                       f"{want} repetitions per order")
+    low, high = have
+    reps = f"{low}" if low == high else f"{low} to {high}"
+    if have == (want, want):
+        return text + f": 2 orders x {want} repetitions per case, as {contract} declares"
+    return text + f"; the data has {reps} repetition{'' if high == 1 else 's'} per order, {contract} declares {want}"
+
 
 def dark() -> bool:
     """The theme the browser shows (charts pick theme-aware colours)."""
@@ -851,6 +1017,8 @@ def judge_gate_list(bundle: JudgeBundle, d: CalibrationDecision) -> list[Any]:
 def gate_words(g: Any) -> str:
     """Markdown: the gate's status and margin, the numbers' secondary units, the interval."""
     status = {True: "passes", False: "fails", None: "not checked"}[g.passed]
+    if g.illustrative and not g.state:  # a judge without a contract: measured, not decided
+        status = g.status
     text = f"**{md(g.label)}** {status}: {md(g.margin, 300)}"
     if g.secondary:
         text += f" ({md(g.secondary, 120)})"
@@ -866,8 +1034,10 @@ def gate_words(g: Any) -> str:
 
 
 def gate_block(g: Any, key: str, chart: bool = True) -> None:
+    """The gate in words, then its bullet chart; a gate with no number (not evaluable, undefined,
+    not measured) is its line of words only: a chart would hold nothing but the threshold."""
     st.markdown(gate_words(g))
-    if chart and g.name != "detectors":
+    if chart and g.name != "detectors" and g.value is not None:
         from agreebound.ui import figures
 
         st.plotly_chart(figures.gate_bullet(g, dark=dark()), width="stretch", key=key, config=PLOT_CONFIG)
@@ -881,7 +1051,8 @@ def fragile_note(gates: list[Any]) -> None:
         strict = any(g.strict for g in gates)
         st.warning("**Fragile**: " + "; ".join(reasons) + ". Another sample of the same size could reach the "
                    "other verdict." + (" Strict mode is on: these bounds decide." if strict else
-                                       " Strict mode (What-if page) gates on these bounds."))
+                                       " Strict mode (What-if page) gates on these bounds.")
+                   + f" ({GLOSSARY_LINK.format('fragile, strict')})")
 
 
 def why_text(gates: list[Any]) -> str:
