@@ -133,3 +133,21 @@ def test_usage_shows_optional_arguments_as_optional_and_unknown_json_lines_say_s
     assert capsys.readouterr().err == (
         "unknown.jsonl: JSON Lines with fields x, y, z: not a shape Agreebound knows (a judge log from MT-Bench, "
         "AlpacaEval or our observations, or one read through --mapping); see docs/formats.md\n")
+
+
+def test_a_human_study_says_raters_not_detectors(tmp_path, capsys):
+    from agreebound.analysis import rater_noun
+    from agreebound.cli import main
+    from agreebound.gates import panel_gates
+    from agreebound.analysis import decide_panel
+
+    data = b"unit,human_ann,human_bob,human_cy\nu1,1,1,1\nu2,2,2,1\nu3,3,3,3\nu4,1,2,1\nu5,2,2,2\n"
+    path = tmp_path / "study.csv"
+    path.write_bytes(data)
+    assert main(["panel", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[1].endswith("spread=not measured  raters=3")
+    m = measure_panel(panel_of(data, "study.csv"), "auto")
+    assert rater_noun(m) == "rater"
+    gate = panel_gates("all", m, decide_panel(m, PanelThresholds()))[0]
+    assert gate.label == "independent raters" and gate.margin == "3 independent raters, needs 2"
+    assert rater_noun(measure_panel(panel_of(long_0_9()), "auto")) == "detector"  # coders are not named as people

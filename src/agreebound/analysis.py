@@ -278,6 +278,14 @@ def decide_panel(m: PanelMeasurement, thresholds: PanelThresholds) -> PanelDecis
                   spread_high=m.spread_bracket[1])
 
 
+def rater_noun(m: PanelMeasurement) -> str:
+    """"rater" when the panel is a human study (every rater named as a person: the rule that then
+    counts them all as independent), "detector" otherwise: the words a reader's panel deserves."""
+    from agreebound.formats import HUMAN_PREFIX
+
+    return "rater" if m.raters and all(r.lower().startswith(HUMAN_PREFIX) for r in m.raters) else "detector"
+
+
 def compared_levels(m: PanelMeasurement) -> tuple[str, ...]:
     """The levels a verdict is held against: every level the values admit, ratio only where it
     is in force (it needs a true zero only the user knows of)."""

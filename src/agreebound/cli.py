@@ -422,6 +422,14 @@ def _panel_recipe(args: argparse.Namespace, imported: Any, level: str, positive:
             "dimension": args.dimension, "interval": args.interval}
 
 
+def _rater_word(d: dict[str, Any]) -> str:
+    """"raters" for a human study (every rater named as a person), "detectors" otherwise."""
+    from agreebound.formats import HUMAN_PREFIX
+
+    people = d["detectors"] and not d["humans"] and all(r.lower().startswith(HUMAN_PREFIX) for r in d["detectors"])
+    return "raters" if people else "detectors"
+
+
 def _print_panel(report: dict[str, Any]) -> None:
     from agreebound.analysis import level_phrase
     from agreebound.report import rows_read_text
@@ -445,7 +453,7 @@ def _print_panel(report: dict[str, Any]) -> None:
         lv = d["level"]
         print(f"{printable(d['dimension'], 80)}: {d['verdict']} {level_phrase(lv['in_force'], lv['chosen_by'])}"
               f"{'  (depends on the level)' if lv['depends_on_level'] else ''}  alpha={alpha}  spread={spread}  "
-              f"detectors={d['ndet']}")
+              f"{_rater_word(d)}={d['ndet']}")
         for r in d["reasons"]:
             print(f"  - {printable(r['message'])}")
         if a["interval"]["note"]:  # how alpha's interval was drawn, or why it is not the units bootstrap

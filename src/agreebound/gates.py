@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agreebound.analysis import PanelMeasurement, depends_on_level, level_phrase
+from agreebound.analysis import PanelMeasurement, depends_on_level, level_phrase, rater_noun
 from agreebound.calibration import CalibrationDecision
 from agreebound.panel import PanelDecision
 
@@ -81,7 +81,7 @@ class Gate:
             need = self.threshold_word  # "illustrative limit" / "illustrative minimum"
         head = f"{what} {self.fmt(self.value)}, {need} {self.fmt(self.threshold)}"
         if self.name == "detectors":
-            return f"{self.fmt(self.value)} independent detectors, needs {self.fmt(self.threshold)}"
+            return f"{self.fmt(self.value)} {self.label}, needs {self.fmt(self.threshold)}"
         gap = abs(self.value - self.threshold)
         gap_text = self.fmt(gap) if self.unit != "%" else f"{gap:.1f} points"
         value_passes = self.value >= self.threshold if self.kind == "min" else self.value <= self.threshold
@@ -147,7 +147,7 @@ class Gate:
 def panel_gates(dimension: str, m: PanelMeasurement, d: PanelDecision) -> list[Gate]:
     failed = {r.check for r in d.reasons}
     th = d.thresholds
-    gates = [Gate("panel", dimension, "detectors", "independent detectors", "min", "", float(m.ndet), None, None,
+    gates = [Gate("panel", dimension, "detectors", f"independent {rater_noun(m)}s", "min", "", float(m.ndet), None, None,
                   2.0, "single_detector" not in failed, detail=", ".join(m.detectors[:6]) +
                   (" ..." if len(m.detectors) > 6 else ""))]
     floor = float(th.alpha_floor)

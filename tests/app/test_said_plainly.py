@@ -81,3 +81,13 @@ def test_the_same_upload_read_the_same_way_opens_its_run_and_runs_show_the_level
     assert list(table["level"]) == ["ordinal", "nominal"]
     rows = timeline(runs)
     assert sorted({r["scope"] for r in rows if r["gate"] == "alpha"}) == ["all (nominal)", "all (ordinal)"]
+
+
+def test_a_human_study_is_told_in_raters(db):
+    at = app("pages/panel.py")
+    data = b"unit,human_ann,human_bob\nu1,1,2\nu2,2,2\nu3,1,1\n"
+    at.file_uploader(key="ratings_upload").set_value(("study.csv", data, "text/csv")).run()
+    at.button(key="pv_measure").click().run()
+    assert not at.exception
+    assert at.metric[2].label == "independent raters"
+    assert "detectors" not in " ".join(e.value for alerts in (at.warning, at.success, at.error) for e in alerts)

@@ -8,7 +8,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from agreebound.analysis import LEVEL_ORIGIN_WORDS, PanelMeasurement, decide_panel, level_note, level_phrase, level_verdicts
+from agreebound.analysis import (LEVEL_ORIGIN_WORDS, PanelMeasurement, decide_panel, level_note, level_phrase,
+                                 level_verdicts, rater_noun)
 from agreebound.calibration import RATE_GATES, CalibrationDecision, CalibrationThresholds, JudgeCalibrationContract, decide
 from agreebound.errors import memory_message
 from agreebound.formats import InputError, JudgeBundle
@@ -236,6 +237,7 @@ def verdict_banner(m: PanelMeasurement, d: PanelDecision, prefix: str = "") -> N
     verdict = d.verdict
     sample_badge("panel")
     code, _, meaning = VERDICT_TEXT[verdict].partition(": ")
+    meaning = meaning.replace("detectors", f"{rater_noun(m)}s")  # a human study has raters
     text = (md(prefix, 80) + ": " if prefix else "") + f"{code} {level_phrase(m.level, m.level_origin[0])}: {meaning}"
     if not m.rates and verdict is not Verdict.REFUSE_SINGLE:
         text += " (spread not checked: no detector rates)"
@@ -261,7 +263,8 @@ def decision_banner(d: CalibrationDecision, prefix: str = "") -> None:
 def panel_reasons(d: PanelDecision, m: PanelMeasurement) -> None:
     if not d.reasons:
         spread = "spread within the cap" if m.rates else "spread not measured (no detector rates)"
-        st.markdown(f"Every check passed: at least two detectors, alpha at or above the floor, {spread}.")
+        st.markdown(f"Every check passed: at least two independent {rater_noun(m)}s, alpha at or above the floor, "
+                    f"{spread}.")
     for r in d.reasons:
         st.markdown(f"- **{r.check.replace('_', ' ')}**: {r.message}")
     if d.seed_disagrees:
