@@ -111,3 +111,19 @@ def test_alpha_is_one_quarter_where_irr_gives_0_2232():
     a = alpha_coded(encode(units), "nominal")
     assert (a.value, a.observed_disagreement, a.expected_disagreement) == (Fraction(1, 4), Fraction(2, 5),
                                                                            Fraction(8, 15))
+
+
+def test_a_panel_too_small_for_a_95_percent_interval_gets_none_and_strict_mode_refuses():
+    """4 units (3 agree on a, 1 on b): a third of the unit resamples have no variation. Dropping them
+    silently gave [1.0, 1.0] and a strict ENFORCE; now there is no interval, said, and strict fails."""
+    import numpy as np
+
+    from agreebound.panel import decide
+    from agreebound.thresholds import PanelThresholds
+    from agreebound.uncertainty import bootstrap_alpha_units
+
+    b = bootstrap_alpha_units(np.array([[1, 1], [1, 1], [1, 1], [2, 2]]), "nominal")
+    assert not b.defined and b.note == ("no interval: 636 of 2,000 resamples of the units had no variation (alpha "
+                                        "undefined); too few units, or too little variation, for a 95% interval")
+    d = decide(2, 1, [], PanelThresholds(strict=True), alpha_low=b.low)
+    assert d.verdict.value == "REPORT_ONLY"

@@ -358,6 +358,15 @@ def _md_cell(x: Any) -> str:
     return md_text(x)
 
 
+def flip_words(flip: dict[str, Any], given: bool) -> str:
+    """"7 to pass" against a contract; against limits that are not one, where nothing is decided,
+    "7 to be within the limit"."""
+    if given:
+        return f"{flip['cases']:,} to {flip['direction']}"
+    side = "within" if flip["direction"] == "pass" else "outside"
+    return f"{flip['cases']:,} to be {side} the limit"
+
+
 def mark_sample(report: dict[str, Any]) -> dict[str, Any]:
     """A report about a bundled sample says so (``"sample": true``; the Markdown and HTML headings)."""
     return {**report, "sample": True}
@@ -443,7 +452,7 @@ def to_markdown(report: dict[str, Any]) -> str:
             deff = "-" if r.get("design_effect") is None else f"{r['design_effect']:.3g}"
             lines.append(f"| {r['name']} | {r['numerator']}/{r['denominator']} | {r['bps']} | {op} {r['threshold_bps']} | "
                          f"{gate} | {interval} | {deff} | "
-                         f"{'-' if not evaluable else str(flip['cases']) + ' to ' + flip['direction']} |")
+                         f"{'-' if not evaluable else flip_words(flip, given)} |")
         missing = [f"- {r['name']}: not evaluable: {md_text(r['unavailable'], 1000)}" for r in c["rates"] if r.get("unavailable")]
         if missing:
             lines += ["", "What this source lacks, per gate, and what supplies it:", ""] + missing

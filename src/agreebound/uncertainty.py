@@ -251,7 +251,16 @@ def bootstrap_alpha_patterns(patterns: Any, base: AlphaResult, level_name: str, 
         out, note = _units_resamples(patterns, base, level_name, draws, seed)
     if out is None:
         return AlphaBootstrap("units", draws, seed, level, np.empty(0), 0, TOO_LARGE)
-    return AlphaBootstrap("units", draws, seed, level, out[np.isfinite(out)], 0, note)
+    kept = out[np.isfinite(out)]
+    undefined = len(out) - len(kept)
+    if undefined > (1 - level) / 2 * len(out):  # more than a tail's worth: no honest 95% interval
+        return AlphaBootstrap("units", draws, seed, level, np.empty(0), 0,
+                              f"no interval: {undefined:,} of {len(out):,} resamples of the units had no variation "
+                              "(alpha undefined); too few units, or too little variation, for a 95% interval")
+    if undefined:
+        note = (note + "; " if note else "") + (f"{undefined:,} of {len(out):,} resamples had no variation (alpha "
+                                                "undefined) and are left out")
+    return AlphaBootstrap("units", draws, seed, level, kept, 0, note)
 
 
 def _units_resamples(patterns: Any, base: AlphaResult, level_name: str, draws: int,

@@ -470,9 +470,11 @@ def _judge_rows(c: dict[str, Any]) -> list[list[str]]:
             interval = f"[{_pct(w[0], 2)}, {_pct(w[1], 2)}]"
         if r.get("bound_passed") is not None:
             interval += f'<br><span class="small">bound gate: {"pass" if r["bound_passed"] else "FAIL"}</span>'
+        from agreebound.report import flip_words
+
         flip = r.get("cases_to_flip") or {}
-        flip_text = "" if not flip or flip.get("direction") == "not evaluable" else \
-            f'<br><span class="small">{flip.get("cases", 0):,} cases to {_t(flip.get("direction"), 20)}</span>'
+        flip_text = "" if not flip or flip.get("direction") == "not evaluable" or not r["evaluable"] \
+            or r.get("unavailable") else f'<br><span class="small">{_t(flip_words(flip, given), 60)} (cases)</span>'
         rows.append([html.escape(_rate_label(r["name"])), measured, interval, threshold, _result(state) + why + flip_text])
     return rows
 

@@ -114,6 +114,7 @@ def record(kind: str, src: dict[str, Any], measured: Any, label: str | None = No
         digests = [f.digest for f in files]
         same = None if label else s.same_run(kind, inputs[0][1], digests, recipe, t.to_dict())
         if same is not None:  # the same bytes read the same way under the same thresholds: that run
+            S[f"record_error_{kind}"] = None
             return same
         run = s.record(kind, inputs, report, recipe, t.to_dict(), t.source, label=label, origin="dashboard",
                        digests=digests)

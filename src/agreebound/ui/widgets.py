@@ -286,7 +286,7 @@ def alpha_text(m: PanelMeasurement) -> str:
 def alpha_ci_text(m: PanelMeasurement, d: PanelDecision) -> str:
     b = m.alpha_boot
     if not b.defined:
-        return "no interval (alpha undefined)"
+        return f"no interval ({b.note})" if b.note and m.alpha.value is not None else "no interval (alpha undefined)"
     q = b.q_below(d.thresholds.alpha_floor)
     how = (f"pairs bootstrap (KALPHA), {b.draws:,} draws of {b.pairs:,} pairs: narrower than 95% when units have "
            "3+ ratings" if b.method == "pairs" else f"units bootstrap, {b.draws:,} draws")
