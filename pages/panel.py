@@ -88,7 +88,7 @@ def results(decisions) -> None:
                       ("not measured" if not m.rates else f"{float(d.spread):.2f}x"),
                       help="The highest detector rate over the lowest. The cap is in permil, thousandths of one: "
                            "2000 permil is a spread of 2.00x.")
-            c3.metric(f"independent {rater_noun(m)}s", m.ndet)
+            c3.metric(f"independent {rater_noun(m.raters)}s", m.ndet)
             st.markdown(f"alpha = **{widgets.alpha_text(m)}** from {m.alpha.pairable} pairable values in "
                         f"{m.alpha.units} units ({m.level}); floor {d.thresholds.alpha_floor_permil} permil.")
             st.markdown(f"alpha {widgets.alpha_ci_text(m, d)} ({widgets.GLOSSARY_LINK.format('q, KALPHA, permil')}).")

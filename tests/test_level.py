@@ -147,7 +147,7 @@ def test_a_human_study_says_raters_not_detectors(tmp_path, capsys):
     assert main(["panel", str(path)]) == 0
     assert capsys.readouterr().out.splitlines()[1].endswith("spread=not measured  raters=3")
     m = measure_panel(panel_of(data, "study.csv"), "auto")
-    assert rater_noun(m) == "rater"
+    assert rater_noun(m.raters) == "rater"
     gate = panel_gates("all", m, decide_panel(m, PanelThresholds()))[0]
     assert gate.label == "independent raters" and gate.margin == "3 independent raters, needs 2"
-    assert rater_noun(measure_panel(panel_of(long_0_9()), "auto")) == "detector"  # coders are not named as people
+    assert rater_noun(measure_panel(panel_of(long_0_9()), "auto").raters) == "detector"  # coders are not named as people

@@ -278,12 +278,22 @@ def decide_panel(m: PanelMeasurement, thresholds: PanelThresholds) -> PanelDecis
                   spread_high=m.spread_bracket[1])
 
 
-def rater_noun(m: PanelMeasurement) -> str:
+def rater_noun(raters: Sequence[str]) -> str:
     """"rater" when the panel is a human study (every rater named as a person: the rule that then
     counts them all as independent), "detector" otherwise: the words a reader's panel deserves."""
     from agreebound.formats import HUMAN_PREFIX
 
-    return "rater" if m.raters and all(r.lower().startswith(HUMAN_PREFIX) for r in m.raters) else "detector"
+    return "rater" if raters and all(r.lower().startswith(HUMAN_PREFIX) for r in raters) else "detector"
+
+
+def level_question(suggested: str, kind: str, values: Sequence[Any]) -> str:
+    """Why the suggested level, in the reader's words ("These look like a 1-5 rating scale."), for
+    the one-click switch; ``values``: the panel's distinct values, in order."""
+    if suggested == "ordinal" and kind == "integer" and len(values):
+        return f"These look like a {values[0]}-{values[-1]} rating scale."
+    if suggested == "interval":
+        return "These look like measurements, where distances mean something."
+    return f"These look like {suggested} data."
 
 
 def compared_levels(m: PanelMeasurement) -> tuple[str, ...]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
 import subprocess
 import sys
 import tempfile
@@ -113,15 +112,10 @@ class _Parser(argparse.ArgumentParser):
 def _read(path: str) -> tuple[str, bytes]:
     """A regular file's name and bytes; the size is checked with stat before reading, and
     devices, pipes and folders are refused without opening them."""
+    from agreebound.engines.common import regular_file
+
     name = Path(path).name or path
-    try:
-        st = os.stat(path)
-    except OSError as e:
-        raise InputError(path, None, None, f"cannot read the file ({e.strerror})") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise InputError(path, None, None, "this is a folder; give a file")
-    if not stat.S_ISREG(st.st_mode):
-        raise InputError(path, None, None, "not a regular file (a device, a pipe or a socket); give a file")
+    st = regular_file(path, folder_hint="give a file")
     check_size(name, st.st_size)
     try:
         with open(path, "rb") as f:
@@ -422,16 +416,8 @@ def _panel_recipe(args: argparse.Namespace, imported: Any, level: str, positive:
             "dimension": args.dimension, "interval": args.interval}
 
 
-def _rater_word(d: dict[str, Any]) -> str:
-    """"raters" for a human study (every rater named as a person), "detectors" otherwise."""
-    from agreebound.formats import HUMAN_PREFIX
-
-    people = d["detectors"] and not d["humans"] and all(r.lower().startswith(HUMAN_PREFIX) for r in d["detectors"])
-    return "raters" if people else "detectors"
-
-
 def _print_panel(report: dict[str, Any]) -> None:
-    from agreebound.analysis import level_phrase
+    from agreebound.analysis import level_phrase, rater_noun
     from agreebound.report import rows_read_text
 
     read = report.get("read")
@@ -453,7 +439,7 @@ def _print_panel(report: dict[str, Any]) -> None:
         lv = d["level"]
         print(f"{printable(d['dimension'], 80)}: {d['verdict']} {level_phrase(lv['in_force'], lv['chosen_by'])}"
               f"{'  (depends on the level)' if lv['depends_on_level'] else ''}  alpha={alpha}  spread={spread}  "
-              f"{_rater_word(d)}={d['ndet']}")
+              f"{rater_noun(d['detectors'] + d['humans'])}s={d['ndet']}")
         for r in d["reasons"]:
             print(f"  - {printable(r['message'])}")
         if a["interval"]["note"]:  # how alpha's interval was drawn, or why it is not the units bootstrap

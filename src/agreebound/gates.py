@@ -147,7 +147,7 @@ class Gate:
 def panel_gates(dimension: str, m: PanelMeasurement, d: PanelDecision) -> list[Gate]:
     failed = {r.check for r in d.reasons}
     th = d.thresholds
-    gates = [Gate("panel", dimension, "detectors", f"independent {rater_noun(m)}s", "min", "", float(m.ndet), None, None,
+    gates = [Gate("panel", dimension, "detectors", f"independent {rater_noun(m.raters)}s", "min", "", float(m.ndet), None, None,
                   2.0, "single_detector" not in failed, detail=", ".join(m.detectors[:6]) +
                   (" ..." if len(m.detectors) > 6 else ""))]
     floor = float(th.alpha_floor)

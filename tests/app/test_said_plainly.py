@@ -7,26 +7,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest  # noqa: F401  (the type the helpers return)
 
-from agreebound import store as store_module
 from agreebound.history import timeline
 from agreebound.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_data"
 sys.path.insert(0, str(ROOT / "tests" / "app"))
-from test_history_app import app as history_app, plain, text  # noqa: E402
-
-
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'runs.db'}"
-    monkeypatch.setenv("AGREEBOUND_DB", url)
-    store_module.forget_shared()
-    yield url
-    store_module.forget_shared()
+from test_history_app import app as history_app, db, plain, text  # noqa: E402,F401  (db: the fixture)
 
 
 def app(page: str | None = None, query: dict | None = None) -> AppTest:

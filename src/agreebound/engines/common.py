@@ -65,17 +65,16 @@ def input_files(paths: Sequence[str]) -> list[str]:
     return out
 
 
-def regular_file(path: str) -> os.stat_result:
+def regular_file(path: str, folder_hint: str = "give files or a pattern such as data/*.parquet") -> os.stat_result:
     """``path``'s stat (a link followed) if it is a regular file; else an InputError naming it: a
-    folder, a pipe, a device or a socket is refused without being opened."""
+    folder, a pipe, a device or a socket is refused without being opened. The CLI's in-memory
+    reader uses it too (``folder_hint``: what to give instead of a folder)."""
     try:
         st = os.stat(path)
-    except FileNotFoundError:
-        raise InputError(path, None, None, "cannot read the file (no such file)") from None
     except OSError as e:
         raise InputError(path, None, None, f"cannot read the file ({e.strerror})") from None
     if stat.S_ISDIR(st.st_mode):
-        raise InputError(path, None, None, "this is a folder; give files or a pattern such as data/*.parquet")
+        raise InputError(path, None, None, f"this is a folder; {folder_hint}")
     if not stat.S_ISREG(st.st_mode):
         raise InputError(path, None, None, "not a regular file (a device, a pipe or a socket); give a file")
     return st

@@ -290,13 +290,11 @@ def _role_editors(m: Mapping, pv: Preview) -> None:
 
 
 def _question(d: Any) -> str:
-    """Why the suggested level, in the reader's words ("These look like a 1-5 rating scale.")."""
-    if d.level[0] == "ordinal" and d.kind == "integer" and d.categories:
-        values = sorted(int(float(c.category)) for c in d.categories)
-        return f"These look like a {values[0]}-{values[-1]} rating scale."
-    if d.level[0] == "interval":
-        return "These look like measurements, where distances mean something."
-    return f"These look like {d.level[0]} data."
+    """The one-click switch's question for a previewed dimension (analysis.level_question)."""
+    from agreebound.analysis import level_question
+
+    values = sorted(int(float(c.category)) for c in d.categories) if d.kind == "integer" else []
+    return level_question(d.level[0], d.kind, values)
 
 
 def _take_level(level: str) -> None:

@@ -10,6 +10,7 @@ import streamlit as st
 
 from agreebound.analysis import (LEVEL_ORIGIN_WORDS, PanelMeasurement, decide_panel, level_note, level_phrase,
                                  level_verdicts, rater_noun)
+from agreebound.analysis import level_question as analysis_level_question
 from agreebound.calibration import RATE_GATES, CalibrationDecision, CalibrationThresholds, JudgeCalibrationContract, decide
 from agreebound.errors import memory_message
 from agreebound.formats import InputError, JudgeBundle
@@ -237,7 +238,7 @@ def verdict_banner(m: PanelMeasurement, d: PanelDecision, prefix: str = "") -> N
     verdict = d.verdict
     sample_badge("panel")
     code, _, meaning = VERDICT_TEXT[verdict].partition(": ")
-    meaning = meaning.replace("detectors", f"{rater_noun(m)}s")  # a human study has raters
+    meaning = meaning.replace("detectors", f"{rater_noun(m.raters)}s")  # a human study has raters
     text = (md(prefix, 80) + ": " if prefix else "") + f"{code} {level_phrase(m.level, m.level_origin[0])}: {meaning}"
     if not m.rates and verdict is not Verdict.REFUSE_SINGLE:
         text += " (spread not checked: no detector rates)"
@@ -263,7 +264,7 @@ def decision_banner(d: CalibrationDecision, prefix: str = "") -> None:
 def panel_reasons(d: PanelDecision, m: PanelMeasurement) -> None:
     if not d.reasons:
         spread = "spread within the cap" if m.rates else "spread not measured (no detector rates)"
-        st.markdown(f"Every check passed: at least two independent {rater_noun(m)}s, alpha at or above the floor, "
+        st.markdown(f"Every check passed: at least two independent {rater_noun(m.raters)}s, alpha at or above the floor, "
                     f"{spread}.")
     for r in d.reasons:
         st.markdown(f"- **{r.check.replace('_', ' ')}**: {r.message}")
@@ -616,14 +617,9 @@ def level_table(m: PanelMeasurement, d: PanelDecision, key: str) -> None:
 
 
 def level_question(m: PanelMeasurement) -> str:
-    """"These look like a 1-5 rating scale." : why the suggested level, in the reader's words."""
-    suggested = m.level_suggestion[0]
-    if suggested == "ordinal" and m.kind == "integer" and m.alpha.n_categories:
-        values = m.alpha.category_set.first(m.alpha.n_categories)
-        return f"These look like a {values[0]}-{values[-1]} rating scale."
-    if suggested == "interval":
-        return "These look like measurements, where distances mean something."
-    return f"These look like {suggested} data."
+    """The one-click switch's question for a measured panel (analysis.level_question)."""
+    n = m.alpha.n_categories if m.kind == "integer" and m.alpha.n_categories <= 20 else 0
+    return analysis_level_question(m.level_suggestion[0], m.kind, m.alpha.category_set.first(n) if n else ())
 
 
 def switch_level(level: str) -> None:
