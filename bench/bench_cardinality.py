@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from agreebound.analysis import decide_panel, measure_panels
-from agreebound.formats import parse_ratings
+from agreebound.io.formats import parse_ratings
 from agreebound.thresholds import PanelThresholds
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))

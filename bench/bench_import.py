@@ -48,7 +48,7 @@ _PREVIEW = textwrap.dedent("""
     from pathlib import Path
     data = Path(sys.argv[1]).read_bytes()
     t0 = time.perf_counter()
-    from agreebound.importers.preview import preview
+    from agreebound.io.preview import preview
     pv = preview(Path(sys.argv[1]).name, data)
     print(time.perf_counter() - t0, pv.rows_read, pv.head_only)
 """)

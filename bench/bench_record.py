@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_whatif import million_csv  # noqa: E402  (the same 1M-rating upload the what-if bench uses)
 
 from agreebound.analysis import measure_panels  # noqa: E402
-from agreebound.formats import import_ratings  # noqa: E402
-from agreebound.report import panel_report  # noqa: E402
+from agreebound.io.formats import import_ratings  # noqa: E402
+from agreebound.render.report import panel_report  # noqa: E402
 from agreebound.store import Store  # noqa: E402
 from agreebound.thresholds import DEFAULT  # noqa: E402
 

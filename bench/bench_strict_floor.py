@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from agreebound.analysis import decide_panel, measure_panel
-from agreebound.formats import RatingPanel
+from agreebound.io.formats import RatingPanel
 from agreebound.panel import Verdict, alpha_coded, encode
 from agreebound.thresholds import PanelThresholds
 

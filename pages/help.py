@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from agreebound.templates import TEMPLATES
+from agreebound.io.templates import TEMPLATES
 from agreebound.ui.data import ROOT
 from agreebound.ui import shell
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from agreebound.history import CompareError, compare, timeline
 from agreebound.ui import runs, shell, widgets
-from agreebound.ui.figures import caption, history_timeline
+from agreebound.render.figures import caption, history_timeline
 
 shell.enter(__file__)
 S = st.session_state

@@ -3,10 +3,11 @@
 import pandas as pd
 import streamlit as st
 
-from agreebound.formats import is_judge_log
-from agreebound.gates import judge_sentence
-from agreebound.importers.judge_logs import judges_in
-from agreebound.ui import contract_editor, figures, shell, state, widgets
+from agreebound.io.formats import is_judge_log
+from agreebound.render.gates import judge_sentence
+from agreebound.io.judge_logs import judges_in
+from agreebound.ui import contract_editor, shell, state, widgets
+from agreebound.render import figures
 from agreebound.ui.data import judge_diagnostics_for
 
 shell.enter(__file__)
@@ -47,7 +48,7 @@ def on_bundle() -> None:
 
 
 def _json_lines(u) -> bool:
-    from agreebound.importers.sniff import sniff
+    from agreebound.io.sniff import sniff
 
     try:
         return sniff(u.name, u.data).format == "jsonl"

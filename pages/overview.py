@@ -4,10 +4,10 @@ as a bullet chart with its threshold and margin in words; exact values behind an
 import pandas as pd
 import streamlit as st
 
-from agreebound.gates import judge_sentence, panel_gates, panel_sentence
+from agreebound.render.gates import judge_sentence, panel_gates, panel_sentence
 from agreebound.limits import DETAIL_DIMENSIONS
 from agreebound.ui import shell, widgets
-from agreebound.ui.figures import exact_text
+from agreebound.render.figures import exact_text
 
 shell.enter(__file__)
 

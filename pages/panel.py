@@ -5,9 +5,10 @@ import streamlit as st
 
 from agreebound.escape import printable
 from agreebound.analysis import rater_noun
-from agreebound.gates import panel_gates, panel_sentence
+from agreebound.render.gates import panel_gates, panel_sentence
 from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS
-from agreebound.ui import figures, preview, shell, state, widgets
+from agreebound.ui import preview, shell, state, widgets
+from agreebound.render import figures
 from agreebound.ui.data import folder_diagnostics, panel_coefficients, panel_diagnostics
 
 shell.enter(__file__)

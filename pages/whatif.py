@@ -9,10 +9,11 @@ import streamlit as st
 
 from agreebound.analysis import decide_panel, depends_on_level
 from agreebound.calibration import decide
-from agreebound.gates import panel_gates
+from agreebound.render.gates import panel_gates
 from agreebound.limits import DETAIL_DIMENSIONS
 from agreebound.thresholds import DEFAULT
-from agreebound.ui import figures, shell, state, widgets
+from agreebound.ui import shell, state, widgets
+from agreebound.render import figures
 
 shell.enter(__file__)
 

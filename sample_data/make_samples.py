@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from agreebound.calibration import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
-from agreebound.formats import bundle_json
+from agreebound.io.formats import bundle_json
 from agreebound.panel import krippendorff_alpha
 from agreebound.synthetic import JudgeBehaviour, binary_panel, judge_frames
 

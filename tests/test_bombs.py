@@ -136,7 +136,7 @@ def test_each_bomb_through_the_dashboard_upload_keeps_what_was_loaded(bombs):
 
 def test_a_reader_gives_way_at_its_checkpoints():
     from agreebound import interrupt
-    from agreebound.importers.readers import read_source
+    from agreebound.io.readers import read_source
 
     class Left(Exception):
         pass

@@ -259,7 +259,7 @@ def test_cli_coefficients_json_text_and_reports(tmp_path, capsys):
     import jsonschema
 
     from agreebound.cli import main
-    from agreebound.formats import parse_ratings
+    from agreebound.io.formats import parse_ratings
 
     sample = Path(__file__).resolve().parents[1] / "sample_data" / "detector_panel.csv"
     schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "report.schema.json").read_text())
@@ -301,7 +301,7 @@ def test_user_text_in_the_explanation_is_cut_and_escaped():
     co = K.coefficients(coded, ["a", "b", "c"])
     text = K.explain(co, alpha_coded(coded, "nominal").value, list(co.values))
     assert text and all(len(t) < 400 for t in text)
-    from agreebound.report import coefficients_markdown
+    from agreebound.render.report import coefficients_markdown
 
     section = {"explanation": text, "table": [], "pairs": [], "categories": []}
     md = "\n".join(coefficients_markdown(section))
@@ -311,7 +311,7 @@ def test_user_text_in_the_explanation_is_cut_and_escaped():
 def test_judge_against_the_human_reference():
     from pathlib import Path
 
-    from agreebound.formats import parse_judge_bundle
+    from agreebound.io.formats import parse_judge_bundle
 
     f = Path(__file__).resolve().parents[1] / "sample_data" / "judge_failing.json"
     m = parse_judge_bundle(f.name, f.read_bytes()).measurement
@@ -336,7 +336,7 @@ def test_a_review_s_edge_cases():
     assert not any("inf" in t for t in never)
 
     from agreebound.analysis import panel_coefficients
-    from agreebound.formats import parse_ratings
+    from agreebound.io.formats import parse_ratings
 
     rng = np.random.default_rng(1)
     text = "unit,a,b,c\n" + "".join(f"u{i},{rng.random():.4f},{rng.random():.4f},{rng.random():.4f}\n" for i in range(80))
@@ -344,11 +344,11 @@ def test_a_review_s_edge_cases():
     pc = panel_coefficients(panel, "interval")
     assert pc.coefficients is None and pc.explanation[0].startswith(f"{len(pc.texts)} distinct values: agreement coefficients are "
                                                                     "computed for at most 50 categories")
-    from agreebound.report import coefficients_section
+    from agreebound.render.report import coefficients_section
 
     assert coefficients_section(pc)["table"] == [] and pc.explained(600) == pc.explanation
 
-    from agreebound.ui.figures import confusion_heatmap
+    from agreebound.render.figures import confusion_heatmap
 
     co = K.coefficients(encode([["x", "y"], ["x", "x"]]), ["%{z} units", "<b>b</b>"])
     fig = confusion_heatmap(co.pairs[0], ["x", "y"])

@@ -17,7 +17,7 @@ import pytest
 from agreebound.analysis import measure_panels
 from agreebound.cli import main
 from agreebound.errors import InputError
-from agreebound.formats import import_ratings, parse_detector_rates, parse_ratings
+from agreebound.io.formats import import_ratings, parse_detector_rates, parse_ratings
 from agreebound.panel import alpha_coded, krippendorff_alpha
 from agreebound.uncertainty import bootstrap_alpha
 
@@ -105,7 +105,7 @@ def test_rows_in_a_file_with_cr_line_ends():
 
 
 def test_a_valid_rates_file_never_looks_for_rows(monkeypatch):
-    from agreebound import tables
+    from agreebound.io import tables
 
     def no(*_a):  # finding a row is a pass over the file: it must happen only for an error
         raise AssertionError("row_of called for a valid file")
@@ -134,7 +134,7 @@ def test_the_spread_text_escapes_a_users_category():
     from agreebound.thresholds import PanelThresholds
     from agreebound.ui.widgets import spread_text
 
-    from agreebound.importers.mapping import Mapping
+    from agreebound.io.mapping import Mapping
 
     data = b"unit,alice,bob\nu1,[pwn](https://evil.example),x\nu2,x,x\n"
     panels = parse_ratings("p.csv", data, Mapping("wide", ("unit",), humans=("alice", "bob")))  # no detectors

@@ -17,7 +17,7 @@ from agreebound.analysis import measure_counts, measure_panels
 from agreebound.cli import main
 from agreebound.engines.duckdb_engine import LongColumns, panel_counts
 from agreebound.errors import InputError
-from agreebound.formats import import_ratings
+from agreebound.io.formats import import_ratings
 from agreebound.panel import LEVELS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,8 +9,8 @@ import pytest
 
 from agreebound.analysis import measure_panels
 from agreebound.escape import csv_cell, excerpt, html_text, md_code, md_text, normalise_name, printable
-from agreebound.formats import parse_ratings
-from agreebound.report import panel_report, to_markdown
+from agreebound.io.formats import parse_ratings
+from agreebound.render.report import panel_report, to_markdown
 from agreebound.thresholds import DEFAULT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,7 +73,7 @@ def test_markdown_report_of_hostile_names_renders_them_as_text():
 
 
 def test_html_report_escapes_names_in_charts_and_text():
-    from agreebound.ui.html import panel_html
+    from agreebound.render.html import panel_html
 
     panels = parse_ratings("html_names.csv", (HOSTILE / "html_names.csv").read_bytes())
     ms = measure_panels(panels, positive="1")

@@ -1,4 +1,4 @@
-"""agreebound.ui.figures on the samples, light and dark: threshold marks that contrast with the
+"""agreebound.render.figures on the samples, light and dark: threshold marks that contrast with the
 theme, axis titles, labels that do not collide, states in words, captions."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import pytest
 
 from agreebound.analysis import decide_panel, measure_panels
 from agreebound.calibration import decide
-from agreebound.formats import parse_detector_rates, parse_judge_bundle, parse_ratings
-from agreebound.gates import Gate, judge_gates, panel_gates
+from agreebound.io.formats import parse_detector_rates, parse_judge_bundle, parse_ratings
+from agreebound.render.gates import Gate, judge_gates, panel_gates
 from agreebound.thresholds import DEFAULT
-from agreebound.ui import figures as F
+from agreebound.render import figures as F
 from agreebound.uncertainty import judge_rate_intervals
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_data"

@@ -1,4 +1,4 @@
-"""agreebound.formats: every malformed file named by row, column and reason; round trips; fuzzing."""
+"""agreebound.io.formats: every malformed file named by row, column and reason; round trips; fuzzing."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agreebound import formats
+from agreebound.io import formats
 from agreebound.analysis import decide_panel, measure_panel
 from agreebound.calibration import ILLUSTRATIVE_SNAPSHOT, audit_calibration, ILLUSTRATIVE_CONTRACT, decide
-from agreebound.formats import (
+from agreebound.io.formats import (
     InputError,
     parse_detector_rates,
     parse_judge_bundle,
@@ -155,7 +155,7 @@ def test_bad_file(name, row, column, message):
 
 
 def test_size_limit(monkeypatch):
-    from agreebound import tables
+    from agreebound.io import tables
 
     monkeypatch.setattr(tables, "MAX_INPUT_BYTES", 1000)
     with pytest.raises(InputError) as e:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agreebound.gates import Gate
+from agreebound.render.gates import Gate
 
 
 def gate(**kw) -> Gate:

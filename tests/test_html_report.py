@@ -12,11 +12,11 @@ import pytest
 
 from agreebound.analysis import measure_panels
 from agreebound.cli import main
-from agreebound.formats import parse_ratings
-from agreebound.report import panel_report
-from agreebound.report_names import report_filename
+from agreebound.io.formats import parse_ratings
+from agreebound.render.report import panel_report
+from agreebound.render.names import report_filename
 from agreebound.thresholds import DEFAULT
-from agreebound.ui.html import panel_html
+from agreebound.render.html import panel_html
 
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_data"

@@ -12,11 +12,11 @@ import pytest
 from agreebound.analysis import measure_panels, suggest_level, suggest_positive
 from agreebound.cli import main
 from agreebound.errors import InputError
-from agreebound.formats import import_ratings, parse_mapping
-from agreebound.importers.detect import near_duplicates
-from agreebound.importers.mapping import Mapping
-from agreebound.importers.preview import preview
-from agreebound.importers.sniff import sniff, text_encoding
+from agreebound.io.formats import import_ratings, parse_mapping
+from agreebound.io.detect import near_duplicates
+from agreebound.io.mapping import Mapping
+from agreebound.io.preview import preview
+from agreebound.io.sniff import sniff, text_encoding
 from agreebound.panel import alpha_coded
 
 ROOT = Path(__file__).resolve().parents[1]

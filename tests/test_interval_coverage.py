@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from agreebound.analysis import measure_panel
-from agreebound.formats import RatingPanel
+from agreebound.io.formats import RatingPanel
 from agreebound.panel import alpha_coded, encode
 from agreebound.uncertainty import DEFAULT_INTERVAL
 

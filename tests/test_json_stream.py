@@ -10,7 +10,7 @@ import pytest
 
 from agreebound.cli import main
 from agreebound.errors import InputError
-from agreebound.importers.readers import read_source
+from agreebound.io.readers import read_source
 
 RECORDS = [{"unit": f"u{i}", "r1": i % 3, "r2": i % 3} for i in range(30)]
 
@@ -58,12 +58,12 @@ def test_only_json_whitespace_before_the_array_and_no_lone_surrogates():
 
 
 def test_running_out_of_memory_in_the_cli_is_a_limit_not_a_bug(tmp_path, capsys, monkeypatch):
-    import agreebound.formats
+    import agreebound.io.formats
 
     def hungry(*_a, **_k):
         raise MemoryError
 
-    monkeypatch.setattr(agreebound.formats, "import_ratings", hungry)
+    monkeypatch.setattr(agreebound.io.formats, "import_ratings", hungry)
     path = tmp_path / "r.csv"
     path.write_text("unit,a,b\nu1,1,1\n")
     assert main(["panel", str(path)]) == 3

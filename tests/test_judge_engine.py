@@ -15,7 +15,7 @@ import pytest
 from agreebound.calibration import decide
 from agreebound.engines.judge_duckdb import judge_measurement
 from agreebound.errors import InputError
-from agreebound.formats import parse_judge_tables
+from agreebound.io.formats import parse_judge_tables
 from agreebound.judge_counts import from_cases, merge
 from agreebound.synthetic import JudgeBehaviour, judge_frames
 from agreebound.thresholds import CalibrationThresholds

@@ -14,7 +14,7 @@ import pytest
 from agreebound.calibration import decide
 from agreebound.cli import main
 from agreebound.errors import InputError
-from agreebound.formats import parse_judge_log, parse_judge_tables
+from agreebound.io.formats import parse_judge_log, parse_judge_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / "sample_data" / "judge_logs"
@@ -132,7 +132,7 @@ def test_a_log_with_several_judges_asks_which():
     with pytest.raises(InputError, match="the log holds 2 judges \\(claude-v1, gpt-4\\); audit one at a time"):
         parse_judge_log("two.jsonl", data)
     assert parse_judge_log("two.jsonl", data, judge="claude-v1").measurement.n_cases == 1
-    from agreebound.importers.judge_logs import judges_in
+    from agreebound.io.judge_logs import judges_in
 
     assert judges_in("two.jsonl", data) == ("gpt-4", "claude-v1")  # the picker's order: most judgments first
 
@@ -210,7 +210,7 @@ def test_partial_diagnostics_count_only_cases_with_a_reference():
 
 
 def test_a_judge_log_given_as_ratings_says_where_it_belongs():
-    from agreebound.formats import parse_ratings
+    from agreebound.io.formats import parse_ratings
 
     with pytest.raises(InputError, match="this is an LLM-judge log \\(mt-bench judgments\\), not ratings"):
         parse_ratings(MT.name, MT.read_bytes())

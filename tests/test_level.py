@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from agreebound.analysis import NOMINAL_MAX_VALUES, default_level, depends_on_level, level_verdicts, measure_panel
-from agreebound.formats import import_ratings
-from agreebound.importers.mapping import Mapping
+from agreebound.io.formats import import_ratings
+from agreebound.io.mapping import Mapping
 from agreebound.panel import PanelThresholds, Verdict
 
 
@@ -138,7 +138,7 @@ def test_usage_shows_optional_arguments_as_optional_and_unknown_json_lines_say_s
 def test_a_human_study_says_raters_not_detectors(tmp_path, capsys):
     from agreebound.analysis import rater_noun
     from agreebound.cli import main
-    from agreebound.gates import panel_gates
+    from agreebound.render.gates import panel_gates
     from agreebound.analysis import decide_panel
 
     data = b"unit,human_ann,human_bob,human_cy\nu1,1,1,1\nu2,2,2,1\nu3,3,3,3\nu4,1,2,1\nu5,2,2,2\n"

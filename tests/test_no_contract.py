@@ -15,13 +15,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from agreebound import templates
+from agreebound.io import templates
 from agreebound.calibration import ILLUSTRATIVE_LIMITS, NO_CONTRACT_REASON, JudgeCalibrationContract, decide
 from agreebound.cli import main
-from agreebound.formats import parse_judge_log
-from agreebound.gates import judge_gates, judge_sentence
-from agreebound.importers.judge_logs import answer_tokens, prompt_answers
-from agreebound.report import EXIT_CODES, calibration_report, to_markdown
+from agreebound.io.formats import parse_judge_log
+from agreebound.render.gates import judge_gates, judge_sentence
+from agreebound.io.judge_logs import answer_tokens, prompt_answers
+from agreebound.render.report import EXIT_CODES, calibration_report, to_markdown
 from agreebound.thresholds import DEFAULT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -260,7 +260,7 @@ def test_illustrative_limits_are_never_called_bound(capsys, tmp_path):
     markdown = to_markdown(report)
     assert "bound contract" not in markdown and "against the illustrative contract" not in markdown
     assert "**Decision: INCOMPLETE** (no contract\\: measured against illustrative limits)" in markdown
-    from agreebound.ui.html import calibration_html
+    from agreebound.render.html import calibration_html
 
     page = calibration_html(b, DEFAULT, report)
     assert "bound contract" not in page and "the illustrative contract" not in page

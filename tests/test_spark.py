@@ -17,7 +17,7 @@ from agreebound import counts as C
 from agreebound.cli import main
 from agreebound.engines.common import LongColumns
 from agreebound.engines.duckdb_engine import panel_counts as duck_counts
-from agreebound.formats import import_ratings
+from agreebound.io.formats import import_ratings
 
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_data"

@@ -56,8 +56,8 @@ def sqlite_path(url: str) -> Path:
 
 def panel_report_of(name: str, data: bytes) -> dict:
     from agreebound.analysis import measure_panels
-    from agreebound.formats import import_ratings
-    from agreebound.report import panel_report
+    from agreebound.io.formats import import_ratings
+    from agreebound.render.report import panel_report
     from agreebound.thresholds import DEFAULT
 
     imp = import_ratings(name, data)
@@ -71,8 +71,8 @@ AGREE_CSV = ("\n".join(["unit,a,b,c"] + [f"u{i},{i % 3},{i % 3},{i % 3}" for i i
 def reports():
     """Real reports: the detector panel (REPORT_ONLY), a panel in full agreement (ENFORCE) and the
     illustrative judge bundle (PASS_CALIBRATION, judge judge-v1)."""
-    from agreebound.formats import parse_judge_bundle
-    from agreebound.report import calibration_report
+    from agreebound.io.formats import parse_judge_bundle
+    from agreebound.render.report import calibration_report
     from agreebound.thresholds import DEFAULT
 
     detector = (SAMPLES / "detector_panel.csv").read_bytes()
@@ -921,7 +921,7 @@ def test_recording_bytes_while_their_last_run_is_deleted(db_url, request):
 
 KILLED_WRITER = """
     import os, sys
-    import agreebound.report  # imported before "ready", so the kill delays fall in the writing
+    import agreebound.render.report  # imported before "ready", so the kill delays fall in the writing
     from agreebound.store import Store
     url, size = sys.argv[1], int(sys.argv[2])
     report = {"kind": "panel", "panel": {"verdict": "ENFORCE"}, "pad": "x" * 5000}

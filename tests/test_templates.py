@@ -7,10 +7,10 @@ from fractions import Fraction
 
 import pytest
 
-from agreebound import templates as T
+from agreebound.io import templates as T
 from agreebound.analysis import measure_panels
 from agreebound.calibration import ILLUSTRATIVE_CONTRACT, decide
-from agreebound.formats import (
+from agreebound.io.formats import (
     import_ratings,
     parse_detector_rates,
     parse_judge_bundle,
@@ -19,7 +19,7 @@ from agreebound.formats import (
     parse_mapping,
     parse_thresholds,
 )
-from agreebound.importers.judge_logs import parse_log_mapping
+from agreebound.io.judge_logs import parse_log_mapping
 from agreebound.panel import alpha_coded
 
 NOMINAL, INTERVAL = Fraction(113, 152), Fraction(951, 1120)  # Krippendorff (2011), published

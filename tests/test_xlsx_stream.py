@@ -1,4 +1,4 @@
-"""The streamed .xlsx reader (agreebound.importers.xlsx) against openpyxl, and its limits.
+"""The streamed .xlsx reader (agreebound.io.xlsx) against openpyxl, and its limits.
 
 openpyxl (read-only, data_only, dimensions reset: the documented remedy for a stale
 ``<dimension>``) is the reference for what every cell reads as; the streamed reader must give the
@@ -18,8 +18,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from agreebound.errors import InputError  # noqa: E402
-from agreebound.importers.readers import read_source  # noqa: E402
-from agreebound.importers.xlsx import iter_rows, open_workbook  # noqa: E402
+from agreebound.io.readers import read_source  # noqa: E402
+from agreebound.io.xlsx import iter_rows, open_workbook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from agreebound.escape import excerpt
-from agreebound.formats import DetectorRate, InputError, RatingPanel, category_texts
+from agreebound.io.formats import DetectorRate, InputError, RatingPanel, category_texts
 from agreebound.limits import LISTED_CATEGORIES, MAX_TYPED_CHARS, RATIO_MAX_CATEGORIES
 from agreebound.panel import AlphaResult, PanelDecision, PanelThresholds, Verdict, alpha_coded, decide
 from agreebound.uncertainty import (
@@ -281,7 +281,7 @@ def decide_panel(m: PanelMeasurement, thresholds: PanelThresholds) -> PanelDecis
 def rater_noun(raters: Sequence[str]) -> str:
     """"rater" when the panel is a human study (every rater named as a person: the rule that then
     counts them all as independent), "detector" otherwise: the words a reader's panel deserves."""
-    from agreebound.formats import HUMAN_PREFIX
+    from agreebound.io.formats import HUMAN_PREFIX
 
     return "rater" if raters and all(r.lower().startswith(HUMAN_PREFIX) for r in raters) else "detector"
 
@@ -361,7 +361,7 @@ class _CountsPanel:
                 else "integer"
 
     def category_index(self, positive: Any) -> int | None:
-        from agreebound.formats import category_index
+        from agreebound.io.formats import category_index
 
         return category_index(self.categories, positive)
 
@@ -374,7 +374,7 @@ def measure_counts(counts: Any, file: str, level: str = "auto", positive: Any = 
     ``interval`` "units" is drawn from the counts' unit patterns, the interval in memory; counts
     without them (too many distinct patterns) give the pairs bootstrap, and its note says so."""
     from agreebound.counts import alpha as alpha_of_counts
-    from agreebound.formats import HUMAN_PREFIX
+    from agreebound.io.formats import HUMAN_PREFIX
 
     panel = _CountsPanel(counts, file)
     suggestion = suggest_level(panel)  # type: ignore[arg-type]

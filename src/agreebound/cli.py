@@ -25,7 +25,7 @@ from agreebound import __version__
 from agreebound.errors import InputError
 from agreebound.escape import printable
 from agreebound.limits import LISTED_CATEGORIES, MAX_INPUT_BYTES
-from agreebound.tables import check_size
+from agreebound.io.tables import check_size
 
 INPUT_ERROR = 3
 INTERNAL_ERROR = 4
@@ -150,11 +150,11 @@ def _check_report_path(path: str, inputs: Sequence[str]) -> None:
 
 def _report_target(path: str, data: str, domain: str) -> str:
     """``--report DIR/`` (a folder written with its trailing slash): the HTML report in it, named
-    ``{data's stem}-{domain}-{UTC time}.html`` (agreebound.report_names). Any other path is the
+    ``{data's stem}-{domain}-{UTC time}.html`` (agreebound.render.names). Any other path is the
     report's file name as given (a folder without the slash is still refused)."""
     if not path.endswith(("/", os.sep)):
         return path
-    from agreebound.report_names import report_filename
+    from agreebound.render.names import report_filename
 
     return str(Path(path) / report_filename(Path(data).stem, domain, "html"))
 
@@ -185,7 +185,7 @@ def _write_report(path: str, text: str) -> None:
 
 def _thresholds(args: argparse.Namespace, inputs: list[tuple[str, bytes]] | None = None) -> Any:
     """The thresholds in force; the file read (once) joins ``inputs`` for the report."""
-    from agreebound.formats import parse_thresholds
+    from agreebound.io.formats import parse_thresholds
     from agreebound.thresholds import DEFAULT, PRESETS
 
     presets = dict(PRESETS)
@@ -205,7 +205,7 @@ def _thresholds(args: argparse.Namespace, inputs: list[tuple[str, bytes]] | None
 
 
 def _render(path: str, report: dict[str, Any], html_fn: Any) -> str:
-    from agreebound.report import to_json, to_markdown
+    from agreebound.render.report import to_json, to_markdown
 
     suffix = Path(path).suffix.lower()
     if suffix == ".json":
@@ -221,7 +221,7 @@ def _inputs(args: argparse.Namespace, *names: str) -> list[str]:
 
 def _import(args: argparse.Namespace) -> tuple[str, bytes, Any, list[tuple[str, bytes]]]:
     """Read the ratings through --mapping (or the suggested mapping) and the role flags."""
-    from agreebound.formats import assign_roles, import_ratings, parse_mapping
+    from agreebound.io.formats import assign_roles, import_ratings, parse_mapping
 
     name, data = _read(args.file)
     inputs: list[tuple[str, bytes]] = [(name, data)]
@@ -261,7 +261,7 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
     from agreebound.engines.common import LongColumns, input_files
     from agreebound.engines.duckdb_engine import panel_counts
     from agreebound.escape import normalise_name
-    from agreebound.report import panel_report
+    from agreebound.render.report import panel_report
 
     how = f"with --engine {args.engine}" if args.engine != "auto" else \
         "out of core (this file is read with DuckDB: a pattern, several files, or a long file over 200 MB)"
@@ -271,7 +271,7 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
     remote = args.engine == "spark" and "://" in args.file
     files = [args.file, *args.more] if remote else input_files([args.file, *args.more])
     if args.mapping:
-        from agreebound.formats import parse_mapping
+        from agreebound.io.formats import parse_mapping
 
         mname, mdata = _read(args.mapping)
         m = parse_mapping(mname, mdata)
@@ -279,7 +279,7 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
             raise InputError(args.mapping, None, "layout", f"the {args.engine} engine reads long ratings (a row per "
                              f"rating); this mapping is {m.layout}")
     elif remote:
-        from agreebound.importers.mapping import Mapping
+        from agreebound.io.mapping import Mapping
 
         m = Mapping("long", ("unit",), "rater", "value", "dimension")  # remote files: name them with --mapping
     else:
@@ -333,7 +333,7 @@ def _panel_duckdb(args: argparse.Namespace) -> int:
     report = panel_report(measurements, t, inputs)
 
     def html() -> str:
-        from agreebound.ui.html import panel_html
+        from agreebound.render.html import panel_html
 
         return panel_html(measurements, t, report)
 
@@ -348,8 +348,8 @@ def _panel(args: argparse.Namespace) -> int:
         raise UsageError("agreebound panel: several files are read with --engine duckdb (long ratings)")
     from agreebound.analysis import measure_panels
     from agreebound.escape import normalise_name
-    from agreebound.formats import parse_detector_rates
-    from agreebound.report import panel_report
+    from agreebound.io.formats import parse_detector_rates
+    from agreebound.render.report import panel_report
 
     if args.report:
         args.report_given, args.report = args.report, _report_target(args.report, args.file, "panel")
@@ -387,7 +387,7 @@ def _panel(args: argparse.Namespace) -> int:
                      "level_read": ", ".join(sorted({m.level for m in measurements.values()}))}, t)
 
     def html() -> str:
-        from agreebound.ui.html import panel_html
+        from agreebound.render.html import panel_html
 
         return panel_html(measurements, t, report)
 
@@ -418,7 +418,7 @@ def _panel_recipe(args: argparse.Namespace, imported: Any, level: str, positive:
 
 def _print_panel(report: dict[str, Any]) -> None:
     from agreebound.analysis import level_phrase, rater_noun
-    from agreebound.report import rows_read_text
+    from agreebound.render.report import rows_read_text
 
     read = report.get("read")
     if read:
@@ -468,7 +468,7 @@ def _print_panel(report: dict[str, Any]) -> None:
 
 
 def _print_coefficients(section: dict[str, Any]) -> None:
-    from agreebound.report import coefficient_rows
+    from agreebound.render.report import coefficient_rows
 
     print("  other coefficients (beside alpha; they do not decide):")
     rows = [["coefficient", "value", "95% interval", "agreement", "chance", "exact"]] + \
@@ -486,12 +486,12 @@ def _print_coefficients(section: dict[str, Any]) -> None:
 
 def _inspect(args: argparse.Namespace) -> int:
     """The preview: how the file will be read, its first rows, its categories; and the mapping."""
-    from agreebound.importers.preview import preview
+    from agreebound.io.preview import preview
 
     name, data = _read(args.file)
     mapping = None
     if args.mapping:
-        from agreebound.formats import parse_mapping
+        from agreebound.io.formats import parse_mapping
 
         mname, mdata = _read(args.mapping)
         mapping = parse_mapping(mname, mdata)
@@ -516,7 +516,7 @@ def _check_report_path_any(path: str, inputs: Sequence[str]) -> None:
 
 def _emit(args: argparse.Namespace, report: dict[str, Any], html: Any, print_text: Any) -> int:
     """Write --report, print JSON or text, and return the verdict's exit code."""
-    from agreebound.report import EXIT_CODES, to_json, verdict_of
+    from agreebound.render.report import EXIT_CODES, to_json, verdict_of
 
     if args.report:
         _write_report(args.report, _render(args.report, report, html))
@@ -569,8 +569,8 @@ class OutputError(Exception):
 
 def _calibrate(args: argparse.Namespace) -> int:
     _check_recording(args)
-    from agreebound.formats import is_judge_log, parse_judge_bundle, parse_judge_log, parse_judge_tables
-    from agreebound.report import calibration_report
+    from agreebound.io.formats import is_judge_log, parse_judge_bundle, parse_judge_log, parse_judge_tables
+    from agreebound.render.report import calibration_report
 
     if args.report:
         args.report_given, args.report = args.report, _report_target(args.report, args.bundle, "judge")
@@ -605,7 +605,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         args.run = ("judge", _judge_inputs(args, inputs), _judge_recipe(args, name, data), t)
 
     def html() -> str:
-        from agreebound.ui.html import calibration_html
+        from agreebound.render.html import calibration_html
 
         return calibration_html(bundle, t, report)
 
@@ -643,8 +643,8 @@ def _calibrate_duckdb(args: argparse.Namespace, name: str, data: bytes, t: Any,
     """The tabular trio out of core: DuckDB or Spark returns the audit's counts; the decision,
     intervals and report are the in-memory ones."""
     from agreebound.engines.common import input_files
-    from agreebound.formats import JudgeBundle
-    from agreebound.report import calibration_report
+    from agreebound.io.formats import JudgeBundle
+    from agreebound.render.report import calibration_report
 
     engine = "spark" if args.engine == "spark" else "duckdb"
     if args.record:
@@ -676,7 +676,7 @@ def _calibrate_duckdb(args: argparse.Namespace, name: str, data: bytes, t: Any,
     report = calibration_report(bundle, t, inputs)
 
     def html() -> str:
-        from agreebound.ui.html import calibration_html
+        from agreebound.render.html import calibration_html
 
         return calibration_html(bundle, t, report)
 
@@ -693,7 +693,7 @@ def _judge_inputs(args: argparse.Namespace, inputs: list[tuple[str, bytes]]) -> 
 
 
 def _judge_recipe(args: argparse.Namespace, name: str, data: bytes) -> dict[str, Any]:
-    from agreebound.formats import is_judge_log
+    from agreebound.io.formats import is_judge_log
 
     source = "log" if args.mapping or is_judge_log(name, data) else ("tables" if args.references else "bundle")
     return {"source": source, "judge": args.judge, "rebind": False}

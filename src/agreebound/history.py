@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
 
-from agreebound.gates import RATE_LABELS
+from agreebound.render.gates import RATE_LABELS
 from agreebound.thresholds import PERMIL, THRESHOLD_WORDS
 
 #: Verdicts ranked as their exit codes rank them (a CI job sees nothing finer): licensed to act (2);

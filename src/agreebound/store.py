@@ -18,7 +18,7 @@ schema, damaged) is a :class:`StoreError` naming it, and is never written to; so
 not a regular file (a device such as /dev/null, a named pipe: refused by ``stat``, never opened). A
 PostgreSQL server is given :data:`TIMEOUT_ENV` seconds to answer (default 5). What is stored is
 bounded and UTF-8: a label or a name of at most ``MAX_NAME_CHARS`` characters and no NUL; a file
-name's bytes that are not UTF-8 are stored as ``\\xNN`` escapes (agreebound.report_names.utf8_safe).
+name's bytes that are not UTF-8 are stored as ``\\xNN`` escapes (agreebound.render.names.utf8_safe).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from sqlalchemy.engine import Connection, Engine
 from agreebound import __version__
 from agreebound.escape import excerpt, printable
 from agreebound.limits import MAX_INPUT_BYTES, MAX_NAME_CHARS
-from agreebound.report_names import LONE_SURROGATE, utf8_safe, utf8_safe_tree
+from agreebound.render.names import LONE_SURROGATE, utf8_safe, utf8_safe_tree
 
 ENV = "AGREEBOUND_DB"
 OFF = ("off", "none", "0", "false", "no")
@@ -397,7 +397,7 @@ class Store:
 
         if digests is None or len(digests) != len(inputs):
             digests = [hashlib.sha256(data).hexdigest() for _, _, data in inputs]
-        from agreebound.report import verdict_of
+        from agreebound.render.report import verdict_of
 
         verdict = verdict_of(report)
         judge = contract_id = None

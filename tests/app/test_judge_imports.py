@@ -11,7 +11,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from agreebound import templates
+from agreebound.io import templates
 from agreebound.calibration import ILLUSTRATIVE_CONTRACT
 from agreebound.ui import data
 
@@ -113,7 +113,7 @@ def test_an_unbound_snapshot_names_the_expected_id_and_can_be_bound_as_a_draft()
 
 
 def widgets_report(at: AppTest) -> dict:
-    from agreebound.report import calibration_report
+    from agreebound.render.report import calibration_report
 
     src = at.session_state["judge_source"]
     b = data.judge_bundle(tuple(f.name for f in src["files"]), tuple(f.digest for f in src["files"]),

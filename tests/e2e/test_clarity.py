@@ -13,7 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 from dashboard_helpers import settle, slider
 from playwright.sync_api import Browser, Page, expect
 
-from agreebound.ui.figures import contrast
+from agreebound.render.figures import contrast
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"

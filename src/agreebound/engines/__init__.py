@@ -1,2 +1,2 @@
 """Engines: ratings in, mergeable counts (agreebound.counts) out. numpy in memory (the readers in
-agreebound.formats, then counts.from_coded); DuckDB out of core (duckdb_engine)."""
+agreebound.io.formats, then counts.from_coded); DuckDB out of core (duckdb_engine)."""

@@ -15,7 +15,7 @@ import numpy as np
 from agreebound.counts import PanelCounts, UnitPatterns, from_rows, unit_patterns
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
-from agreebound.formats import classify_values
+from agreebound.io.formats import classify_values
 from agreebound.panel import _float_value
 
 #: Up to this many categories, pair counts come from one pass over each unit's histogram (k(k+1)/2
@@ -209,7 +209,7 @@ def detect_columns(path: str) -> Any:
     """The columns of long ratings as the in-memory reader would map them (header synonyms such as
     item/annotator/label, a dimension column named question), read from the file's head: the
     suggested Mapping. A file that does not read as long ratings is an InputError."""
-    from agreebound.formats import read_source_mapping
+    from agreebound.io.formats import read_source_mapping
 
     name = Path(path).name
     if is_parquet([path]):

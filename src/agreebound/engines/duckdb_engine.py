@@ -3,7 +3,7 @@ globs, out of core, streaming; nothing but the counts comes back to Python.
 
 A unit's ratings may sit in any row of any file: grouping by unit (and dimension) is DuckDB's.
 Values are grouped by their text (trimmed); the distinct texts are then read by the same rules as
-every other path (agreebound.formats.classify_values: missing spellings, numbers held exactly,
+every other path (agreebound.io.formats.classify_values: missing spellings, numbers held exactly,
 labels), so "1" and "1.0" become one category, as they do in memory.
 """
 
@@ -29,7 +29,7 @@ from agreebound.engines.common import (
 )
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
-from agreebound.formats import _INVISIBLE_RE2
+from agreebound.io.formats import _INVISIBLE_RE2
 
 __all__ = ["LongColumns", "panel_counts", "PIVOT_MAX_CATEGORIES", "MEMORY_LIMIT", "source"]
 

@@ -211,7 +211,7 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
     errors as the in-memory tabular form (formats.parse_judge_tables)."""
     import duckdb
 
-    from agreebound.formats import judge_tables_contract
+    from agreebound.io.formats import judge_tables_contract
 
     contract, header = judge_tables_contract(contract_name, contract_data)
     spill = tempfile.mkdtemp(prefix="agreebound-duckdb-")

@@ -173,7 +173,7 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
     from pyspark.errors import PySparkException
 
     from agreebound.engines.spark_engine import session, spark_error
-    from agreebound.formats import judge_tables_contract
+    from agreebound.io.formats import judge_tables_contract
 
     contract, header = judge_tables_contract(contract_name, contract_data)
     spark = spark or session(master)

@@ -141,7 +141,7 @@ def parse_error(src: Any, rules: dict[str, str], counts: dict[str, int]) -> None
             cell = cells[f]
             if f == "adjudicated":
                 raise InputError(name, row, f, f"expected true or false, got {excerpt(cell)}")
-            from agreebound.formats import _whole
+            from agreebound.io.formats import _whole
 
             _whole(name, row, f, cell, digits=18)
             raise InputError(name, row, f, f"expected a whole number like 3, got {excerpt(cell)}")
@@ -170,7 +170,7 @@ def memory_csv_error(path: str, name: str, fields: Sequence[str], delimiter: str
     import csv
     import io
 
-    from agreebound.formats import _csv_records
+    from agreebound.io.formats import _csv_records
 
     header: list[str] = []
     try:

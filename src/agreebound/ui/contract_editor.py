@@ -14,8 +14,8 @@ import streamlit as st
 
 from agreebound.calibration import JudgeCalibrationContract
 from agreebound.escape import md_text
-from agreebound.formats import JudgeBundle
-from agreebound.templates import contract_json
+from agreebound.io.formats import JudgeBundle
+from agreebound.io.templates import contract_json
 from agreebound.thresholds import RANGES, RATE_GATES
 
 S = st.session_state

@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.analysis import PanelMeasurement, measure_panels
-from agreebound.formats import (
+from agreebound.io.formats import (
     InputError,
     Imported,
     JudgeBundle,
@@ -33,7 +33,7 @@ from agreebound.formats import (
     parse_judge_tables,
     parse_thresholds,
 )
-from agreebound.importers.mapping import Mapping
+from agreebound.io.mapping import Mapping
 from agreebound.limits import DIAGNOSTIC_RATERS
 from agreebound.panel import alpha_coded
 from agreebound.uncertainty import (

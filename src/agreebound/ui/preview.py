@@ -14,8 +14,8 @@ import streamlit as st
 
 from agreebound.errors import InputError, memory_message
 from agreebound.escape import printable
-from agreebound.importers.mapping import LAYOUTS, Mapping
-from agreebound.importers.preview import Preview, preview
+from agreebound.io.mapping import LAYOUTS, Mapping
+from agreebound.io.preview import Preview, preview
 from agreebound.ui.data import Upload
 
 S = st.session_state
@@ -108,8 +108,8 @@ def _split(text: str) -> tuple[str, ...]:
 
 def _on_sheet() -> None:
     """Another sheet: its own suggested mapping."""
-    from agreebound.importers.detect import suggest
-    from agreebound.importers.readers import read_source
+    from agreebound.io.detect import suggest
+    from agreebound.io.readers import read_source
 
     _clear_widgets_except("pv_sheet")
     upload: Upload = S.pending["upload"]
@@ -131,7 +131,7 @@ def _on_mapping_file() -> None:
     f = S.get("pv_mapping_file")
     if f is None:
         return
-    from agreebound.formats import parse_mapping
+    from agreebound.io.formats import parse_mapping
 
     try:
         mapping = parse_mapping(f.name, f.getvalue())

@@ -80,7 +80,7 @@ def after_adopt(kind: str, src: dict[str, Any], measured: Any) -> None:
 
 def record(kind: str, src: dict[str, Any], measured: Any, label: str | None = None) -> Run | None:
     """Record what is loaded under the thresholds in force; errors are kept for the page to show."""
-    from agreebound.report import calibration_report, panel_report
+    from agreebound.render.report import calibration_report, panel_report
 
     s = store()
     if s is None:

@@ -13,7 +13,7 @@ from dataclasses import asdict, replace
 import streamlit as st
 
 from agreebound.calibration import CalibrationThresholds, JudgeCalibrationContract
-from agreebound.formats import InputError, parse_threshold_link
+from agreebound.io.formats import InputError, parse_threshold_link
 from agreebound.thresholds import DEFAULT, ThresholdSet
 from agreebound.ui.data import JUDGE_SAMPLES, PANEL_SAMPLES, Upload, threshold_file
 

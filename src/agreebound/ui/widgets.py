@@ -13,7 +13,7 @@ from agreebound.analysis import (LEVEL_ORIGIN_WORDS, PanelMeasurement, decide_pa
 from agreebound.analysis import level_question as analysis_level_question
 from agreebound.calibration import RATE_GATES, CalibrationDecision, CalibrationThresholds, JudgeCalibrationContract, decide
 from agreebound.errors import memory_message
-from agreebound.formats import InputError, JudgeBundle
+from agreebound.io.formats import InputError, JudgeBundle
 from agreebound.panel import AB_RATIO_UNBOUNDED, AB_UNDEFINED, LEVELS, PanelDecision, Verdict
 from agreebound.escape import csv_cell, md_text, printable
 from agreebound.limits import LISTED_CATEGORIES
@@ -29,7 +29,7 @@ from agreebound.ui.data import (
     judge_bundle,
     panel_measurements,
 )
-from agreebound.ui.figures import RATE_LABELS, exact_text, fraction_text
+from agreebound.render.figures import RATE_LABELS, exact_text, fraction_text
 
 S = st.session_state
 
@@ -156,7 +156,7 @@ def rows_read(src: dict[str, Any]) -> str:
     ratings = src.get("ratings")
     if not isinstance(ratings, Upload):
         return ""
-    from agreebound.report import rows_read, rows_read_text
+    from agreebound.render.report import rows_read, rows_read_text
     from agreebound.ui.data import imported
 
     try:
@@ -890,8 +890,8 @@ def report_coefficients(src: dict[str, Any], ms: dict[str, Any], t: Any) -> dict
 def report_downloads(kind: str) -> None:
     """JSON / Markdown / self-contained HTML reports of what is loaded, under the thresholds in
     force; built only when a button is pressed."""
-    from agreebound.report import calibration_report, mark_sample, panel_report, to_json, to_markdown
-    from agreebound.ui.html import calibration_html, panel_html
+    from agreebound.render.report import calibration_report, mark_sample, panel_report, to_json, to_markdown
+    from agreebound.render.html import calibration_html, panel_html
 
     t = state.thresholds()
     if kind == "panel":
@@ -919,7 +919,7 @@ def report_downloads(kind: str) -> None:
     from datetime import datetime, timezone
     from pathlib import Path
 
-    from agreebound.report_names import report_filename
+    from agreebound.render.names import report_filename
 
     label = "panel" if kind == "panel" else "judge"
     stem = Path(S.panel_source["ratings"].name if kind == "panel" else files[0].name).stem
@@ -1007,7 +1007,7 @@ def dark() -> bool:
 def judge_gate_list(bundle: JudgeBundle, d: CalibrationDecision) -> list[Any]:
     """The judge's gates; the case-aware intervals come from the cached diagnostics of the loaded
     judge (a slider move only re-decides)."""
-    from agreebound.gates import judge_gates
+    from agreebound.render.gates import judge_gates
     from agreebound.ui.data import judge_diagnostics_for
 
     return judge_gates("judge", d, judge_diagnostics_for(judge_key(S.judge_source), bundle.measurement).intervals)
@@ -1037,7 +1037,7 @@ def gate_block(g: Any, key: str, chart: bool = True) -> None:
     not measured) is its line of words only: a chart would hold nothing but the threshold."""
     st.markdown(gate_words(g))
     if chart and g.name != "detectors" and g.value is not None:
-        from agreebound.ui import figures
+        from agreebound.render import figures
 
         st.plotly_chart(figures.gate_bullet(g, dark=dark()), width="stretch", key=key, config=PLOT_CONFIG)
 
@@ -1064,7 +1064,7 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
     """The Panel page's "Other coefficients": why they differ from alpha (in words, from the data),
     the coefficients with their intervals, each pair of raters, one pair's confusion matrix and the
     categories raters fight over. They do not decide: the verdict above is alpha's and the spread's."""
-    from agreebound.ui import figures
+    from agreebound.render import figures
 
     co = pc.coefficients
     st.caption("Reviewers from ReCal, irrCAC or R's irr ask for these. They are shown beside alpha and do not "
@@ -1073,7 +1073,7 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
         st.markdown("- " + md(sentence, 1000))
     if co is None:
         return
-    from agreebound.report import coefficient_rows, coefficients_section
+    from agreebound.render.report import coefficient_rows, coefficients_section
 
     rows = coefficient_rows(coefficients_section(pc))  # the reports' rows: one wording everywhere
     frame = pd.DataFrame(rows, columns=["coefficient", "value", "exact", "95% interval", "agreement", "chance"])

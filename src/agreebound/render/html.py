@@ -20,11 +20,11 @@ import plotly.graph_objects as go
 from agreebound.analysis import LEVEL_ORIGIN_WORDS, PanelMeasurement, decide_panel, level_phrase
 from agreebound.calibration import decide
 from agreebound.escape import html_text, printable
-from agreebound.formats import JudgeBundle
+from agreebound.io.formats import JudgeBundle
 from agreebound.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
 from agreebound.thresholds import ThresholdSet
-from agreebound.gates import RATE_LABELS
-from agreebound.ui import figures
+from agreebound.render.gates import RATE_LABELS
+from agreebound.render import figures
 
 # The column (and so every chart) is at most 700 CSS px wide: A4's printable width at the 12 mm
 # margins below is 703 px (Letter's 725 px), so a chart drawn on screen prints whole even where
@@ -298,9 +298,9 @@ def _panel_gates(d: dict[str, Any], p: dict[str, Any]) -> str:
 
 def _coefficients_html(i: int, section: dict[str, Any]) -> str:
     """The coefficients beside alpha: what explains the gap, the table, pairs and categories."""
-    from agreebound.report import coefficient_rows
+    from agreebound.render.report import coefficient_rows
 
-    from agreebound.report import LISTED_PAIRS
+    from agreebound.render.report import LISTED_PAIRS
 
     rows = [[_t(r[0], 60)] + [_t(x, 60) for x in r[1:]] for r in coefficient_rows(section)]
     out = [f'<h3 id="dim-{i}-coefficients">Other coefficients (beside alpha; they do not decide)</h3>',
@@ -422,7 +422,7 @@ def panel_html(measurements: dict[str, PanelMeasurement], thresholds: ThresholdS
     read = report.get("read")
     extra = ""
     if read:
-        from agreebound.report import rows_read_text
+        from agreebound.render.report import rows_read_text
 
         rows = f", {_t(rows_read_text(read['rows']), 120)}" if read.get("rows") else ""
         extra = (f"<p>Read as {_t(read['format'], 40)}, {_t(read['mapping'].get('layout'), 20)} layout{rows}.</p>"
@@ -470,7 +470,7 @@ def _judge_rows(c: dict[str, Any]) -> list[list[str]]:
             interval = f"[{_pct(w[0], 2)}, {_pct(w[1], 2)}]"
         if r.get("bound_passed") is not None:
             interval += f'<br><span class="small">bound gate: {"pass" if r["bound_passed"] else "FAIL"}</span>'
-        from agreebound.report import flip_words
+        from agreebound.render.report import flip_words
 
         flip = r.get("cases_to_flip") or {}
         flip_text = "" if not flip or flip.get("direction") == "not evaluable" or not r["evaluable"] \

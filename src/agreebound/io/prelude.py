@@ -23,7 +23,7 @@ import io
 import re
 from dataclasses import dataclass, field
 
-from agreebound.importers.sniff import sniff_delimiter
+from agreebound.io.sniff import sniff_delimiter
 
 _SEP = re.compile(r'^"?sep=(.)"?\s*$')
 QUALTRICS = '{"ImportId":'

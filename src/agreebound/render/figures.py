@@ -6,7 +6,7 @@ API
 ---
 Every figure function takes ``dark: bool = False`` (keyword only) and returns a ``go.Figure``:
 
-* ``gate_bullet(gate)``: one gate of a verdict (``agreebound.gates.Gate``) as a compact bullet.
+* ``gate_bullet(gate)``: one gate of a verdict (``agreebound.render.gates.Gate``) as a compact bullet.
 * ``threshold_sweep(gate)``: that gate's verdict over the whole range of its threshold.
 * ``alpha_bullet(m, d)``: the alpha gate of a measured panel (``gate_bullet`` of it).
 * ``rates_interval(m, d)``: each detector's rate with its Wilson interval, against the cap.
@@ -39,7 +39,7 @@ import plotly.graph_objects as go
 from agreebound.analysis import PanelMeasurement
 from agreebound.calibration import ILLUSTRATIVE_LIMITS, CalibrationDecision
 from agreebound.escape import html_text
-from agreebound.gates import RATE_LABELS, Gate, panel_gates  # noqa: F401 - RATE_LABELS re-exported
+from agreebound.render.gates import RATE_LABELS, Gate, panel_gates  # noqa: F401 - RATE_LABELS re-exported
 from agreebound.panel import PanelDecision
 
 # --- colours ---------------------------------------------------------------------------------

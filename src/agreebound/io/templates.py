@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass
 from typing import Callable
 
 from agreebound.calibration import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
-from agreebound.importers.judge_logs import LogMapping
-from agreebound.importers.mapping import Mapping
+from agreebound.io.judge_logs import LogMapping
+from agreebound.io.mapping import Mapping
 from agreebound.thresholds import DEFAULT
 
 K2011 = [
@@ -123,7 +123,7 @@ def observations_jsonl() -> str:
 
 
 def bundle() -> str:
-    from agreebound.formats import bundle_json
+    from agreebound.io.formats import bundle_json
 
     refs, obs = snapshot_frames(ILLUSTRATIVE_SNAPSHOT)
     return bundle_json(ILLUSTRATIVE_CONTRACT, _header(), refs, obs)

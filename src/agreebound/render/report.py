@@ -17,10 +17,10 @@ from agreebound import __version__
 from agreebound.analysis import LEVEL_ORIGIN_WORDS, PanelMeasurement, decide_panel, level_note, level_phrase, level_verdicts
 from agreebound.calibration import CalibrationDecision, decide
 from agreebound.escape import md_code, md_text
-from agreebound.formats import JudgeBundle
+from agreebound.io.formats import JudgeBundle
 from agreebound.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
 from agreebound.panel import AB_UNDEFINED, PanelDecision
-from agreebound.report_names import LONE_SURROGATE, utf8_safe_tree
+from agreebound.render.names import LONE_SURROGATE, utf8_safe_tree
 from agreebound.thresholds import ThresholdSet
 from agreebound.uncertainty import cases_to_flip, judge_diagnostics
 
@@ -90,8 +90,8 @@ def category_flags(m: PanelMeasurement) -> list[str]:
     """Labels that look like misspellings of others (toxc / toxic, Yes / yes, 01 / 1), in words."""
     if m.kind != "label" or m.alpha.n_categories > 400:
         return []
-    from agreebound.formats import category_texts
-    from agreebound.importers.detect import near_duplicates
+    from agreebound.io.formats import category_texts
+    from agreebound.io.detect import near_duplicates
 
     texts = category_texts(m.alpha.category_set)
     counts = [int(c) for c in m.category_counts]
@@ -166,7 +166,7 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
 def panel_report(measurements: dict[str, PanelMeasurement], thresholds: ThresholdSet,
                  inputs: Sequence[tuple[str, bytes | str]], imported: Any = None,
                  coefficients: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``imported`` (agreebound.formats.Imported): how the file was read, recorded beside the verdicts.
+    """``imported`` (agreebound.io.formats.Imported): how the file was read, recorded beside the verdicts.
     ``coefficients``: dimension -> analysis.PanelCoefficients, reported beside alpha (not deciding)."""
     out = _base("panel", inputs, thresholds)
     if imported is not None:
@@ -328,7 +328,7 @@ def to_json(report: dict[str, Any], ascii_only: bool = False) -> str:
     """Deterministic JSON. ``ascii_only`` for a terminal: every non-ASCII character (and so every
     bidi or invisible one) as a \\u escape. A file name with bytes that are not UTF-8 is written
     with each such byte as the text ``\\xNN``, in the file and on the terminal alike (as the
-    history stores it; agreebound.report_names.utf8_safe)."""
+    history stores it; agreebound.render.names.utf8_safe)."""
     if ascii_only:
         text = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=True, allow_nan=False)
         if not _SURROGATE_ESCAPE.search(text):  # no surrogate at all: the usual case, one pass

@@ -1,4 +1,4 @@
-"""Bytes in any supported format -> one :class:`~agreebound.tables.Table`, within the limits.
+"""Bytes in any supported format -> one :class:`~agreebound.io.tables.Table`, within the limits.
 
 CSV/TSV (delimiter and encoding sniffed), Parquet, Excel .xlsx (a sheet), JSON Lines of flat
 records, and annotation-tool exports: Label Studio's JSON (and its JSON-MIN), Prodigy's JSONL.
@@ -19,12 +19,12 @@ import numpy as np
 
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
-from agreebound.importers.mapping import Mapping
+from agreebound.io.mapping import Mapping
 from agreebound.interrupt import checkpoint
-from agreebound.importers.prelude import Prelude, plan_rows, prelude, rewrite
-from agreebound.importers.sniff import Sniffed, sniff, sniff_delimiter
+from agreebound.io.prelude import Prelude, plan_rows, prelude, rewrite
+from agreebound.io.sniff import Sniffed, sniff, sniff_delimiter
 from agreebound.limits import MAX_CELLS, MAX_COLUMNS, MAX_NESTING, MAX_ROWS
-from agreebound.tables import (
+from agreebound.io.tables import (
     Table,
     check_size,
     read_csv,
@@ -56,7 +56,7 @@ class Source:
 
 
 def xlsx_sheets(name: str, data: bytes) -> list[str]:
-    from agreebound.importers.xlsx import open_workbook
+    from agreebound.io.xlsx import open_workbook
 
     return list(open_workbook(name, data).sheets)
 
@@ -67,7 +67,7 @@ def _blank(values: tuple[Any, ...]) -> bool:
 
 def _holds_table(book: Any, sheet: str) -> bool:
     """At least two of the sheet's first three rows hold two values or more."""
-    from agreebound.importers.xlsx import iter_rows
+    from agreebound.io.xlsx import iter_rows
 
     rows = 0
     for i, (_, values) in enumerate(iter_rows(book, sheet)):
@@ -80,9 +80,9 @@ def _holds_table(book: Any, sheet: str) -> bool:
 def read_xlsx(name: str, data: bytes, sheet: str | None = None, header: bool = True,
               head_rows: int | None = None) -> tuple[Table, list[str], tuple[str, ...]]:
     """One sheet of a workbook (cached values of formulas, as Excel shows them), streamed and
-    counted while read (:mod:`agreebound.importers.xlsx`): every row the sheet holds, whatever its
+    counted while read (:mod:`agreebound.io.xlsx`): every row the sheet holds, whatever its
     ``<dimension>`` says."""
-    from agreebound.importers.xlsx import iter_rows, open_workbook
+    from agreebound.io.xlsx import iter_rows, open_workbook
 
     book = open_workbook(name, data)
     sheets = list(book.sheets)
@@ -257,7 +257,7 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
 def _json_error(name: str, e: Exception, row: int, row_label: str, line: int | None) -> InputError:
     """A JSON decoding error located by its record (or line) and, for an array, its line in the
     file; never a second parse of the document."""
-    from agreebound.formats import _Duplicate
+    from agreebound.io.formats import _Duplicate
 
     where = f" (it starts on line {line:,})" if line is not None and row_label != "line" else ""
     if isinstance(e, _Duplicate):
@@ -277,7 +277,7 @@ def _json_error(name: str, e: Exception, row: int, row_label: str, line: int | N
 
 def json_line_records(name: str, text: str) -> Iterator[tuple[dict[str, Any], int]]:
     """JSON Lines, one object a line, decoded as they are reached."""
-    from agreebound.formats import _no_constant, _no_duplicates, json_depth
+    from agreebound.io.formats import _no_constant, _no_duplicates, json_depth
 
     count = 0
     for i, line in _lines(text):
@@ -301,7 +301,7 @@ def json_line_records(name: str, text: str) -> Iterator[tuple[dict[str, Any], in
 def json_array_items(name: str, data: bytes, text: str) -> Iterator[tuple[Any, int]]:
     """A JSON array's elements one at a time (an element's number from 1), never the whole
     document as objects: a 100 MB export costs its text and what is kept of each element."""
-    from agreebound.formats import _no_constant, _no_duplicates, json_depth
+    from agreebound.io.formats import _no_constant, _no_duplicates, json_depth
 
     if json_depth(data) > MAX_NESTING:
         raise InputError(name, None, None, f"nested too deeply (more than {MAX_NESTING} levels)")
@@ -472,7 +472,7 @@ def judge_log_shape(record: dict[str, Any]) -> str | None:
 def _json_source(name: str, utf8: bytes, sn: Sniffed, notices: list[str], head_rows: int | None) -> Source:
     """JSON records, JSON Lines, and the annotation tools' exports, streamed: an array's elements
     and a file's lines are decoded one at a time and tabulated as they come."""
-    from agreebound.formats import _json
+    from agreebound.io.formats import _json
 
     text = utf8.decode("utf-8-sig")
     items: Iterator[tuple[Any, int]]

@@ -10,7 +10,7 @@ Formats (documented with examples in docs/formats.md):
 * thresholds, JSON or TOML
 
 Values are read exactly: whole numbers and decimals (at most 15 significant digits) are numbers,
-one documented set of spellings is missing (:data:`agreebound.tables.MISSING_TOKENS`), anything
+one documented set of spellings is missing (:data:`agreebound.io.tables.MISSING_TOKENS`), anything
 else is a label. Names (units, raters, dimensions, headers) are compared after trimming
 surrounding spaces and removing invisible characters; a name with a control character is refused.
 A repeated rating is an error, never collapsed. Limits (``agreebound.limits``) are checked first.
@@ -49,7 +49,7 @@ from agreebound.limits import (
     RATIO_MAX_CATEGORIES,
 )
 from agreebound.panel import Categories, Coded
-from agreebound.tables import (
+from agreebound.io.tables import (
     MISSING_TOKENS,
     Column,
     Table,
@@ -532,7 +532,7 @@ class Imported:
     """A rating file read through a mapping: the panels, the mapping used, and what was said."""
 
     panels: dict[str, "RatingPanel"]
-    mapping: Any  # agreebound.importers.mapping.Mapping
+    mapping: Any  # agreebound.io.mapping.Mapping
     format: str
     reasons: tuple[str, ...]  # how the layout and roles were chosen
     notices: tuple[str, ...]  # what was read differently from plain UTF-8 CSV, and normalised
@@ -549,9 +549,9 @@ def import_ratings(name: str, data: bytes, mapping: Any = None, sheet: str | Non
                    missing: Sequence[str] | None = None) -> Imported:
     """Any supported rating file -> panels, through ``mapping`` or the suggested one; ``sheet``
     and ``missing`` adjust either."""
-    from agreebound.importers.detect import suggest
-    from agreebound.importers.mapping import Mapping
-    from agreebound.importers.readers import read_source
+    from agreebound.io.detect import suggest
+    from agreebound.io.mapping import Mapping
+    from agreebound.io.readers import read_source
 
     source = read_source(name, data, mapping if mapping is not None else
                          (Mapping("wide", sheet=sheet) if sheet else None))
@@ -591,8 +591,8 @@ def category_index(categories: Categories, positive: Any) -> int | None:
 
 def read_source_mapping(name: str, data: bytes) -> Any:
     """The mapping the reader suggests for ``data`` (a file's head), without building panels."""
-    from agreebound.importers.detect import suggest
-    from agreebound.importers.readers import read_source
+    from agreebound.io.detect import suggest
+    from agreebound.io.readers import read_source
 
     source = read_source(name, data, None)
     return suggest(source.table, source.mapping).mapping
@@ -600,7 +600,7 @@ def read_source_mapping(name: str, data: bytes) -> Any:
 
 def parse_mapping(name: str, data: bytes) -> Any:
     """A mapping file (JSON or TOML) -> Mapping, or an InputError naming the key."""
-    from agreebound.importers.mapping import Mapping
+    from agreebound.io.mapping import Mapping
 
     text = decode_text(name, data, "a mapping file (JSON or TOML)")
     obj = _json(name, data) if text.lstrip().startswith("{") else _toml(name, data)
@@ -649,7 +649,7 @@ def _checked_header(table: Table) -> list[str]:
     raw = [c.name for c in table.columns]
     if all(not (h or "").strip() for h in raw):
         raise InputError(table.file, 1, None, f"the header line is empty; expected {RATINGS_EXPECTED}")
-    from agreebound.importers.detect import header_names
+    from agreebound.io.detect import header_names
 
     filled = header_names(table)
     names, _, bad = normalise_names(filled)
@@ -842,7 +842,7 @@ def _joined(table: Table, cols: Sequence[Column]) -> Column:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from agreebound.importers.mapping import UNIT_JOIN
+    from agreebound.io.mapping import UNIT_JOIN
 
     parts = []
     for c in cols:
@@ -1379,7 +1379,7 @@ def _unknown_lines(name: str, data: bytes) -> InputError | None:
 
 def is_judge_log(name: str, data: bytes) -> bool:
     """A judge log (JSON Lines, or an AlpacaEval list) rather than a bundle or a contract."""
-    from agreebound.importers.readers import judge_log_shape
+    from agreebound.io.readers import judge_log_shape
 
     head = data[:65536].lstrip()
     try:
@@ -1461,7 +1461,7 @@ def parse_judge_log(name: str, data: bytes, references: tuple[str, bytes] | None
                     contract: tuple[str, bytes] | None = None, judge: str | None = None,
                     thresholds: Any = None, mapping: tuple[str, bytes] | None = None) -> JudgeBundle:
     """An evaluation harness's judge log (MT-Bench, AlpacaEval; any other JSON Lines through a
-    ``mapping`` file, see :class:`agreebound.importers.judge_logs.LogMapping`), with human
+    ``mapping`` file, see :class:`agreebound.io.judge_logs.LogMapping`), with human
     references from a second file and a contract JSON (the trio's) if given. With everything the
     seed needs, the seed's full audit; otherwise a partial audit whose missing gates say why
     (never a pass). Without a contract the gates are measured against illustrative limits (the
@@ -1469,7 +1469,7 @@ def parse_judge_log(name: str, data: bytes, references: tuple[str, bytes] | None
     from hashlib import sha256 as _sha
 
     from agreebound.calibration import measure_partial
-    from agreebound.importers.judge_logs import (
+    from agreebound.io.judge_logs import (
         draft_contract,
         lacks_of,
         parse_log_mapping,

@@ -1,7 +1,7 @@
 """A suggested mapping for a table, and the reasons, in words. Pure: a table's header and its first
-rows in, a :class:`~agreebound.importers.mapping.Mapping` out; the user can change every choice.
+rows in, a :class:`~agreebound.io.mapping.Mapping` out; the user can change every choice.
 
->>> from agreebound.tables import table_from_values
+>>> from agreebound.io.tables import table_from_values
 >>> t = table_from_values("x.csv", ["item_id", "annotator", "label", "note"],
 ...                       [["a", "a", "b"], ["x", "y", "x"], ["1", "2", "1"], ["", "", ""]], "csv")
 >>> suggest(t).mapping
@@ -18,8 +18,8 @@ import numpy as np
 
 from agreebound.errors import InputError
 from agreebound.escape import normalise_name
-from agreebound.importers.mapping import Mapping
-from agreebound.tables import MISSING_TOKENS, Table
+from agreebound.io.mapping import Mapping
+from agreebound.io.tables import MISSING_TOKENS, Table
 
 UNIT_NAMES = ("unit", "units", "unit_id", "item", "items", "item_id", "subject", "subjects", "subject_id", "id",
               "case", "case_id", "doc", "doc_id", "document", "document_id", "text_id", "sentence_id", "segment",

@@ -32,7 +32,7 @@ import pandas as pd
 
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
-from agreebound.importers.readers import judge_log_shape
+from agreebound.io.readers import judge_log_shape
 from agreebound.limits import MAX_ROWS
 
 OBSERVATION_COLUMNS = ("case_id", "order", "repetition", "selected_candidate", "candidate_a_tokens",
@@ -63,10 +63,10 @@ class JudgeLog:
 
 
 def _records(name: str, data: bytes) -> tuple[list[dict[str, Any]], list[int]]:
-    from agreebound.formats import _json
-    from agreebound.importers.readers import _json_lines
-    from agreebound.importers.sniff import sniff
-    from agreebound.tables import transcode
+    from agreebound.io.formats import _json
+    from agreebound.io.readers import _json_lines
+    from agreebound.io.sniff import sniff
+    from agreebound.io.tables import transcode
 
     sn = sniff(name, data)
     utf8 = transcode(name, data, sn.encoding)
@@ -149,10 +149,10 @@ _CANONICAL = re.compile(r"^[a-z][a-z0-9._:-]{2,95}$")
 
 def parse_log_mapping(name: str, data: bytes) -> LogMapping:
     """A judge-log mapping file (JSON, or TOML by its name)."""
-    from agreebound.formats import _json
+    from agreebound.io.formats import _json
 
     if name.lower().endswith(".toml"):
-        from agreebound.formats import _toml
+        from agreebound.io.formats import _toml
 
         obj = _toml(name, data)
     else:
@@ -451,7 +451,7 @@ def read_references(name: str, data: bytes, log: JudgeLog) -> tuple[pd.DataFrame
     instruction/generator pair (AlpacaEval): preferred = the plurality vote (a/b tie: "tie"),
     reviewers = the voters, adjudicated = the votes were unanimous."""
     if name.lower().endswith(".csv"):  # the seed's references CSV, joined by case id
-        from agreebound.formats import REFERENCE_FIELDS, _csv_records
+        from agreebound.io.formats import REFERENCE_FIELDS, _csv_records
 
         frame, _ = _csv_records(name, data, REFERENCE_FIELDS)
         frame["case_id"] = frame["case_id"].map(lambda c: log.case_keys.get(c, c))

@@ -1,0 +1,1 @@
+"""View model to text, JSON, Markdown, HTML and plotly figures; imports no streamlit."""
