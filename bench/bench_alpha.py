@@ -13,7 +13,7 @@ import tracemalloc
 import krippendorff
 import numpy as np
 
-from agreebound.panel import krippendorff_alpha
+from agreebound.alpha import krippendorff_alpha
 from agreebound.uncertainty import bootstrap_alpha, bootstrap_alpha_units, pairable_pairs
 
 

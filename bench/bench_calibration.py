@@ -23,14 +23,13 @@ import seed_records  # noqa: E402
 
 from seed_oracle import seed_audit  # noqa: E402
 
-from agreebound.calibration import (  # noqa: E402
+from agreebound.calibration import audit_calibration, audit_frames  # noqa: E402
+from agreebound.contract import (  # noqa: E402
     OBSERVATION_FIELDS,
     REFERENCE_FIELDS,
     HumanReference,
     JudgeCalibrationSnapshot,
     JudgeObservation,
-    audit_calibration,
-    audit_frames,
 )
 from agreebound.synthetic import JudgeBehaviour, judge_frames  # noqa: E402
 

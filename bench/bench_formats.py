@@ -12,7 +12,8 @@ from dataclasses import asdict
 import numpy as np
 import pandas as pd
 
-from agreebound.io.formats import bundle_json, parse_judge_bundle, parse_judge_tables, parse_ratings
+from agreebound.io.formats import bundle_json, parse_ratings
+from agreebound.pipeline import parse_judge_bundle, parse_judge_tables
 from agreebound.synthetic import JudgeBehaviour, judge_frames
 
 

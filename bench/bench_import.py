@@ -31,12 +31,13 @@ _PEER = textwrap.dedent("""
     import sys, time
     t0 = time.perf_counter()
     import numpy as np, pandas as pd
-    from agreebound.panel import Categories, Coded, alpha_coded
+    from agreebound.alpha import krippendorff_alpha
+    from agreebound.categories import Categories, Coded
     df = pd.read_csv(sys.argv[1], engine="pyarrow")
     unit, _ = pd.factorize(df["unit"])
     rater, names = pd.factorize(df["rater"])
     values, code = np.unique(df["value"].to_numpy(), return_inverse=True)
-    a = alpha_coded(Coded(unit, rater, code, int(unit.max()) + 1, len(names), Categories(floats=values)), "nominal")
+    a = krippendorff_alpha(Coded(unit, rater, code, int(unit.max()) + 1, len(names), Categories(floats=values)), "nominal")
     dt = time.perf_counter() - t0
     with open("/proc/self/status") as f:
         kb = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))

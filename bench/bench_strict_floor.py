@@ -25,8 +25,10 @@ import time
 import numpy as np
 
 from agreebound.analysis import decide_panel, measure_panel
-from agreebound.io.formats import RatingPanel
-from agreebound.panel import Verdict, alpha_coded, encode
+from agreebound.ratings import RatingPanel
+from agreebound.alpha import krippendorff_alpha
+from agreebound.panel import Verdict
+from agreebound.categories import encode
 from agreebound.thresholds import PanelThresholds
 
 UNITS = 100
@@ -57,7 +59,7 @@ def main() -> int:
           f"true alpha {COPY ** 2:.3f} (the floor)")
     ok = True
     for raters in RATERS:
-        check = float(alpha_coded(encode(simulate(np.random.default_rng(1000 + raters), 400_000, raters))).value)
+        check = float(krippendorff_alpha(encode(simulate(np.random.default_rng(1000 + raters), 400_000, raters))).value)
         rng = np.random.default_rng(raters)
         enforced = {"units": 0, "pairs": 0}
         seconds = {"units": 0.0, "pairs": 0.0}

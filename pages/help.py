@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from agreebound.io.templates import TEMPLATES
-from agreebound.ui.data import ROOT
+from agreebound.ui.data import ROOT, templates
 from agreebound.ui import shell
 
 shell.enter(__file__)
@@ -70,7 +69,7 @@ st.caption("Each is read by the same code that reads your files, and loads to a 
            "to Krippendorff's (2011) published alpha (nominal 0.743, interval 0.849), the judge templates to the "
            "seed's illustrative audit (PASS_CALIBRATION).")
 columns = st.columns(3)
-for i, t in enumerate(TEMPLATES):
+for i, t in enumerate(templates()):
     with columns[i % 3]:
         st.download_button(f"{t.title} ({t.file_name})", t.build, file_name=t.file_name, mime=t.mime,
                            key=f"template_{t.key}", on_click="ignore", width="stretch")

@@ -4,7 +4,6 @@ agreebound.history."""
 
 import streamlit as st
 
-from agreebound.history import CompareError, compare, timeline
 from agreebound.ui import runs, shell, widgets
 from agreebound.render.figures import caption, history_timeline
 
@@ -76,7 +75,7 @@ else:
             if error:
                 st.error("History unavailable: " + widgets.md(error, 400))
                 continue
-            fig = history_timeline(timeline(of_data), dark=widgets.dark(), name=f"{which} ({k})")
+            fig = history_timeline(runs.timeline_of(of_data), dark=widgets.dark(), name=f"{which} ({k})")
             st.plotly_chart(fig, width="stretch", config=widgets.PLOT_CONFIG, key=f"timeline_chart_{k}",
                             on_select=runs.chart_opener(f"timeline_chart_{k}"), selection_mode="points")
             st.caption(caption(fig) + (" The newest 200 runs are drawn." if len(of_data) >= 200 else ""))
@@ -92,13 +91,9 @@ else:
         if before == after:
             st.caption("Pick two different runs.")
         else:
-            (run_a, error_a), (run_b, error_b) = runs.full(store, before), runs.full(store, after)
-            try:
-                if error_a or error_b:
-                    raise CompareError(error_a or error_b or "")
-                c = compare(run_a, run_b)
-            except CompareError as e:
-                st.warning(widgets.md(str(e), 300))
+            c, why = runs.compared(store, before, after)
+            if why is not None:
+                st.warning(widgets.md(why, 300))
             else:
                 (st.error if c.regression else st.success)(widgets.md(c.headline(), 1200))
                 for shift in c.alpha_shifts:

@@ -3,19 +3,15 @@
 import pandas as pd
 import streamlit as st
 
-from agreebound.io.formats import is_judge_log
 from agreebound.render.gates import judge_sentence
-from agreebound.io.judge_logs import judges_in
 from agreebound.ui import contract_editor, shell, state, widgets
 from agreebound.render import figures
-from agreebound.ui.data import judge_diagnostics_for
+from agreebound.ui.data import bundle_unbound, judge_diagnostics_for, judge_log, judges_in_log, json_lines
 
 shell.enter(__file__)
 
 S = st.session_state
 st.title("Judge calibration")
-
-UNBOUND = "is not bound to this contract content"
 
 
 def on_bundle() -> None:
@@ -24,36 +20,24 @@ def on_bundle() -> None:
     S.judge_unbound = S.judge_unmapped = None
     if (u := widgets.uploaded("bundle_upload")) is None:
         return
-    if not is_judge_log(u.name, u.data) and _json_lines(u):
+    if not judge_log(u.name, u.data) and json_lines(u.name, u.data):
         S.judge_unmapped = u
         state.remember_error("judge", f"{u.name}: JSON Lines that are not a shape this version knows (MT-Bench, "
                              "AlpacaEval, observation records): give a mapping from its fields to the observation "
                              "fields below")
         return
-    if is_judge_log(u.name, u.data):
+    if judge_log(u.name, u.data):
         src = {"label": f"upload: {u.name}", "files": (u, None, None), "kind": "log", "judge": None}
-        try:
-            judges = judges_in(u.name, u.data)
-        except Exception:  # noqa: BLE001 - the reader says what is wrong when it reads the log
-            judges = ()
+        judges = judges_in_log(u.name, u.data)
         if len(judges) > 1:  # several judges: audit the one with the most judgments, offer the rest
             src["judge"] = judges[0]
         state.remember_error("judge", widgets.try_judge_source(src))
         return
     src = {"label": f"upload: {u.name}", "files": (u,), "kind": "bundle"}
     error = widgets.try_judge_source(src)
-    if error and UNBOUND in error:
+    if error and bundle_unbound(u.name, u.data):
         S.judge_unbound = u  # offer "bind to this contract" as a draft
     state.remember_error("judge", error)
-
-
-def _json_lines(u) -> bool:
-    from agreebound.io.sniff import sniff
-
-    try:
-        return sniff(u.name, u.data).format == "jsonl"
-    except Exception:  # noqa: BLE001 - not JSON Lines; the bundle reader says what it is not
-        return False
 
 
 def on_log_mapping() -> None:
@@ -138,10 +122,7 @@ if src.get("kind") == "log":
         l2.file_uploader("Contract JSON (without one nothing is decided: illustrative limits only)", type=["json"],
                          key="log_contract_upload", on_change=on_log_extra)
         with l3:
-            try:
-                judges = judges_in(src["files"][0].name, src["files"][0].data)
-            except Exception:  # noqa: BLE001 - it was read once already; a picker is a convenience
-                judges = ()
+            judges = judges_in_log(src["files"][0].name, src["files"][0].data)  # a convenience: () if unreadable
             if len(judges) > 1:
                 if S.get("judge_pick") not in judges:
                     S.judge_pick = src.get("judge") or judges[0]
@@ -214,7 +195,7 @@ rows = [{"rate": figures.RATE_LABELS[c.name], "measured": widgets.rate_check_tex
          else ("pass" if c.passed else "FAIL") if d.contract_given  # no contract: a limit's side, never a verdict
          else ("within" if c.passed else "outside") + (" the illustrative limit" if d.contract_origin == "illustrative"
                                                        else " the limit in force"),
-         "margin": "" if c.unavailable or not d.contract_given else widgets.margin_text(c)}
+         "margin": "" if c.unavailable or not d.contract_given else widgets.margin_text(d.gate(c.name))}
         for c in d.checks]
 widgets.responsive_table(pd.DataFrame(rows), "gates_table")
 methods = sorted({iv.method for iv in diag.intervals.values()})

@@ -5,7 +5,6 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.render.gates import judge_sentence, panel_gates, panel_sentence
-from agreebound.limits import DETAIL_DIMENSIONS
 from agreebound.ui import shell, widgets
 from agreebound.render.figures import exact_text
 
@@ -24,7 +23,7 @@ with st.container(border=True, key="headline"):
         st.caption("Sample data: the " + " and the ".join(sample) + " verdicts below are about bundled samples, not "
                    "your data. Upload yours on the Panel reliability and Judge calibration pages.")
     st.markdown(f"**{widgets.md(widgets.sample_said('panel', panel_sentence(decisions)), 400)}**")
-    if 1 < len(decisions) <= DETAIL_DIMENSIONS:
+    if 1 < len(decisions) <= widgets.DETAIL_DIMENSIONS:
         st.markdown(" · ".join(f"{widgets.md(dim, 40)}: {d.verdict.value}" for dim, (_, d) in decisions.items()))
     fragile = [g for g in judge_gates if g.fragile]
     st.markdown(f"**{widgets.md(widgets.sample_said('judge', judge_sentence(jd)), 400)}**" + (
@@ -38,11 +37,11 @@ with st.container(border=True, key="headline"):
 st.header("Panel reliability")
 st.caption(widgets.data_line("panel"))
 shown = decisions
-if len(decisions) > DETAIL_DIMENSIONS:
-    st.markdown(f"{len(decisions):,} dimensions; the {DETAIL_DIMENSIONS} with the worst verdicts are shown below, "
-                "the table lists all.")
+if len(decisions) > widgets.DETAIL_DIMENSIONS:
+    st.markdown(f"{len(decisions):,} dimensions; the {widgets.DETAIL_DIMENSIONS} with the worst verdicts are shown "
+                "below, the table lists all.")
     st.dataframe(widgets.safe_frame(widgets.dimension_table(decisions)), hide_index=True, width="stretch", height=240)
-    shown = {k: decisions[k] for k in widgets.worst_first(decisions)[:DETAIL_DIMENSIONS]}
+    shown = {k: decisions[k] for k in widgets.worst_first(decisions)[:widgets.DETAIL_DIMENSIONS]}
 for i, (dim, (m, d)) in enumerate(shown.items()):
     gates = panel_gates(dim, m, d)
     with st.container(border=True, key=f"dimension_{i}"):

@@ -3,10 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from agreebound.escape import printable
-from agreebound.analysis import rater_noun
 from agreebound.render.gates import panel_gates, panel_sentence
-from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS
 from agreebound.ui import preview, shell, state, widgets
 from agreebound.render import figures
 from agreebound.ui.data import folder_diagnostics, panel_coefficients, panel_diagnostics
@@ -47,6 +44,140 @@ def on_rates() -> None:
         state.remember_error("panel", widgets.try_panel_source(dict(S.panel_source, rates=u)))
 
 
+def loaded_caption(m) -> None:
+    """What is loaded: the file, its units and raters, the rates' source, the reader's notes."""
+    shown = ", ".join(widgets.md(r, 60) for r in m.raters[:12]) + (
+        f" and {len(m.raters) - 12:,} more" if len(m.raters) > 12 else "")
+    read = widgets.rows_read(S.panel_source)
+    st.caption(f"Loaded: {widgets.md(S.panel_source['label'])}{' (' + widgets.md(read) + ')' if read else ''}. "
+               f"{m.n_units:,} units; {len(m.raters):,} raters: "
+               f"{shown}; human raters: {', '.join(widgets.md(h, 60) for h in m.humans[:12]) or 'none'}. "
+               f"Rates: {widgets.md(m.rates_source)}.")
+    for note in m.notices:
+        st.caption("Note: " + widgets.md(note))
+
+
+def dimension_views(decisions) -> list:
+    """(container, dimension, (measurement, decision)) to draw: a tab each, or (many dimensions)
+    one table of all and the details of the one chosen (worst first)."""
+    if len(decisions) > widgets.DETAIL_DIMENSIONS:
+        st.dataframe(widgets.safe_frame(widgets.dimension_table(decisions)), hide_index=True, width="stretch")
+        order = widgets.worst_first(decisions)
+        pick = st.selectbox(f"Dimension ({len(decisions):,}, worst verdicts first)", order, key="panel_dimension",
+                            format_func=lambda d: widgets.printable(d, 80))  # options are plain text, not Markdown
+        return [(st.container(), pick, decisions[pick])]
+    tabs = st.tabs([widgets.md(dim, 60) for dim in decisions])
+    return [(tab, dim, md) for tab, (dim, md) in zip(tabs, decisions.items())]
+
+
+def headline_numbers(dim, m, d) -> None:
+    """The verdict, its reasons, and alpha and the spread against their thresholds."""
+    widgets.verdict_banner(m, d, prefix=dim)
+    widgets.fragile_note(panel_gates(dim, m, d))
+    widgets.panel_reasons(d, m)
+    c1, c2, c3 = st.columns(3)
+    c1.metric(f"alpha ({m.level} level)", "undefined" if m.alpha.value is None else f"{float(m.alpha.value):.3f}",
+              help=f"{m.alpha.permil} permil, floored, in the specification's units"
+              if m.alpha.permil is not None else None)
+    c2.metric("detector spread", "unbounded" if (m.rates and d.spread is None) else
+              ("not measured" if not m.rates else f"{float(d.spread):.2f}x"),
+              help="The highest detector rate over the lowest. The cap is in permil, thousandths of one: "
+                   "2000 permil is a spread of 2.00x.")
+    c3.metric(f"independent {widgets.rater_noun(m.raters)}s", m.ndet)
+    st.markdown(f"alpha = **{widgets.alpha_text(m)}** from {m.alpha.pairable} pairable values in "
+                f"{m.alpha.units} units ({m.level}); floor {d.thresholds.alpha_floor_permil} permil.")
+    st.markdown(f"alpha {widgets.alpha_ci_text(m, d)} ({widgets.GLOSSARY_LINK.format('q, KALPHA, permil')}).")
+    st.markdown(f"spread = **{widgets.spread_text(d, m)}**; cap {d.thresholds.ratio_cap_permil} permil; "
+                f"{widgets.spread_ci_text(m)}.")
+    widgets.level_table(m, d, key=dim)
+    if not m.rates:
+        hint = (f"choose a positive category (suggested: {widgets.md(m.positive_suggestion, 60)})"
+                if m.positive_suggestion is not None else "choose a positive category")
+        st.info(f"Detector spread: not measured. There are no detector rates, so this gate does not block "
+                f"(the seed counts an empty panel as 1000 permil). To measure it, {hint} or upload a "
+                "detector rates CSV.")
+
+
+def charts(dim, m, d) -> None:
+    """alpha against the floor and the rates against the cap; the coincidences and categories;
+    each detector's rate with its Wilson interval."""
+    left, right = st.columns(2)
+    with left:
+        if m.alpha.value is None:
+            st.info("alpha is undefined here: nothing to draw against the floor.")
+        else:
+            st.plotly_chart(figures.alpha_bullet(m, d, dark=widgets.dark()), width="stretch",
+                            key=f"alpha_{dim}", config=widgets.PLOT_CONFIG)
+        if m.rates:
+            st.plotly_chart(figures.rates_interval(m, d, dark=widgets.dark()), width="stretch",
+                            key=f"rates_{dim}", config=widgets.PLOT_CONFIG)
+    with right:
+        if m.alpha.coincidence_scaled is not None:
+            st.plotly_chart(figures.coincidence_heatmap(m, dark=widgets.dark()), width="stretch",
+                            key=f"coinc_{dim}", config=widgets.PLOT_CONFIG)
+        elif m.alpha.n_categories:
+            st.caption(f"The coincidence matrix is drawn for at most {widgets.COINCIDENCE_MAX_CATEGORIES} distinct "
+                       f"values; this dimension has {m.alpha.n_categories:,}.")
+        if m.kind == "label":
+            st.markdown("**Categories** (most frequent first)")
+            st.dataframe(widgets.safe_frame(pd.DataFrame(m.category_table(), columns=["category", "count"])),
+                         hide_index=True, height=180)
+    if m.rates:
+        widgets.text_table(pd.DataFrame([{"detector": r.detector, "positives / rated": f"{r.positives}/{r.total}",
+                                          "rate": f"{float(r.rate):.2%}",
+                                          "Wilson 95%": f"[{w.low:.2%}, {w.high:.2%}]"}
+                                         for r, w in zip(m.rates, m.wilson)]))
+
+
+def diagnostics(dim, m) -> None:
+    """Which rater, which units: in memory at once; a data folder's with DuckDB, on request."""
+    src = S.panel_source["ratings"]
+    diag = None
+    if not hasattr(src, "data"):  # opened from the data folder: DuckDB, one pass per rater, on request
+        asked = (src.digest, m.level, dim)
+        if asked in S.get("folder_diagnostics", set()):
+            diag = folder_diagnostics(src.name, src.digest, src.files, m.level, dim)
+        else:
+            st.button("Compute with DuckDB (one pass over the data per rater)", key=f"folder_diag_{dim}",
+                      on_click=widgets.ask_folder_diagnostics, args=(asked,))
+    else:
+        diag = panel_diagnostics(src.name, src.digest, src.data, m.level, dim, S.panel_source.get("mapping"))
+    if diag is None:
+        return
+    if diag.capped:
+        st.caption(f"Per-rater diagnostics run one alpha per rater and are shown for at most "
+                   f"{widgets.DIAGNOSTIC_RATERS} raters; this panel has {len(m.raters):,}.")
+    else:
+        st.markdown("**Alpha with each rater removed** (a rater whose removal raises alpha most is the outlier)")
+        st.dataframe(widgets.safe_frame(pd.DataFrame([{"without": r, "alpha": figures.fraction_text(v)}
+                                                      for r, v in diag.without_rater.items()])), hide_index=True)
+    if diag.versus_human:
+        st.markdown("**Each detector against the human column** (alpha of the pair)")
+        st.dataframe(widgets.safe_frame(pd.DataFrame([{"detector": r, "alpha vs human": figures.fraction_text(v)}
+                                                      for r, v in diag.versus_human.items()])), hide_index=True)
+    st.markdown("**Units contributing most disagreement**")
+    st.dataframe(widgets.safe_frame(diag.top_units), hide_index=True, width="stretch")
+
+
+def other_coefficients(dim, m, d) -> None:
+    src = S.panel_source["ratings"]
+    if not hasattr(src, "data"):
+        st.caption("These are computed in memory; a data set opened from the data folder shows alpha "
+                   "and the spread (the command line's --coefficients reads files up to 200 MB).")
+    else:
+        pc = panel_coefficients(src.name, src.digest, src.data, m.level, dim, S.panel_source.get("mapping"))
+        widgets.coefficients_section(pc, m, d, dim)
+
+
+def exact_numbers(m, d) -> None:
+    st.code(f"alpha      = {figures.exact_text(m.alpha.value)}\n"
+            f"D_o        = {figures.exact_text(m.alpha.observed_disagreement)}\n"
+            f"D_e        = {figures.exact_text(m.alpha.expected_disagreement)}\n"
+            f"seed alpha = {d.seed_alpha_permil} permil (the seed's nominal integer formula on this matrix)\n"
+            f"seed ratio = {d.seed_ratio_permil} permil\n"
+            f"rates      = " + ", ".join(f"{r.detector} {r.positives}/{r.total}" for r in m.rates))
+
+
 def results(decisions) -> None:
     """The measured panel: verdicts, the numbers behind them, diagnostics, reports."""
     widgets.interval_picker()
@@ -55,123 +186,17 @@ def results(decisions) -> None:
     if state.error("level"):
         widgets.show_error("level", "(shown at the suggested level instead)")
         state.remember_error("level", None)
-    any_m = next(iter(decisions.values()))[0]
-    shown = ", ".join(widgets.md(r, 60) for r in any_m.raters[:12]) + (
-        f" and {len(any_m.raters) - 12:,} more" if len(any_m.raters) > 12 else "")
-    read = widgets.rows_read(S.panel_source)
-    st.caption(f"Loaded: {widgets.md(S.panel_source['label'])}{' (' + widgets.md(read) + ')' if read else ''}. "
-               f"{any_m.n_units:,} units; {len(any_m.raters):,} raters: "
-               f"{shown}; human raters: {', '.join(widgets.md(h, 60) for h in any_m.humans[:12]) or 'none'}. "
-               f"Rates: {widgets.md(any_m.rates_source)}.")
-    for note in any_m.notices:
-        st.caption("Note: " + widgets.md(note))
-
-    if len(decisions) > DETAIL_DIMENSIONS:
-        # Many dimensions: one table of all, and the details of the one chosen (worst first).
-        st.dataframe(widgets.safe_frame(widgets.dimension_table(decisions)), hide_index=True, width="stretch")
-        order = widgets.worst_first(decisions)
-        pick = st.selectbox(f"Dimension ({len(decisions):,}, worst verdicts first)", order, key="panel_dimension",
-                            format_func=lambda d: printable(d, 80))  # options are plain text, not Markdown
-        views = [(st.container(), pick, decisions[pick])]
-    else:
-        tabs = st.tabs([widgets.md(dim, 60) for dim in decisions])
-        views = [(tab, dim, md) for tab, (dim, md) in zip(tabs, decisions.items())]
-    for tab, dim, (m, d) in views:
+    loaded_caption(next(iter(decisions.values()))[0])
+    for tab, dim, (m, d) in dimension_views(decisions):
         with tab:
-            widgets.verdict_banner(m, d, prefix=dim)
-            widgets.fragile_note(panel_gates(dim, m, d))
-            widgets.panel_reasons(d, m)
-            c1, c2, c3 = st.columns(3)
-            c1.metric(f"alpha ({m.level} level)", "undefined" if m.alpha.value is None else f"{float(m.alpha.value):.3f}",
-                      help=f"{m.alpha.permil} permil, floored, in the specification's units"
-                      if m.alpha.permil is not None else None)
-            c2.metric("detector spread", "unbounded" if (m.rates and d.spread is None) else
-                      ("not measured" if not m.rates else f"{float(d.spread):.2f}x"),
-                      help="The highest detector rate over the lowest. The cap is in permil, thousandths of one: "
-                           "2000 permil is a spread of 2.00x.")
-            c3.metric(f"independent {rater_noun(m.raters)}s", m.ndet)
-            st.markdown(f"alpha = **{widgets.alpha_text(m)}** from {m.alpha.pairable} pairable values in "
-                        f"{m.alpha.units} units ({m.level}); floor {d.thresholds.alpha_floor_permil} permil.")
-            st.markdown(f"alpha {widgets.alpha_ci_text(m, d)} ({widgets.GLOSSARY_LINK.format('q, KALPHA, permil')}).")
-            st.markdown(f"spread = **{widgets.spread_text(d, m)}**; cap {d.thresholds.ratio_cap_permil} permil; "
-                        f"{widgets.spread_ci_text(m)}.")
-            widgets.level_table(m, d, key=dim)
-            if not m.rates:
-                hint = (f"choose a positive category (suggested: {widgets.md(m.positive_suggestion, 60)})"
-                        if m.positive_suggestion is not None else "choose a positive category")
-                st.info(f"Detector spread: not measured. There are no detector rates, so this gate does not block "
-                        f"(the seed counts an empty panel as 1000 permil). To measure it, {hint} or upload a "
-                        "detector rates CSV.")
-            left, right = st.columns(2)
-            with left:
-                if m.alpha.value is None:
-                    st.info("alpha is undefined here: nothing to draw against the floor.")
-                else:
-                    st.plotly_chart(figures.alpha_bullet(m, d, dark=widgets.dark()), width="stretch",
-                                    key=f"alpha_{dim}", config=widgets.PLOT_CONFIG)
-                if m.rates:
-                    st.plotly_chart(figures.rates_interval(m, d, dark=widgets.dark()), width="stretch",
-                                    key=f"rates_{dim}", config=widgets.PLOT_CONFIG)
-            with right:
-                if m.alpha.coincidence_scaled is not None:
-                    st.plotly_chart(figures.coincidence_heatmap(m, dark=widgets.dark()), width="stretch",
-                                    key=f"coinc_{dim}", config=widgets.PLOT_CONFIG)
-                elif m.alpha.n_categories:
-                    st.caption(f"The coincidence matrix is drawn for at most {COINCIDENCE_MAX_CATEGORIES} distinct values; "
-                               f"this dimension has {m.alpha.n_categories:,}.")
-                if m.kind == "label":
-                    st.markdown("**Categories** (most frequent first)")
-                    st.dataframe(widgets.safe_frame(pd.DataFrame(m.category_table(), columns=["category", "count"])),
-                                 hide_index=True, height=180)
-            if m.rates:
-                widgets.text_table(pd.DataFrame([{"detector": r.detector, "positives / rated": f"{r.positives}/{r.total}",
-                                                  "rate": f"{float(r.rate):.2%}",
-                                                  "Wilson 95%": f"[{w.low:.2%}, {w.high:.2%}]"}
-                                                 for r, w in zip(m.rates, m.wilson)]))
+            headline_numbers(dim, m, d)
+            charts(dim, m, d)
             with st.expander("Diagnostics: which rater, which units"):
-                src = S.panel_source["ratings"]
-                diag = None
-                if not hasattr(src, "data"):  # opened from the data folder: DuckDB, one pass per rater, on request
-                    asked = (src.digest, m.level, dim)
-                    if asked in S.get("folder_diagnostics", set()):
-                        diag = folder_diagnostics(src.name, src.digest, src.files, m.level, dim)
-                    else:
-                        st.button("Compute with DuckDB (one pass over the data per rater)", key=f"folder_diag_{dim}",
-                                  on_click=widgets.ask_folder_diagnostics, args=(asked,))
-                else:
-                    diag = panel_diagnostics(src.name, src.digest, src.data, m.level, dim, S.panel_source.get("mapping"))
-                if diag is None:
-                    pass
-                elif diag.capped:
-                    st.caption(f"Per-rater diagnostics run one alpha per rater and are shown for at most "
-                               f"{DIAGNOSTIC_RATERS} raters; this panel has {len(m.raters):,}.")
-                else:
-                    st.markdown("**Alpha with each rater removed** (a rater whose removal raises alpha most is the outlier)")
-                    st.dataframe(widgets.safe_frame(pd.DataFrame([{"without": r, "alpha": figures.fraction_text(v)}
-                                                                  for r, v in diag.without_rater.items()])), hide_index=True)
-                if diag is not None and diag.versus_human:
-                    st.markdown("**Each detector against the human column** (alpha of the pair)")
-                    st.dataframe(widgets.safe_frame(pd.DataFrame([{"detector": r, "alpha vs human": figures.fraction_text(v)}
-                                                                  for r, v in diag.versus_human.items()])), hide_index=True)
-                if diag is not None:
-                    st.markdown("**Units contributing most disagreement**")
-                    st.dataframe(widgets.safe_frame(diag.top_units), hide_index=True, width="stretch")
+                diagnostics(dim, m)
             with st.expander("Other coefficients: percent agreement, kappa, pi, Gwet's AC1, Brennan-Prediger"):
-                src = S.panel_source["ratings"]
-                if not hasattr(src, "data"):
-                    st.caption("These are computed in memory; a data set opened from the data folder shows alpha "
-                               "and the spread (the command line's --coefficients reads files up to 200 MB).")
-                else:
-                    pc = panel_coefficients(src.name, src.digest, src.data, m.level, dim,
-                                            S.panel_source.get("mapping"))
-                    widgets.coefficients_section(pc, m, d, dim)
+                other_coefficients(dim, m, d)
             with st.expander("Exact numbers"):
-                st.code(f"alpha      = {figures.exact_text(m.alpha.value)}\n"
-                        f"D_o        = {figures.exact_text(m.alpha.observed_disagreement)}\n"
-                        f"D_e        = {figures.exact_text(m.alpha.expected_disagreement)}\n"
-                        f"seed alpha = {d.seed_alpha_permil} permil (the seed's nominal integer formula on this matrix)\n"
-                        f"seed ratio = {d.seed_ratio_permil} permil\n"
-                        f"rates      = " + ", ".join(f"{r.detector} {r.positives}/{r.total}" for r in m.rates))
+                exact_numbers(m, d)
 
     st.header("Report")
     widgets.record_controls("panel")
@@ -184,7 +209,7 @@ if S.get("pending") is None:
     # The verdict first: a phone stacks the uploaders and pickers below into a screen and a half.
     with st.container(border=True, key="panel_headline"):
         st.markdown(f"**{widgets.md(widgets.sample_said('panel', panel_sentence(decisions)), 400)}**")
-        if 1 < len(decisions) <= DETAIL_DIMENSIONS:
+        if 1 < len(decisions) <= widgets.DETAIL_DIMENSIONS:
             st.markdown(" · ".join(f"{widgets.md(dim, 40)}: {d.verdict.value}" for dim, (_, d) in decisions.items()))
 up1, up2, up3 = st.columns(3)
 with up1:

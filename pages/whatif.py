@@ -7,11 +7,8 @@ The sliders and the verdict strip live in one fragment: a slider move reruns onl
 import pandas as pd
 import streamlit as st
 
-from agreebound.analysis import decide_panel, depends_on_level
-from agreebound.calibration import decide
 from agreebound.render.gates import panel_gates
-from agreebound.limits import DETAIL_DIMENSIONS
-from agreebound.thresholds import DEFAULT
+from agreebound.gate import SEVERITY
 from agreebound.ui import shell, state, widgets
 from agreebound.render import figures
 
@@ -40,7 +37,7 @@ st.html("<style>@media (max-width:640px){"
 def _strip_panel(decisions) -> list[dict]:
     rows = []
     for dim, (m, d) in decisions.items():
-        base = decide_panel(m, DEFAULT.panel)
+        base = widgets.decided_under_defaults(m)
         now_g, base_g = panel_gates(dim, m, d), panel_gates(dim, m, base)
         flipped = [g for g, b in zip(now_g, base_g) if g.passed != b.passed]
         rows.append({"dim": dim, "m": m, "now": d, "base": base, "gates": now_g, "flipped": flipped})
@@ -50,19 +47,18 @@ def _strip_panel(decisions) -> list[dict]:
 def strip(rows, bundle, jd, bound) -> None:
     with st.container(border=True, key="whatif_strip"):
         st.markdown("**Verdicts under these thresholds**")
-        if len(rows) > DETAIL_DIMENSIONS:  # the strip stays short: the worst first, the table lists all
-            order = {v: i for i, v in enumerate(("REFUSE_SINGLE", "REPORT_ONLY", "ENFORCE"))}
+        if len(rows) > widgets.DETAIL_DIMENSIONS:  # the strip stays short: the worst first, the table lists all
             changed = sum(r["now"].verdict != r["base"].verdict for r in rows)
             st.markdown(f"{len(rows):,} dimensions, {changed:,} changed from the defaults; the "
-                        f"{DETAIL_DIMENSIONS} with the worst verdicts:")
-            rows = sorted(rows, key=lambda r: (r["now"].verdict == r["base"].verdict, order[r["now"].verdict.value]))
-            rows = rows[:DETAIL_DIMENSIONS]
+                        f"{widgets.DETAIL_DIMENSIONS} with the worst verdicts:")
+            rows = sorted(rows, key=lambda r: (r["now"].verdict == r["base"].verdict, SEVERITY[r["now"].verdict.value]))
+            rows = rows[:widgets.DETAIL_DIMENSIONS]
         for r in rows:
             verdict = r["now"].verdict.value
             changed = r["now"].verdict != r["base"].verdict
             m = r["m"]
             head = f"**{widgets.md(r['dim'], 60)}**: {verdict} at {m.level}"
-            if depends_on_level(m, r["now"].thresholds):
+            if widgets.depends_on_level(m, r["now"].thresholds):
                 head += " (*depends on the level*)"
             head += f" (was {r['base'].verdict.value} under the defaults)" if changed else " (same as the defaults)"
             lines = [head]
@@ -107,7 +103,7 @@ def brief(rows, bundle, jd, bound) -> None:
             st.markdown("**Changed from the defaults**  \n" + "  \n".join(lines[:4])
                         + (f"  \nand {len(rest):,} more: the table below lists every verdict" if rest else ""))
         else:
-            shown = "" if len(rows) > DETAIL_DIMENSIONS else (
+            shown = "" if len(rows) > widgets.DETAIL_DIMENSIONS else (
                 ": " + ", ".join(f"{widgets.md(r['dim'], 40)} {r['now'].verdict.value}" for r in rows)
                 + f"; judge {jd.decision}")
             st.markdown(f"**Verdicts as under the defaults**{shown}")
@@ -118,7 +114,7 @@ def editors_and_strip() -> None:
     decisions = widgets.panel_decisions()
     bundle, jd = widgets.judge_decision()
     contract = bundle.contract
-    bound = decide(bundle.measurement, None)
+    bound = widgets.decided_as_bound(bundle)
     widgets.threshold_banner()  # here, not in the frame: a slider move reruns only this fragment
     rows = _strip_panel(decisions)  # once per rerun: the strip and the table share it
     brief(rows, bundle, jd, bound)

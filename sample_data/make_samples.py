@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from agreebound.calibration import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
+from agreebound.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
 from agreebound.io.formats import bundle_json
-from agreebound.panel import krippendorff_alpha
+from agreebound.alpha import krippendorff_alpha
 from agreebound.synthetic import JudgeBehaviour, binary_panel, judge_frames
 
 HERE = Path(__file__).resolve().parent

@@ -16,19 +16,21 @@ from hypothesis import strategies as st
 
 from agreebound import calibration as cal
 from agreebound.calibration import (
-    ILLUSTRATIVE_CONTRACT as C,
-    ILLUSTRATIVE_SNAPSHOT as S,
     CalibrationThresholds,
-    HumanReference,
-    JudgeCalibrationContract,
-    JudgeCalibrationSnapshot,
-    JudgeObservation,
     audit_calibration,
     audit_frames,
     decide,
     format_example,
     measure,
     measure_frames,
+)
+from agreebound.contract import (
+    ILLUSTRATIVE_CONTRACT as C,
+    ILLUSTRATIVE_SNAPSHOT as S,
+    HumanReference,
+    JudgeCalibrationContract,
+    JudgeCalibrationSnapshot,
+    JudgeObservation,
     snapshot_frames,
 )
 from agreebound.synthetic import JudgeBehaviour, judge_frames
@@ -414,6 +416,42 @@ def test_frames_structural_errors():
     msg = frames_path(bigger, refs, obs, {**header, "contract_content_id": bigger.content_id})
     assert msg == "snapshot has fewer cases than the calibration contract (4 < 5)"
     assert frames_path(con, refs, obs.iloc[:0], header) == "observations must contain exact JudgeObservation records"
+
+
+@pytest.mark.parametrize("frame, row, column, value, field", [
+    ("obs", 8, "case_id", "case-9999999", "case_id"), ("obs", 1, "judge_generator", "judge-v2", "judge_generator"),
+    ("obs", 10, "candidate_a_tokens", 999_999, "candidate_a_tokens"),
+    ("obs", 11, "candidate_b_generator", "judge-v1", "candidate_b_generator"),
+    ("obs", 5, "repetition", 1, "repetition"), ("ref", 3, "case_id", "case-0000001", "case_id"),
+])
+def test_frames_find_the_row_and_the_rules_say_it(frame, row, column, value, field):
+    """The snapshot's rules say each message once (calibration.*_fault, duplicate_*); the frames path
+    only finds the first offending row, and names the rule's field."""
+    con, refs, obs, header = judge_frames(6, 2, JudgeBehaviour(), seed=1)
+    target = refs if frame == "ref" else obs
+    target[column] = target[column].astype(object)
+    target.at[row, column] = value
+    expected, _ = record_path(con, refs, obs, header)
+    with pytest.raises(cal.FrameError) as e:
+        measure_frames(con, refs, obs, **header)
+    assert (str(e.value), e.value.row, e.value.field) == (expected, row, field)
+
+
+def test_the_snapshot_rules_as_faults():
+    key = ("case-x", "ab", 2)
+    assert cal.observation_fault(C, key, False, "judge-v1", (1, 2, "a", "b"), (1, 2, "a", "b"))[0] == "case_id"
+    assert cal.observation_fault(C, key, True, "judge-v1", (1, 2, "a", "b"), (1, 2, "a", "b")) is None
+    assert cal.observation_fault(C, key, True, "judge-v1", (1, 2, "a", "c"), (1, 2, "a", "b"))[0] == \
+        "candidate_b_generator"
+    assert cal.binding_fault(C, "other-scope", C.content_id, 4)[0] == "scope"
+    assert cal.binding_fault(C, C.scope, "x", 4)[0] == "contract_content_id"
+    assert cal.binding_fault(C, C.scope, C.content_id, 3) == (
+        None, "snapshot has fewer cases than the calibration contract (3 < 4)")
+    assert cal.binding_fault(C, C.scope, C.content_id, 4) is None
+    assert cal.header_fault(C.scope, C.content_id, "ABC") == (
+        "rubric_digest", "snapshot.rubric_digest must be lowercase SHA-256")
+    assert cal.header_fault("Bad", C.content_id, DIGEST)[0] == "scope"
+    assert cal.header_fault(C.scope, C.content_id, DIGEST) is None
 
 
 def test_frames_report_snapshot_builds_records_on_demand():

@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from agreebound import coefficients as K
-from agreebound.panel import alpha_coded, encode
+from agreebound.alpha import krippendorff_alpha
+from agreebound.categories import encode
 
 import irrCAC.raw as irr_raw  # `make test` installs it (without its pins: see the Makefile)
 from irrCAC import datasets as irr_data
@@ -225,7 +226,7 @@ def test_the_kappa_paradox_is_explained_with_numbers():
         [["1", "0", "1"]] * 3 + [["0", "0", "1"]] * 8
     coded = encode(rows)
     co = K.coefficients(coded, ["alice", "bob", "carol"])
-    alpha = alpha_coded(coded, "nominal").value
+    alpha = krippendorff_alpha(coded, "nominal").value
     without = {"alice": Fraction(1, 2), "bob": alpha, "carol": alpha}
     text = K.explain(co, alpha, ["0", "1"], without, Fraction(3, 5))
     pa = co.get("percent_agreement").value
@@ -246,7 +247,7 @@ def test_no_paradox_no_excuse():
     rows = [["a", "a"], ["b", "b"], ["c", "c"], ["a", "b"], ["b", "b"], ["c", "a"]] * 5
     coded = encode(rows)
     co = K.coefficients(coded, ["x", "y"])
-    text = K.explain(co, alpha_coded(coded, "nominal").value, ["a", "b", "c"])
+    text = K.explain(co, krippendorff_alpha(coded, "nominal").value, ["a", "b", "c"])
     assert not any(t.startswith(("Raters agree", "Prevalence", "Bias", "One rater")) for t in text)
 
 
@@ -299,7 +300,7 @@ def test_user_text_in_the_explanation_is_cut_and_escaped():
     rows = [[long, long, long]] * 50 + [["y", long, long]] * 2
     coded = encode(rows)
     co = K.coefficients(coded, ["a", "b", "c"])
-    text = K.explain(co, alpha_coded(coded, "nominal").value, list(co.values))
+    text = K.explain(co, krippendorff_alpha(coded, "nominal").value, list(co.values))
     assert text and all(len(t) < 400 for t in text)
     from agreebound.render.report import coefficients_markdown
 
@@ -311,7 +312,7 @@ def test_user_text_in_the_explanation_is_cut_and_escaped():
 def test_judge_against_the_human_reference():
     from pathlib import Path
 
-    from agreebound.io.formats import parse_judge_bundle
+    from agreebound.pipeline import parse_judge_bundle
 
     f = Path(__file__).resolve().parents[1] / "sample_data" / "judge_failing.json"
     m = parse_judge_bundle(f.name, f.read_bytes()).measurement
@@ -331,7 +332,7 @@ def test_a_review_s_edge_cases():
         "coefficients are undefined, and agreement is 100% by construction."]
     assert one.get("gwet_ac").note == "one category only: there is no chance agreement to correct for"
     rows = [["1", "0"]] * 20 + [["0", "0"]] * 80
-    never = K.explain(K.coefficients(encode(rows), ["a", "b"]), alpha_coded(encode(rows), "nominal").value, ["0", "1"])
+    never = K.explain(K.coefficients(encode(rows), ["a", "b"]), krippendorff_alpha(encode(rows), "nominal").value, ["0", "1"])
     assert "Bias: 'a' uses '1' while 'b' never does (20% of their ratings against 0%)." in " ".join(never)
     assert not any("inf" in t for t in never)
 
@@ -370,6 +371,6 @@ def test_krippendorff_in_irrcac_is_ours_at_the_nominal_level_but_its_ordinal_wei
             nominal = irr_raw.CAC(frame.astype(float), categories=categories, digits=15).krippendorff()["est"]
             ordinal = irr_raw.CAC(frame.astype(float), weights="ordinal", categories=categories,
                                   digits=15).krippendorff()["est"]
-        assert float(alpha_coded(coded, "nominal").value) == pytest.approx(nominal["coefficient_value"], abs=TOL)
+        assert float(krippendorff_alpha(coded, "nominal").value) == pytest.approx(nominal["coefficient_value"], abs=TOL)
         if len(categories) > 2:
-            assert abs(float(alpha_coded(coded, "ordinal").value) - ordinal["coefficient_value"]) > 1e-6
+            assert abs(float(krippendorff_alpha(coded, "ordinal").value) - ordinal["coefficient_value"]) > 1e-6

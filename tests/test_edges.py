@@ -18,7 +18,7 @@ from agreebound.analysis import measure_panels
 from agreebound.cli import main
 from agreebound.errors import InputError
 from agreebound.io.formats import import_ratings, parse_detector_rates, parse_ratings
-from agreebound.panel import alpha_coded, krippendorff_alpha
+from agreebound.alpha import krippendorff_alpha
 from agreebound.uncertainty import bootstrap_alpha
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def alpha(data: bytes, level: str = "nominal", name: str = "x.csv"):
     p = parse_ratings(name, data)["all"]
-    return alpha_coded(p.ratings(level), level).value
+    return krippendorff_alpha(p.ratings(level), level).value
 
 
 def test_a_value_with_spaces_is_the_value():

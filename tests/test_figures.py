@@ -3,14 +3,17 @@ theme, axis titles, labels that do not collide, states in words, captions."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from agreebound.analysis import decide_panel, measure_panels
 from agreebound.calibration import decide
-from agreebound.io.formats import parse_detector_rates, parse_judge_bundle, parse_ratings
-from agreebound.render.gates import Gate, judge_gates, panel_gates
+from agreebound.io.formats import parse_detector_rates, parse_ratings
+from agreebound.pipeline import parse_judge_bundle
+from agreebound.gate import evaluate
+from agreebound.render.gates import GateView, judge_gates, panel_gates, view
 from agreebound.thresholds import DEFAULT
 from agreebound.render import figures as F
 from agreebound.uncertainty import judge_rate_intervals
@@ -67,8 +70,21 @@ def judge():
     return out
 
 
-def gates_of(m, d) -> dict[str, Gate]:
+def gates_of(m, d) -> dict[str, GateView]:
     return {g.name: g for g in panel_gates(m.dimension, m, d)}
+
+
+def drawn_gate(domain, subject, name, label, kind, unit, value, low, high, threshold, passed, **words) -> GateView:
+    """A gate's view drawn by hand: decided from these numbers (display units; rates in percent),
+    shown with ``passed`` (None: not checked)."""
+    scale = 100 if unit == "%" else 1
+
+    def exact(x):
+        return None if x is None else Fraction(x) / scale
+
+    decided = evaluate(name, kind, exact(value), exact(threshold), unit=unit, state=words.pop("state", None),
+                       low=None if low is None else low / scale, high=None if high is None else high / scale)
+    return view(decided, domain, subject, label, passed=passed, **words)
 
 
 def shapes(fig, name: str) -> list:
@@ -225,7 +241,7 @@ def test_gate_bullet_colours_the_value_by_the_decided_flag(panel, dark):
         fig = F.gate_bullet(gates_of(m, d)["alpha"], dark=dark)
         (value,) = [t for t in fig.data if t.name == "measured alpha (nominal)"]
         assert value.x == (gates_of(m, d)["alpha"].value,) and value.marker.color == colour
-    unchecked = Gate("panel", "d", "spread", "spread", "max", "x", 1.5, 1.2, 1.9, 2.0, None)
+    unchecked = drawn_gate("panel", "d", "spread", "spread", "max", "x", 1.5, 1.2, 1.9, 2.0, None)
     (value,) = [t for t in F.gate_bullet(unchecked, dark=dark).data if t.name == "measured spread"]
     assert value.marker.color == p.neutral
 
@@ -254,7 +270,7 @@ def test_gate_bullet_interval_and_axes(panel, judge, dark):
 
 @pytest.mark.parametrize("dark", THEMES)
 def test_gate_bullet_unbounded_interval_runs_to_the_axis_end(dark):
-    g = Gate("panel", "d", "spread", "spread", "max", "x", 3.0, 2.5, None, 2.0, False)
+    g = drawn_gate("panel", "d", "spread", "spread", "max", "x", 3.0, 2.5, None, 2.0, False)
     fig = F.gate_bullet(g, dark=dark)
     end = fig.layout.xaxis.range[1]
     (band,) = [t for t in fig.data if t.name == "95% interval"]
@@ -302,7 +318,7 @@ def test_unmeasured_spread_is_drawn_as_its_state(unmeasured_spread, dark):
 
 
 def test_state_words_are_escaped_in_the_plot_and_kept_out_of_captions():
-    g = Gate("judge", "j", "verbosity_bias", "Verbosity bias", "max", "%", None, None, None, 5.0, None,
+    g = drawn_gate("judge", "j", "verbosity_bias", "Verbosity bias", "max", "%", None, None, None, 5.0, None,
              state="not evaluable", detail="<b>column</b> missing")
     fig = F.gate_bullet(g)
     assert "&lt;b&gt;column&lt;/b&gt;" in annotation(fig, "state").text

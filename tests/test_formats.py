@@ -14,16 +14,17 @@ from hypothesis import strategies as st
 
 from agreebound.io import formats
 from agreebound.analysis import decide_panel, measure_panel
-from agreebound.calibration import ILLUSTRATIVE_SNAPSHOT, audit_calibration, ILLUSTRATIVE_CONTRACT, decide
+from agreebound.calibration import audit_calibration, decide
+from agreebound.contract import ILLUSTRATIVE_SNAPSHOT, ILLUSTRATIVE_CONTRACT
 from agreebound.io.formats import (
     InputError,
     parse_detector_rates,
-    parse_judge_bundle,
-    parse_judge_tables,
     parse_ratings,
     parse_thresholds,
 )
-from agreebound.panel import PanelThresholds, krippendorff_alpha
+from agreebound.pipeline import parse_judge_bundle, parse_judge_tables
+from agreebound.alpha import krippendorff_alpha
+from agreebound.panel import PanelThresholds
 
 ROOT = Path(__file__).resolve().parents[1]
 BAD = ROOT / "tests" / "data" / "bad"

@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
-from agreebound.render.gates import Gate
+from fractions import Fraction
+
+from agreebound.gate import evaluate
+from agreebound.render.gates import GateView, view
 
 
-def gate(**kw) -> Gate:
+def gate(**kw) -> GateView:
+    """A view of a gate decided from these numbers (display units; rates in percent): the view's
+    words come from the decided gate, and the decided result is the one each case names."""
     base = dict(domain="panel", subject="d", name="alpha", label="alpha", kind="min", unit="", value=0.65,
                 low=0.55, high=0.72, threshold=0.6, passed=True)
-    return Gate(**{**base, **kw})
+    kw = {**base, **kw}
+    scale = 100 if kw["unit"] == "%" else 1
+
+    def exact(x):
+        return None if x is None else Fraction(x) / scale
+
+    decided = evaluate(kw["name"], kw["kind"], exact(kw["value"]), exact(kw["threshold"]), unit=kw["unit"],
+                       low=None if kw["low"] is None else kw["low"] / scale,
+                       high=None if kw["high"] is None else kw["high"] / scale,
+                       strict=kw.get("strict", False), state=kw.get("state"))
+    assert decided.passed == kw["passed"]
+    return view(decided, kw["domain"], kw["subject"], kw["label"])
 
 
 def test_margins_say_short_over_or_to_spare_from_the_decided_result():

@@ -247,7 +247,7 @@ def test_judge_gate_lost_without_references_and_fail_to_incomplete_is_no_improve
 
 
 def test_verdict_ranks_follow_exit_codes():
-    from agreebound.history import RANK
+    from agreebound.gate import SEVERITY as RANK  # the one table of verdict severity (history reads it)
     from agreebound.render.report import EXIT_CODES
 
     for a in RANK:

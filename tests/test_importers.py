@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.analysis import measure_panels, suggest_level, suggest_positive
+from agreebound.analysis import measure_panels
+from agreebound.levels import suggest_level, suggest_positive
 from agreebound.cli import main
 from agreebound.errors import InputError
 from agreebound.io.formats import import_ratings, parse_mapping
@@ -17,7 +18,7 @@ from agreebound.io.detect import near_duplicates
 from agreebound.io.mapping import Mapping
 from agreebound.io.preview import preview
 from agreebound.io.sniff import sniff, text_encoding
-from agreebound.panel import alpha_coded
+from agreebound.alpha import krippendorff_alpha
 
 ROOT = Path(__file__).resolve().parents[1]
 IMPORTS = ROOT / "sample_data" / "imports"
@@ -25,7 +26,7 @@ NOMINAL, INTERVAL = Fraction(113, 152), Fraction(951, 1120)  # Krippendorff (201
 
 
 def alpha(panel, level):
-    return alpha_coded(panel.ratings(level), level).value
+    return krippendorff_alpha(panel.ratings(level), level).value
 
 
 # --- one published data set, every shape: the same exact fractions ---------------------------------

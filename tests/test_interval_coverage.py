@@ -22,8 +22,9 @@ import numpy as np
 import pytest
 
 from agreebound.analysis import measure_panel
-from agreebound.io.formats import RatingPanel
-from agreebound.panel import alpha_coded, encode
+from agreebound.ratings import RatingPanel
+from agreebound.alpha import krippendorff_alpha
+from agreebound.categories import encode
 from agreebound.uncertainty import DEFAULT_INTERVAL
 
 PANELS = 2000
@@ -72,7 +73,7 @@ def as_panel(ratings: np.ndarray) -> RatingPanel:
 
 def true_alpha(level: str, raters: int, prevalence: list[float], confusion: np.ndarray, seed: int) -> float:
     big = simulate(np.random.default_rng(10_000 + seed), TRUTH_UNITS, raters, prevalence, confusion)
-    return float(alpha_coded(encode(big), level).value)
+    return float(krippendorff_alpha(encode(big), level).value)
 
 
 def coverage(setting: str, seed: int, panels: int = PANELS, interval: str | None = None) -> tuple[float, float]:
@@ -108,7 +109,7 @@ def test_alpha_is_one_quarter_where_irr_gives_0_2232():
     irr::kripp.alpha gives 0.2232, scaling its counts wrongly on complete data with more than two
     raters (docs/formats.md)."""
     units = np.array([[1, 1, 1], [2, 2, 1], [1, 2, 2], [2, 2, 2], [2, 1, 1]])  # a row per unit
-    a = alpha_coded(encode(units), "nominal")
+    a = krippendorff_alpha(encode(units), "nominal")
     assert (a.value, a.observed_disagreement, a.expected_disagreement) == (Fraction(1, 4), Fraction(2, 5),
                                                                            Fraction(8, 15))
 

@@ -15,7 +15,7 @@ import pytest
 from agreebound.calibration import decide
 from agreebound.engines.judge_duckdb import judge_measurement
 from agreebound.errors import InputError
-from agreebound.io.formats import parse_judge_tables
+from agreebound.pipeline import parse_judge_tables
 from agreebound.judge_counts import from_cases, merge
 from agreebound.synthetic import JudgeBehaviour, judge_frames
 from agreebound.thresholds import CalibrationThresholds
@@ -117,6 +117,37 @@ def test_counts_merge_over_disjoint_cases():
     assert merge(merge(a, b), c) == whole == merge(a, merge(b, c)) == merge(c, merge(b, a))
     assert whole.unadjudicated == int((~refs["adjudicated"]).sum()) > 0
     assert whole.issues(2)[0] == decide(m).reference_issues and whole.issues(2)[1] == 0
+
+
+def test_every_engine_measures_its_counts_in_one_place():
+    """The in-memory engine's counts are the SQL engines' (from_facts over its per-case facts), and
+    measure_counts gives the same rates and interval sums from them with or without the rows."""
+    from agreebound.calibration import measure_counts, measure_frames
+    from agreebound.judge_counts import from_facts
+
+    contract, refs, obs, header = judge_frames(300, 3, BEHAVIOURS[2], seed=11)
+    m = measure_frames(contract, refs, obs, **header)
+    counts = from_cases(m.cases)
+    assert m.counts is None and m.rate_stats() == dict(counts.rates)
+    out_of_core = measure_counts(contract, tuple(header.values()), counts)
+    assert out_of_core.rates == m.rates and out_of_core.rate_stats() == m.rate_stats()
+    assert out_of_core.counts == counts and len(out_of_core.cases) == 0
+    assert (out_of_core.n_cases, out_of_core.n_observations) == (m.n_cases, m.n_observations)
+    some = (np.arange(len(m.cases)) % 3 == 0)
+    facts = {**{name: m.cases[name].to_numpy() for name in m.cases}, **{
+        name: np.array([-1 if v is None else "abt".index(v[0]) for v in m.cases[name]])
+        for name in ("preferred", "majority_ab", "majority_ba")}}
+    assert from_facts(facts, only=some) == from_cases(m.cases[some]) != counts
+
+
+def test_rate_sums_are_exact_past_int64():
+    from agreebound.judge_counts import rate_stats
+
+    big = 3 * 10**9  # its squares summed pass 2**63
+    y, m = np.array([big, 1, big - 1, 0]), np.array([big, 2, big, 0])
+    py_y, py_m = [big, 1, big - 1], [big, 2, big]
+    assert rate_stats(y, m).astuple() == (sum(py_y), sum(py_m), 3, sum(v * v for v in py_y),
+                                          sum(a * b for a, b in zip(py_y, py_m)), sum(v * v for v in py_m))
 
 
 # --- bad input: the same message, file, row and column as in memory ---------------------------------

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agreebound.calibration import CalibrationThresholds, decide, measure
-from agreebound.io.formats import parse_judge_bundle, parse_judge_log, parse_judge_tables
+from agreebound.pipeline import parse_judge_bundle, parse_judge_log, parse_judge_tables
 from agreebound.render.report import calibration_report, to_markdown
 from agreebound.thresholds import ThresholdSet
 from agreebound.uncertainty import Z95, Wilson, judge_diagnostics, judge_rate_intervals

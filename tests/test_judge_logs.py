@@ -14,7 +14,7 @@ import pytest
 from agreebound.calibration import decide
 from agreebound.cli import main
 from agreebound.errors import InputError
-from agreebound.io.formats import parse_judge_log, parse_judge_tables
+from agreebound.pipeline import parse_judge_log, parse_judge_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / "sample_data" / "judge_logs"

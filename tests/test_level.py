@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from agreebound.analysis import NOMINAL_MAX_VALUES, default_level, depends_on_level, level_verdicts, measure_panel
+from agreebound.analysis import depends_on_level, level_verdicts, measure_panel
+from agreebound.levels import NOMINAL_MAX_VALUES, default_level
 from agreebound.io.formats import import_ratings
 from agreebound.io.mapping import Mapping
 from agreebound.panel import PanelThresholds, Verdict
@@ -136,7 +137,7 @@ def test_usage_shows_optional_arguments_as_optional_and_unknown_json_lines_say_s
 
 
 def test_a_human_study_says_raters_not_detectors(tmp_path, capsys):
-    from agreebound.analysis import rater_noun
+    from agreebound.levels import rater_noun
     from agreebound.cli import main
     from agreebound.render.gates import panel_gates
     from agreebound.analysis import decide_panel

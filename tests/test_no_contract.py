@@ -16,9 +16,10 @@ import jsonschema
 import pytest
 
 from agreebound.io import templates
-from agreebound.calibration import ILLUSTRATIVE_LIMITS, NO_CONTRACT_REASON, JudgeCalibrationContract, decide
+from agreebound.calibration import ILLUSTRATIVE_LIMITS, NO_CONTRACT_REASON, decide
+from agreebound.contract import JudgeCalibrationContract
 from agreebound.cli import main
-from agreebound.io.formats import parse_judge_log
+from agreebound.pipeline import parse_judge_log
 from agreebound.render.gates import judge_gates, judge_sentence
 from agreebound.io.judge_logs import answer_tokens, prompt_answers
 from agreebound.render.report import EXIT_CODES, calibration_report, to_markdown

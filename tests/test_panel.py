@@ -14,20 +14,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agreebound.alpha import krippendorff_alpha
 from agreebound.panel import (
     AB_RATIO_UNBOUNDED,
     AB_UNDEFINED,
     DEFAULT_CITATIONS,
-    LEVELS,
     PanelThresholds,
     Verdict,
     decide,
-    krippendorff_alpha,
     rate_span,
     ratio_permil,
     seed_alpha_permil,
     seed_enforce,
 )
+from agreebound.categories import LEVELS
 
 N = None
 # Krippendorff (2011) "Computing Krippendorff's alpha-reliability", section C: 4 observers, 12 units,

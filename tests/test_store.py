@@ -71,7 +71,7 @@ AGREE_CSV = ("\n".join(["unit,a,b,c"] + [f"u{i},{i % 3},{i % 3},{i % 3}" for i i
 def reports():
     """Real reports: the detector panel (REPORT_ONLY), a panel in full agreement (ENFORCE) and the
     illustrative judge bundle (PASS_CALIBRATION, judge judge-v1)."""
-    from agreebound.io.formats import parse_judge_bundle
+    from agreebound.pipeline import parse_judge_bundle
     from agreebound.render.report import calibration_report
     from agreebound.thresholds import DEFAULT
 

@@ -9,18 +9,17 @@ import pytest
 
 from agreebound.io import templates as T
 from agreebound.analysis import measure_panels
-from agreebound.calibration import ILLUSTRATIVE_CONTRACT, decide
+from agreebound.calibration import decide
+from agreebound.contract import ILLUSTRATIVE_CONTRACT
 from agreebound.io.formats import (
     import_ratings,
     parse_detector_rates,
-    parse_judge_bundle,
-    parse_judge_log,
-    parse_judge_tables,
     parse_mapping,
     parse_thresholds,
 )
+from agreebound.pipeline import parse_judge_bundle, parse_judge_log, parse_judge_tables
 from agreebound.io.judge_logs import parse_log_mapping
-from agreebound.panel import alpha_coded
+from agreebound.alpha import krippendorff_alpha
 
 NOMINAL, INTERVAL = Fraction(113, 152), Fraction(951, 1120)  # Krippendorff (2011), published
 
@@ -45,8 +44,8 @@ def test_rating_templates_read_to_the_published_alpha_with_and_without_their_map
         assert len(panel.units) == 12 and panel.n_ratings == 41
         # (a long file lists raters in order of first appearance: item-01 has no detector-b)
         assert panel.humans == ("human-lead",) and sorted(panel.detectors) == ["detector-a", "detector-b", "detector-c"]
-        assert alpha_coded(panel.ratings("nominal"), "nominal").value == NOMINAL
-        assert alpha_coded(panel.ratings("interval"), "interval").value == INTERVAL
+        assert krippendorff_alpha(panel.ratings("nominal"), "nominal").value == NOMINAL
+        assert krippendorff_alpha(panel.ratings("interval"), "interval").value == INTERVAL
     assert parse_mapping("m.json", b(mapping)).level == "ordinal"
 
 

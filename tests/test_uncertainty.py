@@ -11,13 +11,14 @@ import pytest
 
 from agreebound.calibration import decide as decide_calibration
 from agreebound.calibration import measure, CalibrationThresholds
-from agreebound.panel import PanelThresholds, Verdict, decide, krippendorff_alpha
+from agreebound.gate import cases_to_flip
+from agreebound.alpha import krippendorff_alpha
+from agreebound.panel import PanelThresholds, Verdict, decide
 from agreebound.uncertainty import (
     Wilson,
     alpha_without_each_rater,
     bootstrap_alpha,
     bootstrap_alpha_units,
-    cases_to_flip,
     detector_vs_human,
     judge_diagnostics,
     pairable_pairs,

@@ -13,17 +13,25 @@ from typing import Any, Sequence
 import numpy as np
 
 from agreebound.escape import excerpt
-from agreebound.io.formats import DetectorRate, InputError, RatingPanel, category_texts
-from agreebound.limits import LISTED_CATEGORIES, MAX_TYPED_CHARS, RATIO_MAX_CATEGORIES
-from agreebound.panel import AlphaResult, PanelDecision, PanelThresholds, Verdict, alpha_coded, decide
+from agreebound.errors import InputError
+from agreebound.levels import (
+    LEVEL_ORIGINS,
+    admissible_levels,
+    default_level,
+    default_positive,
+    suggest_level,
+    suggest_positive,
+)
+from agreebound.limits import LISTED_CATEGORIES, MAX_TYPED_CHARS
+from agreebound.alpha import alpha as alpha_of_counts
+from agreebound.counts import PanelCounts, from_coded
+from agreebound.panel import AlphaResult, PanelDecision, PanelThresholds, Verdict, decide
+from agreebound.ratings import HUMAN_PREFIX, DetectorRate, RatingPanel, category_index, category_texts
 from agreebound.uncertainty import (
     AlphaBootstrap,
     Wilson,
     DEFAULT_INTERVAL,
-    bootstrap_alpha,
     bootstrap_alpha_counts,
-    bootstrap_alpha_units,
-    interval_method,
     spread_interval,
 )
 
@@ -89,86 +97,6 @@ def _text(v: Any) -> str:
     return str(v)
 
 
-POSITIVE_WORDS = ("1", "yes", "y", "true", "positive", "pos", "toxic", "flagged", "flag", "unsafe", "harmful",
-                  "violation", "violating", "spam", "abusive", "offensive", "hate", "accept", "relevant", "present")
-
-
-def suggest_level(panel: RatingPanel) -> tuple[str, str]:
-    """The level the values most likely mean, and why, in words. Never ratio: that needs a true
-    zero only the user knows about."""
-    cats = panel.categories
-    k = len(cats)
-    if panel.kind == "label":
-        return "nominal", "the values are labels (categories with no order)"
-    if k <= 2:
-        return "nominal", f"{k} distinct value{'s' if k != 1 else ''}: every level gives the same alpha"
-    if panel.kind == "integer" and k <= 10:
-        shown = ", ".join(str(v) for v in cats.first(3)) + ("..." if k > 3 else "")
-        return "ordinal", (f"{k} ordered whole numbers ({shown}), like a rating scale: ordinal or interval fits; "
-                           "nominal would treat neighbouring values as unrelated")
-    return "interval", (f"{k:,} numeric values: distances between them mean something; nominal would treat "
-                        "close values as unrelated")
-
-
-#: Who chose the level in force: the user (--level, the level picker), the mapping file, or nobody
-#: (the default rule, :func:`default_level`).
-LEVEL_ORIGINS = ("user", "mapping", "default")
-#: Above this many distinct whole numbers nominal reads every value as a category of its own.
-NOMINAL_MAX_VALUES = 20
-
-
-def default_level(panel: RatingPanel) -> tuple[str, str]:
-    """The level in force when nobody chose one, and why: the specification's (the seeds' nominal,
-    also R ``kripp.alpha``'s default), except where nominal cannot mean anything: numbers with
-    decimals, or more than :data:`NOMINAL_MAX_VALUES` distinct whole numbers (then interval).
-    The suggested level (:func:`suggest_level`) is offered beside it, never silently applied."""
-    cats = panel.categories
-    k = len(cats)
-    if panel.kind == "label":
-        return "nominal", "the values are labels (nominal is the only level they admit)"
-    if panel.kind == "decimal":
-        return "interval", ("numbers with decimals: nominal would make every distinct number a category of its "
-                            "own, so the default is interval")
-    if k > NOMINAL_MAX_VALUES:
-        return "interval", (f"{k:,} distinct whole numbers, more than {NOMINAL_MAX_VALUES}: nominal would make each "
-                            "a category of its own, so the default is interval")
-    return "nominal", "the specification's level, and R kripp.alpha's default"
-
-
-def admissible_levels(panel: RatingPanel) -> tuple[str, ...]:
-    """The levels these values can be read at: labels are nominal only; ratio needs values >= 0
-    and at most RATIO_MAX_CATEGORIES of them."""
-    if panel.kind == "label":
-        return ("nominal",)
-    cats = panel.categories
-    out = ("nominal", "ordinal", "interval")
-    if len(cats) and cats.floats.min() >= 0 and len(cats) <= RATIO_MAX_CATEGORIES:
-        out += ("ratio",)
-    return out
-
-
-def suggest_positive(panel: RatingPanel, counts: Any = None) -> Any:
-    """For two-valued data, the value that reads as a detector firing (1, yes, toxic, ...), or the
-    rarer one (``counts``: each category's ratings; by default counted from the panel); None otherwise."""
-    cats = panel.categories
-    if len(cats) != 2:
-        return None
-    values = list(cats.values)
-    for v in values:
-        if str(v).strip().lower() in POSITIVE_WORDS:
-            return v
-    if counts is None:
-        counts = np.bincount(panel.coded.code, minlength=2)
-    return values[int(np.argmin(counts))]
-
-
-def default_positive(categories: tuple[Any, ...]) -> Any:
-    """1 for a 0/1 panel; otherwise no default (the caller must choose a positive category)."""
-    if categories and len(categories) <= 2 and set(categories) <= {0, 1} and 1 in categories:
-        return 1
-    return None
-
-
 def resolve_positive(panel: RatingPanel, positive: Any) -> Any:
     """The category ``positive`` names (a value, or its text as typed on a command line); a name
     the panel does not have is an InputError listing the categories it has."""
@@ -194,45 +122,22 @@ def resolve_positive(panel: RatingPanel, positive: Any) -> Any:
 
 def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "auto",
                   rates: tuple[DetectorRate, ...] | None = None, rates_file: str | None = None,
-                  interval: str = DEFAULT_INTERVAL, chosen_by: str = "user") -> PanelMeasurement:
-    """``level``: a level, or "auto" for nobody's choice (:func:`default_level`); ``chosen_by``
-    says who chose a given level ("user" or "mapping"). ``interval``: "units" (the units bootstrap,
-    a 95% interval; the default) or "pairs" (KALPHA's pair resampling, narrower than 95% when units
-    have 3+ ratings; "krippendorff", its name in runs recorded before, is the same)."""
-    suggestion = suggest_level(panel)
-    level, origin = _level_in_force(panel, level, chosen_by)
-    coded = panel.ratings(level)
-    try:
-        alpha = alpha_coded(coded, level)
-    except ValueError as e:
-        raise InputError(panel.file, None, panel.value_column, str(e)) from None
-    if interval_method(interval) == "units":
-        boot = bootstrap_alpha_units(coded, level, result=alpha)
-    else:
-        boot = bootstrap_alpha(alpha)
-    if rates is not None:
-        used, source = rates, f"file: {rates_file}"
-        pos = None
-    else:
-        if positive == "auto":
-            pos = default_positive(alpha.categories) if len(alpha.category_set) <= 2 else None
-        elif positive is None:
-            pos = None
-        else:
-            pos = resolve_positive(panel, positive)
-        if pos is None:
-            used, source = (), "none: choose a positive category or upload detector rates"
-        else:
-            used, source = panel.detector_rates(pos), f"matrix (positive = {_text(pos)})"
-    bracket = spread_interval([(r.positives, r.total) for r in used])
-    counts = np.bincount(coded.code, minlength=len(coded.categories))
-    at_levels: dict[str, Fraction | None] = {}
-    for other in admissible_levels(panel):
-        at_levels[other] = alpha.value if other == level else alpha_coded(coded, other).value
-    offered = suggest_positive(panel) if pos is None and rates is None else None
-    return PanelMeasurement(panel.file, panel.dimension, level, alpha, panel.raters, panel.detectors, panel.humans,
-                            tuple(used), source, pos, len(panel.units), panel.n_ratings, boot, bracket, panel.kind,
-                            counts, panel.notices, suggestion, origin, at_levels, offered)
+                  interval: str = DEFAULT_INTERVAL, chosen_by: str = "user",
+                  counts: PanelCounts | None = None) -> PanelMeasurement:
+    """The ratings in memory measured: their counts (the numpy engine's,
+    agreebound.engines.numpy_engine.panel_counts; counted here when not given) measured by
+    :func:`measure_counts`, with what only the ratings know (the raters as listed, the units,
+    notices, the panel's kind, rates counted from the ratings, a located error for a level the
+    values cannot take). ``level``: a level, or "auto" for nobody's choice (:func:`default_level`);
+    ``chosen_by`` says who chose a given level ("user" or "mapping"). ``interval``: "units" (the
+    units bootstrap, a 95% interval; the default) or "pairs" (KALPHA's pair resampling, narrower
+    than 95% when units have 3+ ratings; "krippendorff", its name in runs recorded before, is the same)."""
+    in_force, _ = _level_in_force(panel, level, chosen_by)
+    panel.ratings(in_force)  # labels at a numeric level, negatives at ratio: said at their cell
+    if counts is None:
+        counts = from_coded(panel.coded, panel.raters, panel.dimension)
+    return measure_counts(counts, panel.file, level, positive, panel.humans, interval, chosen_by, ratings=panel,
+                          rates=rates, rates_file=rates_file)
 
 
 def _level_in_force(panel: Any, level: str, chosen_by: str) -> tuple[str, tuple[str, str]]:
@@ -273,27 +178,22 @@ def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", posit
     return out
 
 
-def decide_panel(m: PanelMeasurement, thresholds: PanelThresholds) -> PanelDecision:
-    return decide(m.ndet, m.alpha, m.rate_values, thresholds, alpha_low=m.alpha_boot.low,
-                  spread_high=m.spread_bracket[1])
+def decide_panel(m: PanelMeasurement, thresholds: PanelThresholds, source: str | None = None) -> PanelDecision:
+    """The panel's decision with its intervals (alpha's bootstrap, the spread's bracket), so each
+    gate carries them; ``source``: where the thresholds came from (ThresholdSet.source)."""
+    b = m.alpha_boot
+    return decide(m.ndet, m.alpha, m.rate_values, thresholds, alpha_low=b.low, alpha_high=b.high,
+                  alpha_method=alpha_interval_words(b), spread_low=m.spread_bracket[0],
+                  spread_high=m.spread_bracket[1], source=source)
 
 
-def rater_noun(raters: Sequence[str]) -> str:
-    """"rater" when the panel is a human study (every rater named as a person: the rule that then
-    counts them all as independent), "detector" otherwise: the words a reader's panel deserves."""
-    from agreebound.io.formats import HUMAN_PREFIX
-
-    return "rater" if raters and all(r.lower().startswith(HUMAN_PREFIX) for r in raters) else "detector"
-
-
-def level_question(suggested: str, kind: str, values: Sequence[Any]) -> str:
-    """Why the suggested level, in the reader's words ("These look like a 1-5 rating scale."), for
-    the one-click switch; ``values``: the panel's distinct values, in order."""
-    if suggested == "ordinal" and kind == "integer" and len(values):
-        return f"These look like a {values[0]}-{values[-1]} rating scale."
-    if suggested == "interval":
-        return "These look like measurements, where distances mean something."
-    return f"These look like {suggested} data."
+def alpha_interval_words(b: Any) -> str:
+    """How alpha's interval was drawn, in words ("" when there is none)."""
+    if not b.defined:
+        return ""
+    if b.method == "pairs":
+        return f"pairs bootstrap (KALPHA), {b.draws:,} draws: narrower than 95% when units have 3+ ratings"
+    return f"units bootstrap, {b.draws:,} draws"
 
 
 def compared_levels(m: PanelMeasurement) -> tuple[str, ...]:
@@ -313,15 +213,6 @@ def level_verdicts(m: PanelMeasurement, thresholds: PanelThresholds) -> dict[str
 
 def depends_on_level(m: PanelMeasurement, thresholds: PanelThresholds) -> bool:
     return len(set(level_verdicts(m, thresholds).values())) > 1
-
-
-def level_phrase(level: str, chosen_by: str) -> str:
-    """``at the nominal level (the default)``: how a verdict or an alpha names its level."""
-    return f"at the {level} level ({LEVEL_ORIGIN_WORDS[chosen_by]})"
-
-
-#: How each origin of the level in force is said beside it.
-LEVEL_ORIGIN_WORDS = {"user": "chosen", "mapping": "the mapping's", "default": "the default"}
 
 
 def level_note(m: PanelMeasurement, verdicts: dict[str, Any]) -> str | None:
@@ -348,11 +239,9 @@ def _alpha_text(v: Fraction | None) -> str:
 class _CountsPanel:
     """What the level and positive-category suggestions read of a panel, from counts."""
 
-    def __init__(self, counts: Any, file: str):
-        from agreebound.counts import categories_of
-
+    def __init__(self, counts: PanelCounts, file: str):
         self.counts, self.file, self.dimension = counts, file, counts.dimension
-        self.categories = categories_of(counts)
+        self.categories = counts.category_set
         self.value_column = "value"
         if counts.kind == "label":
             self.kind = "label"
@@ -361,57 +250,79 @@ class _CountsPanel:
                 else "integer"
 
     def category_index(self, positive: Any) -> int | None:
-        from agreebound.io.formats import category_index
-
         return category_index(self.categories, positive)
 
 
-def measure_counts(counts: Any, file: str, level: str = "auto", positive: Any = "auto",
+def measure_counts(counts: PanelCounts, file: str, level: str = "auto", positive: Any = "auto",
                    humans: Sequence[str] | None = None, interval: str = DEFAULT_INTERVAL,
-                   chosen_by: str = "user") -> PanelMeasurement:
-    """A dimension measured from its counts (agreebound.counts): the same measurement as
-    :func:`measure_panel` on the ratings, for engines that never hold the ratings (DuckDB, Spark).
-    ``interval`` "units" is drawn from the counts' unit patterns, the interval in memory; counts
-    without them (too many distinct patterns) give the pairs bootstrap, and its note says so."""
-    from agreebound.counts import alpha as alpha_of_counts
-    from agreebound.io.formats import HUMAN_PREFIX
-
-    panel = _CountsPanel(counts, file)
-    suggestion = suggest_level(panel)  # type: ignore[arg-type]
+                   chosen_by: str = "user", *, ratings: RatingPanel | None = None,
+                   rates: tuple[DetectorRate, ...] | None = None, rates_file: str | None = None) -> PanelMeasurement:
+    """A dimension measured from its counts (agreebound.counts), whatever engine counted them: the
+    one measurement of a panel. ``ratings``: the panel itself when in memory (:func:`measure_panel`),
+    for what counts do not hold; ``rates``: detector rates from a file (``rates_file``).
+    ``interval`` "units" is drawn from the counts' unit patterns; counts without them (too many
+    distinct patterns out of core) give the pairs bootstrap, and its note says so."""
+    panel: Any = ratings if ratings is not None else _CountsPanel(counts, file)
+    suggestion = suggest_level(panel)
     level, origin = _level_in_force(panel, level, chosen_by)
     try:
         alpha = alpha_of_counts(counts, level)
     except ValueError as e:
-        raise InputError(file, None, "value", str(e)) from None
+        raise InputError(file, None, panel.value_column, str(e)) from None
     boot = bootstrap_alpha_counts(counts, alpha, level, interval)
+    raters, humans_t, detectors = _roles(counts, ratings, humans)
+    if rates is not None:
+        used, source, pos = rates, f"file: {rates_file}", None
+    else:
+        pos = _positive(panel, alpha, positive)
+        used, source = _rates(counts, ratings, pos, detectors)
+    bracket = spread_interval([(r.positives, r.total) for r in used])
+    totals = counts.category_totals_array()
+    at_levels: dict[str, Fraction | None] = {}
+    for other in admissible_levels(panel):
+        at_levels[other] = alpha.value if other == level else alpha_of_counts(counts, other).value
+    offered = suggest_positive(panel, totals) if pos is None and rates is None else None
+    units = len(ratings.units) if ratings is not None else counts.n_units
+    notices = ratings.notices if ratings is not None else ()
+    return PanelMeasurement(file, panel.dimension, level, alpha, raters, detectors, humans_t, tuple(used), source, pos,
+                            units, counts.n_ratings, boot, bracket, panel.kind, totals, notices, suggestion,
+                            origin, at_levels, offered)
+
+
+def _roles(counts: PanelCounts, ratings: RatingPanel | None,
+           humans: Sequence[str] | None) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(raters, humans, detectors): the panel's own when in memory, else from the counts' raters."""
+    if ratings is not None:
+        return ratings.raters, ratings.humans, ratings.detectors
     raters = counts.raters
     if humans is None:
         named = tuple(r for r in raters if r.lower().startswith(HUMAN_PREFIX))
         humans_t = () if len(named) == len(raters) else named
     else:
         humans_t = tuple(r for r in raters if r in set(humans))
-    detectors = tuple(r for r in raters if r not in set(humans_t))
+    return raters, humans_t, tuple(r for r in raters if r not in set(humans_t))
+
+
+def _positive(panel: Any, alpha: AlphaResult, positive: Any) -> Any:
     if positive == "auto":
-        pos = default_positive(alpha.categories) if len(alpha.category_set) <= 2 else None
-    elif positive is None:
-        pos = None
-    else:
-        pos = resolve_positive(panel, positive)  # type: ignore[arg-type]
+        return default_positive(alpha.categories) if len(alpha.category_set) <= 2 else None
+    return None if positive is None else resolve_positive(panel, positive)
+
+
+def _rates(counts: PanelCounts, ratings: RatingPanel | None, pos: Any,
+           detectors: tuple[str, ...]) -> tuple[tuple[DetectorRate, ...], str]:
+    """Each detector's rate of the positive category (counted from the ratings when in memory)."""
     if pos is None:
-        used: tuple[DetectorRate, ...] = ()
-        source = "none: choose a positive category or upload detector rates"
+        return (), "none: choose a positive category or upload detector rates"
+    if ratings is not None:
+        used = ratings.detector_rates(pos)
     else:
         used = tuple(DetectorRate(r, hits, total) for r, hits, total in counts.rates(pos, detectors))
-        source = f"matrix (positive = {_text(pos)})"
-    bracket = spread_interval([(r.positives, r.total) for r in used])
-    totals = np.array(counts.category_totals, dtype=np.int64)
-    at_levels: dict[str, Fraction | None] = {}
-    for other in admissible_levels(panel):  # type: ignore[arg-type]
-        at_levels[other] = alpha.value if other == level else alpha_of_counts(counts, other).value
-    offered = suggest_positive(panel, totals) if pos is None else None  # type: ignore[arg-type]
-    return PanelMeasurement(file, counts.dimension, level, alpha, raters, detectors, humans_t, used, source, pos,
-                            counts.n_units, counts.n_ratings, boot, bracket, panel.kind, totals, (), suggestion,
-                            origin, at_levels, offered)
+    return used, f"matrix (positive = {_text(pos)})"
+
+
+def _alpha_of_panel(panel: RatingPanel, level: str) -> Fraction | None:
+    return alpha_of_counts(from_coded(panel.ratings(level), panel.raters, panel.dimension), level).value
 
 
 # --- the coefficients beside alpha (issue: reviewers ask "but they agree 94% of the time?") --------
@@ -450,9 +361,9 @@ def panel_coefficients(panel: RatingPanel, level: str, floor_permil: int | None 
         why = (f"{len(texts):,} distinct values: agreement coefficients are computed for at most {MAX_CATEGORIES} "
                "categories (kappa-type statistics count matching categories; for continuous scores, alpha at the "
                "interval or ratio level is the measure)")
-        return PanelCoefficients(None, (why,), texts, level, alpha_coded(coded, level).value, {})
+        return PanelCoefficients(None, (why,), texts, level, _alpha_of_panel(panel, level), {})
     co = coefficients(coded, panel.raters, level)
-    alpha = alpha_coded(coded, level).value
+    alpha = _alpha_of_panel(panel, level)
     if without is None:
         without = alpha_without_each_rater(coded, panel.raters, level)  # {} above DIAGNOSTIC_RATERS
     floor = Fraction(floor_permil, 1000) if floor_permil is not None else None

@@ -9,6 +9,11 @@ decision are reproduced by :func:`audit_calibration`.  On top of that:
   fractions, and says where the seed's rounded integers would have decided otherwise.
 * :func:`audit_frames` / :func:`measure_frames` take pandas frames and validate vectorized, with
   the same results and the same error conditions (and messages) as the record path.
+* Every engine (records and frames in memory, DuckDB, Spark) returns the audit's counts
+  (agreebound.judge_counts); :func:`measure_counts` is the one place the rates are measured from
+  them. Each snapshot rule's message is written once, beside the records (``*_fault``,
+  ``duplicate_*``, :func:`completeness_message`): the frames path and the SQL engines only find the
+  first offending row.
 
 Every validation error is a ``ValueError`` whose message starts with the seed's text and then
 names the offending record, e.g. ``observation.repetition must be exact int (observation
@@ -20,249 +25,51 @@ is unbiased, human-equivalent, or stable on another task distribution.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import re
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
-from hashlib import sha256
 from typing import Any, Iterator, Literal, Sequence
 
 import numpy as np
 import pandas as pd
 
-from agreebound.thresholds import RANGES, RATE_GATES, CalibrationThresholds
+from agreebound.contract import (
+    BPS,
+    CANDIDATES,
+    HumanReference,
+    ID_PATTERN,
+    ILLUSTRATIVE_CONTRACT,
+    ILLUSTRATIVE_SNAPSHOT,
+    JudgeCalibrationContract,
+    JudgeCalibrationSnapshot,
+    JudgeObservation,
+    MAX_REPETITION,
+    MAX_TOKENS,
+    METADATA_FIELDS,
+    NO_OBSERVATIONS,
+    NO_REFERENCES,
+    OBSERVATION_FIELDS,
+    ORDERS,
+    REFERENCE_FIELDS,
+    binding_fault,
+    check_binding,
+    completeness_message,
+    duplicate_observation,
+    duplicate_reference,
+    field_of,
+    header_fault,
+    observation_fault,
+    rate_bps,
+)
+from agreebound.gate import NOT_EVALUABLE, Gate, cases_to_flip, evaluate, meets, straddles
+from agreebound.judge_counts import JudgeCounts, from_facts
+from agreebound.thresholds import RATE_GATES, CalibrationThresholds
 from agreebound.uncertainty import Wilson, judge_rate_intervals
 
-Candidate = Literal["a", "b", "tie"]
-Order = Literal["ab", "ba"]
 Decision = Literal["PASS_CALIBRATION", "FAIL_CALIBRATION", "INCOMPLETE"]
 PASS: Decision = "PASS_CALIBRATION"
 FAIL: Decision = "FAIL_CALIBRATION"
 #: A partial audit (a log that lacks what some gate needs): never a pass.
 INCOMPLETE: Decision = "INCOMPLETE"
-
-ID_PATTERN = re.compile(r"^[a-z][a-z0-9._:-]{2,95}$")
-DIGEST_PATTERN = re.compile(r"^[0-9a-f]{64}$")
-CONTENT_ID_PATTERN = re.compile(r"judge-calibration@sha256:[0-9a-f]{64}")
-CONTENT_ID_PREFIX = "judge-calibration@sha256:"
-CANDIDATES: tuple[str, ...] = ("a", "b", "tie")
-ORDERS: tuple[str, ...] = ("ab", "ba")
-BPS = 10_000
-
-# --- scalar validators (the seed's rules and messages) ---------------------------------------
-
-
-def _exact_text(name: str, value: object, *, maximum: int = 512) -> str:
-    if type(value) is not str or not value.strip():
-        raise ValueError(f"{name} must be non-empty exact str")
-    if value != value.strip():
-        raise ValueError(f"{name} must not have surrounding whitespace")
-    if len(value) > maximum or any(ord(ch) < 32 for ch in value):
-        raise ValueError(f"{name} is outside the bounded text contract")
-    return value
-
-
-def _canonical_id(name: str, value: object) -> str:
-    text = _exact_text(name, value, maximum=96)
-    if not ID_PATTERN.fullmatch(text):
-        raise ValueError(f"{name} must be a canonical identifier")
-    return text
-
-
-def _exact_bool(name: str, value: object) -> bool:
-    if type(value) is not bool:
-        raise ValueError(f"{name} must be exact bool")
-    return value
-
-
-def _exact_int(name: str, value: object, *, minimum: int, maximum: int) -> int:
-    if type(value) is not int:
-        raise ValueError(f"{name} must be exact int")
-    if not minimum <= value <= maximum:
-        raise ValueError(f"{name} must be between {minimum} and {maximum}")
-    return value
-
-
-def _choice(name: str, value: object) -> str:
-    text = _exact_text(name, value, maximum=8)
-    if text not in CANDIDATES:
-        raise ValueError(f"{name} must be a, b, or tie")
-    return text
-
-
-def stable_digest(value: object) -> str:
-    """SHA-256 of canonical JSON (sorted keys, no spaces, ASCII): the seed's content hash."""
-    encoded = json.dumps(value, allow_nan=False, ensure_ascii=True, separators=(",", ":"), sort_keys=True)
-    return sha256(encoded.encode("utf-8")).hexdigest()
-
-
-def rate_bps(numerator: int, denominator: int) -> int:
-    """The seed's half-up basis points; 0 when there is no opportunity."""
-    if denominator == 0:
-        return 0
-    return (numerator * BPS + denominator // 2) // denominator
-
-
-@contextlib.contextmanager
-def _naming(where: str) -> Iterator[None]:
-    """Append the offending record to a seed message, keeping the seed's text as the prefix."""
-    try:
-        yield
-    except ValueError as error:
-        raise ValueError(f"{error} ({where})") from None
-
-
-def _describe_reference(case_id: object) -> str:
-    return f"reference case_id={case_id!r}"
-
-
-def _describe_observation(case_id: object, order: object, repetition: object) -> str:
-    return f"observation case_id={case_id!r}, order={order!r}, repetition={repetition!r}"
-
-
-# --- records ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HumanReference:
-    case_id: str
-    preferred_candidate: Candidate
-    reviewer_ids: tuple[str, ...]
-    adjudicated: bool
-
-    def __post_init__(self) -> None:
-        with _naming(_describe_reference(self.case_id)):
-            _canonical_id("reference.case_id", self.case_id)
-            _choice("reference.preferred_candidate", self.preferred_candidate)
-            try:
-                reviewers = tuple(self.reviewer_ids)
-            except TypeError:
-                raise ValueError("reference.reviewer_ids must be iterable") from None
-            object.__setattr__(self, "reviewer_ids", reviewers)
-            if not reviewers:
-                raise ValueError("reference.reviewer_ids must not be empty")
-            for reviewer in reviewers:
-                _canonical_id("reference.reviewer_id", reviewer)
-            if len(set(reviewers)) != len(reviewers):
-                raise ValueError("reference.reviewer_ids must be unique")
-            if tuple(sorted(reviewers)) != reviewers:
-                raise ValueError("reference.reviewer_ids must be sorted")
-            _exact_bool("reference.adjudicated", self.adjudicated)
-
-
-@dataclass(frozen=True)
-class JudgeObservation:
-    case_id: str
-    order: Order
-    repetition: int
-    selected_candidate: Candidate
-    candidate_a_tokens: int
-    candidate_b_tokens: int
-    candidate_a_generator: str
-    candidate_b_generator: str
-    judge_generator: str
-
-    def __post_init__(self) -> None:
-        with _naming(_describe_observation(self.case_id, self.order, self.repetition)):
-            _canonical_id("observation.case_id", self.case_id)
-            if _exact_text("observation.order", self.order, maximum=2) not in ORDERS:
-                raise ValueError("observation.order must be ab or ba")
-            _exact_int("observation.repetition", self.repetition, minimum=1, maximum=100)
-            _choice("observation.selected_candidate", self.selected_candidate)
-            _exact_int("observation.candidate_a_tokens", self.candidate_a_tokens, minimum=1, maximum=1_000_000)
-            _exact_int("observation.candidate_b_tokens", self.candidate_b_tokens, minimum=1, maximum=1_000_000)
-            _canonical_id("observation.candidate_a_generator", self.candidate_a_generator)
-            _canonical_id("observation.candidate_b_generator", self.candidate_b_generator)
-            _canonical_id("observation.judge_generator", self.judge_generator)
-
-
-REFERENCE_FIELDS = tuple(f.name for f in fields(HumanReference))
-OBSERVATION_FIELDS = tuple(f.name for f in fields(JudgeObservation))
-
-
-@dataclass(frozen=True)
-class JudgeCalibrationContract:
-    version: str
-    scope: str
-    judge_generator: str
-    repetitions_per_order: int
-    minimum_cases: int
-    minimum_reviewers: int
-    minimum_human_agreement_bps: int
-    maximum_position_flip_bps: int
-    maximum_repeat_variance_bps: int
-    maximum_verbosity_bias_bps: int
-    maximum_self_preference_bps: int
-
-    def __post_init__(self) -> None:
-        _canonical_id("contract.version", self.version)
-        _canonical_id("contract.scope", self.scope)
-        _canonical_id("contract.judge_generator", self.judge_generator)
-        _exact_int("contract.repetitions_per_order", self.repetitions_per_order, minimum=2, maximum=20)
-        _exact_int("contract.minimum_cases", self.minimum_cases, minimum=1, maximum=100_000)
-        # The seed's ranges, which are the thresholds' legal ranges (agreebound.thresholds.RANGES).
-        r = RANGES["minimum_reviewers"]
-        _exact_int("contract.minimum_reviewers", self.minimum_reviewers, minimum=r.lo, maximum=r.hi)
-        for _, name, _ in RATE_GATES:
-            _exact_int(f"contract.{name}", getattr(self, name), minimum=RANGES[name].lo, maximum=RANGES[name].hi)
-
-    @property
-    def content_id(self) -> str:
-        return CONTENT_ID_PREFIX + stable_digest(asdict(self))
-
-    @property
-    def thresholds(self) -> "CalibrationThresholds":
-        return CalibrationThresholds.from_contract(self)
-
-    def with_thresholds(self, thresholds: "CalibrationThresholds") -> "JudgeCalibrationContract":
-        """The draft this contract becomes under edited thresholds (its own content id)."""
-        return replace(self, **thresholds.contract_fields())
-
-
-@dataclass(frozen=True)
-class JudgeCalibrationSnapshot:
-    scope: str
-    contract_content_id: str
-    rubric_digest: str
-    references: tuple[HumanReference, ...]
-    observations: tuple[JudgeObservation, ...]
-
-    def __post_init__(self) -> None:
-        _validate_snapshot_header(self.scope, self.contract_content_id, self.rubric_digest)
-        try:
-            references = tuple(self.references)
-            observations = tuple(self.observations)
-        except TypeError:
-            raise ValueError("snapshot collections must be iterable") from None
-        object.__setattr__(self, "references", references)
-        object.__setattr__(self, "observations", observations)
-        if not references or any(type(item) is not HumanReference for item in references):
-            raise ValueError("references must contain exact HumanReference records")
-        if not observations or any(type(item) is not JudgeObservation for item in observations):
-            raise ValueError("observations must contain exact JudgeObservation records")
-        seen: set[str] = set()
-        for item in references:
-            if item.case_id in seen:
-                raise ValueError(f"reference case IDs must be unique (duplicate case_id={item.case_id!r})")
-            seen.add(item.case_id)
-        keys: set[tuple[str, str, int]] = set()
-        for item in observations:
-            key = (item.case_id, item.order, item.repetition)
-            if key in keys:
-                raise ValueError(f"observation keys must be unique (duplicate {_describe_observation(*key)})")
-            keys.add(key)
-
-
-def _validate_snapshot_header(scope: object, content_id: object, digest: object) -> None:
-    _canonical_id("snapshot.scope", scope)
-    text = _exact_text("snapshot.contract_content_id", content_id, maximum=96)
-    if not CONTENT_ID_PATTERN.fullmatch(text):
-        raise ValueError("snapshot.contract_content_id must be a judge calibration digest")
-    text = _exact_text("snapshot.rubric_digest", digest, maximum=64)
-    if not DIGEST_PATTERN.fullmatch(text):
-        raise ValueError("snapshot.rubric_digest must be lowercase SHA-256")
-
 
 # --- measurement -----------------------------------------------------------------------------
 
@@ -315,12 +122,15 @@ class CalibrationMeasurement:
     unavailable: dict[str, str] = field(default_factory=dict, compare=False)
     #: A partial audit's notes on coverage ("12 cases have no human reference").
     notes: tuple[str, ...] = field(default=(), compare=False)
-    #: An out-of-core engine's measurement: the per-case sums (agreebound.judge_counts) instead of
-    #: one row per case (``cases`` is then empty).
+    #: An out-of-core engine's measurement: the audit's counts (agreebound.judge_counts) stand in for
+    #: the rows per case (``cases`` is then empty, and the counts list the first reference issues).
     counts: Any = field(default=None, compare=False, repr=False)
     #: False when the user gave no contract (a judge log alone): the contract is drafted from the
     #: log with the seed's illustrative limits, and :func:`decide` measures but never decides.
     contract_given: bool = field(default=True, compare=False)
+    #: Each rate's per-case sums (judge_counts.RateStats), for the case-aware intervals; every
+    #: engine's measurement has them (:func:`measure_counts`).
+    rate_sums: Any = field(default=None, compare=False, repr=False)
 
     @property
     def rates(self) -> tuple[Rate, ...]:
@@ -335,57 +145,64 @@ class CalibrationMeasurement:
         """The snapshot names this contract's content; a source without a contract is bound to none."""
         return self.contract_given and self.contract_content_id == self.contract.content_id
 
-    def case_counts(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Each rate split by case: name -> (y, m), int64 arrays over the cases that contribute
-        observations to the rate (m > 0), y the case's share of the numerator, m of the denominator.
-
-        Read from ``cases`` (no number is recomputed): human agreement = agreements / observations,
-        position flip = flipped / flip opportunity (at most one per case), repeat variance =
-        unstable orders / 2, verbosity and self-preference = errors / opportunities. In a partial
-        audit the gates that need a reference count only the cases that have one, as the rates do.
-        A rate is left out when its per-case counts do not add up to its numerator and denominator
-        (a source whose per-case facts do not carry it); callers then fall back to observations.
-        """
-        c = self.cases
-        ref = c["has_reference"].to_numpy(dtype=bool) if "has_reference" in c else np.ones(len(c), dtype=bool)
-        every = np.ones(len(c), dtype=bool)
-
-        def col(name: str) -> np.ndarray:
-            return c[name].to_numpy().astype(np.int64)
-
-        try:
-            columns = {
-                "human_agreement": (col("agreements"), col("observations"), ref),
-                "position_flip": (col("flipped"), col("flip_opportunity"), every),
-                "repeat_variance": (col("unstable_ab") + col("unstable_ba"), np.full(len(c), 2, dtype=np.int64), every),
-                "verbosity_bias": (col("verbosity_errors"), col("verbosity_opportunities"), ref),
-                "self_preference": (col("self_errors"), col("self_opportunities"), ref),
-            }
-        except (KeyError, TypeError, ValueError):
-            return {}
-        out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for rate in self.rates:
-            y, m, keep = columns[rate.name]
-            keep = keep & (m > 0)
-            y, m = y[keep], m[keep]
-            if int(y.sum()) == rate.numerator and int(m.sum()) == rate.denominator and bool((y <= m).all()):
-                out[rate.name] = (y, m)
-        return out
-
     def rate_stats(self) -> dict[str, Any]:
-        """Each rate's per-case sums (judge_counts.RateStats), for the case-aware intervals."""
-        if self.counts is not None:
-            return dict(self.counts.rates)
-        from agreebound.judge_counts import rate_stats
+        """Each rate's per-case sums (judge_counts.RateStats), for the case-aware intervals; empty for a
+        measurement made otherwise than by :func:`measure_counts` (the intervals then say so)."""
+        return dict(self.rate_sums or {})
 
-        return {name: rate_stats(y, m) for name, (y, m) in self.case_counts().items()}
+
+def measure_counts(contract: JudgeCalibrationContract, header: tuple[str, str, str], counts: JudgeCounts, *,
+                   cases: pd.DataFrame | None = None, unavailable: dict[str, str] | None = None,
+                   notes: tuple[str, ...] = ()) -> CalibrationMeasurement:
+    """The measurement of an audit's counts (agreebound.judge_counts), whichever engine summed them:
+    each rate is its numerator over its denominator (:class:`Rate`; its basis points half-up, as the
+    seed rounds), with its per-case sums for the case-aware intervals.
+
+    ``cases``: the rows per case when the engine keeps them (in memory): the decision then lists
+    every reference issue from them. Without them (out of core) the counts list the first
+    ``ISSUE_IDS`` and the notes say how many there are. ``unavailable``: a partial audit's rates this
+    source cannot measure (name -> why, in words); their counts are what the source holds, and
+    :func:`decide` does not evaluate them.
+
+    The seed's illustrative example (``agreebound example``), one rate at a time:
+
+    >>> m = measure(ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT)
+    >>> m.human_agreement, m.human_agreement.bps  # every judgment agrees with the humans
+    (Rate(name='human_agreement', numerator=16, denominator=16), 10000)
+    >>> m.position_flip, m.position_flip.bps  # no case changes its verdict with the order
+    (Rate(name='position_flip', numerator=0, denominator=4), 0)
+    >>> m.repeat_variance, m.repeat_variance.bps  # no order's repetitions disagree
+    (Rate(name='repeat_variance', numerator=0, denominator=8), 0)
+    >>> m.verbosity_bias, m.verbosity_bias.bps  # the shorter answer preferred (3 cases), never the longer picked
+    (Rate(name='verbosity_bias', numerator=0, denominator=12), 0)
+    >>> m.self_preference, m.self_preference.bps  # the judge's own answer not preferred (1 case), never picked
+    (Rate(name='self_preference', numerator=0, denominator=4), 0)
+    >>> m.rate_stats()["human_agreement"]  # 4 cases of 4 judgments: the intervals' per-case sums
+    RateStats(numerator=16, denominator=16, k=4, syy=64, sym=64, smm=64)
+    """
+    rates = [Rate(name, counts.rates[name].numerator, counts.rates[name].denominator) for name, _, _ in RATE_GATES]
+    kept, counted = (cases, None) if cases is not None else (_no_cases(), counts)
+    if cases is None:
+        shown, hidden = counts.issues(contract.minimum_reviewers)
+        if hidden:
+            notes += (f"{len(shown) + hidden:,} reference issues; the first {len(shown):,} (in the contract's "
+                      "order) are listed",)
+    return CalibrationMeasurement(contract, header[0], header[1], header[2], counts.n_cases, counts.n_observations,
+                                  *rates, kept, dict(unavailable or {}), notes, counted,
+                                  rate_sums=dict(counts.rates))
+
+
+def _no_cases() -> pd.DataFrame:
+    """An out-of-core measurement's rows per case: none (the counts stand in for them)."""
+    return pd.DataFrame({name: pd.Series(dtype=object) for name in (
+        "case_id", "preferred", "reviewers", "adjudicated", "observations", "agreements")})
 
 
 @dataclass(frozen=True)
 class _Arrays:
     """Validated input as columns: the one form the metric code reads."""
 
-    case_ids: list[str]
+    case_ids: Sequence[str]  # a list, or an object array
     preferred: np.ndarray  # per case: 0 a, 1 b, 2 tie
     reviewers: np.ndarray  # per case: reviewer count
     adjudicated: np.ndarray  # per case: bool
@@ -401,22 +218,28 @@ class _Arrays:
 
 
 def _measure_arrays(contract: JudgeCalibrationContract, header: tuple[str, str, str], x: _Arrays) -> CalibrationMeasurement:
-    n_cases, n_obs = len(x.case_ids), len(x.obs_case)
+    """The in-memory engine: the facts of each case, their counts, and the measurement of those."""
+    facts = _case_facts(x)
+    return measure_counts(contract, header, from_facts(facts), cases=_cases_frame(facts))
+
+
+def _case_facts(x: _Arrays) -> dict[str, Any]:
+    """Each case's facts (judge_counts.FACTS, and the verdicts and self-candidate the per-case view
+    shows): labels as indices into CANDIDATES, -1 for none."""
+    n_cases = len(x.case_ids)
     sel = x.obs_selected
-    pref_obs = x.preferred[x.obs_case]
-    agree_obs = sel == pref_obs
+    agree_obs = sel == x.preferred[x.obs_case]
 
     # Repeat variance: a (case, order) group is unstable when its repetitions disagree.
     group = x.obs_case * 2 + x.obs_order
     counts = np.bincount(group * 3 + sel, minlength=n_cases * 6).reshape(n_cases * 2, 3)
     distinct = (counts > 0).sum(axis=1)
-    unstable = distinct > 1
+    unstable = (distinct > 1).reshape(n_cases, 2)
     # no verdict for an order without observations (only a partial audit's log can lack one)
-    verdict = np.where(unstable | (distinct == 0), -1, counts.argmax(axis=1)).reshape(n_cases, 2)
+    verdict = np.where((distinct > 1) | (distinct == 0), -1, counts.argmax(axis=1)).reshape(n_cases, 2)
     # The per-order majority (None when the top count is shared): used by the diagnostics.
     top = counts.max(axis=1)
     majority = np.where((counts == top[:, None]).sum(axis=1) == 1, counts.argmax(axis=1), -1).reshape(n_cases, 2)
-    unstable2 = unstable.reshape(n_cases, 2)
 
     # Position flip: among cases whose both orders are stable.
     flip_opp = (verdict >= 0).all(axis=1)
@@ -434,53 +257,32 @@ def _measure_arrays(contract: JudgeCalibrationContract, header: tuple[str, str, 
     self_opp_case = (self_cand >= 0) & (x.preferred != self_cand) & (x.preferred != 2)
 
     obs_per_case = np.bincount(x.obs_case, minlength=n_cases)
-    verb_opp_case = np.where(verb_case >= 0, obs_per_case, 0)
-    verb_err_case = np.bincount(x.obs_case, weights=(sel == verb_case[x.obs_case]) & (verb_case[x.obs_case] >= 0),
-                                minlength=n_cases).astype(np.int64)
-    self_opp_obs = self_opp_case[x.obs_case]
-    self_opp_n = np.where(self_opp_case, obs_per_case, 0)
-    self_err_case = np.bincount(x.obs_case, weights=self_opp_obs & (sel == self_cand[x.obs_case]),
-                                minlength=n_cases).astype(np.int64)
-    agree_case = np.bincount(x.obs_case, weights=agree_obs, minlength=n_cases).astype(np.int64)
+    verb_err = (sel == verb_case[x.obs_case]) & (verb_case[x.obs_case] >= 0)
+    self_err = self_opp_case[x.obs_case] & (sel == self_cand[x.obs_case])
+    return {
+        "case_id": x.case_ids, "preferred": x.preferred, "reviewers": x.reviewers, "adjudicated": x.adjudicated,
+        "observations": obs_per_case,
+        "agreements": np.bincount(x.obs_case, weights=agree_obs, minlength=n_cases).astype(np.int64),
+        "verdict_ab": verdict[:, 0], "verdict_ba": verdict[:, 1],
+        "majority_ab": majority[:, 0], "majority_ba": majority[:, 1],
+        "unstable_ab": unstable[:, 0], "unstable_ba": unstable[:, 1],
+        "flip_opportunity": flip_opp, "flipped": flipped,
+        "verbosity_opportunities": np.where(verb_case >= 0, obs_per_case, 0),
+        "verbosity_errors": np.bincount(x.obs_case, weights=verb_err, minlength=n_cases).astype(np.int64),
+        "self_candidate": self_cand,
+        "self_opportunities": np.where(self_opp_case, obs_per_case, 0),
+        "self_errors": np.bincount(x.obs_case, weights=self_err, minlength=n_cases).astype(np.int64),
+    }
 
-    labels = np.array(["a", "b", "tie", None], dtype=object)
-    cases = pd.DataFrame(
-        {
-            "case_id": x.case_ids,
-            "preferred": labels[x.preferred],
-            "reviewers": x.reviewers,
-            "adjudicated": x.adjudicated,
-            "observations": obs_per_case,
-            "agreements": agree_case,
-            "verdict_ab": labels[verdict[:, 0]],
-            "verdict_ba": labels[verdict[:, 1]],
-            "majority_ab": labels[majority[:, 0]],
-            "majority_ba": labels[majority[:, 1]],
-            "unstable_ab": unstable2[:, 0],
-            "unstable_ba": unstable2[:, 1],
-            "flip_opportunity": flip_opp,
-            "flipped": flipped,
-            "verbosity_opportunities": verb_opp_case,
-            "verbosity_errors": verb_err_case,
-            "self_candidate": labels[self_cand],
-            "self_opportunities": self_opp_n,
-            "self_errors": self_err_case,
-        }
-    )
-    return CalibrationMeasurement(
-        contract=contract,
-        scope=header[0],
-        contract_content_id=header[1],
-        rubric_digest=header[2],
-        n_cases=n_cases,
-        n_observations=n_obs,
-        human_agreement=Rate("human_agreement", int(agree_obs.sum()), n_obs),
-        position_flip=Rate("position_flip", int(flipped.sum()), int(flip_opp.sum())),
-        repeat_variance=Rate("repeat_variance", int(unstable.sum()), 2 * n_cases),
-        verbosity_bias=Rate("verbosity_bias", int(verb_err_case.sum()), int(verb_opp_case.sum())),
-        self_preference=Rate("self_preference", int(self_err_case.sum()), int(self_opp_n.sum())),
-        cases=cases,
-    )
+
+#: The per-case facts that hold a label (an index into CANDIDATES, -1: none).
+_LABELLED = ("preferred", "verdict_ab", "verdict_ba", "majority_ab", "majority_ba", "self_candidate")
+
+
+def _cases_frame(facts: dict[str, Any]) -> pd.DataFrame:
+    """The rows per case (CalibrationMeasurement.cases): the facts, labels as "a", "b", "tie" or None."""
+    labels = np.array([*CANDIDATES, None], dtype=object)  # index -1 picks None
+    return pd.DataFrame({name: labels[v] if name in _LABELLED else v for name, v in facts.items()})
 
 
 _CODE = {"a": 0, "b": 1, "tie": 2}
@@ -515,18 +317,6 @@ def _rebuild_snapshot(value: object) -> JudgeCalibrationSnapshot:
         raise ValueError("snapshot failed reconstruction") from None
 
 
-def _check_binding(contract: JudgeCalibrationContract, scope: str, content_id: str, n_cases: int) -> None:
-    if scope != contract.scope:
-        raise ValueError(f"snapshot belongs to another scope (snapshot {scope!r}, contract {contract.scope!r})")
-    if content_id != contract.content_id:
-        raise ValueError(f"snapshot is not bound to this contract content (snapshot {content_id}; expected "
-                         f"{contract.content_id}, this contract's content id)")
-    if n_cases < contract.minimum_cases:
-        raise ValueError(
-            f"snapshot has fewer cases than the calibration contract ({n_cases} < {contract.minimum_cases})"
-        )
-
-
 def measure(contract: object, snapshot: object) -> CalibrationMeasurement:
     """Validate as the seed does, then measure every rate exactly (record path)."""
     return _measure_records(_rebuild_contract(contract), _rebuild_snapshot(snapshot))
@@ -534,25 +324,25 @@ def measure(contract: object, snapshot: object) -> CalibrationMeasurement:
 
 def _measure_records(c: JudgeCalibrationContract, s: JudgeCalibrationSnapshot) -> CalibrationMeasurement:
     index = {ref.case_id: i for i, ref in enumerate(s.references)}
-    _check_binding(c, s.scope, s.contract_content_id, len(index))
+    check_binding(c, s.scope, s.contract_content_id, len(index))
     metadata: dict[str, tuple[int, int, str, str]] = {}
     present: dict[tuple[str, str], set[int]] = {}
     for ob in s.observations:
-        where = _describe_observation(ob.case_id, ob.order, ob.repetition)
-        if ob.case_id not in index:
-            raise ValueError(f"observation has no human reference ({where})")
-        if ob.judge_generator != c.judge_generator:
-            raise ValueError(f"observation uses another judge generator ({where}: {ob.judge_generator!r}, contract {c.judge_generator!r})")
         current = (ob.candidate_a_tokens, ob.candidate_b_tokens, ob.candidate_a_generator, ob.candidate_b_generator)
-        if metadata.setdefault(ob.case_id, current) != current:
-            raise ValueError(f"candidate metadata changes across observations ({where})")
+        has_reference = ob.case_id in index
+        first = metadata.setdefault(ob.case_id, current) if has_reference else current
+        if not has_reference or ob.judge_generator != c.judge_generator or first != current:
+            fault = observation_fault(c, (ob.case_id, ob.order, ob.repetition), has_reference, ob.judge_generator,
+                                      current, first)
+            if fault:
+                raise ValueError(fault[1])
         present.setdefault((ob.case_id, ob.order), set()).add(ob.repetition)
     expected = set(range(1, c.repetitions_per_order + 1))
     for case_id in index:
         for order in ORDERS:
             got = present.get((case_id, order), set())
             if got != expected:
-                raise ValueError(_completeness_message(case_id, order, got, c.repetitions_per_order))
+                raise ValueError(completeness_message(case_id, order, got, c.repetitions_per_order))
     meta = [metadata[ref.case_id] for ref in s.references]
     x = _Arrays(
         case_ids=[ref.case_id for ref in s.references],
@@ -569,19 +359,6 @@ def _measure_records(c: JudgeCalibrationContract, s: JudgeCalibrationSnapshot) -
         same_generator=np.array([m[2] == m[3] for m in meta], dtype=bool),
     )
     return _measure_arrays(c, (s.scope, s.contract_content_id, s.rubric_digest), x)
-
-
-def _completeness_message(case_id: str, order: str, got: set[int], repetitions: int) -> str:
-    want = set(range(1, repetitions + 1))
-    missing = sorted(want - got)
-    extra = sorted(got - want)
-    detail = []
-    if missing:
-        detail.append(f"missing repetition(s) {missing}")
-    if extra:
-        detail.append(f"undeclared repetition(s) {extra}")
-    return (f"each case requires every declared order and repetition (case_id={case_id!r}, order={order!r}: "
-            f"{'; '.join(detail)}; the contract declares 1..{repetitions})")
 
 
 # --- deciding --------------------------------------------------------------------------------
@@ -636,6 +413,12 @@ class CalibrationDecision:
     contract_origin: str = "given"
     #: Why the decision is INCOMPLETE, in words (None otherwise).
     reason: str | None = None
+    #: The five gates as decided, in RATE_GATES order (agreebound.gate): the same results as
+    #: ``checks``, typed for every reader.
+    gates: tuple[Gate, ...] = ()
+
+    def gate(self, name: str) -> Gate:
+        return next(g for g in self.gates if g.name == name)
 
     @property
     def contract_given(self) -> bool:
@@ -680,42 +463,32 @@ def _reference_issues(cases: pd.DataFrame, minimum_reviewers: int) -> tuple[str,
     return tuple(sorted(issues))
 
 
-def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThresholds | None = None) -> CalibrationDecision:
+def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThresholds | None = None, *,
+           intervals: dict[str, Any] | None = None) -> CalibrationDecision:
     """The calibration decision: the only place rates meet thresholds (exact fractions).
 
     ``thresholds`` defaults to the contract's own; edited thresholds make a draft contract with
     its own content id, named in the decision. A measurement without a contract the user gave
     (``contract_given`` False) is measured against its limits but never decided: INCOMPLETE, with
-    the reason (:data:`NO_CONTRACT_REASON`).
+    the reason (:data:`NO_CONTRACT_REASON`). ``intervals``: the case-aware 95% intervals
+    (uncertainty.judge_rate_intervals) when the caller has them, so each gate carries its interval
+    and whether it is fragile; strict mode computes them when they are not given.
     """
     th = thresholds if thresholds is not None else measurement.contract.thresholds
     if not isinstance(th, CalibrationThresholds):
         raise ValueError("thresholds must be CalibrationThresholds")
-    checks = []
-    intervals: dict[str, Any] | None = None  # strict mode's bounds, computed on first use
-    for name, field_name, kind in RATE_GATES:
-        rate: Rate = getattr(measurement, name)
-        t = getattr(th, field_name)
-        if name in measurement.unavailable:
-            checks.append(RateCheck(name, rate, kind, t, False, False, None, measurement.unavailable[name]))
-            continue
-        if kind == "min":
-            passed = rate.numerator * BPS >= t * rate.denominator if rate.denominator else 0 >= t
-            seed_passed = rate.bps >= t
-        else:
-            passed = rate.numerator * BPS <= t * rate.denominator
-            seed_passed = rate.bps <= t
-        bound_passed = None
-        if th.strict and rate.denominator:
-            # the case-aware interval (observations of one case are not independent); the
-            # observation-level Wilson only if the rate has no per-case counts
-            if intervals is None:
-                intervals = judge_rate_intervals(measurement)
-            w = intervals.get(name) or Wilson(rate.numerator, rate.denominator)
-            limit = Fraction(t, BPS)
-            bound_passed = w.low_at_least(limit) if kind == "min" else w.high_at_most(limit)
-            passed = passed and bound_passed
-        checks.append(RateCheck(name, rate, kind, t, passed, seed_passed, bound_passed))
+    if th.strict and intervals is None and any(r.denominator for r in measurement.rates):
+        intervals = judge_rate_intervals(measurement)
+    origin = "given"
+    if not measurement.contract_given:  # no contract: the gates are measured, nothing is decided
+        illustrative = th.contract_fields() == ILLUSTRATIVE_CONTRACT.thresholds.contract_fields()
+        origin = "illustrative" if illustrative else "thresholds"
+    elif th.contract_fields() != measurement.contract.thresholds.contract_fields():
+        origin = "draft"
+    source = {"given": "contract"}.get(origin, origin)
+    pairs = [_rate_gate(measurement, th, name, field_name, kind, intervals, source)
+             for name, field_name, kind in RATE_GATES]
+    checks = [c for c, _ in pairs]
     if measurement.counts is not None:
         issues = measurement.counts.issues(th.minimum_reviewers)[0]
     else:
@@ -729,12 +502,9 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
         if decision == INCOMPLETE:
             reason = (f"a partial audit: {sum(c.unavailable is not None for c in checks)} of {len(checks)} gates "
                       "cannot be evaluated from this source")
-    origin = "given"
-    if not measurement.contract_given:  # no contract: the gates are measured, nothing is decided
-        illustrative = th.contract_fields() == ILLUSTRATIVE_CONTRACT.thresholds.contract_fields()
-        origin = "illustrative" if illustrative else "thresholds"
+    if origin in ("illustrative", "thresholds"):
         decision = seed_decision = INCOMPLETE
-        reason = NO_CONTRACT_REASON if illustrative else NO_CONTRACT_THRESHOLDS_REASON
+        reason = NO_CONTRACT_REASON if origin == "illustrative" else NO_CONTRACT_THRESHOLDS_REASON
     return CalibrationDecision(
         decision=decision,
         checks=tuple(checks),
@@ -743,9 +513,82 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
         decided_against=measurement.contract.with_thresholds(th),
         bound_content_id=measurement.contract.content_id,
         seed_decision=seed_decision,
-        contract_origin=origin,
+        contract_origin="given" if origin == "draft" else origin,
         reason=reason,
+        gates=tuple(g for _, g in pairs),
     )
+
+
+def _rate_gate(measurement: CalibrationMeasurement, th: CalibrationThresholds, name: str, field_name: str,
+               kind: str, intervals: dict[str, Any] | None, source: str) -> tuple[RateCheck, Gate]:
+    """One rate against its threshold: the seed-shaped check and the gate, from one comparison."""
+    rate: Rate = getattr(measurement, name)
+    t = getattr(th, field_name)
+    limit = Fraction(t, BPS)
+    flip = cases_to_flip(rate.numerator, rate.denominator, t, kind)
+    common = dict(unit="%", threshold_field=field_name, threshold_source=source, strict=th.strict,
+                  cases_to_decide=flip)
+    if name in measurement.unavailable:  # a partial audit: this source cannot evaluate the gate
+        why = measurement.unavailable[name]
+        return (RateCheck(name, rate, kind, t, False, False, None, why),
+                Gate(name, kind, None, limit, None, state=NOT_EVALUABLE, detail=why, **common))  # type: ignore[arg-type]
+    seed_passed = meets(rate.bps, kind, t)  # the seed compares rounded basis points
+    if not rate.denominator:  # no opportunity: as the seed, a minimum above 0 is not met, a maximum is
+        passed = meets(0, kind, t)
+        gate = Gate(name, kind, None, limit, passed, passed, state=NOT_EVALUABLE, detail="no opportunities",
+                    **common)  # type: ignore[arg-type]
+        return RateCheck(name, rate, kind, t, passed, seed_passed, None), gate
+    iv = (intervals or {}).get(name)
+    bound_passed = None
+    if th.strict:
+        # the case-aware interval (observations of one case are not independent); the
+        # observation-level Wilson only if the rate has no per-case counts
+        w = iv or Wilson(rate.numerator, rate.denominator)
+        bound_passed = w.low_at_least(limit) if kind == "min" else w.high_at_most(limit)
+    gate = evaluate(name, kind, rate.value, limit, low=None if iv is None else iv.low,
+                    high=None if iv is None else iv.high, interval_method="" if iv is None else iv.method,
+                    bound_passed=bound_passed, **common)  # type: ignore[arg-type]
+    return RateCheck(name, rate, kind, t, bool(gate.passed), seed_passed, bound_passed), gate
+
+
+def with_intervals(gates: Sequence[Gate], intervals: dict[str, Any] | None) -> tuple[Gate, ...]:
+    """The gates with the case-aware 95% intervals (uncertainty.judge_rate_intervals) a decision
+    made without them lacks, and whether each is fragile; a gate that has its interval, or has no
+    value, is kept as decided. For screens that hold the intervals apart from the decision."""
+    out = []
+    for g in gates:
+        iv = (intervals or {}).get(g.name)
+        if iv is None or g.exact is None or g.low is not None or g.threshold is None:
+            out.append(g)
+            continue
+        out.append(replace(g, low=iv.low, high=iv.high, interval_method=iv.method,
+                           fragile=straddles(iv.low, iv.high, g.kind, g.threshold)))
+    return tuple(out)
+
+
+def gates_from_report(rates: Sequence[dict[str, Any]]) -> tuple[Gate, ...]:
+    """The judge's gates from a stored JSON report's ``calibration.rates``, for reports that do not
+    carry them: as decided and stored (``passed``), a gate that could not be evaluated is not
+    checked (None). The one place a stored judge report is read back as gates."""
+    out = []
+    for r in rates:
+        evaluable = bool(r.get("evaluable")) and not r.get("unavailable")
+        t = None if r.get("threshold_bps") is None else Fraction(r["threshold_bps"], BPS)
+        value = Fraction(r["exact"]) if evaluable and r.get("exact") is not None else None
+        iv = r.get("interval95") or [None, None]
+        flip = r.get("cases_to_flip")
+        common = dict(unit="%", threshold_field={"min": "minimum_", "max": "maximum_"}[r["kind"]] + r["name"] + "_bps",
+                      threshold_source="stored", cases_to_decide=None if not flip else (flip["direction"], flip["cases"]),
+                      interval_method=r.get("interval_method") or "")
+        if value is None or t is None:
+            out.append(Gate(r["name"], r["kind"], value, t, bool(r["passed"]) if evaluable else None,  # type: ignore[arg-type]
+                            state="measured" if evaluable else NOT_EVALUABLE, low=iv[0], high=iv[1],
+                            detail=r.get("unavailable") or ("" if evaluable else "no opportunities"), **common))
+            continue
+        g = evaluate(r["name"], r["kind"], value, t, low=iv[0], high=iv[1], bound_passed=r.get("bound_passed"),
+                     strict=r.get("bound_passed") is not None, **common)  # type: ignore[arg-type]
+        out.append(replace(g, passed=bool(r["passed"])))
+    return tuple(out)
 
 
 # --- the seed's report -----------------------------------------------------------------------
@@ -793,16 +636,6 @@ class FrameError(ValueError):
     def __init__(self, message: str, frame: str | None = None, row: int | None = None, field: str | None = None):
         super().__init__(message)
         self.frame, self.row, self.field = frame, row, field
-
-
-_FIELD_IN_MESSAGE = re.compile(r"^(?:reference|observation)\.(\w+)")
-
-
-def _field_of(message: str, default: str | None = None) -> str | None:
-    m = _FIELD_IN_MESSAGE.match(message)
-    if not m:
-        return default
-    return "reviewer_ids" if m.group(1) == "reviewer_id" else m.group(1)
 
 
 class FrameSnapshot:
@@ -858,7 +691,8 @@ class _Factor:
 def _factor(s: pd.Series) -> _Factor:
     if pd.api.types.is_string_dtype(s.dtype) and not pd.api.types.is_object_dtype(s.dtype):
         codes, uniques = pd.factorize(s, use_na_sentinel=True)
-        return _Factor(np.asarray(codes, dtype=np.int64), [str(u) for u in uniques])
+        # the distinct values as Python str in one conversion (not one arrow scalar at a time)
+        return _Factor(np.asarray(codes, dtype=np.int64), np.asarray(uniques, dtype=object).tolist())
     codes = np.full(len(s), -1, dtype=np.int64)
     if not pd.api.types.is_object_dtype(s.dtype):
         return _Factor(codes, [])
@@ -927,7 +761,7 @@ def _first_failure(frame: pd.DataFrame, masks: list[np.ndarray], names: Sequence
         try:
             build(*(_py(columns[n][i]) for n in names))  # raises the record path's message, or passes
         except ValueError as error:
-            raise FrameError(str(error), what, int(i), _field_of(str(error))) from None
+            raise FrameError(str(error), what, int(i), field_of(str(error))) from None
 
 
 def _py(v: Any) -> Any:
@@ -950,11 +784,50 @@ def measure_frames(contract: object, references: pd.DataFrame, observations: pd.
 
     A frame's cell is read as the record would hold it: an int64 column holds ints, a bool
     column bools, an object column whatever objects it holds; ``reviewer_ids`` is a tuple or
-    list per row.  Text is validated once per distinct value, not once per row.
+    list per row.  Text is validated once per distinct value, not once per row. Each check finds
+    the first offending row at once; its message is the record path's (the snapshot's rules).
     """
     c = _rebuild_contract(contract)
     refs = _require_columns(references, REFERENCE_FIELDS, "references")
     obs = _require_columns(observations, OBSERVATION_FIELDS, "observations")
+    f = _check_records(refs, obs)
+    fault = header_fault(scope, contract_content_id, rubric_digest)
+    if fault:
+        raise FrameError(fault[1], "snapshot", None, fault[0])
+    if len(refs) == 0:
+        raise FrameError(NO_REFERENCES, "references")
+    if len(obs) == 0:
+        raise FrameError(NO_OBSERVATIONS, "observations")
+    _check_keys(f)
+    fault = binding_fault(c, scope, contract_content_id, len(refs))
+    if fault:
+        raise FrameError(fault[1], "snapshot", None, fault[0])
+    obs_case, first = _check_observations(c, f)
+    _check_complete(c, f, obs_case)
+    return _measure_arrays(c, (scope, contract_content_id, rubric_digest), _frame_arrays(c, f, obs_case, first))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class _Frames:
+    """The frames with their text columns factored and the observations' keys read (validated)."""
+
+    refs: pd.DataFrame
+    obs: pd.DataFrame
+    rf: dict[str, _Factor]
+    of: dict[str, _Factor]
+    order: np.ndarray  # per observation: 0 ab, 1 ba
+    repetition: np.ndarray
+    a_tokens: np.ndarray
+    b_tokens: np.ndarray
+
+    def describe(self, i: int) -> tuple[str, str, int]:
+        """Observation i's key as the record holds it."""
+        return self.of["case_id"].uniques[self.of["case_id"].codes[i]], ORDERS[self.order[i]], int(self.repetition[i])
+
+
+def _check_records(refs: pd.DataFrame, obs: pd.DataFrame) -> _Frames:
+    """Every record's own rules (references, then observations): fast masks, then the record
+    path's message for the first row a mask doubts."""
     rf = {n: _factor(refs[n]) for n in ("case_id", "preferred_candidate")}
     of = {n: _factor(obs[n]) for n in ("case_id", "order", "selected_candidate", "candidate_a_generator",
                                        "candidate_b_generator", "judge_generator")}
@@ -964,112 +837,102 @@ def measure_frames(contract: object, references: pd.DataFrame, observations: pd.
         _ok_reviewers(refs["reviewer_ids"]), _ok_bool(refs["adjudicated"]),
     ], REFERENCE_FIELDS, HumanReference)
     _first_failure(obs, [
-        of["case_id"].ok(_is_id), of["order"].ok(ORDERS.__contains__), _ok_int(obs["repetition"], 1, 100),
+        of["case_id"].ok(_is_id), of["order"].ok(ORDERS.__contains__), _ok_int(obs["repetition"], 1, MAX_REPETITION),
         of["selected_candidate"].ok(in_candidates),
-        _ok_int(obs["candidate_a_tokens"], 1, 1_000_000), _ok_int(obs["candidate_b_tokens"], 1, 1_000_000),
+        _ok_int(obs["candidate_a_tokens"], 1, MAX_TOKENS), _ok_int(obs["candidate_b_tokens"], 1, MAX_TOKENS),
         of["candidate_a_generator"].ok(_is_id), of["candidate_b_generator"].ok(_is_id),
         of["judge_generator"].ok(_is_id),
     ], OBSERVATION_FIELDS, JudgeObservation)
+    def ints(name: str) -> np.ndarray:
+        return obs[name].to_numpy().astype(np.int64)
 
-    try:
-        _validate_snapshot_header(scope, contract_content_id, rubric_digest)
-    except ValueError as error:
-        raise FrameError(str(error), "snapshot", None, str(error).split(" ")[0].removeprefix("snapshot.")) from None
-    if len(refs) == 0:
-        raise FrameError("references must contain exact HumanReference records", "references")
-    if len(obs) == 0:
-        raise FrameError("observations must contain exact JudgeObservation records", "observations")
-    ref_codes = rf["case_id"].codes  # all valid now: distinct codes <=> distinct case ids
+    return _Frames(refs, obs, rf, of, of["order"].mapped({"ab": 0, "ba": 1}), ints("repetition"),
+                   ints("candidate_a_tokens"), ints("candidate_b_tokens"))
+
+
+def _check_keys(f: _Frames) -> None:
+    """No two references of one case, no two observations of one (case, order, repetition)."""
+    ref_codes = f.rf["case_id"].codes  # all valid now: distinct codes <=> distinct case ids
     dup = pd.Series(ref_codes).duplicated().to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
-        raise FrameError(f"reference case IDs must be unique (duplicate case_id={rf['case_id'].uniques[ref_codes[i]]!r})",
-                         "references", i, "case_id")
-    o_case_code = of["case_id"].codes
-    o_order = of["order"].mapped({"ab": 0, "ba": 1})
-    o_rep = obs["repetition"].to_numpy().astype(np.int64)
-    key = o_case_code * 200 + o_order * 100 + (o_rep - 1)  # repetition is 1..100 here
+        raise FrameError(duplicate_reference(f.rf["case_id"].uniques[ref_codes[i]]), "references", i, "case_id")
+    key = (f.of["case_id"].codes * 2 + f.order) * MAX_REPETITION + (f.repetition - 1)  # repetition is 1..MAX here
     dup = pd.Series(key).duplicated().to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
-        raise FrameError("observation keys must be unique (duplicate "
-                         f"{_describe_observation(of['case_id'].uniques[o_case_code[i]], ORDERS[o_order[i]], int(o_rep[i]))})",
-                         "observations", i, "repetition")
+        raise FrameError(duplicate_observation(*f.describe(i)), "observations", i, "repetition")
 
-    try:
-        _check_binding(c, scope, contract_content_id, len(refs))  # type: ignore[arg-type]
-    except ValueError as error:
-        text = str(error)
-        field = "scope" if "scope" in text else "contract_content_id" if "bound" in text else None
-        raise FrameError(text, "snapshot", None, field) from None
 
-    # Per observation, in order: has a reference, the contract's judge, the case's first metadata.
-    n_refs = len(refs)
-    ref_of_unique = pd.Index(rf["case_id"].uniques).get_indexer(of["case_id"].uniques)
-    obs_case = np.append(ref_of_unique, -1)[o_case_code]
+def _check_observations(c: JudgeCalibrationContract, f: _Frames) -> tuple[np.ndarray, np.ndarray]:
+    """Each observation, in order, has a reference, is of the contract's judge and carries its
+    case's first metadata. Returns each observation's case (index into the references) and each
+    case's first observation."""
+    of, obs = f.of, f.obs
+    ref_of_unique = pd.Index(f.rf["case_id"].uniques).get_indexer(of["case_id"].uniques)
+    obs_case = np.append(ref_of_unique, -1)[of["case_id"].codes]
     no_ref = obs_case < 0
     other_judge = ~of["judge_generator"].ok(c.judge_generator.__eq__)
-    a_tok = obs["candidate_a_tokens"].to_numpy().astype(np.int64)
-    b_tok = obs["candidate_b_tokens"].to_numpy().astype(np.int64)
-    a_gen, b_gen = of["candidate_a_generator"].codes, of["candidate_b_generator"].codes
+    metadata = (f.a_tokens, f.b_tokens, of["candidate_a_generator"].codes, of["candidate_b_generator"].codes)
     safe_case = np.where(no_ref, 0, obs_case)
-    first = np.full(n_refs, -1, dtype=np.int64)
+    first = np.full(len(f.refs), -1, dtype=np.int64)
     valid_rows = np.flatnonzero(~no_ref & ~other_judge)
     first[safe_case[valid_rows][::-1]] = valid_rows[::-1]  # reversed assignment keeps the earliest row
-    f = first[safe_case]
-    f_ok = f >= 0
-    f_safe = np.where(f_ok, f, 0)
-    changed = f_ok & ((a_tok != a_tok[f_safe]) | (b_tok != b_tok[f_safe])
-                      | (a_gen != a_gen[f_safe]) | (b_gen != b_gen[f_safe]))
+    at = first[safe_case]
+    at_safe = np.where(at >= 0, at, 0)
+    changed = (at >= 0) & np.logical_or.reduce([v != v[at_safe] for v in metadata])
     bad = no_ref | other_judge | changed
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        where = _describe_observation(of["case_id"].uniques[o_case_code[i]], ORDERS[o_order[i]], int(o_rep[i]))
-        if no_ref[i]:
-            raise FrameError(f"observation has no human reference ({where})", "observations", i, "case_id")
-        if other_judge[i]:
-            raise FrameError(f"observation uses another judge generator ({where}: "
-                             f"{obs['judge_generator'].iloc[i]!r}, contract {c.judge_generator!r})",
-                             "observations", i, "judge_generator")
-        j = int(f_safe[i])
-        changed_field = next(n for n, v in (("candidate_a_tokens", a_tok), ("candidate_b_tokens", b_tok),
-                                             ("candidate_a_generator", a_gen), ("candidate_b_generator", b_gen))
-                             if v[i] != v[j])
-        raise FrameError(f"candidate metadata changes across observations ({where})", "observations", i, changed_field)
+        j = int(at_safe[i]) if at[i] >= 0 else i
 
-    # Every (case, order) holds exactly the repetitions 1..R (keys are unique already).
-    reps = c.repetitions_per_order
-    group = obs_case * 2 + o_order
-    good = np.bincount(group[o_rep <= reps], minlength=2 * n_refs)
+        def values(row: int) -> tuple[Any, ...]:
+            return tuple(_py(obs[name].iloc[row]) for name in METADATA_FIELDS)
+
+        fault = observation_fault(c, f.describe(i), not no_ref[i], _py(obs["judge_generator"].iloc[i]), values(i),
+                                  values(j))
+        assert fault is not None  # a mask says this row breaks a rule, the rule says which
+        raise FrameError(fault[1], "observations", i, fault[0])
+    return obs_case.astype(np.int64), first
+
+
+def _check_complete(c: JudgeCalibrationContract, f: _Frames, obs_case: np.ndarray) -> None:
+    """Every (case, order) holds exactly the repetitions 1..R (keys are unique already)."""
+    reps, n_refs = c.repetitions_per_order, len(f.refs)
+    group = obs_case * 2 + f.order
+    good = np.bincount(group[f.repetition <= reps], minlength=2 * n_refs)
     total = np.bincount(group, minlength=2 * n_refs)
     incomplete = (good != reps) | (total != reps)
     if incomplete.any():
         g = int(np.flatnonzero(incomplete)[0])
-        cid = rf["case_id"].uniques[ref_codes[g // 2]]
-        raise FrameError(_completeness_message(cid, ORDERS[g % 2], set(o_rep[group == g].tolist()), reps),
+        cid = f.rf["case_id"].uniques[f.rf["case_id"].codes[g // 2]]
+        raise FrameError(completeness_message(cid, ORDERS[g % 2], set(f.repetition[group == g].tolist()), reps),
                          "observations", None, "repetition")
 
+
+def _frame_arrays(c: JudgeCalibrationContract, f: _Frames, obs_case: np.ndarray, first: np.ndarray) -> _Arrays:
+    """The validated frames as the columns the measurement reads."""
+    rf, of, refs = f.rf, f.of, f.refs
     judge = c.judge_generator
-    a_first, b_first = a_gen[first], b_gen[first]
-    a_judge = np.append(of["candidate_a_generator"].ok(judge.__eq__), False)
-    b_judge = np.append(of["candidate_b_generator"].ok(judge.__eq__), False)
-    a_names = np.asarray(of["candidate_a_generator"].uniques, dtype=object)[a_first]
-    b_names = np.asarray(of["candidate_b_generator"].uniques, dtype=object)[b_first]
-    x = _Arrays(
-        case_ids=[rf["case_id"].uniques[k] for k in ref_codes],
+    a_gen, b_gen = of["candidate_a_generator"], of["candidate_b_generator"]
+    a_judge = np.append(a_gen.ok(judge.__eq__), False)
+    b_judge = np.append(b_gen.ok(judge.__eq__), False)
+    a_names = np.asarray(a_gen.uniques, dtype=object)[a_gen.codes[first]]
+    b_names = np.asarray(b_gen.uniques, dtype=object)[b_gen.codes[first]]
+    return _Arrays(
+        case_ids=np.asarray(rf["case_id"].uniques, dtype=object)[rf["case_id"].codes],
         preferred=rf["preferred_candidate"].mapped(_CODE),
         reviewers=refs["reviewer_ids"].map(len).to_numpy().astype(np.int64),
         adjudicated=refs["adjudicated"].to_numpy().astype(bool),
-        obs_case=obs_case.astype(np.int64),
-        obs_order=o_order,
+        obs_case=obs_case,
+        obs_order=f.order,
         obs_selected=of["selected_candidate"].mapped(_CODE),
-        a_tokens=a_tok[first],
-        b_tokens=b_tok[first],
+        a_tokens=f.a_tokens[first],
+        b_tokens=f.b_tokens[first],
         a_is_judge=a_judge[first],
         b_is_judge=b_judge[first],
         same_generator=a_names == b_names,
     )
-    return _measure_arrays(c, (scope, contract_content_id, rubric_digest), x)  # type: ignore[arg-type]
 
 
 def audit_frames(contract: object, references: pd.DataFrame, observations: pd.DataFrame, *,
@@ -1081,14 +944,6 @@ def audit_frames(contract: object, references: pd.DataFrame, observations: pd.Da
                          _require_columns(references, REFERENCE_FIELDS, "references"),
                          _require_columns(observations, OBSERVATION_FIELDS, "observations"))
     return _seed_report(m, snap)
-
-
-def snapshot_frames(snapshot: JudgeCalibrationSnapshot) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The frames the frames path takes, from a record snapshot."""
-    refs = pd.DataFrame([asdict(r) for r in snapshot.references], columns=list(REFERENCE_FIELDS))
-    refs["reviewer_ids"] = [tuple(r.reviewer_ids) for r in snapshot.references]
-    obs = pd.DataFrame([asdict(o) for o in snapshot.observations], columns=list(OBSERVATION_FIELDS))
-    return refs, obs
 
 
 # --- partial audits (judge logs that lack what some gates need) --------------------------------
@@ -1134,15 +989,38 @@ def measure_partial(contract: JudgeCalibrationContract, observations: pd.DataFra
     ``observations``: case_id, order ("ab"/"ba", or None when unknown), repetition,
     selected_candidate, candidate_a/b_tokens (or None), candidate_a/b_generator (or None).
     ``references``: case_id, preferred_candidate, reviewer_ids, adjudicated (or None). Cases
-    without a reference count only in the gates that need no reference.
+    without a reference count only in the gates that need no reference. Measured as every audit
+    is (:func:`measure_counts`), over counts that take each gate's cases: those with a reference
+    for the gates (and reference facts) that need one, every case for the others.
     """
     lacks = set(lacks) | ({"references"} if references is None or len(references) == 0 else set())
-    obs = observations
+    x, has_ref = _log_arrays(contract, observations, references)
+    facts = _case_facts(x)
+    everyone, referenced = from_facts(facts), from_facts(facts, only=has_ref)
+    # the gates that need no human reference, and the flips behind them, count every case
+    counts = replace(referenced, n_cases=everyone.n_cases, n_observations=everyone.n_observations,
+                     rates={**referenced.rates, **{n: everyone.rates[n] for n in ("position_flip", "repeat_variance")}},
+                     noisy_flips=everyone.noisy_flips)
+    unavailable = {name: advice for name in GATE_NEEDS if (advice := gate_advice(name, lacks, contract))}
+    n = len(has_ref)
+    notes = []
+    if has_ref.any() and not has_ref.all():
+        notes.append(f"{int((~has_ref).sum()):,} of {n:,} cases have no human reference: they count in position "
+                     "flip and repeat variance only")
+    cases = _cases_frame(facts)
+    cases["has_reference"] = has_ref
+    cases.loc[~has_ref, "preferred"] = None
+    return measure_counts(contract, header, counts, cases=cases, unavailable=unavailable, notes=tuple(notes))
+
+
+def _log_arrays(contract: JudgeCalibrationContract, obs: pd.DataFrame,
+                references: pd.DataFrame | None) -> tuple[_Arrays, np.ndarray]:
+    """A judge log's observations (and references, if any) as the columns the measurement reads,
+    and which cases have a reference. A case's candidates are its first observation's; a case
+    without a reference is read as a tie (it counts in no gate that needs a reference)."""
     case_ids = list(pd.unique(obs["case_id"]))
     index = {c: i for i, c in enumerate(case_ids)}
     obs_case = obs["case_id"].map(index).to_numpy(dtype=np.int64)
-    order = obs["order"].map({"ab": 0, "ba": 1}).fillna(0).to_numpy(dtype=np.int64)
-    selected = obs["selected_candidate"].map(_CODE).to_numpy(dtype=np.int64)
     n = len(case_ids)
     first = np.full(n, -1, dtype=np.int64)
     first[obs_case[::-1]] = np.arange(len(obs))[::-1]
@@ -1152,9 +1030,7 @@ def measure_partial(contract: JudgeCalibrationContract, observations: pd.DataFra
             return np.full(n, default, dtype=type(default) if not isinstance(default, str) else object)
         return obs[column].to_numpy()[first]
 
-    a_tok, b_tok = per_case("candidate_a_tokens", 0), per_case("candidate_b_tokens", 0)
     a_gen, b_gen = per_case("candidate_a_generator", ""), per_case("candidate_b_generator", "")
-    judge = contract.judge_generator
     if references is not None and len(references):
         ref = references.set_index("case_id")
         pref = np.array([_CODE.get(ref["preferred_candidate"].get(c), 2) if c in ref.index else 2 for c in case_ids])
@@ -1164,86 +1040,14 @@ def measure_partial(contract: JudgeCalibrationContract, observations: pd.DataFra
     else:
         pref, has_ref = np.full(n, 2), np.zeros(n, dtype=bool)
         reviewers, adjudicated = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
-
-    def arrays(cases: np.ndarray) -> _Arrays:
-        keep = np.isin(obs_case, np.flatnonzero(cases))
-        remap = np.cumsum(cases) - 1
-        return _Arrays([case_ids[i] for i in np.flatnonzero(cases)], pref[cases], reviewers[cases],
-                       adjudicated[cases], remap[obs_case[keep]], order[keep], selected[keep],
-                       np.asarray(a_tok[cases], dtype=np.int64), np.asarray(b_tok[cases], dtype=np.int64),
-                       np.array([g == judge for g in a_gen[cases]], dtype=bool),
-                       np.array([g == judge for g in b_gen[cases]], dtype=bool),
-                       np.array([a == b for a, b in zip(a_gen[cases], b_gen[cases])], dtype=bool))
-
-    everyone = _measure_arrays(contract, header, arrays(np.ones(n, dtype=bool)))
-    referenced = _measure_arrays(contract, header, arrays(has_ref)) if has_ref.any() else None
-    unavailable: dict[str, str] = {}
-    for name in GATE_NEEDS:
-        advice = gate_advice(name, lacks, contract)
-        if advice:
-            unavailable[name] = advice
-    rates = {name: getattr(everyone, name) for name in ("position_flip", "repeat_variance")}
-    for name in ("human_agreement", "verbosity_bias", "self_preference"):
-        rates[name] = getattr(referenced, name) if referenced is not None else Rate(name, 0, 0)
-    notes = []
-    if referenced is not None and not has_ref.all():
-        notes.append(f"{int((~has_ref).sum()):,} of {n:,} cases have no human reference: they count in position "
-                     "flip and repeat variance only")
-    cases = everyone.cases.copy()
-    cases["has_reference"] = has_ref
-    cases.loc[~has_ref, "preferred"] = None
-    return CalibrationMeasurement(contract, *header, n, len(obs), rates["human_agreement"], rates["position_flip"],
-                                  rates["repeat_variance"], rates["verbosity_bias"], rates["self_preference"], cases,
-                                  unavailable, tuple(notes))
-
-
-# --- the seed's illustrative example ---------------------------------------------------------
-
-
-def _illustrative_observations(case_id: str, preferred: str, a_tokens: int, b_tokens: int,
-                               a_generator: str, b_generator: str) -> tuple[JudgeObservation, ...]:
-    return tuple(
-        JudgeObservation(case_id, order, rep, preferred, a_tokens, b_tokens, a_generator, b_generator, "judge-v1")  # type: ignore[arg-type]
-        for order in ORDERS
-        for rep in (1, 2)
-    )
-
-
-ILLUSTRATIVE_CONTRACT = JudgeCalibrationContract(
-    version="judge-calibration-v1",
-    scope="support-answer-comparison",
-    judge_generator="judge-v1",
-    repetitions_per_order=2,
-    minimum_cases=4,
-    minimum_reviewers=2,
-    minimum_human_agreement_bps=9000,
-    maximum_position_flip_bps=500,
-    maximum_repeat_variance_bps=500,
-    maximum_verbosity_bias_bps=500,
-    maximum_self_preference_bps=500,
-)
-
-ILLUSTRATIVE_REFERENCES = (
-    HumanReference("case-accuracy", "a", ("reviewer:domain", "reviewer:quality"), True),
-    HumanReference("case-refusal", "b", ("reviewer:policy", "reviewer:quality"), True),
-    HumanReference("case-self", "a", ("reviewer:domain", "reviewer:quality"), True),
-    HumanReference("case-tie", "tie", ("reviewer:domain", "reviewer:quality"), True),
-)
-
-ILLUSTRATIVE_OBSERVATIONS = (
-    *_illustrative_observations("case-accuracy", "a", 80, 160, "candidate-a", "candidate-b"),
-    *_illustrative_observations("case-refusal", "b", 150, 70, "candidate-a", "candidate-b"),
-    *_illustrative_observations("case-self", "a", 90, 110, "candidate-a", "judge-v1"),
-    *_illustrative_observations("case-tie", "tie", 100, 100, "candidate-a", "candidate-b"),
-)
-
-ILLUSTRATIVE_SNAPSHOT = JudgeCalibrationSnapshot(
-    scope="support-answer-comparison",
-    contract_content_id=ILLUSTRATIVE_CONTRACT.content_id,
-    rubric_digest=sha256(b"illustrative-support-rubric-v1").hexdigest(),
-    references=ILLUSTRATIVE_REFERENCES,
-    observations=ILLUSTRATIVE_OBSERVATIONS,
-)
+    judge = contract.judge_generator
+    return _Arrays(case_ids, pref, reviewers, adjudicated, obs_case,
+                   obs["order"].map({"ab": 0, "ba": 1}).fillna(0).to_numpy(dtype=np.int64),
+                   obs["selected_candidate"].map(_CODE).to_numpy(dtype=np.int64),
+                   np.asarray(per_case("candidate_a_tokens", 0), dtype=np.int64),
+                   np.asarray(per_case("candidate_b_tokens", 0), dtype=np.int64),
+                   np.array([g == judge for g in a_gen], dtype=bool), np.array([g == judge for g in b_gen], dtype=bool),
+                   np.array([a == b for a, b in zip(a_gen, b_gen)], dtype=bool)), has_ref
 
 
 def format_example() -> str:

@@ -24,14 +24,13 @@ from typing import Any, NoReturn, Sequence
 from agreebound import __version__
 from agreebound.errors import InputError
 from agreebound.escape import printable
-from agreebound.limits import LISTED_CATEGORIES, MAX_INPUT_BYTES
-from agreebound.io.tables import check_size
 
 INPUT_ERROR = 3
 INTERNAL_ERROR = 4
 INTERRUPTED = 130
 ROOT = Path(__file__).resolve().parents[2]
 REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
+_RAW = argparse.RawDescriptionHelpFormatter  # keeps the examples' line breaks in --help
 
 EXIT_CODE_HELP = """exit codes:
   0  ENFORCE / PASS_CALIBRATION
@@ -110,20 +109,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _read(path: str) -> tuple[str, bytes]:
-    """A regular file's name and bytes; the size is checked with stat before reading, and
-    devices, pipes and folders are refused without opening them."""
-    from agreebound.engines.common import regular_file
+    from agreebound.pipeline import read_file
 
-    name = Path(path).name or path
-    st = regular_file(path, folder_hint="give a file")
-    check_size(name, st.st_size)
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_INPUT_BYTES + 1)
-    except OSError as e:
-        raise InputError(path, None, None, f"cannot read the file ({e.strerror})") from None
-    check_size(name, len(data))
-    return name, data
+    return read_file(path)
 
 
 def _check_report_path(path: str, inputs: Sequence[str]) -> None:
@@ -183,27 +171,6 @@ def _write_report(path: str, text: str) -> None:
 # --- commands ---------------------------------------------------------------------------------
 
 
-def _thresholds(args: argparse.Namespace, inputs: list[tuple[str, bytes]] | None = None) -> Any:
-    """The thresholds in force; the file read (once) joins ``inputs`` for the report."""
-    from agreebound.io.formats import parse_thresholds
-    from agreebound.thresholds import DEFAULT, PRESETS
-
-    presets = dict(PRESETS)
-    t = DEFAULT
-    if args.thresholds:
-        name, data = _read(args.thresholds)
-        tf = parse_thresholds(name, data)
-        presets, t = tf.presets, tf.thresholds
-        if inputs is not None:
-            inputs.append((name, data))
-    if args.preset:
-        if args.preset not in presets:
-            raise InputError(args.thresholds or "--preset", None, None,
-                             f"no preset {printable(args.preset, 60)!r}; available: {', '.join(sorted(presets))}")
-        t = presets[args.preset]
-    return t
-
-
 def _render(path: str, report: dict[str, Any], html_fn: Any) -> str:
     from agreebound.render.report import to_json, to_markdown
 
@@ -219,205 +186,82 @@ def _inputs(args: argparse.Namespace, *names: str) -> list[str]:
     return [getattr(args, n) for n in names if getattr(args, n, None)]
 
 
-def _import(args: argparse.Namespace) -> tuple[str, bytes, Any, list[tuple[str, bytes]]]:
-    """Read the ratings through --mapping (or the suggested mapping) and the role flags."""
-    from agreebound.io.formats import assign_roles, import_ratings, parse_mapping
-
-    name, data = _read(args.file)
-    inputs: list[tuple[str, bytes]] = [(name, data)]
-    mapping = None
-    if args.mapping:
-        mname, mdata = _read(args.mapping)
-        mapping = parse_mapping(mname, mdata)
-        inputs.append((mname, mdata))
-    imported = import_ratings(name, data, mapping, sheet=args.sheet,
-                              missing=_split(args.missing) if args.missing else None)
-    assign_roles(imported.panels, _split(args.humans) if getattr(args, "humans", None) else None,
-                 _split(args.detectors) if getattr(args, "detectors", None) else None)
-    return name, data, imported, inputs
-
-
 def _split(text: str | None) -> list[str]:
     return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
-def _wants_duckdb(args: argparse.Namespace) -> bool:
-    """True for an out-of-core engine (duckdb, spark)."""
-    if args.engine != "auto":
-        return args.engine in ("duckdb", "spark")
-    if args.more or (any(ch in args.file for ch in "*?[") and not os.path.isfile(args.file)):
-        return True
+def _names(text: str | None) -> tuple[str, ...] | None:
+    return tuple(_split(text)) if text else None
+
+
+def _source(path: str | None) -> Any:
+    from agreebound.pipeline import Source
+
+    return Source.at(path) if path else None
+
+
+def _panel_recipe(args: argparse.Namespace) -> Any:
+    """The panel command's flags as a pipeline recipe."""
+    from agreebound.pipeline import UNSET, PanelRecipe, Source
+
+    return PanelRecipe(tuple(Source.at(f) for f in [args.file, *args.more]), _source(args.mapping), args.level,
+                       humans=_names(getattr(args, "humans", None)), detectors=_names(getattr(args, "detectors", None)),
+                       dimension=args.dimension, engine=args.engine, master=args.master, interval=args.interval,
+                       positive=UNSET if args.positive is None else args.positive, rates=_source(args.rates),
+                       sheet=args.sheet, missing=_names(args.missing), coefficients=args.coefficients,
+                       thresholds=_source(args.thresholds), preset=args.preset)
+
+
+def _checks(args: argparse.Namespace, domain: str) -> Any:
+    """What the CLI checks once the pipeline chose an out-of-core engine: the flags it cannot serve
+    yet (before any file is read), then the --report path against the files it resolved."""
+
+    def check(engine: str, files: Any) -> None:
+        if files is None:
+            how = f"with --engine {engine}" if args.engine != "auto" else (
+                "out of core (this file is read with DuckDB: a pattern, several files, or a long file over 200 MB)"
+                if domain == "panel" else
+                "out of core (these files are read with DuckDB: a pattern, Parquet, or over 200 MB)")
+            flags = ("rates", "sheet", "record", "coefficients") if domain == "panel" else ("record",)
+            for flag in flags:
+                if getattr(args, flag, None):
+                    raise UsageError(f"agreebound {args.command}: --{flag} is not available {how} yet")
+        elif args.report:
+            if domain == "panel":
+                args.report_given, args.report = args.report, _report_target(args.report, files[0], "panel")
+            _check_report_path(args.report, files)
+
+    return check
+
+
+def _run(args: argparse.Namespace, recipe: Any) -> Any:
+    from agreebound.pipeline import RecipeError, run
+
     try:
-        return os.stat(args.file).st_size > MAX_INPUT_BYTES and Path(args.file).suffix.lower() in (".csv", ".tsv",
-                                                                                                   ".parquet", ".pq")
-    except OSError:
-        return False
-
-
-def _panel_duckdb(args: argparse.Namespace) -> int:
-    """Long ratings out of core: DuckDB returns each dimension's counts; the verdict is decided from
-    them exactly as in memory."""
-    from agreebound.analysis import measure_counts
-    from agreebound.engines.common import LongColumns, input_files
-    from agreebound.engines.duckdb_engine import panel_counts
-    from agreebound.escape import normalise_name
-    from agreebound.render.report import panel_report
-
-    how = f"with --engine {args.engine}" if args.engine != "auto" else \
-        "out of core (this file is read with DuckDB: a pattern, several files, or a long file over 200 MB)"
-    for flag in ("rates", "sheet", "record", "coefficients"):
-        if getattr(args, flag, None):
-            raise UsageError(f"agreebound panel: --{flag} is not available {how} yet")
-    remote = args.engine == "spark" and "://" in args.file
-    files = [args.file, *args.more] if remote else input_files([args.file, *args.more])
-    if args.mapping:
-        from agreebound.io.formats import parse_mapping
-
-        mname, mdata = _read(args.mapping)
-        m = parse_mapping(mname, mdata)
-        if m.layout != "long":
-            raise InputError(args.mapping, None, "layout", f"the {args.engine} engine reads long ratings (a row per "
-                             f"rating); this mapping is {m.layout}")
-    elif remote:
-        from agreebound.io.mapping import Mapping
-
-        m = Mapping("long", ("unit",), "rater", "value", "dimension")  # remote files: name them with --mapping
-    else:
-        from agreebound.engines.common import detect_columns
-
-        m = detect_columns(files[0])  # the reader's own reading of the head: synonyms, the dimension column
-    unsupported = [what for what, bad in (("header = false", not m.header), ("a decimal comma", m.decimal != "."),
-                                          ("lines above the header", bool(m.skip)),
-                                          (f"encoding {m.encoding}", (m.encoding or "utf-8").lower().replace("_", "-")
-                                           not in ("utf-8", "utf-8-sig", "ascii")))
-                   if bad]
-    if unsupported:
-        raise InputError(args.mapping or files[0], None, None, f"the {args.engine} engine reads UTF-8 long ratings with "
-                         f"a header; not {', '.join(unsupported)}: use --engine numpy (files up to 200 MB)")
-    columns = LongColumns(tuple(m.unit) or ("unit",), m.rater or "rater", m.value or "value", m.dimension)
-    if args.report:
-        args.report_given, args.report = args.report, _report_target(args.report, files[0], "panel")
-        _check_report_path(args.report, files)
-    t = _thresholds(args, None)
-    missing = tuple(dict.fromkeys([*(m.missing or ()), *(_split(args.missing) if args.missing else ())]))
-    if args.engine == "spark":
-        try:
-            from agreebound.engines import spark_engine
-        except ImportError:
-            raise UsageError("agreebound panel: --engine spark needs pyspark (pip install pyspark) and Java 17") from None
-        counts = spark_engine.panel_counts(files, columns, missing=missing, master=args.master)
-    else:
-        counts = panel_counts(files, columns, missing=missing, delimiter=m.delimiter)
-    if args.dimension is not None:
-        want = normalise_name(args.dimension)
-        if want not in counts:
-            raise InputError(files[0], None, "dimension", f"no dimension {printable(args.dimension, 60)!r}; the files "
-                             f"have {', '.join(printable(d, 40) for d in list(counts)[:LISTED_CATEGORIES])}")
-        counts = {want: counts[want]}
-    name = Path(files[0]).name + (f" (and {len(files) - 1} more file{'s' if len(files) > 2 else ''})"
-                                   if len(files) > 1 else "")
-    level, chosen_by = _level_choice(args.level, m.level)
-    positive: Any = args.positive if args.positive is not None else (m.positive or "auto")
-    humans = _split(args.humans) if args.humans else (list(m.humans) if m.humans is not None else None)
-    if args.detectors:
-        every = {r for c in counts.values() for r in c.raters}
-        humans = sorted(every - set(_split(args.detectors)))
-    measurements = {d: measure_counts(c, name, level, positive, humans, args.interval, chosen_by=chosen_by)
-                    for d, c in counts.items()}
-    inputs = []
-    for f in files:
-        if remote:  # on the cluster's storage: named, not read here
-            inputs.append((f, "not read by agreebound (" + f.split("://")[0] + " storage)"))
-            continue
-        inputs.append((Path(f).name, _sha256_file(f)))
-    report = panel_report(measurements, t, inputs)
-
-    def html() -> str:
-        from agreebound.render.html import panel_html
-
-        return panel_html(measurements, t, report)
-
-    return _emit(args, report, html, _print_panel)
+        return run(recipe, _checks(args, "panel" if args.command == "panel" else "judge"))
+    except RecipeError as e:
+        raise UsageError(f"agreebound {args.command}: {e}") from None
 
 
 def _panel(args: argparse.Namespace) -> int:
     _check_recording(args)
-    if _wants_duckdb(args):
-        return _panel_duckdb(args)
-    if args.more:
-        raise UsageError("agreebound panel: several files are read with --engine duckdb (long ratings)")
-    from agreebound.analysis import measure_panels
-    from agreebound.escape import normalise_name
-    from agreebound.io.formats import parse_detector_rates
-    from agreebound.render.report import panel_report
+    from agreebound.pipeline import OUT_OF_CORE, panel_engine
 
-    if args.report:
+    recipe = _panel_recipe(args)
+    in_memory = panel_engine(recipe) not in OUT_OF_CORE
+    if in_memory and args.more:
+        raise UsageError("agreebound panel: several files are read with --engine duckdb (long ratings)")
+    if in_memory and args.report:
         args.report_given, args.report = args.report, _report_target(args.report, args.file, "panel")
         _check_report_path(args.report, _inputs(args, "file", "rates", "thresholds", "mapping"))
-    name, data, imported, inputs = _import(args)
-    t = _thresholds(args, inputs)
-    panels = imported.panels
-    if args.dimension is not None:
-        want = normalise_name(args.dimension)
-        if want not in panels:
-            shown = ", ".join(printable(d, 40) for d in list(panels)[:LISTED_CATEGORIES])
-            raise InputError(name, None, "dimension", f"no dimension {printable(args.dimension, 60)!r}; the file has {shown}")
-        panels = {want: panels[want]}
-    rates = None
-    if args.rates:
-        rname, rdata = _read(args.rates)
-        rates = parse_detector_rates(rname, rdata)
-        inputs.append((rname, rdata))
-    positive: Any = "auto" if args.positive is None else args.positive
-    level, chosen_by = _level_choice(args.level, imported.mapping.level)
-    measurements = measure_panels(panels, level, positive, rates, Path(args.rates).name if args.rates else None,
-                                  args.interval, chosen_by=chosen_by)
-    coefficients = None
-    if args.coefficients:
-        from agreebound.analysis import panel_coefficients
-
-        coefficients = {d: panel_coefficients(panels[d], m.level, t.panel.alpha_floor_permil)
-                        for d, m in measurements.items()}
-    report = panel_report(measurements, t, inputs, imported, coefficients)
+    result = _run(args, recipe)
     if args.record:
-        roles = ["ratings"] + (["mapping"] if args.mapping else []) + (["thresholds"] if args.thresholds else []) + \
-            (["rates"] if args.rates else [])
-        args.run = ("panel", [(role, n, b) for role, (n, b) in zip(roles, inputs)],
-                    {**_panel_recipe(args, imported, level, positive),
-                     "level_read": ", ".join(sorted({m.level for m in measurements.values()}))}, t)
-
-    def html() -> str:
-        from agreebound.render.html import panel_html
-
-        return panel_html(measurements, t, report)
-
-    return _emit(args, report, html, _print_panel)
-
-
-def _level_choice(flag: str, mapping_level: str | None) -> tuple[str, str]:
-    """The level and who chose it: --level (the user), else the mapping file's, else nobody ("auto":
-    the default rule, analysis.default_level)."""
-    if flag != "auto":
-        return flag, "user"
-    if mapping_level:
-        return mapping_level, "mapping"
-    return "auto", "user"
-
-
-def _panel_recipe(args: argparse.Namespace, imported: Any, level: str, positive: Any) -> dict[str, Any]:
-    """How the dashboard reads the stored bytes the same way: the mapping in force (roles given by
-    --humans/--detectors written into it), the level, the positive category, the dimension."""
-    from dataclasses import replace
-
-    mapping = imported.mapping
-    if args.humans or args.detectors:
-        mapping = replace(mapping, humans=tuple(dict.fromkeys(h for p in imported.panels.values() for h in p.humans)))
-    return {"mapping": mapping.to_json(), "level": level, "positive": positive if positive == "auto" else str(positive),
-            "dimension": args.dimension, "interval": args.interval}
+        args.run = ("panel", list(result.inputs), result.recipe, result.thresholds)
+    return _emit(args, result.report, result.html, _print_panel)
 
 
 def _print_panel(report: dict[str, Any]) -> None:
-    from agreebound.analysis import level_phrase, rater_noun
+    from agreebound.levels import level_phrase, rater_noun
     from agreebound.render.report import rows_read_text
 
     read = report.get("read")
@@ -569,134 +413,20 @@ class OutputError(Exception):
 
 def _calibrate(args: argparse.Namespace) -> int:
     _check_recording(args)
-    from agreebound.io.formats import is_judge_log, parse_judge_bundle, parse_judge_log, parse_judge_tables
-    from agreebound.render.report import calibration_report
+    from agreebound.pipeline import JudgeRecipe, Source
 
     if args.report:
         args.report_given, args.report = args.report, _report_target(args.report, args.bundle, "judge")
         _check_report_path(args.report, _inputs(args, "bundle", "references", "observations", "thresholds",
                                                 "contract", "mapping"))
-    name, data = _read(args.bundle)
-    inputs: list[tuple[str, bytes]] = [(name, data)]
-    t = _thresholds(args, inputs)
-    if args.engine in ("duckdb", "spark") and not (args.references and args.observations
-                                                   and not args.mapping and not is_judge_log(name, data)):
-        raise UsageError(f"agreebound calibrate: --engine {args.engine} reads the tabular form (a contract JSON with "
-                         "--references and --observations files); a bundle or a judge log is read in memory")
-    if args.mapping or is_judge_log(name, data):
-        refs = _read(args.references) if args.references else None
-        contract = _read(args.contract) if args.contract else None
-        mapping = _read(args.mapping) if args.mapping else None
-        inputs += [x for x in (refs, contract, mapping) if x]
-        bundle = parse_judge_log(name, data, refs, contract, args.judge, t.calibration, mapping)
-    elif args.references or args.observations:
-        if not (args.references and args.observations):
-            raise InputError(name, None, None, "the tabular form needs --references and --observations")
-        if _judge_out_of_core(args):
-            return _calibrate_duckdb(args, name, data, t, inputs)
-        rname, rdata = _read(args.references)
-        oname, odata = _read(args.observations)
-        bundle = parse_judge_tables(name, data, rname, rdata, oname, odata)
-        inputs += [(rname, rdata), (oname, odata)]
-    else:
-        bundle = parse_judge_bundle(name, data)
-    report = calibration_report(bundle, t, inputs)
+    recipe = JudgeRecipe(Source.at(args.bundle), references=_source(args.references),
+                         observations=_source(args.observations), contract=_source(args.contract),
+                         mapping=_source(args.mapping), judge=args.judge, engine=args.engine, master=args.master,
+                         thresholds=_source(args.thresholds), preset=args.preset)
+    result = _run(args, recipe)
     if args.record:
-        args.run = ("judge", _judge_inputs(args, inputs), _judge_recipe(args, name, data), t)
-
-    def html() -> str:
-        from agreebound.render.html import calibration_html
-
-        return calibration_html(bundle, t, report)
-
-    return _emit(args, report, html, _print_calibration)
-
-
-def _judge_out_of_core(args: argparse.Namespace) -> bool:
-    if args.engine != "auto":
-        return args.engine in ("duckdb", "spark")
-    for path in (args.references, args.observations):
-        if any(ch in path for ch in "*?[") and not os.path.isfile(path):
-            return True
-        if Path(path).suffix.lower() in (".parquet", ".pq"):
-            return True
-        try:
-            if os.stat(path).st_size > MAX_INPUT_BYTES:
-                return True
-        except OSError:
-            pass
-    return False
-
-
-def _sha256_file(path: str) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _calibrate_duckdb(args: argparse.Namespace, name: str, data: bytes, t: Any,
-                      inputs: list[tuple[str, bytes | str]]) -> int:
-    """The tabular trio out of core: DuckDB or Spark returns the audit's counts; the decision,
-    intervals and report are the in-memory ones."""
-    from agreebound.engines.common import input_files
-    from agreebound.io.formats import JudgeBundle
-    from agreebound.render.report import calibration_report
-
-    engine = "spark" if args.engine == "spark" else "duckdb"
-    if args.record:
-        how = f"with --engine {engine}" if args.engine != "auto" else \
-            "out of core (these files are read with DuckDB: a pattern, Parquet, or over 200 MB)"
-        raise UsageError(f"agreebound calibrate: --record is not available {how} yet")
-    remote = engine == "spark" and any("://" in p for p in (args.references, args.observations))
-    refs, obs = ([args.references], [args.observations]) if remote else \
-        (input_files([args.references]), input_files([args.observations]))
-    if args.report:
-        _check_report_path(args.report, [args.bundle, *refs, *obs])
-    if engine == "spark":
-        try:
-            from agreebound.engines.judge_spark import judge_measurement as spark_judge
-        except ImportError:
-            raise UsageError("agreebound calibrate: --engine spark needs pyspark (pip install pyspark) and Java 17") \
-                from None
-        contract, header, m = spark_judge(name, data, refs, obs, master=args.master)
-    else:
-        from agreebound.engines.judge_duckdb import judge_measurement
-
-        contract, header, m = judge_measurement(name, data, refs, obs)
-    import pandas as pd
-
-    empty = pd.DataFrame()  # out of core: no frames, only the measurement's counts
-    bundle = JudgeBundle(name, contract, header[0], header[1], header[2], empty, empty, m)
-    inputs = [*inputs, *((f, "not read by agreebound (" + f.split("://")[0] + " storage)") if remote
-                         else (Path(f).name, _sha256_file(f)) for f in [*refs, *obs])]
-    report = calibration_report(bundle, t, inputs)
-
-    def html() -> str:
-        from agreebound.render.html import calibration_html
-
-        return calibration_html(bundle, t, report)
-
-    return _emit(args, report, html, _print_calibration)
-
-
-def _judge_inputs(args: argparse.Namespace, inputs: list[tuple[str, bytes]]) -> list[tuple[str, str, bytes]]:
-    """The inputs with their roles, in the order they were read."""
-    roles = ["bundle"] + (["thresholds"] if args.thresholds else [])
-    for flag in ("references", "observations", "contract", "mapping"):
-        if getattr(args, flag, None):
-            roles.append(flag)
-    return [(role, n, b) for role, (n, b) in zip(roles, inputs)]
-
-
-def _judge_recipe(args: argparse.Namespace, name: str, data: bytes) -> dict[str, Any]:
-    from agreebound.io.formats import is_judge_log
-
-    source = "log" if args.mapping or is_judge_log(name, data) else ("tables" if args.references else "bundle")
-    return {"source": source, "judge": args.judge, "rebind": False}
+        args.run = ("judge", list(result.inputs), result.recipe, result.thresholds)
+    return _emit(args, result.report, result.html, _print_calibration)
 
 
 def _print_calibration(report: dict[str, Any]) -> None:
@@ -865,22 +595,31 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from agreebound.panel import LEVELS
-
-    raw = argparse.RawDescriptionHelpFormatter
     parser = _Parser(
-        prog="agreebound", formatter_class=raw,
+        prog="agreebound", formatter_class=_RAW,
         description="Is this verdict reliable enough to act on? Exact panel reliability and judge calibration.",
         epilog=EXIT_CODE_HELP)
     parser.add_argument("--version", action="version", version=f"agreebound {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    # Subcommands are added in the order `agreebound --help` lists them.
+    commands = {"panel": _panel_parser(sub), "calibrate": _calibrate_parser(sub), "inspect": _inspect_parser(sub)}
+    commands.update(_store_parsers(sub))
+    commands.update(_plain_parsers(sub))
+    parser.commands = commands  # type: ignore[attr-defined]
+    return parser
 
-    p = sub.add_parser("panel", help="alpha, detector spread and the enforcement verdict", formatter_class=raw,
+
+def _panel_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """`agreebound panel`: the ratings, how to read them, and what to measure."""
+    from agreebound.categories import LEVELS
+    from agreebound.pipeline import ENGINES
+
+    p = sub.add_parser("panel", help="alpha, detector spread and the enforcement verdict", formatter_class=_RAW,
                        epilog=PANEL_EXAMPLES, description="Decide whether a detector panel licenses enforcement.")
     p.add_argument("file", help="ratings: CSV/TSV, Excel .xlsx, Parquet, JSON Lines, Label Studio or Prodigy export; "
                    "with --engine duckdb, long CSV/Parquet files or a quoted pattern ('ratings/*.parquet')")
     p.add_argument("more", nargs="*", default=[], metavar="FILE", help="more parts of the same long ratings (--engine duckdb)")
-    p.add_argument("--engine", choices=("auto", "numpy", "duckdb", "spark"), default="auto",
+    p.add_argument("--engine", choices=ENGINES, default="auto",
                    help="numpy: in memory (files up to 200 MB, every layout); duckdb: long ratings (a row per "
                    "rating) out of core, any size, several files or a pattern; spark: the same on a Spark cluster "
                    "(--master). auto: duckdb for a pattern, several files or a long file over 200 MB, else numpy")
@@ -904,15 +643,21 @@ def build_parser() -> argparse.ArgumentParser:
                    "differ from alpha (they do not decide: the verdict stays alpha's and the spread's)")
     _common(p)
     p.set_defaults(func=_panel)
+    return p
 
-    c = sub.add_parser("calibrate", help="audit an LLM judge against its calibration contract", formatter_class=raw,
+
+def _calibrate_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """`agreebound calibrate`: a judge's bundle, trio or log, and its contract."""
+    from agreebound.pipeline import ENGINES
+
+    c = sub.add_parser("calibrate", help="audit an LLM judge against its calibration contract", formatter_class=_RAW,
                        epilog=CAL_EXAMPLES, description="Audit a judge's pairwise verdicts against human references.")
     c.add_argument("bundle", help="judge bundle JSON; the contract JSON of the tabular trio; or a judge log "
                    "(MT-Bench judgments JSONL, AlpacaEval annotations JSON)")
     c.add_argument("--references", help="references CSV (tabular trio), or human judgments for a judge log")
     c.add_argument("--observations", help="observations CSV (tabular trio); with --engine duckdb, CSV/Parquet files "
                    "or a quoted pattern ('obs/*.parquet')")
-    c.add_argument("--engine", choices=("auto", "numpy", "duckdb", "spark"), default="auto",
+    c.add_argument("--engine", choices=ENGINES, default="auto",
                    help="the tabular trio: numpy (in memory, up to 200 MB), duckdb (out of core) or spark (a cluster, "
                    "or local[N]); auto picks duckdb for a pattern, Parquet, or a file over 200 MB")
     c.add_argument("--master", default="local[2]", help="--engine spark: the cluster's master URL (default local[2])")
@@ -924,9 +669,13 @@ def build_parser() -> argparse.ArgumentParser:
                    '(JSON or TOML: {"judge_log": {"fields": {...}, "values": {...}}}; see docs/formats.md)')
     _common(c)
     c.set_defaults(func=_calibrate)
+    return c
 
+
+def _inspect_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """`agreebound inspect`: preview how a rating file is read."""
     i = sub.add_parser("inspect", help="how a rating file will be read: layout, roles, first rows, categories",
-                       formatter_class=raw, epilog=INSPECT_EXAMPLES,
+                       formatter_class=_RAW, epilog=INSPECT_EXAMPLES,
                        description="Preview how a rating file is read, and write the mapping to reuse with --mapping. "
                                    "Exit 0: it reads; 3: it cannot be read this way (the preview says why).")
     i.add_argument("file", help="ratings, in any format panel reads")
@@ -934,9 +683,13 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--mapping-out", metavar="PATH", help="write the mapping (JSON) to reuse with panel --mapping")
     i.add_argument("--json", action="store_true", help="print the preview as JSON")
     i.set_defaults(func=_inspect)
+    return i
 
+
+def _store_parsers(sub: argparse._SubParsersAction) -> dict[str, argparse.ArgumentParser]:
+    """The commands over the history database: history, compare and delete."""
     h = sub.add_parser("history", help="runs recorded with --record or by the dashboard, newest first",
-                       formatter_class=raw, epilog=HISTORY_EXAMPLES)
+                       formatter_class=_RAW, epilog=HISTORY_EXAMPLES)
     h.add_argument("--name", help="only runs of this data (file name as recorded)")
     h.add_argument("--kind", choices=("panel", "judge"))
     h.add_argument("--verdict", help="only runs with this verdict (ENFORCE, REPORT_ONLY, FAIL_CALIBRATION, ...)")
@@ -948,7 +701,7 @@ def build_parser() -> argparse.ArgumentParser:
     h.set_defaults(func=_history)
 
     cm = sub.add_parser("compare", help="two runs side by side; exit 1 when a verdict got worse",
-                        formatter_class=raw, epilog=COMPARE_EXAMPLES)
+                        formatter_class=_RAW, epilog=COMPARE_EXAMPLES)
     cm.add_argument("run_a", metavar="RUN_A", help="the run before (an id, or a unique prefix of 4+ digits)")
     cm.add_argument("run_b", metavar="RUN_B", help="the run after")
     cm.add_argument("--json", action="store_true", help="print the comparison as JSON")
@@ -959,16 +712,18 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("run", metavar="RUN")
     _db(d)
     d.set_defaults(func=_delete)
+    return {"history": h, "compare": cm, "delete": d}
 
+
+def _plain_parsers(sub: argparse._SubParsersAction) -> dict[str, argparse.ArgumentParser]:
+    """The commands without data: example and serve."""
     e = sub.add_parser("example", help="the seed's eight illustrative lines")
     e.set_defaults(func=_example)
 
     s = sub.add_parser("serve", help="start the dashboard (source checkout)")
     s.add_argument("--port", type=int, default=8501)
     s.set_defaults(func=_serve)
-    parser.commands = {"panel": p, "calibrate": c, "inspect": i, "history": h, "compare": cm, "delete": d,
-                       "example": e, "serve": s}  # type: ignore[attr-defined]
-    return parser
+    return {"example": e, "serve": s}
 
 
 def _reading(p: argparse.ArgumentParser) -> None:

@@ -40,6 +40,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from agreebound.gate import meets
+
 WEIGHTS = ("identity", "linear", "quadratic")
 Z_LEVEL = 0.95
 
@@ -137,7 +139,7 @@ class Counts:
 
 
 def counts_of(coded: Any, rater_names: Sequence[str]) -> Counts:
-    """The counts of a coded panel (agreebound.panel.Coded)."""
+    """The counts of a coded panel (agreebound.categories.Coded)."""
     q = len(coded.categories)
     unit = np.asarray(coded.unit, dtype=np.int64)
     rater = np.asarray(coded.rater, dtype=np.int64)
@@ -272,6 +274,14 @@ def _coefficient(key: str, name: str, weights: str, cm: _Common, pe: Fraction | 
 
 
 def percent_agreement(c: Counts, weights: str = "identity", cm: "_Common | None" = None) -> Coefficient:
+    """The share of agreeing pairs within units (Gwet 2014 publishes 0.81818 for his four raters).
+
+    >>> from agreebound.categories import encode
+    >>> from agreebound.published import GWET_2014_FOUR_RATERS as G
+    >>> c = counts_of(encode(G), ["r1", "r2", "r3", "r4"])
+    >>> percent_agreement(c).value
+    Fraction(9, 11)
+    """
     cm = cm or _common(c, weight_matrix(weights, c.values, c.numeric))
     name = "percent agreement" if weights == "identity" else f"percent agreement ({weights} weights)"
     if cm.pa is None:
@@ -283,7 +293,14 @@ def percent_agreement(c: Counts, weights: str = "identity", cm: "_Common | None"
 
 
 def fleiss(c: Counts, weights: str = "identity", cm: "_Common | None" = None) -> Coefficient:
-    """Fleiss' kappa (Scott's pi for two raters): chance from the pooled marginals."""
+    """Fleiss' kappa (Scott's pi for two raters): chance from the pooled marginals.
+
+    >>> from agreebound.categories import encode
+    >>> from agreebound.published import GWET_2014_FOUR_RATERS as G
+    >>> c = counts_of(encode(G), ["r1", "r2", "r3", "r4"])
+    >>> round(float(fleiss(c).value), 5)
+    0.76117
+    """
     cm = cm or _common(c, weight_matrix(weights, c.values, c.numeric))
     q = c.q
     pe = sum((cm.w[k][l] * cm.pi[k] * cm.pi[l] for k in range(q) for l in range(q)), Fraction(0))
@@ -301,7 +318,14 @@ def fleiss(c: Counts, weights: str = "identity", cm: "_Common | None" = None) ->
 
 
 def gwet(c: Counts, weights: str = "identity", cm: "_Common | None" = None) -> Coefficient:
-    """Gwet's AC1 (identity weights) or AC2."""
+    """Gwet's AC1 (identity weights) or AC2.
+
+    >>> from agreebound.categories import encode
+    >>> from agreebound.published import GWET_2014_FOUR_RATERS as G
+    >>> c = counts_of(encode(G), ["r1", "r2", "r3", "r4"])
+    >>> round(float(gwet(c).value), 5)
+    0.77544
+    """
     cm = cm or _common(c, weight_matrix(weights, c.values, c.numeric))
     q = c.q
     if q < 2:
@@ -320,7 +344,14 @@ def gwet(c: Counts, weights: str = "identity", cm: "_Common | None" = None) -> C
 
 
 def brennan_prediger(c: Counts, weights: str = "identity", cm: "_Common | None" = None) -> Coefficient:
-    """Brennan-Prediger: chance agreement sum(w) / q^2 (1/q unweighted)."""
+    """Brennan-Prediger: chance agreement sum(w) / q^2 (1/q unweighted).
+
+    >>> from agreebound.categories import encode
+    >>> from agreebound.published import GWET_2014_FOUR_RATERS as G
+    >>> c = counts_of(encode(G), ["r1", "r2", "r3", "r4"])
+    >>> round(float(brennan_prediger(c).value), 5)
+    0.77273
+    """
     cm = cm or _common(c, weight_matrix(weights, c.values, c.numeric))
     q = c.q
     if q < 2:
@@ -332,7 +363,14 @@ def brennan_prediger(c: Counts, weights: str = "identity", cm: "_Common | None" 
 
 def conger(c: Counts, weights: str = "identity", ratings: Any = None, cm: "_Common | None" = None) -> Coefficient:
     """Conger's kappa (Cohen's kappa for two raters): chance from each rater's own marginals.
-    ``ratings``: the units x raters codes (-1 missing), for the variance's per-rater terms."""
+    ``ratings``: the units x raters codes (-1 missing), for the variance's per-rater terms.
+
+    >>> from agreebound.categories import encode
+    >>> from agreebound.published import GWET_2014_FOUR_RATERS as G
+    >>> c = counts_of(encode(G), ["r1", "r2", "r3", "r4"])
+    >>> round(float(conger(c).value), 5)
+    0.76282
+    """
     cm = cm or _common(c, weight_matrix(weights, c.values, c.numeric))
     w = cm.w
     q, r = c.q, len(c.rater_names)
@@ -556,7 +594,9 @@ def explain(co: Coefficients, alpha: Fraction | None, texts: Sequence[str],
             if gains[r] >= DRAG:
                 v = without[r]
                 assert v is not None
-                crosses = f", above the {_f3(floor)} floor" if floor is not None and alpha < floor <= v else ""
+                # the alpha gate's own comparison (agreebound.gate.meets): the floor is threshold data
+                crosses = (f", above the {_f3(floor)} floor" if floor is not None and not meets(alpha, "min", floor)
+                           and meets(v, "min", floor) else "")
                 out.append(f"One rater drags alpha down: leaving out {_q(r)} raises it from {_f3(alpha)} to "
                            f"{_f3(v)}{crosses}.")
     # categories that hold at least 5% of the values (for continuous scores a rare value says nothing)

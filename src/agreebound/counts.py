@@ -19,59 +19,89 @@ themselves:
 The coincidence matrix is ``o_ck = sum_m P_m[c, k] / (m - 1)``. Counts of disjoint sets of units
 **merge** by adding (:func:`merge`: associative and commutative, categories united by value), so a
 file split into parts, read by any engine (numpy here; DuckDB or Spark elsewhere), gives the same
-counts, and :func:`alpha` gives the same exact alpha as :func:`agreebound.panel.alpha_coded` on the
-whole.
+counts, and alpha (:func:`agreebound.alpha.alpha`, the one implementation) gives the same exact
+alpha as on the whole. The numpy engine's counts keep each unit's histogram as it is
+(:meth:`UnitPatterns.of_units`), which alpha reads in one pass, as it read the ratings before.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import Any, Iterable, Mapping, Sequence
+from functools import cached_property, partial
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from agreebound.panel import (
-    AB_PERMIL,
-    AB_UNDEFINED,
-    COINCIDENCE_MAX_CATEGORIES,
-    RATIO_MAX_CATEGORIES,
-    AlphaResult,
-    Categories,
-    Coded,
-    _check_level,
-    _exact_sum,
-    per_unit_counts,
-)
+from agreebound.panel import per_unit_counts
+from agreebound.categories import Categories, Coded
 
 
 #: Distinct unit patterns the counts keep for the units bootstrap; beyond, none are kept.
 MAX_PATTERNS = 1_000_000
 
 
-@dataclass(frozen=True)
 class UnitPatterns:
     """The multiset of pairable units' histograms: row i is a unit pattern, categories ``codes[i]``
     (ascending, padded with -1) rated ``counts[i]`` times each (padded with 0), held by ``units[i]``
     units. Canonical (:func:`unit_patterns`): rows distinct and in one order, so two sources of the
-    same units give equal arrays. Mergeable by adding units of equal rows."""
+    same units give equal arrays. Mergeable by adding units of equal rows.
 
-    codes: np.ndarray
-    counts: np.ndarray
-    units: np.ndarray
+    The numpy engine holds one histogram per unit already (:meth:`of_units`); its canonical form is
+    made when first read (the units bootstrap, comparisons), while alpha reads the rows as held
+    (:meth:`rows`): measuring alpha in memory never pays for sorting the units' histograms."""
+
+    def __init__(self, codes: np.ndarray, counts: np.ndarray, units: np.ndarray) -> None:
+        self._canonical: tuple[np.ndarray, np.ndarray, np.ndarray] | None = (codes, counts, units)
+        self._per_unit: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    @classmethod
+    def of_units(cls, code: np.ndarray, cnt: np.ndarray, starts: np.ndarray) -> "UnitPatterns":
+        """One row per pairable unit: its (code, count) entries by code, rows starting at ``starts``."""
+        p = cls.__new__(cls)
+        p._canonical, p._per_unit = None, (code, cnt, starts)
+        return p
+
+    def _form(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._canonical is None:
+            code, cnt, starts = self._per_unit  # type: ignore[misc]
+            owner = np.repeat(np.arange(len(starts), dtype=np.int64), np.diff(np.r_[starts, len(code)]))
+            self._canonical = unit_patterns(owner, code, cnt, np.ones(len(starts), dtype=np.int64))._form()
+        return self._canonical
+
+    @property
+    def codes(self) -> np.ndarray:
+        return self._form()[0]
+
+    @property
+    def counts(self) -> np.ndarray:
+        return self._form()[1]
+
+    @property
+    def units(self) -> np.ndarray:
+        return self._form()[2]
 
     def __len__(self) -> int:
         return len(self.units)
 
     @property
     def n_units(self) -> int:
+        if self._per_unit is not None:
+            return len(self._per_unit[2])
         return int(self.units.sum())
 
     def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(row, code, count) of every present entry, by row then code."""
+        """(row, code, count) of every present entry of the canonical rows, by row then code."""
         row, col = np.nonzero(self.codes >= 0)
         return row.astype(np.int64), self.codes[row, col], self.counts[row, col]
+
+    def rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        """(code, count, starts, units per row) of the rows as held: one per unit (units None) when
+        the numpy engine gave them, else the canonical ones. Alpha's histogram kernel reads these."""
+        if self._per_unit is not None:
+            return (*self._per_unit, None)
+        row, code, cnt = self.entries()
+        starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]]) if len(row) else np.zeros(0, dtype=np.int64)
+        return code, cnt, starts, self.units
 
     def equals(self, other: "UnitPatterns") -> bool:
         return all(np.array_equal(a, b) for a, b in ((self.codes, other.codes), (self.counts, other.counts),
@@ -150,23 +180,68 @@ def merge_patterns(a: UnitPatterns, b: UnitPatterns) -> UnitPatterns:
     return unit_patterns(np.r_[ra, rb + len(a)], np.r_[ca, cb], np.r_[na, nb], np.r_[a.units, b.units])
 
 
-@dataclass(frozen=True)
 class PanelCounts:
     """One dimension's sufficient statistics. ``categories``: the distinct values, sorted (exact
     numbers: ints and Fractions) or labels (str), with ``kind`` "number" or "label". ``pairs``:
-    m -> (c index, k index, count) int64 arrays, sorted by (c, k), counts > 0."""
+    m -> (c index, k index, count) int64 arrays, sorted by (c, k), counts > 0.
 
-    dimension: str
-    kind: str
-    categories: tuple[Any, ...]
-    units_by_m: Mapping[int, int]
-    pairs: Mapping[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(repr=False)
-    category_totals: tuple[int, ...]
-    rater_counts: Mapping[str, Mapping[int, int]] = field(repr=False)
-    #: The pairable units' patterns (codes into ``categories``), or None: not counted by the
-    #: source, or more than MAX_PATTERNS distinct ones (``too_many_patterns``).
-    patterns: UnitPatterns | None = field(default=None, repr=False)
-    too_many_patterns: bool = False
+    An out-of-core engine gives every statistic (:func:`from_rows`). The numpy engine
+    (:func:`from_coded`) holds the ratings, so it gives the values as their :class:`Categories`
+    (exact values made when first read: 500,000 distinct scores never become 500,000 Fractions),
+    the units' histograms as they are (``patterns``), and the pair counts (``pairs`` None: from
+    the histograms) and each rater's counts (``rater_counts`` a function of no argument) are
+    counted when first read: what alpha in memory does not need, it does not pay for."""
+
+    def __init__(self, dimension: str, kind: str, categories: Sequence[Any] | Categories,
+                 units_by_m: Mapping[int, int],
+                 pairs: Mapping[int, tuple[np.ndarray, np.ndarray, np.ndarray]] | None,
+                 category_totals: Sequence[int] | np.ndarray,
+                 rater_counts: Mapping[str, Mapping[int, int]] | Callable[[], Mapping[str, Mapping[int, int]]],
+                 patterns: UnitPatterns | None = None, too_many_patterns: bool = False, *,
+                 raters: Sequence[str] | None = None) -> None:
+        if pairs is None and patterns is None:
+            raise ValueError("counts need their pair counts or their units' histograms")
+        self.dimension, self.kind, self.units_by_m = dimension, kind, units_by_m
+        #: The pairable units' patterns (codes into ``categories``), or None: not counted by the
+        #: source, or more than MAX_PATTERNS distinct ones (``too_many_patterns``).
+        self.patterns, self.too_many_patterns = patterns, too_many_patterns
+        self._categories, self._pairs, self._totals, self._rater_counts = categories, pairs, category_totals, rater_counts
+        self._raters = None if raters is None else tuple(sorted(raters))
+
+    @cached_property
+    def category_set(self) -> Categories:
+        """The values as :class:`Categories` (what alpha reads)."""
+        if isinstance(self._categories, Categories):
+            return self._categories
+        return Categories(exact=self._categories) if self.kind == "number" else Categories(labels=self._categories)
+
+    @cached_property
+    def categories(self) -> tuple[Any, ...]:
+        if not isinstance(self._categories, Categories):
+            return tuple(self._categories)
+        values = self._categories.values
+        return tuple(values) if self.kind == "number" else tuple(str(v) for v in values)
+
+    @cached_property
+    def pairs(self) -> Mapping[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        if self._pairs is not None:
+            return self._pairs
+        return pairs_of_rows(*self.patterns.rows(), len(self.category_set))  # type: ignore[union-attr]
+
+    @cached_property
+    def category_totals(self) -> tuple[int, ...]:
+        """Every rating's category (singleton units included: the seed's marginals count them)."""
+        return tuple(int(t) for t in np.asarray(self._totals).tolist())
+
+    @cached_property
+    def rater_counts(self) -> Mapping[str, Mapping[int, int]]:
+        return self._rater_counts() if callable(self._rater_counts) else self._rater_counts
+
+    def category_totals_array(self) -> np.ndarray:
+        """``category_totals`` as an int64 array (without a Python int per category when the
+        numpy engine counted them)."""
+        return np.asarray(self._totals if isinstance(self._totals, np.ndarray) else self.category_totals,
+                          dtype=np.int64)
 
     @property
     def n_units(self) -> int:
@@ -174,11 +249,17 @@ class PanelCounts:
 
     @property
     def n_ratings(self) -> int:
+        if isinstance(self._totals, np.ndarray):
+            return int(self._totals.sum())
         return sum(self.category_totals)
 
     @property
     def raters(self) -> tuple[str, ...]:
-        return tuple(sorted(self.rater_counts))
+        return self._raters if self._raters is not None else tuple(sorted(self.rater_counts))
+
+    def __repr__(self) -> str:
+        return (f"PanelCounts(dimension={self.dimension!r}, kind={self.kind!r}, categories={len(self.category_set)}, "
+                f"units_by_m={dict(self.units_by_m)!r}, ratings={self.n_ratings})")
 
     def rates(self, positive: Any, raters: Iterable[str] | None = None) -> list[tuple[str, int, int]]:
         """(rater, ratings of ``positive``, ratings) for each rater (or the ones named)."""
@@ -209,47 +290,66 @@ class PanelCounts:
 
 
 def from_coded(coded: Coded, raters: Sequence[str], dimension: str = "all", kind: str | None = None) -> PanelCounts:
-    """The counts of coded ratings (the numpy engine): one pass over the (unit, value) entries."""
+    """The counts of coded ratings (the numpy engine): one pass over the (unit, value) entries.
+    The units' histograms are kept whatever their number (the ratings are in memory already), so
+    the units bootstrap is always drawn in memory."""
     cats = coded.categories
     k = len(cats)
     kind = kind or ("number" if cats.numeric else "label")
-    values = tuple(cats.values) if kind == "number" else tuple(str(v) for v in cats.values)
-    unit, code, cnt, starts = per_unit_counts(coded)
+    _, code, cnt, starts = per_unit_counts(coded)
     m_u = np.add.reduceat(cnt, starts) if len(cnt) else np.zeros(0, dtype=np.int64)
-    ms, n_by_m = np.unique(m_u, return_counts=True)
-    units_by_m = {int(m): int(n) for m, n in zip(ms, n_by_m)}
+    by_m = np.bincount(m_u) if len(m_u) else np.zeros(0, dtype=np.int64)
+    units_by_m = {int(m): int(by_m[m]) for m in np.flatnonzero(by_m)}
+    totals = np.bincount(code, weights=cnt, minlength=k).astype(np.int64) if k else np.zeros(0, dtype=np.int64)
+    pairable = m_u >= 2
+    if not pairable.all():  # unpairable units hold no pattern
+        lens = np.diff(np.r_[starts, len(cnt)])
+        keep = np.repeat(pairable, lens)
+        code, cnt = code[keep], cnt[keep]
+        starts = np.r_[0, np.cumsum(lens[pairable])[:-1]].astype(np.int64) if pairable.any() \
+            else np.zeros(0, dtype=np.int64)
+    patterns = UnitPatterns.of_units(code, cnt, starts)
+    return PanelCounts(dimension, kind, cats, units_by_m, None, totals,
+                       partial(rater_counts_of, coded, tuple(raters)), patterns, raters=raters)
+
+
+def rater_counts_of(coded: Coded, raters: Sequence[str]) -> dict[str, dict[int, int]]:
+    """Each rater's ratings per category (raters with no rating too: rate 0/0)."""
+    k = max(len(coded.categories), 1)
+    per_rater: dict[str, dict[int, int]] = {r: {} for r in raters}
+    keys, counts = np.unique(coded.rater.astype(np.int64) * k + coded.code, return_counts=True)
+    for kk, nn in zip(keys.tolist(), counts.tolist()):
+        r, cc = divmod(kk, k)
+        per_rater[raters[r]][cc] = nn
+    return per_rater
+
+
+def pairs_of_rows(code: np.ndarray, cnt: np.ndarray, starts: np.ndarray, weight: np.ndarray | None,
+                  k: int) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The pair counts of unit histograms (rows as :meth:`UnitPatterns.rows` gives them): within
+    each row every ordered pair of its (value, count) entries, n_c * n_k (- n_c on the diagonal),
+    times the units holding the row."""
     lens = np.diff(np.r_[starts, len(cnt)])
-    m_of_entry = np.repeat(m_u, lens)
+    m_row = np.add.reduceat(cnt, starts) if len(cnt) else np.zeros(0, dtype=np.int64)
+    held = np.ones(len(starts), dtype=np.int64) if weight is None else np.asarray(weight, dtype=np.int64)
+    m_of_entry = np.repeat(m_row, lens)
+    row_of_entry = np.repeat(np.arange(len(starts)), lens)
     pairs: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-    # within each unit, every ordered pair of its (value, count) entries: n_c * n_k (- n_c on the diagonal)
-    unit_of_entry = np.repeat(np.arange(len(starts)), lens)
-    for m in (int(x) for x in ms if x >= 2):
+    for m in (int(x) for x in np.unique(m_row) if x >= 2):
         sel = np.flatnonzero(m_of_entry == m)
-        if not len(sel):
-            continue
-        u, c, n = unit_of_entry[sel], code[sel].astype(np.int64), cnt[sel].astype(np.int64)
-        # entries of one unit are contiguous: pair them up by a self-join on the unit index
+        u, c, n = row_of_entry[sel], code[sel].astype(np.int64), cnt[sel].astype(np.int64)
+        # entries of one row are contiguous: pair them up by a self-join on the row index
         first = np.r_[0, np.flatnonzero(u[1:] != u[:-1]) + 1]
         size = np.diff(np.r_[first, len(u)])
         left = np.repeat(np.arange(len(u)), np.repeat(size, size))
         offs = np.repeat(first, size * size) + _ranges(np.repeat(size, size))
-        ci, ki = c[left], c[offs]
         w = n[left] * n[offs] - np.where(left == offs, n[left], 0)
-        pairs[m] = _reduce(ci, ki, w, k)
-    totals = np.bincount(code, weights=cnt, minlength=k).astype(np.int64) if k else np.zeros(0, dtype=np.int64)
-    per_rater: dict[str, dict[int, int]] = {}
-    key = coded.rater.astype(np.int64) * max(k, 1) + coded.code
-    keys, counts = np.unique(key, return_counts=True)
-    for kk, nn in zip(keys.tolist(), counts.tolist()):
-        r, cc = divmod(kk, max(k, 1))
-        per_rater.setdefault(raters[r], {})[cc] = per_rater.get(raters[r], {}).get(cc, 0) + nn
-    for r in raters:  # raters with no rating in this dimension still count (rate 0/0)
-        per_rater.setdefault(r, {})
-    pairable = np.repeat(m_u >= 2, lens)
-    patterns, too_many = _bounded(unit_patterns(unit_of_entry[pairable], code[pairable], cnt[pairable],
-                                                np.ones(len(starts), dtype=np.int64)))
-    return PanelCounts(dimension, kind, values, units_by_m, pairs, tuple(int(x) for x in totals), per_rater,
-                       patterns, too_many)
+        if weight is not None:
+            units = held[u[left]]
+            big = np.abs(w).max(initial=0) * units.max(initial=0) >= 2**62
+            w = w.astype(object) * units.astype(object) if big else w * units
+        pairs[m] = _reduce(c[left], c[offs], w, k)
+    return pairs
 
 
 def _ranges(lengths: np.ndarray) -> np.ndarray:
@@ -381,105 +481,7 @@ def merge_all(parts: Iterable[PanelCounts]) -> PanelCounts:
     return out
 
 
-# --- deciding from counts --------------------------------------------------------------------
-
-
-def categories_of(c: PanelCounts) -> Categories:
-    return Categories(exact=c.categories) if c.kind == "number" else Categories(labels=c.categories)
-
-
-def alpha(c: PanelCounts, level: str = "nominal") -> AlphaResult:
-    """Krippendorff's alpha from counts: the same exact result as ``alpha_coded`` on the ratings."""
-    _check_level(level)
-    cats = categories_of(c)
-    k = len(cats)
-    if level != "nominal":
-        cats._need_numeric(level)
-        if level == "ratio" and k > RATIO_MAX_CATEGORIES:
-            raise ValueError(f"ratio alpha is computed exactly for at most {RATIO_MAX_CATEGORIES} distinct values; "
-                             f"this panel has {k:,}. Use the interval level, or group the values")
-    ms = sorted(m for m in c.pairs if m >= 2)
-    scale = 1
-    for m in ms:
-        scale = math.lcm(scale, m - 1)
-    n_c = pairable_totals(c)
-    n = sum(n_c)
-    units = sum(n_u for m, n_u in c.units_by_m.items() if m >= 2)
-    pairs_m = sum(n_u * m * (m - 1) // 2 for m, n_u in c.units_by_m.items() if m >= 2)
-    seed = _seed_from_counts(c)
-
-    def coincidence() -> tuple[list[list[int]], int]:
-        big = [[0] * k for _ in range(k)]
-        for m in ms:
-            ci, ki, w = c.pairs[m]
-            f = scale // (m - 1)
-            for i, j, x in zip(ci.tolist(), ki.tolist(), np.asarray(w).tolist()):
-                big[i][j] += f * int(x)
-        return big, scale
-
-    source = coincidence if 0 < k <= COINCIDENCE_MAX_CATEGORIES and units else None
-
-    def result(value: Fraction | None, d_o: Fraction | None, d_e: Fraction | None,
-               moments: tuple[float, float] | None = None) -> AlphaResult:
-        return AlphaResult(level, value, d_o, d_e, n, units, cats, seed, pairs_m, moments, source)
-
-    if n < 2:
-        return result(None, None, None)
-    if level == "nominal":
-        total = 0
-        for m in ms:
-            ci, ki, w = c.pairs[m]
-            off = ci != ki
-            total += _exact_sum(np.asarray(w)[off]) * (scale // (m - 1))
-        exp = n * n - sum(x * x for x in n_c)
-        if exp == 0:
-            return result(None, None, None)
-        d_o = Fraction(total, scale * n)
-        d_e = Fraction(exp, n * (n - 1))
-        return result(1 - d_o / d_e, d_o, d_e, (float(d_o), float(d_o)))
-    if level in ("interval", "ordinal"):
-        if level == "interval":
-            x_all, xs = cats.scaled
-            d_scale = xs * xs
-            x = [int(v) for v in np.asarray(x_all).tolist()]
-        else:
-            before, x = 0, []
-            for cnt in n_c:
-                x.append(2 * before + cnt)
-                before += cnt
-            d_scale = 4
-        total, fourth = 0, 0.0
-        for m in ms:
-            ci, ki, w = c.pairs[m]
-            f = scale // (m - 1)
-            xa = np.array(x, dtype=object)
-            d = xa[ci] - xa[ki]
-            total += int((np.asarray(w, dtype=object) * d * d).sum()) * f
-            fourth += float(np.sum(np.asarray(w, dtype=np.float64) * np.asarray(d, dtype=np.float64) ** 4)) / (m - 1)
-        t1 = sum(nc * xv for nc, xv in zip(n_c, x))
-        t2 = sum(nc * xv * xv for nc, xv in zip(n_c, x))
-        exp = 2 * n * t2 - 2 * t1 * t1
-        if exp == 0:
-            return result(None, None, None)
-        d_o = Fraction(total, scale * n * d_scale)
-        d_e = Fraction(exp, n * (n - 1) * d_scale)
-        mean_sq = fourth / n / float(d_scale) ** 2
-        return result(1 - d_o / d_e, d_o, d_e, (float(d_o), mean_sq))
-    x_all, _ = cats.scaled
-    xs_ = [int(v) for v in np.asarray(x_all).tolist()]
-    if any(v < 0 for v in xs_):
-        raise ValueError("ratio alpha needs non-negative values; got " + repr(cats.values[0]))
-    assert source is not None
-    coinc, coinc_scale = source()
-    dist = [[Fraction((a - b) ** 2, (a + b) ** 2) if a + b else Fraction(0) for b in xs_] for a in xs_]
-    obs = sum(coinc[i][j] * dist[i][j] for i in range(k) for j in range(k) if coinc[i][j] and dist[i][j])
-    exp_f = sum(n_c[i] * n_c[j] * dist[i][j] for i in range(k) for j in range(k) if n_c[i] and n_c[j] and dist[i][j])
-    if exp_f == 0:
-        return result(None, None, None)
-    d_o = Fraction(obs) / (coinc_scale * n)
-    d_e = Fraction(exp_f) / (n * (n - 1))
-    mean_sq = sum(float(coinc[i][j]) * float(dist[i][j]) ** 2 for i in range(k) for j in range(k)) / coinc_scale / n
-    return result(1 - d_o / d_e, d_o, d_e, (float(d_o), mean_sq))
+# --- reading counts --------------------------------------------------------------------
 
 
 def pairable_totals(c: PanelCounts) -> list[int]:
@@ -495,26 +497,3 @@ def pairable_totals(c: PanelCounts) -> list[int]:
         for i in range(k):
             n_c[i] += rows[i] // (m - 1)
     return n_c
-
-
-def _seed_from_counts(c: PanelCounts) -> int:
-    """The seed's ab_alpha_permil: every value counts in its marginals (singleton units too)."""
-    k = len(c.categories)
-    n_raters = len(c.rater_counts)
-    if n_raters < 2 or c.n_units <= 0 or k <= 0:
-        return AB_UNDEFINED
-    dpairs = 0
-    for m, (ci, ki, w) in c.pairs.items():
-        dpairs += _exact_sum(np.asarray(w)[ci != ki])
-    return _seed_formula(dpairs, [int(t) for t in c.category_totals], n_raters)
-
-
-def _seed_formula(dpairs: int, totals: list[int], n_raters: int) -> int:
-    """As panel._seed_permil_from, from the sums it takes of per-unit arrays."""
-    n = sum(totals)
-    if n < 2:
-        return AB_UNDEFINED
-    epairs = n * n - sum(t * t for t in totals)
-    if epairs <= 0:
-        return AB_UNDEFINED
-    return AB_PERMIL - (AB_PERMIL * dpairs * (n - 1)) // ((n_raters - 1) * epairs)

@@ -32,6 +32,13 @@ _INVISIBLE = ("\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u1
               "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
               "\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef")
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff" + _INVISIBLE + "]")
+#: The invisible characters above, spelled for RE2 (pyarrow's and DuckDB's regular expressions),
+#: so names are normalised alike in memory, in Arrow and in SQL (surrogates cannot occur in valid
+#: UTF-8, so RE2 needs no class for them).
+INVISIBLE_RE2 = (r"\p{Cf}\x{34f}\x{115f}-\x{1160}\x{180b}-\x{180f}\x{2028}-\x{2029}\x{3164}\x{fe00}-\x{fe0f}"
+                 r"\x{ffa0}\x{e0100}-\x{e01ef}")
+#: A control or invisible character, for RE2.
+UNSAFE_RE2 = r"[\x{00}-\x{1f}\x{7f}-\x{9f}" + INVISIBLE_RE2 + "]"
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

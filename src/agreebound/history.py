@@ -1,8 +1,9 @@
 """Runs over time, and two runs compared: pure functions over stored runs (agreebound.store.Run).
 
 Everything here reads the reports the runs stored (exact fractions as text, the reasons each
-decision gave); nothing is measured again and no threshold is compared here that the stored
-decision did not compare: a gate passed when its decision gave no reason against it.
+decision gave); nothing is measured again and no threshold is compared here: the gates are read
+back from each stored report by the decide modules (agreebound.panel.gates_from_report,
+agreebound.calibration.gates_from_report), as their decisions gave them.
 """
 
 from __future__ import annotations
@@ -12,73 +13,36 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
 
+from agreebound.calibration import gates_from_report as judge_gates_from_report
+from agreebound.gate import SEVERITY, Gate
+from agreebound.panel import gates_from_report as panel_gates_from_report
 from agreebound.render.gates import RATE_LABELS
-from agreebound.thresholds import PERMIL, THRESHOLD_WORDS
+from agreebound.thresholds import THRESHOLD_WORDS
 
-#: Verdicts ranked as their exit codes rank them (a CI job sees nothing finer): licensed to act (2);
-#: not (1: REPORT_ONLY, FAIL_CALIBRATION, and INCOMPLETE, which is never a pass); refused outright
-#: (0). "Worse" is a move down; FAIL_CALIBRATION -> INCOMPLETE is no improvement.
-RANK = {"ENFORCE": 2, "REPORT_ONLY": 1, "REFUSE_SINGLE": 0,
-        "PASS_CALIBRATION": 2, "INCOMPLETE": 1, "FAIL_CALIBRATION": 1}
-ALPHA_CHECKS = ("alpha_undefined", "alpha_below_floor", "alpha_interval_missing", "alpha_lower_bound_below_floor")
-SPREAD_CHECKS = ("ratio_unbounded", "ratio_above_cap", "spread_interval_missing", "spread_upper_unbounded",
-                 "spread_upper_above_cap")
 Z95 = 1.959963984540054
 
 
-def frac(text: Any) -> Fraction | None:
-    return None if text is None else Fraction(str(text))
+def label(name: str) -> str:
+    """A gate's name as history shows it."""
+    if name in ("alpha", "spread"):
+        return name
+    return RATE_LABELS.get(name, name.replace("_", " "))
 
 
-@dataclass(frozen=True)
-class Gate:
-    """One gate of one run, read from its report."""
-
-    scope: str  # a dimension's name, or "judge"
-    name: str  # "alpha", "spread", or a judge rate's name
-    label: str
-    value: Fraction | None  # None: undefined, unbounded, not measured or not evaluable (see state)
-    low: float | None
-    high: float | None
-    threshold: Fraction | None
-    threshold_field: str
-    passed: bool | None  # None: not evaluable / not measured
-    state: str  # "measured", "undefined", "unbounded", "not measured", "not evaluable"
-    unit: str  # "alpha" | "x" | "%"
+def unit(g: Gate) -> str:
+    """"alpha" | "x" | "%": how history shows a gate's numbers (agreebound.history.show)."""
+    return g.unit or "alpha"
 
 
-def gates(run: Any) -> list[Gate]:
-    """Every gate of a run, in the report's order."""
+def gates(run: Any) -> list[tuple[str, Gate]]:
+    """Every gate of a run with its scope (a dimension's name, or "judge"), in the report's order:
+    alpha and the spread of each dimension, or the judge's five rates."""
     r = run.report
-    out: list[Gate] = []
     if run.kind == "panel":
         th = r["thresholds"]["panel"]
-        floor = Fraction(th["alpha_floor_permil"], PERMIL)
-        cap = Fraction(th["ratio_cap_permil"], PERMIL)
-        for d in r["panel"]["dimensions"]:
-            checks = {x["check"] for x in d["reasons"]}
-            a = d["alpha"]
-            iv = a.get("interval") or {}
-            out.append(Gate(d["dimension"], "alpha", "alpha", frac(a["exact"]) if a["defined"] else None,
-                            iv.get("low"), iv.get("high"), floor, "alpha_floor_permil",
-                            not (checks & set(ALPHA_CHECKS)), "measured" if a["defined"] else "undefined", "alpha"))
-            s = d["spread"]
-            state = {"bounded": "measured"}.get(s["state"], s["state"])
-            bracket = s.get("bracket95") or [None, None]
-            out.append(Gate(d["dimension"], "spread", "spread", frac(s["exact"]) if s["state"] == "bounded" else None,
-                            bracket[0], bracket[1], cap, "ratio_cap_permil",
-                            None if state == "not measured" else not (checks & set(SPREAD_CHECKS)), state, "x"))
-    else:
-        for g in r["calibration"]["rates"]:
-            evaluable = g.get("evaluable") and not g.get("unavailable")
-            iv = g.get("interval95") or [None, None]
-            field_name = {"min": "minimum_", "max": "maximum_"}[g["kind"]] + g["name"] + "_bps"
-            out.append(Gate("judge", g["name"], RATE_LABELS.get(g["name"], g["name"].replace("_", " ")),
-                            frac(g["exact"]) if evaluable and g.get("exact") is not None else None,
-                            iv[0], iv[1], Fraction(g["threshold_bps"], 10_000) if g.get("threshold_bps") is not None
-                            else None, field_name, bool(g["passed"]) if evaluable else None,
-                            "measured" if evaluable else "not evaluable", "%"))
-    return out
+        return [(d["dimension"], g) for d in r["panel"]["dimensions"]
+                for g in panel_gates_from_report(d, th) if g.name != "detectors"]
+    return [("judge", g) for g in judge_gates_from_report(r["calibration"]["rates"])]
 
 
 def levels_read(run: Any) -> dict[str, str]:
@@ -113,14 +77,14 @@ def timeline(runs: Sequence[Any]) -> list[dict[str, Any]]:
     rows = []
     for run in sorted(runs, key=lambda r: (r.created_utc, r.id)):
         levels = levels_read(run)
-        for g in gates(run):
+        for where, g in gates(run):
             # alpha at another level is another quantity: its own line on a timeline
-            scope = f"{g.scope} ({levels[g.scope]})" if g.name == "alpha" and g.scope in levels else g.scope
+            scope = f"{where} ({levels[where]})" if g.name == "alpha" and where in levels else where
             rows.append({"run": run.id, "time": run.created_utc, "data_name": run.data_name, "label": run.label or "",
-                         "verdict": run.verdict, "scope": scope, "gate": g.name, "gate_label": g.label,
+                         "verdict": run.verdict, "scope": scope, "gate": g.name, "gate_label": label(g.name),
                          "value": None if g.value is None else float(g.value), "low": g.low, "high": g.high,
                          "threshold": None if g.threshold is None else float(g.threshold),
-                         "passed": g.passed, "state": g.state, "unit": g.unit})
+                         "passed": g.passed, "state": g.state, "unit": unit(g)})
     return rows
 
 
@@ -223,7 +187,7 @@ class Comparison:
         def gate(g: Gate | None) -> Any:
             if g is None:
                 return None
-            return {"value": None if g.value is None else _exact(g.value), "state": g.state,
+            return {"value": None if g.exact is None else _exact(g.exact), "state": g.state,
                     "interval95": [g.low, g.high], "threshold": None if g.threshold is None else _exact(g.threshold),
                     "passed": g.passed}
 
@@ -250,8 +214,8 @@ def compare(a: Any, b: Any) -> Comparison:
         raise CompareError(f"run {a.id} is a {a.kind} run and run {b.id} a {b.kind} run; compare runs of one kind")
     causes = _causes(a, b)
     verdicts = _verdicts(a, b)
-    ga = {(g.scope, g.name): g for g in gates(a)}
-    gb = {(g.scope, g.name): g for g in gates(b)}
+    ga = {(scope, g.name): g for scope, g in gates(a)}
+    gb = {(scope, g.name): g for scope, g in gates(b)}
     keys = list(ga) + [k for k in gb if k not in ga]
     changes = []
     for k in keys:
@@ -262,21 +226,21 @@ def compare(a: Any, b: Any) -> Comparison:
             and after.passed is not None and before.passed != after.passed
         # (a gate whose whole dimension is gone is said by the verdict change: "absent")
         lost = before is not None and before.passed is not None and after is not None and after.passed is None
-        changes.append(GateChange(k[0], k[1], any_gate.label, any_gate.unit, before, after, flipped,
+        changes.append(GateChange(k[0], k[1], label(k[1]), unit(any_gate), before, after, flipped,
                                   _why(before, after, causes) if flipped else "", lost))
     shifts = []
     same_data = _data(a) == _data(b)
     for k in keys:
         before, after = ga.get(k), gb.get(k)
-        if k[1] != "alpha" or before is None or after is None or before.value is None or after.value is None:
+        if k[1] != "alpha" or before is None or after is None or before.exact is None or after.exact is None:
             continue
         allowed = None
         if None not in (before.low, before.high, after.low, after.high):
             se_a = (before.high - before.low) / (2 * Z95)  # type: ignore[operator]
             se_b = (after.high - after.low) / (2 * Z95)  # type: ignore[operator]
             allowed = Z95 * math.hypot(se_a, se_b)
-        beyond = None if allowed is None else abs(float(after.value - before.value)) > allowed
-        shifts.append(AlphaShift(k[0], before.value, after.value, allowed, beyond, same_data,
+        beyond = None if allowed is None else abs(float(after.exact - before.exact)) > allowed
+        shifts.append(AlphaShift(k[0], before.exact, after.exact, allowed, beyond, same_data,
                                  same_data and any(c.startswith("reading changed") for c in causes)))
     return Comparison(a, b, tuple(causes), tuple(verdicts), tuple(changes), tuple(shifts))
 
@@ -365,29 +329,31 @@ def _verdicts(a: Any, b: Any) -> list[VerdictChange]:
     for scope in list(va) + [s for s in vb if s not in va]:
         before, after = va.get(scope), vb.get(scope)
         if before is None:
-            direction = "better" if RANK.get(after or "", 0) == 2 else "same"
+            direction = "better" if SEVERITY.get(after or "", 0) == 2 else "same"
         elif after is None:
             direction = "worse"  # decided before, not any more: a gate CI relied on is gone
         else:
-            direction = "worse" if RANK[after] < RANK[before] else ("better" if RANK[after] > RANK[before] else "same")
+            direction = ("worse" if SEVERITY[after] < SEVERITY[before] else
+                         "better" if SEVERITY[after] > SEVERITY[before] else "same")
         out.append(VerdictChange(scope, before, after, direction))
     return out
 
 
 def _why(before: Gate | None, after: Gate | None, causes: Sequence[str]) -> str:
     assert before is not None and after is not None
-    unit = before.unit
-    moved_value = before.value != after.value or before.state != after.state
+    shown = unit(before)
+    moved_value = before.exact != after.exact or before.state != after.state
     moved_threshold = before.threshold != after.threshold
     parts = []
     if moved_value:
         what = "the data changed" if any(c.startswith("data changed") for c in causes) else \
             ("the reading changed" if any(c.startswith("reading changed") for c in causes) else "")
-        parts.append(f"{before.label} {show(before.value, unit, before.state)} -> {show(after.value, unit, after.state)}"
+        parts.append(f"{label(before.name)} {show(before.exact, shown, before.state)} -> "
+                     f"{show(after.exact, shown, after.state)}"
                      + (f" ({what})" if what else ""))
     if moved_threshold:
         src = "the contract changed" if any(c.startswith("contract changed") for c in causes) else "thresholds changed"
-        parts.append(f"threshold {show(before.threshold, unit)} -> {show(after.threshold, unit)} ({src})")
+        parts.append(f"threshold {show(before.threshold, shown)} -> {show(after.threshold, shown)} ({src})")
     if not parts:
         parts.append("strict mode changed" if any("strict" in c for c in causes) else "the decision rule changed")
     state = "now passes" if after.passed else "now fails"

@@ -1,4 +1,6 @@
-"""Mergeable sufficient statistics of a judge audit: what an out-of-core engine returns.
+"""Mergeable sufficient statistics of a judge audit: what every engine returns (the SQL engines by
+aggregating, the in-memory one from its per-case facts, :func:`from_facts`), and all that
+:func:`agreebound.calibration.measure_counts` reads to measure the rates.
 
 A judge audit's decision, its case-aware intervals and its diagnostics need only integers summed
 over cases, never the observations themselves:
@@ -14,6 +16,11 @@ over cases, never the observations themselves:
 Counts of disjoint sets of cases **merge** by adding (and by keeping the first ids), so parts of a
 snapshot read anywhere give the counts of the whole; :func:`from_cases` gives the same counts from
 the in-memory measurement's per-case frame.
+
+>>> from agreebound.calibration import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, measure
+>>> c = from_cases(measure(ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT).cases)  # the seed's example
+>>> c.n_cases, c.n_observations, c.rates["human_agreement"].numerator, c.reviewers, c.unadjudicated
+(4, 16, 16, {2: 4}, 0)
 """
 
 from __future__ import annotations
@@ -104,26 +111,46 @@ def merge(a: JudgeCounts, b: JudgeCounts) -> JudgeCounts:
 
 
 def rate_stats(y: np.ndarray, m: np.ndarray) -> RateStats:
-    """A rate's sums over the cases that contribute to it (m > 0): y of m each."""
-    keep = m > 0
-    y, m = [int(v) for v in y[keep]], [int(v) for v in m[keep]]
-    return RateStats(sum(y), sum(m), len(m), sum(v * v for v in y), sum(a * b for a, b in zip(y, m)),
-                     sum(v * v for v in m))
+    """A rate's sums over the cases that contribute to it (m > 0): y of m each.
+
+    >>> rate_stats(np.array([2, 0, 1]), np.array([4, 0, 4]))  # two cases of 4 observations, 3 of 8 in all
+    RateStats(numerator=3, denominator=8, k=2, syy=5, sym=12, smm=32)
+    """
+    keep = np.asarray(m) > 0
+    y, m = np.asarray(y, dtype=np.int64)[keep], np.asarray(m, dtype=np.int64)[keep]
+    if len(m) == 0:
+        return RateStats(0, 0, 0, 0, 0, 0)
+    ys, ms = int(y.sum()), int(m.sum())
+    if max(int(y.max()), int(m.max())) * (ys + ms) < 2**63:  # every product and sum fits in int64
+        return RateStats(ys, ms, len(m), int((y * y).sum()), int((y * m).sum()), int((m * m).sum()))
+    yl, ml = y.tolist(), m.tolist()  # Python integers: exact at any size
+    return RateStats(ys, ms, len(ml), sum(v * v for v in yl), sum(a * b for a, b in zip(yl, ml)), sum(v * v for v in ml))
 
 
-def from_cases(cases: Any) -> JudgeCounts:
-    """The counts of a full audit's per-case frame (CalibrationMeasurement.cases)."""
-    c = cases
+#: The per-case facts the counts are summed from: the columns of CalibrationMeasurement.cases, with
+#: the labels (preferred, majority_ab, majority_ba) as indices into LABELS (-1: none).
+FACTS = ("case_id", "preferred", "reviewers", "adjudicated", "observations", "agreements", "majority_ab",
+         "majority_ba", "unstable_ab", "unstable_ba", "flip_opportunity", "flipped", "verbosity_opportunities",
+         "verbosity_errors", "self_opportunities", "self_errors")
 
+
+def _smallest(ids: np.ndarray) -> tuple[str, ...]:
+    return tuple(heapq.nsmallest(ISSUE_IDS, ids.tolist()))
+
+
+def from_facts(facts: Mapping[str, Any], only: np.ndarray | None = None) -> JudgeCounts:
+    """The counts of an audit's per-case facts (:data:`FACTS`; ``only``: a mask of the cases to
+    count): what the in-memory engine returns, the same counts as the SQL engines' aggregation of
+    the same cases."""
     def col(name: str) -> np.ndarray:
-        return c[name].to_numpy().astype(np.int64)
+        v = np.asarray(facts[name]).astype(np.int64)
+        return v if only is None else v[only]
 
-    code = {label: i for i, label in enumerate(LABELS)}
+    def flags(name: str) -> np.ndarray:
+        v = np.asarray(facts[name], dtype=bool)
+        return v if only is None else v[only]
 
-    def codes(name: str) -> np.ndarray:
-        return np.array([code.get(v, -1) if isinstance(v, str) else -1 for v in c[name].astype(object)], dtype=np.int64)
-
-    two = np.full(len(c), 2, dtype=np.int64)
+    two = np.full(len(col("observations")), 2, dtype=np.int64)
     rates = {
         "human_agreement": rate_stats(col("agreements"), col("observations")),
         "position_flip": rate_stats(col("flipped"), col("flip_opportunity")),
@@ -131,25 +158,39 @@ def from_cases(cases: Any) -> JudgeCounts:
         "verbosity_bias": rate_stats(col("verbosity_errors"), col("verbosity_opportunities")),
         "self_preference": rate_stats(col("self_errors"), col("self_opportunities")),
     }
-    ids = c["case_id"].astype(object).to_numpy()
+    ids = np.asarray(facts["case_id"], dtype=object)
+    ids = ids if only is None else ids[only]
     reviewers = np.minimum(col("reviewers"), REVIEWER_CAP)
-    r_values, r_counts = np.unique(reviewers, return_counts=True)
-    reviewer_ids = {int(r): tuple(heapq.nsmallest(ISSUE_IDS, ids[reviewers == r].tolist()))
-                    for r in r_values if r < REVIEWER_CAP}
-    unadj = ~c["adjudicated"].to_numpy(dtype=bool)
-    human, ab, ba = codes("preferred"), codes("majority_ab"), codes("majority_ba")
-    no_tie = human != code["tie"]
-    unstable = c["unstable_ab"].to_numpy(dtype=bool) | c["unstable_ba"].to_numpy(dtype=bool)
+    per_count = np.bincount(reviewers, minlength=REVIEWER_CAP + 1) if len(reviewers) else np.zeros(0, dtype=np.int64)
+    present = np.flatnonzero(per_count)
+    reviewer_ids = {int(r): _smallest(ids[reviewers == r]) for r in present if r < REVIEWER_CAP}
+    unadj = ~flags("adjudicated")
+    human, ab, ba = col("preferred"), col("majority_ab"), col("majority_ba")
+    no_tie = human != LABELS.index("tie")
+    unstable = flags("unstable_ab") | flags("unstable_ba")
     noisy = unstable & (ab >= 0) & (ba >= 0) & (ab != ba)
-    keys, n = np.unique(np.stack([human, ab, ba], axis=1), axis=0, return_counts=True) if len(c) else (
-        np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    # each (human, ab, ba) in -1..2 as one base-4 digit each: ascending keys are the patterns in order
+    key = np.bincount((human + 1) * 16 + (ab + 1) * 4 + (ba + 1), minlength=64) if len(human) else np.zeros(64, int)
+    patterns = {(k // 16 - 1, k // 4 % 4 - 1, k % 4 - 1): int(key[k]) for k in np.flatnonzero(key).tolist()}
     return JudgeCounts(
-        len(c), int(col("observations").sum()), rates,
-        {int(r): int(k) for r, k in zip(r_values, r_counts)}, reviewer_ids,
-        int(unadj.sum()), tuple(heapq.nsmallest(ISSUE_IDS, ids[unadj].tolist())),
+        len(ids), int(col("observations").sum()), rates,
+        {int(r): int(per_count[r]) for r in present}, reviewer_ids,
+        int(unadj.sum()), _smallest(ids[unadj]),
         (int(col("agreements")[no_tie].sum()), int(col("observations")[no_tie].sum())),
-        int(noisy.sum()), {tuple(int(v) for v in key): int(k) for key, k in zip(keys, n)},
+        int(noisy.sum()), patterns,
     )
+
+
+def from_cases(cases: Any) -> JudgeCounts:
+    """The counts of a full audit's per-case frame (CalibrationMeasurement.cases)."""
+    code = {label: i for i, label in enumerate(LABELS)}
+
+    def codes(name: str) -> np.ndarray:
+        return np.array([code.get(v, -1) if isinstance(v, str) else -1 for v in cases[name].astype(object)],
+                        dtype=np.int64)
+
+    labelled = ("preferred", "majority_ab", "majority_ba")
+    return from_facts({name: codes(name) if name in labelled else cases[name].to_numpy() for name in FACTS})
 
 
 def human_alpha_counts(counts: JudgeCounts) -> Any:

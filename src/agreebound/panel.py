@@ -4,18 +4,12 @@ The contract is the seed ``nx_agreebound`` (rung W-AGB-1): a panel that cannot a
 license enforcement, and fewer than two independent detectors is refused structurally, whatever
 the scores.  Everything here is pure: no I/O, no streamlit, no plotly.
 
-Alpha follows Krippendorff's definitions (coincidence matrix; only pairable values count):
+Alpha itself is measured in one place, agreebound.alpha, over an engine's counts; here are the
+ratings' coding (:class:`Categories`, :class:`Coded`), alpha's result type (:class:`AlphaResult`)
+and the seed's own integer formulas (``seed_alpha_permil``: the specification's oracle).
 
-    alpha = 1 - D_o / D_e = 1 - (n - 1) * sum_ck o_ck d2_ck / sum_ck n_c n_k d2_ck
-
-computed with integers and ``fractions.Fraction`` only, and never through a k x k structure
-unless k is small: the nominal, interval and ordinal sums reduce to per-unit counts and power
-sums (ordinal distances are interval distances between mid-ranks), so time and memory grow with
-the number of ratings, not with the square of the number of distinct values.
-
->>> r = krippendorff_alpha([[1, 1], [2, 2], [1, 2]])
->>> r.value, r.permil
-(Fraction(4, 9), 444)
+>>> seed_alpha_permil([[1, 1], [2, 2], [1, 2]], 3)   # alpha 4/9, rounded up as the seed rounds
+445
 >>> ratio_permil([10, 39])
 3900
 >>> decide(1, Fraction(1), [5, 5]).verdict
@@ -26,16 +20,16 @@ from __future__ import annotations
 
 import enum
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
-from numbers import Rational, Real
+from numbers import Rational
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-import pandas as pd
 
-from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, RATIO_MAX_CATEGORIES
+from agreebound.categories import Categories, Coded, as_matrix
+from agreebound.gate import MEASURED, NOT_MEASURED, UNBOUNDED, UNDEFINED, Gate, evaluate, meets
 from agreebound.thresholds import ALPHA_FLOOR_DEFAULT, CITATIONS, PERMIL, RATIO_CAP_DEFAULT, PanelThresholds
 
 __all__ = [
@@ -47,18 +41,16 @@ __all__ = [
     "AB_ALPHA_FLOOR_DEFAULT",
     "AB_RATIO_CAP_DEFAULT",
     "AB_PERMIL",
-    "LEVELS",
+    
     "AlphaResult",
-    "Categories",
-    "Coded",
+    
+    
     "PanelThresholds",
     "PanelDecision",
     "Reason",
     "Verdict",
-    "alpha_coded",
     "decide",
-    "encode",
-    "krippendorff_alpha",
+    
     "rate_span",
     "ratio_permil",
     "seed_alpha_permil",
@@ -79,10 +71,7 @@ AB_RATIO_CAP_DEFAULT = RATIO_CAP_DEFAULT
 #: Where each default comes from (the seed's own citations), stated once in agreebound.thresholds.
 DEFAULT_CITATIONS = {k: CITATIONS[k] for k in ("alpha_floor_permil", "ratio_cap_permil")}
 
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
-# Float64 arithmetic on integers is exact while every value stays below 2**53.
-_FLOAT_EXACT = 2**53
 # Units per counting block for the coincidence matrix: bounds the dense block to ~ 16M cells.
 _BLOCK_CELLS = 16_000_000
 
@@ -103,220 +92,6 @@ class Verdict(str, enum.Enum):
     @classmethod
     def from_seed_code(cls, code: int) -> "Verdict":
         return {AB_ENFORCE: cls.ENFORCE, AB_REPORT_ONLY: cls.REPORT_ONLY, AB_REFUSE_SINGLE: cls.REFUSE_SINGLE}[code]
-
-
-# --- categories: the sorted distinct values, exact on demand ----------------------------------
-
-
-class Categories:
-    """The distinct values of a panel, sorted; ``codes`` index into them.
-
-    Numbers are held either as float64 (each float read as its shortest round-trip decimal, the
-    number the file or the caller wrote: 0.1 is 1/10) or as exact Python numbers; labels as
-    Python objects.  Exact values are made only when asked for, so a panel with 500,000 distinct
-    scores never builds 500,000 Fractions.
-    """
-
-    def __init__(self, *, floats: np.ndarray | None = None, exact: Sequence[Any] | None = None,
-                 labels: Sequence[Any] | None = None) -> None:
-        given = [x is not None for x in (floats, exact, labels)]
-        if sum(given) != 1:
-            raise ValueError("Categories takes exactly one of floats, exact, labels")
-        self._floats = None if floats is None else np.asarray(floats, dtype=np.float64)
-        self._exact = None if exact is None else tuple(exact)
-        self._labels = None if labels is None else tuple(labels)
-
-    @property
-    def numeric(self) -> bool:
-        return self._labels is None
-
-    def __len__(self) -> int:
-        if self._floats is not None:
-            return len(self._floats)
-        return len(self._exact if self._exact is not None else self._labels)  # type: ignore[arg-type]
-
-    @cached_property
-    def values(self) -> tuple[Any, ...]:
-        """Exact Python values: ints, Fractions (decimals) or the labels."""
-        if self._labels is not None:
-            return self._labels
-        if self._exact is not None:
-            return self._exact
-        return tuple(_float_value(float(v)) for v in self._floats)  # type: ignore[union-attr]
-
-    def first(self, n: int) -> tuple[Any, ...]:
-        """The first ``n`` exact values, without converting the rest."""
-        if self._floats is not None and "values" not in self.__dict__:
-            return tuple(_float_value(float(v)) for v in self._floats[:n])
-        return self.values[:n]
-
-    @cached_property
-    def floats(self) -> np.ndarray:
-        """float64 approximations (figures, bootstraps); numeric categories only."""
-        self._need_numeric("")
-        if self._floats is not None:
-            return self._floats
-        return np.array([float(v) for v in self._exact], dtype=np.float64)  # type: ignore[union-attr]
-
-    def _need_numeric(self, level: str) -> None:
-        if self._labels is not None:
-            first = next((v for v in self._labels if isinstance(v, bool) or not isinstance(v, Real)), None)
-            raise ValueError(f"{level or 'this'} alpha needs numeric values; got {first!r}")
-
-    @cached_property
-    def scaled(self) -> tuple[np.ndarray, int]:
-        """(X, S): every value exactly X / S, X integers (int64 when they fit, else Python ints)."""
-        self._need_numeric("")
-        if self._floats is not None:
-            v = self._floats
-            if not np.isfinite(v).all():
-                raise ValueError(f"numeric alpha needs finite values; got {float(v[~np.isfinite(v)][0])!r}")
-            for dp in range(0, 18):
-                scale = 10**dp
-                x = np.rint(v * scale)
-                if np.abs(x).max(initial=0) >= 2**51:
-                    break
-                if (x / scale == v).all():
-                    return x.astype(np.int64), scale
-            exact: Sequence[Any] = self.values
-        else:
-            exact = self._exact  # type: ignore[assignment]
-        fr = [Fraction(e) for e in exact]
-        scale = 1
-        for f in fr:
-            scale = math.lcm(scale, f.denominator)
-        ints = [f.numerator * (scale // f.denominator) for f in fr]
-        return _int_array(ints), scale
-
-
-def _float_value(v: float) -> Any:
-    """The number a float prints as: its shortest round-trip decimal (1e+38 is 10**38, 0.1 is
-    1/10), an int when whole."""
-    if not math.isfinite(v):
-        return v
-    if v.is_integer() and abs(v) < 2**53:
-        return int(v)
-    f = Fraction(repr(v))
-    return int(f) if f.denominator == 1 else f
-
-
-def _int_array(ints: Sequence[int]) -> np.ndarray:
-    if all(-(2**62) < i < 2**62 for i in ints):
-        return np.array(ints, dtype=np.int64)
-    out = np.empty(len(ints), dtype=object)
-    out[:] = list(ints)
-    return out
-
-
-# --- coding: any rating matrix -> one code per present rating --------------------------------
-
-
-@dataclass(frozen=True)
-class Coded:
-    """Ratings as codes: one entry per present rating (missing cells have no entry).
-
-    ``unit`` and ``rater`` index the rating's unit and rater, ``code`` its value in ``categories``.
-    Alpha only needs each unit's multiset of codes; the raters matter to rates and diagnostics.
-    """
-
-    unit: np.ndarray
-    rater: np.ndarray
-    code: np.ndarray
-    n_units: int
-    n_raters: int
-    categories: Categories
-
-    def __post_init__(self) -> None:
-        if not (len(self.unit) == len(self.rater) == len(self.code)):
-            raise ValueError("unit, rater and code must have one entry per rating")
-
-    @property
-    def n_ratings(self) -> int:
-        return len(self.code)
-
-
-def _as_matrix(ratings: Any) -> np.ndarray:
-    if isinstance(ratings, pd.DataFrame):
-        arr = ratings.to_numpy()
-    elif isinstance(ratings, np.ndarray):
-        arr = ratings
-    else:
-        try:
-            rows = [list(r) for r in ratings]
-        except TypeError as error:
-            raise ValueError("ratings must be 2-D: rows are units, columns are raters") from error
-        widths = {len(r) for r in rows}
-        if len(widths) > 1:
-            raise ValueError(f"ratings rows have different lengths {sorted(widths)}: every unit needs one cell per rater")
-        arr = np.empty((len(rows), widths.pop() if widths else 0), dtype=object)
-        for i, r in enumerate(rows):
-            arr[i, :] = r
-    if arr.ndim != 2:
-        raise ValueError(f"ratings must be 2-D (units x raters), got {arr.ndim}-D")
-    return arr
-
-
-def encode(ratings: Any) -> Coded:
-    """A rating matrix (rows = units, columns = raters; None/NaN missing) as :class:`Coded`."""
-    if isinstance(ratings, Coded):
-        return ratings
-    arr = _as_matrix(ratings)
-    n_units, n_raters = arr.shape
-    flat = arr.ravel()
-    if flat.dtype.kind == "b":
-        raise ValueError("ratings must not be booleans: use 0/1 or labels")
-    if flat.dtype.kind in "iu":
-        uniques, codes = np.unique(flat, return_inverse=True)
-        cats = Categories(exact=[int(u) for u in uniques])
-        present = np.ones(len(flat), dtype=bool)
-    elif flat.dtype.kind == "f":
-        codes, uniques = pd.factorize(flat, use_na_sentinel=True)  # hashing: no sort of every rating
-        order = np.argsort(uniques, kind="stable")
-        remap = np.empty(len(uniques) + 1, dtype=np.int64)
-        remap[order] = np.arange(len(uniques))
-        remap[-1] = -1
-        codes = remap[codes]
-        present = codes >= 0
-        cats = Categories(floats=np.asarray(uniques, dtype=np.float64)[order])
-    else:
-        codes, cats = _encode_objects(flat)
-        present = codes >= 0
-    idx = np.flatnonzero(present)
-    codes = np.asarray(codes, dtype=np.int64)[idx]
-    return Coded(idx // max(n_raters, 1), idx % max(n_raters, 1), codes, n_units, n_raters, cats)
-
-
-def _encode_objects(flat: np.ndarray) -> tuple[np.ndarray, Categories]:
-    codes, uniques = pd.factorize(flat, use_na_sentinel=True)
-    values = [v.item() if isinstance(v, np.generic) else v for v in uniques]
-    if any(isinstance(v, (bool, np.bool_)) for v in values):
-        raise ValueError("ratings must not be booleans: use 0/1 or labels")
-    numeric = all(isinstance(v, Real) for v in values)
-    if numeric:
-        exact: list[Any] = []
-        for v in values:
-            if isinstance(v, float):
-                if not math.isfinite(v):
-                    numeric = False
-                    break
-                exact.append(_float_value(v))
-            elif isinstance(v, Rational):
-                exact.append(int(v) if v.denominator == 1 else Fraction(v))
-            else:  # other Reals (Decimal, numpy floats handled above): through their float's repr
-                exact.append(_float_value(float(v)))
-        if numeric:
-            values = exact
-    try:
-        order = sorted(range(len(values)), key=lambda i: values[i])
-    except TypeError:
-        order = sorted(range(len(values)), key=lambda i: (type(values[i]).__name__, repr(values[i])))
-    remap = np.empty(len(values) + 1, dtype=np.int64)
-    remap[np.asarray(order, dtype=np.int64)] = np.arange(len(values), dtype=np.int64)
-    remap[-1] = -1  # code -1 indexes the last slot: stays missing
-    codes = remap[np.asarray(codes, dtype=np.int64)]
-    sorted_values = [values[i] for i in order]
-    cats = Categories(exact=sorted_values) if numeric else Categories(labels=sorted_values)
-    return codes, cats
 
 
 # --- alpha -----------------------------------------------------------------------------------
@@ -422,7 +197,7 @@ def per_unit_counts(c: Coded) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     return unit, code, cnt, starts
 
 
-def _exact_sum(a: np.ndarray) -> int:
+def exact_sum(a: np.ndarray) -> int:
     """The exact sum of an int64 (or object) array as a Python int (no int64 overflow)."""
     if a.dtype == object:
         return int(sum(a.tolist()))
@@ -432,243 +207,19 @@ def _exact_sum(a: np.ndarray) -> int:
     return int(hi.sum()) * 2**31 + int(lo.sum())
 
 
-def _sum_by_m(q: np.ndarray, m: np.ndarray) -> tuple[int, ...]:
-    """sum_m q_m / (m - 1) pieces: returns (numerator, denominator) of the exact total."""
-    order = np.argsort(m, kind="stable")
-    ms = m[order]
-    qs = q[order]
-    bounds = np.flatnonzero(np.r_[True, ms[1:] != ms[:-1], True])
-    scale = 1
-    distinct = [int(ms[b]) for b in bounds[:-1]]
-    for mm in distinct:
-        scale = math.lcm(scale, mm - 1)
-    total = 0
-    for (b0, b1), mm in zip(zip(bounds[:-1], bounds[1:]), distinct):
-        total += _exact_sum(qs[b0:b1]) * (scale // (mm - 1))
-    return total, scale
-
-
 def _seed_permil_from(unit_sumsq: np.ndarray, m_u: np.ndarray, n_all_c: np.ndarray, n_raters: int,
                       n_units: int, k: int) -> int:
     """The seed's ab_alpha_permil from per-unit counts: every value counts in the marginals."""
     if n_raters < 2 or n_units <= 0 or k <= 0:
         return AB_UNDEFINED
-    dpairs = _exact_sum(m_u * m_u - unit_sumsq)
-    n = _exact_sum(n_all_c)
+    dpairs = exact_sum(m_u * m_u - unit_sumsq)
+    n = exact_sum(n_all_c)
     if n < 2:
         return AB_UNDEFINED
-    epairs = n * n - _exact_sum(n_all_c.astype(object) * n_all_c)
+    epairs = n * n - exact_sum(n_all_c.astype(object) * n_all_c)
     if epairs <= 0:
         return AB_UNDEFINED
     return AB_PERMIL - (AB_PERMIL * dpairs * (n - 1)) // ((n_raters - 1) * epairs)
-
-
-def _power_sums(x: np.ndarray, cnt: np.ndarray, starts: np.ndarray, m_u: np.ndarray) -> np.ndarray:
-    """Per unit, the sum over ordered pairs of values of (x_i - x_j)^2 = 2 m S2 - 2 S1^2, exactly.
-
-    Values are shifted by the unit's smallest one first (differences do not change), which
-    keeps int64 exact on most data; otherwise Python ints.
-    """
-    shift = np.repeat(x[starts], np.diff(np.r_[starts, len(x)]))
-    xs = x - shift
-    big = int(np.abs(xs).max(initial=0)) if xs.dtype != object else max((abs(v) for v in xs.tolist()), default=0)
-    mmax = int(m_u.max(initial=0))
-    if xs.dtype != object and 2 * mmax * mmax * big * big < 2**62:
-        s1 = np.add.reduceat(cnt * xs, starts) if len(xs) else np.zeros(0, dtype=np.int64)
-        s2 = np.add.reduceat(cnt * xs * xs, starts) if len(xs) else np.zeros(0, dtype=np.int64)
-        return 2 * m_u * s2 - 2 * s1 * s1
-    xo = xs.astype(object)
-    co = cnt.astype(object)
-    s1 = np.add.reduceat(co * xo, starts)
-    s2 = np.add.reduceat(co * xo * xo, starts)
-    return 2 * m_u.astype(object) * s2 - 2 * s1 * s1
-
-
-def _as_float(x: Any) -> float:
-    """A float, or inf when the exact value is beyond float64 (1e300-sized values)."""
-    try:
-        return float(x)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
-
-
-def _fourth_moment(x: np.ndarray, cnt: np.ndarray, starts: np.ndarray, m_u: np.ndarray) -> np.ndarray:
-    """Per unit, the sum over ordered pairs of (x_i - x_j)^4, in float64 about the unit's mean
-    (inf where the values are beyond float64: the bootstrap then says it cannot resample)."""
-    lens = np.diff(np.r_[starts, len(x)])
-    w = cnt.astype(np.float64)
-    try:
-        xf = x.astype(np.float64)
-    except OverflowError:
-        return np.full(len(starts), np.inf)
-    mean = np.add.reduceat(w * xf, starts) / m_u
-    d = xf - np.repeat(mean, lens)
-    s2 = np.add.reduceat(w * d * d, starts)
-    s4 = np.add.reduceat(w * d**4, starts)
-    return 2 * m_u * s4 + 6 * s2 * s2
-
-
-def _coincidence(code: np.ndarray, cnt: np.ndarray, starts: np.ndarray, m_u: np.ndarray,
-                 k: int) -> tuple[list[list[int]], int]:
-    """The coincidence matrix over a common denominator L = lcm(m - 1): o_ck = O_ck / L.
-
-    From the (unit, value, count) entries of pairable units, sorted by unit: per block of units a
-    dense unit x value count matrix (k is small here), and per m the product C^T C - diag, with
-    BLAS exact in float64 while every entry stays below 2**53.
-    """
-    per_m: dict[int, np.ndarray] = {}
-    n_units = len(starts)
-    ends = np.r_[starts[1:], len(code)]
-    block = max(1, _BLOCK_CELLS // max(1, k))
-    for b0 in range(0, n_units, block):
-        b1 = min(n_units, b0 + block)
-        lo, hi = int(starts[b0]), int(ends[b1 - 1])
-        local = np.repeat(np.arange(b1 - b0), ends[b0:b1] - starts[b0:b1])
-        counts = np.zeros((b1 - b0, k), dtype=np.int64)
-        counts[local, code[lo:hi]] = cnt[lo:hi]
-        mb = m_u[b0:b1]
-        for m in np.unique(mb):
-            m = int(m)
-            block_counts = counts[mb == m]
-            rows = block_counts.shape[0]
-            if rows * m * m < _FLOAT_EXACT:
-                f = block_counts.astype(np.float64)
-                prod = (f.T @ f).astype(np.int64).astype(object)
-            else:
-                o = block_counts.astype(object)
-                prod = o.T.dot(o)
-            prod[np.diag_indices(k)] -= block_counts.sum(axis=0).astype(object)
-            per_m[m] = per_m[m] + prod if m in per_m else prod
-    scale = 1
-    for m in per_m:
-        scale = math.lcm(scale, m - 1)
-    big = [[0] * k for _ in range(k)]
-    for m, s in per_m.items():
-        w = scale // (m - 1)
-        rows_ = s.tolist()
-        for i in range(k):
-            bi, ri = big[i], rows_[i]
-            for j in range(k):
-                bi[j] += w * ri[j]
-    return big, scale
-
-
-def _check_level(level: str) -> None:
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
-
-
-def alpha_coded(c: Coded, level: str = "nominal") -> AlphaResult:
-    """Krippendorff's alpha of coded ratings; see :func:`krippendorff_alpha`."""
-    _check_level(level)
-    cats = c.categories
-    k = len(cats)
-    if level != "nominal":
-        cats._need_numeric(level)
-        if level == "ratio" and k > RATIO_MAX_CATEGORIES:
-            raise ValueError(f"ratio alpha is computed exactly for at most {RATIO_MAX_CATEGORIES} distinct values "
-                             f"(its distances have a new denominator for every pair of values); this panel has {k:,}. "
-                             "Use the interval level, or group the values")
-    unit, code, cnt, starts = per_unit_counts(c)
-    m_u = np.add.reduceat(cnt, starts) if len(cnt) else np.zeros(0, dtype=np.int64)
-    sumsq = np.add.reduceat(cnt * cnt, starts) if len(cnt) else np.zeros(0, dtype=np.int64)
-    n_all_c = np.bincount(code, weights=cnt, minlength=k).astype(np.int64) if k else np.zeros(0, dtype=np.int64)
-    seed = _seed_permil_from(sumsq, m_u, n_all_c, c.n_raters, c.n_units, k)
-
-    pairable = m_u >= 2
-    lens = np.diff(np.r_[starts, len(cnt)])
-    triple_pairable = np.repeat(pairable, lens)
-    p_code, p_cnt = code[triple_pairable], cnt[triple_pairable]
-    del triple_pairable
-    mp = m_u[pairable]
-    p_starts = np.r_[0, np.cumsum(lens[pairable])[:-1]].astype(np.int64) if len(mp) else np.zeros(0, dtype=np.int64)
-    n_c = np.bincount(p_code, weights=p_cnt, minlength=k).astype(np.int64) if k else np.zeros(0, dtype=np.int64)
-    n = _exact_sum(n_c)
-    units = int(pairable.sum())
-    pairs = _exact_sum(mp * (mp - 1) // 2)
-
-    source = None
-    if 0 < k <= COINCIDENCE_MAX_CATEGORIES and units:
-        def source(p_code: np.ndarray = p_code, p_cnt: np.ndarray = p_cnt, p_starts: np.ndarray = p_starts,
-                   mp: np.ndarray = mp) -> tuple[list[list[int]], int]:
-            return _coincidence(p_code, p_cnt, p_starts, mp, k)
-
-    def result(value: Fraction | None, d_o: Fraction | None, d_e: Fraction | None,
-               moments: tuple[float, float] | None = None) -> AlphaResult:
-        return AlphaResult(level, value, d_o, d_e, n, units, cats, seed, pairs, moments, source)
-
-    if n < 2:
-        return result(None, None, None)
-
-    if level == "nominal":
-        q = mp * mp - sumsq[pairable]  # ordered pairs of different values in each unit
-        obs_num, obs_den = _sum_by_m(q, mp)
-        exp = n * n - _exact_sum(n_c.astype(object) * n_c)
-        if exp == 0:
-            return result(None, None, None)
-        d_o = Fraction(obs_num, obs_den * n)
-        d_e = Fraction(exp, n * (n - 1))
-        return result(1 - d_o / d_e, d_o, d_e, (_as_float(d_o), _as_float(d_o)))
-    if level in ("interval", "ordinal"):
-        if level == "interval":
-            x_all, scale = cats.scaled
-            d_scale = scale * scale
-        else:
-            # Ordinal: d2_ck = (P_k - P_c)^2 with the mid-rank P_c = sum_{g<c} n_g + n_c / 2, so
-            # 2 P_c is an integer and ordinal alpha is interval alpha of 2 P, d2 scaled by 4.
-            before = np.r_[0, np.cumsum(n_c)[:-1]]
-            x_all = _int_array((2 * before + n_c).tolist())
-            d_scale = 4
-        x = x_all[p_code]
-        q = _power_sums(x, p_cnt, p_starts, mp)
-        obs_num, obs_den = _sum_by_m(q, mp)
-        xo = x_all.astype(object)
-        nco = n_c.astype(object)
-        t1 = int((nco * xo).sum()) if k else 0
-        t2 = int((nco * xo * xo).sum()) if k else 0
-        exp = 2 * n * t2 - 2 * t1 * t1
-        if exp == 0:
-            return result(None, None, None)
-        d_o = Fraction(obs_num, obs_den * n * d_scale)
-        d_e = Fraction(exp, n * (n - 1) * d_scale)
-        with np.errstate(over="ignore", invalid="ignore"):
-            q4 = _fourth_moment(x, p_cnt, p_starts, mp)
-            mean_sq = float(np.sum(q4 / (mp - 1))) / n / _as_float(d_scale) ** 2 if d_scale < 10**150 else math.inf
-        return result(1 - d_o / d_e, d_o, d_e, (_as_float(d_o), mean_sq))
-    # ratio: needs every pair of values (k is bounded above)
-    x_all, _ = cats.scaled
-    xs = [int(v) for v in x_all.tolist()]
-    if any(v < 0 for v in xs):
-        raise ValueError("ratio alpha needs non-negative values; got " + repr(cats.values[0]))
-    assert source is not None
-    big, coinc_scale = source()
-    coinc = big
-    d = [[Fraction((a - b) ** 2, (a + b) ** 2) if a + b else Fraction(0) for b in xs] for a in xs]
-    obs = sum(coinc[i][j] * d[i][j] for i in range(k) for j in range(k) if coinc[i][j] and d[i][j])
-    nl = [int(v) for v in n_c.tolist()]
-    exp_f = sum(nl[i] * nl[j] * d[i][j] for i in range(k) for j in range(k) if nl[i] and nl[j] and d[i][j])
-    if exp_f == 0:
-        return result(None, None, None)
-    d_o = Fraction(obs) / (coinc_scale * n)
-    d_e = Fraction(exp_f) / (n * (n - 1))
-    mean_sq = sum(_as_float(coinc[i][j]) * float(d[i][j]) ** 2 for i in range(k) for j in range(k)) / _as_float(coinc_scale) / n
-    return result(1 - d_o / d_e, d_o, d_e, (_as_float(d_o), mean_sq))
-
-
-def krippendorff_alpha(ratings: Any, level: str = "nominal") -> AlphaResult:
-    """Krippendorff's alpha of ``ratings`` (rows = units, columns = raters; None/NaN missing).
-
-    Floats are read as the decimal they print as (0.1 is 1/10), as a file would hold them.
-
-    >>> krippendorff_alpha([[0, 0], [1, 1]]).value
-    Fraction(1, 1)
-    >>> krippendorff_alpha([[0, 0], [0, 0]]).value is None   # no variation: undefined
-    True
-    >>> krippendorff_alpha([[0, 1], [1, 0]]).permil           # worse than chance stays negative
-    -500
-    """
-    _check_level(level)
-    return alpha_coded(encode(ratings), level)
 
 
 def unit_disagreement(c: Coded, level: str, result: AlphaResult) -> np.ndarray:
@@ -724,7 +275,7 @@ def seed_alpha_permil(ratings: Any, ncat: int) -> int:
     >>> seed_alpha_permil([[0, 0], [1, 1], [0, 1]], 2)
     445
     """
-    arr = _as_matrix(ratings)
+    arr = as_matrix(ratings)
     nunits, nraters = arr.shape
     if nraters < 2 or nunits <= 0 or ncat <= 0:
         return AB_UNDEFINED
@@ -855,6 +406,11 @@ class PanelDecision:
         return bool(self.rates_measured)
 
     rates_measured: int = 0
+    #: The three gates as decided, in order: "detectors", "alpha", "spread" (agreebound.gate).
+    gates: tuple[Gate, ...] = ()
+
+    def gate(self, name: str) -> Gate:
+        return next(g for g in self.gates if g.name == name)
 
 
 def seed_enforce(ndet: int, alpha_permil: int, ratio_permil_: int, alpha_floor: int, ratio_cap: int) -> int:
@@ -877,6 +433,18 @@ def _fmt(x: Fraction | int) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{float(x):.4f} ({x})"
 
 
+#: Why a gate has no number, in the words every screen shows.
+ALPHA_UNDEFINED_DETAIL = "no pairable values or no variation"
+SPREAD_UNBOUNDED_DETAIL = "a detector found nothing where another found something"
+#: The reasons' checks that fail each gate: what a stored report's reasons say about its gates.
+GATE_CHECKS: dict[str, tuple[str, ...]] = {
+    "detectors": ("single_detector",),
+    "alpha": ("alpha_undefined", "alpha_below_floor", "alpha_interval_missing", "alpha_lower_bound_below_floor"),
+    "spread": ("ratio_unbounded", "ratio_above_cap", "spread_interval_missing", "spread_upper_unbounded",
+               "spread_upper_above_cap"),
+}
+
+
 def decide(
     ndet: int,
     alpha: AlphaResult | Fraction | int | None,
@@ -885,6 +453,10 @@ def decide(
     *,
     alpha_low: float | None = None,
     spread_high: float | None | str = "unknown",
+    alpha_high: float | None = None,
+    alpha_method: str = "",
+    spread_low: float | None = None,
+    source: str | None = None,
 ) -> PanelDecision:
     """The enforcement verdict: the only place panel numbers meet thresholds.
 
@@ -895,10 +467,15 @@ def decide(
     Strict mode (``thresholds.strict``) adds the interval gates: ``alpha_low`` (the 95% lower
     bound of alpha) must reach the floor and ``spread_high`` (the upper end of the spread's
     bracket; None = unbounded) must stay within the cap. A missing interval fails strict mode.
+    ``alpha_high``, ``alpha_method`` and ``spread_low`` complete the intervals the gates carry
+    (for "fragile"); ``source`` is where the thresholds came from (default: "default" when they
+    are the defaults, else "given").
 
     >>> decide(3, Fraction(5994, 10000), [1, 1]).verdict            # seed would say 600 >= 600
     <Verdict.REPORT_ONLY: 'REPORT_ONLY'>
     >>> decide(3, Fraction(5994, 10000), [1, 1]).seed_disagrees
+    True
+    >>> decide(3, Fraction(3, 5), [1, 1]).gate("alpha").passed       # at the floor exactly: passes
     True
     """
     if type(ndet) is not int and not isinstance(ndet, np.integer):
@@ -916,29 +493,12 @@ def decide(
         raise ValueError(f"alpha must be an AlphaResult, a Fraction or None, got {alpha!r}")
     checked = _checked_rates(rates)
     s = spread(checked)
-    reasons: list[Reason] = []
-    if ndet < 2:
-        reasons.append(
-            Reason("single_detector", ndet, 2, ndet - 2,
-                   f"{ndet} independent detector(s): fewer than two is a coin flip and is refused "
-                   "structurally, whatever the scores")
-        )
-    floor = thresholds.alpha_floor
-    if value is None:
-        reasons.append(Reason("alpha_undefined", None, floor, None,
-                              "alpha is undefined (no pairable values or no variation): it cannot license action"))
-    elif value < floor:
-        reasons.append(Reason("alpha_below_floor", value, floor, value - floor,
-                              f"alpha {_fmt(value)} is below the floor {_fmt(floor)} by {_fmt(floor - value)}"))
-    cap = thresholds.ratio_cap
-    if s is None:
-        reasons.append(Reason("ratio_unbounded", None, cap, None,
-                              "detector spread is unbounded: one detector found nothing where another found something"))
-    elif s > cap:
-        reasons.append(Reason("ratio_above_cap", s, cap, s - cap,
-                              f"detector spread {_fmt(s)}x is above the cap {_fmt(cap)}x by {_fmt(s - cap)}x"))
-    if thresholds.strict:
-        reasons.extend(_strict_reasons(value, alpha_low, checked, spread_high, floor, cap))
+    if source is None:
+        source = "default" if thresholds == PanelThresholds() else "given"
+    gates = (_detectors_gate(ndet),
+             _alpha_gate(value, thresholds, (alpha_low, alpha_high, alpha_method), source),
+             _spread_gate(s, bool(checked), thresholds, (spread_low, spread_high), source))
+    reasons = _reasons(gates, thresholds.strict, spread_high)
     if ndet < 2:
         verdict = Verdict.REFUSE_SINGLE
     elif reasons:
@@ -956,30 +516,134 @@ def decide(
     )
     lohi = rate_span(checked)
     return PanelDecision(verdict, tuple(reasons), ndet, value, s, lohi, thresholds, seed_a, seed_r, seed_v,
-                         seed_source, len(checked))
+                         seed_source, len(checked), gates)
 
 
-def _strict_reasons(value: Fraction | None, alpha_low: float | None, rates: list[Fraction],
-                    spread_high: float | None | str, floor: Fraction, cap: Fraction) -> list[Reason]:
+def _detectors_gate(ndet: int) -> Gate:
+    # structural, not a threshold: fewer than two detectors is refused whatever the thresholds say
+    return evaluate("detectors", "min", Fraction(ndet), Fraction(2), threshold_source="structural")
+
+
+def _alpha_gate(value: Fraction | None, th: PanelThresholds, interval: tuple[Any, Any, str], source: str) -> Gate:
+    low, high, method = interval
+    if value is None:
+        return evaluate("alpha", "min", None, th.alpha_floor, state=UNDEFINED, detail=ALPHA_UNDEFINED_DETAIL,
+                        threshold_field="alpha_floor_permil", threshold_source=source, strict=th.strict)
+    # strict mode: the 95% lower bound must reach the floor; no interval fails it
+    bound = None if not th.strict else low is not None and meets(Fraction(low), "min", th.alpha_floor)
+    return evaluate("alpha", "min", value, th.alpha_floor, low=low, high=high if low is not None else None,
+                    interval_method=method, strict=th.strict, bound_passed=bound,
+                    threshold_field="alpha_floor_permil", threshold_source=source)
+
+
+def _spread_gate(s: Fraction | None, measured: bool, th: PanelThresholds, bracket: tuple[Any, Any],
+                 source: str) -> Gate:
+    low, high = bracket
+    known = high != "unknown"
+    low, high = (low, high) if known else (None, None)
+    common = dict(unit="x", threshold_field="ratio_cap_permil", threshold_source=source, strict=th.strict)
+    if not measured:  # no detector rates: passes as the seed's empty panel does, and is not checked
+        return Gate("spread", "max", None, th.ratio_cap, None, state=NOT_MEASURED, **common)  # type: ignore[arg-type]
+    if s is None:
+        return evaluate("spread", "max", None, th.ratio_cap, low=low, high=high, state=UNBOUNDED,
+                        detail=SPREAD_UNBOUNDED_DETAIL, **common)  # type: ignore[arg-type]
+    # strict mode: the bracket's upper end must stay within the cap; unbounded or missing fails
+    bound = None if not th.strict else known and high is not None and meets(Fraction(high), "max", th.ratio_cap)
+    return evaluate("spread", "max", s, th.ratio_cap, low=low, high=high,
+                    interval_method="bracket from the detectors' Wilson intervals", bound_passed=bound,
+                    **common)  # type: ignore[arg-type]
+
+
+def _reasons(gates: tuple[Gate, Gate, Gate], strict: bool, spread_high: Any) -> list[Reason]:
+    """The failed checks, in the seed's order, from the gates (the structural refusal first)."""
+    det, alpha, sp = gates
+    out: list[Reason] = []
+    if not det.passed:
+        ndet = int(det.exact or 0)
+        out.append(Reason("single_detector", ndet, 2, ndet - 2,
+                          f"{ndet} independent detector(s): fewer than two is a coin flip and is refused "
+                          "structurally, whatever the scores"))
+    floor, value = alpha.threshold, alpha.exact
+    if value is None:
+        out.append(Reason("alpha_undefined", None, floor, None,
+                          "alpha is undefined (no pairable values or no variation): it cannot license action"))
+    elif not alpha.value_passed:
+        out.append(Reason("alpha_below_floor", value, floor, value - floor,
+                          f"alpha {_fmt(value)} is below the floor {_fmt(floor)} by {_fmt(floor - value)}"))
+    cap, s = sp.threshold, sp.exact
+    if sp.state == UNBOUNDED:
+        out.append(Reason("ratio_unbounded", None, cap, None,
+                          "detector spread is unbounded: one detector found nothing where another found something"))
+    elif sp.value_passed is False:
+        assert s is not None
+        out.append(Reason("ratio_above_cap", s, cap, s - cap,
+                          f"detector spread {_fmt(s)}x is above the cap {_fmt(cap)}x by {_fmt(s - cap)}x"))
+    if strict:
+        out.extend(_strict_reasons(alpha, sp, spread_high))
+    return out
+
+
+def _strict_reasons(alpha: Gate, sp: Gate, spread_high: Any) -> list[Reason]:
+    """``spread_high``: as given to decide ("unknown": none was computed; None: unbounded)."""
     out = []
-    if value is not None:
-        if alpha_low is None:
+    floor, cap = alpha.threshold, sp.threshold
+    if alpha.exact is not None:
+        if alpha.low is None:
             out.append(Reason("alpha_interval_missing", None, floor, None,
                               "strict mode gates on alpha's 95% lower bound, and none was computed"))
-        elif Fraction(alpha_low) < floor:
-            low = Fraction(alpha_low)
+        elif not alpha.bound_passed:
+            low = Fraction(alpha.low)
             out.append(Reason("alpha_lower_bound_below_floor", low, floor, low - floor,
                               f"strict mode: alpha's 95% lower bound {float(low):.4f} is below the floor "
                               f"{_fmt(floor)}"))
-    if rates and spread(rates) is not None:
+    if sp.state == MEASURED:
         if spread_high == "unknown":
             out.append(Reason("spread_interval_missing", None, cap, None,
                               "strict mode gates on the spread's upper bound, and none was computed"))
         elif spread_high is None:
             out.append(Reason("spread_upper_unbounded", None, cap, None,
                               "strict mode: the spread's upper bound is unbounded (a detector's rate could be 0)"))
-        elif Fraction(spread_high) > cap:
-            high = Fraction(spread_high)
+        elif not sp.bound_passed:
+            high = Fraction(sp.high)
             out.append(Reason("spread_upper_above_cap", high, cap, high - cap,
                               f"strict mode: the spread's 95% upper bound {float(high):.3f}x is above the cap {_fmt(cap)}x"))
     return out
+
+
+# --- gates of a stored report ----------------------------------------------------------------
+
+
+def gates_from_report(dimension: dict[str, Any], thresholds: dict[str, Any]) -> tuple[Gate, ...]:
+    """The three gates of one dimension of a stored JSON report (``report["panel"]["dimensions"]``
+    under ``report["thresholds"]["panel"]``), for reports that do not carry them: each gate
+    passed when its decision gave no reason against it (:data:`GATE_CHECKS`). The one place a
+    report's reasons are read back as gates."""
+    checks = {r["check"] for r in dimension.get("reasons", ())}
+    floor = Fraction(thresholds["alpha_floor_permil"], PERMIL)
+    cap = Fraction(thresholds["ratio_cap_permil"], PERMIL)
+    strict = bool(thresholds.get("strict"))
+    source = "stored"
+    ndet = int(dimension.get("ndet", 2 if "single_detector" not in checks else 1))
+    det = replace(evaluate("detectors", "min", Fraction(ndet), Fraction(2), threshold_source="structural"),
+                  passed="single_detector" not in checks)
+    a = dimension["alpha"]
+    iv = a.get("interval") or {}
+    alpha_value = Fraction(a["exact"]) if a.get("defined") and a.get("exact") is not None else None
+    alpha = evaluate("alpha", "min", alpha_value, floor, low=iv.get("low"),
+                     high=iv.get("high") if iv.get("low") is not None else None,
+                     state=None if alpha_value is not None else UNDEFINED,
+                     detail="" if alpha_value is not None else ALPHA_UNDEFINED_DETAIL,
+                     threshold_field="alpha_floor_permil", threshold_source=source, strict=strict)
+    alpha = replace(alpha, passed=not checks & set(GATE_CHECKS["alpha"]))
+    s = dimension["spread"]
+    bracket = s.get("bracket95") or [None, None]
+    common = dict(unit="x", threshold_field="ratio_cap_permil", threshold_source=source, strict=strict)
+    if s["state"] == "not measured":
+        sp = Gate("spread", "max", None, cap, None, state=NOT_MEASURED, **common)  # type: ignore[arg-type]
+    else:
+        bounded = s["state"] == "bounded"
+        sp = evaluate("spread", "max", Fraction(s["exact"]) if bounded else None, cap, low=bracket[0],
+                      high=bracket[1], state=None if bounded else s["state"],
+                      detail="" if bounded else SPREAD_UNBOUNDED_DETAIL, **common)  # type: ignore[arg-type]
+        sp = replace(sp, passed=not checks & set(GATE_CHECKS["spread"]))
+    return (det, alpha, sp)

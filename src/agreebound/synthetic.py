@@ -12,11 +12,7 @@ from hashlib import sha256
 import numpy as np
 import pandas as pd
 
-from agreebound.calibration import (
-    OBSERVATION_FIELDS,
-    REFERENCE_FIELDS,
-    JudgeCalibrationContract,
-)
+from agreebound.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
 
 
 @dataclass(frozen=True)
@@ -130,7 +126,7 @@ def binary_panel(
     own base rate; ``a`` is tuned by bisection, then each detector's count is made exact by
     flipping the fewest of its guessed labels.
     """
-    from agreebound.panel import krippendorff_alpha
+    from agreebound.alpha import krippendorff_alpha
 
     names = list(detector_positives)
     counts = np.array([detector_positives[d] for d in names])

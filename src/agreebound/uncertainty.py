@@ -37,7 +37,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DIAGNOSTIC_RATERS
-from agreebound.panel import AlphaResult, Coded, alpha_coded, encode, krippendorff_alpha, per_unit_counts
+from agreebound.alpha import alpha as alpha_of_counts
+from agreebound.alpha import alpha_without_each_rater as _alpha_without_each
+from agreebound.alpha import krippendorff_alpha
+from agreebound.counts import from_coded
+from agreebound.panel import AlphaResult
+from agreebound.categories import Coded, encode
 from agreebound.panel import unit_disagreement as _unit_disagreement
 
 Z95 = NormalDist().inv_cdf(0.975)  # 1.959963984540054
@@ -158,6 +163,20 @@ def bootstrap_alpha(result: AlphaResult, *, pairs: int | None = None, draws: int
     coincidence matrix and distances are many (interval, ordinal or ratio data with more than
     ``COINCIDENCE_MAX_CATEGORIES`` values), a resample's mean of M draws is taken from its normal
     limit with the exact mean and variance of one draw; ``note`` says so.
+
+    Krippendorff (2011), section C (published nominal alpha 0.743): M = 55 pairs, and seed 0's
+    interval, which holds the estimate:
+
+    >>> from agreebound.alpha import krippendorff_alpha
+    >>> from agreebound.published import KRIPPENDORFF_2011
+    >>> result = krippendorff_alpha(KRIPPENDORFF_2011)
+    >>> round(float(result.value), 3)
+    0.743
+    >>> b = bootstrap_alpha(result)
+    >>> b.pairs, round(b.low, 3), round(b.high, 3)
+    (55, 0.603, 0.883)
+    >>> b.low < result.value < b.high
+    True
     """
     m = result.pairs if pairs is None else pairs
     if result.value is None or result.expected_disagreement is None or m <= 0:
@@ -191,22 +210,22 @@ def bootstrap_alpha_units(ratings: Any, level_name: str, *, draws: int = DRAWS, 
     """The units (cluster) bootstrap: resample pairable units with replacement and recompute alpha
     (the ordinal metric keeps the original marginals' mid-ranks). Drawn from the units' patterns
     (:func:`bootstrap_alpha_patterns`), as from an out-of-core engine's counts. ``result``: alpha
-    of these ratings at ``level_name``, when already computed."""
-    from agreebound.counts import unit_patterns
+    of these ratings at ``level_name``, when already computed.
 
+    Krippendorff (2011), section C (published nominal alpha 0.743): seed 0's interval holds the
+    estimate; with 11 pairable units, many resamples agree perfectly, so the upper end is 1:
+
+    >>> from agreebound.published import KRIPPENDORFF_2011
+    >>> b = bootstrap_alpha_units(KRIPPENDORFF_2011, "nominal")
+    >>> round(b.low, 3), b.high, b.low < 0.743 < b.high
+    (0.415, 1.0, True)
+    """
     c = encode(ratings)
-    base = alpha_coded(c, level_name) if result is None else result
+    counts = from_coded(c, [str(j) for j in range(c.n_raters)])
+    base = alpha_of_counts(counts, level_name) if result is None else result
     if base.value is None:
         return AlphaBootstrap("units", draws, seed, level, np.empty(0), 0)
-    _, code, cnt, starts = per_unit_counts(c)
-    m_all = np.add.reduceat(cnt, starts)
-    lens = np.diff(np.r_[starts, len(cnt)])
-    owner = np.repeat(np.arange(len(starts), dtype=code.dtype), lens)
-    if not (m_all >= 2).all():  # unpairable units hold no pattern
-        keep = np.repeat(m_all >= 2, lens)
-        owner, code, cnt = owner[keep], code[keep], cnt[keep]
-    patterns = unit_patterns(owner, code, cnt, np.ones(len(starts), dtype=np.int64))
-    return bootstrap_alpha_patterns(patterns, base, level_name, draws=draws, seed=seed, level=level)
+    return bootstrap_alpha_patterns(counts.patterns, base, level_name, draws=draws, seed=seed, level=level)
 
 
 def bootstrap_alpha_counts(counts: Any, result: AlphaResult, level_name: str, method: str = DEFAULT_INTERVAL, *,
@@ -214,8 +233,27 @@ def bootstrap_alpha_counts(counts: Any, result: AlphaResult, level_name: str, me
     """The interval from an engine's counts (agreebound.counts.PanelCounts): the units bootstrap
     from the counts' unit patterns, exactly as in memory; where the counts carry none (more than
     MAX_PATTERNS distinct ones, or a source that does not count them), the pairs bootstrap, with
-    method "pairs" and a note that says why."""
-    from agreebound.counts import MAX_PATTERNS
+    method "pairs" and a note that says why.
+
+    Krippendorff (2011), section C, counted (published nominal alpha 0.743): the units interval is
+    the one drawn in memory (:func:`bootstrap_alpha_units`), the pairs one KALPHA's:
+
+    >>> from agreebound.alpha import alpha
+    >>> from agreebound.counts import from_coded
+    >>> from agreebound.categories import encode
+    >>> from agreebound.published import KRIPPENDORFF_2011
+    >>> counts = from_coded(encode(KRIPPENDORFF_2011), ["A", "B", "C", "D"])
+    >>> result = alpha(counts, "nominal")
+    >>> round(float(result.value), 3)
+    0.743
+    >>> units = bootstrap_alpha_counts(counts, result, "nominal")
+    >>> units.method, round(units.low, 3), units.high
+    ('units', 0.415, 1.0)
+    >>> pairs = bootstrap_alpha_counts(counts, result, "nominal", "pairs")
+    >>> pairs.method, round(pairs.low, 3), round(pairs.high, 3)
+    ('pairs', 0.603, 0.883)
+    """
+    from agreebound.counts import MAX_PATTERNS  # read when called: tests lower it
 
     if interval_method(method) == "units":
         if counts.patterns is not None:
@@ -244,6 +282,18 @@ def bootstrap_alpha_patterns(patterns: Any, base: AlphaResult, level_name: str, 
     COINCIDENCE_MAX_CATEGORIES categories take the categories' squared totals to first order around
     their mean, the second-order rest at its exact expectation. Equal patterns give equal samples
     whatever engine counted them.
+
+    Krippendorff (2011), section C (published nominal alpha 0.743): its 11 pairable units fall in
+    9 patterns; seed 0's interval holds the estimate:
+
+    >>> from agreebound.alpha import alpha
+    >>> from agreebound.counts import from_coded
+    >>> from agreebound.categories import encode
+    >>> from agreebound.published import KRIPPENDORFF_2011
+    >>> counts = from_coded(encode(KRIPPENDORFF_2011), ["A", "B", "C", "D"])
+    >>> b = bootstrap_alpha_patterns(counts.patterns, alpha(counts, "nominal"), "nominal")
+    >>> len(counts.patterns), counts.patterns.n_units, round(b.low, 3), b.high
+    (9, 11, 0.415, 1.0)
     """
     if base.value is None or len(patterns) == 0:
         return AlphaBootstrap("units", draws, seed, level, np.empty(0), 0)
@@ -263,18 +313,37 @@ def bootstrap_alpha_patterns(patterns: Any, base: AlphaResult, level_name: str, 
     return AlphaBootstrap("units", draws, seed, level, kept, 0, note)
 
 
-def _units_resamples(patterns: Any, base: AlphaResult, level_name: str, draws: int,
-                     seed: int) -> tuple[np.ndarray | None, str]:
-    """The units bootstrap's alphas (NaN where a resample has no expected disagreement) and its
-    note; None where the per-unit sums are beyond float range."""
+@dataclass(frozen=True, eq=False)
+class _UnitSums:
+    """What the units bootstrap adds up: the patterns' entries (row: pattern, code: category, count),
+    each pattern's sums (values m_p, disagreement o_p, then the level's sums for interval and
+    ordinal data), and the entries gathered by category for the categories' totals."""
+
+    level_name: str
+    row: np.ndarray
+    code: np.ndarray
+    count: np.ndarray  # float64
+    units: np.ndarray  # float64: how many units hold each pattern
+    n_units: int
+    n_pat: int
+    marg: np.ndarray  # the pairable values' marginals
+    sums: np.ndarray  # (patterns, 2) or, for interval and ordinal data, (patterns, 4)
+    by_code: np.ndarray  # the entries in category order (stable)
+    first: np.ndarray  # where each category's run starts in that order
+    present: np.ndarray  # the categories present, ascending
+    d2p: np.ndarray | None  # ratio data: squared distances among the present categories
+
+
+def _unit_sums(patterns: Any, base: AlphaResult, level_name: str) -> _UnitSums | None:
+    """Each pattern's sums (None where they are beyond float range): o_p is the pattern's
+    disagreement over its ordered pairs / (m_p - 1)."""
     row, code, cnt = patterns.entries()
     n_pat = len(patterns)
     units = patterns.units.astype(np.float64)
-    n_units = patterns.n_units
     cntf = cnt.astype(np.float64)
     k = base.n_categories
     m_p = np.bincount(row, weights=cntf, minlength=n_pat)
-    marg = np.bincount(code, weights=cntf * units[row], minlength=k)  # the pairable values' marginals
+    marg = np.bincount(code, weights=cntf * units[row], minlength=k)
     if level_name in ("interval", "ordinal"):
         if level_name == "interval":
             x = _category_floats(base).astype(np.float64)
@@ -290,123 +359,159 @@ def _units_resamples(patterns: Any, base: AlphaResult, level_name: str, draws: i
         if level_name == "nominal":
             obs = (m_p * m_p - np.bincount(row, weights=cntf * cntf, minlength=n_pat)) / (m_p - 1)
         else:
-            d2 = _distance_matrix(base)  # k <= RATIO_MAX_CATEGORIES: c^T D c over dense blocks of patterns
-            obs = np.zeros(n_pat)
-            block = max(1, 4_000_000 // max(k, 1))
-            for lo in range(0, n_pat, block):
-                hi = min(n_pat, lo + block)
-                sel = slice(*np.searchsorted(row, [lo, hi]))
-                dense_ = np.zeros((hi - lo, k))
-                dense_[row[sel] - lo, code[sel]] = cntf[sel]
-                obs[lo:hi] = ((dense_ @ d2) * dense_).sum(axis=1)
-            obs /= m_p - 1
+            obs = _ratio_disagreement(row, code, cntf, n_pat, _distance_matrix(base)) / (m_p - 1)
         sums = np.column_stack([m_p, obs])
     if not np.isfinite(sums).all():
-        return None, ""
-    # the categories' totals of a resample: entries gathered by category
+        return None
     by_code = np.argsort(code, kind="stable")
-    g_row, g_cnt = row[by_code], cntf[by_code]
-    g_first = np.flatnonzero(np.r_[True, code[by_code][1:] != code[by_code][:-1]]) if len(code) else np.zeros(0, int)
-    present = code[by_code][g_first]
+    first = np.flatnonzero(np.r_[True, code[by_code][1:] != code[by_code][:-1]]) if len(code) else np.zeros(0, int)
+    present = code[by_code][first]
     d2p = _distance_matrix(base)[np.ix_(present, present)] if level_name == "ratio" else None
+    return _UnitSums(level_name, row, code, cntf, units, patterns.n_units, n_pat, marg, sums, by_code, first,
+                     present, d2p)
 
-    overflow = []
 
-    def alphas(n: np.ndarray, o: np.ndarray, rest: np.ndarray, exp: np.ndarray | None = None) -> np.ndarray:
-        """Alpha from a resample's totals: n values, disagreement o, and the level's sums (or its
-        expected disagreement ``exp``, given); an infinite number on the way is an overflow."""
-        if exp is None and level_name in ("interval", "ordinal"):
-            exp = 2 * n * rest[:, 1] - 2 * rest[:, 0] * rest[:, 0]
-        elif exp is None and level_name == "nominal":
-            exp = n * n - (rest * rest).sum(axis=1)
-        elif exp is None:
-            exp = np.einsum("bi,ij,bj->b", rest, d2p, rest)
-        a = np.where(exp > 0, 1.0 - (n - 1) * o / exp, np.nan)
-        if not (np.isfinite(exp).all() and np.isfinite(a[~np.isnan(a)]).all()):
-            overflow.append(True)
-        return a
+def _ratio_disagreement(row: np.ndarray, code: np.ndarray, cntf: np.ndarray, n_pat: int,
+                        d2: np.ndarray) -> np.ndarray:
+    """Each pattern's c^T D c (k <= RATIO_MAX_CATEGORIES), over dense blocks of patterns."""
+    k = d2.shape[0]
+    obs = np.zeros(n_pat)
+    block = max(1, 4_000_000 // max(k, 1))
+    for lo in range(0, n_pat, block):
+        hi = min(n_pat, lo + block)
+        sel = slice(*np.searchsorted(row, [lo, hi]))
+        dense_ = np.zeros((hi - lo, k))
+        dense_[row[sel] - lo, code[sel]] = cntf[sel]
+        obs[lo:hi] = ((dense_ @ d2) * dense_).sum(axis=1)
+    return obs
 
+
+def _alpha_of_totals(u: _UnitSums, n: np.ndarray, o: np.ndarray, rest: np.ndarray,
+                     exp: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
+    """Alpha from resamples' totals: n values, disagreement o, and the level's sums (or the expected
+    disagreement ``exp``, given); and whether a number on the way was infinite (an overflow)."""
+    if exp is None and u.level_name in ("interval", "ordinal"):
+        exp = 2 * n * rest[:, 1] - 2 * rest[:, 0] * rest[:, 0]
+    elif exp is None and u.level_name == "nominal":
+        exp = n * n - (rest * rest).sum(axis=1)
+    elif exp is None:
+        exp = np.einsum("bi,ij,bj->b", rest, u.d2p, rest)
+    a = np.where(exp > 0, 1.0 - (n - 1) * o / exp, np.nan)
+    return a, not (np.isfinite(exp).all() and np.isfinite(a[~np.isnan(a)]).all())
+
+
+def _units_resamples(patterns: Any, base: AlphaResult, level_name: str, draws: int,
+                     seed: int) -> tuple[np.ndarray | None, str]:
+    """The units bootstrap's alphas (NaN where a resample has no expected disagreement) and its
+    note; None where the per-unit sums or a resample's totals are beyond float range."""
+    u = _unit_sums(patterns, base, level_name)
+    if u is None:
+        return None, ""
     rng = np.random.default_rng(seed)
-    # many nominal categories: the categories' squared totals to first order around their mean
-    linear = level_name == "nominal" and len(present) > COINCIDENCE_MAX_CATEGORIES
-    note = ""
-    if n_pat > EXACT_MAX_PATTERNS:  # (ratio data has at most RATIO_MAX_CATEGORIES = 64 values)
-        # the resample's totals T = sum_p w_p f_p, w ~ Multinomial(n, units / n): mean n f_bar and
-        # covariance n Cov(f) over the units; drawn from that normal limit
-        if linear:  # sum_c n_c^2 = |n mu|^2 + 2 n mu.delta + |delta|^2, delta = totals - n mu; the last term
-            mu = marg[present] / n_units  # at its exact expectation (n tr Cov(x), second order)
-            g = np.bincount(row, weights=cntf * mu[np.searchsorted(present, code)], minlength=n_pat)
-            sq = np.bincount(row, weights=cntf * cntf, minlength=n_pat)
-            sums = np.column_stack([sums, g])
-            second = float(units @ sq) - n_units * float(mu @ mu)
-        dim = sums.shape[1] + (0 if level_name in ("interval", "ordinal") or linear else len(present))
-        where = np.searchsorted(present, code) if level_name not in ("interval", "ordinal") and not linear else None
-        block = max(1, 8_000_000 // dim)
-
-        def features(lo: int, hi: int) -> np.ndarray:
-            f = np.zeros((hi - lo, dim))
-            f[:, :sums.shape[1]] = sums[lo:hi]
-            if where is not None:
-                sel = slice(*np.searchsorted(row, [lo, hi]))
-                f[row[sel] - lo, sums.shape[1] + where[sel]] = cntf[sel]
-            return f
-
-        mean = np.zeros(dim)
-        for lo in range(0, n_pat, block):
-            hi = min(n_pat, lo + block)
-            mean += units[lo:hi] @ features(lo, hi)
-        mean /= n_units
-        cov = np.zeros((dim, dim))
-        for lo in range(0, n_pat, block):
-            hi = min(n_pat, lo + block)
-            f = features(lo, hi) - mean
-            cov += (f * units[lo:hi, None]).T @ f
-        cov /= n_units
-        lam, vec = np.linalg.eigh(cov)
-        z = rng.standard_normal((draws, dim)) * np.sqrt(np.clip(lam, 0, None))
-        t = n_units * mean + math.sqrt(n_units) * z @ vec.T
-        if linear:
-            nmu2 = n_units * n_units * float(mu @ mu)
-            exp = t[:, 0] * t[:, 0] - (nmu2 + 2 * n_units * (t[:, 2] - nmu2 / n_units) + second)
-            out = alphas(t[:, 0], t[:, 1], t, exp)
-        else:
-            out = alphas(t[:, 0], t[:, 1], t[:, 2:])
-        note = (f"{n_pat:,} distinct unit patterns: each resample's totals over {n_units:,} units are drawn from their "
-                "normal limit (exact mean and covariance over the units"
-                + ("; the categories' squared totals to first order, the rest at its expectation)" if linear else ")"))
+    if u.n_pat > EXACT_MAX_PATTERNS:  # (ratio data has at most RATIO_MAX_CATEGORIES = 64 values)
+        out, overflow, note = _normal_limit_resamples(u, draws, rng)
     else:
-        out = np.empty(draws)
-        # a resample's units: drawn one by one (few units per pattern), or as a multinomial over the
-        # patterns (many units per pattern); each block's weights pattern-major, (patterns, draws)
-        by_index = n_units < 8 * n_pat
-        owner = None if not by_index or n_units == n_pat else np.repeat(np.arange(n_pat), patterns.units)
-        dense = None
-        if level_name not in ("interval", "ordinal") and len(present) <= COINCIDENCE_MAX_CATEGORIES:
-            dense = np.zeros((n_pat, len(present)))
-            dense[row, np.searchsorted(present, code)] = cntf
-        width = max(n_units if by_index else n_pat, len(code), 1)
-        step = max(1, 4_000_000 // width)
-        for start in range(0, draws, step):
-            b = min(step, draws - start)
-            if by_index:
-                picks = rng.integers(0, n_units, size=(b, n_units))
-                if owner is not None:
-                    picks = owner[picks]
-                picks *= b
-                picks += np.arange(b)[:, None]
-                wt = np.bincount(picks.ravel(), minlength=n_pat * b).reshape(n_pat, b).astype(np.float64)
-                del picks
-            else:
-                wt = rng.multinomial(n_units, units / n_units, size=b).astype(np.float64).T
-            t = wt.T @ sums
-            if level_name in ("interval", "ordinal"):
-                rest = t[:, 2:]
-            elif dense is not None:
-                rest = wt.T @ dense
-            else:
-                rest = np.add.reduceat(wt[g_row] * g_cnt[:, None], g_first, axis=0).T
-            out[start:start + b] = alphas(t[:, 0], t[:, 1], rest)
+        (out, overflow), note = _drawn_resamples(u, draws, rng), ""
     return (None, "") if overflow else (out, note)
+
+
+def _normal_limit_resamples(u: _UnitSums, draws: int, rng: np.random.Generator) -> tuple[np.ndarray, bool, str]:
+    """Many patterns: the resample's totals T = sum_p w_p f_p, w ~ Multinomial(n, units / n), have
+    mean n f_bar and covariance n Cov(f) over the units; each resample's T is drawn from that normal
+    limit. Many nominal categories: the categories' squared totals to first order around their mean,
+    sum_c n_c^2 = |n mu|^2 + 2 n mu.delta + |delta|^2 (delta = totals - n mu), the last term at its
+    exact expectation (n tr Cov(x), second order)."""
+    n_units, sums = u.n_units, u.sums
+    linear = u.level_name == "nominal" and len(u.present) > COINCIDENCE_MAX_CATEGORIES
+    if linear:
+        mu = u.marg[u.present] / n_units
+        g = np.bincount(u.row, weights=u.count * mu[np.searchsorted(u.present, u.code)], minlength=u.n_pat)
+        sq = np.bincount(u.row, weights=u.count * u.count, minlength=u.n_pat)
+        sums = np.column_stack([sums, g])
+        second = float(u.units @ sq) - n_units * float(mu @ mu)
+    by_category = u.level_name not in ("interval", "ordinal") and not linear
+    mean, cov = _totals_moments(u, sums, np.searchsorted(u.present, u.code) if by_category else None)
+    lam, vec = np.linalg.eigh(cov)
+    z = rng.standard_normal((draws, len(mean))) * np.sqrt(np.clip(lam, 0, None))
+    t = n_units * mean + math.sqrt(n_units) * z @ vec.T
+    if linear:
+        nmu2 = n_units * n_units * float(mu @ mu)
+        exp = t[:, 0] * t[:, 0] - (nmu2 + 2 * n_units * (t[:, 2] - nmu2 / n_units) + second)
+        out, overflow = _alpha_of_totals(u, t[:, 0], t[:, 1], t, exp)
+    else:
+        out, overflow = _alpha_of_totals(u, t[:, 0], t[:, 1], t[:, 2:])
+    note = (f"{u.n_pat:,} distinct unit patterns: each resample's totals over {n_units:,} units are drawn from their "
+            "normal limit (exact mean and covariance over the units"
+            + ("; the categories' squared totals to first order, the rest at its expectation)" if linear else ")"))
+    return out, overflow, note
+
+
+def _totals_moments(u: _UnitSums, sums: np.ndarray, where: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and covariance over the units of a unit's features: its pattern's ``sums`` and, where
+    ``where`` (each entry's column among the present categories) is given, its category counts;
+    built over blocks of patterns."""
+    dim = sums.shape[1] + (0 if where is None else len(u.present))
+    block = max(1, 8_000_000 // dim)
+
+    def features(lo: int, hi: int) -> np.ndarray:
+        f = np.zeros((hi - lo, dim))
+        f[:, :sums.shape[1]] = sums[lo:hi]
+        if where is not None:
+            sel = slice(*np.searchsorted(u.row, [lo, hi]))
+            f[u.row[sel] - lo, sums.shape[1] + where[sel]] = u.count[sel]
+        return f
+
+    mean = np.zeros(dim)
+    for lo in range(0, u.n_pat, block):
+        hi = min(u.n_pat, lo + block)
+        mean += u.units[lo:hi] @ features(lo, hi)
+    mean /= u.n_units
+    cov = np.zeros((dim, dim))
+    for lo in range(0, u.n_pat, block):
+        hi = min(u.n_pat, lo + block)
+        f = features(lo, hi) - mean
+        cov += (f * u.units[lo:hi, None]).T @ f
+    cov /= u.n_units
+    return mean, cov
+
+
+def _drawn_resamples(u: _UnitSums, draws: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+    """Every resample's units drawn: one by one (few units per pattern), or as a multinomial over
+    the patterns (many units per pattern); each block's weights pattern-major, (patterns, draws)."""
+    n_units, n_pat = u.n_units, u.n_pat
+    out = np.empty(draws)
+    overflow = False
+    by_index = n_units < 8 * n_pat
+    owner = None if not by_index or n_units == n_pat else np.repeat(np.arange(n_pat), u.units.astype(np.int64))
+    dense = None
+    if u.level_name not in ("interval", "ordinal") and len(u.present) <= COINCIDENCE_MAX_CATEGORIES:
+        dense = np.zeros((n_pat, len(u.present)))
+        dense[u.row, np.searchsorted(u.present, u.code)] = u.count
+    g_row, g_cnt = u.row[u.by_code], u.count[u.by_code]  # the categories' totals: entries by category
+    width = max(n_units if by_index else n_pat, len(u.code), 1)
+    step = max(1, 4_000_000 // width)
+    for start in range(0, draws, step):
+        b = min(step, draws - start)
+        if by_index:
+            picks = rng.integers(0, n_units, size=(b, n_units))
+            if owner is not None:
+                picks = owner[picks]
+            picks *= b
+            picks += np.arange(b)[:, None]
+            wt = np.bincount(picks.ravel(), minlength=n_pat * b).reshape(n_pat, b).astype(np.float64)
+            del picks
+        else:
+            wt = rng.multinomial(n_units, u.units / n_units, size=b).astype(np.float64).T
+        t = wt.T @ u.sums
+        if u.level_name in ("interval", "ordinal"):
+            rest = t[:, 2:]
+        elif dense is not None:
+            rest = wt.T @ dense
+        else:
+            rest = np.add.reduceat(wt[g_row] * g_cnt[:, None], u.first, axis=0).T
+        out[start:start + b], overflowed = _alpha_of_totals(u, t[:, 0], t[:, 1], rest)
+        overflow = overflow or overflowed
+    return out, overflow
 
 
 # --- rates -----------------------------------------------------------------------------------
@@ -418,6 +523,14 @@ class Wilson:
 
     The bounds are exact at the edges: no successes gives a lower bound of exactly 0 and all
     successes an upper bound of exactly 1 (the float formula gives 3e-17, or a negative number).
+
+    Newcombe (1998), Statistics in Medicine 17:857-872, Table I, the score method: 81/263 gives
+    0.2553 to 0.3662, 15/148 gives 0.0624 to 0.1605, 0/20 gives 0 to 0.1611:
+
+    >>> [(round(w.low, 4), round(w.high, 4)) for w in (Wilson(81, 263), Wilson(15, 148), Wilson(0, 20))]
+    [(0.2553, 0.3662), (0.0624, 0.1605), (0.0, 0.1611)]
+    >>> Wilson(81, 263).high_at_most(Fraction(3663, 10000)), Wilson(81, 263).high_at_most(Fraction(3662, 10000))
+    (True, False)
     """
 
     successes: int
@@ -621,6 +734,24 @@ def judge_rate_intervals(measurement: Any, z: float = Z95) -> dict[str, RateInte
     One entry per evaluable rate: rates with no opportunity or listed in ``unavailable`` are left
     out. A rate whose per-case counts cannot be derived keeps the observation-level Wilson
     (deff 1) and says so in ``method``.
+
+    Two rates worked by hand. 81 of 263 cases, one observation each: deff_max = 263/263 = 1, so the
+    interval is Newcombe's (1998, Table I) Wilson for 81/263, 0.2553 to 0.3662. 3 of 10 cases whose
+    4 observations each all say yes (12 of 40): syy = sym = 3 * 4 * 4 = 48, smm = 10 * 16 = 160,
+    deff_max = 160/40 = 4; measured 10/9 * (40^2 * 48 - 2 * 40 * 12 * 48 + 12^2 * 160) / (40 * 12 * 28)
+    = 40/9 = 4.44, capped at 4: n_eff = 10, the Wilson interval for 3/10, 0.1078 to 0.6032:
+
+    >>> from types import SimpleNamespace
+    >>> from agreebound.judge_counts import RateStats
+    >>> stats = {"position_flip": RateStats(81, 263, k=263, syy=81, sym=81, smm=263),
+    ...          "human_agreement": RateStats(12, 40, k=10, syy=48, sym=48, smm=160)}
+    >>> rates = [SimpleNamespace(name=name, numerator=r.numerator, denominator=r.denominator)
+    ...          for name, r in stats.items()]
+    >>> audit = SimpleNamespace(rates=rates, rate_stats=lambda: stats)
+    >>> for r in judge_rate_intervals(audit).values():
+    ...     print(r.name, r.deff, r.n_eff, round(r.low, 4), round(r.high, 4))
+    position_flip 1.0 263.0 0.2553 0.3662
+    human_agreement 4.0 10.0 0.1078 0.6032
     """
     getter = getattr(measurement, "rate_stats", None)
     stats = getter() if callable(getter) else {}
@@ -634,6 +765,16 @@ def spread_interval(counts: Sequence[tuple[int, int]], z: float = Z95) -> tuple[
 
     The upper end is None (unbounded) exactly when some detector has no positives (its lower
     bound is exactly 0), decided on the counts, not on floats.
+
+    With Newcombe's (1998, Table I) Wilson intervals, 81/263 (0.2553 to 0.3662) and 15/148 (0.0624
+    to 0.1605): 0.2553 / 0.1605 = 1.59 to 0.3662 / 0.0624 = 5.87; with 0/20 (0 to 0.1611) beside
+    81/263 the upper end is unbounded:
+
+    >>> low, high = spread_interval([(81, 263), (15, 148)])
+    >>> round(low, 2), round(high, 2)
+    (1.59, 5.87)
+    >>> spread_interval([(81, 263), (0, 20)])[1] is None
+    True
     """
     ws = [Wilson(s, t, z) for s, t in counts]
     if not ws:
@@ -642,19 +783,6 @@ def spread_interval(counts: Sequence[tuple[int, int]], z: float = Z95) -> tuple[
     low = max(1.0, max(lows) / min(highs)) if min(highs) > 0 else 1.0
     high = None if any(s == 0 for s, _ in counts) else max(highs) / min(lows)
     return (low, high)
-
-
-def cases_to_flip(numerator: int, denominator: int, threshold_bps: int, kind: str) -> tuple[str, int]:
-    """How many cases move the exact gate: ("fail", k) = k more errors (or k fewer agreements)
-    fail a passing gate; ("pass", k) = k fewer errors (more agreements) pass a failing one."""
-    if denominator == 0:
-        return ("not evaluable", 0)
-    limit = Fraction(threshold_bps * denominator, 10_000)
-    if kind == "max":
-        allowed = math.floor(limit)  # most errors that still pass
-        return ("fail", allowed - numerator + 1) if numerator <= allowed else ("pass", numerator - allowed)
-    needed = math.ceil(limit)  # fewest agreements that pass
-    return ("fail", numerator - needed + 1) if numerator >= needed else ("pass", needed - numerator)
 
 
 # --- diagnostics -----------------------------------------------------------------------------
@@ -672,12 +800,15 @@ def _pair(c: Coded, a: int, b: int) -> Coded:
 
 
 def alpha_without_each_rater(ratings: Any, raters: Sequence[str], level: str) -> dict[str, Fraction | None]:
-    """Alpha with each rater left out (one alpha per rater: empty above DIAGNOSTIC_RATERS raters)."""
+    """Alpha with each rater left out, in memory (one alpha per rater: empty above DIAGNOSTIC_RATERS
+    raters): the counts of the others' ratings measured by agreebound.alpha's one leave-one-out."""
     c = encode(ratings)
-    if len(raters) > DIAGNOSTIC_RATERS:
-        return {}
-    return {name: alpha_coded(_without_rater(c, j), level).value if c.n_raters >= 3 else None
-            for j, name in enumerate(raters)}
+    index = {name: j for j, name in enumerate(raters)}
+
+    def counts_without(name: str) -> Any:
+        return from_coded(_without_rater(c, index[name]), [r for r in raters if r != name])
+
+    return _alpha_without_each(list(raters), counts_without, level, DIAGNOSTIC_RATERS)
 
 
 def unit_disagreement(ratings: Any, level: str, result: AlphaResult) -> np.ndarray:
@@ -692,7 +823,8 @@ def detector_vs_human(ratings: Any, raters: Sequence[str], humans: Sequence[str]
         return {}
     c = encode(ratings)
     h = list(raters).index(humans[0])
-    return {name: alpha_coded(_pair(c, j, h), level).value for j, name in enumerate(raters) if name not in humans}
+    return {name: alpha_of_counts(from_coded(_pair(c, j, h), (name, humans[0])), level).value
+            for j, name in enumerate(raters) if name not in humans}
 
 
 # --- judge diagnostics ------------------------------------------------------------------------
@@ -716,14 +848,13 @@ def judge_diagnostics(m: Any) -> JudgeDiagnostics:
     wilson = {r.name: Wilson(r.numerator, r.denominator) for r in m.rates}
     counts = getattr(m, "counts", None)
     if counts is not None:  # an out-of-core measurement: the same figures from the per-case sums
-        from agreebound.counts import alpha as alpha_of
         from agreebound.judge_counts import human_alpha_counts
 
         agree = counts.rates["human_agreement"]
         return JudgeDiagnostics(
             agreement_with_ties=(agree.numerator, agree.denominator),
             agreement_without_ties=counts.agreement_without_ties,
-            judge_human_alpha=alpha_of(human_alpha_counts(counts), "nominal"),
+            judge_human_alpha=alpha_of_counts(human_alpha_counts(counts), "nominal"),
             stable_flips=counts.rates["position_flip"].numerator,
             noisy_flips=counts.noisy_flips,
             wilson=wilson,

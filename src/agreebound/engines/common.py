@@ -12,11 +12,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from agreebound.counts import PanelCounts, UnitPatterns, from_rows, unit_patterns
+from agreebound.counts import PanelCounts, UnitPatterns, from_rows, pairable_totals, unit_patterns
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
-from agreebound.io.formats import classify_values
-from agreebound.panel import _float_value
+from agreebound.io.values import classify_values
+from agreebound.categories import float_value
 
 #: Up to this many categories, pair counts come from one pass over each unit's histogram (k(k+1)/2
 #: sums); above, from a self-join of the (unit, value) counts.
@@ -111,7 +111,7 @@ def code_texts(texts: Sequence[str], missing: Sequence[str], files: Sequence[str
         name = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} files)"
         raise InputError(name, None, column, f"{why} (unit {excerpt(unit)}, rater {excerpt(rater)})")
     numbers = all(kinds.number[i] for i in range(len(texts)) if not kinds.missing[i])
-    value_of = {t: (_float_value(float(kinds.floats[i])) if numbers else t)
+    value_of = {t: (float_value(float(kinds.floats[i])) if numbers else t)
                 for i, t in enumerate(texts) if not kinds.missing[i]}
     values = sorted(set(value_of.values())) if numbers else sorted(set(value_of.values()), key=str)
     code_of_value = {v: i for i, v in enumerate(values)}
@@ -242,16 +242,6 @@ def detect_columns(path: str) -> Any:
     return mapping
 
 
-def leave_one_out(raters: Sequence[str], counts_without: Any, level: str, max_raters: int) -> dict[str, Any]:
-    """Alpha with each rater left out, from an engine's ``counts_without(rater)`` (one pass each;
-    none above ``max_raters``; None for every rater when fewer than three raters remain pairable)."""
-    from agreebound.counts import alpha as alpha_of
-
-    if len(raters) > max_raters:
-        return {}
-    return {r: alpha_of(counts_without(r), level).value if len(raters) >= 3 else None for r in raters}
-
-
 def unit_counts(dimension: str, coding: Coding, sizes: Sequence[Any], pairs: Sequence[Any]) -> Any:
     """One dimension's counts from an engine's (d, m, units) and (d, m, c, k, pairs) rows, without
     rater or total facts (what leave-one-rater-out and the disagreeing units need)."""
@@ -259,3 +249,20 @@ def unit_counts(dimension: str, coding: Coding, sizes: Sequence[Any], pairs: Seq
     k = len(coding.values)
     return from_rows(dimension, coding.kind, coding.values, {int(m): int(n) for _, m, n in sizes},
                      [(m, c, kk, n) for _, m, c, kk, n in pairs], [0] * k, [])
+
+
+def category_distances(counts: Any, result: Any, level: str) -> list[list[float]]:
+    """d2 between categories as the in-memory per-unit disagreement takes them (true distances)."""
+    k = len(counts.categories)
+    if level == "nominal":
+        return [[0.0 if i == j else 1.0 for j in range(k)] for i in range(k)]
+    if level == "interval":
+        x_all, scale = result.category_set.scaled
+        x = np.asarray(x_all, dtype=np.float64) / scale
+    elif level == "ordinal":
+        n_c = pairable_totals(counts)
+        x = np.r_[0, np.cumsum(n_c)[:-1]] + np.array(n_c) / 2
+    else:
+        v = result.category_set.floats
+        return [[((a - b) / (a + b)) ** 2 if a + b else 0.0 for b in v] for a in v]
+    return [[float((x[i] - x[j]) ** 2) for j in range(k)] for i in range(k)]

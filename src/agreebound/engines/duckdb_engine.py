@@ -3,23 +3,23 @@ globs, out of core, streaming; nothing but the counts comes back to Python.
 
 A unit's ratings may sit in any row of any file: grouping by unit (and dimension) is DuckDB's.
 Values are grouped by their text (trimmed); the distinct texts are then read by the same rules as
-every other path (agreebound.io.formats.classify_values: missing spellings, numbers held exactly,
+every other path (agreebound.io.values.classify_values: missing spellings, numbers held exactly,
 labels), so "1" and "1.0" become one category, as they do in memory.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from agreebound.counts import PanelCounts
 from agreebound.engines.common import (
     PIVOT_MAX_CATEGORIES,
     LongColumns,
     assemble,
+    category_distances,
     check_columns,
     code_texts,
-    leave_one_out,
     input_files,
     is_parquet,
     pairs_from_histograms,
@@ -28,13 +28,14 @@ from agreebound.engines.common import (
     unit_counts,
 )
 from agreebound.errors import InputError
-from agreebound.escape import excerpt
-from agreebound.io.formats import _INVISIBLE_RE2
+from agreebound.escape import INVISIBLE_RE2, excerpt
 
-__all__ = ["LongColumns", "panel_counts", "PIVOT_MAX_CATEGORIES", "MEMORY_LIMIT", "source"]
+__all__ = ["LongColumns", "panel_counts", "PIVOT_MAX_CATEGORIES", "MEMORY_LIMIT", "source", "literal_paths",
+           "quote_identifier"]
 
 
-def _quote(name: str) -> str:
+def quote_identifier(name: str) -> str:
+    """A column name as a quoted SQL identifier."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -55,7 +56,7 @@ MEMORY_LIMIT = "1GB"
 def _name(expr: str) -> str:
     """SQL for a name as the in-memory reader compares names (agreebound.escape.normalise_name):
     invisible characters removed, NFC, surrounding whitespace trimmed."""
-    return (f"regexp_replace(nfc_normalize(regexp_replace(CAST({expr} AS VARCHAR), '[{_INVISIBLE_RE2}]', '', 'g')), "
+    return (f"regexp_replace(nfc_normalize(regexp_replace(CAST({expr} AS VARCHAR), '[{INVISIBLE_RE2}]', '', 'g')), "
             f"'^{_SPACE}+|{_SPACE}+$', '', 'g')")
 
 
@@ -71,7 +72,7 @@ def _fast_name(expr: str) -> str:
 PATTERN_CHARS = "*?[]{}\\"
 
 
-def _literal(files: list[str], tmp: str) -> list[str]:
+def literal_paths(files: list[str], tmp: str) -> list[str]:
     """The paths to give DuckDB so that it reads exactly these files. DuckDB reads every path as a
     pattern, a leading ~ as the home folder and a first part such as s3: or file: as a storage
     prefix: such a path is given absolute, and one that holds * ? [ ] { } or a backslash through a
@@ -107,82 +108,13 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
                                  "temp_directory": spill, "preserve_insertion_order": False})
     con.execute("SET enable_progress_bar = false")  # stdout is the report's
     try:
-        src = source(_literal(files, spill), delimiter)
+        src = source(literal_paths(files, spill), delimiter)
         have = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src} LIMIT 0").fetchall()]
         check_columns([shown], have, columns)
-        raw_parts = [f"coalesce(CAST({_quote(c)} AS VARCHAR), '')" for c in columns.unit]
-        raw_unit = raw_parts[0] if len(raw_parts) == 1 else " || '\x1f' || ".join(raw_parts)
-        raw_dim = f"CAST({_quote(columns.dimension)} AS VARCHAR)" if columns.dimension else "'all'"
-        # One scan, on the names as written: ratings per (unit, value) and per (rater, value), and per
-        # unit its ratings and distinct raters (a rater rating a unit twice is an error, as in memory).
-        con.execute(f"""
-            CREATE TEMP TABLE g0 AS
-            SELECT {raw_dim} AS d, {raw_unit} AS u, CAST({_quote(columns.rater)} AS VARCHAR) AS r,
-                   trim(CAST({_quote(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n, grouping(u, r, v) AS gid
-            FROM {src}
-            GROUP BY GROUPING SETS ((d, u, v), (d, r, v))""")
-        # Then the names as the reader compares them, on the grouped rows (far fewer than ratings);
-        # plain printable ASCII names are already normal and skip the work.
-        unit_norm = " || '\x1f' || ".join(
-            f"{_fast_name(f'split_part(u, chr(31), {i + 1})')}" for i in range(len(columns.unit))) \
-            if len(columns.unit) > 1 else _fast_name("u")
-        empty_unit = "'" + "\x1f" * (len(columns.unit) - 1) + "'"
-        con.execute(f"""
-            CREATE TEMP TABLE g AS
-            SELECT {_fast_name("d") if columns.dimension else "d"} AS d,
-                   nullif(nullif({unit_norm}, ''), {empty_unit}) AS u, nullif({_fast_name("r")}, '') AS r, v,
-                   sum(n)::BIGINT AS n, gid
-            FROM g0 GROUP BY ALL""")
-        plain = "'[!-~]([ -~]*[!-~])?'"  # names already normal: no two spellings can merge
-        respelled = con.execute(f"""SELECT count(*) FROM g0 WHERE (gid = 2 AND NOT regexp_full_match(u, {plain}))
-                                    OR (gid = 4 AND NOT regexp_full_match(r, {plain}))""").fetchone()[0]
-        merged = respelled and con.execute("""SELECT (SELECT count(DISTINCT (d, u)) FROM g0 WHERE gid = 2)
-                                     - (SELECT count(DISTINCT (d, u)) FROM g WHERE gid = 2)""").fetchone()[0] \
-            or con.execute("""SELECT (SELECT count(DISTINCT (d, r)) FROM g0 WHERE gid = 4)
-                                   - (SELECT count(DISTINCT (d, r)) FROM g WHERE gid = 4)""").fetchone()[0]
-        con.execute("DROP TABLE g0")
-        parts = [f"coalesce({_name(_quote(c))}, '')" for c in columns.unit]
-        unit = parts[0] if len(parts) == 1 else " || '\x1f' || ".join(parts)
-        dim = _name(_quote(columns.dimension)) if columns.dimension else "'all'"
-        total = con.execute("SELECT coalesce(sum(n), 0) FROM g WHERE gid = 4").fetchone()[0]  # the (d, r, v) set
-        if not total:
-            raise InputError(shown, None, None, "no ratings: the files have a header but no data rows")
-        # grouping(u, r, v): 2 = the (d, u, v) set, 4 = (d, r, v)
-        empty = (("dimension", columns.dimension, "d IS NULL OR d = ''"), ("unit", columns.unit[0], "gid = 2 AND u IS NULL"),
-                 ("rater", columns.rater, "gid = 4 AND r IS NULL"))
-        for what, col, cond in empty:
-            if col is not None and con.execute(f"SELECT count(*) FROM g WHERE {cond}").fetchone()[0]:
-                raise InputError(shown, None, col, f"an empty {what} name; every rating needs one")
-        # A rater rating a unit twice: a second pass grouping by (unit, rater), which DuckDB spills to
-        # disk beyond its memory (in the grouping sets above it could not); names as written, or
-        # normalised when two spellings merged.
-        key_d, key_u, key_r = (dim, f"nullif({unit}, '')", _name(_quote(columns.rater))) if merged else \
-            (raw_dim, raw_unit, f"CAST({_quote(columns.rater)} AS VARCHAR)")
-        twice = con.execute(f"""SELECT d, u FROM (SELECT {key_d} AS d, {key_u} AS u, {key_r} AS r FROM {src})
-                                GROUP BY d, u, r HAVING count(*) > 1 LIMIT 1""").fetchone()
-        if twice:
-            who = con.execute(f"""SELECT r FROM (SELECT {_name(_quote(columns.rater))} AS r, count(*) AS n FROM {src}
-                                  WHERE {dim} = ? AND nullif({unit}, '') = ? GROUP BY ALL) WHERE n > 1 LIMIT 1""",
-                              [twice[0], twice[1]]).fetchone()
-            raise InputError(shown, None, columns.rater, f"rater {excerpt(who[0] if who else '?')} rated unit "
-                             f"{excerpt(str(twice[1]).replace(chr(0x1f), ' | '))} again"
-                             + (f" in dimension {excerpt(twice[0])}" if columns.dimension else "")
-                             + "; each rater rates a unit once")
-        by_rater = con.execute("SELECT d, r, v, n FROM g WHERE gid = 4").fetchall()
-
-        def where(text: str) -> tuple[Any, Any]:
-            row = con.execute("SELECT u FROM g WHERE gid = 2 AND v = ? LIMIT 1", [text]).fetchone()
-            return (row[0] if row else "?"), next((r for _, r, v, _ in by_rater if v == text), "?")
-
-        coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, [shown], columns.value, where)
-        con.execute("CREATE TEMP TABLE vals (v VARCHAR, code INTEGER)")
-        if coding.code_of:
-            con.executemany("INSERT INTO vals VALUES (?, ?)", list(coding.code_of.items()))
-        con.execute("""
-            CREATE TEMP TABLE uc AS
-            SELECT g.d, g.u, vals.code AS c, sum(g.n)::BIGINT AS n
-            FROM g JOIN vals ON g.v = vals.v WHERE g.gid = 2 GROUP BY g.d, g.u, vals.code""")
-        con.execute("DROP TABLE g")
+        keys = _keys(columns)
+        merged = _group_names(con, src, columns, keys)
+        _check_names(con, src, columns, keys, merged, shown)
+        coding, by_rater = _code_values(con, columns, missing, shown)
         k = len(coding.values)
         if 0 < k <= PIVOT_MAX_CATEGORIES:
             sizes, pairs = _pairs_by_pivot(con, k, patterns=True)
@@ -196,6 +128,115 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         con.close()
         shutil.rmtree(spill, ignore_errors=True)
     return assemble(coding, by_rater, sizes, pairs, patterns)
+
+
+class _Keys(NamedTuple):
+    """SQL for a rating's dimension, unit (its columns joined by U+001F) and rater: as written
+    (``raw_*``), and as the reader compares names (:func:`_name`)."""
+
+    raw_dim: str
+    raw_unit: str
+    raw_rater: str
+    dim: str
+    unit: str
+    rater: str
+
+
+def _keys(columns: LongColumns) -> _Keys:
+    raw_parts = [f"coalesce(CAST({quote_identifier(c)} AS VARCHAR), '')" for c in columns.unit]
+    parts = [f"coalesce({_name(quote_identifier(c))}, '')" for c in columns.unit]
+    return _Keys(
+        raw_dim=f"CAST({quote_identifier(columns.dimension)} AS VARCHAR)" if columns.dimension else "'all'",
+        raw_unit=raw_parts[0] if len(raw_parts) == 1 else " || '\x1f' || ".join(raw_parts),
+        raw_rater=f"CAST({quote_identifier(columns.rater)} AS VARCHAR)",
+        dim=_name(quote_identifier(columns.dimension)) if columns.dimension else "'all'",
+        unit=parts[0] if len(parts) == 1 else " || '\x1f' || ".join(parts),
+        rater=_name(quote_identifier(columns.rater)),
+    )
+
+
+def _group_names(con: Any, src: str, columns: LongColumns, keys: _Keys) -> bool:
+    """The table ``g``: ratings per (dimension, unit, value) (gid 2) and per (dimension, rater,
+    value) (gid 4), names normalised. True when two spellings of a unit or rater name merged."""
+    # One scan, on the names as written: ratings per (unit, value) and per (rater, value), and per
+    # unit its ratings and distinct raters (a rater rating a unit twice is an error, as in memory).
+    con.execute(f"""
+        CREATE TEMP TABLE g0 AS
+        SELECT {keys.raw_dim} AS d, {keys.raw_unit} AS u, {keys.raw_rater} AS r,
+               trim(CAST({quote_identifier(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n, grouping(u, r, v) AS gid
+        FROM {src}
+        GROUP BY GROUPING SETS ((d, u, v), (d, r, v))""")
+    # Then the names as the reader compares them, on the grouped rows (far fewer than ratings);
+    # plain printable ASCII names are already normal and skip the work.
+    unit_norm = " || '\x1f' || ".join(
+        f"{_fast_name(f'split_part(u, chr(31), {i + 1})')}" for i in range(len(columns.unit))) \
+        if len(columns.unit) > 1 else _fast_name("u")
+    empty_unit = "'" + "\x1f" * (len(columns.unit) - 1) + "'"
+    con.execute(f"""
+        CREATE TEMP TABLE g AS
+        SELECT {_fast_name("d") if columns.dimension else "d"} AS d,
+               nullif(nullif({unit_norm}, ''), {empty_unit}) AS u, nullif({_fast_name("r")}, '') AS r, v,
+               sum(n)::BIGINT AS n, gid
+        FROM g0 GROUP BY ALL""")
+    plain = "'[!-~]([ -~]*[!-~])?'"  # names already normal: no two spellings can merge
+    respelled = con.execute(f"""SELECT count(*) FROM g0 WHERE (gid = 2 AND NOT regexp_full_match(u, {plain}))
+                                OR (gid = 4 AND NOT regexp_full_match(r, {plain}))""").fetchone()[0]
+    merged = respelled and con.execute("""SELECT (SELECT count(DISTINCT (d, u)) FROM g0 WHERE gid = 2)
+                                 - (SELECT count(DISTINCT (d, u)) FROM g WHERE gid = 2)""").fetchone()[0] \
+        or con.execute("""SELECT (SELECT count(DISTINCT (d, r)) FROM g0 WHERE gid = 4)
+                               - (SELECT count(DISTINCT (d, r)) FROM g WHERE gid = 4)""").fetchone()[0]
+    con.execute("DROP TABLE g0")
+    return bool(merged)
+
+
+def _check_names(con: Any, src: str, columns: LongColumns, keys: _Keys, merged: bool, shown: str) -> None:
+    """The reader's errors, from ``g`` and a second pass: no ratings, an empty name, a rater rating
+    a unit twice."""
+    total = con.execute("SELECT coalesce(sum(n), 0) FROM g WHERE gid = 4").fetchone()[0]  # the (d, r, v) set
+    if not total:
+        raise InputError(shown, None, None, "no ratings: the files have a header but no data rows")
+    # grouping(u, r, v): 2 = the (d, u, v) set, 4 = (d, r, v)
+    empty = (("dimension", columns.dimension, "d IS NULL OR d = ''"), ("unit", columns.unit[0], "gid = 2 AND u IS NULL"),
+             ("rater", columns.rater, "gid = 4 AND r IS NULL"))
+    for what, col, cond in empty:
+        if col is not None and con.execute(f"SELECT count(*) FROM g WHERE {cond}").fetchone()[0]:
+            raise InputError(shown, None, col, f"an empty {what} name; every rating needs one")
+    # A rater rating a unit twice: a second pass grouping by (unit, rater), which DuckDB spills to
+    # disk beyond its memory (in the grouping sets above it could not); names as written, or
+    # normalised when two spellings merged.
+    key_d, key_u, key_r = (keys.dim, f"nullif({keys.unit}, '')", keys.rater) if merged else \
+        (keys.raw_dim, keys.raw_unit, keys.raw_rater)
+    twice = con.execute(f"""SELECT d, u FROM (SELECT {key_d} AS d, {key_u} AS u, {key_r} AS r FROM {src})
+                            GROUP BY d, u, r HAVING count(*) > 1 LIMIT 1""").fetchone()
+    if twice:
+        who = con.execute(f"""SELECT r FROM (SELECT {keys.rater} AS r, count(*) AS n FROM {src}
+                              WHERE {keys.dim} = ? AND nullif({keys.unit}, '') = ? GROUP BY ALL) WHERE n > 1 LIMIT 1""",
+                          [twice[0], twice[1]]).fetchone()
+        raise InputError(shown, None, columns.rater, f"rater {excerpt(who[0] if who else '?')} rated unit "
+                         f"{excerpt(str(twice[1]).replace(chr(0x1f), ' | '))} again"
+                         + (f" in dimension {excerpt(twice[0])}" if columns.dimension else "")
+                         + "; each rater rates a unit once")
+
+
+def _code_values(con: Any, columns: LongColumns, missing: Sequence[str], shown: str) -> tuple[Any, list[Any]]:
+    """The values' texts coded by the reader's rules, the ratings per (dimension, rater, value),
+    and the table ``uc`` (dimension, unit, code, ratings) in place of ``g``."""
+    by_rater = con.execute("SELECT d, r, v, n FROM g WHERE gid = 4").fetchall()
+
+    def where(text: str) -> tuple[Any, Any]:
+        row = con.execute("SELECT u FROM g WHERE gid = 2 AND v = ? LIMIT 1", [text]).fetchone()
+        return (row[0] if row else "?"), next((r for _, r, v, _ in by_rater if v == text), "?")
+
+    coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, [shown], columns.value, where)
+    con.execute("CREATE TEMP TABLE vals (v VARCHAR, code INTEGER)")
+    if coding.code_of:
+        con.executemany("INSERT INTO vals VALUES (?, ?)", list(coding.code_of.items()))
+    con.execute("""
+        CREATE TEMP TABLE uc AS
+        SELECT g.d, g.u, vals.code AS c, sum(g.n)::BIGINT AS n
+        FROM g JOIN vals ON g.v = vals.v WHERE g.gid = 2 GROUP BY g.d, g.u, vals.code""")
+    con.execute("DROP TABLE g")
+    return coding, by_rater
 
 
 def _pairs_by_pivot(con: Any, k: int, patterns: bool = False) -> tuple[list[Any], list[Any]]:
@@ -276,7 +317,8 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
 
     import duckdb
 
-    from agreebound.counts import alpha as alpha_of
+    from agreebound.alpha import alpha as alpha_of
+    from agreebound.alpha import alpha_without_each_rater
 
     files = input_files(paths)
     spill = tempfile.mkdtemp(prefix="agreebound-duckdb-")
@@ -285,14 +327,14 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
                                  "preserve_insertion_order": False})
     con.execute("SET enable_progress_bar = false")  # stdout is the report's
     try:
-        parts = [f"coalesce({_name(_quote(c))}, '')" for c in columns.unit]
+        parts = [f"coalesce({_name(quote_identifier(c))}, '')" for c in columns.unit]
         unit = " || '\x1f' || ".join(parts)
-        dim = _name(_quote(columns.dimension)) if columns.dimension else "'all'"
+        dim = _name(quote_identifier(columns.dimension)) if columns.dimension else "'all'"
         con.execute(f"""
             CREATE TEMP TABLE g AS
-            SELECT {unit} AS u, {_name(_quote(columns.rater))} AS r,
-                   trim(CAST({_quote(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n
-            FROM {source(_literal(files, spill), delimiter)} WHERE {dim} = ? GROUP BY ALL""", [dimension])
+            SELECT {unit} AS u, {_name(quote_identifier(columns.rater))} AS r,
+                   trim(CAST({quote_identifier(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n
+            FROM {source(literal_paths(files, spill), delimiter)} WHERE {dim} = ? GROUP BY ALL""", [dimension])
         texts = [t for (t,) in con.execute("SELECT DISTINCT v FROM g WHERE v IS NOT NULL").fetchall()]
         coding = code_texts(texts, missing, files, columns.value, lambda t: ("?", "?"))
         raters = sorted(r for (r,) in con.execute("SELECT DISTINCT r FROM g").fetchall())
@@ -311,13 +353,13 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
             con.execute("DROP TABLE IF EXISTS um")
             return unit_counts(dimension, coding, sizes, pairs)
 
-        without = leave_one_out(raters, counts_without, level, max_raters)
+        without = alpha_without_each_rater(raters, counts_without, level, max_raters)
         units: list[tuple[str, float]] = []
         if 0 < k <= PIVOT_MAX_CATEGORIES:
             whole = counts_without(None)
             result = alpha_of(whole, level)
             if result.value is not None:
-                d2 = _distances(whole, result, level)
+                d2 = category_distances(whole, result, level)
                 hist = ", ".join(f"coalesce(sum(n) FILTER (WHERE c = {i}), 0)::DOUBLE AS n{i}" for i in range(k))
                 terms = " + ".join(f"{float(2 * d2[i][j])!r} * n{i} * n{j}" for i in range(k) for j in range(i + 1, k)
                                    if d2[i][j]) or "0"
@@ -331,24 +373,3 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
         con.close()
         shutil.rmtree(spill, ignore_errors=True)
     return without, units
-
-
-def _distances(counts: Any, result: Any, level: str) -> list[list[float]]:
-    """d2 between categories as the in-memory per-unit disagreement takes them (true distances)."""
-    import numpy as np
-
-    k = len(counts.categories)
-    if level == "nominal":
-        return [[0.0 if i == j else 1.0 for j in range(k)] for i in range(k)]
-    if level == "interval":
-        x_all, scale = result.category_set.scaled
-        x = np.asarray(x_all, dtype=np.float64) / scale
-    elif level == "ordinal":
-        from agreebound.counts import pairable_totals
-
-        n_c = pairable_totals(counts)
-        x = np.r_[0, np.cumsum(n_c)[:-1]] + np.array(n_c) / 2
-    else:
-        v = result.category_set.floats
-        return [[((a - b) / (a + b)) ** 2 if a + b else 0.0 for b in v] for a in v]
-    return [[float((x[i] - x[j]) ** 2) for j in range(k)] for i in range(k)]

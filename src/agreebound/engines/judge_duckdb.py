@@ -16,9 +16,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from agreebound.calibration import OBSERVATION_FIELDS, REFERENCE_FIELDS, CalibrationMeasurement, JudgeCalibrationContract
+from agreebound.calibration import CalibrationMeasurement
+from agreebound.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.engines.common import input_files, is_parquet
-from agreebound.engines.duckdb_engine import MEMORY_LIMIT, _literal, _quote
+from agreebound.engines.duckdb_engine import MEMORY_LIMIT, literal_paths, quote_identifier
 from agreebound.engines.judge_sql import ID, audit, first_unreadable, memory_csv_error, q
 from agreebound.errors import InputError
 
@@ -56,7 +57,7 @@ class _Source:
         self.files = input_files(paths)
         self.names = list(names) if len(names) == len(self.files) else [Path(f).name for f in self.files]
         self.parquet = is_parquet(self.files)
-        self.read = _literal(self.files, tmp)
+        self.read = literal_paths(self.files, tmp)
         self.shown = self.names[0] if len(self.files) == 1 else f"{self.names[0]} (and {len(self.files) - 1} more)"
         self.delimiter = "\t" if self.files[0].lower().endswith(".tsv") else ","
         self.problem: tuple[int, str, str] | None = None  # (file, column, why): said in the reading order
@@ -129,7 +130,7 @@ class _Source:
 
     @staticmethod
     def _text(field: str, kind: str) -> str:
-        c = _quote(field)
+        c = quote_identifier(field)
         if kind.endswith("[]"):
             return f"array_to_string({c}, ';')"
         return c if kind == "VARCHAR" else f"CAST({c} AS VARCHAR)"

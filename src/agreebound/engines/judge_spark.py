@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
-from agreebound.calibration import OBSERVATION_FIELDS, REFERENCE_FIELDS, CalibrationMeasurement, JudgeCalibrationContract
+from agreebound.calibration import CalibrationMeasurement
+from agreebound.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.engines.judge_duckdb import csv_record
 from agreebound.engines.judge_sql import ID, audit, first_unreadable, memory_csv_error, q
 from agreebound.errors import InputError

@@ -25,21 +25,23 @@ from __future__ import annotations
 
 from typing import Any, Protocol, Sequence
 
-import pandas as pd
-
-from agreebound.calibration import (
+from agreebound.calibration import CalibrationMeasurement, measure_counts
+from agreebound.contract import (
+    CANDIDATES,
     ID_PATTERN,
+    MAX_REPETITION,
+    MAX_TOKENS,
     ORDERS,
-    CalibrationMeasurement,
     HumanReference,
     JudgeCalibrationContract,
     JudgeObservation,
-    Rate,
-    _check_binding,
-    _completeness_message,
-    _describe_observation,
-    _field_of,
-    _validate_snapshot_header,
+    binding_fault,
+    completeness_message,
+    duplicate_observation,
+    duplicate_reference,
+    field_of,
+    header_fault,
+    observation_fault,
 )
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
@@ -97,7 +99,7 @@ class Rules:
         return {"adjudicated": f"NOT {_in(q('adjudicated'), ('true', 'false'))}"}
 
     def ref_record(self) -> str:
-        return " AND ".join([self.id_ok(q("case_id")), _in(q("preferred_candidate"), ("a", "b", "tie")),
+        return " AND ".join([self.id_ok(q("case_id")), _in(q("preferred_candidate"), CANDIDATES),
                              self.d.reviewers_ok(q("reviewer_ids")), _in(q("adjudicated"), ("true", "false"))])
 
     def obs_parse(self, integer: set[str]) -> dict[str, str]:
@@ -106,9 +108,9 @@ class Rules:
 
     def obs_record(self) -> str:
         return " AND ".join([
-            self.id_ok(q("case_id")), _in(q("order"), ORDERS), self.range(q("repetition"), 1, 100),
-            _in(q("selected_candidate"), ("a", "b", "tie")), self.range(q("candidate_a_tokens"), 1, 10**6),
-            self.range(q("candidate_b_tokens"), 1, 10**6), self.id_ok(q("candidate_a_generator")),
+            self.id_ok(q("case_id")), _in(q("order"), ORDERS), self.range(q("repetition"), 1, MAX_REPETITION),
+            _in(q("selected_candidate"), CANDIDATES), self.range(q("candidate_a_tokens"), 1, MAX_TOKENS),
+            self.range(q("candidate_b_tokens"), 1, MAX_TOKENS), self.id_ok(q("candidate_a_generator")),
             self.id_ok(q("candidate_b_generator")), self.id_ok(q("judge_generator"))])
 
 
@@ -141,9 +143,9 @@ def parse_error(src: Any, rules: dict[str, str], counts: dict[str, int]) -> None
             cell = cells[f]
             if f == "adjudicated":
                 raise InputError(name, row, f, f"expected true or false, got {excerpt(cell)}")
-            from agreebound.io.formats import _whole
+            from agreebound.io.values import whole_number
 
-            _whole(name, row, f, cell, digits=18)
+            whole_number(name, row, f, cell, digits=18)
             raise InputError(name, row, f, f"expected a whole number like 3, got {excerpt(cell)}")
 
 
@@ -158,7 +160,7 @@ def record_error(src: Any, condition: str, build: Any, engine: str) -> None:
         try:
             build(*typed(src.fields, cells))
         except ValueError as error:
-            raise InputError(name, row, _field_of(str(error)), str(error)) from None
+            raise InputError(name, row, field_of(str(error)), str(error)) from None
     raise InputError(src.shown, None, None, DISAGREE.format(engine=engine))
 
 
@@ -170,7 +172,7 @@ def memory_csv_error(path: str, name: str, fields: Sequence[str], delimiter: str
     import csv
     import io
 
-    from agreebound.io.formats import _csv_records
+    from agreebound.io.records import csv_records
 
     header: list[str] = []
     try:
@@ -185,7 +187,7 @@ def memory_csv_error(path: str, name: str, fields: Sequence[str], delimiter: str
         if with_row:
             writer.writerow(["x"] * len(header))
     try:
-        _csv_records(name, out.getvalue().encode(), fields)
+        csv_records(name, out.getvalue().encode(), fields)
     except InputError as err:
         return err
     return None
@@ -229,10 +231,18 @@ def first_unreadable(files: Sequence[str], names: Sequence[str], delimiter: str)
 
 def audit(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], contract_name: str
           ) -> CalibrationMeasurement:
-    """Validate and measure, in the in-memory path's order; ``e`` is the engine."""
+    """Validate and measure, in the in-memory path's order; ``e`` is the engine. The engine only
+    aggregates (:func:`judge_counts`); the rates are measured as in memory (measure_counts)."""
+    n_refs, n_obs = _check_records(e, c)
+    _check_snapshot(e, c, header, contract_name, n_refs)
+    return measure_counts(c, header, judge_counts(e, c, n_obs))
+
+
+def _check_records(e: Any, c: JudgeCalibrationContract) -> tuple[int, int]:
+    """As the tabular form reads: the references file (no rows, its header, its cells), then the
+    observations file the same way; then every record's rules. The numbers of references and
+    observations; the observations per case are left in table ``p``."""
     rules, refs, obs = Rules(e.dialect), e.refs, e.obs
-    # As the tabular form reads: the references file (no rows, its header, its cells), then the
-    # observations file the same way; then every record's rules.
     refs.check_header()
     ref_parse = rules.ref_parse()
     n_refs, *ref_bad_parse, ref_bad = e.run(
@@ -243,11 +253,35 @@ def audit(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], con
             refs.no_rows()
         parse_error(refs, ref_parse, dict(zip(ref_parse, ref_bad_parse)))
     obs.check_header()
-    reps, judge = c.repetitions_per_order, c.judge_generator.replace("'", "''")
     parse = rules.obs_parse(obs.integer)
-    cheap = " AND ".join([_in("od", ORDERS), _in("selected_candidate", ("a", "b", "tie")),
-                          "coalesce(rp BETWEEN 1 AND 100, false)", "coalesce(ta BETWEEN 1 AND 1000000, false)",
-                          "coalesce(tb BETWEEN 1 AND 1000000, false)",
+    _observation_table(e, c, parse)
+    # a case's id once per case; generators and judges by their distinct values (few)
+    n_obs, *obs_bad_parse, obs_bad = e.run(f"""
+        SELECT coalesce(sum(n), 0), {', '.join(f"coalesce(sum(parse_{i}), 0)" for i in range(len(parse)))},
+               coalesce(sum(CASE WHEN NOT {rules.id_ok('case_id')} OR ag <> ag2 OR bg <> bg2 OR jg <> jg2 THEN n
+                                 ELSE bad END), 0)
+        FROM p""")[0]
+    obs_bad += e.run(f"""SELECT count(*) FROM (SELECT ag AS v FROM p UNION SELECT bg AS v FROM p UNION
+                         SELECT jg AS v FROM p) AS t WHERE NOT {rules.id_ok('v')}""")[0][0]
+    with e.sequential():
+        if n_obs == 0:
+            obs.no_rows()
+        parse_error(obs, parse, dict(zip(parse, obs_bad_parse)))
+        if ref_bad:
+            record_error(refs, rules.ref_record(), HumanReference, e.name)
+        if obs_bad:  # some row may break a record rule: find the first that does, if any
+            record_error(obs, rules.obs_record(), JudgeObservation, e.name)
+    return int(n_refs), int(n_obs)
+
+
+def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str]) -> None:
+    """Table ``p``, the observations in one grouped scan: per case, each order's selections and a
+    bit mask of its repetitions, the cells that do not parse or break a cheap rule, and the min and
+    max of each candidate's metadata and of the judge (equal when it never changes)."""
+    reps, obs = c.repetitions_per_order, e.obs
+    cheap = " AND ".join([_in("od", ORDERS), _in("selected_candidate", CANDIDATES),
+                          f"coalesce(rp BETWEEN 1 AND {MAX_REPETITION}, false)",
+                          f"coalesce(ta BETWEEN 1 AND {MAX_TOKENS}, false)", f"coalesce(tb BETWEEN 1 AND {MAX_TOKENS}, false)",
                           "ag IS NOT NULL AND bg IS NOT NULL AND jg IS NOT NULL"])
 
     def per_order(o: str) -> str:
@@ -275,26 +309,17 @@ def audit(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], con
                      {q('candidate_a_generator')} AS ag, {q('candidate_b_generator')} AS bg, {q('judge_generator')} AS jg
               FROM {obs.view}) AS x
         GROUP BY case_id""")
-    # a case's id once per case; generators and judges by their distinct values (few)
-    n_obs, *obs_bad_parse, obs_bad = e.run(f"""
-        SELECT coalesce(sum(n), 0), {', '.join(f"coalesce(sum(parse_{i}), 0)" for i in range(len(parse)))},
-               coalesce(sum(CASE WHEN NOT {rules.id_ok('case_id')} OR ag <> ag2 OR bg <> bg2 OR jg <> jg2 THEN n
-                                 ELSE bad END), 0)
-        FROM p""")[0]
-    obs_bad += e.run(f"""SELECT count(*) FROM (SELECT ag AS v FROM p UNION SELECT bg AS v FROM p UNION
-                         SELECT jg AS v FROM p) AS t WHERE NOT {rules.id_ok('v')}""")[0][0]
-    with e.sequential():
-        if n_obs == 0:
-            obs.no_rows()
-        parse_error(obs, parse, dict(zip(parse, obs_bad_parse)))
-        if ref_bad:
-            record_error(refs, rules.ref_record(), HumanReference, e.name)
-        if obs_bad:  # some row may break a record rule: find the first that does, if any
-            record_error(obs, rules.obs_record(), JudgeObservation, e.name)
-    try:
-        _validate_snapshot_header(*header)
-    except ValueError as error:
-        raise _snapshot_error(contract_name, error, str(error).split(" ")[0].removeprefix("snapshot.")) from None
+
+
+def _check_snapshot(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], contract_name: str,
+                    n_refs: int) -> None:
+    """The snapshot's rules, in the in-memory order: its header, unique case ids and observation
+    keys, the binding to the contract, each observation's case, judge and metadata, completeness.
+    The references are left in table ``r``."""
+    reps, judge, refs = c.repetitions_per_order, c.judge_generator.replace("'", "''"), e.refs
+    fault = header_fault(*header)
+    if fault:
+        raise _snapshot_error(contract_name, fault)
 
     e.table("r", f"""SELECT {q('case_id')} AS case_id, CASE {q('preferred_candidate')} WHEN 'a' THEN 0 WHEN 'b' THEN 1
                      ELSE 2 END AS pref, {e.dialect.count_ids(q('reviewer_ids'))} AS nrev,
@@ -312,12 +337,9 @@ def audit(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], con
     if twice:
         with e.sequential():
             _duplicate_key(e)
-    try:
-        _check_binding(c, header[0], header[1], n_refs)
-    except ValueError as error:
-        text = str(error)
-        field = "scope" if "scope" in text else "contract_content_id" if "bound" in text else None
-        raise _snapshot_error(contract_name, error, field) from None
+    fault = binding_fault(c, header[0], header[1], n_refs)
+    if fault:
+        raise _snapshot_error(contract_name, fault)
     if other or orphans or changed:
         with e.sequential():
             _observation_error(e, c)
@@ -328,11 +350,11 @@ def audit(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], con
     if incomplete:
         with e.sequential():
             _incomplete(e, reps)
-    return _aggregate(e, c, header, int(n_obs))
 
 
-def _snapshot_error(contract_name: str, error: ValueError, field: str | None) -> InputError:
-    return InputError(contract_name, None, f"snapshot.{field}" if field else None, str(error))
+def _snapshot_error(contract_name: str, fault: tuple[str | None, str]) -> InputError:
+    field, message = fault
+    return InputError(contract_name, None, f"snapshot.{field}" if field else None, message)
 
 
 def _duplicate_reference(e: Any) -> None:
@@ -340,7 +362,7 @@ def _duplicate_reference(e: Any) -> None:
                     row_number() OVER (PARTITION BY {q('case_id')} ORDER BY o1, o2) AS k FROM {e.refs.numbered}) AS x
                     WHERE k = 2 ORDER BY o1, o2 LIMIT 1""")[0]
     name, line, _ = e.refs.where((row[0], row[1]))
-    raise InputError(name, line, "case_id", f"reference case IDs must be unique (duplicate case_id={row[2]!r})")
+    raise InputError(name, line, "case_id", duplicate_reference(row[2]))
 
 
 def _duplicate_key(e: Any) -> None:
@@ -349,8 +371,7 @@ def _duplicate_key(e: Any) -> None:
                     {q('order')}, CAST({q('repetition')} AS BIGINT) ORDER BY o1, o2) AS k FROM {e.obs.numbered}) AS x
                     WHERE k = 2 ORDER BY o1, o2 LIMIT 1""")[0]
     name, line, _ = e.obs.where((row[0], row[1]))
-    raise InputError(name, line, "repetition", "observation keys must be unique (duplicate "
-                     f"{_describe_observation(row[2], row[3], int(row[4]))})")
+    raise InputError(name, line, "repetition", duplicate_observation(row[2], row[3], int(row[4])))
 
 
 def _observation_error(e: Any, c: JudgeCalibrationContract) -> None:
@@ -368,24 +389,21 @@ def _observation_error(e: Any, c: JudgeCalibrationContract) -> None:
              f AS (SELECT case_id, ta AS fa, tb AS fb, ag AS fg, bg AS fh FROM (
                        SELECT case_id, ta, tb, ag, bg, row_number() OVER (PARTITION BY case_id ORDER BY o1, o2) AS k
                        FROM v WHERE has_ref AND same_judge) AS y WHERE k = 1)
-        SELECT v.o1, v.o2, v.case_id, v.od, v.rep, v.has_ref, v.same_judge, v.jg,
-               f.fa <> v.ta, f.fb <> v.tb, f.fg <> v.ag, f.fh <> v.bg
+        SELECT v.o1, v.o2, v.case_id, v.od, v.rep, v.has_ref, v.jg, f.case_id IS NOT NULL,
+               v.ta, v.tb, v.ag, v.bg, f.fa, f.fb, f.fg, f.fh
         FROM v LEFT JOIN f ON v.case_id = f.case_id
         WHERE NOT v.has_ref OR NOT v.same_judge OR f.fa <> v.ta OR f.fb <> v.tb OR f.fg <> v.ag OR f.fh <> v.bg
         ORDER BY v.o1, v.o2 LIMIT 1""")
-    if not rows:
+    fault = None
+    if rows:
+        o1, o2, case_id, od, rep, has_ref, jg, has_first = rows[0][:8]
+        metadata = tuple(rows[0][8:12])
+        fault = observation_fault(c, (case_id, od, int(rep)), bool(has_ref), jg, metadata,
+                                  tuple(rows[0][12:]) if has_first else metadata)
+    if fault is None:
         raise InputError(e.obs.shown, None, None, DISAGREE.format(engine=e.name))
-    o1, o2, case_id, od, rep, has_ref, same_judge, jg = rows[0][:8]
     name, line, _ = e.obs.where((o1, o2))
-    where = _describe_observation(case_id, od, int(rep))
-    if not has_ref:
-        raise InputError(name, line, "case_id", f"observation has no human reference ({where})")
-    if not same_judge:
-        raise InputError(name, line, "judge_generator", f"observation uses another judge generator ({where}: "
-                         f"{jg!r}, contract {c.judge_generator!r})")
-    field = next(f for f, differs in zip(("candidate_a_tokens", "candidate_b_tokens", "candidate_a_generator",
-                                          "candidate_b_generator"), rows[0][8:]) if differs)
-    raise InputError(name, line, field, f"candidate metadata changes across observations ({where})")
+    raise InputError(name, line, fault[0], fault[1])
 
 
 def _incomplete(e: Any, reps: int) -> None:
@@ -401,7 +419,7 @@ def _incomplete(e: Any, reps: int) -> None:
     got = {int(v[0]) for v in e.run(
         f"SELECT DISTINCT CAST({q('repetition')} AS BIGINT) FROM {e.obs.view} WHERE {q('case_id')} = "
         f"'{case_id.replace(chr(39), chr(39) * 2)}' AND {q('order')} = '{order}'")}
-    raise InputError(e.obs.shown, None, "repetition", _completeness_message(case_id, order, got, reps))
+    raise InputError(e.obs.shown, None, "repetition", completeness_message(case_id, order, got, reps))
 
 
 def _rate(y: str, m: str) -> str:
@@ -411,7 +429,10 @@ def _rate(y: str, m: str) -> str:
             f"CAST(coalesce(sum({y} * {m}), 0) AS {big}), CAST(coalesce(sum({m} * {m}), 0) AS {big})")
 
 
-def _aggregate(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], n_obs: int) -> CalibrationMeasurement:
+def judge_counts(e: Any, c: JudgeCalibrationContract, n_obs: int) -> JudgeCounts:
+    """The audit's counts (agreebound.judge_counts), aggregated by the engine from the validated
+    tables ``r`` (references) and ``p`` (observations per case); the in-memory engine's per-case
+    facts (calibration._case_facts) in SQL, summed."""
     judge = c.judge_generator.replace("'", "''")
 
     def distinct(o: str) -> str:
@@ -468,15 +489,6 @@ def _aggregate(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any]
     unadj_ids = [x[0] for x in e.run(f"SELECT case_id FROM k WHERE NOT adj ORDER BY case_id LIMIT {ISSUE_IDS}")]
     patterns = {(int(a), int(b), int(d)): int(n) for a, b, d, n in e.run(
         "SELECT pref, mab, mba, count(*) FROM k GROUP BY pref, mab, mba")}
-    counts = JudgeCounts(n_cases, n_obs, rates, dict(sorted(reviewers.items())),
-                         {m: tuple(sorted(v)) for m, v in sorted(ids.items())}, unadjudicated, tuple(sorted(unadj_ids)),
-                         (agree_no_tie, obs_no_tie), noisy, patterns)
-    measured = {name: Rate(name, s.numerator, s.denominator) for name, s in rates.items()}
-    shown, hidden = counts.issues(c.minimum_reviewers)
-    notes = (f"{len(shown) + hidden:,} reference issues; the first {len(shown):,} (in the contract's order) are "
-             "listed",) if hidden else ()
-    empty = pd.DataFrame({name: pd.Series(dtype=object) for name in (
-        "case_id", "preferred", "reviewers", "adjudicated", "observations", "agreements")})
-    return CalibrationMeasurement(c, header[0], header[1], header[2], n_cases, n_obs, measured["human_agreement"],
-                                  measured["position_flip"], measured["repeat_variance"], measured["verbosity_bias"],
-                                  measured["self_preference"], empty, {}, notes, counts)
+    return JudgeCounts(n_cases, n_obs, rates, dict(sorted(reviewers.items())),
+                       {m: tuple(sorted(v)) for m, v in sorted(ids.items())}, unadjudicated, tuple(sorted(unadj_ids)),
+                       (agree_no_tie, obs_no_tie), noisy, patterns)

@@ -24,10 +24,10 @@ from agreebound.engines.common import (
     PIVOT_MAX_CATEGORIES,
     LongColumns,
     assemble,
+    category_distances,
     check_columns,
     code_texts,
     input_files,
-    leave_one_out,
     pairs_from_histograms,
     patterns_from_entries,
     pivot_cells,
@@ -308,8 +308,8 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
     from pyspark.errors import PySparkException
     from pyspark.sql import functions as F
 
-    from agreebound.counts import alpha as alpha_of
-    from agreebound.engines.duckdb_engine import _distances
+    from agreebound.alpha import alpha as alpha_of
+    from agreebound.alpha import alpha_without_each_rater
 
     files = spark_files(paths)
     spark = spark or session(master)
@@ -335,13 +335,13 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
             sizes, pairs = _pairs(uc, k)
             return unit_counts(dimension, coding, sizes, pairs)
 
-        without = leave_one_out(raters, counts_without, level, max_raters)
+        without = alpha_without_each_rater(raters, counts_without, level, max_raters)
         units: list[tuple[str, float]] = []
         if 0 < k <= PIVOT_MAX_CATEGORIES:
             whole = counts_without(None)
             result = alpha_of(whole, level)
             if result.value is not None:
-                d2 = _distances(whole, result, level)
+                d2 = category_distances(whole, result, level)
                 hist = urc.groupBy("u").agg(F.sum("n").alias("m"), *[
                     F.coalesce(F.sum(F.when(F.col("c") == i, F.col("n"))), F.lit(0)).cast("double").alias(f"n{i}")
                     for i in range(k)])

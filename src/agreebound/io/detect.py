@@ -66,10 +66,6 @@ def _values(table: Table, col: int, limit: int = 2000) -> list[str]:
     return out
 
 
-def _numeric(text: str) -> bool:
-    return bool(re.fullmatch(r"-?\d+(\.\d+)?", text.strip()))
-
-
 def _looks_like_id(table: Table, col: int) -> bool:
     """Distinct in (almost) every row and not drawn from the other columns' values."""
     vals = [v for v in _values(table, col) if v.strip() not in MISSING_TOKENS]
@@ -227,66 +223,46 @@ def _suggest(table: Table) -> Suggestion:
     header = header_names(table)
     keys = ["" if not (raw or "").strip() or _UNNAMED.fullmatch(raw.strip()) else column_key(h)
             for raw, h in zip(table.header, header)]
-    reasons: list[str] = []
     if table.header_rows and (why := _first_row_is_data(table, [h if k else "" for h, k in zip(header, keys)])):
-        reasons.append(f"the first row is data, not names ({why}): read without a header")
-        names_first = _text_column(table, 0, include_first=True)
-        n_cols, n_rows = len(table.columns), table.n_rows + 1
-        if n_cols in (3, 4) and _long_shape(table):
-            reasons.insert(0, "one row per rating (long): unit 'column 1', rater 'column 2', value 'column 3'")
-            return Suggestion(Mapping("long", ("column 1",), "column 2", "column 3",
-                                      "column 4" if n_cols == 4 else None, header=False), tuple(reasons))
-        if n_cols <= n_rows + 1:
-            reasons.append("more rows than columns: each row is a unit, each column a rater")
-            return Suggestion(Mapping("wide", ("column 1",) if names_first else (), header=False), tuple(reasons))
-        reasons.append("more columns than rows: each row is a rater, each column a unit (as K-Alpha and the "
-                       "krippendorff package lay data out)")
-        return Suggestion(Mapping("transposed", rater="column 1" if names_first else None, header=False),
-                          tuple(reasons))
+        return _without_header(table, why)
+    reasons: list[str] = []
+    by_names = _long_by_names(table, header, keys, reasons)
+    return by_names if by_names is not None else _wide(table, header, keys, reasons)
 
-    def first(names: tuple[str, ...], exclude: set[int]) -> int | None:
-        return next((i for i, k in enumerate(keys) if k in names and i not in exclude), None)
 
-    rater = first(RATER_NAMES, set())
-    value = first(VALUE_NAMES, {rater} if rater is not None else set())
+def _without_header(table: Table, why: str) -> Suggestion:
+    """The first row is data: the shape alone says long, wide or raters x units."""
+    reasons = [f"the first row is data, not names ({why}): read without a header"]
+    names_first = _text_column(table, 0, include_first=True)
+    n_cols, n_rows = len(table.columns), table.n_rows + 1
+    if n_cols in (3, 4) and _long_shape(table):
+        reasons.insert(0, "one row per rating (long): unit 'column 1', rater 'column 2', value 'column 3'")
+        return Suggestion(Mapping("long", ("column 1",), "column 2", "column 3",
+                                  "column 4" if n_cols == 4 else None, header=False), tuple(reasons))
+    if n_cols <= n_rows + 1:
+        reasons.append("more rows than columns: each row is a unit, each column a rater")
+        return Suggestion(Mapping("wide", ("column 1",) if names_first else (), header=False), tuple(reasons))
+    reasons.append("more columns than rows: each row is a rater, each column a unit (as K-Alpha and the "
+                   "krippendorff package lay data out)")
+    return Suggestion(Mapping("transposed", rater="column 1" if names_first else None, header=False),
+                      tuple(reasons))
+
+
+def _first_named(keys: list[str], names: tuple[str, ...], exclude: set[int]) -> int | None:
+    """The first column whose key is one of ``names``, other than those in ``exclude``."""
+    return next((i for i, k in enumerate(keys) if k in names and i not in exclude), None)
+
+
+def _long_by_names(table: Table, header: list[str], keys: list[str], reasons: list[str]) -> Suggestion | None:
+    """Long (or raters x units) when the header names a rater or a value column; None: neither,
+    look for a wide file. One role without the other is an error saying so."""
+    rater = _first_named(keys, RATER_NAMES, set())
+    value = _first_named(keys, VALUE_NAMES, {rater} if rater is not None else set())
     taken = {i for i in (rater, value) if i is not None}
     if (rater is None) != (value is None):
-        # one role found by name: is another column a misspelling of the other role?
-        want = VALUE_NAMES if value is None else RATER_NAMES
-        spare = [k for i, k in enumerate(keys) if i not in taken and k]
-        for k in spare:
-            if get_close_matches(k, want, n=1, cutoff=0.75):
-                i = keys.index(k)
-                role = "value" if value is None else "rater"
-                reasons.append(f"column {header[i]!r} read as the {role} column (it is close to "
-                               f"{get_close_matches(k, want, n=1, cutoff=0.75)[0]!r}); change it if that is wrong")
-                if value is None:
-                    value = i
-                else:
-                    rater = i
-                taken.add(i)
-                break
+        rater, value = _misspelt_role(header, keys, rater, value, taken, reasons)
     if rater is not None and value is not None:
-        dimension = first(DIMENSION_NAMES, taken)
-        if dimension is not None:
-            taken.add(dimension)
-        units = [i for i, k in enumerate(keys) if k in UNIT_NAMES and i not in taken]
-        if not units:
-            spare = [i for i in range(len(keys)) if i not in taken and keys[i]]
-            if spare:
-                units = [spare[0]]
-                reasons.append(f"no column is named like a unit id; {header[spare[0]]!r} is the unit")
-        if not units:
-            units = [i for i in range(len(keys)) if i not in taken][:1]
-        ignore = [header[i] for i in range(len(keys)) if i not in taken and i not in units]
-        reasons.insert(0, "one row per rating (long): unit " + " + ".join(repr(header[i]) for i in units)
-                       + f", rater {header[rater]!r}, value {header[value]!r}"
-                       + (f", dimension {header[dimension]!r}" if dimension is not None else ""))
-        if ignore:
-            reasons.append(f"ignored: {', '.join(repr(c) for c in ignore)} (choose one as the dimension if it is one)")
-        return Suggestion(Mapping("long", tuple(header[i] for i in units), header[rater], header[value],
-                                  header[dimension] if dimension is not None else None, ignore=tuple(ignore)),
-                          tuple(reasons))
+        return _long(header, keys, rater, value, taken, reasons)
     if keys and keys[0] in RATER_NAMES and value is None:
         reasons.append(f"the first column {header[0]!r} names raters: one row per rater, one column per unit "
                        "(raters x units)")
@@ -297,12 +273,85 @@ def _suggest(table: Table) -> Suggestion:
         raise InputError(table.file, 1, found, f"the columns look like one row per rating (a {role} column "
                          f"{found!r}) but no {other} column was found: say which column is which in a mapping "
                          "(the dashboard's preview, or --mapping), or name the columns unit, rater, value")
+    return None
 
-    # wide: leading id columns, then raters
+
+def _misspelt_role(header: list[str], keys: list[str], rater: int | None, value: int | None, taken: set[int],
+                   reasons: list[str]) -> tuple[int | None, int | None]:
+    """One role found by name: is another column a misspelling of the other role?"""
+    want = VALUE_NAMES if value is None else RATER_NAMES
+    spare = [k for i, k in enumerate(keys) if i not in taken and k]
+    for k in spare:
+        if get_close_matches(k, want, n=1, cutoff=0.75):
+            i = keys.index(k)
+            role = "value" if value is None else "rater"
+            reasons.append(f"column {header[i]!r} read as the {role} column (it is close to "
+                           f"{get_close_matches(k, want, n=1, cutoff=0.75)[0]!r}); change it if that is wrong")
+            if value is None:
+                value = i
+            else:
+                rater = i
+            taken.add(i)
+            break
+    return rater, value
+
+
+def _long(header: list[str], keys: list[str], rater: int, value: int, taken: set[int],
+          reasons: list[str]) -> Suggestion:
+    """One row per rating: the unit (named, or the first spare column) and a dimension if named."""
+    dimension = _first_named(keys, DIMENSION_NAMES, taken)
+    if dimension is not None:
+        taken.add(dimension)
+    units = [i for i, k in enumerate(keys) if k in UNIT_NAMES and i not in taken]
+    if not units:
+        spare = [i for i in range(len(keys)) if i not in taken and keys[i]]
+        if spare:
+            units = [spare[0]]
+            reasons.append(f"no column is named like a unit id; {header[spare[0]]!r} is the unit")
+    if not units:
+        units = [i for i in range(len(keys)) if i not in taken][:1]
+    ignore = [header[i] for i in range(len(keys)) if i not in taken and i not in units]
+    reasons.insert(0, "one row per rating (long): unit " + " + ".join(repr(header[i]) for i in units)
+                   + f", rater {header[rater]!r}, value {header[value]!r}"
+                   + (f", dimension {header[dimension]!r}" if dimension is not None else ""))
+    if ignore:
+        reasons.append(f"ignored: {', '.join(repr(c) for c in ignore)} (choose one as the dimension if it is one)")
+    return Suggestion(Mapping("long", tuple(header[i] for i in units), header[rater], header[value],
+                              header[dimension] if dimension is not None else None, ignore=tuple(ignore)),
+                      tuple(reasons))
+
+
+def _wide(table: Table, header: list[str], keys: list[str], reasons: list[str]) -> Suggestion:
+    """One row per unit: leading id columns, then raters (or, by R's default names, raters x units)."""
     empty = [i for i in range(len(keys)) if not keys[i] and _all_empty(table, i)]
     if empty:
         reasons.append(f"{len(empty)} empty column{'s' if len(empty) > 1 else ''} without a name (a spreadsheet's "
                        "trailing delimiters): ignored")
+    ids, ignore = _unit_columns(table, header, keys, empty, reasons)
+    raters = []
+    for i in range(len(keys)):
+        if i in ids or header[i] in ignore:
+            continue
+        if keys[i] in NOT_RATERS or keys[i] in DIMENSION_NAMES or _free_text(table, i):
+            ignore.append(header[i])
+        else:
+            raters.append(header[i])
+    if ids == [0] and not keys[0] and len(raters) > max(table.n_rows, 1) and all(_GENERIC.fullmatch(r) for r in raters):
+        # R's write.csv(t(m)) / pandas' df.T.to_csv(): default column names, rater names in the rows
+        return Suggestion(Mapping("transposed", rater=header[0], ignore=tuple(ignore)), (
+            "one row per rater, a column per unit (raters x units)",
+            f"the columns have default names ({raters[0]}, {raters[1]}, ...) and outnumber the rows, and the unnamed "
+            "first column names the rows: each row is a rater (as R's write.csv(t(m)) writes)"))
+    reasons.insert(0, f"one row per unit (wide): {len(raters)} rater column" + ("s" if len(raters) != 1 else ""))
+    skipped = [c for c in ignore if c]
+    if skipped:
+        reasons.append(f"not raters, ignored: {', '.join(repr(c) for c in skipped)}")
+    return Suggestion(Mapping("wide", tuple(header[i] for i in ids), ignore=tuple(ignore)), tuple(reasons))
+
+
+def _unit_columns(table: Table, header: list[str], keys: list[str], empty: list[int],
+                  reasons: list[str]) -> tuple[list[int], list[str]]:
+    """A wide file's unit id columns, and the columns ignored so far (empty ones, row names)."""
     index = [i for i, h in enumerate(table.header) if h in table.index_columns or _INDEX_LEVEL.fullmatch(h or "")]
     ids: list[int] = []
     for i, k in enumerate(keys):
@@ -331,6 +380,13 @@ def _suggest(table: Table) -> Suggestion:
         elif keys and _looks_like_id(table, 0):
             ids = [0]
             reasons.append(f"the first column {header[0]!r} has a different value in every row: it names the units")
+    _join_repeating_ids(table, header, keys, empty, ids, reasons)
+    return ids, ignore
+
+
+def _join_repeating_ids(table: Table, header: list[str], keys: list[str], empty: list[int], ids: list[int],
+                        reasons: list[str]) -> None:
+    """Ids that repeat take the next id-like column (a sentence within a document), up to four."""
     while ids and len(ids) < 4 and not _unique_rows(table, ids):
         nxt = max(ids) + 1
         if nxt >= len(keys) or nxt in empty or not _ID_HINT.search(keys[nxt]) or \
@@ -346,25 +402,6 @@ def _suggest(table: Table) -> Suggestion:
             reasons.append("the units are named by " + " + ".join(repr(header[i]) for i in ids) + " together")
     else:
         reasons.append("no column names the units: each row is a unit (unit 1, unit 2, ... in file order)")
-    raters = []
-    for i in range(len(keys)):
-        if i in ids or header[i] in ignore:
-            continue
-        if keys[i] in NOT_RATERS or keys[i] in DIMENSION_NAMES or _free_text(table, i):
-            ignore.append(header[i])
-        else:
-            raters.append(header[i])
-    if ids == [0] and not keys[0] and len(raters) > max(table.n_rows, 1) and all(_GENERIC.fullmatch(r) for r in raters):
-        # R's write.csv(t(m)) / pandas' df.T.to_csv(): default column names, rater names in the rows
-        return Suggestion(Mapping("transposed", rater=header[0], ignore=tuple(ignore)), (
-            "one row per rater, a column per unit (raters x units)",
-            f"the columns have default names ({raters[0]}, {raters[1]}, ...) and outnumber the rows, and the unnamed "
-            "first column names the rows: each row is a rater (as R's write.csv(t(m)) writes)"))
-    reasons.insert(0, f"one row per unit (wide): {len(raters)} rater column" + ("s" if len(raters) != 1 else ""))
-    skipped = [c for c in ignore if c]
-    if skipped:
-        reasons.append(f"not raters, ignored: {', '.join(repr(c) for c in skipped)}")
-    return Suggestion(Mapping("wide", tuple(header[i] for i in ids), ignore=tuple(ignore)), tuple(reasons))
 
 
 def near_duplicates(categories: list[str], counts: list[int], limit: int = 400) -> list[tuple[str, str, str]]:

@@ -32,7 +32,11 @@ import pandas as pd
 
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
-from agreebound.io.readers import judge_log_shape
+from agreebound.io.json_toml import read_json, read_toml
+from agreebound.io.readers import json_line_records, judge_log_shape
+from agreebound.io.records import csv_records
+from agreebound.io.sniff import sniff
+from agreebound.io.tables import transcode
 from agreebound.limits import MAX_ROWS
 
 OBSERVATION_COLUMNS = ("case_id", "order", "repetition", "selected_candidate", "candidate_a_tokens",
@@ -62,21 +66,28 @@ class JudgeLog:
     candidates: dict[str, tuple[str, str]] = field(default_factory=dict)  # case id -> (a model, b model)
 
 
-def _records(name: str, data: bytes) -> tuple[list[dict[str, Any]], list[int]]:
-    from agreebound.io.formats import _json
-    from agreebound.io.readers import _json_lines
-    from agreebound.io.sniff import sniff
-    from agreebound.io.tables import transcode
+def _json_lines(name: str, text: str) -> tuple[list[dict[str, Any]], list[int]]:
+    """Every record of a JSON Lines log and its line number."""
+    records: list[dict[str, Any]] = []
+    lines: list[int] = []
+    for obj, i in json_line_records(name, text):
+        records.append(obj)
+        lines.append(i)
+    if not records:
+        raise InputError(name, None, None, "the file has no JSON records")
+    return records, lines
 
+
+def _records(name: str, data: bytes) -> tuple[list[dict[str, Any]], list[int]]:
     sn = sniff(name, data)
     utf8 = transcode(name, data, sn.encoding)
     if sn.format == "json":
-        obj = _json(name, utf8)
+        obj = read_json(name, utf8)
         if not isinstance(obj, list) or not all(isinstance(r, dict) for r in obj):
             raise InputError(name, None, None, "expected a list of JSON objects (one judgment each)")
         return obj, list(range(1, len(obj) + 1))
     if sn.format == "jsonl":
-        records, lines, _ = _json_lines(name, utf8.decode("utf-8-sig"), None)
+        records, lines = _json_lines(name, utf8.decode("utf-8-sig"))
         return records, lines
     raise InputError(name, None, None, "expected a JSON Lines or JSON file of judgments")
 
@@ -149,14 +160,10 @@ _CANONICAL = re.compile(r"^[a-z][a-z0-9._:-]{2,95}$")
 
 def parse_log_mapping(name: str, data: bytes) -> LogMapping:
     """A judge-log mapping file (JSON, or TOML by its name)."""
-    from agreebound.io.formats import _json
-
     if name.lower().endswith(".toml"):
-        from agreebound.io.formats import _toml
-
-        obj = _toml(name, data)
+        obj = read_toml(name, data)
     else:
-        obj = _json(name, data)
+        obj = read_json(name, data)
     if not isinstance(obj, dict) or set(obj) != {"judge_log"} or not isinstance(obj["judge_log"], dict):
         raise InputError(name, None, None, 'expected {"judge_log": {"fields": {observation field: your field}, '
                          '"values": {...}}}')
@@ -451,9 +458,9 @@ def read_references(name: str, data: bytes, log: JudgeLog) -> tuple[pd.DataFrame
     instruction/generator pair (AlpacaEval): preferred = the plurality vote (a/b tie: "tie"),
     reviewers = the voters, adjudicated = the votes were unanimous."""
     if name.lower().endswith(".csv"):  # the seed's references CSV, joined by case id
-        from agreebound.io.formats import REFERENCE_FIELDS, _csv_records
+        from agreebound.contract import REFERENCE_FIELDS
 
-        frame, _ = _csv_records(name, data, REFERENCE_FIELDS)
+        frame, _ = csv_records(name, data, REFERENCE_FIELDS)
         frame["case_id"] = frame["case_id"].map(lambda c: log.case_keys.get(c, c))
         known = frame["case_id"].isin(set(log.case_keys.values()))
         notes = (f"{int(known.sum()):,} references joined by case id",)
@@ -528,7 +535,7 @@ def draft_contract(log: JudgeLog, thresholds: Any = None) -> Any:
     """A contract for a log that came without one: illustrative limits (the seed's example), not a
     contract (or the thresholds in force), scope and judge from the log. A draft to measure against:
     the measurement says no contract was given (``contract_given``), so nothing is decided."""
-    from agreebound.calibration import ILLUSTRATIVE_CONTRACT, JudgeCalibrationContract
+    from agreebound.contract import ILLUSTRATIVE_CONTRACT, JudgeCalibrationContract
 
     reps = int(log.observations.groupby(["case_id", "order"], dropna=False)["repetition"].max().max())
     base = {f: getattr(ILLUSTRATIVE_CONTRACT, f) for f in ("minimum_reviewers", "minimum_human_agreement_bps",

@@ -13,14 +13,16 @@ import numpy as np
 from agreebound.errors import InputError
 from agreebound.escape import printable
 from agreebound.io.detect import header_names, near_duplicates, suggest
+from agreebound.io.formats import build_panels
+from agreebound.io.mapping import Mapping
+from agreebound.io.readers import read_source
+from agreebound.io.tables import MISSING_TOKENS, Table
+from agreebound.levels import default_level, suggest_level, suggest_positive
+from agreebound.ratings import category_texts
 
 #: Values that often mean "missing" in files from statistics packages and spreadsheets.
 MISSING_CODES = frozenset({"-99", "-999", "-9999", "999", "9999", "-", "--", "?", "n.a.", "#VALUE!", "#DIV/0!",
                            "#REF!", "#NAME?"})
-from agreebound.io.mapping import Mapping
-from agreebound.io.readers import read_source
-from agreebound.io.tables import MISSING_TOKENS, Table
-
 HEAD_ROWS = 10_000
 SHOWN_ROWS = 8
 SHOWN_CATEGORIES = 40
@@ -164,9 +166,6 @@ def _missing_found(table: Table, mapping: Mapping) -> dict[str, int]:
 
 def preview(name: str, data: bytes, mapping: Mapping | None = None, head_rows: int = HEAD_ROWS) -> Preview:
     """Read the first rows, suggest (or apply) a mapping, and describe what would be measured."""
-    from agreebound.analysis import default_level, suggest_level, suggest_positive
-    from agreebound.io.formats import build_panels, category_texts
-
     source = read_source(name, data, mapping, head_rows=head_rows)
     if mapping is None:
         s = suggest(source.table, source.mapping)

@@ -8,19 +8,19 @@ which fields were used.
 
 from __future__ import annotations
 
-import io
 import itertools
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 import numpy as np
 
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
-from agreebound.io.mapping import Mapping
 from agreebound.interrupt import checkpoint
+from agreebound.io.json_toml import DuplicateKey, json_depth, no_constant, no_duplicates, read_json
+from agreebound.io.mapping import Mapping
 from agreebound.io.prelude import Prelude, plan_rows, prelude, rewrite
 from agreebound.io.sniff import Sniffed, sniff, sniff_delimiter
 from agreebound.limits import MAX_CELLS, MAX_COLUMNS, MAX_NESTING, MAX_ROWS
@@ -53,12 +53,6 @@ class Source:
 
 
 # --- Excel -------------------------------------------------------------------------------------
-
-
-def xlsx_sheets(name: str, data: bytes) -> list[str]:
-    from agreebound.io.xlsx import open_workbook
-
-    return list(open_workbook(name, data).sheets)
 
 
 def _blank(values: tuple[Any, ...]) -> bool:
@@ -257,10 +251,8 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
 def _json_error(name: str, e: Exception, row: int, row_label: str, line: int | None) -> InputError:
     """A JSON decoding error located by its record (or line) and, for an array, its line in the
     file; never a second parse of the document."""
-    from agreebound.io.formats import _Duplicate
-
     where = f" (it starts on line {line:,})" if line is not None and row_label != "line" else ""
-    if isinstance(e, _Duplicate):
+    if isinstance(e, DuplicateKey):
         return InputError(name, row, e.key, f"duplicate key in one object{where}; every key once (a repeated key "
                           "would silently replace the first)", row_label=row_label)
     if isinstance(e, RecursionError):
@@ -277,8 +269,6 @@ def _json_error(name: str, e: Exception, row: int, row_label: str, line: int | N
 
 def json_line_records(name: str, text: str) -> Iterator[tuple[dict[str, Any], int]]:
     """JSON Lines, one object a line, decoded as they are reached."""
-    from agreebound.io.formats import _no_constant, _no_duplicates, json_depth
-
     count = 0
     for i, line in _lines(text):
         if not line.strip():
@@ -289,7 +279,7 @@ def json_line_records(name: str, text: str) -> Iterator[tuple[dict[str, Any], in
                 and json_depth(line.encode("utf-8", "surrogatepass")) > MAX_NESTING):
             raise InputError(name, i, None, f"nested too deeply (more than {MAX_NESTING} levels)", row_label="line")
         try:
-            obj = json.loads(line, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+            obj = json.loads(line, parse_constant=no_constant, object_pairs_hook=no_duplicates)
         except (ValueError, RecursionError) as e:
             raise _json_error(name, e, i, "line", i) from None
         if not isinstance(obj, dict):
@@ -301,11 +291,9 @@ def json_line_records(name: str, text: str) -> Iterator[tuple[dict[str, Any], in
 def json_array_items(name: str, data: bytes, text: str) -> Iterator[tuple[Any, int]]:
     """A JSON array's elements one at a time (an element's number from 1), never the whole
     document as objects: a 100 MB export costs its text and what is kept of each element."""
-    from agreebound.io.formats import _no_constant, _no_duplicates, json_depth
-
     if json_depth(data) > MAX_NESTING:
         raise InputError(name, None, None, f"nested too deeply (more than {MAX_NESTING} levels)")
-    decoder = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+    decoder = json.JSONDecoder(parse_constant=no_constant, object_pairs_hook=no_duplicates)
     ws = " \t\n\r"  # JSON's whitespace, and only it
     size = len(text)
     at = 0
@@ -348,21 +336,6 @@ def json_array_items(name: str, data: bytes, text: str) -> Iterator[tuple[Any, i
         at += 1
     if at < size:
         raise bad("text after the array", at)
-
-
-def _json_lines(name: str, text: str, head_rows: int | None) -> tuple[list[dict[str, Any]], list[int], bool]:
-    records: list[dict[str, Any]] = []
-    lines: list[int] = []
-    truncated = False
-    for obj, i in json_line_records(name, text):
-        if head_rows is not None and len(records) >= head_rows:
-            truncated = True
-            break
-        records.append(obj)
-        lines.append(i)
-    if not records:
-        raise InputError(name, None, None, "the file has no JSON records")
-    return records, lines, truncated
 
 
 def _first_value(v: Any) -> Any:
@@ -472,8 +445,6 @@ def judge_log_shape(record: dict[str, Any]) -> str | None:
 def _json_source(name: str, utf8: bytes, sn: Sniffed, notices: list[str], head_rows: int | None) -> Source:
     """JSON records, JSON Lines, and the annotation tools' exports, streamed: an array's elements
     and a file's lines are decoded one at a time and tabulated as they come."""
-    from agreebound.io.formats import _json
-
     text = utf8.decode("utf-8-sig")
     items: Iterator[tuple[Any, int]]
     if sn.format == "jsonl":
@@ -481,7 +452,7 @@ def _json_source(name: str, utf8: bytes, sn: Sniffed, notices: list[str], head_r
     elif text.lstrip(" \t\n\r").startswith("["):  # JSON's own whitespace: anything else is not JSON
         items, row_label = json_array_items(name, utf8, text), "record"
     else:
-        obj, how = _pandas_json(_json(name, utf8))
+        obj, how = _pandas_json(read_json(name, utf8))
         if how:
             notices.append(how)
         if isinstance(obj, dict) and isinstance(obj.get("data"), list):

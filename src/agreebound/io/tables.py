@@ -435,8 +435,6 @@ def read_parquet(name: str, data: bytes, head_rows: int | None = None) -> Table:
             raise InputError(name, None, f.name, f"not a readable Parquet file ({type(e).__name__}: "
                              f"{excerpt(str(e), 120)})") from None
         columns.append(_parquet_column(name, f.name, chunked))
-        is_decimal = pa.types.is_decimal(chunked.type)
-    is_narrow_float = pa.types.is_float32(chunked.type) or pa.types.is_float16(chunked.type)
     del chunked
     return Table(name, tuple(columns), rows, "parquet", index_columns=index_columns)
 
@@ -490,16 +488,6 @@ def _parquet_column(file: str, name: str, chunked: Any) -> Column:
     if is_decimal:
         dictionary = [format(u, "f") if u is not None else None for u in dictionary.to_pylist()]
     return _compact(name, codes, dictionary)
-
-
-def located(table: Table, column: Column, code: int) -> int:
-    """The source row of the first row holding distinct value ``code`` of ``column``."""
-    idx = int(np.flatnonzero(column.codes == code)[0])
-    return table.row_of(idx)
-
-
-def first_row(table: Table, mask: np.ndarray) -> int:
-    return table.row_of(int(np.flatnonzero(mask)[0]))
 
 
 def require_columns(table: Table, required: Sequence[str], optional: Sequence[str] = ()) -> None:

@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Callable
 
-from agreebound.calibration import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
+from agreebound.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
 from agreebound.io.judge_logs import LogMapping
 from agreebound.io.mapping import Mapping
 from agreebound.thresholds import DEFAULT

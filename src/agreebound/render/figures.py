@@ -1,12 +1,12 @@
 """Plotly figures. They draw what the core measured and what ``decide`` returned; they never
-compare a number with a threshold themselves (pass/fail arrives as a flag: ``Gate.passed``, a
-decision's reasons, ``RateCheck.passed``).
+compare a number with a threshold themselves (pass/fail arrives as a flag from the decided gates:
+``agreebound.gate.Gate``, viewed as ``agreebound.render.gates.GateView``).
 
 API
 ---
 Every figure function takes ``dark: bool = False`` (keyword only) and returns a ``go.Figure``:
 
-* ``gate_bullet(gate)``: one gate of a verdict (``agreebound.render.gates.Gate``) as a compact bullet.
+* ``gate_bullet(gate)``: one gate of a verdict (``agreebound.render.gates.GateView``) as a compact bullet.
 * ``threshold_sweep(gate)``: that gate's verdict over the whole range of its threshold.
 * ``alpha_bullet(m, d)``: the alpha gate of a measured panel (``gate_bullet`` of it).
 * ``rates_interval(m, d)``: each detector's rate with its Wilson interval, against the cap.
@@ -39,7 +39,7 @@ import plotly.graph_objects as go
 from agreebound.analysis import PanelMeasurement
 from agreebound.calibration import ILLUSTRATIVE_LIMITS, CalibrationDecision
 from agreebound.escape import html_text
-from agreebound.render.gates import RATE_LABELS, Gate, panel_gates  # noqa: F401 - RATE_LABELS re-exported
+from agreebound.render.gates import RATE_LABELS, GateView, panel_gates  # noqa: F401 - RATE_LABELS re-exported
 from agreebound.panel import PanelDecision
 
 # --- colours ---------------------------------------------------------------------------------
@@ -80,9 +80,6 @@ DARK = Palette(
     pass_region="rgba(102,187,106,0.26)", fail_region="rgba(239,83,80,0.24)",
     heat=((0.0, "#1a1f2b"), (0.5, "#1f5a9e"), (1.0, "#64b5f6")),
 )
-
-# Kept for callers of the first version: the light theme's colours.
-PASS_COLOR, FAIL_COLOR, NEUTRAL = LIGHT.passed, LIGHT.failed, LIGHT.neutral
 
 
 def palette(dark: bool = False) -> Palette:
@@ -184,12 +181,12 @@ _ASSUMED_PLOT_PX = 320  # bullets' labels are placed so they fit a plot this nar
 _SWEEP_PLOT_PX = 480  # a sweep is drawn wide (half a page or more)
 
 
-def _zone_words(g: Gate) -> str:
+def _zone_words(g: GateView) -> str:
     word = g.threshold_word
     return f"meets the {word}" if g.kind == "min" else f"within the {word}"
 
 
-def _axis_title(g: Gate) -> str:
+def _axis_title(g: GateView) -> str:
     if g.name == "alpha":
         return "alpha (−1 to 1)"
     if g.unit == "x":
@@ -210,7 +207,7 @@ def _nice_ceiling(x: float) -> float:
     return 10 * base
 
 
-def _bullet_range(g: Gate) -> tuple[float, float]:
+def _bullet_range(g: GateView) -> tuple[float, float]:
     """The x axis of a gate's bullet: alpha [-0.2 or lower, 1], the spread [1, 1.15 x the largest
     number], rates [0, 100] or zoomed to [0, 1.3 x the largest number] when all are small."""
     numbers = [x for x in (g.value, g.low, g.high, g.threshold) if x is not None]
@@ -230,7 +227,7 @@ def _bullet_range(g: Gate) -> tuple[float, float]:
     return (0.0, max(numbers) + 1.5)
 
 
-def _xaxis_for(g: Gate, rng: tuple[float, float]) -> dict[str, Any]:
+def _xaxis_for(g: GateView, rng: tuple[float, float]) -> dict[str, Any]:
     ax: dict[str, Any] = dict(title_text=_axis_title(g), range=list(rng), showgrid=True, zeroline=False,
                               ticks="outside", showticklabels=True, fixedrange=True, nticks=8)
     if g.name == "alpha":
@@ -244,7 +241,7 @@ def _xaxis_for(g: Gate, rng: tuple[float, float]) -> dict[str, Any]:
     return ax
 
 
-def _state_words(g: Gate, detail: bool = True) -> str:
+def _state_words(g: GateView, detail: bool = True) -> str:
     """A gate without a number, in words: "alpha undefined: no pairable values or no variation"
     (``detail=False``: without the reason, which may quote the data, as captions are)."""
     what = g.label if g.domain == "panel" else g.label.lower()
@@ -284,108 +281,138 @@ def _side_anchor(frac: float, text_frac: float, prefer: str) -> str:
     return other if room[other] >= text_frac else max(room, key=room.get)
 
 
-def gate_bullet(gate: Gate, *, dark: bool = False) -> go.Figure:
+_BULLET_FONT = 11  # px; the interval's label is a size smaller
+# rows inside a bullet's plot: labels of the threshold and zone on top, the gate in the middle, the
+# interval's label at the bottom; nothing in one row can meet anything in another
+_BULLET_TOP, _BULLET_BOTTOM = 1.5, -1.5
+
+
+def gate_bullet(gate: GateView, *, dark: bool = False) -> go.Figure:
     """One gate as a compact bullet: the measured value (a diamond coloured by ``gate.passed``),
     its 95% interval (a grey band, labelled below it), the threshold (a line labelled "floor
     0.600" / "cap 2.00x" / "limit 5.0%"), the side of the threshold that meets it (faint), and
     the margin in words as the title. Without a value: the threshold and the state in words."""
     g, p = gate, palette(dark)
-    x0, x1 = _bullet_range(g)
-    span = x1 - x0
-
-    def frac(x: float) -> float:
-        return (x - x0) / span
-
+    rng = _bullet_range(g)
     fig = go.Figure()
-    t = g.threshold
-    word = g.threshold_word
-    size = 11
-    # rows inside the plot: labels of the threshold and zone on top, the gate in the middle,
-    # the interval's label at the bottom; nothing in one row can meet anything in another
-    top_y, bottom_y = 1.5, -1.5
-    zone = (t, x1) if g.kind == "min" else (x0, t)
-    fig.add_shape(type="rect", xref="x", yref="y", x0=zone[0], x1=zone[1], y0=bottom_y, y1=top_y,
-                  fillcolor=p.zone, line_width=0, layer="below", name="zone")
-    fig.add_shape(type="line", xref="x", yref="y", x0=t, x1=t, y0=bottom_y, y1=top_y,
-                  line=dict(color=p.threshold, width=2.5), name="threshold")
-    t_text = f"{word} {g.fmt(t)}"
-    t_width = _text_frac(t_text, size, _ASSUMED_PLOT_PX)
-    away = "left" if g.kind == "min" else "right"  # the side of the line outside the zone
-    t_side = _side_anchor(frac(t), t_width + 0.02, away)
-    annotations = [dict(x=t, y=top_y, xref="x", yref="y", text=t_text, showarrow=False, yanchor="top",
-                        xanchor="right" if t_side == "left" else "left", xshift=-4 if t_side == "left" else 4,
-                        font=dict(size=size, color=p.text), name="threshold label")]
-    z_text = _zone_words(g)
-    z_width = _text_frac(z_text, size, _ASSUMED_PLOT_PX)
-    zone_frac = frac(zone[1]) - frac(zone[0])
-    if t_side == away and zone_frac >= z_width + 0.04:
-        end = "right" if g.kind == "min" else "left"  # the zone's far end, away from the line
-        annotations.append(dict(x=zone[1] if end == "right" else zone[0], y=top_y, xref="x", yref="y",
-                                text=z_text, showarrow=False, yanchor="top", xanchor=end,
-                                xshift=-3 if end == "right" else 3, font=dict(size=size, color=p.muted),
-                                name="zone label"))
-
+    annotations, z_text = _bullet_threshold(fig, g, p, rng)
     if g.value is None:
-        # no number: no marker, no interval, never a verdict's colour; the state in words
-        annotations.append(dict(x=0.5, y=-0.3, xref="paper", yref="y", text=_wrap(html.escape(_state_words(g)), 50),
-                                showarrow=False, font=dict(size=11, color=p.text), bgcolor=p.background,
-                                bordercolor=p.neutral, borderwidth=1, borderpad=3, name="state"))
-        title = _wrap(f"{html.escape(g.label)}: {html.escape(g.status)}", 48)
-        cap = (f"{_state_words(g, False).capitalize()}: there is no number to draw, only the {word} in force "
-               f"({g.fmt(t)}). {_status_sentence(g)}")
+        title, cap = _bullet_unmeasured(g, p, annotations)
     else:
-        color = p.neutral if g.passed is None else p.passed if g.passed else p.failed
         if g.low is not None:
-            cut = g.high is None or g.high > x1
-            hi = x1 if cut else g.high
-            fig.add_trace(go.Scatter(x=[g.low, hi], y=[0, 0], mode="lines", name="95% interval",
-                                     line=dict(color=p.band, width=14), showlegend=False,
-                                     hovertemplate=f"95% interval {g.fmt(g.low)} to {g.fmt(g.high)}<extra></extra>"))
-            if cut:
-                fig.add_trace(go.Scatter(x=[x1], y=[0], mode="markers", name="interval continues",
-                                         marker=dict(symbol="triangle-right", size=13, color=p.neutral),
-                                         showlegend=False, cliponaxis=False, hoverinfo="skip"))
-            i_text = f"95% interval {g.fmt(g.low)} to {g.fmt(g.high)}" + (" →" if cut else "")
-            if g.fragile:
-                i_text += f", includes the {word}"
-            i_width = _text_frac(i_text, size - 1, _ASSUMED_PLOT_PX)
-            mid = (frac(g.low) + frac(hi)) / 2
-            if mid - i_width / 2 < 0:
-                ix, ianchor = x0, "left"
-            elif mid + i_width / 2 > 1:
-                ix, ianchor = x1, "right"
-            else:
-                ix, ianchor = x0 + mid * span, "center"
-            annotations.append(dict(x=ix, y=bottom_y, xref="x", yref="y", text=i_text, showarrow=False,
-                                    yanchor="bottom", xanchor=ianchor, font=dict(size=size - 1, color=p.text),
-                                    bgcolor=p.background, borderpad=1, name="interval label"))
-        fig.add_trace(go.Scatter(
-            x=[g.value], y=[0], mode="markers", name=f"measured {g.label}",
-            marker=dict(symbol="diamond", size=16, color=color, line=dict(color=p.background, width=1.5)),
-            showlegend=False, cliponaxis=False,
-            hovertemplate=html.escape(f"measured {g.fmt(g.value)}: {g.status}"
-                                      + (f" ({g.secondary})" if g.secondary else "")) + "<extra></extra>"))
-        title = _wrap(html.escape(g.margin), 48)
-        interval = ""
-        if g.low is not None:
-            interval = (f" The grey band is its 95% interval, {g.fmt(g.low)} to {g.fmt(g.high)}"
-                        + (f" ({g.interval_method})" if g.interval_method else "")
-                        + ".")
-            if g.fragile:
-                interval += f" The interval includes the {word}: another sample could reach the other verdict."
-        what = g.label.lower() if g.domain == "judge" else g.label
-        shade = ("grey: not decided, the limit is not a contract" if g.illustrative else
-                 "grey: not checked" if g.passed is None else "coloured by the verdict")
-        cap = (f"{_status_sentence(g)} The diamond is the measured {what} ({g.fmt(g.value)}), {shade}.{interval} "
-               f"The vertical line is the {word} in force ({g.fmt(t)}); the faint side of the line {z_text}.")
+            annotations.append(_bullet_interval(fig, g, p, rng))
+        title, cap = _bullet_measured(fig, g, p, z_text)
     fig.update_layout(annotations=annotations, showlegend=False)
-    fig.update_xaxes(**_xaxis_for(g, (x0, x1)))
-    fig.update_yaxes(visible=False, range=[bottom_y, top_y], fixedrange=True)
+    fig.update_xaxes(**_xaxis_for(g, rng))
+    fig.update_yaxes(visible=False, range=[_BULLET_BOTTOM, _BULLET_TOP], fixedrange=True)
     return _finish(fig, p, height=164 + 26 * title.count("<br>"), title=title, caption_text=cap, bottom=8,
                    title_size=13, left=26, right=26)
 
 
-def _status_sentence(g: Gate) -> str:
+def _axis_frac(x: float, rng: tuple[float, float]) -> float:
+    """Where ``x`` sits along the axis ``rng``, 0 at its left end and 1 at its right."""
+    return (x - rng[0]) / (rng[1] - rng[0])
+
+
+def _bullet_threshold(fig: go.Figure, g: GateView, p: Palette,
+                      rng: tuple[float, float]) -> tuple[list[dict[str, Any]], str]:
+    """The threshold's line and the zone that meets it, drawn on ``fig``; their labels (the zone's
+    only where it fits beside a label on the far side of the line) and the zone's words."""
+    x0, x1 = rng
+    t, word, size = g.threshold, g.threshold_word, _BULLET_FONT
+    zone = (t, x1) if g.kind == "min" else (x0, t)
+    fig.add_shape(type="rect", xref="x", yref="y", x0=zone[0], x1=zone[1], y0=_BULLET_BOTTOM, y1=_BULLET_TOP,
+                  fillcolor=p.zone, line_width=0, layer="below", name="zone")
+    fig.add_shape(type="line", xref="x", yref="y", x0=t, x1=t, y0=_BULLET_BOTTOM, y1=_BULLET_TOP,
+                  line=dict(color=p.threshold, width=2.5), name="threshold")
+    t_text = f"{word} {g.fmt(t)}"
+    t_width = _text_frac(t_text, size, _ASSUMED_PLOT_PX)
+    away = "left" if g.kind == "min" else "right"  # the side of the line outside the zone
+    t_side = _side_anchor(_axis_frac(t, rng), t_width + 0.02, away)
+    annotations = [dict(x=t, y=_BULLET_TOP, xref="x", yref="y", text=t_text, showarrow=False, yanchor="top",
+                        xanchor="right" if t_side == "left" else "left", xshift=-4 if t_side == "left" else 4,
+                        font=dict(size=size, color=p.text), name="threshold label")]
+    z_text = _zone_words(g)
+    z_width = _text_frac(z_text, size, _ASSUMED_PLOT_PX)
+    zone_frac = _axis_frac(zone[1], rng) - _axis_frac(zone[0], rng)
+    if t_side == away and zone_frac >= z_width + 0.04:
+        end = "right" if g.kind == "min" else "left"  # the zone's far end, away from the line
+        annotations.append(dict(x=zone[1] if end == "right" else zone[0], y=_BULLET_TOP, xref="x", yref="y",
+                                text=z_text, showarrow=False, yanchor="top", xanchor=end,
+                                xshift=-3 if end == "right" else 3, font=dict(size=size, color=p.muted),
+                                name="zone label"))
+    return annotations, z_text
+
+
+def _bullet_unmeasured(g: GateView, p: Palette, annotations: list[dict[str, Any]]) -> tuple[str, str]:
+    """A gate without a number: no marker, no interval, never a verdict's colour; the state in
+    words joins ``annotations``. The title and the caption."""
+    annotations.append(dict(x=0.5, y=-0.3, xref="paper", yref="y", text=_wrap(html.escape(_state_words(g)), 50),
+                            showarrow=False, font=dict(size=11, color=p.text), bgcolor=p.background,
+                            bordercolor=p.neutral, borderwidth=1, borderpad=3, name="state"))
+    title = _wrap(f"{html.escape(g.label)}: {html.escape(g.status)}", 48)
+    cap = (f"{_state_words(g, False).capitalize()}: there is no number to draw, only the {g.threshold_word} in "
+           f"force ({g.fmt(g.threshold)}). {_status_sentence(g)}")
+    return title, cap
+
+
+def _bullet_interval(fig: go.Figure, g: GateView, p: Palette, rng: tuple[float, float]) -> dict[str, Any]:
+    """The 95% interval as a grey band on ``fig`` (an arrow where it runs past the axis); its label,
+    centred under the band unless that would cross an end of the axis."""
+    x0, x1 = rng
+    cut = g.high is None or g.high > x1
+    hi = x1 if cut else g.high
+    fig.add_trace(go.Scatter(x=[g.low, hi], y=[0, 0], mode="lines", name="95% interval",
+                             line=dict(color=p.band, width=14), showlegend=False,
+                             hovertemplate=f"95% interval {g.fmt(g.low)} to {g.fmt(g.high)}<extra></extra>"))
+    if cut:
+        fig.add_trace(go.Scatter(x=[x1], y=[0], mode="markers", name="interval continues",
+                                 marker=dict(symbol="triangle-right", size=13, color=p.neutral),
+                                 showlegend=False, cliponaxis=False, hoverinfo="skip"))
+    i_text = f"95% interval {g.fmt(g.low)} to {g.fmt(g.high)}" + (" →" if cut else "")
+    if g.fragile:
+        i_text += f", includes the {g.threshold_word}"
+    i_width = _text_frac(i_text, _BULLET_FONT - 1, _ASSUMED_PLOT_PX)
+    mid = (_axis_frac(g.low, rng) + _axis_frac(hi, rng)) / 2
+    if mid - i_width / 2 < 0:
+        ix, ianchor = x0, "left"
+    elif mid + i_width / 2 > 1:
+        ix, ianchor = x1, "right"
+    else:
+        ix, ianchor = x0 + mid * (x1 - x0), "center"
+    return dict(x=ix, y=_BULLET_BOTTOM, xref="x", yref="y", text=i_text, showarrow=False,
+                yanchor="bottom", xanchor=ianchor, font=dict(size=_BULLET_FONT - 1, color=p.text),
+                bgcolor=p.background, borderpad=1, name="interval label")
+
+
+def _bullet_measured(fig: go.Figure, g: GateView, p: Palette, z_text: str) -> tuple[str, str]:
+    """The measured value as a diamond on ``fig``, coloured by the verdict (grey: not checked).
+    The title (the margin in words) and the caption."""
+    color = p.neutral if g.passed is None else p.passed if g.passed else p.failed
+    fig.add_trace(go.Scatter(
+        x=[g.value], y=[0], mode="markers", name=f"measured {g.label}",
+        marker=dict(symbol="diamond", size=16, color=color, line=dict(color=p.background, width=1.5)),
+        showlegend=False, cliponaxis=False,
+        hovertemplate=html.escape(f"measured {g.fmt(g.value)}: {g.status}"
+                                  + (f" ({g.secondary})" if g.secondary else "")) + "<extra></extra>"))
+    title = _wrap(html.escape(g.margin), 48)
+    word = g.threshold_word
+    interval = ""
+    if g.low is not None:
+        interval = (f" The grey band is its 95% interval, {g.fmt(g.low)} to {g.fmt(g.high)}"
+                    + (f" ({g.interval_method})" if g.interval_method else "")
+                    + ".")
+        if g.fragile:
+            interval += f" The interval includes the {word}: another sample could reach the other verdict."
+    what = g.label.lower() if g.domain == "judge" else g.label
+    shade = ("grey: not decided, the limit is not a contract" if g.illustrative else
+             "grey: not checked" if g.passed is None else "coloured by the verdict")
+    cap = (f"{_status_sentence(g)} The diamond is the measured {what} ({g.fmt(g.value)}), {shade}.{interval} "
+           f"The vertical line is the {word} in force ({g.fmt(g.threshold)}); the faint side of the line {z_text}.")
+    return title, cap
+
+
+def _status_sentence(g: GateView) -> str:
     what = g.label if g.domain == "panel" else g.label.lower()
     if g.illustrative and g.value is not None:  # a judge without a contract: measured, not decided
         return f"The {what} gate is not decided (no contract): {g.margin}."
@@ -396,7 +423,7 @@ def _status_sentence(g: Gate) -> str:
     return f"The {what} gate {g.status}: {g.margin}."
 
 
-def _sweep_range(g: Gate) -> tuple[float, float]:
+def _sweep_range(g: GateView) -> tuple[float, float]:
     v = g.value
     t = g.threshold
     if g.name == "alpha":
@@ -409,7 +436,7 @@ def _sweep_range(g: Gate) -> tuple[float, float]:
     return (0.0, max([5.0, t + 1] + ([v + 1] if v is not None else [])))
 
 
-def threshold_sweep(gate: Gate, *, dark: bool = False) -> go.Figure:
+def threshold_sweep(gate: GateView, *, dark: bool = False) -> go.Figure:
     """The gate's verdict as a function of its threshold: the thresholds at which it would pass
     and fail (from ``gate.flip_at``: a "min" gate passes for thresholds up to the measured value,
     a "max" gate for thresholds from it up), the threshold in force and the measured value."""
@@ -512,8 +539,7 @@ def rates_interval(m: PanelMeasurement, d: PanelDecision, *, dark: bool = False)
     values = [float(r.rate) for r in m.rates]
     lo, hi = (float(x) for x in d.rates_span)
     cap = float(d.thresholds.ratio_cap)
-    failed = any(r.check in ("ratio_above_cap", "ratio_unbounded", "spread_upper_above_cap", "spread_upper_unbounded",
-                             "spread_interval_missing") for r in d.reasons)  # strict mode's bound fails too
+    failed = d.gate("spread").passed is False  # as decided: strict mode's bound fails it too
     color = p.failed if failed else p.passed
     verdict = "fails" if failed else "passes"
     wilson = m.wilson

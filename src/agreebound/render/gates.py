@@ -1,12 +1,15 @@
-"""Every gate behind a verdict, as a reader sees it: the measured value with its 95% interval, the
-threshold, whether it passed (as ``decide`` said: nothing here compares a value with a threshold
-to reach a verdict), the margin in words, the state when there is no number, and whether the
-interval straddles the threshold ("fragile").
+"""Every gate behind a verdict, as a reader sees it: the view of one :class:`agreebound.gate.Gate`
+that ``decide`` returned, in display units, with its words. Nothing here compares a value with a
+threshold: whether it passed, whether the value alone passes (strict mode), whether the interval
+straddles the threshold ("fragile") and the margin all arrive from the decided gate.
 
 Display units are the same everywhere: alpha as a number in [-1, 1], the spread as a multiple
 ("3.9x"), the judge's rates in percent. Permil and basis points stay secondary labels.
 
->>> g = Gate("panel", "violence", "alpha", "alpha", "min", "", 0.236, 0.18, 0.29, 0.6, False)
+>>> from fractions import Fraction
+>>> from agreebound.gate import evaluate
+>>> decided = evaluate("alpha", "min", Fraction(236, 1000), Fraction(3, 5), low=0.18, high=0.29)
+>>> g = GateView("panel", "violence", "alpha", "alpha", "min", "", 0.236, 0.18, 0.29, 0.6, False, decided=decided)
 >>> g.margin
 'alpha 0.236, needs 0.600: 0.364 short'
 >>> g.flip_at
@@ -15,11 +18,13 @@ Display units are the same everywhere: alpha as a number in [-1, 1], the spread 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from agreebound.analysis import PanelMeasurement, depends_on_level, level_phrase, rater_noun
-from agreebound.calibration import CalibrationDecision
+from agreebound.analysis import PanelMeasurement, depends_on_level
+from agreebound.calibration import CalibrationDecision, with_intervals
+from agreebound.gate import MEASURED, NOT_MEASURED, Gate
+from agreebound.levels import level_phrase, rater_noun
 from agreebound.panel import PanelDecision
 
 #: The judge's five gates as a reader names them (figures, pages and reports use these).
@@ -32,7 +37,9 @@ MIN_CASES = 30
 
 
 @dataclass(frozen=True)
-class Gate:
+class GateView:
+    """One decided gate (``decided``) in display units, with the words every screen shows."""
+
     domain: str  # "panel" or "judge"
     subject: str  # the dimension's name, or the judge's
     name: str  # "alpha", "spread", "detectors", or a judge rate's name
@@ -43,7 +50,7 @@ class Gate:
     low: float | None  # the 95% interval in display units (None: none)
     high: float | None  # None with ``low`` set: unbounded above
     threshold: float
-    passed: bool | None  # as decided; None when the gate is not evaluated (spread not measured)
+    passed: bool | None  # as decided; None when not checked, or not decided (no contract)
     state: str | None = None  # "undefined", "unbounded", "not measured", "not evaluable", ...
     detail: str = ""  # the state's reason, or the counts behind the value ("12/240 observations")
     interval_method: str = ""
@@ -55,6 +62,8 @@ class Gate:
     #: judge without a contract: measured against illustrative limits (the seed's example), not decided
     #: (``passed`` is None: never a verdict's colour)
     illustrative: bool = False
+    #: the gate as ``decide`` returned it: the source of every result this view shows
+    decided: Gate | None = field(default=None, repr=False)
 
     # --- words -------------------------------------------------------------------------------
 
@@ -75,28 +84,23 @@ class Gate:
         what = self.label if self.domain == "panel" else self.label.lower()
         if self.state:
             return f"{what} {self.state}" + (f" ({self.detail})" if self.detail and self.state != "not measured" else "")
-        assert self.value is not None
+        assert self.value is not None and self.decided is not None
         need = "needs" if self.kind == "min" else "cap" if self.unit == "x" else "limit"
         if self.illustrative:
             need = self.threshold_word  # "illustrative limit" / "illustrative minimum"
         head = f"{what} {self.fmt(self.value)}, {need} {self.fmt(self.threshold)}"
         if self.name == "detectors":
             return f"{self.fmt(self.value)} {self.label}, needs {self.fmt(self.threshold)}"
-        gap = abs(self.value - self.threshold)
-        gap_text = self.fmt(gap) if self.unit != "%" else f"{gap:.1f} points"
-        value_passes = self.value >= self.threshold if self.kind == "min" else self.value <= self.threshold
-        if self.passed is False and value_passes:  # strict mode: the value passes, its bound does not
+        if self.passed is False and self.decided.value_passed:  # strict mode: the value passes, its bound does not
             side = "lower" if self.kind == "min" else "upper"
             bound = self.low if self.kind == "min" else self.high
             if bound is None:
                 return f"{head}: passes, but its 95% {side} bound is unbounded (strict)"
-            bgap = abs(bound - self.threshold)
-            btext = self.fmt(bgap) if self.unit != "%" else f"{bgap:.1f} points"
-            return (f"{head}: passes, but its 95% {side} bound {self.fmt(bound)} is {btext} "
+            scale = 100 if self.unit == "%" else 1
+            return (f"{head}: passes, but its 95% {side} bound {self.fmt(bound)} is "
+                    f"{self.decided.gap_text((bound - self.threshold) / scale)} "
                     f"{'short' if self.kind == 'min' else 'over'} (strict)")
-        if self.passed if self.passed is not None else value_passes:  # not decided: the value's side
-            return f"{head}: {gap_text} to spare" if gap else f"{head}: exactly at the threshold"
-        return f"{head}: {gap_text} {'short' if self.kind == 'min' else 'over'}"
+        return f"{head}: {self.decided.margin_words}"
 
     @property
     def flip_at(self) -> float | None:
@@ -109,17 +113,12 @@ class Gate:
 
     @property
     def fragile(self) -> str | None:
-        """The interval's bounds when they lie on both sides of the threshold: the verdict could
-        go either way with another sample of the same size."""
-        if self.low is None or self.value is None or self.illustrative:  # no contract: no verdict to flip
+        """The interval's bounds when they lie on both sides of the threshold (as decided): the
+        verdict could go either way with another sample of the same size."""
+        if self.decided is None or not self.decided.fragile or self.illustrative:  # no contract: no verdict to flip
             return None
-        t = self.threshold
-        high = float("inf") if self.high is None else self.high
-        straddles = self.low < t <= high if self.kind == "min" else self.low <= t < high
-        if straddles:
-            return (f"its 95% interval {self.fmt(self.low)} to {self.fmt(self.high)} includes the "
-                    f"{self.threshold_word} {self.fmt(t)}")
-        return None
+        return (f"its 95% interval {self.fmt(self.low)} to {self.fmt(self.high)} includes the "
+                f"{self.threshold_word} {self.fmt(self.threshold)}")
 
     @property
     def threshold_word(self) -> str:
@@ -141,50 +140,50 @@ class Gate:
         return "passes" if self.passed else "fails"
 
 
+def _float(x: Any, scale: int = 1) -> float | None:
+    return None if x is None else float(x) * scale
+
+
+def view(decided: Gate, domain: str, subject: str, label: str, **words: Any) -> GateView:
+    """The view of a decided gate in display units (rates in percent). ``words``: the view's own
+    fields (detail, secondary, interval_method, cases, observations, notes, illustrative, passed)."""
+    scale = 100 if decided.unit == "%" else 1
+    passed = words.pop("passed", decided.passed)
+    strict = words.pop("strict", decided.strict)
+    return GateView(domain, subject, decided.name, label, decided.kind, decided.unit,
+                    _float(decided.exact, scale), _float(decided.low, scale), _float(decided.high, scale),
+                    float(decided.threshold * scale), passed,
+                    state=None if decided.state == MEASURED else decided.state, strict=strict,
+                    decided=decided, **words)
+
+
 # --- panel -----------------------------------------------------------------------------------
 
 
-def panel_gates(dimension: str, m: PanelMeasurement, d: PanelDecision) -> list[Gate]:
-    failed = {r.check for r in d.reasons}
+def panel_gates(dimension: str, m: PanelMeasurement, d: PanelDecision) -> list[GateView]:
+    """The panel's three gates as ``d`` decided them (analysis.decide_panel: with their intervals)."""
     th = d.thresholds
-    gates = [Gate("panel", dimension, "detectors", f"independent {rater_noun(m.raters)}s", "min", "", float(m.ndet), None, None,
-                  2.0, "single_detector" not in failed, detail=", ".join(m.detectors[:6]) +
-                  (" ..." if len(m.detectors) > 6 else ""))]
-    floor = float(th.alpha_floor)
-    a = m.alpha
-    if a.value is None:
-        gates.append(Gate("panel", dimension, "alpha", f"alpha ({m.level})", "min", "", None, None, None, floor, False,
-                          state="undefined", detail="no pairable values or no variation",
-                          secondary=f"floor {th.alpha_floor_permil} permil"))
+    det, alpha, spread = (d.gate(n) for n in ("detectors", "alpha", "spread"))
+    out = [view(det, "panel", dimension, f"independent {rater_noun(m.raters)}s", strict=th.strict,
+                detail=", ".join(m.detectors[:6]) + (" ..." if len(m.detectors) > 6 else ""))]
+    label = f"alpha ({m.level})"
+    if alpha.exact is None:
+        out.append(view(alpha, "panel", dimension, label, detail=alpha.detail,
+                        secondary=f"floor {th.alpha_floor_permil} permil"))
     else:
-        b = m.alpha_boot
-        how = ((f"pairs bootstrap (KALPHA), {b.draws:,} draws: narrower than 95% when units have 3+ ratings"
-                if b.method == "pairs" else f"units bootstrap, {b.draws:,} draws") if b.defined else "")
-        gates.append(Gate("panel", dimension, "alpha", f"alpha ({m.level})", "min", "", float(a.value),
-                          b.low if b.defined else None, b.high if b.defined else None, floor,
-                          not ({"alpha_below_floor", "alpha_lower_bound_below_floor", "alpha_interval_missing"} & failed),
-                          interval_method=how, detail=f"{m.n_units:,} units, {m.level} level",
-                          secondary=f"{a.permil} permil, floor {th.alpha_floor_permil} permil"))
-    cap = float(th.ratio_cap)
-    spread_failed = bool({"ratio_above_cap", "ratio_unbounded", "spread_upper_above_cap",
-                          "spread_upper_unbounded", "spread_interval_missing"} & failed)
-    if not m.rates:
-        gates.append(Gate("panel", dimension, "spread", "spread", "max", "x", None, None, None, cap, None,
-                          state="not measured", detail=m.rates_source.removeprefix("none: "),
-                          secondary=f"cap {th.ratio_cap_permil} permil"))
+        out.append(view(alpha, "panel", dimension, label, interval_method=alpha.interval_method,
+                        detail=f"{m.n_units:,} units, {m.level} level",
+                        secondary=f"{m.alpha.permil} permil, floor {th.alpha_floor_permil} permil"))
+    if spread.exact is None:  # not measured (no detector rates) or unbounded
+        detail = m.rates_source.removeprefix("none: ") if spread.state == NOT_MEASURED else spread.detail
+        out.append(view(spread, "panel", dimension, "spread", detail=detail,
+                        secondary=f"cap {th.ratio_cap_permil} permil"))
     else:
-        low, high = m.spread_bracket
         counts = ", ".join(f"{r.positives}/{r.total}" for r in m.rates[:6])
-        if d.spread is None:
-            gates.append(Gate("panel", dimension, "spread", "spread", "max", "x", None, low, high, cap, False,
-                              state="unbounded", detail="a detector found nothing where another found something",
-                              secondary=f"cap {th.ratio_cap_permil} permil"))
-        else:
-            gates.append(Gate("panel", dimension, "spread", "spread", "max", "x", float(d.spread), low, high, cap,
-                              not spread_failed, interval_method="bracket from the detectors' Wilson intervals",
-                              detail=f"detector rates {counts}",
-                              secondary=f"{round(d.spread * 1000)} permil, cap {th.ratio_cap_permil} permil"))
-    return [replace(g, strict=th.strict) for g in gates]
+        out.append(view(spread, "panel", dimension, "spread", interval_method=spread.interval_method,
+                        detail=f"detector rates {counts}",
+                        secondary=f"{round(spread.exact * 1000)} permil, cap {th.ratio_cap_permil} permil"))
+    return out
 
 
 def panel_sentence(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> str:
@@ -218,41 +217,37 @@ def panel_sentence(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]])
 # --- judge -----------------------------------------------------------------------------------
 
 
-def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, Any] | None = None) -> list[Gate]:
-    """``intervals``: per rate name an object with ``low``/``high`` (fractions of 1), ``method``,
-    ``cases`` and ``observations`` (agreebound.uncertainty.judge_rate_intervals)."""
+def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, Any] | None = None) -> list[GateView]:
+    """The judge's five gates as ``d`` decided them. ``intervals``: per rate name an object with
+    ``low``/``high`` (fractions of 1), ``method``, ``cases`` and ``observations``
+    (agreebound.uncertainty.judge_rate_intervals); a decision made without them gets them, and
+    whether each gate is fragile, from calibration.with_intervals."""
     out = []
     # No contract: each gate is measured against illustrative limits and not decided (passed None).
     illustrative = not d.contract_given
-    for c in d.checks:
+    for c, g in zip(d.checks, with_intervals(d.gates, intervals)):
         label = RATE_LABELS[c.name]
-        t = c.threshold_bps / 100
         sec = f"{'illustrative ' if illustrative else ''}limit {c.threshold_bps:,} bps"
         if c.unavailable:
-            out.append(Gate("judge", subject, c.name, label, c.kind, "%", None, None, None, t, None,
-                            state="not evaluable", detail=c.unavailable, secondary=sec, illustrative=illustrative))
+            out.append(view(g, "judge", subject, label, detail=c.unavailable, secondary=sec,
+                            illustrative=illustrative, strict=False))
             continue
         if not c.rate.evaluable:
-            out.append(Gate("judge", subject, c.name, label, c.kind, "%", None, None, None, t,
-                            None if illustrative else c.passed,
-                            state="not evaluable", detail="no opportunities" + ("" if illustrative else " (" + (
-                                "passes, as in the seed" if c.passed else "fails: a minimum above 0 is not met") + ")"),
-                            secondary=sec, illustrative=illustrative))
+            out.append(view(g, "judge", subject, label, passed=None if illustrative else g.passed,
+                            detail="no opportunities" + ("" if illustrative else " (" + (
+                                "passes, as in the seed" if g.passed else "fails: a minimum above 0 is not met") + ")"),
+                            secondary=sec, illustrative=illustrative, strict=False))
             continue
         iv = (intervals or {}).get(c.name)
-        value = float(c.rate.value) * 100
         notes = []
         cases = getattr(iv, "cases", None) or None  # 0: the source gave no per-case counts (unknown)
         if cases is not None and cases < MIN_CASES:
             notes.append(f"too few cases: {cases} (fewer than {MIN_CASES})")
-        out.append(Gate("judge", subject, c.name, label, c.kind, "%", value,
-                        None if iv is None else iv.low * 100, None if iv is None else iv.high * 100, t,
-                        None if illustrative else c.passed,
+        out.append(view(g, "judge", subject, label, passed=None if illustrative else g.passed,
                         detail=f"{c.rate.numerator:,}/{c.rate.denominator:,} observations",
-                        interval_method="" if iv is None else iv.method,
-                        secondary=f"{c.rate.bps:,} bps, {sec}", cases=cases,
+                        interval_method=g.interval_method, secondary=f"{c.rate.bps:,} bps, {sec}", cases=cases,
                         observations=getattr(iv, "observations", c.rate.denominator), notes=tuple(notes),
-                        strict=d.thresholds.strict, illustrative=illustrative))
+                        illustrative=illustrative))
     return out
 
 

@@ -17,11 +17,14 @@ from typing import Any, Iterable
 
 import plotly.graph_objects as go
 
-from agreebound.analysis import LEVEL_ORIGIN_WORDS, PanelMeasurement, decide_panel, level_phrase
+from agreebound.analysis import PanelMeasurement, decide_panel
 from agreebound.calibration import decide
 from agreebound.escape import html_text, printable
-from agreebound.io.formats import JudgeBundle
+from agreebound.gate import SEVERITY, Gate
+from agreebound.levels import LEVEL_ORIGIN_WORDS, level_phrase
+from agreebound.judge_input import JudgeBundle
 from agreebound.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
+from agreebound.panel import gates_from_report
 from agreebound.thresholds import ThresholdSet
 from agreebound.render.gates import RATE_LABELS
 from agreebound.render import figures
@@ -96,7 +99,6 @@ FIT_SCRIPT = """<script>
 
 _TONE = {"ENFORCE": "ok", "PASS_CALIBRATION": "ok", "REPORT_ONLY": "warn", "INCOMPLETE": "warn",
          "REFUSE_SINGLE": "bad", "FAIL_CALIBRATION": "bad"}
-_SEVERITY = {"REFUSE_SINGLE": 0, "REPORT_ONLY": 1, "ENFORCE": 2}
 _MEANING = {"ENFORCE": "reliable enough to act on", "REPORT_ONLY": "measure and publish, do not auto-enforce",
             "REFUSE_SINGLE": "fewer than two independent detectors: refused whatever the scores",
             "PASS_CALIBRATION": "the judge meets its calibration contract",
@@ -259,12 +261,9 @@ def _page(title: str, subject: str, verdict: str, sections: list[str], charts: i
 # --- panel -------------------------------------------------------------------------------------
 
 
-def _panel_gates(d: dict[str, Any], p: dict[str, Any]) -> str:
-    checks = [r["check"] for r in d["reasons"]]
-
-    def state(prefixes: tuple[str, ...]) -> str:
-        return "FAIL" if any(c.startswith(prefixes) for c in checks) else "pass"
-
+def _panel_gates(d: dict[str, Any], p: dict[str, Any], gates: tuple[Gate, ...]) -> str:
+    """``gates``: the dimension's gates as decided (detectors, alpha, spread)."""
+    result = {g.name: {True: "pass", False: "FAIL", None: "not checked"}[g.passed] for g in gates}
     a, s = d["alpha"], d["spread"]
     floor, cap = p["alpha_floor_permil"], p["ratio_cap_permil"]
     if a["defined"]:
@@ -282,15 +281,14 @@ def _panel_gates(d: dict[str, Any], p: dict[str, Any]) -> str:
         if s.get("bracket95"):
             lo, hi = s["bracket95"]
             spread += f'<br><span class="small">95% bracket [{lo:.2f}x, {"unbounded" if hi is None else f"{hi:.2f}x"}]</span>'
-        spread_state = state(("ratio", "spread"))
     else:
         spread = _t(s["state"], 40)
-        spread_state = "not checked" if s["state"] == "not measured" else state(("ratio", "spread"))
     rows = [
-        ["independent detectors", str(d["ndet"]), "at least 2", _result(state(("single",)))],
+        ["independent detectors", str(d["ndet"]), "at least 2", _result(result["detectors"])],
         [f"alpha ({_t(a['level'], 20)})", alpha, f"at least {floor / 1000:.3f} ({floor} permil)",
-         _result(state(("alpha",)))],
-        ["detector spread (max / min rate)", spread, f"at most {cap / 1000:.2f}x ({cap} permil)", _result(spread_state)],
+         _result(result["alpha"])],
+        ["detector spread (max / min rate)", spread, f"at most {cap / 1000:.2f}x ({cap} permil)",
+         _result(result["spread"])],
     ]
     return _table(f"Gates for {_t(d['dimension'], 60)}", ["gate", "value", "threshold", "result"], rows,
                   [25, 34, 25, 16], small=True)
@@ -330,7 +328,7 @@ def _coefficients_html(i: int, section: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def _panel_dimension(i: int, d: dict[str, Any], p: dict[str, Any], charts: list[str]) -> str:
+def _panel_dimension(i: int, d: dict[str, Any], p: dict[str, Any], charts: list[str], gates: tuple[Gate, ...]) -> str:
     items = [_t(r["message"], 400) for r in d["reasons"]] or ["every check passed"]
     if d["spread"]["state"] == "not measured":
         items.append("spread not checked: no detector rates (choose a positive category or give a rates file)"
@@ -359,7 +357,7 @@ def _panel_dimension(i: int, d: dict[str, Any], p: dict[str, Any], charts: list[
     depends = f"<p><strong>Depends on the level</strong>: {_t(lv['note'], 400)}.</p>\n" if lv["note"] else ""
     body = (f"<p>{_verdict(d['verdict'])} {_t(level_phrase(lv['in_force'], lv['chosen_by']), 80)}: "
             f"{html.escape(_MEANING.get(d['verdict'], ''))}</p>\n{depends}"
-            f"{_panel_gates(d, p)}\n<h3 id=\"dim-{i}-why\">Why</h3>\n{_list(items)}\n"
+            f"{_panel_gates(d, p, gates)}\n<h3 id=\"dim-{i}-why\">Why</h3>\n{_list(items)}\n"
             f"<h3 id=\"dim-{i}-facts\">What was measured</h3>\n{_list(facts)}\n" + "\n".join(charts)
             + (_coefficients_html(i, d["coefficients"]) if d.get("coefficients") else ""))
     return _section(f"dim-{i}", f"Dimension {_t(d['dimension'], 60)}: {html.escape(d['verdict'])} at "
@@ -371,10 +369,10 @@ def panel_html(measurements: dict[str, PanelMeasurement], thresholds: ThresholdS
     DETAIL_DIMENSIONS dimensions (the worst verdicts first), as in the Markdown report."""
     p = report["thresholds"]["panel"]
     dims = report["panel"]["dimensions"]
-    decided = [(m, decide_panel(m, thresholds.panel)) for m in measurements.values()]
+    decided = [(m, decide_panel(m, thresholds.panel, thresholds.source)) for m in measurements.values()]
     by_name = {m.dimension: (m, d) for m, d in decided}
     pairs = list(zip(dims, decided)) if len(decided) == len(dims) else [(d, by_name.get(d["dimension"])) for d in dims]
-    detailed = sorted(range(len(pairs)), key=lambda k: _SEVERITY.get(pairs[k][0]["verdict"], 0))[:DETAIL_DIMENSIONS]
+    detailed = sorted(range(len(pairs)), key=lambda k: SEVERITY.get(pairs[k][0]["verdict"], 0))[:DETAIL_DIMENSIONS]
     data = _data_name(report)
     rows = []
     for d in dims:
@@ -418,7 +416,9 @@ def panel_html(measurements: dict[str, PanelMeasurement], thresholds: ThresholdS
                     fig, "Each detector's positive rate with its Wilson 95% interval; the band is where every rate "
                          "would have to lie for the spread to stay under the cap."), _slug(data, d["dimension"], "rates")))
                 n += 1
-        sections.append(_panel_dimension(i, d, p, charts))
+        # the decided gates; a dimension without its measurement here is read back from the report
+        gates = md[1].gates if md is not None else gates_from_report(d, p)
+        sections.append(_panel_dimension(i, d, p, charts, gates))
     read = report.get("read")
     extra = ""
     if read:

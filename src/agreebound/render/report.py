@@ -14,20 +14,23 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from agreebound import __version__
-from agreebound.analysis import LEVEL_ORIGIN_WORDS, PanelMeasurement, decide_panel, level_note, level_phrase, level_verdicts
+from agreebound.analysis import PanelMeasurement, decide_panel, level_note, level_verdicts
 from agreebound.calibration import CalibrationDecision, decide
 from agreebound.escape import md_code, md_text
-from agreebound.io.formats import JudgeBundle
+from agreebound.gate import SEVERITY
+from agreebound.gate import worst as most_severe
+from agreebound.levels import LEVEL_ORIGIN_WORDS, level_phrase
+from agreebound.judge_input import JudgeBundle
 from agreebound.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
 from agreebound.panel import AB_UNDEFINED, PanelDecision
 from agreebound.render.names import LONE_SURROGATE, utf8_safe_tree
 from agreebound.thresholds import ThresholdSet
-from agreebound.uncertainty import cases_to_flip, judge_diagnostics
+from agreebound.uncertainty import judge_diagnostics
 
 SCHEMA_ID = "https://agreebound.invalid/schemas/report.schema.json"
-#: INCOMPLETE (a partial judge audit) is never a pass: it exits as a fail does.
-EXIT_CODES = {"ENFORCE": 0, "PASS_CALIBRATION": 0, "REPORT_ONLY": 1, "FAIL_CALIBRATION": 1, "INCOMPLETE": 1,
-              "REFUSE_SINGLE": 2}
+#: A verdict's exit code is its severity read downwards (agreebound.gate.SEVERITY, the one table):
+#: 0 licenses action, 1 does not (INCOMPLETE, a partial judge audit, is never a pass), 2 is refused.
+EXIT_CODES = {verdict: 2 - severity for verdict, severity in SEVERITY.items()}
 
 
 def exact(x: Fraction | int | None) -> str | None:
@@ -90,8 +93,8 @@ def category_flags(m: PanelMeasurement) -> list[str]:
     """Labels that look like misspellings of others (toxc / toxic, Yes / yes, 01 / 1), in words."""
     if m.kind != "label" or m.alpha.n_categories > 400:
         return []
-    from agreebound.io.formats import category_texts
     from agreebound.io.detect import near_duplicates
+    from agreebound.ratings import category_texts
 
     texts = category_texts(m.alpha.category_set)
     counts = [int(c) for c in m.category_counts]
@@ -172,7 +175,7 @@ def panel_report(measurements: dict[str, PanelMeasurement], thresholds: Threshol
     if imported is not None:
         out["read"] = {"format": imported.format, "mapping": imported.mapping.to_dict(),
                        "reasons": list(imported.reasons), "rows": rows_read(imported)}
-    dims = [panel_dimension(m, decide_panel(m, thresholds.panel)) for m in measurements.values()]
+    dims = [panel_dimension(m, decide_panel(m, thresholds.panel, thresholds.source)) for m in measurements.values()]
     for dim, m in zip(dims, measurements.values()):
         if coefficients and m.dimension in coefficients:
             dim["coefficients"] = coefficients_section(coefficients[m.dimension])
@@ -255,20 +258,17 @@ def coefficients_markdown(section: dict[str, Any]) -> list[str]:
 
 def worst(verdicts: Sequence[str]) -> str:
     """The panel file's overall verdict: any refusal, else any report-only, else enforce."""
-    for v in ("REFUSE_SINGLE", "REPORT_ONLY"):
-        if v in verdicts:
-            return v
-    return "ENFORCE"
+    return most_severe(verdicts, "ENFORCE")
 
 
 def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str, Any]:
     m = bundle.measurement
     diag = judge_diagnostics(m)
     rates = []
-    for c in d.checks:
+    for c, g in zip(d.checks, d.gates):
         w = diag.wilson[c.name]
         iv = diag.intervals.get(c.name)
-        state, k = cases_to_flip(c.rate.numerator, c.rate.denominator, c.threshold_bps, c.kind)
+        state, k = g.cases_to_decide or ("not evaluable", 0)
         rates.append({
             "name": c.name, "kind": c.kind, "numerator": c.rate.numerator, "denominator": c.rate.denominator,
             "evaluable": c.rate.evaluable, "exact": exact(c.rate.value), "bps": c.rate.bps,
@@ -382,91 +382,109 @@ def to_markdown(report: dict[str, Any]) -> str:
     if read and read.get("rows"):
         lines += [f"Read as {md_text(read['format'])}: {rows_read_text(read['rows'])}.", ""]
     if report["kind"] == "panel":
-        p = report["thresholds"]["panel"]
-        dims = report["panel"]["dimensions"]
-        depends = " *Depends on the level* (see below)." if report["panel"].get("depends_on_level") else ""
-        lines += [f"**Overall: {report['panel']['verdict']}** (alpha floor {p['alpha_floor_permil']} permil, "
-                  f"spread cap {p['ratio_cap_permil']} permil{', strict' if p['strict'] else ''}).{depends}", "",
-                  "| dimension | verdict | level | alpha (exact) | alpha permil | 95% interval | spread | detectors |",
-                  "|---|---|---|---|---|---|---|---|"]
-        for d in dims:
-            a, s_ = d["alpha"], d["spread"]
-            interval = f"[{a['interval']['low']}, {a['interval']['high']}]" if a["defined"] else "undefined"
-            if a["defined"] and a["interval"]["method"] != "units":  # KALPHA's pairs: said where it is read
-                interval += " (pairs, KALPHA: narrower than 95% when units have 3+ ratings)"
-            spread = s_["exact"] if s_["state"] == "bounded" else s_["state"]
-            lv = d["level"]
-            level = f"{lv['in_force']} ({LEVEL_ORIGIN_WORDS[lv['chosen_by']]})" + \
-                ("; *depends on the level*" if lv["depends_on_level"] else "")
-            lines.append(f"| {_md_cell(d['dimension'])} | {d['verdict']} | {level} | {a['exact'] or 'undefined'} | "
-                         f"{a['permil'] if a['defined'] else 'undefined'} | {interval} | {spread} | {d['ndet']} |")
-        detailed = _worst_first(dims)[:DETAIL_DIMENSIONS]
-        if len(dims) > len(detailed):
-            lines += ["", f"Details follow for the {len(detailed)} dimensions with the worst verdicts; the table above "
-                          f"lists all {len(dims)}."]
-        for d in detailed:
-            lv = d["level"]
-            lines += ["", f"## {_md_cell(d['dimension'])}: {d['verdict']} {level_phrase(lv['in_force'], lv['chosen_by'])}",
-                      ""]
-            if lv["note"]:
-                lines += [f"*Depends on the level*: {lv['note']}.", ""]  # levels, verdicts, numbers: no user text
-            lines += [f"- {_md_cell(r['message'])}" for r in d["reasons"]] or ["- every check passed"]
-            lines.append(f"- level {lv['in_force']}: {lv['chosen_reason']}" +  # the rule's words: no user text
-                         (f"; suggested {lv['suggested']}: {lv['reason']}" if lv["suggested"] != lv["in_force"] else ""))
-            if d["spread"]["state"] == "not measured":
-                lines.append("- spread not checked: no detector rates (choose a positive category or give a rates file)")
-            if d["seed_disagrees"]:
-                lines.append(f"- the specification's integer formula ({_md_cell(d['seed_path'])}) would decide "
-                             f"{d['seed_verdict']}")
-            for n in d.get("notices", []):
-                lines.append(f"- note: {_md_cell(n)}")
-            if d.get("kind") == "label":
-                cats = d["categories"]
-                lines.append(f"- categories ({cats['total']}): " +
-                             ", ".join(f"{_md_cell(c['category'])} ({c['count']})" for c in cats["listed"]))
-            if d.get("coefficients"):
-                lines += [""] + coefficients_markdown(d["coefficients"])
+        lines += _panel_markdown(report)
     else:
-        c = report["calibration"]
-        given = c.get("contract_origin", "given") == "given"
-        if given:
-            lines += [f"**Decision: {c['decision']}** against the {c['decided_against']['kind']} contract "
-                      f"`{c['decided_against']['content_id']}`", ""]
-        else:  # no contract: measured, not decided
-            lines += [f"**Decision: {c['decision']}** ({md_text(c['decision_reason'])}): measured against "
-                      f"{md_text(c['contract_source'])}, drafted from the log as `{c['decided_against']['content_id']}`; "
-                      "give the contract for a decision.", ""]
-        lines += [f"{c['cases']} cases, {c['observations']} observations; scope {md_code(c['snapshot']['scope'])}.", "",
-                  "| rate | measured | bps | threshold | gate | 95% interval (cases, observations) | design effect "
-                  "| cases to flip |", "|---|---|---|---|---|---|---|---|"]
-        for r in c["rates"]:
-            evaluable = r["evaluable"] and not r.get("unavailable")
-            gate = "not evaluable" if not evaluable else ("pass" if r["passed"] else "FAIL")
-            if not given and evaluable:  # against an example limit: no verdict
-                gate = "within the limit" if r["passed"] else "outside the limit"
-            op = ">=" if r["kind"] == "min" else "<="
-            flip = r["cases_to_flip"]
-            iv = r.get("interval95")
-            interval = "-" if not iv else (f"[{iv[0]:.2%}, {iv[1]:.2%}] ({r['cases']} case"
-                                           f"{'' if r['cases'] == 1 else 's'}, {r['observations']} observations)")
-            deff = "-" if r.get("design_effect") is None else f"{r['design_effect']:.3g}"
-            lines.append(f"| {r['name']} | {r['numerator']}/{r['denominator']} | {r['bps']} | {op} {r['threshold_bps']} | "
-                         f"{gate} | {interval} | {deff} | "
-                         f"{'-' if not evaluable else flip_words(flip, given)} |")
-        missing = [f"- {r['name']}: not evaluable: {md_text(r['unavailable'], 1000)}" for r in c["rates"] if r.get("unavailable")]
-        if missing:
-            lines += ["", "What this source lacks, per gate, and what supplies it:", ""] + missing
-        lines += ["", "95% intervals are Wilson intervals at the effective number of observations: the observations "
-                      "of one case (two orders x repetitions) are not independent, so their count is divided by the "
-                      "measured design effect of the cases."]
-        lines += ["", f"Reference issues: {len(c['reference_issues'])}."]
-        if c["seed_disagrees"]:
-            lines.append(f"Seed rounding would have said {c['seed_decision']}.")
+        lines += _calibration_markdown(report["calibration"])
     return "\n".join(lines) + "\n"
 
 
-_SEVERITY = {"REFUSE_SINGLE": 0, "REPORT_ONLY": 1, "ENFORCE": 2}
+def _panel_markdown(report: dict[str, Any]) -> list[str]:
+    """The panel's verdict, a table row per dimension, then the details of the worst dimensions."""
+    p = report["thresholds"]["panel"]
+    dims = report["panel"]["dimensions"]
+    depends = " *Depends on the level* (see below)." if report["panel"].get("depends_on_level") else ""
+    lines = [f"**Overall: {report['panel']['verdict']}** (alpha floor {p['alpha_floor_permil']} permil, "
+             f"spread cap {p['ratio_cap_permil']} permil{', strict' if p['strict'] else ''}).{depends}", "",
+             "| dimension | verdict | level | alpha (exact) | alpha permil | 95% interval | spread | detectors |",
+             "|---|---|---|---|---|---|---|---|"]
+    for d in dims:
+        a, s_ = d["alpha"], d["spread"]
+        interval = f"[{a['interval']['low']}, {a['interval']['high']}]" if a["defined"] else "undefined"
+        if a["defined"] and a["interval"]["method"] != "units":  # KALPHA's pairs: said where it is read
+            interval += " (pairs, KALPHA: narrower than 95% when units have 3+ ratings)"
+        spread = s_["exact"] if s_["state"] == "bounded" else s_["state"]
+        lv = d["level"]
+        level = f"{lv['in_force']} ({LEVEL_ORIGIN_WORDS[lv['chosen_by']]})" + \
+            ("; *depends on the level*" if lv["depends_on_level"] else "")
+        lines.append(f"| {_md_cell(d['dimension'])} | {d['verdict']} | {level} | {a['exact'] or 'undefined'} | "
+                     f"{a['permil'] if a['defined'] else 'undefined'} | {interval} | {spread} | {d['ndet']} |")
+    detailed = _worst_first(dims)[:DETAIL_DIMENSIONS]
+    if len(dims) > len(detailed):
+        lines += ["", f"Details follow for the {len(detailed)} dimensions with the worst verdicts; the table above "
+                      f"lists all {len(dims)}."]
+    for d in detailed:
+        lines += _dimension_markdown(d)
+    return lines
+
+
+def _dimension_markdown(d: dict[str, Any]) -> list[str]:
+    """One dimension's section: its verdict's reasons, the level and why, notes, categories, coefficients."""
+    lv = d["level"]
+    lines = ["", f"## {_md_cell(d['dimension'])}: {d['verdict']} {level_phrase(lv['in_force'], lv['chosen_by'])}", ""]
+    if lv["note"]:
+        lines += [f"*Depends on the level*: {lv['note']}.", ""]  # levels, verdicts, numbers: no user text
+    lines += [f"- {_md_cell(r['message'])}" for r in d["reasons"]] or ["- every check passed"]
+    lines.append(f"- level {lv['in_force']}: {lv['chosen_reason']}" +  # the rule's words: no user text
+                 (f"; suggested {lv['suggested']}: {lv['reason']}" if lv["suggested"] != lv["in_force"] else ""))
+    if d["spread"]["state"] == "not measured":
+        lines.append("- spread not checked: no detector rates (choose a positive category or give a rates file)")
+    if d["seed_disagrees"]:
+        lines.append(f"- the specification's integer formula ({_md_cell(d['seed_path'])}) would decide "
+                     f"{d['seed_verdict']}")
+    for n in d.get("notices", []):
+        lines.append(f"- note: {_md_cell(n)}")
+    if d.get("kind") == "label":
+        cats = d["categories"]
+        lines.append(f"- categories ({cats['total']}): " +
+                     ", ".join(f"{_md_cell(c['category'])} ({c['count']})" for c in cats["listed"]))
+    if d.get("coefficients"):
+        lines += [""] + coefficients_markdown(d["coefficients"])
+    return lines
+
+
+def _calibration_markdown(c: dict[str, Any]) -> list[str]:
+    """The judge's decision and what it was decided against, a table row per rate, what the source
+    lacks, and how the intervals are made."""
+    given = c.get("contract_origin", "given") == "given"
+    if given:
+        lines = [f"**Decision: {c['decision']}** against the {c['decided_against']['kind']} contract "
+                 f"`{c['decided_against']['content_id']}`", ""]
+    else:  # no contract: measured, not decided
+        lines = [f"**Decision: {c['decision']}** ({md_text(c['decision_reason'])}): measured against "
+                 f"{md_text(c['contract_source'])}, drafted from the log as `{c['decided_against']['content_id']}`; "
+                 "give the contract for a decision.", ""]
+    lines += [f"{c['cases']} cases, {c['observations']} observations; scope {md_code(c['snapshot']['scope'])}.", "",
+              "| rate | measured | bps | threshold | gate | 95% interval (cases, observations) | design effect "
+              "| cases to flip |", "|---|---|---|---|---|---|---|---|"]
+    lines += [_rate_row(r, given) for r in c["rates"]]
+    missing = [f"- {r['name']}: not evaluable: {md_text(r['unavailable'], 1000)}" for r in c["rates"] if r.get("unavailable")]
+    if missing:
+        lines += ["", "What this source lacks, per gate, and what supplies it:", ""] + missing
+    lines += ["", "95% intervals are Wilson intervals at the effective number of observations: the observations "
+                  "of one case (two orders x repetitions) are not independent, so their count is divided by the "
+                  "measured design effect of the cases."]
+    lines += ["", f"Reference issues: {len(c['reference_issues'])}."]
+    if c["seed_disagrees"]:
+        lines.append(f"Seed rounding would have said {c['seed_decision']}.")
+    return lines
+
+
+def _rate_row(r: dict[str, Any], given: bool) -> str:
+    """A judge rate's row; against limits that are not a contract, "within/outside the limit", not pass/FAIL."""
+    evaluable = r["evaluable"] and not r.get("unavailable")
+    gate = "not evaluable" if not evaluable else ("pass" if r["passed"] else "FAIL")
+    if not given and evaluable:  # against an example limit: no verdict
+        gate = "within the limit" if r["passed"] else "outside the limit"
+    op = ">=" if r["kind"] == "min" else "<="
+    flip = r["cases_to_flip"]
+    iv = r.get("interval95")
+    interval = "-" if not iv else (f"[{iv[0]:.2%}, {iv[1]:.2%}] ({r['cases']} case"
+                                   f"{'' if r['cases'] == 1 else 's'}, {r['observations']} observations)")
+    deff = "-" if r.get("design_effect") is None else f"{r['design_effect']:.3g}"
+    return (f"| {r['name']} | {r['numerator']}/{r['denominator']} | {r['bps']} | {op} {r['threshold_bps']} | "
+            f"{gate} | {interval} | {deff} | "
+            f"{'-' if not evaluable else flip_words(flip, given)} |")
 
 
 def _worst_first(dims: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return sorted(dims, key=lambda d: _SEVERITY[d["verdict"]])
+    return sorted(dims, key=lambda d: SEVERITY[d["verdict"]])

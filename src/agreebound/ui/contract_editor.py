@@ -12,9 +12,9 @@ import hashlib
 
 import streamlit as st
 
-from agreebound.calibration import JudgeCalibrationContract
+from agreebound.contract import JudgeCalibrationContract
 from agreebound.escape import md_text
-from agreebound.io.formats import JudgeBundle
+from agreebound.judge_input import JudgeBundle
 from agreebound.io.templates import contract_json
 from agreebound.thresholds import RANGES, RATE_GATES
 

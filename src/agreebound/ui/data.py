@@ -18,24 +18,21 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from agreebound.analysis import PanelMeasurement, measure_panels
+from agreebound.alpha import alpha
+from agreebound.analysis import PanelMeasurement
+from agreebound.engines.numpy_engine import panel_counts
 from agreebound.io.formats import (
     InputError,
     Imported,
-    JudgeBundle,
-    RatingPanel,
     ThresholdFile,
     import_ratings,
-    is_judge_log,
-    parse_detector_rates,
-    parse_judge_bundle,
-    parse_judge_log,
-    parse_judge_tables,
     parse_thresholds,
 )
 from agreebound.io.mapping import Mapping
+from agreebound.io.templates import TEMPLATES, Template
+from agreebound.judge_input import JudgeBundle
 from agreebound.limits import DIAGNOSTIC_RATERS
-from agreebound.panel import alpha_coded
+from agreebound.ratings import RatingPanel
 from agreebound.uncertainty import (
     JudgeDiagnostics,
     alpha_without_each_rater,
@@ -90,9 +87,13 @@ def panel_measurements(name: str, digest: str, _data: bytes, level: str, positiv
     """Parse (through ``mapping``, a Mapping's JSON, or the suggested one) and measure every
     dimension (raises InputError). Immutable results: shared, not copied."""
     MEASURE_CALLS["panel"] += 1
+    from agreebound.pipeline import PanelRecipe, Source, measure_panel_recipe
+
     panels = parsed_panels(name, digest, _data, mapping)
-    rates = parse_detector_rates(rates_name, _rates) if rates_name and _rates is not None else None
-    return measure_panels(panels, level, positive, rates, rates_name, interval)
+    rates = Source(rates_name, _rates) if rates_name and _rates is not None else None
+    recipe = PanelRecipe((Source(name, _data),), mapping, level, "user", interval=interval, positive=positive,
+                         rates=rates)
+    return measure_panel_recipe(recipe, panels)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Reading the ratings...")
@@ -111,7 +112,7 @@ def panel_diagnostics(name: str, digest: str, _data: bytes, level: str, dimensio
     MEASURE_CALLS["diagnostics"] += 1
     panel = parsed_panels(name, digest, _data, mapping)[dimension]
     coded = panel.ratings(level)
-    result = alpha_coded(coded, level)
+    result = alpha(panel_counts(panel), level)
     per_unit = unit_disagreement(coded, level, result)
     top = np.argsort(-per_unit, kind="stable")[:10]
     top = top[per_unit[top] > 0]
@@ -155,17 +156,18 @@ def judge_bundle(names: tuple[str, ...], digests: tuple[str, ...], _datas: tuple
     log, then optional references, contract and log mapping; "" names an absent one) or "auto"
     (one file: a log or a bundle by its content)."""
     MEASURE_CALLS["judge"] += 1
+    from agreebound.pipeline import JudgeRecipe, Source, measure_judge_recipe
+
+    files = [Source(n, d) if n else None for n, d in zip(names, _datas)]
     if kind == "auto":
-        kind = "log" if len(names) == 1 and is_judge_log(names[0], _datas[0]) else \
-            ("bundle" if len(names) == 1 else "tables")
+        kind = "auto" if len(names) == 1 else "tables"  # one file: a log or a bundle by its content
     if kind == "log":
-        refs = (names[1], _datas[1]) if len(names) > 1 and names[1] else None
-        contract = (names[2], _datas[2]) if len(names) > 2 and names[2] else None
-        mapping = (names[3], _datas[3]) if len(names) > 3 and names[3] else None
-        return parse_judge_log(names[0], _datas[0], refs, contract, judge, mapping=mapping)
-    if kind == "bundle":
-        return parse_judge_bundle(names[0], _datas[0], rebind=rebind)
-    return parse_judge_tables(names[0], _datas[0], names[1], _datas[1], names[2], _datas[2])
+        recipe = JudgeRecipe.from_dict({"source": "log", "judge": judge}, files)
+    elif kind == "tables":
+        recipe = JudgeRecipe.from_dict({"source": "tables"}, files)
+    else:
+        recipe = JudgeRecipe(files[0], kind, judge=judge, rebind=rebind)
+    return measure_judge_recipe(recipe)
 
 
 @st.cache_resource(max_entries=8)
@@ -173,6 +175,11 @@ def judge_diagnostics_for(digests: tuple[str, ...], _measurement: Any) -> JudgeD
     """Judge diagnostics (they compute an alpha): once per input, never on a slider."""
     MEASURE_CALLS["judge_diagnostics"] += 1
     return judge_diagnostics(_measurement)
+
+
+def templates() -> tuple[Template, ...]:
+    """One template of every input (io.templates), for the help page's downloads."""
+    return tuple(TEMPLATES)
 
 
 @st.cache_resource(max_entries=8)
@@ -306,15 +313,14 @@ def folder_measurements(name: str, digest: str, files: tuple[str, ...], level: s
                         interval: str = "units") -> dict[str, PanelMeasurement]:
     """Counts by DuckDB (out of core), measured from the counts; keyed by the files' digest."""
     from agreebound.analysis import measure_counts
-    from agreebound.engines.common import LongColumns, detect_columns
-    from agreebound.engines.duckdb_engine import panel_counts
+    from agreebound.engines.common import detect_columns
+    from agreebound.pipeline import engine_counts
 
     MEASURE_CALLS["panel"] += 1
     _as_listed(files)  # right before reading: a file swapped since the listing is refused, not followed
     try:
         m = detect_columns(files[0])
-        cols = LongColumns(tuple(m.unit), m.rater, m.value, m.dimension)
-        counts = panel_counts(list(files), cols, missing=m.missing, delimiter=m.delimiter, display=name)
+        counts = engine_counts("duckdb", files, m, m.missing, display=name)
     except InputError as e:  # the browser sees the data set's name in the folder, never a server path
         raise InputError(name, e.row, e.column, e.reason.replace(str(data_folder()), "").replace(files[0], name)) \
             from None
@@ -335,3 +341,45 @@ def folder_diagnostics(name: str, digest: str, files: tuple[str, ...], level: st
                                        max_raters=DIAGNOSTIC_RATERS, delimiter=m.delimiter)
     top = pd.DataFrame({"unit": [u.replace("\x1f", " | ") for u, _ in units], "disagreement": [x for _, x in units]})
     return PanelDiagnostics(without, top, {}, len(without) == 0 and bool(units))
+
+
+def bundle_unbound(name: str, data: bytes) -> bool:
+    """The bundle's snapshot names another content of its contract (typed: UnboundSnapshot), so
+    the page offers to bind it to this contract as a draft. Asked only after the bundle was refused."""
+    from agreebound.judge_input import UnboundSnapshot
+    from agreebound.pipeline import JudgeRecipe, Source, measure_judge_recipe
+
+    try:
+        measure_judge_recipe(JudgeRecipe(Source(name, data), "bundle"))
+    except UnboundSnapshot:
+        return True
+    except Exception:  # noqa: BLE001 - refused for another reason: the error shown says which
+        return False
+    return False
+
+
+def judge_log(name: str, data: bytes) -> bool:
+    """A judge log (JSON Lines, or an AlpacaEval list) rather than a bundle or a contract."""
+    from agreebound.io.formats import is_judge_log
+
+    return is_judge_log(name, data)
+
+
+def judges_in_log(name: str, data: bytes) -> tuple[str, ...]:
+    """The judges a log holds, most judgments first; () when it cannot be read."""
+    from agreebound.io.judge_logs import judges_in
+
+    try:
+        return tuple(judges_in(name, data))
+    except Exception:  # noqa: BLE001 - the reader says what is wrong when it reads the log
+        return ()
+
+
+def json_lines(name: str, data: bytes) -> bool:
+    """JSON Lines, by sniffing (False when it is not, or cannot be sniffed)."""
+    from agreebound.io.sniff import sniff
+
+    try:
+        return sniff(name, data).format == "jsonl"
+    except Exception:  # noqa: BLE001 - not JSON Lines; the bundle reader says what it is not
+        return False

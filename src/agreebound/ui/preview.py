@@ -290,8 +290,8 @@ def _role_editors(m: Mapping, pv: Preview) -> None:
 
 
 def _question(d: Any) -> str:
-    """The one-click switch's question for a previewed dimension (analysis.level_question)."""
-    from agreebound.analysis import level_question
+    """The one-click switch's question for a previewed dimension (levels.level_question)."""
+    from agreebound.levels import level_question
 
     values = sorted(int(float(c.category)) for c in d.categories) if d.kind == "integer" else []
     return level_question(d.level[0], d.kind, values)

@@ -10,6 +10,7 @@ from typing import Any
 import streamlit as st
 
 from agreebound.escape import md_text
+from agreebound.pipeline import JudgeRecipe, PanelRecipe, Source, level_read, stored_recipe
 from agreebound.store import Run, Store, StoreError, configured_url, describe, shared, skipped_sentence
 from agreebound.thresholds import DEFAULT, ThresholdSet, threshold_set_from_dict
 from agreebound.ui.data import Upload
@@ -98,17 +99,16 @@ def record(kind: str, src: dict[str, Any], measured: Any, label: str | None = No
 
             imp = imported(ratings.name, ratings.digest, ratings.data, src.get("mapping"))
             report = panel_report(measured, t, [(n, b) for _, n, b in inputs], imp)
-            recipe = {"mapping": src.get("mapping"), "level": S.level, "level_read": level_read(measured),
-                      "dimension": None,
-                      "positive": "auto" if S.positive == "auto" else (None if S.positive is None else str(S.positive)),
-                      "interval": S.get("interval", "units")}
+            recipe = stored_recipe(panel_recipe(src), measured)
         else:
             source = src.get("kind", "bundle")
             roles = JUDGE_ROLES.get(source, ("bundle",))
             inputs = [(roles[i] if i < len(roles) else f"file{i}", f.name, f.data)
                       for i, f in enumerate(src["files"]) if f]
             report = calibration_report(measured, t, [(n, b) for _, n, b in inputs])
-            recipe = {"source": source, "judge": src.get("judge"), "rebind": bool(src.get("rebind"))}
+            recipe = stored_recipe(JudgeRecipe.from_dict({"source": source, "judge": src.get("judge"),
+                                                          "rebind": src.get("rebind")},
+                                                         [Source(f.name, f.data) if f else None for f in src["files"]]))
         files = [src["ratings"]] + ([src["rates"]] if src.get("rates") else []) if kind == "panel" else \
             [f for f in src["files"] if f]
         digests = [f.digest for f in files]
@@ -144,6 +144,39 @@ def positive_of(src: dict[str, Any], text: Any) -> Any:
         return resolve_positive(next(iter(panels.values())), text)
     except Exception:  # noqa: BLE001 - unreadable here: the measurement says why when it runs
         return text
+
+
+def panel_replay(run: Run, files: list[tuple[str, str, bytes]]) -> PanelRecipe | None:
+    """A stored panel run's recipe over its stored ratings (and rates): reopening replays it.
+    None when the run has no ratings stored."""
+    by_role = {role: Source(name, data) for role, name, data in files}
+    if "ratings" not in by_role:
+        return None
+    return PanelRecipe.from_dict(run.recipe, [by_role["ratings"]], by_role.get("rates"))
+
+
+def judge_replay(run: Run, files: list[tuple[str, str, bytes]]) -> JudgeRecipe:
+    """A stored judge run's recipe over its stored files. The first file is the source's own
+    (stored under "bundle" by the command line, under its own role by the dashboard); the others
+    go to their slots by role; a thresholds file is not an input of the audit."""
+    source = run.recipe.get("source", "bundle")
+    data_files = [(role, name, data) for role, name, data in files if role != "thresholds"]
+    slots: list[Source | None] = [None] * len(JUDGE_ROLES.get(source, ("bundle",)))
+    slots[0] = Source(data_files[0][1], data_files[0][2])
+    for role, name, data in data_files[1:]:
+        where_ = JUDGE_SLOTS.get(source, {}).get(role)
+        if where_ is not None:
+            slots[where_] = Source(name, data)
+    return JudgeRecipe.from_dict(run.recipe, slots)
+
+
+def judge_files(recipe: JudgeRecipe) -> tuple[Source | None, ...]:
+    """The recipe's files in the dashboard's slot order (:data:`JUDGE_ROLES`)."""
+    if recipe.source == "tables":
+        return recipe.first, recipe.references, recipe.observations
+    if recipe.source == "log":
+        return recipe.first, recipe.references, recipe.contract, recipe.mapping
+    return (recipe.first,)
 
 
 def run_thresholds(run: Run) -> ThresholdSet:
@@ -229,6 +262,27 @@ def full(s: Store, run_id: str) -> tuple[Run | None, str | None]:
         return None, str(e)
 
 
+def timeline_of(of_data: list[Run]) -> Any:
+    """The timeline of one data set's runs (history.timeline), for the History page's chart."""
+    from agreebound.history import timeline
+
+    return timeline(of_data)
+
+
+def compared(s: Store, before: str, after: str) -> tuple[Any, str | None]:
+    """Run ``before`` against run ``after`` (history.compare), or why they cannot be compared (a
+    run that cannot be read, a panel run against a judge run)."""
+    from agreebound.history import CompareError, compare
+
+    (run_a, error_a), (run_b, error_b) = full(s, before), full(s, after)
+    try:
+        if error_a or error_b:
+            raise CompareError(error_a or error_b or "")
+        return compare(run_a, run_b), None
+    except CompareError as e:
+        return None, str(e)
+
+
 def short_contract(cid: str | None) -> str:
     if not cid:
         return ""
@@ -236,9 +290,12 @@ def short_contract(cid: str | None) -> str:
     return f"{name}@{digest[:12]}" if digest else cid
 
 
-def level_read(measured: dict[str, Any]) -> str:
-    """The level(s) the panel was read at, as a run records them ("ordinal"; never "auto")."""
-    return ", ".join(sorted({m.level for m in measured.values()}))
+def panel_recipe(src: dict[str, Any]) -> PanelRecipe:
+    """The loaded panel as a pipeline recipe: its files, mapping, and the reading in force."""
+    rates = src.get("rates")
+    return PanelRecipe((Source(src["ratings"].name, src["ratings"].data),), src.get("mapping"), S.level, "user",
+                       interval=S.get("interval", "units"), positive=S.positive,
+                       rates=Source(rates.name, rates.data) if rates else None)
 
 
 def run_level(r: Run) -> str:

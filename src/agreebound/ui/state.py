@@ -12,7 +12,8 @@ from dataclasses import asdict, replace
 
 import streamlit as st
 
-from agreebound.calibration import CalibrationThresholds, JudgeCalibrationContract
+from agreebound.calibration import CalibrationThresholds
+from agreebound.contract import JudgeCalibrationContract
 from agreebound.io.formats import InputError, parse_threshold_link
 from agreebound.thresholds import DEFAULT, ThresholdSet
 from agreebound.ui.data import JUDGE_SAMPLES, PANEL_SAMPLES, Upload, threshold_file

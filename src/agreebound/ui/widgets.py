@@ -8,16 +8,24 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from agreebound.analysis import (LEVEL_ORIGIN_WORDS, PanelMeasurement, decide_panel, level_note, level_phrase,
-                                 level_verdicts, rater_noun)
-from agreebound.analysis import level_question as analysis_level_question
-from agreebound.calibration import RATE_GATES, CalibrationDecision, CalibrationThresholds, JudgeCalibrationContract, decide
+from agreebound.analysis import PanelMeasurement, decide_panel, level_note, level_verdicts
+from agreebound.analysis import depends_on_level  # noqa: F401 - re-exported for the pages (layout only)
+from agreebound.levels import LEVEL_ORIGIN_WORDS, level_phrase, rater_noun
+from agreebound.levels import level_question as data_level_question
+from agreebound.calibration import RATE_GATES, CalibrationDecision, CalibrationThresholds, decide
+from agreebound.contract import JudgeCalibrationContract
 from agreebound.errors import memory_message
-from agreebound.io.formats import InputError, JudgeBundle
-from agreebound.panel import AB_RATIO_UNBOUNDED, AB_UNDEFINED, LEVELS, PanelDecision, Verdict
+from agreebound.io.formats import InputError
+from agreebound.judge_input import JudgeBundle
+from agreebound.panel import AB_RATIO_UNBOUNDED, AB_UNDEFINED, PanelDecision, Verdict
+from agreebound.categories import LEVELS
 from agreebound.escape import csv_cell, md_text, printable
+from agreebound.gate import SEVERITY
 from agreebound.limits import LISTED_CATEGORIES
+# How much a page draws (re-exported for the pages, which import nothing below ui and render):
+from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS  # noqa: F401
 from agreebound.thresholds import RANGES, SLIDER_SPAN
+from agreebound.pipeline import JudgeRecipe, PanelRecipe, Source
 from agreebound.uncertainty import INTERVAL_METHODS
 from agreebound.ui import runs, state
 from agreebound.ui.data import (
@@ -201,11 +209,8 @@ def try_judge_source(src: dict[str, Any]) -> str | None:
     return None
 
 
-_SEVERITY = {Verdict.REFUSE_SINGLE: 0, Verdict.REPORT_ONLY: 1, Verdict.ENFORCE: 2}
-
-
 def worst_first(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> list[str]:
-    return sorted(decisions, key=lambda k: _SEVERITY[decisions[k][1].verdict])
+    return sorted(decisions, key=lambda k: SEVERITY[decisions[k][1].verdict.value])
 
 
 def dimension_table(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> pd.DataFrame:
@@ -219,13 +224,28 @@ def dimension_table(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]
 
 
 def panel_decisions() -> dict[str, tuple[PanelMeasurement, PanelDecision]]:
-    th = state.thresholds().panel
-    return {dim: (m, decide_panel(m, th)) for dim, m in panels().items()}
+    t = state.thresholds()
+    return {dim: (m, decide_panel(m, t.panel, t.source)) for dim, m in panels().items()}
+
+
+def decided_under_defaults(m: PanelMeasurement) -> PanelDecision:
+    """The panel decided under the default thresholds: what What-if compares the edited ones with."""
+    return decide_panel(m, runs.DEFAULT.panel)
+
+
+def decided_as_bound(bundle: JudgeBundle) -> CalibrationDecision:
+    """The judge decided against its bound contract (the illustrative limits when it has none)."""
+    return decide(bundle.measurement, None)
 
 
 def judge_decision() -> tuple[JudgeBundle, CalibrationDecision]:
+    """The judge decided with the case-aware intervals of its cached diagnostics, so each gate
+    carries its interval and whether it is fragile (a slider move only re-decides)."""
+    from agreebound.ui.data import judge_diagnostics_for
+
     b = judge()
-    return b, decide(b.measurement, state.thresholds().calibration)
+    intervals = judge_diagnostics_for(judge_key(S.judge_source), b.measurement).intervals
+    return b, decide(b.measurement, state.thresholds().calibration, intervals=intervals)
 
 
 # --- display ---------------------------------------------------------------------------------
@@ -307,15 +327,14 @@ NOUNS = {"human_agreement": "agreements", "position_flip": "flips", "repeat_vari
          "verbosity_bias": "verbosity errors", "self_preference": "self-preferring picks"}
 
 
-def margin_text(c: Any) -> str:
-    """"2 more flips fail the gate" / "15 fewer flips would pass": the exact gate's margin in cases."""
-    from agreebound.uncertainty import cases_to_flip
-
-    state_, k = cases_to_flip(c.rate.numerator, c.rate.denominator, c.threshold_bps, c.kind)
-    noun = NOUNS[c.name]
+def margin_text(g: Any) -> str:
+    """"2 more flips fail the gate" / "15 fewer flips would pass": a judge gate's margin in cases
+    (``g``: an agreebound.gate.Gate, its cases to decide as decided)."""
+    state_, k = g.cases_to_decide or ("not evaluable", 0)
+    noun = NOUNS[g.name]
     if state_ == "not evaluable":
         return "no opportunities"
-    if c.kind == "max":
+    if g.kind == "max":
         return f"{k} more {noun} fail the gate" if state_ == "fail" else f"{k} fewer {noun} would pass"
     return f"{k} fewer {noun} fail the gate" if state_ == "fail" else f"{k} more {noun} would pass"
 
@@ -548,7 +567,7 @@ def calibration_editors(contract: JudgeCalibrationContract, decision: Calibratio
 
 
 def level_picker(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> None:
-    """auto (nobody's choice: the default level for each dimension's values, analysis.default_level)
+    """auto (nobody's choice: the default level for each dimension's values, levels.default_level)
     or one level for all; the suggested level is offered beside the verdict (level_table)."""
     defaults = sorted({m.level for m, _ in decisions.values() if m.level_origin[0] == "default"})
     auto = f"auto: {defaults[0]} (the default)" if len(defaults) == 1 else "auto: the default per dimension"
@@ -617,9 +636,9 @@ def level_table(m: PanelMeasurement, d: PanelDecision, key: str) -> None:
 
 
 def level_question(m: PanelMeasurement) -> str:
-    """The one-click switch's question for a measured panel (analysis.level_question)."""
+    """The one-click switch's question for a measured panel (levels.level_question)."""
     n = m.alpha.n_categories if m.kind == "integer" and m.alpha.n_categories <= 20 else 0
-    return analysis_level_question(m.level_suggestion[0], m.kind, m.alpha.category_set.first(n) if n else ())
+    return data_level_question(m.level_suggestion[0], m.kind, m.alpha.category_set.first(n) if n else ())
 
 
 def switch_level(level: str) -> None:
@@ -769,41 +788,14 @@ def open_run(run_id: str, with_thresholds: bool = True) -> str | None:
         return str(e)
     label = f"run {run.id}: {run.data_name}" + (f" ({run.label})" if run.label else "")
     if run.kind == "panel":
-        by_role = {role: Upload.of(name, data, origin="run") for role, name, data in files}
-        if "ratings" not in by_role:
+        recipe = runs.panel_replay(run, files)
+        if recipe is None:
             return f"run {run.id} has no ratings stored"
-        dimension = run.recipe.get("dimension")
-        src = {"label": label + (f" (dimension {dimension})" if dimension else ""), "ratings": by_role["ratings"],
-               "rates": by_role.get("rates"), "mapping": run.recipe.get("mapping"), "run": run.id,
-               "dimension": dimension}
-        old = (S.level, S.positive, S.get("interval", "units"))
-        S.level = run.recipe.get("level") or "auto"
-        # the interval the run was recorded with: "krippendorff" (runs recorded before) is "pairs"
-        recorded = run.recipe.get("interval") or "pairs"  # runs from before the choice: pairs, the only one
-        S.interval = INTERVAL_METHODS.get(recorded, "units") if isinstance(recorded, str) else "units"
-        S.positive = runs.positive_of(src, run.recipe.get("positive", "auto"))
-        error = try_panel_source(src)
-        if error:
-            S.level, S.positive, S.interval = old
-            return error
-        for key in ("level_widget", "positive_widget", "interval_widget"):
-            S.pop(key, None)
+        error = replay_panel(recipe, label, run.id)
     else:
-        source = run.recipe.get("source", "bundle")
-        data_files = [(role, name, data) for role, name, data in files if role != "thresholds"]
-        slots: list[Upload | None] = [None] * (len(runs.JUDGE_ROLES.get(source, ("bundle",))))
-        slots[0] = Upload.of(data_files[0][1], data_files[0][2], origin="run")
-        for role, name, data in data_files[1:]:
-            where_ = runs.JUDGE_SLOTS.get(source, {}).get(role)
-            if where_ is not None:
-                slots[where_] = Upload.of(name, data, origin="run")
-        if source == "bundle":
-            slots = slots[:1]
-        src = {"label": label, "files": tuple(slots), "kind": source, "judge": run.recipe.get("judge"),
-               "rebind": bool(run.recipe.get("rebind")), "run": run.id}
-        error = try_judge_source(src)
-        if error:
-            return error
+        error = replay_judge(runs.judge_replay(run, files), label, run.id)
+    if error:
+        return error
     S[f"{run.kind}_run"] = run.id
     if with_thresholds:  # the run's own part only: a panel run and a judge run in one link keep both
         from dataclasses import replace
@@ -814,6 +806,41 @@ def open_run(run_id: str, with_thresholds: bool = True) -> str | None:
         S.thresholds = replace(merged, source=f"run {run.id}") if edited else runs.DEFAULT
         state.clear_widgets()
     return None
+
+
+def _as_upload(source: Source | None) -> Upload | None:
+    """A stored input as the session holds it (its digest keys the caches)."""
+    return None if source is None or source.data is None else Upload.of(source.name, source.data, origin="run")
+
+
+def replay_panel(recipe: PanelRecipe, label: str, run_id: str) -> str | None:
+    """The session reads the panel as ``recipe`` says (its mapping, dimension, level, interval and
+    positive category) and measures it through the pipeline as any loaded panel is
+    (ui.data.panel_measurements). On an error the reading and what was loaded are kept."""
+    dimension = recipe.dimension
+    src = {"label": label + (f" (dimension {dimension})" if dimension else ""),
+           "ratings": _as_upload(recipe.ratings[0]), "rates": _as_upload(recipe.rates), "mapping": recipe.mapping,
+           "run": run_id, "dimension": dimension}
+    old = (S.level, S.positive, S.get("interval", "units"))
+    S.level = recipe.level
+    # the interval the run was recorded with: "krippendorff" (runs recorded before) is "pairs"
+    S.interval = INTERVAL_METHODS.get(recipe.interval, "units") if isinstance(recipe.interval, str) else "units"
+    S.positive = runs.positive_of(src, recipe.positive)
+    error = try_panel_source(src)
+    if error:
+        S.level, S.positive, S.interval = old
+        return error
+    for key in ("level_widget", "positive_widget", "interval_widget"):
+        S.pop(key, None)
+    return None
+
+
+def replay_judge(recipe: JudgeRecipe, label: str, run_id: str) -> str | None:
+    """The session holds the judge's files in the recipe's slots and audits them through the
+    pipeline as any loaded judge is (ui.data.judge_bundle). On an error what was loaded is kept."""
+    src = {"label": label, "files": tuple(_as_upload(f) for f in runs.judge_files(recipe)), "kind": recipe.source,
+           "judge": recipe.judge, "rebind": recipe.rebind, "run": run_id}
+    return try_judge_source(src)
 
 
 def open_link_runs() -> None:
@@ -835,7 +862,7 @@ def open_link_runs() -> None:
 
 
 def _reading_from_url() -> str | None:
-    from agreebound.panel import LEVELS
+    from agreebound.categories import LEVELS
 
     level = st.query_params.get("level", S.level)
     given = st.query_params.get("interval", S.get("interval", "units"))

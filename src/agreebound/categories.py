@@ -1,0 +1,234 @@
+"""The ratings' domain: categories (the sorted distinct values, exact on demand) and the coded
+panel (one code per present rating), the types every reader builds and every measure reads.
+
+>>> c = encode([[1, 1], [2, None]])
+>>> c.categories.values, c.code.tolist(), c.n_raters
+((1, 2), [0, 0, 1], 2)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+from numbers import Rational, Real
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+# --- categories: the sorted distinct values, exact on demand ----------------------------------
+
+
+class Categories:
+    """The distinct values of a panel, sorted; ``codes`` index into them.
+
+    Numbers are held either as float64 (each float read as its shortest round-trip decimal, the
+    number the file or the caller wrote: 0.1 is 1/10) or as exact Python numbers; labels as
+    Python objects.  Exact values are made only when asked for, so a panel with 500,000 distinct
+    scores never builds 500,000 Fractions.
+    """
+
+    def __init__(self, *, floats: np.ndarray | None = None, exact: Sequence[Any] | None = None,
+                 labels: Sequence[Any] | None = None) -> None:
+        given = [x is not None for x in (floats, exact, labels)]
+        if sum(given) != 1:
+            raise ValueError("Categories takes exactly one of floats, exact, labels")
+        self._floats = None if floats is None else np.asarray(floats, dtype=np.float64)
+        self._exact = None if exact is None else tuple(exact)
+        self._labels = None if labels is None else tuple(labels)
+
+    @property
+    def numeric(self) -> bool:
+        return self._labels is None
+
+    def __len__(self) -> int:
+        if self._floats is not None:
+            return len(self._floats)
+        return len(self._exact if self._exact is not None else self._labels)  # type: ignore[arg-type]
+
+    @cached_property
+    def values(self) -> tuple[Any, ...]:
+        """Exact Python values: ints, Fractions (decimals) or the labels."""
+        if self._labels is not None:
+            return self._labels
+        if self._exact is not None:
+            return self._exact
+        return tuple(float_value(float(v)) for v in self._floats)  # type: ignore[union-attr]
+
+    def first(self, n: int) -> tuple[Any, ...]:
+        """The first ``n`` exact values, without converting the rest."""
+        if self._floats is not None and "values" not in self.__dict__:
+            return tuple(float_value(float(v)) for v in self._floats[:n])
+        return self.values[:n]
+
+    @cached_property
+    def floats(self) -> np.ndarray:
+        """float64 approximations (figures, bootstraps); numeric categories only."""
+        self.need_numeric("")
+        if self._floats is not None:
+            return self._floats
+        return np.array([float(v) for v in self._exact], dtype=np.float64)  # type: ignore[union-attr]
+
+    def need_numeric(self, level: str) -> None:
+        if self._labels is not None:
+            first = next((v for v in self._labels if isinstance(v, bool) or not isinstance(v, Real)), None)
+            raise ValueError(f"{level or 'this'} alpha needs numeric values; got {first!r}")
+
+    @cached_property
+    def scaled(self) -> tuple[np.ndarray, int]:
+        """(X, S): every value exactly X / S, X integers (int64 when they fit, else Python ints)."""
+        self.need_numeric("")
+        if self._floats is not None:
+            v = self._floats
+            if not np.isfinite(v).all():
+                raise ValueError(f"numeric alpha needs finite values; got {float(v[~np.isfinite(v)][0])!r}")
+            for dp in range(0, 18):
+                scale = 10**dp
+                x = np.rint(v * scale)
+                if np.abs(x).max(initial=0) >= 2**51:
+                    break
+                if (x / scale == v).all():
+                    return x.astype(np.int64), scale
+            exact: Sequence[Any] = self.values
+        else:
+            exact = self._exact  # type: ignore[assignment]
+        fr = [Fraction(e) for e in exact]
+        scale = 1
+        for f in fr:
+            scale = math.lcm(scale, f.denominator)
+        ints = [f.numerator * (scale // f.denominator) for f in fr]
+        return _int_array(ints), scale
+
+
+def float_value(v: float) -> Any:
+    """The number a float prints as: its shortest round-trip decimal (1e+38 is 10**38, 0.1 is
+    1/10), an int when whole."""
+    if not math.isfinite(v):
+        return v
+    if v.is_integer() and abs(v) < 2**53:
+        return int(v)
+    f = Fraction(repr(v))
+    return int(f) if f.denominator == 1 else f
+
+
+def _int_array(ints: Sequence[int]) -> np.ndarray:
+    if all(-(2**62) < i < 2**62 for i in ints):
+        return np.array(ints, dtype=np.int64)
+    out = np.empty(len(ints), dtype=object)
+    out[:] = list(ints)
+    return out
+
+
+# --- coding: any rating matrix -> one code per present rating --------------------------------
+
+
+@dataclass(frozen=True)
+class Coded:
+    """Ratings as codes: one entry per present rating (missing cells have no entry).
+
+    ``unit`` and ``rater`` index the rating's unit and rater, ``code`` its value in ``categories``.
+    Alpha only needs each unit's multiset of codes; the raters matter to rates and diagnostics.
+    """
+
+    unit: np.ndarray
+    rater: np.ndarray
+    code: np.ndarray
+    n_units: int
+    n_raters: int
+    categories: Categories
+
+    def __post_init__(self) -> None:
+        if not (len(self.unit) == len(self.rater) == len(self.code)):
+            raise ValueError("unit, rater and code must have one entry per rating")
+
+    @property
+    def n_ratings(self) -> int:
+        return len(self.code)
+
+
+def as_matrix(ratings: Any) -> np.ndarray:
+    if isinstance(ratings, pd.DataFrame):
+        arr = ratings.to_numpy()
+    elif isinstance(ratings, np.ndarray):
+        arr = ratings
+    else:
+        try:
+            rows = [list(r) for r in ratings]
+        except TypeError as error:
+            raise ValueError("ratings must be 2-D: rows are units, columns are raters") from error
+        widths = {len(r) for r in rows}
+        if len(widths) > 1:
+            raise ValueError(f"ratings rows have different lengths {sorted(widths)}: every unit needs one cell per rater")
+        arr = np.empty((len(rows), widths.pop() if widths else 0), dtype=object)
+        for i, r in enumerate(rows):
+            arr[i, :] = r
+    if arr.ndim != 2:
+        raise ValueError(f"ratings must be 2-D (units x raters), got {arr.ndim}-D")
+    return arr
+
+
+def encode(ratings: Any) -> Coded:
+    """A rating matrix (rows = units, columns = raters; None/NaN missing) as :class:`Coded`."""
+    if isinstance(ratings, Coded):
+        return ratings
+    arr = as_matrix(ratings)
+    n_units, n_raters = arr.shape
+    flat = arr.ravel()
+    if flat.dtype.kind == "b":
+        raise ValueError("ratings must not be booleans: use 0/1 or labels")
+    if flat.dtype.kind in "iu":
+        uniques, codes = np.unique(flat, return_inverse=True)
+        cats = Categories(exact=[int(u) for u in uniques])
+        present = np.ones(len(flat), dtype=bool)
+    elif flat.dtype.kind == "f":
+        codes, uniques = pd.factorize(flat, use_na_sentinel=True)  # hashing: no sort of every rating
+        order = np.argsort(uniques, kind="stable")
+        remap = np.empty(len(uniques) + 1, dtype=np.int64)
+        remap[order] = np.arange(len(uniques))
+        remap[-1] = -1
+        codes = remap[codes]
+        present = codes >= 0
+        cats = Categories(floats=np.asarray(uniques, dtype=np.float64)[order])
+    else:
+        codes, cats = _encode_objects(flat)
+        present = codes >= 0
+    idx = np.flatnonzero(present)
+    codes = np.asarray(codes, dtype=np.int64)[idx]
+    return Coded(idx // max(n_raters, 1), idx % max(n_raters, 1), codes, n_units, n_raters, cats)
+
+
+def _encode_objects(flat: np.ndarray) -> tuple[np.ndarray, Categories]:
+    codes, uniques = pd.factorize(flat, use_na_sentinel=True)
+    values = [v.item() if isinstance(v, np.generic) else v for v in uniques]
+    if any(isinstance(v, (bool, np.bool_)) for v in values):
+        raise ValueError("ratings must not be booleans: use 0/1 or labels")
+    numeric = all(isinstance(v, Real) for v in values)
+    if numeric:
+        exact: list[Any] = []
+        for v in values:
+            if isinstance(v, float):
+                if not math.isfinite(v):
+                    numeric = False
+                    break
+                exact.append(float_value(v))
+            elif isinstance(v, Rational):
+                exact.append(int(v) if v.denominator == 1 else Fraction(v))
+            else:  # other Reals (Decimal, numpy floats handled above): through their float's repr
+                exact.append(float_value(float(v)))
+        if numeric:
+            values = exact
+    try:
+        order = sorted(range(len(values)), key=lambda i: values[i])
+    except TypeError:
+        order = sorted(range(len(values)), key=lambda i: (type(values[i]).__name__, repr(values[i])))
+    remap = np.empty(len(values) + 1, dtype=np.int64)
+    remap[np.asarray(order, dtype=np.int64)] = np.arange(len(values), dtype=np.int64)
+    remap[-1] = -1  # code -1 indexes the last slot: stays missing
+    codes = remap[np.asarray(codes, dtype=np.int64)]
+    sorted_values = [values[i] for i in order]
+    cats = Categories(exact=sorted_values) if numeric else Categories(labels=sorted_values)
+    return codes, cats

@@ -1,0 +1,17 @@
+"""The numpy engine: a rating panel held in memory to its counts (agreebound.counts.PanelCounts),
+as DuckDB and Spark give theirs, so every engine's numbers come from the same measuring code
+(agreebound.analysis.measure_counts, agreebound.alpha.alpha).
+
+The counts keep each pairable unit's histogram as the ratings give it: alpha reads them in one
+pass, and the units bootstrap draws from their canonical patterns, the ones the SQL engines count.
+"""
+
+from __future__ import annotations
+
+from agreebound.counts import PanelCounts, from_coded
+from agreebound.ratings import RatingPanel
+
+
+def panel_counts(panel: RatingPanel) -> PanelCounts:
+    """One dimension's counts from its ratings in memory."""
+    return from_coded(panel.coded, panel.raters, panel.dimension)

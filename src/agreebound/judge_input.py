@@ -1,0 +1,90 @@
+"""A judge set measured: io reads a judge input (a bundle, the tabular trio, a judge log) without
+measuring it; :func:`measure_judge` audits it with calibration's public measuring functions and
+returns the :class:`JudgeBundle` every report and page draws.
+
+Measuring lives here, in the core, so that io never imports the measuring code (issue 23).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from agreebound.calibration import CalibrationMeasurement, FrameError, measure_frames, measure_partial
+from agreebound.contract import REFERENCE_FIELDS, JudgeCalibrationContract
+from agreebound.errors import InputError
+from agreebound.escape import excerpt
+
+if TYPE_CHECKING:
+    from agreebound.contract import JudgeInput
+
+
+@dataclass(frozen=True)
+class JudgeBundle:
+    """A validated judge set: the contract, the snapshot header, the frames and their measurement."""
+
+    file: str
+    contract: JudgeCalibrationContract
+    scope: str
+    contract_content_id: str
+    rubric_digest: str
+    references: pd.DataFrame
+    observations: pd.DataFrame
+    measurement: CalibrationMeasurement
+    #: The snapshot named another contract content and the user bound it to this contract anyway
+    #: (a draft binding, shown as such; never the file's own claim).
+    rebound_from: str | None = None
+
+
+class UnboundSnapshot(InputError):
+    """The snapshot names another content of this contract (same scope, another content id): the
+    dashboard offers to bind it to this contract as a draft. A typed error, so no caller reads the
+    message's words to know it."""
+
+
+def measure_judge(judge: "JudgeInput") -> JudgeBundle:
+    """Audit a judge input: the seed's full audit, or (a judge log lacking what it needs) the
+    partial audit whose missing gates say why."""
+    if judge.log is not None:
+        return _measure_log(judge)
+    return _measure_full(judge)
+
+
+def _measure_full(judge: "JudgeInput") -> JudgeBundle:
+    """A bundle or the tabular trio: a refused record is an InputError naming its file, row and field."""
+    scope, content_id, digest = judge.header
+    refs = judge.references if judge.references is not None else pd.DataFrame(columns=list(REFERENCE_FIELDS))
+    try:
+        m = measure_frames(judge.contract, refs, judge.observations, scope=scope, contract_content_id=content_id,
+                           rubric_digest=digest)
+    except FrameError as e:
+        frame = e.frame or "snapshot"
+        file = judge.files.get(frame, judge.file)
+        row = None if e.row is None else judge.locate.get(frame, lambda i: i + 1)(e.row)
+        column = e.field if frame != "snapshot" else (f"snapshot.{e.field}" if e.field else None)
+        # records are checked before the binding: a snapshot-level refusal of an unbound snapshot is the binding's
+        error = UnboundSnapshot if frame == "snapshot" and judge.unbound else InputError
+        raise error(file, row, column, str(e), row_label=judge.row_labels.get(frame, "row")) from None
+    except ValueError as e:
+        error = UnboundSnapshot if judge.unbound else InputError
+        raise error(judge.file, None, None, str(e)) from None
+    return JudgeBundle(judge.file, judge.contract, scope, content_id, digest, refs, judge.observations, m,
+                       rebound_from=judge.rebound_from)
+
+
+def _measure_log(judge: "JudgeInput") -> JudgeBundle:
+    """A judge log: the full audit when it has everything the seed needs, else the partial one."""
+    c, header, refs, obs, notes = judge.contract, judge.header, judge.references, judge.observations, judge.notes
+    if judge.complete:
+        try:
+            m = measure_frames(c, refs, obs, scope=header[0], contract_content_id=header[1], rubric_digest=header[2])
+            m = replace(m, notes=notes, contract_given=judge.contract_given)
+            return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs, obs, m)
+        except (FrameError, ValueError) as e:
+            notes += (f"the seed's full audit refuses this data ({excerpt(str(e), 160)}): a partial audit follows",)
+    m = measure_partial(c, judge.log.observations, refs, judge.lacks, header)
+    m = replace(m, notes=notes + m.notes, contract_given=judge.contract_given)
+    empty = pd.DataFrame(columns=list(REFERENCE_FIELDS))
+    return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs if refs is not None else empty, obs, m)

@@ -1,0 +1,646 @@
+"""One pipeline: a typed recipe -> :func:`run` -> :class:`Report`.
+
+The CLI, the dashboard and the store share it: the CLI builds a recipe from its flags, the
+dashboard from its session, the store keeps a recipe's :meth:`to_dict` beside each run (the same
+keys runs have always stored, so every recorded run still opens), and reopening a run reads the
+recipe back with :meth:`from_dict`. The engine (numpy in memory, DuckDB or Spark out of core) is
+chosen here and only here (:func:`panel_engine`, :func:`judge_engine`).
+
+Files are read through :class:`Source`: bytes already in hand (an upload), or a path read here,
+at the step that needs it, so a bad file is reported at the same step whoever runs the recipe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from agreebound.errors import InputError
+from agreebound.escape import normalise_name, printable
+from agreebound.limits import LISTED_CATEGORIES, MAX_INPUT_BYTES
+
+ENGINES = ("auto", "numpy", "duckdb", "spark")
+OUT_OF_CORE = ("duckdb", "spark")
+#: (engine, files) -> None: called once the out-of-core engine is chosen (files None), then with
+#: its input files before any is read (the CLI checks its flags and its --report path there).
+Check = Callable[[str, "Sequence[str] | None"], None]
+
+
+class _Unset:
+    """A positive category not given (the CLI without --positive): "auto" in memory; out of core,
+    the mapping's positive first."""
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
+
+
+class RecipeError(Exception):
+    """A recipe this version cannot run as asked (an engine without a feature, a missing engine):
+    a usage problem, said in the user's words; the CLI prefixes its command."""
+
+
+# --- sources ----------------------------------------------------------------------------------
+
+
+def read_file(path: str) -> tuple[str, bytes]:
+    """A regular file's name and bytes; the size is checked with stat before reading, and
+    devices, pipes and folders are refused without opening them."""
+    from agreebound.engines.common import regular_file
+    from agreebound.io.tables import check_size
+
+    name = Path(path).name or path
+    st = regular_file(path, folder_hint="give a file")
+    check_size(name, st.st_size)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_INPUT_BYTES + 1)
+    except OSError as e:
+        raise InputError(path, None, None, f"cannot read the file ({e.strerror})") from None
+    check_size(name, len(data))
+    return name, data
+
+
+@dataclass(frozen=True)
+class Source:
+    """An input: its bytes (an upload, a stored run's blob) or a path read when needed."""
+
+    name: str
+    data: bytes | None = None
+    path: str | None = None
+
+    @classmethod
+    def at(cls, path: str) -> "Source":
+        return cls(Path(path).name or path, None, path)
+
+    def read(self) -> tuple[str, bytes]:
+        if self.data is not None:
+            return self.name, self.data
+        assert self.path is not None
+        return read_file(self.path)
+
+    @property
+    def given(self) -> str:
+        """How the user named it: the path as given, else the name."""
+        return self.path or self.name
+
+
+def sha256_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _positive_text(positive: Any) -> Any:
+    """The positive category as a run stores it: "auto", None, or the category as text."""
+    if positive is UNSET or positive == "auto":
+        return "auto"
+    return None if positive is None else str(positive)
+
+
+# --- recipes ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PanelRecipe:
+    """How to read and measure a rating panel, and the thresholds to decide it under.
+
+    ``mapping``: a mapping file (a Source), a Mapping's JSON (the dashboard, a stored run), or
+    None for the suggested reading. ``chosen_by``: who chose ``level``; None lets the recipe say
+    (the flag when not "auto", else the mapping's level, else the default rule). ``thresholds``: a
+    thresholds file (a Source), a ThresholdSet, or None for the defaults; ``preset`` picks one of
+    its presets (or a built-in one)."""
+
+    ratings: tuple[Source, ...]
+    mapping: Source | str | None = None
+    level: str = "auto"
+    chosen_by: str | None = None
+    humans: tuple[str, ...] | None = None
+    detectors: tuple[str, ...] | None = None
+    dimension: str | None = None
+    engine: str = "auto"
+    master: str = "local[2]"
+    interval: str = "units"
+    positive: Any = "auto"
+    rates: Source | None = None
+    sheet: str | None = None
+    missing: tuple[str, ...] | None = None
+    coefficients: bool = False
+    thresholds: Any = None
+    preset: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form (the keys runs have always stored: mapping, level, positive, dimension,
+        interval)."""
+        mapping = self.mapping if isinstance(self.mapping, str) or self.mapping is None else None
+        return {"mapping": mapping, "level": self.level, "positive": _positive_text(self.positive),
+                "dimension": self.dimension, "interval": self.interval}
+
+    @classmethod
+    def from_dict(cls, stored: dict[str, Any], ratings: Sequence[Source], rates: Source | None = None,
+                  thresholds: Any = None) -> "PanelRecipe":
+        """A stored run's recipe over its stored inputs. Runs recorded before the interval choice
+        used KALPHA's bootstrap over pairs, the only one then; before the level choice, "auto"."""
+        return cls(tuple(ratings), stored.get("mapping"), stored.get("level") or "auto", "user",
+                   dimension=stored.get("dimension"), interval=stored.get("interval") or "pairs",
+                   positive=stored.get("positive", "auto"), rates=rates, thresholds=thresholds)
+
+
+@dataclass(frozen=True)
+class JudgeRecipe:
+    """How to read and audit a judge, and the thresholds to decide it under.
+
+    ``source``: "bundle" (one JSON), "tables" (the contract JSON, references and observations),
+    "log" (a judge log with optional references, contract and log mapping) or "auto" (by the
+    first file's content and the files given)."""
+
+    first: Source
+    source: str = "auto"
+    references: Source | None = None
+    observations: Source | None = None
+    contract: Source | None = None
+    mapping: Source | None = None
+    judge: str | None = None
+    rebind: bool = False
+    engine: str = "auto"
+    master: str = "local[2]"
+    thresholds: Any = None
+    preset: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form: source, judge, rebind."""
+        return {"source": self.source, "judge": self.judge, "rebind": bool(self.rebind)}
+
+    @classmethod
+    def from_dict(cls, stored: dict[str, Any], files: Sequence[Source | None], thresholds: Any = None) -> "JudgeRecipe":
+        """A stored run's recipe over its stored files, in the source's slot order (bundle; contract,
+        references, observations; log, references, contract, mapping)."""
+        source = stored.get("source", "bundle")
+        slots = list(files) + [None] * 4
+        given = {"judge": stored.get("judge"), "rebind": bool(stored.get("rebind")), "thresholds": thresholds}
+        if source == "tables":
+            return cls(slots[0], source, references=slots[1], observations=slots[2], **given)
+        if source == "log":
+            return cls(slots[0], source, references=slots[1], contract=slots[2], mapping=slots[3], **given)
+        return cls(slots[0], source, **given)
+
+
+# --- the engine choice -------------------------------------------------------------------------
+
+
+def _large_long_file(path: str) -> bool:
+    try:
+        return os.stat(path).st_size > MAX_INPUT_BYTES and Path(path).suffix.lower() in (".csv", ".tsv", ".parquet",
+                                                                                          ".pq")
+    except OSError:
+        return False
+
+
+def _pattern(path: str) -> bool:
+    return any(ch in path for ch in "*?[") and not os.path.isfile(path)
+
+
+def panel_engine(recipe: PanelRecipe) -> str:
+    """numpy (in memory), or duckdb/spark (out of core). auto: duckdb for several files, a pattern
+    or a long file over 200 MB; else numpy."""
+    if recipe.engine != "auto":
+        return recipe.engine
+    first = recipe.ratings[0]
+    if len(recipe.ratings) > 1:
+        return "duckdb"
+    if first.path is not None and (_pattern(first.path) or _large_long_file(first.path)):
+        return "duckdb"
+    return "numpy"
+
+
+def judge_source(recipe: JudgeRecipe, name: str, data: bytes) -> str:
+    """The judge source's kind: a log (by its content, or read through a log mapping), the
+    tabular trio (references or observations given), else a bundle."""
+    if recipe.source != "auto":
+        return recipe.source
+    from agreebound.io.formats import is_judge_log
+
+    if recipe.mapping is not None or is_judge_log(name, data):
+        return "log"
+    return "tables" if recipe.references is not None or recipe.observations is not None else "bundle"
+
+
+def judge_engine(recipe: JudgeRecipe) -> str:
+    """The tabular trio's engine. auto: duckdb when a file is a pattern, Parquet or over 200 MB."""
+    if recipe.engine != "auto":
+        return recipe.engine
+    for src in (recipe.references, recipe.observations):
+        path = src.path if src is not None else None
+        if path is None:
+            continue
+        if _pattern(path) or Path(path).suffix.lower() in (".parquet", ".pq"):
+            return "duckdb"
+        try:
+            if os.stat(path).st_size > MAX_INPUT_BYTES:
+                return "duckdb"
+        except OSError:
+            pass
+    return "numpy"
+
+
+# --- the result -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a run produced: the measurements (a panel's per dimension, or the judge's bundle), the
+    thresholds in force, the report dict every renderer reads, the inputs read (role, name, bytes
+    or a digest for files not held) and the recipe as a run stores it."""
+
+    kind: str
+    report: dict[str, Any]
+    thresholds: Any
+    inputs: tuple[tuple[str, str, Any], ...]
+    recipe: dict[str, Any]
+    measurements: dict[str, Any] = field(default_factory=dict)
+    bundle: Any = None
+    imported: Any = None
+
+    @property
+    def decisions(self) -> Any:
+        """The panel's decision per dimension, or the judge's decision (cheap: decide only)."""
+        if self.kind == "judge":
+            from agreebound.calibration import decide
+
+            return decide(self.bundle.measurement, self.thresholds.calibration)
+        from agreebound.analysis import decide_panel
+
+        return {d: decide_panel(m, self.thresholds.panel) for d, m in self.measurements.items()}
+
+    def html(self) -> str:
+        from agreebound.render.html import calibration_html, panel_html
+
+        if self.kind == "judge":
+            return calibration_html(self.bundle, self.thresholds, self.report)
+        return panel_html(self.measurements, self.thresholds, self.report)
+
+
+def level_read(measured: dict[str, Any]) -> str:
+    """The level(s) the panel was read at, as a run records them ("ordinal"; never "auto")."""
+    return ", ".join(sorted({m.level for m in measured.values()}))
+
+
+def thresholds_of(recipe: PanelRecipe | JudgeRecipe, inputs: list[tuple[str, str, Any]] | None = None) -> Any:
+    """The thresholds in force: the recipe's set, or its file's (read once, joining ``inputs``),
+    then its preset."""
+    from agreebound.thresholds import DEFAULT, PRESETS, ThresholdSet
+
+    presets, t = dict(PRESETS), DEFAULT
+    if isinstance(recipe.thresholds, ThresholdSet):
+        t = recipe.thresholds
+    elif isinstance(recipe.thresholds, Source):
+        from agreebound.io.formats import parse_thresholds
+
+        name, data = recipe.thresholds.read()
+        tf = parse_thresholds(name, data)
+        presets, t = tf.presets, tf.thresholds
+        if inputs is not None:
+            inputs.append(("thresholds", name, data))
+    if recipe.preset:
+        if recipe.preset not in presets:
+            where = recipe.thresholds.given if isinstance(recipe.thresholds, Source) else "--preset"
+            raise InputError(where, None, None, f"no preset {printable(recipe.preset, 60)!r}; available: "
+                             f"{', '.join(sorted(presets))}")
+        t = presets[recipe.preset]
+    return t
+
+
+def run(recipe: PanelRecipe | JudgeRecipe, check: Check | None = None) -> Report:
+    """Read, measure and decide what the recipe says, on the engine it chooses."""
+    if isinstance(recipe, PanelRecipe):
+        engine = panel_engine(recipe)
+        if engine in OUT_OF_CORE:
+            if check is not None:
+                check(engine, None)
+            return _panel_out_of_core(recipe, engine, check)
+        return _panel_in_memory(recipe)
+    return _judge(recipe, check)
+
+
+def stored_recipe(recipe: PanelRecipe | JudgeRecipe, measured: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The recipe as a run stores it; a panel's with the level(s) it was read at."""
+    out = recipe.to_dict()
+    if isinstance(recipe, PanelRecipe) and measured is not None:
+        out["level_read"] = level_read(measured)
+    return out
+
+
+def one_dimension(found: dict[str, Any], dimension: str, file: str, has: str) -> dict[str, Any]:
+    """Only ``dimension`` of ``found`` (by its normalised name), or an InputError listing them."""
+    want = normalise_name(dimension)
+    if want not in found:
+        shown = ", ".join(printable(d, 40) for d in list(found)[:LISTED_CATEGORIES])
+        raise InputError(file, None, "dimension", f"no dimension {printable(dimension, 60)!r}; {has} {shown}")
+    return {want: found[want]}
+
+
+def level_choice(level: str, chosen_by: str | None, mapping_level: str | None) -> tuple[str, str]:
+    """The level and who chose it: the recipe's (the user's), else the mapping file's, else nobody
+    ("auto": the default rule, analysis.default_level)."""
+    if chosen_by is not None:
+        return level, chosen_by
+    if level != "auto":
+        return level, "user"
+    if mapping_level:
+        return mapping_level, "mapping"
+    return "auto", "user"
+
+
+# --- panels -----------------------------------------------------------------------------------
+
+
+def import_panel(recipe: PanelRecipe, inputs: list[tuple[str, str, Any]]) -> Any:
+    """The ratings read through the recipe's mapping (or the suggested one) and its roles."""
+    from agreebound.io.formats import assign_roles, import_ratings, parse_mapping
+    from agreebound.io.mapping import Mapping
+
+    name, data = recipe.ratings[0].read()
+    inputs.append(("ratings", name, data))
+    mapping = None
+    if isinstance(recipe.mapping, Source):
+        mname, mdata = recipe.mapping.read()
+        mapping = parse_mapping(mname, mdata)
+        inputs.append(("mapping", mname, mdata))
+    elif recipe.mapping:
+        mapping = Mapping.from_json(recipe.mapping)
+    imported = import_ratings(name, data, mapping, sheet=recipe.sheet,
+                              missing=list(recipe.missing) if recipe.missing else None)
+    assign_roles(imported.panels, None if recipe.humans is None else list(recipe.humans),
+                 None if recipe.detectors is None else list(recipe.detectors))
+    return imported
+
+
+def _panel_in_memory(recipe: PanelRecipe) -> Report:
+    from agreebound.analysis import measure_panels
+    from agreebound.io.formats import parse_detector_rates
+    from agreebound.render.report import panel_report
+
+    inputs: list[tuple[str, str, Any]] = []
+    imported = import_panel(recipe, inputs)
+    name = inputs[0][1]
+    t = thresholds_of(recipe, inputs)
+    panels = imported.panels
+    if recipe.dimension is not None:
+        panels = one_dimension(panels, recipe.dimension, name, "the file has")
+    rates = rates_name = None
+    if recipe.rates is not None:
+        rates_name, rdata = recipe.rates.read()
+        rates = parse_detector_rates(rates_name, rdata)
+        inputs.append(("rates", rates_name, rdata))
+    level, chosen_by = level_choice(recipe.level, recipe.chosen_by, imported.mapping.level)
+    positive = "auto" if recipe.positive is UNSET else recipe.positive
+    measurements = measure_panels(panels, level, positive, rates, rates_name, recipe.interval,
+                                  chosen_by=chosen_by)
+    coefficients = None
+    if recipe.coefficients:
+        from agreebound.analysis import panel_coefficients
+
+        coefficients = {d: panel_coefficients(panels[d], m.level, t.panel.alpha_floor_permil)
+                        for d, m in measurements.items()}
+    report = panel_report(measurements, t, [(n, b) for _, n, b in inputs], imported, coefficients)
+    replay = replace(recipe, mapping=_mapping_in_force(recipe, imported).to_json(), level=level, positive=positive)
+    return Report("panel", report, t, tuple(inputs), stored_recipe(replay, measurements), measurements,
+                  imported=imported)
+
+
+def _mapping_in_force(recipe: PanelRecipe, imported: Any) -> Any:
+    """The mapping that read the file, with the roles the recipe gave written into it."""
+    if recipe.humans is None and recipe.detectors is None:
+        return imported.mapping
+    return replace(imported.mapping,
+                   humans=tuple(dict.fromkeys(h for p in imported.panels.values() for h in p.humans)))
+
+
+def long_columns(recipe: PanelRecipe, engine: str, files: Sequence[str], remote: bool) -> Any:
+    """The mapping of long ratings read out of core: the recipe's mapping file, else (files on a
+    cluster's storage) the default names, else the reader's own reading of the first file's head."""
+    from agreebound.io.mapping import Mapping
+
+    if isinstance(recipe.mapping, Source):
+        from agreebound.io.formats import parse_mapping
+
+        m = parse_mapping(*recipe.mapping.read())
+        if m.layout != "long":
+            raise InputError(recipe.mapping.given, None, "layout", f"the {recipe.engine} engine reads long ratings (a "
+                             f"row per rating); this mapping is {m.layout}")
+    elif isinstance(recipe.mapping, str):
+        m = Mapping.from_json(recipe.mapping)
+    elif remote:
+        m = Mapping("long", ("unit",), "rater", "value", "dimension")  # remote files: name them with a mapping
+    else:
+        from agreebound.engines.common import detect_columns
+
+        m = detect_columns(files[0])
+    unsupported = [what for what, bad in (("header = false", not m.header), ("a decimal comma", m.decimal != "."),
+                                          ("lines above the header", bool(m.skip)),
+                                          (f"encoding {m.encoding}", (m.encoding or "utf-8").lower().replace("_", "-")
+                                           not in ("utf-8", "utf-8-sig", "ascii")))
+                   if bad]
+    if unsupported:
+        where = recipe.mapping.given if isinstance(recipe.mapping, Source) else files[0]
+        raise InputError(where, None, None, f"the {recipe.engine} engine reads UTF-8 long ratings with a header; not "
+                         f"{', '.join(unsupported)}: use --engine numpy (files up to 200 MB)")
+    return m
+
+
+def engine_counts(engine: str, files: Sequence[str], m: Any, missing: Sequence[str], master: str = "local[2]",
+                  display: str | None = None) -> dict[str, Any]:
+    """Each dimension's counts from DuckDB or Spark, through the mapping ``m`` of long ratings."""
+    from agreebound.engines.common import LongColumns
+
+    columns = LongColumns(tuple(m.unit) or ("unit",), m.rater or "rater", m.value or "value", m.dimension)
+    if engine == "spark":
+        try:
+            from agreebound.engines import spark_engine
+        except ImportError:
+            raise RecipeError("--engine spark needs pyspark (pip install pyspark) and Java 17") from None
+        return spark_engine.panel_counts(list(files), columns, missing=missing, master=master)
+    from agreebound.engines.duckdb_engine import panel_counts
+
+    kwargs = {"display": display} if display is not None else {}
+    return panel_counts(list(files), columns, missing=missing, delimiter=m.delimiter, **kwargs)
+
+
+def _files_read(files: Sequence[str], remote: bool) -> list[tuple[str, str]]:
+    """Files read by an engine as the report names them: each with its SHA-256, or (a cluster's
+    storage) named, not read here."""
+    if remote:
+        return [(f, "not read by agreebound (" + f.split("://")[0] + " storage)") for f in files]
+    return [(Path(f).name, sha256_file(f)) for f in files]
+
+
+def _panel_out_of_core(recipe: PanelRecipe, engine: str, check: Check | None) -> Report:
+    """Long ratings out of core: the engine returns each dimension's counts; the verdict is decided
+    from them exactly as in memory."""
+    from agreebound.analysis import measure_counts
+    from agreebound.engines.common import input_files
+    from agreebound.render.report import panel_report
+
+    paths = [s.given for s in recipe.ratings]
+    remote = engine == "spark" and "://" in paths[0]
+    files = paths if remote else input_files(paths)
+    m = long_columns(recipe, engine, files, remote)
+    if check is not None:
+        check(engine, files)
+    t = thresholds_of(recipe, None)
+    missing = tuple(dict.fromkeys([*(m.missing or ()), *(recipe.missing or ())]))
+    counts = engine_counts(engine, files, m, missing, recipe.master)
+    if recipe.dimension is not None:
+        counts = one_dimension(counts, recipe.dimension, files[0], "the files have")
+    name = Path(files[0]).name + (f" (and {len(files) - 1} more file{'s' if len(files) > 2 else ''})"
+                                   if len(files) > 1 else "")
+    level, chosen_by = level_choice(recipe.level, recipe.chosen_by, m.level)
+    positive: Any = recipe.positive if recipe.positive is not UNSET else (m.positive or "auto")
+    humans = list(recipe.humans) if recipe.humans is not None else (list(m.humans) if m.humans is not None else None)
+    if recipe.detectors is not None:
+        every = {r for c in counts.values() for r in c.raters}
+        humans = sorted(every - set(recipe.detectors))
+    measurements = {d: measure_counts(c, name, level, positive, humans, recipe.interval, chosen_by=chosen_by)
+                    for d, c in counts.items()}
+    inputs = _files_read(files, remote)
+    report = panel_report(measurements, t, inputs)
+    return Report("panel", report, t, tuple(("ratings", n, d) for n, d in inputs), {}, measurements)
+
+
+# --- judges -----------------------------------------------------------------------------------
+
+
+def read_judge(recipe: JudgeRecipe, source: str, name: str, data: bytes, inputs: list[tuple[str, str, Any]],
+               thresholds: Any = None) -> Any:
+    """The judge input as read (io, unmeasured): a log, the tabular trio in memory, or a bundle.
+    ``thresholds``: a log without a contract is drafted under them (else the defaults)."""
+    from agreebound.io.formats import read_judge_bundle, read_judge_log, read_judge_tables
+
+    if source == "log":
+        found = [(role, s.read()) for role, s in (("references", recipe.references), ("contract", recipe.contract),
+                                                  ("mapping", recipe.mapping)) if s is not None]
+        inputs += [(role, n, b) for role, (n, b) in found]
+        given = dict(found)
+        return read_judge_log(name, data, given.get("references"), given.get("contract"), recipe.judge,
+                              thresholds, given.get("mapping"))
+    if source == "tables":
+        if recipe.references is None or recipe.observations is None:
+            raise InputError(name, None, None, "the tabular form needs --references and --observations")
+        rname, rdata = recipe.references.read()
+        oname, odata = recipe.observations.read()
+        inputs += [("references", rname, rdata), ("observations", oname, odata)]
+        return read_judge_tables(name, data, rname, rdata, oname, odata)
+    return read_judge_bundle(name, data, rebind=recipe.rebind)
+
+
+def measure_judge_recipe(recipe: JudgeRecipe, thresholds: Any = None) -> Any:
+    """Read and audit a judge in memory: the JudgeBundle (what the dashboard caches)."""
+    from agreebound.judge_input import measure_judge
+
+    name, data = recipe.first.read()
+    return measure_judge(read_judge(recipe, judge_source(recipe, name, data), name, data, [], thresholds))
+
+
+def _judge(recipe: JudgeRecipe, check: Check | None) -> Report:
+    from agreebound.judge_input import measure_judge
+    from agreebound.render.report import calibration_report
+
+    name, data = recipe.first.read()
+    inputs: list[tuple[str, str, Any]] = [("bundle", name, data)]
+    t = thresholds_of(recipe, inputs)
+    source = judge_source(recipe, name, data)
+    trio = source == "tables" and recipe.references is not None and recipe.observations is not None
+    if recipe.engine in OUT_OF_CORE and not trio:
+        raise RecipeError(f"--engine {recipe.engine} reads the tabular form (a contract JSON with --references and "
+                          "--observations files); a bundle or a judge log is read in memory")
+    if trio:
+        engine = judge_engine(recipe)
+        if engine in OUT_OF_CORE:
+            return _judge_out_of_core(recipe, engine, name, data, t, inputs, check)
+    bundle = measure_judge(read_judge(recipe, source, name, data, inputs, t.calibration))
+    report = calibration_report(bundle, t, [(n, b) for _, n, b in inputs])
+    return Report("judge", report, t, tuple(inputs), replace(recipe, source=source).to_dict(), bundle=bundle)
+
+
+def _judge_out_of_core(recipe: JudgeRecipe, engine: str, name: str, data: bytes, t: Any,
+                       inputs: list[tuple[str, str, Any]], check: Check | None) -> Report:
+    """The tabular trio out of core: DuckDB or Spark returns the audit's counts; the decision,
+    intervals and report are the in-memory ones."""
+    import pandas as pd
+
+    from agreebound.engines.common import input_files
+    from agreebound.judge_input import JudgeBundle
+    from agreebound.render.report import calibration_report
+
+    if check is not None:
+        check(engine, None)
+    assert recipe.references is not None and recipe.observations is not None
+    paths = (recipe.references.given, recipe.observations.given)
+    remote = engine == "spark" and any("://" in p for p in paths)
+    refs, obs = ([paths[0]], [paths[1]]) if remote else (input_files([paths[0]]), input_files([paths[1]]))
+    if check is not None:
+        check(engine, [recipe.first.given, *refs, *obs])
+    if engine == "spark":
+        try:
+            from agreebound.engines.judge_spark import judge_measurement as spark_judge
+        except ImportError:
+            raise RecipeError("--engine spark needs pyspark (pip install pyspark) and Java 17") from None
+        contract, header, m = spark_judge(name, data, refs, obs, master=recipe.master)
+    else:
+        from agreebound.engines.judge_duckdb import judge_measurement
+
+        contract, header, m = judge_measurement(name, data, refs, obs)
+    empty = pd.DataFrame()  # out of core: no frames, only the measurement's counts
+    bundle = JudgeBundle(name, contract, header[0], header[1], header[2], empty, empty, m)
+    read = [(n, b) for _, n, b in inputs] + _files_read([*refs, *obs], remote)
+    report = calibration_report(bundle, t, read)
+    return Report("judge", report, t, tuple(inputs), replace(recipe, source="tables").to_dict(), bundle=bundle)
+
+
+# --- the same reading as functions (tests, benchmarks, samples) ---------------------------------
+
+
+def parse_judge_bundle(name: str, data: bytes, rebind: bool = False) -> Any:
+    """A judge bundle read and audited (io.formats.read_judge_bundle, then measure_judge)."""
+    return measure_judge_recipe(JudgeRecipe(Source(name, data), "bundle", rebind=rebind))
+
+
+def parse_judge_tables(contract_name: str, contract_data: bytes, references_name: str, references_data: bytes,
+                       observations_name: str, observations_data: bytes) -> Any:
+    """The tabular trio read and audited in memory."""
+    return measure_judge_recipe(JudgeRecipe(Source(contract_name, contract_data), "tables",
+                                            references=Source(references_name, references_data),
+                                            observations=Source(observations_name, observations_data)))
+
+
+def parse_judge_log(name: str, data: bytes, references: tuple[str, bytes] | None = None,
+                    contract: tuple[str, bytes] | None = None, judge: str | None = None,
+                    thresholds: Any = None, mapping: tuple[str, bytes] | None = None) -> Any:
+    """A judge log (with its references, contract and log mapping if given) read and audited."""
+    def src(x: tuple[str, bytes] | None) -> Source | None:
+        return Source(*x) if x is not None else None
+
+    recipe = JudgeRecipe(Source(name, data), "log", references=src(references), contract=src(contract),
+                         mapping=src(mapping), judge=judge)
+    return measure_judge_recipe(recipe, thresholds)
+
+
+def measure_panel_recipe(recipe: PanelRecipe, panels: dict[str, Any]) -> dict[str, Any]:
+    """The dashboard's measuring of panels already read (it caches the reading by the bytes'
+    digest): every dimension at the recipe's level, with its rates file if any."""
+    from agreebound.analysis import measure_panels
+    from agreebound.io.formats import parse_detector_rates
+
+    rates = rates_name = None
+    if recipe.rates is not None:
+        rates_name, rdata = recipe.rates.read()
+        rates = parse_detector_rates(rates_name, rdata)
+    level, chosen_by = level_choice(recipe.level, recipe.chosen_by, None)
+    return measure_panels(panels, level, recipe.positive, rates, rates_name, recipe.interval, chosen_by=chosen_by)
