@@ -19,7 +19,7 @@ if S.get("open_run"):
     if error:
         st.error(widgets.md(error, 400) + " (what was loaded is kept)")
     else:
-        kind = S.panel_source if S.panel_source.get("run") == run_id else None
+        kind = S.panel_source if S.panel_source.run == run_id else None
         st.switch_page("pages/panel.py" if kind is not None else "pages/judge.py")
 
 if message := S.get("history_message"):

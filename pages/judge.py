@@ -1,12 +1,16 @@
 """Judge calibration: the five rates against the contract, reference issues, the decision."""
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
+
+from agreebound.pipeline import JudgeRecipe
 
 from agreebound.render.gates import judge_sentence
 from agreebound.ui import contract_editor, shell, state, widgets
 from agreebound.render import figures
-from agreebound.ui.data import bundle_unbound, judge_diagnostics_for, judge_log, judges_in_log, json_lines
+from agreebound.ui.data import Loaded, bundle_unbound, judge_diagnostics_for, judge_log, judges_in_log, json_lines
 
 shell.enter(__file__)
 
@@ -27,14 +31,12 @@ def on_bundle() -> None:
                              "fields below")
         return
     if judge_log(u.name, u.data):
-        src = {"label": f"upload: {u.name}", "files": (u, None, None), "kind": "log", "judge": None}
         judges = judges_in_log(u.name, u.data)
-        if len(judges) > 1:  # several judges: audit the one with the most judgments, offer the rest
-            src["judge"] = judges[0]
-        state.remember_error("judge", widgets.try_judge_source(src))
+        # several judges: audit the one with the most judgments, offer the rest
+        recipe = JudgeRecipe(u, "log", judge=judges[0] if len(judges) > 1 else None)
+        state.remember_error("judge", widgets.try_judge_source(Loaded(f"upload: {u.name}", recipe)))
         return
-    src = {"label": f"upload: {u.name}", "files": (u,), "kind": "bundle"}
-    error = widgets.try_judge_source(src)
+    error = widgets.try_judge_source(Loaded(f"upload: {u.name}", JudgeRecipe(u, "bundle")))
     if error and bundle_unbound(u.name, u.data):
         S.judge_unbound = u  # offer "bind to this contract" as a draft
     state.remember_error("judge", error)
@@ -44,8 +46,7 @@ def on_log_mapping() -> None:
     u, m = S.get("judge_unmapped"), widgets.uploaded("log_mapping_upload")
     if u is None or m is None:
         return
-    src = {"label": f"upload: {u.name} (+ mapping {m.name})", "files": (u, None, None, m), "kind": "log"}
-    error = widgets.try_judge_source(src)
+    error = widgets.try_judge_source(Loaded(f"upload: {u.name} (+ mapping {m.name})", JudgeRecipe(u, "log", mapping=m)))
     state.remember_error("judge", error)
     if error is None:
         S.judge_unmapped = None
@@ -55,8 +56,7 @@ def on_bind() -> None:
     u = S.get("judge_unbound")
     if u is None:
         return
-    src = {"label": f"upload: {u.name} (bound to its contract as a draft)", "files": (u,), "kind": "bundle",
-           "rebind": True}
+    src = Loaded(f"upload: {u.name} (bound to its contract as a draft)", JudgeRecipe(u, "bundle", rebind=True))
     state.remember_error("judge", widgets.try_judge_source(src))
     S.judge_unbound = None
 
@@ -64,18 +64,19 @@ def on_bind() -> None:
 def on_log_extra() -> None:
     """References and/or a contract for the loaded log: the audit is redone with them."""
     src = S.judge_source
-    log = src["files"][0]
+    log, mapping = src.recipe.first, src.recipe.mapping
     refs = widgets.uploaded("log_references_upload")
     contract = widgets.uploaded("log_contract_upload")
     extra = [f.name for f in (refs, contract) if f]
-    mapping = src["files"][3] if len(src["files"]) > 3 else None
     extra += [f"mapping {mapping.name}"] if mapping else []
     label = f"upload: {log.name}" + (f" (+ {', '.join(extra)})" if extra else "")
-    state.remember_error("judge", widgets.try_judge_source(dict(src, label=label, files=(log, refs, contract, mapping))))
+    recipe = replace(src.recipe, references=refs, contract=contract)
+    state.remember_error("judge", widgets.try_judge_source(replace(src, label=label, recipe=recipe)))
 
 
 def on_judge() -> None:
-    state.remember_error("judge", widgets.try_judge_source(dict(S.judge_source, judge=S.judge_pick)))
+    src = S.judge_source
+    state.remember_error("judge", widgets.try_judge_source(replace(src, recipe=replace(src.recipe, judge=S.judge_pick))))
 
 
 def on_tables() -> None:
@@ -83,8 +84,9 @@ def on_tables() -> None:
     if any(f is None for f in files):
         state.remember_error("judge", "Load tables needs all three files: contract JSON, references CSV, observations CSV.")
         return
-    src = {"label": f"upload: {files[2].name} (+ contract, references)", "files": tuple(files), "kind": "tables"}
-    state.remember_error("judge", widgets.try_judge_source(src))
+    recipe = JudgeRecipe(files[0], "tables", references=files[1], observations=files[2])
+    state.remember_error("judge", widgets.try_judge_source(Loaded(f"upload: {files[2].name} (+ contract, references)",
+                                                                  recipe)))
 
 
 c1, c2 = st.columns(2)
@@ -112,7 +114,7 @@ if S.get("judge_unbound") is not None:
 bundle, d = widgets.judge_decision()
 m = bundle.measurement
 src = S.judge_source
-if src.get("kind") == "log":
+if src.recipe.source == "log":
     with st.container(border=True):
         st.markdown("**A judge log.** Rates that need human references or candidate lengths are evaluable only "
                     "when the log or a second file has them. Add them here:")
@@ -122,21 +124,20 @@ if src.get("kind") == "log":
         l2.file_uploader("Contract JSON (without one nothing is decided: illustrative limits only)", type=["json"],
                          key="log_contract_upload", on_change=on_log_extra)
         with l3:
-            judges = judges_in_log(src["files"][0].name, src["files"][0].data)  # a convenience: () if unreadable
+            judges = judges_in_log(src.recipe.first.name, src.recipe.first.data)  # a convenience: () if unreadable
             if len(judges) > 1:
                 if S.get("judge_pick") not in judges:
-                    S.judge_pick = src.get("judge") or judges[0]
+                    S.judge_pick = src.recipe.judge or judges[0]
                 st.selectbox(f"Judge ({len(judges)} in this log)", judges, key="judge_pick", on_change=on_judge)
 counts = widgets.judge_counts(bundle)  # one sentence of counts, here and in the snapshot below
-st.caption(f"Loaded: {widgets.md(src['label'])}: {counts}.")
-for note in m.notes:
+st.caption(f"Loaded: {widgets.md(src.label)}: {counts}.")
+for note in m.notes + d.notes:
     st.caption("Note: " + widgets.md(note, 400))
 widgets.decision_banner(d)
 st.markdown(widgets.md(judge_sentence(d), 300) + (f" Why: {why}." if (why := widgets.why_text(
     widgets.judge_gate_list(bundle, d))) else ""))
 if m.partial:
-    missing = [f"**{figures.RATE_LABELS[c.name]}**: not evaluable, {widgets.md(c.unavailable, 600)}"
-               for c in d.checks if c.unavailable]
+    missing = widgets.judge_missing_lines(d)
     st.markdown(("A partial audit: this source lacks what some gates need, so it can fail but never pass."
                  if d.contract_given else "A partial audit: this source lacks what some gates need.")
                 + " Per gate, what is missing and what supplies it:\n\n" + "\n".join(f"- {x}" for x in missing))
@@ -182,21 +183,7 @@ with right:
     if "human_agreement" not in m.unavailable and len(m.cases):
         widgets.judge_confusion_table(m.cases)
 
-rows = [{"rate": figures.RATE_LABELS[c.name], "measured": widgets.rate_check_text(c),
-         "95% interval (cases)": f"[{diag.intervals[c.name].low:.2%}, {diag.intervals[c.name].high:.2%}]"
-         if c.name in diag.intervals else "",
-         "cases / observations": f"{diag.intervals[c.name].cases:,} / {diag.intervals[c.name].observations:,}"
-         if c.name in diag.intervals else "",
-         "Wilson 95% (observations)": f"[{diag.wilson[c.name].low:.2%}, {diag.wilson[c.name].high:.2%}]"
-         if c.rate.evaluable and not c.unavailable else "",
-         "threshold (bps)": f"{'>=' if c.kind == 'min' else '<='} {c.threshold_bps}",
-         "gate": "not evaluable" + ("" if c.unavailable or not d.contract_given else " (passes)")
-         if c.unavailable or not c.rate.evaluable
-         else ("pass" if c.passed else "FAIL") if d.contract_given  # no contract: a limit's side, never a verdict
-         else ("within" if c.passed else "outside") + (" the illustrative limit" if d.contract_origin == "illustrative"
-                                                       else " the limit in force"),
-         "margin": "" if c.unavailable or not d.contract_given else widgets.margin_text(d.gate(c.name))}
-        for c in d.checks]
+rows = widgets.judge_gate_rows(d, diag)
 widgets.responsive_table(pd.DataFrame(rows), "gates_table")
 methods = sorted({iv.method for iv in diag.intervals.values()})
 st.caption("bps: basis points, hundredths of a percent (500 bps = 5.00%). Intervals count cases, not observations: "

@@ -80,10 +80,10 @@ with st.expander("Exact values"):
         rows.append({"what": f"{dim}: spread", "exact": "not measured" if not m.rates else
                      ("unbounded" if d.spread is None else exact_text(d.spread)),
                      "seed units": f"{d.seed_ratio_permil} permil" if m.rates else ""})
-    for c in jd.checks:
-        rows.append({"what": f"judge: {c.name}", "exact": "not evaluable" if c.unavailable or not c.rate.evaluable
-                     else f"{c.rate.numerator}/{c.rate.denominator}",
-                     "seed units": "" if c.unavailable else f"{c.rate.bps} bps"})
+    for g, rate in zip(jd.gates, jd.rates, strict=True):
+        rows.append({"what": f"judge: {g.name}", "exact": "not evaluable" if g.exact is None
+                     else f"{rate.numerator}/{rate.denominator}",
+                     "seed units": "" if g.passed is None else f"{rate.bps} bps"})  # None: unavailable here
     st.dataframe(widgets.safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
     if not jd.contract_given:  # no contract: measured, never decided
         st.markdown(f"Not decided: measured against {widgets.md(jd.limits_text)}, drafted from the log as "

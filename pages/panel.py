@@ -1,12 +1,15 @@
 """Panel reliability: alpha against the floor, detector spread against the cap, the verdict."""
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
+from agreebound.pipeline import PanelRecipe
 from agreebound.render.gates import panel_gates, panel_sentence
 from agreebound.ui import preview, shell, state, widgets
 from agreebound.render import figures
-from agreebound.ui.data import folder_diagnostics, panel_coefficients, panel_diagnostics
+from agreebound.ui.data import Loaded, data_digest, folder_diagnostics, panel_coefficients, panel_diagnostics
 
 shell.enter(__file__)
 
@@ -24,8 +27,7 @@ def on_measure() -> None:
     """Adopt the previewed file through its mapping: the level in force becomes the mapping's."""
     pending = S.pending
     m = pending["mapping"]
-    src = {"label": f"upload: {pending['upload'].name}", "ratings": pending["upload"], "rates": None,
-           "mapping": m.to_json()}
+    src = Loaded(f"upload: {pending['upload'].name}", PanelRecipe((pending["upload"],), m.to_json()))
     old = (S.level, S.positive)
     S.level, S.positive = m.level or "auto", "auto"
     error = widgets.try_panel_source(src)
@@ -41,7 +43,8 @@ def on_measure() -> None:
 
 def on_rates() -> None:
     if (u := widgets.uploaded("rates_upload")) is not None:
-        state.remember_error("panel", widgets.try_panel_source(dict(S.panel_source, rates=u)))
+        loaded = S.panel_source
+        state.remember_error("panel", widgets.try_panel_source(replace(loaded, recipe=replace(loaded.recipe, rates=u))))
 
 
 def loaded_caption(m) -> None:
@@ -49,7 +52,7 @@ def loaded_caption(m) -> None:
     shown = ", ".join(widgets.md(r, 60) for r in m.raters[:12]) + (
         f" and {len(m.raters) - 12:,} more" if len(m.raters) > 12 else "")
     read = widgets.rows_read(S.panel_source)
-    st.caption(f"Loaded: {widgets.md(S.panel_source['label'])}{' (' + widgets.md(read) + ')' if read else ''}. "
+    st.caption(f"Loaded: {widgets.md(S.panel_source.label)}{' (' + widgets.md(read) + ')' if read else ''}. "
                f"{m.n_units:,} units; {len(m.raters):,} raters: "
                f"{shown}; human raters: {', '.join(widgets.md(h, 60) for h in m.humans[:12]) or 'none'}. "
                f"Rates: {widgets.md(m.rates_source)}.")
@@ -131,17 +134,18 @@ def charts(dim, m, d) -> None:
 
 def diagnostics(dim, m) -> None:
     """Which rater, which units: in memory at once; a data folder's with DuckDB, on request."""
-    src = S.panel_source["ratings"]
+    recipe = S.panel_source.recipe
+    src = recipe.ratings[0]
     diag = None
-    if not hasattr(src, "data"):  # opened from the data folder: DuckDB, one pass per rater, on request
-        asked = (src.digest, m.level, dim)
+    if src.data is None:  # opened from the data folder: DuckDB, one pass per rater, on request
+        asked = (data_digest(recipe), m.level, dim)
         if asked in S.get("folder_diagnostics", set()):
-            diag = folder_diagnostics(src.name, src.digest, src.files, m.level, dim)
+            diag = folder_diagnostics(asked[0], recipe, m.level, dim)
         else:
             st.button("Compute with DuckDB (one pass over the data per rater)", key=f"folder_diag_{dim}",
                       on_click=widgets.ask_folder_diagnostics, args=(asked,))
     else:
-        diag = panel_diagnostics(src.name, src.digest, src.data, m.level, dim, S.panel_source.get("mapping"))
+        diag = panel_diagnostics(src.name, src.digest, src.data, m.level, dim, recipe.mapping)
     if diag is None:
         return
     if diag.capped:
@@ -160,12 +164,12 @@ def diagnostics(dim, m) -> None:
 
 
 def other_coefficients(dim, m, d) -> None:
-    src = S.panel_source["ratings"]
-    if not hasattr(src, "data"):
+    src = S.panel_source.recipe.ratings[0]
+    if src.data is None:
         st.caption("These are computed in memory; a data set opened from the data folder shows alpha "
                    "and the spread (the command line's --coefficients reads files up to 200 MB).")
     else:
-        pc = panel_coefficients(src.name, src.digest, src.data, m.level, dim, S.panel_source.get("mapping"))
+        pc = panel_coefficients(src.name, src.digest, src.data, m.level, dim, S.panel_source.recipe.mapping)
         widgets.coefficients_section(pc, m, d, dim)
 
 
@@ -226,6 +230,6 @@ widgets.folder_picker()
 if S.get("pending") is not None:
     widgets.show_error("panel", "")
     preview.draw(on_measure)
-    st.caption(f"Still loaded until you press Measure: {widgets.md(S.panel_source['label'])}.")
+    st.caption(f"Still loaded until you press Measure: {widgets.md(S.panel_source.label)}.")
 else:
     results(decisions)

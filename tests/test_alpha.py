@@ -15,41 +15,7 @@ from agreebound import counts as C
 from agreebound.alpha import alpha, alpha_without_each_rater, krippendorff_alpha
 from agreebound.limits import RATIO_MAX_CATEGORIES
 from agreebound.categories import encode
-
-
-def reference(rows: list[list], level: str) -> Fraction | None:
-    """Krippendorff's alpha from its definition: o_ck = sum_u (pairs c-k in u) / (m_u - 1)."""
-    units = [[Fraction(repr(v)) if isinstance(v, float) else Fraction(v) for v in r if v is not None] for r in rows]
-    units = [u for u in units if len(u) >= 2]
-    values = sorted({v for u in units for v in u})
-    o = {(c, k): Fraction(0) for c in values for k in values}
-    for u in units:
-        for i, a in enumerate(u):
-            for j, b in enumerate(u):
-                if i != j:
-                    o[a, b] += Fraction(1, len(u) - 1)
-    n_c = {c: sum(o[c, k] for k in values) for c in values}
-    n = sum(n_c.values())
-    if n < 2:
-        return None
-    rank = {}
-    before = Fraction(0)
-    for c in values:
-        rank[c] = before + n_c[c] / 2
-        before += n_c[c]
-
-    def d2(c: Fraction, k: Fraction) -> Fraction:
-        if level == "nominal":
-            return Fraction(c != k)
-        if level == "ordinal":
-            return (rank[c] - rank[k]) ** 2
-        if level == "interval":
-            return (c - k) ** 2
-        return ((c - k) / (c + k)) ** 2 if c + k else Fraction(0)
-
-    d_o = sum(o[c, k] * d2(c, k) for c in values for k in values) / n
-    d_e = sum(n_c[c] * n_c[k] * d2(c, k) for c in values for k in values) / (n * (n - 1))
-    return None if d_e == 0 else 1 - d_o / d_e
+from alpha_reference import reference  # Krippendorff's definition, shared with tests/test_counts.py
 
 
 def kernels(coded) -> dict[str, C.PanelCounts]:
@@ -167,3 +133,24 @@ def test_leave_one_rater_out_is_one_function_over_counts():
 def test_ratio_is_refused_above_its_category_cap():
     with pytest.raises(ValueError, match="ratio alpha is computed exactly"):
         krippendorff_alpha([[i, i + 1] for i in range(0, 200, 2)], "ratio")
+
+
+@settings(max_examples=100, deadline=None)
+@given(panels())
+def test_unit_disagreement_adds_up_to_the_observed_disagreement_at_every_level(drawn):
+    """alpha.unit_disagreement (what ranks the units that disagree most) reads the same distances as
+    alpha: over the units it adds up to n D_o, and the rows an SQL engine would fetch give the same."""
+    from agreebound.alpha import unit_disagreement
+
+    rows, high = drawn
+    coded = encode(as_matrix(rows, high))
+    counts = kernels(coded)["per unit"]
+    for level in levels_for(rows):
+        result = alpha(counts, level)
+        if result.value is None:
+            continue
+        per_unit = unit_disagreement(counts, level)
+        assert len(per_unit) == result.units
+        assert np.isclose(per_unit.sum(), float(result.observed_disagreement * result.pairable), rtol=1e-9), level
+        code, cnt, starts, _ = counts.patterns.rows()
+        assert np.array_equal(unit_disagreement(kernels(coded)["pairs"], level, (code, cnt, starts)), per_unit), level

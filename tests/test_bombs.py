@@ -102,7 +102,7 @@ _APP = textwrap.dedent("""
     at = AppTest.from_file(str(root / "app.py"), default_timeout=120)
     at.run()
     at.switch_page("pages/panel.py").run()
-    before = at.session_state["panel_source"]["label"]
+    before = at.session_state["panel_source"].label
     out = []
     for f in files:
         started = time.monotonic()
@@ -111,7 +111,7 @@ _APP = textwrap.dedent("""
             at.button(key="pv_measure").click().run()  # the preview's head passed: measure the whole file
         errors = [re.sub(r"\\\\(.)", r"\\1", e.value) for e in at.error]  # as a reader sees the Markdown
         out.append({"file": Path(f).name, "errors": errors, "exception": [str(e.value) for e in at.exception],
-                    "kept": at.session_state["panel_source"]["label"] == before,
+                    "kept": at.session_state["panel_source"].label == before,
                     "seconds": time.monotonic() - started})
         at.session_state["pending"] = None
     with open("/proc/self/status") as s:

@@ -23,6 +23,7 @@ from agreebound.calibration import (
     format_example,
     measure,
     measure_frames,
+    seed_view,
 )
 from agreebound.contract import (
     ILLUSTRATIVE_CONTRACT as C,
@@ -183,9 +184,10 @@ def test_exact_gate_flags_seed_rounding():
     d = decide(m, replace(con.thresholds, minimum_human_agreement_bps=10_000))
     assert m.human_agreement.bps == 10_000  # 9999.5 rounds half up
     assert d.decision == "FAIL_CALIBRATION" and d.seed_decision == "PASS_CALIBRATION" and d.seed_disagrees
-    check = d.checks[0]
-    assert check.name == "human_agreement" and not check.passed and check.seed_passed
-    assert check.margin == Fraction(-1, 20000)
+    gate = d.gates[0]
+    assert gate.name == "human_agreement" and not gate.passed and seed_view(gate).passed
+    assert seed_view(gate).threshold_bps == 10_000 and d.rate("human_agreement").bps == 10_000
+    assert gate.margin == Fraction(-1, 20000)
 
 
 def test_decide_on_bound_contract_equals_seed_and_drafts_get_their_own_id():
@@ -466,6 +468,6 @@ def test_failing_synthetic_judge_fails_for_the_expected_reasons():
     con, refs, obs, header = judge_frames(300, 3, b, seed=9)
     m = measure_frames(con, refs, obs, **header)
     d = decide(m)
-    failed = {c.name for c in d.failed_checks}
+    failed = {g.name for g in d.gates if not g.passed}
     assert {"position_flip", "verbosity_bias", "self_preference"} <= failed
     assert d.decision == "FAIL_CALIBRATION"

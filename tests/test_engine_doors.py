@@ -352,11 +352,11 @@ def test_a_listed_file_swapped_for_a_link_is_not_read(folder, engine_calls):
     entries = data.folder_entries()
     assert sorted(entries) == ["ratings.csv", "weekly/*.parquet"]
     picked = data.folder_data("ratings.csv", entries["ratings.csv"])
-    f = Path(picked.files[0])
+    f = Path(picked.ratings[0].given)
     f.unlink()
     f.symlink_to(folder.parent / "outside" / "secret.csv")  # swapped after the listing
-    for measure in (lambda: data.folder_measurements(picked.name, picked.digest, picked.files, "auto", "auto"),
-                    lambda: data.folder_diagnostics(picked.name, picked.digest, picked.files, "nominal", "sexual")):
+    for measure in (lambda: data.measured_panel(picked),
+                    lambda: data.folder_diagnostics(data.data_digest(picked), picked, "nominal", "sexual")):
         with pytest.raises(InputError) as e:
             measure()
         assert str(e.value) == "ratings.csv: " + SWAPPED.format(
@@ -372,7 +372,7 @@ def test_a_listed_folder_swapped_for_a_link_is_not_read(folder, engine_calls):
     shutil.rmtree(folder / "weekly")
     (folder / "weekly").symlink_to(folder.parent / "outside", target_is_directory=True)
     with pytest.raises(InputError) as e:
-        data.folder_measurements(picked.name, picked.digest, picked.files, "auto", "auto")
+        data.measured_panel(picked)
     assert str(e.value) == "weekly/part-0.parquet: " + SWAPPED.format(
         "a folder on its path was replaced by a symbolic link after the data folder was listed")
     assert engine_calls == []
@@ -390,11 +390,11 @@ def test_a_listed_file_swapped_for_a_pipe_is_not_opened(folder, engine_calls):
     signal.alarm(30)
 
     picked = data.folder_data("ratings.csv", data.folder_entries()["ratings.csv"])
-    f = Path(picked.files[0])
+    f = Path(picked.ratings[0].given)
     f.unlink()
     os.mkfifo(f)
     with pytest.raises(InputError) as e:
-        data.folder_measurements(picked.name, picked.digest, picked.files, "auto", "auto")
+        data.measured_panel(picked)
     assert str(e.value) == "ratings.csv: " + SWAPPED.format(
         "it is no longer a regular file (a folder, a pipe or a device was put in its place)")
     assert engine_calls == []
@@ -406,7 +406,7 @@ def test_an_untouched_listing_is_measured(folder, engine_calls):
     from agreebound.ui import data
 
     picked = data.folder_data("weekly/*.parquet", data.folder_entries()["weekly/*.parquet"])
-    measured = data.folder_measurements(picked.name, picked.digest, picked.files, "auto", "auto")
+    measured = data.measured_panel(picked)
     assert sorted(measured) == ["insult", "sexual", "violence"]
     assert sorted(Path(p).name for p in engine_calls) == ["part-0.parquet", "part-0.parquet", "part-1.parquet",
                                                           "part-2.parquet"]  # the columns from the first, then all

@@ -195,6 +195,35 @@ def test_rater_diagnostics_out_of_core_equal_the_in_memory_ones(tmp_path, level,
 
 
 
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+@pytest.mark.parametrize("batch", [1, 3, 1000])
+def test_most_disagreeing_keeps_every_histogram_that_can_be_among_the_top(level, batch):
+    """The SQL engines' disagreeing units: distinct histograms in batches, measured by alpha's one
+    unit_disagreement; what is kept holds the top units, ties at the cut included, in any batching."""
+    from agreebound.alpha import unit_disagreement
+    from agreebound.categories import encode
+    from agreebound.engines.common import most_disagreeing
+
+    rng = np.random.default_rng(11)
+    matrix = rng.integers(0, 4, (200, 4)).astype(object)
+    matrix[rng.random(matrix.shape) < 0.2] = None
+    whole = C.from_coded(encode(matrix), list("abcd"))
+    per_unit = unit_disagreement(whole, level)
+    code, cnt, starts, _ = whole.patterns.rows()
+    hist = np.zeros((len(starts), 4), dtype=np.int64)
+    hist[np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(code)])), code] = cnt
+    distinct, units = np.unique(hist, axis=0, return_counts=True)
+    rows = np.column_stack([distinct, units])[rng.permutation(len(distinct))].tolist()
+    got = most_disagreeing((rows[i:i + batch] for i in range(0, len(rows), batch)), whole, level, 10)
+    x_of = {tuple(h): x for h, x in zip(hist.tolist(), per_unit.tolist())}
+    assert all(x_of[h] == x for h, x in got) and [x for _, x in got] == sorted((x for _, x in got), reverse=True)
+    top = sorted((x for x in per_unit if x > 0), reverse=True)[:10]
+    kept = {h for h, _ in got}
+    assert sorted((x for h, x in x_of.items() for _ in range(int((hist == h).all(axis=1).sum())) if h in kept),
+                  reverse=True)[:10] == top
+    assert all(x_of[h] < top[-1] for h in x_of if h not in kept)  # nothing left out could tie into the top
+
+
 def both(capsys, path: Path, *extra: str) -> tuple[tuple[int, str], tuple[int, str]]:
     """(exit code, stdout) in memory and with DuckDB."""
     mem = (main([str(path), *extra][:0] + ["panel", str(path), "--engine", "numpy", "--json", *extra]),

@@ -430,9 +430,9 @@ def test_calibration_rates_not_evaluable_is_grey(judge):
     from dataclasses import replace
 
     d, _ = judge["failing"]
-    checks = list(d.checks)
-    checks[3] = replace(checks[3], unavailable="no candidate lengths", passed=False)
-    fig = F.calibration_rates(replace(d, checks=tuple(checks)))
+    gates = list(d.gates)
+    gates[3] = replace(gates[3], exact=None, passed=None, state="not evaluable", detail="no candidate lengths")
+    fig = F.calibration_rates(replace(d, gates=tuple(gates)))
     p = F.palette(False)
     assert fig.data[0].marker.color[3] == p.neutral
     assert [a.text for a in fig.layout.annotations if a.name == "result"][3] == "not evaluable"

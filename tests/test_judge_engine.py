@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agreebound.calibration import decide
+from agreebound.calibration import decide, reference_issues
 from agreebound.engines.judge_duckdb import judge_measurement
 from agreebound.errors import InputError
 from agreebound.pipeline import parse_judge_tables
@@ -116,7 +116,7 @@ def test_counts_merge_over_disjoint_cases():
     a, b, c = (from_cases(m.cases.iloc[s]) for s in (slice(0, 70), slice(70, 150), slice(150, None)))
     assert merge(merge(a, b), c) == whole == merge(a, merge(b, c)) == merge(c, merge(b, a))
     assert whole.unadjudicated == int((~refs["adjudicated"]).sum()) > 0
-    assert whole.issues(2)[0] == decide(m).reference_issues and whole.issues(2)[1] == 0
+    assert reference_issues(whole, 2) == (decide(m).reference_issues, 0) == reference_issues(whole, 2, m.cases)
 
 
 def test_every_engine_measures_its_counts_in_one_place():
@@ -128,7 +128,7 @@ def test_every_engine_measures_its_counts_in_one_place():
     contract, refs, obs, header = judge_frames(300, 3, BEHAVIOURS[2], seed=11)
     m = measure_frames(contract, refs, obs, **header)
     counts = from_cases(m.cases)
-    assert m.counts is None and m.rate_stats() == dict(counts.rates)
+    assert m.counts == counts and m.rate_stats() == dict(counts.rates)  # in memory too: every engine's counts
     out_of_core = measure_counts(contract, tuple(header.values()), counts)
     assert out_of_core.rates == m.rates and out_of_core.rate_stats() == m.rate_stats()
     assert out_of_core.counts == counts and len(out_of_core.cases) == 0
@@ -384,4 +384,67 @@ def test_more_than_a_thousand_issues_list_the_first_thousand_in_order(tmp_path):
     m = out_of_core(c, [r], [o])
     got = decide(m).reference_issues
     assert len(expected) > 1000 and got == expected[:1000]
-    assert m.notes == (f"{len(expected):,} reference issues; the first 1,000 (in the contract's order) are listed",)
+    # how many issues there are is the decision's to say (it depends on minimum_reviewers), not the measurement's
+    assert m.notes == ()
+    assert decide(m).notes == (f"{len(expected):,} reference issues; the first 1,000 (in the contract's order) "
+                               "are listed",)
+    # a slider that lowers minimum_reviewers re-decides the listing and its note, never a stale one
+    fewer = replace(m.contract.thresholds, minimum_reviewers=1)
+    only_adjudication = decide(in_memory(c, r, o).measurement, fewer).reference_issues
+    assert all(i.startswith("adjudication:") for i in only_adjudication) and 0 < len(only_adjudication) < 1000
+    assert decide(m, fewer).reference_issues == only_adjudication and decide(m, fewer).notes == ()
+    # ... and one that raises it lists more than the measurement's contract would have
+    more = decide(m, replace(m.contract.thresholds, minimum_reviewers=5))
+    assert more.unlisted_issues > decide(m).unlisted_issues and more.notes[0].startswith(
+        f"{len(more.reference_issues) + more.unlisted_issues:,} reference issues; the first 1,000")
+    assert decide(in_memory(c, r, o).measurement, fewer).notes == ()  # in memory every issue is listed
+
+
+def _diagnostics_of_rows(cases: pd.DataFrame) -> dict:
+    """The judge diagnostics computed straight from the rows per case (the oracle that
+    judge_diagnostics, which reads only the counts, must agree with): agreement, with and without
+    tie references, and the judge-human alpha over the cases that have a reference; the flips over
+    every case."""
+    from agreebound.alpha import krippendorff_alpha
+
+    def labels(frame: pd.DataFrame, name: str) -> np.ndarray:
+        return frame[name].astype(object).where(frame[name].notna(), None).to_numpy()
+
+    refd = cases[cases["has_reference"].to_numpy(dtype=bool)] if "has_reference" in cases else cases
+    no_tie = (refd["preferred"] != "tie").to_numpy()
+    obs, agree = refd["observations"].to_numpy(), refd["agreements"].to_numpy()
+    rows = np.column_stack([labels(refd, "preferred"), labels(refd, "majority_ab"), labels(refd, "majority_ba")])
+    ab, ba = labels(cases, "majority_ab"), labels(cases, "majority_ba")
+    differ = np.array([a is not None and b is not None and a != b for a, b in zip(ab, ba)], dtype=bool)
+    return {"agreement_with_ties": (int(agree.sum()), int(obs.sum())),
+            "agreement_without_ties": (int(agree[no_tie].sum()), int(obs[no_tie].sum())),
+            "judge_human_alpha": krippendorff_alpha(rows.astype(object).reshape(-1, 3), "nominal"),
+            "stable_flips": int(cases["flipped"].sum()),
+            "noisy_flips": int(((cases["unstable_ab"] | cases["unstable_ba"]).to_numpy() & differ).sum())}
+
+
+def _diagnostics_of_counts(m) -> dict:
+    d = judge_diagnostics(m)
+    return {name: getattr(d, name) for name in ("agreement_with_ties", "agreement_without_ties", "judge_human_alpha",
+                                                "stable_flips", "noisy_flips")}
+
+
+@pytest.mark.parametrize("seed", range(len(BEHAVIOURS)))
+def test_the_diagnostics_from_counts_are_those_of_the_rows(seed):
+    """In memory too, judge_diagnostics reads the counts only; they say what the rows per case say."""
+    from agreebound.calibration import measure_frames
+
+    contract, refs, obs, header = judge_frames(150 + 50 * seed, 2 + seed % 2, BEHAVIOURS[seed], seed=seed)
+    m = measure_frames(contract, refs, obs, **header)
+    assert _diagnostics_of_counts(m) == _diagnostics_of_rows(m.cases)
+
+
+def test_a_partial_audits_diagnostics_from_counts_are_those_of_the_rows():
+    from agreebound.pipeline import parse_judge_log
+
+    log = SAMPLES / "judge_logs" / "mt_bench_gpt-4_pair.jsonl"
+    human = SAMPLES / "judge_logs" / "mt_bench_human_judgments.jsonl"
+    for m in (parse_judge_log(log.name, log.read_bytes(), (human.name, human.read_bytes())).measurement,
+              parse_judge_log(log.name, log.read_bytes()).measurement):
+        assert m.partial and "has_reference" in m.cases
+        assert _diagnostics_of_counts(m) == _diagnostics_of_rows(m.cases)

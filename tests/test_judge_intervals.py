@@ -126,10 +126,10 @@ def test_the_illustrative_four_cases_upper_bounds_are_far_above_observation_wils
 def test_strict_mode_fails_the_four_cases_that_pass_on_the_point():
     m = bundle("judge_illustrative.json").measurement
     point = decide(m)
-    assert point.decision == "PASS_CALIBRATION" and all(c.bound_passed is None for c in point.checks)
+    assert point.decision == "PASS_CALIBRATION" and all(g.bound_passed is None for g in point.gates)
     strict = decide(m, CalibrationThresholds.from_contract(m.contract, strict=True))
     assert strict.decision == "FAIL_CALIBRATION"
-    assert [c.bound_passed for c in strict.checks] == [False] * 5
+    assert [g.bound_passed for g in strict.gates] == [False] * 5
 
 
 def test_strict_mode_now_fails_a_set_the_observation_level_bound_passed():
@@ -146,9 +146,9 @@ def test_strict_mode_now_fails_a_set_the_observation_level_bound_passed():
     assert decide(m).decision == "PASS_CALIBRATION"
     strict = decide(m, CalibrationThresholds.from_contract(con, strict=True))
     assert strict.decision == "FAIL_CALIBRATION"
-    assert strict.checks[0].name == "human_agreement" and strict.checks[0].bound_passed is False
+    assert strict.gates[0].name == "human_agreement" and strict.gates[0].bound_passed is False
     # the others' limits are 10000 bps; verbosity and self-preference have no opportunity
-    assert [c.bound_passed for c in strict.checks[1:]] == [True, True, None, None]
+    assert [g.bound_passed for g in strict.gates[1:]] == [True, True, None, None]
     # with 60 such cases the case-aware bound clears 0.9 too: 60 / (60 + z^2) = 0.9399
     con, m = _clustered([True] * 60, reps=10, minimum_human_agreement_bps=9000)
     assert decide(m, CalibrationThresholds.from_contract(con, strict=True)).decision == "PASS_CALIBRATION"

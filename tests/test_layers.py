@@ -133,3 +133,16 @@ def test_only_ui_and_render_import_streamlit_or_plotly():
         assert "streamlit" not in imported, name
         if not name.startswith("agreebound.render"):
             assert "plotly" not in imported, name
+
+
+def test_every_module_has_a_layer():
+    """A module missing from the layers would escape the contract: every top-level module and
+    package of agreebound is named in one."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    layers = next(c for c in config["contracts"] if c["id"] == "layers")["layers"]
+    named = {name.strip() for layer in layers for name in layer.replace("|", ":").split(":")}
+    tops = {f"agreebound.{p.stem}" for p in SRC.glob("*.py") if p.stem != "__init__"}
+    tops |= {f"agreebound.{p.parent.name}" for p in SRC.glob("*/__init__.py")}
+    assert sorted(tops - named) == []

@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+from fractions import Fraction
 from hashlib import sha256
 from pathlib import Path
 
@@ -184,8 +185,8 @@ def test_a_fastchat_log_alone_is_incomplete_with_the_reason_and_exits_1(capsys, 
     assert judge_sentence(d) == ("Judge: not decided (no contract); 1 of 5 gates measurable, against illustrative "
                                  "limits (the seed's example), not a contract.")
     # the measured values are still there (a partial audit is useful), never with a verdict
-    flip = next(c for c in d.checks if c.name == "position_flip")
-    assert (flip.rate.numerator, flip.rate.denominator) == (48, 142)
+    flip = d.rate("position_flip")
+    assert (flip.numerator, flip.denominator) == (48, 142) and d.gate("position_flip").exact == Fraction(48, 142)
     gates = {g.name: g for g in judge_gates("judge", d)}
     assert all(g.passed is None for g in gates.values())  # never drawn in a pass or fail colour
     assert gates["position_flip"].margin == "position flip 33.8%, illustrative limit 5.0%: 28.8 points over"

@@ -176,9 +176,9 @@ def test_calibration_strict_mode_uses_wilson_bounds():
     m = measure(con, snapshot(con, *cases))
     assert (m.position_flip.numerator, m.position_flip.denominator) == (4, 100)
     point = decide_calibration(m)
-    assert point.checks[1].passed and point.checks[1].bound_passed is None
+    assert point.gates[1].passed and point.gates[1].bound_passed is None
     strict = decide_calibration(m, CalibrationThresholds.from_contract(con, strict=True))
-    assert not strict.checks[1].passed and strict.checks[1].bound_passed is False  # Wilson high 9.8% > 5%
+    assert not strict.gates[1].passed and strict.gates[1].bound_passed is False  # Wilson high 9.8% > 5%
     assert strict.decision == "FAIL_CALIBRATION"
     assert strict.decided_against.content_id == con.content_id  # strict is not part of the contract
 

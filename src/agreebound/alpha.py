@@ -18,8 +18,11 @@ the counts hold, and give the same exact fraction (tests/test_alpha.py checks it
   counts that carry no histograms (an out-of-core source with more than MAX_PATTERNS of them).
 
 The coincidence matrix (kept up to ``COINCIDENCE_MAX_CATEGORIES`` values, and what ratio alpha
-needs) is built from either when first asked for. The seed's own integer formulas stay in
-agreebound.panel (``seed_alpha_permil``): they are the specification's oracle, not a kernel here.
+needs) is built from either when first asked for. The distances between categories are defined
+once (:func:`category_distances`): alpha and each unit's disagreement (:func:`unit_disagreement`,
+what ranks the units that disagree most, in memory and out of core) read them. The seed's own
+integer formulas stay in agreebound.panel (``seed_permil_from_totals``, which alpha calls with the
+counts' totals, and ``seed_alpha_permil``): they are the specification's oracle, not a kernel here.
 
 >>> K2011 = [[1, 1, None, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
 ...          [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [None, 5, 5, 5], [None, None, 1, 1], [None, 3, None, None]]
@@ -34,20 +37,22 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
 from agreebound.counts import PanelCounts, from_coded
 from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, RATIO_MAX_CATEGORIES
-from agreebound.panel import AB_PERMIL, AB_UNDEFINED, AlphaResult, exact_sum
-from agreebound.categories import LEVELS, Categories, encode
+from agreebound.panel import AlphaResult, exact_sum, seed_permil_from_totals
+from agreebound.categories import LEVELS, Categories, encode, int_array
 
-__all__ = ["alpha", "alpha_without_each_rater", "check_level", "krippendorff_alpha"]
+__all__ = ["Distances", "alpha", "alpha_without_each_rater", "category_distances", "check_level", "krippendorff_alpha",
+           "unit_disagreement"]
 
 # Float64 arithmetic on integers is exact while every value stays below 2**53.
 _FLOAT_EXACT = 2**53
-# Units per counting block for the coincidence matrix: bounds the dense block to ~ 16M cells.
+# Units per counting block for the coincidence matrix and the ratio level's per-unit disagreement:
+# bounds a dense block of units x categories to ~ 16M cells. Its one home: both blocks are here.
 _BLOCK_CELLS = 16_000_000
 
 #: (d_o, d_e, the bootstrap's distance moments): what a kernel returns for one level.
@@ -83,13 +88,12 @@ def alpha(counts: PanelCounts, level: str = "nominal") -> AlphaResult:
     cats = counts.category_set
     k = len(cats)
     _check_values(cats, level)
-    rows = counts.patterns.rows() if counts.patterns is not None else None
-    kernel = _Histograms(*rows) if rows is not None else _Pairs(counts.pairs)
+    kernel = _kernel(counts)
     n_c = kernel.pairable_totals(k)
     n = exact_sum(n_c)
     units = sum(u for m, u in counts.units_by_m.items() if m >= 2)
     pairs = sum(u * m * (m - 1) // 2 for m, u in counts.units_by_m.items() if m >= 2)
-    seed = _seed_permil(kernel.different_pairs(), counts.category_totals, len(counts.raters))
+    seed = seed_permil_from_totals(kernel.different_pairs(), counts.category_totals_array(), len(counts.raters))
     source = None
     if 0 < k <= COINCIDENCE_MAX_CATEGORIES and units:
         def source() -> tuple[list[list[int]], int]:
@@ -105,10 +109,17 @@ def alpha(counts: PanelCounts, level: str = "nominal") -> AlphaResult:
         return result(None)
     if level == "nominal":
         return result(kernel.nominal(n, n_c))
+    d = category_distances(cats, level, n_c)
     if level in ("interval", "ordinal"):
-        return result(kernel.distances(n, n_c, *_positions(cats, level, n_c)))
+        return result(kernel.distances(n, n_c, d.positions, d.root * d.root))
     assert source is not None  # ratio: k <= RATIO_MAX_CATEGORIES
-    return result(_ratio(cats, n, n_c, *source()))
+    return result(_ratio(d, n, n_c, *source()))
+
+
+def _kernel(counts: PanelCounts) -> "_Histograms | _Pairs":
+    """The kernel over what the counts hold: their units' histograms, else their pair counts."""
+    rows = counts.patterns.rows() if counts.patterns is not None else None
+    return _Histograms(*rows) if rows is not None else _Pairs(counts.pairs)
 
 
 def _check_values(cats: Categories, level: str) -> None:
@@ -122,33 +133,117 @@ def _check_values(cats: Categories, level: str) -> None:
                          "Use the interval level, or group the values")
 
 
-def _positions(cats: Categories, level: str, n_c: np.ndarray) -> tuple[np.ndarray, int]:
-    """(X, s): each category's position as an integer, distances d2 = (X_c - X_k)^2 / s."""
-    if level == "interval":
-        x_all, scale = cats.scaled
-        return x_all, scale * scale
-    # Ordinal: d2_ck = (P_k - P_c)^2 with the mid-rank P_c = sum_{g<c} n_g + n_c / 2, so 2 P_c is
-    # an integer and ordinal alpha is interval alpha of 2 P, d2 scaled by 4.
-    before = np.r_[0, np.cumsum(n_c)[:-1]]
-    return _int_array((2 * before + n_c).tolist()), 4
+class Distances(NamedTuple):
+    """The squared distances d2_ck between categories at one level, the one definition every
+    number over distances reads (alpha, each unit's disagreement): nominal, 1 between different
+    categories; interval and ordinal, ((X_c - X_k) / root)^2 over integer positions X (interval:
+    the values scaled to integers; ordinal: twice the mid-ranks of the pairable values, so that
+    they are integers, root 2); ratio, ((x_c - x_k) / (x_c + x_k))^2 over the values (X / root
+    again), 0 where both are 0.
+
+    >>> d = category_distances(Categories(exact=[1, 2, 4]), "ordinal", np.array([2, 1, 3]))
+    >>> d.positions.tolist(), d.root                  # mid-ranks 1, 2.5, 4.5
+    ([2, 5, 9], 2)
+    """
+
+    level: str
+    categories: Categories
+    positions: np.ndarray | None  # None at the nominal level
+    root: int
+
+    def floats(self) -> np.ndarray:
+        """X / root as float64: the values (interval, ratio) or the mid-ranks (ordinal)."""
+        if self.level == "ratio":
+            return self.categories.floats
+        return np.asarray(self.positions, dtype=np.float64) / self.root
+
+    def ratio_matrix(self) -> list[list[Fraction]]:
+        """The ratio level's k x k distances, exact (k is at most RATIO_MAX_CATEGORIES)."""
+        xs = [int(v) for v in np.asarray(self.positions).tolist()]
+        return [[Fraction((a - b) ** 2, (a + b) ** 2) if a + b else Fraction(0) for b in xs] for a in xs]
+
+    def ratio_floats(self) -> np.ndarray:
+        """The ratio level's k x k distances in float64, from the values as floats (what each
+        unit's disagreement is ranked by)."""
+        v = self.floats()
+        a, b = v[:, None], v[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(a + b != 0, ((a - b) / (a + b)) ** 2, 0.0)
 
 
-def _ratio(cats: Categories, n: int, n_c: np.ndarray, coinc: list[list[int]], coinc_scale: int) -> Disagreements | None:
-    """Ratio alpha from the coincidences: every pair of values has its own distance (k is small)."""
-    x_all, _ = cats.scaled
-    xs = [int(v) for v in np.asarray(x_all).tolist()]
-    if any(v < 0 for v in xs):
+def category_distances(cats: Categories, level: str, pairable_totals: np.ndarray | None) -> Distances:
+    """The distances between ``cats`` at ``level`` (:class:`Distances`); ``pairable_totals``: each
+    category's values in pairable units (n_c), which place the ordinal mid-ranks (only the
+    ordinal level reads them)."""
+    if level == "nominal":
+        return Distances(level, cats, None, 1)
+    if level == "ordinal":
+        # the mid-rank P_c = sum_{g<c} n_g + n_c / 2: 2 P_c is an integer, so ordinal alpha is
+        # interval alpha of 2 P with d2 scaled by 4
+        n_c = np.asarray(pairable_totals)
+        before = np.r_[0, np.cumsum(n_c)[:-1]]
+        return Distances(level, cats, int_array((2 * before + n_c).tolist()), 2)
+    x_all, scale = cats.scaled
+    if level == "ratio" and any(v < 0 for v in np.asarray(x_all).tolist()):
         raise ValueError("ratio alpha needs non-negative values; got " + repr(cats.values[0]))
-    k = len(xs)
-    d = [[Fraction((a - b) ** 2, (a + b) ** 2) if a + b else Fraction(0) for b in xs] for a in xs]
-    obs = sum(coinc[i][j] * d[i][j] for i in range(k) for j in range(k) if coinc[i][j] and d[i][j])
+    return Distances(level, cats, x_all, scale)
+
+
+def unit_disagreement(counts: PanelCounts, level: str,
+                      rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Each unit histogram's contribution to the observed disagreement sum_ck o_ck d2_ck: the sum
+    over its ordered pairs of values of d2 / (m - 1), in float64 (what ranks the units that
+    disagree most). The histograms are the counts' own (``counts.patterns.rows()``; the numpy
+    engine's hold one per pairable unit, in unit order) or ``rows`` (code, count, starts: the
+    histograms of units of two or more ratings, as an SQL engine fetched them), at the distances
+    of ``counts`` (:func:`category_distances`).
+
+    >>> c = from_coded(encode([[1, 1], [1, 2], [1, 3]]), ["a", "b"])
+    >>> unit_disagreement(c, "nominal").tolist(), unit_disagreement(c, "interval").tolist()
+    ([0.0, 2.0, 2.0], [0.0, 2.0, 8.0])
+    """
+    code, cnt, starts = rows if rows is not None else counts.patterns.rows()[:3]  # type: ignore[union-attr]
+    cats = counts.category_set
+    n_c = _kernel(counts).pairable_totals(len(cats)) if level == "ordinal" else None
+    d = category_distances(cats, level, n_c)
+    if not len(starts):
+        return np.zeros(0)
+    m_u = np.add.reduceat(cnt, starts)
+    lens = np.diff(np.r_[starts, len(cnt)])
+    if level == "nominal":
+        return (m_u * m_u - np.add.reduceat(cnt * cnt, starts)) / np.maximum(m_u - 1, 1)
+    if level in ("interval", "ordinal"):
+        x = d.floats()[code]
+        mean = np.add.reduceat(cnt * x, starts) / m_u
+        dev = x - np.repeat(mean, lens)
+        return 2 * m_u * np.add.reduceat(cnt * dev * dev, starts) / np.maximum(m_u - 1, 1)
+    # ratio: k is small (RATIO_MAX_CATEGORIES); per unit c^T D c over dense blocks of units
+    dd = d.ratio_floats()
+    k = len(cats)
+    out = np.zeros(len(starts))
+    owner = np.repeat(np.arange(len(starts)), lens)
+    block = max(1, _BLOCK_CELLS // max(k, 1))
+    for b0 in range(0, len(starts), block):
+        b1 = min(len(starts), b0 + block)
+        lo, hi = int(starts[b0]), int(starts[b1]) if b1 < len(starts) else len(code)
+        dense = np.zeros((b1 - b0, k))
+        dense[owner[lo:hi] - b0, code[lo:hi]] = cnt[lo:hi]
+        out[b0:b1] = ((dense @ dd) * dense).sum(axis=1) / np.maximum(m_u[b0:b1] - 1, 1)
+    return out
+
+
+def _ratio(d: Distances, n: int, n_c: np.ndarray, coinc: list[list[int]], coinc_scale: int) -> Disagreements | None:
+    """Ratio alpha from the coincidences: every pair of values has its own distance (k is small)."""
+    dist = d.ratio_matrix()
+    k = len(dist)
+    obs = sum(coinc[i][j] * dist[i][j] for i in range(k) for j in range(k) if coinc[i][j] and dist[i][j])
     nl = [int(v) for v in n_c.tolist()]
-    exp = sum(nl[i] * nl[j] * d[i][j] for i in range(k) for j in range(k) if nl[i] and nl[j] and d[i][j])
+    exp = sum(nl[i] * nl[j] * dist[i][j] for i in range(k) for j in range(k) if nl[i] and nl[j] and dist[i][j])
     if exp == 0:
         return None
     d_o = Fraction(obs) / (coinc_scale * n)
     d_e = Fraction(exp) / (n * (n - 1))
-    mean_sq = sum(_as_float(coinc[i][j]) * float(d[i][j]) ** 2 for i in range(k) for j in range(k)) \
+    mean_sq = sum(_as_float(coinc[i][j]) * float(dist[i][j]) ** 2 for i in range(k) for j in range(k)) \
         / _as_float(coinc_scale) / n
     return d_o, d_e, (_as_float(d_o), mean_sq)
 
@@ -269,27 +364,7 @@ class _Pairs:
         return big, self.scale
 
 
-def _seed_permil(different_pairs: int, totals: Sequence[int], n_raters: int) -> int:
-    """The seed's ab_alpha_permil from counts: every value counts in its marginals (singleton
-    units too); alpha rounded *up* to permil, or AB_UNDEFINED."""
-    n = sum(totals)
-    if n_raters < 2 or n < 2:
-        return AB_UNDEFINED
-    epairs = n * n - sum(t * t for t in totals)
-    if epairs <= 0:
-        return AB_UNDEFINED
-    return AB_PERMIL - (AB_PERMIL * different_pairs * (n - 1)) // ((n_raters - 1) * epairs)
-
-
 # --- the kernels' arithmetic ---------------------------------------------------------------------
-
-
-def _int_array(ints: Sequence[int]) -> np.ndarray:
-    if all(-(2**62) < i < 2**62 for i in ints):
-        return np.array(ints, dtype=np.int64)
-    out = np.empty(len(ints), dtype=object)
-    out[:] = list(ints)
-    return out
 
 
 def _as_float(x: Any) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -125,13 +125,14 @@ def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "a
                   interval: str = DEFAULT_INTERVAL, chosen_by: str = "user",
                   counts: PanelCounts | None = None) -> PanelMeasurement:
     """The ratings in memory measured: their counts (the numpy engine's,
-    agreebound.engines.numpy_engine.panel_counts; counted here when not given) measured by
+    agreebound.engines.numpy_engine.panel_counts, as the pipeline passes them; counted here by the
+    same function, counts.from_coded, for a caller that holds only the ratings) measured by
     :func:`measure_counts`, with what only the ratings know (the raters as listed, the units,
-    notices, the panel's kind, rates counted from the ratings, a located error for a level the
-    values cannot take). ``level``: a level, or "auto" for nobody's choice (:func:`default_level`);
-    ``chosen_by`` says who chose a given level ("user" or "mapping"). ``interval``: "units" (the
-    units bootstrap, a 95% interval; the default) or "pairs" (KALPHA's pair resampling, narrower
-    than 95% when units have 3+ ratings; "krippendorff", its name in runs recorded before, is the same)."""
+    notices, the panel's kind, a located error for a level the values cannot take). ``level``: a
+    level, or "auto" for nobody's choice (:func:`default_level`); ``chosen_by`` says who chose a
+    given level ("user" or "mapping"). ``interval``: "units" (the units bootstrap, a 95% interval;
+    the default) or "pairs" (KALPHA's pair resampling, narrower than 95% when units have 3+
+    ratings; "krippendorff", its name in runs recorded before, is the same)."""
     in_force, _ = _level_in_force(panel, level, chosen_by)
     panel.ratings(in_force)  # labels at a numeric level, negatives at ratio: said at their cell
     if counts is None:
@@ -151,9 +152,12 @@ def _level_in_force(panel: Any, level: str, chosen_by: str) -> tuple[str, tuple[
 
 def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", positive: Any = "auto",
                    rates: dict[str, tuple[DetectorRate, ...]] | None = None, rates_file: str | None = None,
-                   interval: str = DEFAULT_INTERVAL, chosen_by: str = "user") -> dict[str, PanelMeasurement]:
+                   interval: str = DEFAULT_INTERVAL, chosen_by: str = "user",
+                   count: Callable[[RatingPanel], PanelCounts] | None = None) -> dict[str, PanelMeasurement]:
     """Measure every dimension; a rates file supplies each dimension's rates by name (a file
-    without a dimension column serves them all)."""
+    without a dimension column serves them all). ``count``: the engine that counts a dimension's
+    ratings (the pipeline's agreebound.engines.numpy_engine.panel_counts), called for one
+    dimension at a time, just before it is measured."""
     out = {}
     for dim, panel in panels.items():
         given = None
@@ -174,7 +178,7 @@ def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", posit
                                  f"{what} (dimension {excerpt(dim)}); the spread is over the panel's own detectors: "
                                  f"{', '.join(excerpt(x) for x in sorted(panel_detectors)[:10])}")
         out[dim] = measure_panel(panel, level, positive, given, rates_file if given is not None else None, interval,
-                                 chosen_by)
+                                 chosen_by, None if count is None else count(panel))
     return out
 
 
@@ -275,7 +279,7 @@ def measure_counts(counts: PanelCounts, file: str, level: str = "auto", positive
         used, source, pos = rates, f"file: {rates_file}", None
     else:
         pos = _positive(panel, alpha, positive)
-        used, source = _rates(counts, ratings, pos, detectors)
+        used, source = _rates(counts, pos, detectors)
     bracket = spread_interval([(r.positives, r.total) for r in used])
     totals = counts.category_totals_array()
     at_levels: dict[str, Fraction | None] = {}
@@ -309,15 +313,11 @@ def _positive(panel: Any, alpha: AlphaResult, positive: Any) -> Any:
     return None if positive is None else resolve_positive(panel, positive)
 
 
-def _rates(counts: PanelCounts, ratings: RatingPanel | None, pos: Any,
-           detectors: tuple[str, ...]) -> tuple[tuple[DetectorRate, ...], str]:
-    """Each detector's rate of the positive category (counted from the ratings when in memory)."""
+def _rates(counts: PanelCounts, pos: Any, detectors: tuple[str, ...]) -> tuple[tuple[DetectorRate, ...], str]:
+    """Each detector's rate of the positive category, from its counts (whatever engine counted them)."""
     if pos is None:
         return (), "none: choose a positive category or upload detector rates"
-    if ratings is not None:
-        used = ratings.detector_rates(pos)
-    else:
-        used = tuple(DetectorRate(r, hits, total) for r, hits, total in counts.rates(pos, detectors))
+    used = tuple(DetectorRate(r, hits, total) for r, hits, total in counts.rates(pos, detectors))
     return used, f"matrix (positive = {_text(pos)})"
 
 

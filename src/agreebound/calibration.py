@@ -61,7 +61,7 @@ from agreebound.contract import (
     rate_bps,
 )
 from agreebound.gate import NOT_EVALUABLE, Gate, cases_to_flip, evaluate, meets, straddles
-from agreebound.judge_counts import JudgeCounts, from_facts
+from agreebound.judge_counts import ISSUE_IDS, JudgeCounts, from_facts
 from agreebound.thresholds import RATE_GATES, CalibrationThresholds
 from agreebound.uncertainty import Wilson, judge_rate_intervals
 
@@ -122,15 +122,13 @@ class CalibrationMeasurement:
     unavailable: dict[str, str] = field(default_factory=dict, compare=False)
     #: A partial audit's notes on coverage ("12 cases have no human reference").
     notes: tuple[str, ...] = field(default=(), compare=False)
-    #: An out-of-core engine's measurement: the audit's counts (agreebound.judge_counts) stand in for
-    #: the rows per case (``cases`` is then empty, and the counts list the first reference issues).
+    #: The audit's counts (agreebound.judge_counts) that every rate, interval and diagnostic is read
+    #: from, whichever engine summed them. Out of core they stand in for the rows per case
+    #: (``cases`` is then empty, and the counts list the first reference issues).
     counts: Any = field(default=None, compare=False, repr=False)
     #: False when the user gave no contract (a judge log alone): the contract is drafted from the
     #: log with the seed's illustrative limits, and :func:`decide` measures but never decides.
     contract_given: bool = field(default=True, compare=False)
-    #: Each rate's per-case sums (judge_counts.RateStats), for the case-aware intervals; every
-    #: engine's measurement has them (:func:`measure_counts`).
-    rate_sums: Any = field(default=None, compare=False, repr=False)
 
     @property
     def rates(self) -> tuple[Rate, ...]:
@@ -141,14 +139,19 @@ class CalibrationMeasurement:
         return bool(self.unavailable)
 
     @property
+    def rows(self) -> pd.DataFrame | None:
+        """The rows per case when the engine kept them (in memory); None out of core."""
+        return self.cases if len(self.cases) else None
+
+    @property
     def bound(self) -> bool:
         """The snapshot names this contract's content; a source without a contract is bound to none."""
         return self.contract_given and self.contract_content_id == self.contract.content_id
 
     def rate_stats(self) -> dict[str, Any]:
-        """Each rate's per-case sums (judge_counts.RateStats), for the case-aware intervals; empty for a
-        measurement made otherwise than by :func:`measure_counts` (the intervals then say so)."""
-        return dict(self.rate_sums or {})
+        """Each rate's per-case sums (judge_counts.RateStats, from the counts), for the case-aware
+        intervals; empty for a measurement without counts (the intervals then say so)."""
+        return dict(self.counts.rates) if self.counts is not None else {}
 
 
 def measure_counts(contract: JudgeCalibrationContract, header: tuple[str, str, str], counts: JudgeCounts, *,
@@ -160,9 +163,10 @@ def measure_counts(contract: JudgeCalibrationContract, header: tuple[str, str, s
 
     ``cases``: the rows per case when the engine keeps them (in memory): the decision then lists
     every reference issue from them. Without them (out of core) the counts list the first
-    ``ISSUE_IDS`` and the notes say how many there are. ``unavailable``: a partial audit's rates this
-    source cannot measure (name -> why, in words); their counts are what the source holds, and
-    :func:`decide` does not evaluate them.
+    ``ISSUE_IDS`` and the decision's notes say how many there are (:func:`reference_issues`: which
+    references are issues depends on ``minimum_reviewers``, a threshold, so only ``decide`` says).
+    ``unavailable``: a partial audit's rates this source cannot measure (name -> why, in words);
+    their counts are what the source holds, and :func:`decide` does not evaluate them.
 
     The seed's illustrative example (``agreebound example``), one rate at a time:
 
@@ -181,15 +185,9 @@ def measure_counts(contract: JudgeCalibrationContract, header: tuple[str, str, s
     RateStats(numerator=16, denominator=16, k=4, syy=64, sym=64, smm=64)
     """
     rates = [Rate(name, counts.rates[name].numerator, counts.rates[name].denominator) for name, _, _ in RATE_GATES]
-    kept, counted = (cases, None) if cases is not None else (_no_cases(), counts)
-    if cases is None:
-        shown, hidden = counts.issues(contract.minimum_reviewers)
-        if hidden:
-            notes += (f"{len(shown) + hidden:,} reference issues; the first {len(shown):,} (in the contract's "
-                      "order) are listed",)
     return CalibrationMeasurement(contract, header[0], header[1], header[2], counts.n_cases, counts.n_observations,
-                                  *rates, kept, dict(unavailable or {}), notes, counted,
-                                  rate_sums=dict(counts.rates))
+                                  *rates, cases if cases is not None else _no_cases(), dict(unavailable or {}), notes,
+                                  counts)
 
 
 def _no_cases() -> pd.DataFrame:
@@ -364,32 +362,6 @@ def _measure_records(c: JudgeCalibrationContract, s: JudgeCalibrationSnapshot) -
 # --- deciding --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RateCheck:
-    name: str
-    rate: Rate
-    kind: str  # "min" or "max"
-    threshold_bps: int
-    passed: bool  # exact comparison (and, in strict mode, the 95% bound); no opportunity passes, as in the seed
-    seed_passed: bool  # the seed's comparison of rounded bps
-    #: strict mode's bound gate (the case-aware Wilson bound, uncertainty.judge_rate_intervals);
-    #: None when not in strict mode
-    bound_passed: bool | None = None
-    unavailable: str | None = None  # a partial audit: why this gate cannot be evaluated
-
-    @property
-    def threshold(self) -> Fraction:
-        return Fraction(self.threshold_bps, BPS)
-
-    @property
-    def margin(self) -> Fraction | None:
-        """How far the rate lies on the passing side of the threshold (negative = failing)."""
-        v = self.rate.value
-        if v is None:
-            return None
-        return v - self.threshold if self.kind == "min" else self.threshold - v
-
-
 #: How the illustrative limits are named wherever they appear: they are an example, not a contract.
 ILLUSTRATIVE_LIMITS = "illustrative limits (the seed's example), not a contract"
 #: The reason a source without a contract is not decided (with the seed's illustrative limits).
@@ -401,7 +373,6 @@ NO_CONTRACT_THRESHOLDS_REASON = "no contract: measured against the thresholds in
 @dataclass(frozen=True)
 class CalibrationDecision:
     decision: Decision
-    checks: tuple[RateCheck, ...]
     reference_issues: tuple[str, ...]
     thresholds: CalibrationThresholds
     decided_against: JudgeCalibrationContract  # the bound contract, or a draft of it
@@ -413,12 +384,30 @@ class CalibrationDecision:
     contract_origin: str = "given"
     #: Why the decision is INCOMPLETE, in words (None otherwise).
     reason: str | None = None
-    #: The five gates as decided, in RATE_GATES order (agreebound.gate): the same results as
-    #: ``checks``, typed for every reader.
+    #: The five gates as decided, in RATE_GATES order (agreebound.gate): the decision's only
+    #: per-gate result. The seed's view of one is :func:`seed_view`.
     gates: tuple[Gate, ...] = ()
+    #: The measured rates the gates were decided on, in the same order: their raw counts, which a
+    #: gate's exact (reduced) fraction does not keep, and the seed's basis points. Not a result.
+    rates: tuple[Rate, ...] = ()
+    #: Reference issues beyond those listed (an out-of-core audit lists the first ISSUE_IDS).
+    unlisted_issues: int = 0
 
     def gate(self, name: str) -> Gate:
         return next(g for g in self.gates if g.name == name)
+
+    def rate(self, name: str) -> Rate:
+        return next(r for r in self.rates if r.name == name)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the decision adds to the measurement's notes: how many reference issues there are
+        when only the first are listed (decided here: they depend on ``minimum_reviewers``)."""
+        if not self.unlisted_issues:
+            return ()
+        shown = len(self.reference_issues)
+        return (f"{shown + self.unlisted_issues:,} reference issues; the first {shown:,} (in the contract's "
+                "order) are listed",)
 
     @property
     def contract_given(self) -> bool:
@@ -449,18 +438,64 @@ class CalibrationDecision:
     def seed_disagrees(self) -> bool:
         return self.seed_decision != self.decision
 
-    @property
-    def failed_checks(self) -> tuple[RateCheck, ...]:
-        return tuple(c for c in self.checks if not c.passed)
+
+def unavailable(g: Gate) -> str | None:
+    """Why this source cannot evaluate a judge gate (a partial audit), in words; None when it can.
+    Such a gate is not checked (``passed`` None): it neither passes nor fails."""
+    return g.detail if g.passed is None else None
 
 
-def _reference_issues(cases: pd.DataFrame, minimum_reviewers: int) -> tuple[str, ...]:
-    if "has_reference" in cases:  # a partial audit: only the cases that have a reference
-        cases = cases[cases["has_reference"].to_numpy(dtype=bool)]
-    ids = cases["case_id"].astype(object)
-    issues = ["reviewers:" + i for i in ids[cases["reviewers"].to_numpy() < minimum_reviewers]]
-    issues += ["adjudication:" + i for i in ids[~cases["adjudicated"].to_numpy(dtype=bool)]]
-    return tuple(sorted(issues))
+@dataclass(frozen=True)
+class SeedView:
+    """A judge gate as the seed reads it: its threshold in basis points, and whether the seed's
+    comparison of rounded half-up basis points passes (a gate this source cannot evaluate does not)."""
+
+    threshold_bps: int
+    passed: bool
+
+
+def seed_view(g: Gate) -> SeedView:
+    """The seed's view of a decided judge gate, the one place it is derived (a gate without a value
+    is the seed's 0 bps; half-up rounding of a fraction does not depend on its reduction).
+
+    >>> from agreebound.gate import evaluate
+    >>> seed_view(evaluate("human_agreement", "min", Fraction(17999, 20000), Fraction(9000, BPS)))
+    SeedView(threshold_bps=9000, passed=True)
+    """
+    threshold_bps = int(g.threshold * BPS)  # a judge threshold is whole basis points
+    if g.passed is None:
+        return SeedView(threshold_bps, False)
+    bps = 0 if g.exact is None else rate_bps(g.exact.numerator, g.exact.denominator)
+    return SeedView(threshold_bps, meets(bps, g.kind, threshold_bps))
+
+
+def reference_issues(counts: JudgeCounts, minimum_reviewers: int,
+                     cases: pd.DataFrame | None = None) -> tuple[tuple[str, ...], int]:
+    """The references that fail the contract, as it names and sorts them (every "adjudication:<case>"
+    before every "reviewers:<case>"), and how many more there are than are listed: the one listing,
+    for :func:`decide`. ``cases``: the rows per case when the engine kept them (in memory): every
+    issue is listed from their ids. Without them the counts' first ``ISSUE_IDS`` ids of each kind
+    hold the first ``ISSUE_IDS`` issues in that order, and the rest are counted.
+
+    >>> m = measure(ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT)  # 4 cases of 2 reviewers, adjudicated
+    >>> reference_issues(m.counts, 2)
+    ((), 0)
+    >>> issues = reference_issues(m.counts, 3)  # a third reviewer required: every reference falls short
+    >>> issues[0][:2], issues[1], issues == reference_issues(m.counts, 3, m.cases)
+    (('reviewers:case-accuracy', 'reviewers:case-refusal'), 0, True)
+    """
+    n_low = sum(n for r, n in counts.reviewers.items() if r < minimum_reviewers)
+    if cases is None:
+        low = sorted(i for r, ids in counts.reviewer_ids.items() if r < minimum_reviewers for i in ids)[:ISSUE_IDS]
+        unadjudicated, limit = counts.unadjudicated_ids, ISSUE_IDS
+    else:
+        if "has_reference" in cases:  # a partial audit: only the cases that have a reference
+            cases = cases[cases["has_reference"].to_numpy(dtype=bool)]
+        ids = cases["case_id"].astype(object)
+        low = ids[cases["reviewers"].to_numpy() < minimum_reviewers].tolist()
+        unadjudicated, limit = ids[~cases["adjudicated"].to_numpy(dtype=bool)].tolist(), None
+    listed = sorted(["adjudication:" + i for i in unadjudicated] + ["reviewers:" + i for i in low])[:limit]
+    return tuple(listed), counts.unadjudicated + n_low - len(listed)
 
 
 def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThresholds | None = None, *,
@@ -486,28 +521,24 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
     elif th.contract_fields() != measurement.contract.thresholds.contract_fields():
         origin = "draft"
     source = {"given": "contract"}.get(origin, origin)
-    pairs = [_rate_gate(measurement, th, name, field_name, kind, intervals, source)
-             for name, field_name, kind in RATE_GATES]
-    checks = [c for c, _ in pairs]
-    if measurement.counts is not None:
-        issues = measurement.counts.issues(th.minimum_reviewers)[0]
-    else:
-        issues = _reference_issues(measurement.cases, th.minimum_reviewers)
-    decision: Decision = PASS if not issues and all(c.passed for c in checks) else FAIL
-    seed_decision: Decision = PASS if not issues and all(c.seed_passed for c in checks) else FAIL
+    gates = tuple(_rate_gate(measurement, th, name, field_name, kind, intervals, source)
+                  for name, field_name, kind in RATE_GATES)
+    issues, unlisted = reference_issues(measurement.counts, th.minimum_reviewers, measurement.rows)
+    # a gate this source cannot evaluate is not checked (passed None): never a pass
+    decision: Decision = PASS if not issues and all(g.passed for g in gates) else FAIL
+    seed_decision: Decision = PASS if not issues and all(seed_view(g).passed for g in gates) else FAIL
     reason = None
     if measurement.partial:  # some gate cannot be evaluated: never a pass, and not a fail of the judge
-        available_failed = any(not c.passed for c in checks if c.unavailable is None) or bool(issues)
+        available_failed = any(not g.passed for g in gates if g.passed is not None) or bool(issues)
         decision = seed_decision = FAIL if available_failed else INCOMPLETE
         if decision == INCOMPLETE:
-            reason = (f"a partial audit: {sum(c.unavailable is not None for c in checks)} of {len(checks)} gates "
+            reason = (f"a partial audit: {sum(g.passed is None for g in gates)} of {len(gates)} gates "
                       "cannot be evaluated from this source")
     if origin in ("illustrative", "thresholds"):
         decision = seed_decision = INCOMPLETE
         reason = NO_CONTRACT_REASON if origin == "illustrative" else NO_CONTRACT_THRESHOLDS_REASON
     return CalibrationDecision(
         decision=decision,
-        checks=tuple(checks),
         reference_issues=issues,
         thresholds=th,
         decided_against=measurement.contract.with_thresholds(th),
@@ -515,13 +546,15 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
         seed_decision=seed_decision,
         contract_origin="given" if origin == "draft" else origin,
         reason=reason,
-        gates=tuple(g for _, g in pairs),
+        gates=gates,
+        rates=measurement.rates,
+        unlisted_issues=unlisted,
     )
 
 
 def _rate_gate(measurement: CalibrationMeasurement, th: CalibrationThresholds, name: str, field_name: str,
-               kind: str, intervals: dict[str, Any] | None, source: str) -> tuple[RateCheck, Gate]:
-    """One rate against its threshold: the seed-shaped check and the gate, from one comparison."""
+               kind: str, intervals: dict[str, Any] | None, source: str) -> Gate:
+    """One rate against its threshold, exactly (and in strict mode its case-aware bound)."""
     rate: Rate = getattr(measurement, name)
     t = getattr(th, field_name)
     limit = Fraction(t, BPS)
@@ -529,15 +562,12 @@ def _rate_gate(measurement: CalibrationMeasurement, th: CalibrationThresholds, n
     common = dict(unit="%", threshold_field=field_name, threshold_source=source, strict=th.strict,
                   cases_to_decide=flip)
     if name in measurement.unavailable:  # a partial audit: this source cannot evaluate the gate
-        why = measurement.unavailable[name]
-        return (RateCheck(name, rate, kind, t, False, False, None, why),
-                Gate(name, kind, None, limit, None, state=NOT_EVALUABLE, detail=why, **common))  # type: ignore[arg-type]
-    seed_passed = meets(rate.bps, kind, t)  # the seed compares rounded basis points
+        return Gate(name, kind, None, limit, None, state=NOT_EVALUABLE, detail=measurement.unavailable[name],
+                    **common)  # type: ignore[arg-type]
     if not rate.denominator:  # no opportunity: as the seed, a minimum above 0 is not met, a maximum is
         passed = meets(0, kind, t)
-        gate = Gate(name, kind, None, limit, passed, passed, state=NOT_EVALUABLE, detail="no opportunities",
+        return Gate(name, kind, None, limit, passed, passed, state=NOT_EVALUABLE, detail="no opportunities",
                     **common)  # type: ignore[arg-type]
-        return RateCheck(name, rate, kind, t, passed, seed_passed, None), gate
     iv = (intervals or {}).get(name)
     bound_passed = None
     if th.strict:
@@ -545,10 +575,9 @@ def _rate_gate(measurement: CalibrationMeasurement, th: CalibrationThresholds, n
         # observation-level Wilson only if the rate has no per-case counts
         w = iv or Wilson(rate.numerator, rate.denominator)
         bound_passed = w.low_at_least(limit) if kind == "min" else w.high_at_most(limit)
-    gate = evaluate(name, kind, rate.value, limit, low=None if iv is None else iv.low,
+    return evaluate(name, kind, rate.value, limit, low=None if iv is None else iv.low,
                     high=None if iv is None else iv.high, interval_method="" if iv is None else iv.method,
                     bound_passed=bound_passed, **common)  # type: ignore[arg-type]
-    return RateCheck(name, rate, kind, t, bool(gate.passed), seed_passed, bound_passed), gate
 
 
 def with_intervals(gates: Sequence[Gate], intervals: dict[str, Any] | None) -> tuple[Gate, ...]:
@@ -761,7 +790,7 @@ def _first_failure(frame: pd.DataFrame, masks: list[np.ndarray], names: Sequence
         try:
             build(*(_py(columns[n][i]) for n in names))  # raises the record path's message, or passes
         except ValueError as error:
-            raise FrameError(str(error), what, int(i), field_of(str(error))) from None
+            raise FrameError(str(error), what, int(i), field_of(error)) from None
 
 
 def _py(v: Any) -> Any:

@@ -101,7 +101,7 @@ class Categories:
         for f in fr:
             scale = math.lcm(scale, f.denominator)
         ints = [f.numerator * (scale // f.denominator) for f in fr]
-        return _int_array(ints), scale
+        return int_array(ints), scale
 
 
 def float_value(v: float) -> Any:
@@ -115,7 +115,8 @@ def float_value(v: float) -> Any:
     return int(f) if f.denominator == 1 else f
 
 
-def _int_array(ints: Sequence[int]) -> np.ndarray:
+def int_array(ints: Sequence[int]) -> np.ndarray:
+    """int64 when every value fits (with room for sums), else Python ints in an object array."""
     if all(-(2**62) < i < 2**62 for i in ints):
         return np.array(ints, dtype=np.int64)
     out = np.empty(len(ints), dtype=object)

@@ -40,7 +40,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from agreebound.gate import meets
+from agreebound.panel import alpha_gate_at
 
 WEIGHTS = ("identity", "linear", "quadratic")
 Z_LEVEL = 0.95
@@ -594,9 +594,9 @@ def explain(co: Coefficients, alpha: Fraction | None, texts: Sequence[str],
             if gains[r] >= DRAG:
                 v = without[r]
                 assert v is not None
-                # the alpha gate's own comparison (agreebound.gate.meets): the floor is threshold data
-                crosses = (f", above the {_f3(floor)} floor" if floor is not None and not meets(alpha, "min", floor)
-                           and meets(v, "min", floor) else "")
+                # the alpha gate as decide would decide it (panel.alpha_gate_at): the floor is threshold data
+                crosses = (f", above the {_f3(floor)} floor" if floor is not None
+                           and not alpha_gate_at(alpha, floor).passed and alpha_gate_at(v, floor).passed else "")
                 out.append(f"One rater drags alpha down: leaving out {_q(r)} raises it from {_f3(alpha)} to "
                            f"{_f3(v)}{crosses}.")
     # categories that hold at least 5% of the values (for continuous scores a rare value says nothing)

@@ -16,6 +16,7 @@ from typing import Any, Iterator, Literal
 
 import pandas as pd
 
+from agreebound.errors import FieldError
 from agreebound.thresholds import RANGES, RATE_GATES, CalibrationThresholds
 
 Candidate = Literal["a", "b", "tie"]
@@ -35,41 +36,49 @@ BPS = 10_000
 # --- scalar validators (the seed's rules and messages) ---------------------------------------
 
 
-def _exact_text(name: str, value: object, *, maximum: int = 512) -> str:
+# Each validator's ``name`` is "record.field" (the seed's words in its message); the FieldError it
+# raises carries the field, or ``listed`` when given (a list's item names the list).
+
+
+def _refused(name: str, rule: str, listed: str | None = None) -> FieldError:
+    return FieldError(f"{name} {rule}", listed or name.partition(".")[2])
+
+
+def _exact_text(name: str, value: object, *, maximum: int = 512, listed: str | None = None) -> str:
     if type(value) is not str or not value.strip():
-        raise ValueError(f"{name} must be non-empty exact str")
+        raise _refused(name, "must be non-empty exact str", listed)
     if value != value.strip():
-        raise ValueError(f"{name} must not have surrounding whitespace")
+        raise _refused(name, "must not have surrounding whitespace", listed)
     if len(value) > maximum or any(ord(ch) < 32 for ch in value):
-        raise ValueError(f"{name} is outside the bounded text contract")
+        raise _refused(name, "is outside the bounded text contract", listed)
     return value
 
 
-def _canonical_id(name: str, value: object) -> str:
-    text = _exact_text(name, value, maximum=96)
+def _canonical_id(name: str, value: object, listed: str | None = None) -> str:
+    text = _exact_text(name, value, maximum=96, listed=listed)
     if not ID_PATTERN.fullmatch(text):
-        raise ValueError(f"{name} must be a canonical identifier")
+        raise _refused(name, "must be a canonical identifier", listed)
     return text
 
 
 def _exact_bool(name: str, value: object) -> bool:
     if type(value) is not bool:
-        raise ValueError(f"{name} must be exact bool")
+        raise _refused(name, "must be exact bool")
     return value
 
 
 def _exact_int(name: str, value: object, *, minimum: int, maximum: int) -> int:
     if type(value) is not int:
-        raise ValueError(f"{name} must be exact int")
+        raise _refused(name, "must be exact int")
     if not minimum <= value <= maximum:
-        raise ValueError(f"{name} must be between {minimum} and {maximum}")
+        raise _refused(name, f"must be between {minimum} and {maximum}")
     return value
 
 
 def _choice(name: str, value: object) -> str:
     text = _exact_text(name, value, maximum=8)
     if text not in CANDIDATES:
-        raise ValueError(f"{name} must be a, b, or tie")
+        raise _refused(name, "must be a, b, or tie")
     return text
 
 
@@ -92,7 +101,7 @@ def _naming(where: str) -> Iterator[None]:
     try:
         yield
     except ValueError as error:
-        raise ValueError(f"{error} ({where})") from None
+        raise FieldError(f"{error} ({where})", field_of(error)) from None
 
 
 def _describe_reference(case_id: object) -> str:
@@ -103,15 +112,9 @@ def describe_observation(case_id: object, order: object, repetition: object) -> 
     return f"observation case_id={case_id!r}, order={order!r}, repetition={repetition!r}"
 
 
-_FIELD_IN_MESSAGE = re.compile(r"^(?:reference|observation)\.(\w+)")
-
-
-def field_of(message: str, default: str | None = None) -> str | None:
-    """The record field a rule's message names ("observation.repetition must ..." -> repetition)."""
-    m = _FIELD_IN_MESSAGE.match(message)
-    if not m:
-        return default
-    return "reviewer_ids" if m.group(1) == "reviewer_id" else m.group(1)
+def field_of(error: Exception) -> str | None:
+    """The record field a refused value names (a :class:`FieldError`'s field), else None."""
+    return error.field if isinstance(error, FieldError) else None
 
 
 # --- records ---------------------------------------------------------------------------------
@@ -131,16 +134,16 @@ class HumanReference:
             try:
                 reviewers = tuple(self.reviewer_ids)
             except TypeError:
-                raise ValueError("reference.reviewer_ids must be iterable") from None
+                raise _refused("reference.reviewer_ids", "must be iterable") from None
             object.__setattr__(self, "reviewer_ids", reviewers)
             if not reviewers:
-                raise ValueError("reference.reviewer_ids must not be empty")
+                raise _refused("reference.reviewer_ids", "must not be empty")
             for reviewer in reviewers:
-                _canonical_id("reference.reviewer_id", reviewer)
+                _canonical_id("reference.reviewer_id", reviewer, listed="reviewer_ids")
             if len(set(reviewers)) != len(reviewers):
-                raise ValueError("reference.reviewer_ids must be unique")
+                raise _refused("reference.reviewer_ids", "must be unique")
             if tuple(sorted(reviewers)) != reviewers:
-                raise ValueError("reference.reviewer_ids must be sorted")
+                raise _refused("reference.reviewer_ids", "must be sorted")
             _exact_bool("reference.adjudicated", self.adjudicated)
 
 
@@ -160,7 +163,7 @@ class JudgeObservation:
         with _naming(describe_observation(self.case_id, self.order, self.repetition)):
             _canonical_id("observation.case_id", self.case_id)
             if _exact_text("observation.order", self.order, maximum=2) not in ORDERS:
-                raise ValueError("observation.order must be ab or ba")
+                raise _refused("observation.order", "must be ab or ba")
             _exact_int("observation.repetition", self.repetition, minimum=1, maximum=MAX_REPETITION)
             _choice("observation.selected_candidate", self.selected_candidate)
             _exact_int("observation.candidate_a_tokens", self.candidate_a_tokens, minimum=1, maximum=MAX_TOKENS)

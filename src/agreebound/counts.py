@@ -317,7 +317,13 @@ def rater_counts_of(coded: Coded, raters: Sequence[str]) -> dict[str, dict[int, 
     """Each rater's ratings per category (raters with no rating too: rate 0/0)."""
     k = max(len(coded.categories), 1)
     per_rater: dict[str, dict[int, int]] = {r: {} for r in raters}
-    keys, counts = np.unique(coded.rater.astype(np.int64) * k + coded.code, return_counts=True)
+    key = coded.rater.astype(np.int64) * k + coded.code
+    if len(raters) * k <= 2 * len(key) + 1_000_000:  # one bincount, as per_unit_counts: no sort
+        by_key = np.bincount(key, minlength=len(raters) * k)
+        keys = np.flatnonzero(by_key)
+        counts = by_key[keys]
+    else:
+        keys, counts = np.unique(key, return_counts=True)
     for kk, nn in zip(keys.tolist(), counts.tolist()):
         r, cc = divmod(kk, k)
         per_rater[raters[r]][cc] = nn
@@ -479,21 +485,3 @@ def merge_all(parts: Iterable[PanelCounts]) -> PanelCounts:
     for p in it:
         out = merge(out, p)
     return out
-
-
-# --- reading counts --------------------------------------------------------------------
-
-
-def pairable_totals(c: PanelCounts) -> list[int]:
-    """n_c: each category's values in units of two or more ratings (the coincidence marginals),
-    from sum_k P_m[c, k] = (m - 1) x (ratings of c in units of size m)."""
-    k = len(c.categories)
-    n_c = [0] * k
-    for m in sorted(x for x in c.pairs if x >= 2):
-        ci, _, w = c.pairs[m]
-        rows = [0] * k
-        for i, x in zip(ci.tolist(), np.asarray(w).tolist()):
-            rows[i] += int(x)
-        for i in range(k):
-            n_c[i] += rows[i] // (m - 1)
-    return n_c

@@ -29,6 +29,20 @@ class InputError(Exception):
         return text
 
 
+class FieldError(ValueError):
+    """A value its rule refused, carrying the field (or a mapping's key) it names: whoever reports
+    it reads ``field``, never the message's text. The message is the rule's own, unchanged.
+
+    >>> e = FieldError("observation.order must be ab or ba", "order")
+    >>> (str(e), e.field, isinstance(e, ValueError))
+    ('observation.order must be ab or ba', 'order', True)
+    """
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
 def memory_message(name: str) -> str:
     """A file whose reading ran out of memory: a limit, said as such, on one line (the dashboard
     keeps what was loaded and goes on serving; the CLI says the same without a name and exits 3)."""

@@ -130,3 +130,41 @@ def csv_cell(value: Any) -> Any:
     if _NUMBER.fullmatch(value):
         return value
     return "'" + value
+
+
+#: A lone surrogate: a byte that was not UTF-8 (U+DC80-U+DCFF, ``surrogateescape``) or a half of a
+#: pair that lost its other half (a JSON ``\\ud800`` escape).
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _surrogate(m: re.Match[str]) -> str:
+    code = ord(m.group(0))
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` as UTF-8 can hold it: each lone surrogate written as an escape.
+
+    A file name the operating system gave with bytes that are not UTF-8 arrives in Python with each
+    such byte as a lone surrogate (``surrogateescape``), which no UTF-8 file or database can hold.
+    Wherever a name is written as UTF-8 (a JSON report, the history database) each such byte is
+    written as the escape ``\\xNN`` (the byte), any other lone surrogate as ``\\uXXXX``, and the rest
+    of the name is kept:
+
+    >>> print(utf8_safe("k" + chr(0xDCFF) + ".csv"), utf8_safe("half " + chr(0xD800)), utf8_safe("caf\u00e9"))
+    k\\xff.csv half \\ud800 caf\u00e9
+    >>> print(utf8_safe_tree({"inputs": [{"file": "k" + chr(0xDCFF)}], "n": 3}))
+    {'inputs': [{'file': 'k\\\\xff'}], 'n': 3}
+    """
+    return LONE_SURROGATE.sub(_surrogate, text)
+
+
+def utf8_safe_tree(obj: Any) -> Any:
+    """Every text (keys too) of a JSON-like tree of dicts, lists and tuples through :func:`utf8_safe`."""
+    if isinstance(obj, str):
+        return utf8_safe(obj)
+    if isinstance(obj, dict):
+        return {utf8_safe_tree(k): utf8_safe_tree(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [utf8_safe_tree(v) for v in obj]
+    return obj

@@ -120,6 +120,25 @@ class Gate:
         return None if self.exact is None else float(self.exact)
 
     @property
+    def flips_at(self) -> Fraction | float | None:
+        """The threshold at which this gate's verdict changes, as decided: a "min" gate passes for
+        thresholds up to it, a "max" gate for thresholds from it up. The measured value; in strict
+        mode with an interval, the tighter of the value and the bound that must pass too (the lower
+        for a minimum, the upper for a maximum). None without a value, or when strict mode's upper
+        bound is unbounded (no threshold passes it).
+
+        >>> evaluate("alpha", "min", Fraction(13, 20), Fraction(3, 5), low=0.55, high=0.72, strict=True).flips_at
+        0.55
+        """
+        if self.exact is None:
+            return None
+        if not self.strict or self.low is None:
+            return self.exact
+        if self.kind == "min":
+            return min(self.low, self.exact)
+        return None if self.high is None else max(self.high, self.exact)
+
+    @property
     def margin(self) -> Fraction | None:
         """How far the value lies on the passing side of the threshold (negative: failing)."""
         if self.exact is None:

@@ -9,7 +9,9 @@ over cases, never the observations themselves:
   y_i of m_i) the number of such cases k and the sums of y_i^2, y_i m_i and m_i^2: the cluster-robust
   variance's spread sum (N y_i - Y m_i)^2 expands to N^2 Syy - 2 N Y Sym + Y^2 Smm, exactly;
 * the reference facts the contract checks: how many cases have each number of reviewers, how many
-  are not adjudicated, and the first ids of each (sorted; ``ISSUE_IDS`` listed, the rest counted);
+  are not adjudicated, and the first ids of each (sorted; ``ISSUE_IDS`` listed, the rest counted;
+  which are issues depends on a threshold, so the judge's decide lists them:
+  agreebound.calibration.reference_issues);
 * the diagnostics: agreement on cases whose human reference is not a tie, the noisy flips, and the
   (human, majority "ab", majority "ba") patterns behind the judge-human alpha.
 
@@ -73,15 +75,6 @@ class JudgeCounts:
     noisy_flips: int
     #: (human, majority ab, majority ba) as indices into LABELS (-1: none) -> number of cases
     patterns: Mapping[tuple[int, int, int], int]
-
-    def issues(self, minimum_reviewers: int) -> tuple[tuple[str, ...], int]:
-        """The first ISSUE_IDS reference issues as the contract names and sorts them (every
-        "adjudication:" before every "reviewers:"), and how many more there are."""
-        low = [i for r, ids in self.reviewer_ids.items() if r < minimum_reviewers for i in ids]
-        n_low = sum(n for r, n in self.reviewers.items() if r < minimum_reviewers)
-        listed = sorted(["adjudication:" + i for i in self.unadjudicated_ids]
-                        + ["reviewers:" + i for i in sorted(low)[:ISSUE_IDS]])[:ISSUE_IDS]
-        return tuple(listed), self.unadjudicated + n_low - len(listed)
 
 
 def _first(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:

@@ -55,6 +55,7 @@ __all__ = [
     "ratio_permil",
     "seed_alpha_permil",
     "seed_enforce",
+    "seed_permil_from_totals",
 ]
 
 # --- the seed's constants, named as the seed names them --------------------------------------
@@ -70,10 +71,6 @@ AB_RATIO_CAP_DEFAULT = RATIO_CAP_DEFAULT
 
 #: Where each default comes from (the seed's own citations), stated once in agreebound.thresholds.
 DEFAULT_CITATIONS = {k: CITATIONS[k] for k in ("alpha_floor_permil", "ratio_cap_permil")}
-
-
-# Units per counting block for the coincidence matrix: bounds the dense block to ~ 16M cells.
-_BLOCK_CELLS = 16_000_000
 
 
 class Verdict(str, enum.Enum):
@@ -207,63 +204,27 @@ def exact_sum(a: np.ndarray) -> int:
     return int(hi.sum()) * 2**31 + int(lo.sum())
 
 
-def _seed_permil_from(unit_sumsq: np.ndarray, m_u: np.ndarray, n_all_c: np.ndarray, n_raters: int,
-                      n_units: int, k: int) -> int:
-    """The seed's ab_alpha_permil from per-unit counts: every value counts in the marginals."""
-    if n_raters < 2 or n_units <= 0 or k <= 0:
+def seed_permil_from_totals(different_pairs: int, totals: Sequence[int] | np.ndarray, n_raters: int) -> int:
+    """The seed's ab_alpha_permil from counts: ``different_pairs`` D (ordered pairs of different
+    values within units), every rating's category ``totals`` (singleton units too: the seed's
+    marginals count every value) and the raters m: ``1000 - (1000 D (n-1)) // ((m-1) E)`` with
+    E = n^2 - sum_c n_c^2, i.e. alpha rounded *up* to permil; AB_UNDEFINED for fewer than two
+    raters or values, or no variation. agreebound.alpha gives every engine's counts this seed
+    value; :func:`seed_alpha_permil` is the same formula on the seed's own matrix.
+
+    >>> seed_permil_from_totals(2, [3, 3], 2)      # [[1, 1], [2, 2], [1, 2]]: alpha 4/9
+    445
+    """
+    t = np.asarray(totals, dtype=np.int64) if not isinstance(totals, np.ndarray) else totals
+    n = exact_sum(t)
+    if n_raters < 2 or n < 2:
         return AB_UNDEFINED
-    dpairs = exact_sum(m_u * m_u - unit_sumsq)
-    n = exact_sum(n_all_c)
-    if n < 2:
-        return AB_UNDEFINED
-    epairs = n * n - exact_sum(n_all_c.astype(object) * n_all_c)
+    # t * t stays exact in int64 below 2**31 ratings a category (exact_sum then adds it exactly)
+    squares = t * t if t.dtype != object and int(t.max(initial=0)) < 2**31 else t.astype(object) * t
+    epairs = n * n - exact_sum(squares)
     if epairs <= 0:
         return AB_UNDEFINED
-    return AB_PERMIL - (AB_PERMIL * dpairs * (n - 1)) // ((n_raters - 1) * epairs)
-
-
-def unit_disagreement(c: Coded, level: str, result: AlphaResult) -> np.ndarray:
-    """Each unit's contribution to sum_ck o_ck d2_ck (true distances, float; 0 for unpairable)."""
-    out = np.zeros(c.n_units)
-    if result.value is None:
-        return out
-    unit, code, cnt, starts = per_unit_counts(c)
-    m_u = np.add.reduceat(cnt, starts)
-    lens = np.diff(np.r_[starts, len(cnt)])
-    units = unit[starts]
-    keep = m_u >= 2
-    if level == "nominal":
-        sumsq = np.add.reduceat(cnt * cnt, starts)
-        contrib = (m_u * m_u - sumsq) / np.maximum(m_u - 1, 1)
-    elif level in ("interval", "ordinal"):
-        if level == "interval":
-            x_all, scale = result.category_set.scaled
-            xf = np.asarray(x_all, dtype=np.float64) / scale
-        else:
-            n_c = np.bincount(code[np.repeat(keep, lens)], weights=cnt[np.repeat(keep, lens)],
-                              minlength=len(result.category_set))
-            xf = (np.r_[0, np.cumsum(n_c)[:-1]] + n_c / 2).astype(np.float64)
-        x = xf[code]
-        mean = np.add.reduceat(cnt * x, starts) / m_u
-        dev = x - np.repeat(mean, lens)
-        contrib = 2 * m_u * np.add.reduceat(cnt * dev * dev, starts) / np.maximum(m_u - 1, 1)
-    else:  # ratio: k is small (RATIO_MAX_CATEGORIES); per unit c^T D c over dense blocks of units
-        v = result.category_set.floats
-        a, b = v[:, None], v[None, :]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            dd = np.where(a + b != 0, ((a - b) / (a + b)) ** 2, 0.0)
-        k = len(v)
-        contrib = np.zeros(len(starts))
-        owner = np.repeat(np.arange(len(starts)), lens)
-        block = max(1, _BLOCK_CELLS // max(k, 1))
-        for b0 in range(0, len(starts), block):
-            b1 = min(len(starts), b0 + block)
-            lo, hi = int(starts[b0]), int(starts[b1]) if b1 < len(starts) else len(code)
-            dense = np.zeros((b1 - b0, k))
-            dense[owner[lo:hi] - b0, code[lo:hi]] = cnt[lo:hi]
-            contrib[b0:b1] = ((dense @ dd) * dense).sum(axis=1) / np.maximum(m_u[b0:b1] - 1, 1)
-    out[units[keep]] = contrib[keep]
-    return out
+    return AB_PERMIL - (AB_PERMIL * different_pairs * (n - 1)) // ((n_raters - 1) * epairs)
 
 
 def seed_alpha_permil(ratings: Any, ncat: int) -> int:
@@ -298,7 +259,7 @@ def seed_alpha_permil(ratings: Any, ncat: int) -> int:
     m_u = np.add.reduceat(cnt, starts) if len(cnt) else np.zeros(0, dtype=np.int64)
     sumsq = np.add.reduceat(cnt * cnt, starts) if len(cnt) else np.zeros(0, dtype=np.int64)
     n_all_c = np.bincount(code, weights=cnt, minlength=ncat).astype(np.int64)
-    return _seed_permil_from(sumsq, m_u, n_all_c, nraters, nunits, ncat)
+    return seed_permil_from_totals(exact_sum(m_u * m_u - sumsq), n_all_c, nraters)
 
 
 # --- detector spread --------------------------------------------------------------------------
@@ -534,6 +495,13 @@ def _alpha_gate(value: Fraction | None, th: PanelThresholds, interval: tuple[Any
     return evaluate("alpha", "min", value, th.alpha_floor, low=low, high=high if low is not None else None,
                     interval_method=method, strict=th.strict, bound_passed=bound,
                     threshold_field="alpha_floor_permil", threshold_source=source)
+
+
+def alpha_gate_at(value: Fraction, floor: Fraction) -> Gate:
+    """Alpha's gate on a value alone against ``floor`` (no interval, no strict mode): decide's own
+    comparison, for a reader asking where another alpha would land (coefficients.explain: leaving
+    a rater out)."""
+    return evaluate("alpha", "min", value, floor, threshold_field="alpha_floor_permil", threshold_source="given")
 
 
 def _spread_gate(s: Fraction | None, measured: bool, th: PanelThresholds, bracket: tuple[Any, Any],

@@ -13,8 +13,10 @@ at the step that needs it, so a bad file is reported at the same step whoever ru
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -89,6 +91,21 @@ class Source:
         """How the user named it: the path as given, else the name."""
         return self.path or self.name
 
+    @cached_property
+    def digest(self) -> str:
+        """What a cache is keyed on, computed once per Source: the SHA-256 of its bytes; for a file
+        read later by its path, of the path, size and modification time (the bytes are not read
+        here, so a data set of any size is keyed at once)."""
+        if self.data is not None:
+            return hashlib.sha256(self.data).hexdigest()
+        assert self.path is not None
+        try:
+            st = os.stat(self.path)
+            stamp = f"{self.path}\0{st.st_size}\0{st.st_mtime_ns}\n"
+        except OSError:  # a pattern, or a file gone: keyed by its name; reading it says what is wrong
+            stamp = f"{self.path}\n"
+        return hashlib.sha256(stamp.encode()).hexdigest()
+
 
 def sha256_file(path: str) -> str:
     h = hashlib.sha256()
@@ -135,6 +152,9 @@ class PanelRecipe:
     coefficients: bool = False
     thresholds: Any = None
     preset: str | None = None
+    #: How messages and the measurement name the data (the dashboard's data folder: the data set's
+    #: name in the folder, never a server path); None: the first file's name.
+    display: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form (the keys runs have always stored: mapping, level, positive, dimension,
@@ -190,6 +210,25 @@ class JudgeRecipe:
         if source == "log":
             return cls(slots[0], source, references=slots[1], contract=slots[2], mapping=slots[3], **given)
         return cls(slots[0], source, **given)
+
+
+def recipe_digest(recipe: PanelRecipe | JudgeRecipe) -> str:
+    """A stable digest of everything a recipe's measurement depends on: each file by its
+    :attr:`Source.digest` (never its bytes), every other field by its value. The dashboard keys
+    its caches on it (with the recipe itself passed unhashed)."""
+    def part(value: Any) -> Any:
+        if isinstance(value, Source):
+            return ["source", value.name, value.digest]
+        if isinstance(value, tuple):
+            return [part(v) for v in value]
+        if value is None or isinstance(value, (str, bool, int)):
+            return value
+        if hasattr(value, "to_json"):  # a ThresholdSet
+            return ["json", value.to_json()]
+        return ["repr", type(value).__name__, repr(value)]  # a category (3, 2.5), UNSET
+
+    body = [type(recipe).__name__] + [[f.name, part(getattr(recipe, f.name))] for f in fields(recipe)]
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
 # --- the engine choice -------------------------------------------------------------------------
@@ -348,7 +387,7 @@ def one_dimension(found: dict[str, Any], dimension: str, file: str, has: str) ->
 
 def level_choice(level: str, chosen_by: str | None, mapping_level: str | None) -> tuple[str, str]:
     """The level and who chose it: the recipe's (the user's), else the mapping file's, else nobody
-    ("auto": the default rule, analysis.default_level)."""
+    ("auto": the default rule, levels.default_level)."""
     if chosen_by is not None:
         return level, chosen_by
     if level != "auto":
@@ -382,18 +421,16 @@ def import_panel(recipe: PanelRecipe, inputs: list[tuple[str, str, Any]]) -> Any
     return imported
 
 
-def _panel_in_memory(recipe: PanelRecipe) -> Report:
+def _measure_read(recipe: PanelRecipe, imported: Any, inputs: list[tuple[str, str, Any]]) -> dict[str, Any]:
+    """Panels already read, measured in memory: the recipe's dimension (or every one), its rates
+    file (read here, joining ``inputs``), level, positive category and interval."""
     from agreebound.analysis import measure_panels
+    from agreebound.engines.numpy_engine import panel_counts
     from agreebound.io.formats import parse_detector_rates
-    from agreebound.render.report import panel_report
 
-    inputs: list[tuple[str, str, Any]] = []
-    imported = import_panel(recipe, inputs)
-    name = inputs[0][1]
-    t = thresholds_of(recipe, inputs)
     panels = imported.panels
     if recipe.dimension is not None:
-        panels = one_dimension(panels, recipe.dimension, name, "the file has")
+        panels = one_dimension(panels, recipe.dimension, recipe.ratings[0].name, "the file has")
     rates = rates_name = None
     if recipe.rates is not None:
         rates_name, rdata = recipe.rates.read()
@@ -401,17 +438,35 @@ def _panel_in_memory(recipe: PanelRecipe) -> Report:
         inputs.append(("rates", rates_name, rdata))
     level, chosen_by = level_choice(recipe.level, recipe.chosen_by, imported.mapping.level)
     positive = "auto" if recipe.positive is UNSET else recipe.positive
-    measurements = measure_panels(panels, level, positive, rates, rates_name, recipe.interval,
-                                  chosen_by=chosen_by)
+    return measure_panels(panels, level, positive, rates, rates_name, recipe.interval, chosen_by=chosen_by,
+                          count=panel_counts)
+
+
+def _panel_in_memory(recipe: PanelRecipe) -> Report:
+    inputs: list[tuple[str, str, Any]] = []
+    imported = import_panel(recipe, inputs)
+    t = thresholds_of(recipe, inputs)
+    measurements = _measure_read(recipe, imported, inputs)
     coefficients = None
     if recipe.coefficients:
         from agreebound.analysis import panel_coefficients
 
-        coefficients = {d: panel_coefficients(panels[d], m.level, t.panel.alpha_floor_permil)
+        coefficients = {d: panel_coefficients(imported.panels[d], m.level, t.panel.alpha_floor_permil)
                         for d, m in measurements.items()}
-    report = panel_report(measurements, t, [(n, b) for _, n, b in inputs], imported, coefficients)
+    level, _ = level_choice(recipe.level, recipe.chosen_by, imported.mapping.level)
+    positive = "auto" if recipe.positive is UNSET else recipe.positive
     replay = replace(recipe, mapping=_mapping_in_force(recipe, imported).to_json(), level=level, positive=positive)
-    return Report("panel", report, t, tuple(inputs), stored_recipe(replay, measurements), measurements,
+    return panel_result(replay, measurements, t, inputs, imported, coefficients)
+
+
+def panel_result(recipe: PanelRecipe, measurements: dict[str, Any], t: Any, inputs: Sequence[tuple[str, str, Any]],
+                 imported: Any = None, coefficients: dict[str, Any] | None = None) -> Report:
+    """The Report of a panel measured in memory (by :func:`run`, or by the dashboard from its cached
+    measurement: what it records as a run), ``recipe`` stored as a run stores it."""
+    from agreebound.render.report import panel_report
+
+    report = panel_report(measurements, t, [(n, b) for _, n, b in inputs], imported, coefficients)
+    return Report("panel", report, t, tuple(inputs), stored_recipe(recipe, measurements), measurements,
                   imported=imported)
 
 
@@ -469,7 +524,7 @@ def engine_counts(engine: str, files: Sequence[str], m: Any, missing: Sequence[s
         return spark_engine.panel_counts(list(files), columns, missing=missing, master=master)
     from agreebound.engines.duckdb_engine import panel_counts
 
-    kwargs = {"display": display} if display is not None else {}
+    kwargs = {"display": display} if display is not None else {}  # DuckDB names the data so in messages
     return panel_counts(list(files), columns, missing=missing, delimiter=m.delimiter, **kwargs)
 
 
@@ -481,34 +536,47 @@ def _files_read(files: Sequence[str], remote: bool) -> list[tuple[str, str]]:
     return [(Path(f).name, sha256_file(f)) for f in files]
 
 
-def _panel_out_of_core(recipe: PanelRecipe, engine: str, check: Check | None) -> Report:
-    """Long ratings out of core: the engine returns each dimension's counts; the verdict is decided
-    from them exactly as in memory."""
+def _measure_counted(recipe: PanelRecipe, engine: str, files: Sequence[str], m: Any) -> dict[str, Any]:
+    """Each dimension (or the recipe's one) counted by DuckDB or Spark through the mapping ``m``,
+    then measured from its counts exactly as in memory."""
     from agreebound.analysis import measure_counts
-    from agreebound.engines.common import input_files
-    from agreebound.render.report import panel_report
 
-    paths = [s.given for s in recipe.ratings]
-    remote = engine == "spark" and "://" in paths[0]
-    files = paths if remote else input_files(paths)
-    m = long_columns(recipe, engine, files, remote)
-    if check is not None:
-        check(engine, files)
-    t = thresholds_of(recipe, None)
     missing = tuple(dict.fromkeys([*(m.missing or ()), *(recipe.missing or ())]))
-    counts = engine_counts(engine, files, m, missing, recipe.master)
+    counts = engine_counts(engine, files, m, missing, recipe.master, display=recipe.display)
     if recipe.dimension is not None:
         counts = one_dimension(counts, recipe.dimension, files[0], "the files have")
-    name = Path(files[0]).name + (f" (and {len(files) - 1} more file{'s' if len(files) > 2 else ''})"
-                                   if len(files) > 1 else "")
+    name = recipe.display or Path(files[0]).name + (f" (and {len(files) - 1} more file{'s' if len(files) > 2 else ''})"
+                                                    if len(files) > 1 else "")
     level, chosen_by = level_choice(recipe.level, recipe.chosen_by, m.level)
     positive: Any = recipe.positive if recipe.positive is not UNSET else (m.positive or "auto")
     humans = list(recipe.humans) if recipe.humans is not None else (list(m.humans) if m.humans is not None else None)
     if recipe.detectors is not None:
         every = {r for c in counts.values() for r in c.raters}
         humans = sorted(every - set(recipe.detectors))
-    measurements = {d: measure_counts(c, name, level, positive, humans, recipe.interval, chosen_by=chosen_by)
-                    for d, c in counts.items()}
+    return {d: measure_counts(c, name, level, positive, humans, recipe.interval, chosen_by=chosen_by)
+            for d, c in counts.items()}
+
+
+def _engine_files(recipe: PanelRecipe, engine: str) -> tuple[list[str], bool]:
+    """The files an out-of-core engine reads (patterns expanded) and whether they are remote."""
+    from agreebound.engines.common import input_files
+
+    paths = [s.given for s in recipe.ratings]
+    remote = engine == "spark" and "://" in paths[0]
+    return (paths if remote else input_files(paths)), remote
+
+
+def _panel_out_of_core(recipe: PanelRecipe, engine: str, check: Check | None) -> Report:
+    """Long ratings out of core: the engine returns each dimension's counts; the verdict is decided
+    from them exactly as in memory."""
+    from agreebound.render.report import panel_report
+
+    files, remote = _engine_files(recipe, engine)
+    m = long_columns(recipe, engine, files, remote)
+    if check is not None:
+        check(engine, files)
+    t = thresholds_of(recipe, None)
+    measurements = _measure_counted(recipe, engine, files, m)
     inputs = _files_read(files, remote)
     report = panel_report(measurements, t, inputs)
     return Report("panel", report, t, tuple(("ratings", n, d) for n, d in inputs), {}, measurements)
@@ -550,7 +618,6 @@ def measure_judge_recipe(recipe: JudgeRecipe, thresholds: Any = None) -> Any:
 
 def _judge(recipe: JudgeRecipe, check: Check | None) -> Report:
     from agreebound.judge_input import measure_judge
-    from agreebound.render.report import calibration_report
 
     name, data = recipe.first.read()
     inputs: list[tuple[str, str, Any]] = [("bundle", name, data)]
@@ -565,8 +632,16 @@ def _judge(recipe: JudgeRecipe, check: Check | None) -> Report:
         if engine in OUT_OF_CORE:
             return _judge_out_of_core(recipe, engine, name, data, t, inputs, check)
     bundle = measure_judge(read_judge(recipe, source, name, data, inputs, t.calibration))
+    return judge_result(replace(recipe, source=source), bundle, t, inputs)
+
+
+def judge_result(recipe: JudgeRecipe, bundle: Any, t: Any, inputs: Sequence[tuple[str, str, Any]]) -> Report:
+    """The Report of a judge audited in memory (by :func:`run`, or by the dashboard from its cached
+    bundle: what it records as a run), ``recipe`` stored as a run stores it."""
+    from agreebound.render.report import calibration_report
+
     report = calibration_report(bundle, t, [(n, b) for _, n, b in inputs])
-    return Report("judge", report, t, tuple(inputs), replace(recipe, source=source).to_dict(), bundle=bundle)
+    return Report("judge", report, t, tuple(inputs), recipe.to_dict(), bundle=bundle)
 
 
 def _judge_out_of_core(recipe: JudgeRecipe, engine: str, name: str, data: bytes, t: Any,
@@ -632,15 +707,32 @@ def parse_judge_log(name: str, data: bytes, references: tuple[str, bytes] | None
     return measure_judge_recipe(recipe, thresholds)
 
 
-def measure_panel_recipe(recipe: PanelRecipe, panels: dict[str, Any]) -> dict[str, Any]:
-    """The dashboard's measuring of panels already read (it caches the reading by the bytes'
-    digest): every dimension at the recipe's level, with its rates file if any."""
-    from agreebound.analysis import measure_panels
-    from agreebound.io.formats import parse_detector_rates
+def measure_panel_recipe(recipe: PanelRecipe, imported: Any = None) -> dict[str, Any]:
+    """The panel measured as :func:`run` measures it (every dimension, or the recipe's one; its
+    roles, rates, level, positive category and interval), on the engine :func:`panel_engine`
+    chooses; no thresholds (deciding is separate and cheap). ``imported``: the ratings already
+    read in memory through the recipe's mapping (the dashboard caches the reading by the bytes'
+    digest); read here when None or when the recipe names roles (they are written into what is read)."""
+    engine = panel_engine(recipe)
+    if engine in OUT_OF_CORE:
+        files, remote = _engine_files(recipe, engine)
+        return _measure_counted(recipe, engine, files, long_columns(recipe, engine, files, remote))
+    if imported is None or recipe.humans is not None or recipe.detectors is not None:
+        imported = import_panel(recipe, [])
+    return _measure_read(recipe, imported, [])
 
-    rates = rates_name = None
-    if recipe.rates is not None:
-        rates_name, rdata = recipe.rates.read()
-        rates = parse_detector_rates(rates_name, rdata)
-    level, chosen_by = level_choice(recipe.level, recipe.chosen_by, None)
-    return measure_panels(panels, level, recipe.positive, rates, rates_name, recipe.interval, chosen_by=chosen_by)
+
+def rater_diagnostics(recipe: PanelRecipe, dimension: str, level: str, max_raters: int) -> tuple[dict[str, Any], Any]:
+    """Leave-one-rater-out alpha and the most disagreeing units of long ratings out of core
+    (DuckDB, one pass per rater), on the engine :func:`panel_engine` chooses."""
+    engine = panel_engine(recipe)
+    if engine != "duckdb":
+        raise RecipeError(f"per-rater diagnostics out of core run on DuckDB, not {engine}")
+    from agreebound.engines.common import LongColumns
+    from agreebound.engines.duckdb_engine import rater_diagnostics as duckdb_diagnostics
+
+    files, _ = _engine_files(recipe, engine)
+    m = long_columns(recipe, engine, files, False)
+    cols = LongColumns(tuple(m.unit) or ("unit",), m.rater or "rater", m.value or "value", m.dimension)
+    return duckdb_diagnostics(list(files), cols, dimension, level, missing=m.missing or (), max_raters=max_raters,
+                              delimiter=m.delimiter)

@@ -189,17 +189,6 @@ class RatingPanel:
     def category_index(self, positive: Any) -> int | None:
         return category_index(self.coded.categories, positive)
 
-    def detector_rates(self, positive: Any) -> tuple[DetectorRate, ...]:
-        """Each detector's rate of ``positive`` over the units it rated (exact)."""
-        k = self.category_index(positive)
-        n_r = len(self.raters)
-        totals = np.bincount(self.coded.rater, minlength=n_r)
-        hits = np.bincount(self.coded.rater[self.coded.code == k], minlength=n_r) if k is not None \
-            else np.zeros(n_r, dtype=np.int64)
-        humans = set(self.humans)
-        return tuple(DetectorRate(r, int(hits[j]), int(totals[j])) for j, r in enumerate(self.raters)
-                     if r not in humans)
-
     def matrix(self, units: Sequence[int] | None = None) -> np.ndarray:
         """A dense units x raters object matrix (None missing) of the given units (all by default)."""
         rows = np.arange(len(self.units)) if units is None else np.asarray(units, dtype=np.int64)

@@ -43,7 +43,7 @@ from sqlalchemy.engine import Connection, Engine
 from agreebound import __version__
 from agreebound.escape import excerpt, printable
 from agreebound.limits import MAX_INPUT_BYTES, MAX_NAME_CHARS
-from agreebound.render.names import LONE_SURROGATE, utf8_safe, utf8_safe_tree
+from agreebound.escape import LONE_SURROGATE, utf8_safe, utf8_safe_tree
 
 ENV = "AGREEBOUND_DB"
 OFF = ("off", "none", "0", "false", "no")

@@ -39,11 +39,10 @@ import numpy as np
 from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DIAGNOSTIC_RATERS
 from agreebound.alpha import alpha as alpha_of_counts
 from agreebound.alpha import alpha_without_each_rater as _alpha_without_each
-from agreebound.alpha import krippendorff_alpha
 from agreebound.counts import from_coded
 from agreebound.panel import AlphaResult
 from agreebound.categories import Coded, encode
-from agreebound.panel import unit_disagreement as _unit_disagreement
+from agreebound.alpha import unit_disagreement as _histogram_disagreement
 
 Z95 = NormalDist().inv_cdf(0.975)  # 1.959963984540054
 DRAWS = 2000
@@ -812,8 +811,16 @@ def alpha_without_each_rater(ratings: Any, raters: Sequence[str], level: str) ->
 
 
 def unit_disagreement(ratings: Any, level: str, result: AlphaResult) -> np.ndarray:
-    """Each unit's contribution to the observed disagreement sum_ck o_ck d2_ck (0 for unpairable)."""
-    return _unit_disagreement(encode(ratings), level, result)
+    """Each unit's contribution to the observed disagreement sum_ck o_ck d2_ck (0 for unpairable):
+    the numpy engine's unit histograms (one per pairable unit, in unit order) measured by
+    agreebound.alpha.unit_disagreement."""
+    c = encode(ratings)
+    out = np.zeros(c.n_units)
+    if result.value is None:
+        return out
+    pairable = np.flatnonzero(np.bincount(c.unit, minlength=c.n_units) >= 2)
+    out[pairable] = _histogram_disagreement(from_coded(c, [str(j) for j in range(c.n_raters)]), level)
+    return out
 
 
 def detector_vs_human(ratings: Any, raters: Sequence[str], humans: Sequence[str],
@@ -843,43 +850,19 @@ class JudgeDiagnostics:
 
 
 def judge_diagnostics(m: Any) -> JudgeDiagnostics:
-    """Diagnostics from a CalibrationMeasurement's per-case facts. In a partial audit, agreement
-    with the humans counts only the cases that have a human reference."""
-    wilson = {r.name: Wilson(r.numerator, r.denominator) for r in m.rates}
-    counts = getattr(m, "counts", None)
-    if counts is not None:  # an out-of-core measurement: the same figures from the per-case sums
-        from agreebound.judge_counts import human_alpha_counts
+    """Diagnostics from a CalibrationMeasurement's counts (agreebound.judge_counts: every engine's,
+    in memory too). In a partial audit, agreement with the humans and the judge-human alpha count
+    only the cases that have a human reference (the counts' reference facts are theirs)."""
+    from agreebound.judge_counts import human_alpha_counts
 
-        agree = counts.rates["human_agreement"]
-        return JudgeDiagnostics(
-            agreement_with_ties=(agree.numerator, agree.denominator),
-            agreement_without_ties=counts.agreement_without_ties,
-            judge_human_alpha=alpha_of_counts(human_alpha_counts(counts), "nominal"),
-            stable_flips=counts.rates["position_flip"].numerator,
-            noisy_flips=counts.noisy_flips,
-            wilson=wilson,
-            intervals=judge_rate_intervals(m),
-        )
-    all_cases = m.cases
-    cases = all_cases[all_cases["has_reference"].to_numpy(dtype=bool)] if "has_reference" in all_cases else all_cases
-    no_tie = (cases["preferred"] != "tie").to_numpy()
-    obs = cases["observations"].to_numpy()
-    agree = cases["agreements"].to_numpy()
-    human = cases["preferred"].astype(object).to_numpy()
-    ab = cases["majority_ab"].astype(object).where(cases["majority_ab"].notna(), None).to_numpy()
-    ba = cases["majority_ba"].astype(object).where(cases["majority_ba"].notna(), None).to_numpy()
-    alpha = krippendorff_alpha(np.column_stack([human, ab, ba]).astype(object).reshape(-1, 3), "nominal")
-    cases = all_cases
-    ab = cases["majority_ab"].astype(object).where(cases["majority_ab"].notna(), None).to_numpy()
-    ba = cases["majority_ba"].astype(object).where(cases["majority_ba"].notna(), None).to_numpy()
-    unstable = (cases["unstable_ab"] | cases["unstable_ba"]).to_numpy()
-    differ = np.array([a is not None and b is not None and a != b for a, b in zip(ab, ba)], dtype=bool)
+    counts = m.counts
+    agree = counts.rates["human_agreement"]
     return JudgeDiagnostics(
-        agreement_with_ties=(int(agree.sum()), int(obs.sum())),
-        agreement_without_ties=(int(agree[no_tie].sum()), int(obs[no_tie].sum())),
-        judge_human_alpha=alpha,
-        stable_flips=int(cases["flipped"].sum()),
-        noisy_flips=int((unstable & differ).sum()),
-        wilson=wilson,
+        agreement_with_ties=(agree.numerator, agree.denominator),
+        agreement_without_ties=counts.agreement_without_ties,
+        judge_human_alpha=alpha_of_counts(human_alpha_counts(counts), "nominal"),
+        stable_flips=counts.rates["position_flip"].numerator,
+        noisy_flips=counts.noisy_flips,
+        wilson={r.name: Wilson(r.numerator, r.denominator) for r in m.rates},
         intervals=judge_rate_intervals(m),
     )

@@ -52,7 +52,7 @@ def test_parts_measured_with_duckdb_give_the_in_memory_verdicts(folder):
     at.selectbox(key="folder_pick").set_value("weekly/*.parquet").run()
     at.button(key="folder_measure").click().run()
     assert not at.exception
-    assert at.session_state["panel_source"]["label"] == "data folder: weekly/*.parquet"
+    assert at.session_state["panel_source"].label == "data folder: weekly/*.parquet"
     counted = sorted(a.value for a in at.success) + sorted(a.value for a in at.error if "REPORT_ONLY" in a.value)
     assert counted == memory and any("sexual: ENFORCE" in v for v in counted)
     calls = dict(data.MEASURE_CALLS)

@@ -74,7 +74,7 @@ def upload_k2011_interval(at: AppTest) -> None:
 def test_upload_is_recorded_and_a_new_session_restores_it(db):
     at = app(page="pages/panel.py")
     upload_k2011_interval(at)
-    run_id = at.session_state["panel_source"]["run"]
+    run_id = at.session_state["panel_source"].run
     assert param(at, "run") == [run_id]
     with Store.open(db) as s:
         run = s.get(run_id)
@@ -87,9 +87,9 @@ def test_upload_is_recorded_and_a_new_session_restores_it(db):
     # "a reload": a fresh session with the same URL, nothing uploaded
     again = app({"run": run_id, "th": param(at, "th")[0]}, page="pages/panel.py")
     src = again.session_state["panel_source"]
-    assert src["ratings"].name == "reliability.csv" and src["ratings"].data == data
+    assert src.recipe.ratings[0].name == "reliability.csv" and src.recipe.ratings[0].data == data
     assert again.session_state["level"] == "interval"
-    assert src["run"] == run_id and param(again, "run") == [run_id]
+    assert src.run == run_id and param(again, "run") == [run_id]
     first, second = text(at), text(again)
     assert "0.849" in second  # the same verdict numbers, at the same level
     for line in first.splitlines():
@@ -111,7 +111,7 @@ def test_run_link_restores_its_thresholds_and_a_bad_link_keeps_the_samples(db, c
 
     bad = app({"run": "0123456789ab"})
     assert "The link's run '0123456789ab' could not be opened: no run 0123456789ab" in said(bad.warning)
-    assert bad.session_state["panel_source"]["ratings"].name == "detector_panel.csv"  # the sample stays
+    assert bad.session_state["panel_source"].recipe.ratings[0].name == "detector_panel.csv"  # the sample stays
 
 
 def test_history_timeline_of_three_runs_and_a_compare_that_names_the_reason(db, capsys):
@@ -151,8 +151,8 @@ def test_open_and_delete_from_history(db, capsys):
     at.selectbox(key="history_pick").set_value(judge_run.id).run()
     at.button(key="history_open").click().run()
     assert not at.exception
-    assert at.session_state["judge_source"]["run"] == judge_run.id
-    assert at.session_state["judge_source"]["files"][0].name == "judge_illustrative.json"
+    assert at.session_state["judge_source"].run == judge_run.id
+    assert at.session_state["judge_source"].recipe.first.name == "judge_illustrative.json"
 
     at = app(page="pages/history.py")
     at.selectbox(key="history_pick").set_value(judge_run.id).run()
@@ -171,8 +171,8 @@ def test_a_foreign_database_is_a_message_and_the_dashboard_works(tmp_path, monke
     try:
         at = app(page="pages/panel.py")
         upload_k2011_interval(at)  # measured and shown, though it cannot be recorded
-        assert at.session_state["panel_source"]["label"] == "upload: reliability.csv"
-        assert "run" not in at.session_state["panel_source"]
+        assert at.session_state["panel_source"].label == "upload: reliability.csv"
+        assert at.session_state["panel_source"].run is None
         sidebar = said(at.sidebar.caption)
         assert "History unavailable:" in sidebar and "not an agreebound database" in sidebar
         at.switch_page("pages/history.py").run()
@@ -211,7 +211,7 @@ def test_a_run_opens_with_its_positive_category_interval_and_dimension(db, capsy
     # --dimension sexual: the run opens on that dimension alone
     assert main(["panel", str(S / "detector_panel.csv"), "--dimension", "sexual", "--record", "--db", db]) == 0
     at = app({"run": last_run(capsys)}, page="pages/overview.py")
-    assert at.session_state["panel_source"]["dimension"] == "sexual"
+    assert at.session_state["panel_source"].recipe.dimension == "sexual"
     assert "**Panel: may be enforced at the nominal level (the default).**" in text(at)  # one dimension, as recorded (ENFORCE)
     dims = [plain(h.value) for h in at.subheader]
     assert "sexual" in dims and "violence" not in dims and "insult" not in dims
@@ -238,14 +238,14 @@ def test_a_panel_run_and_a_judge_run_in_one_link_keep_their_own_thresholds(db, c
     at = app({"run": [panel_run, judge_run]})
     t = at.session_state["thresholds"]
     assert (t.panel.alpha_floor_permil, t.panel.ratio_cap_permil) == (400, 4000) and t.calibration is None
-    assert at.session_state["judge_source"]["run"] == judge_run
+    assert at.session_state["judge_source"].run == judge_run
     assert "insult: ENFORCE" in text(at)
 
 
 def test_the_reading_changed_after_recording_survives_a_reload(db):
     at = app(page="pages/panel.py")
     upload_k2011_interval(at)
-    run_id = at.session_state["panel_source"]["run"]
+    run_id = at.session_state["panel_source"].run
     at.radio(key="interval_widget").set_value("pairs").run()  # recorded with the default, units
     assert param(at, "interval") == ["pairs"] and param(at, "level") == ["interval"]
     again = app({"run": run_id, "th": param(at, "th")[0], "level": "interval", "interval": "pairs"},

@@ -46,7 +46,7 @@ def test_r_export_preview_then_level_then_role_then_verdict():
     assert at.multiselect(key="pv_humans").value == []
     assert any("Missing cells found: NA x " in c.value for c in at.caption)
     assert not at.tabs and dict(data.MEASURE_CALLS).get("panel", 0) == calls.get("panel", 0)
-    assert at.session_state["panel_source"]["label"].startswith("Detector panel")
+    assert at.session_state["panel_source"].label.startswith("Detector panel")
     # Level: interval instead of the suggested ordinal, then Measure.
     at.selectbox(key="pv_level").set_value("interval").run()
     at.button(key="pv_measure").click().run()
@@ -105,10 +105,10 @@ def test_real_shaped_exports_reach_their_alpha_through_the_preview_defaults(name
         at.selectbox(key="pv_level").set_value(level).run()
     at.button(key="pv_measure").click().run()
     assert not at.exception and at.session_state["pending"] is None
-    ms = data.panel_measurements  # the cached measurement the page drew
-    src = at.session_state["panel_source"]
-    measured = ms(src["ratings"].name, src["ratings"].digest, src["ratings"].data, at.session_state["level"],
-                  "auto", None, None, None, "units", src["mapping"])
+    from dataclasses import replace
+
+    src = at.session_state["panel_source"]  # the cached measurement the page drew
+    measured = data.measured_panel(replace(src.recipe, level=at.session_state["level"], chosen_by="user"))
     m = next(iter(measured.values()))
     assert m.alpha.value == alpha and m.level == (level or "nominal") and m.n_units == 12
     assert f"= {alpha.numerator}/{alpha.denominator} (" in body(at)

@@ -108,7 +108,7 @@ def test_an_unbound_snapshot_names_the_expected_id_and_can_be_bound_as_a_draft()
     assert not at.exception
     assert [s.value for s in at.success] == ["PASS_CALIBRATION"]
     assert any(stale.split(":")[1] in w.value and "Bound as a draft" in w.value for w in at.warning)
-    assert at.session_state["judge_source"]["rebind"] is True
+    assert at.session_state["judge_source"].recipe.rebind is True
     assert widgets_report(at)["calibration"]["snapshot"]["rebound_from"] == stale
 
 
@@ -116,9 +116,10 @@ def widgets_report(at: AppTest) -> dict:
     from agreebound.render.report import calibration_report
 
     src = at.session_state["judge_source"]
-    b = data.judge_bundle(tuple(f.name for f in src["files"]), tuple(f.digest for f in src["files"]),
-                          tuple(f.data for f in src["files"]), src["kind"], None, True)
-    return calibration_report(b, at.session_state["thresholds"], [(f.name, f.digest) for f in src["files"]])
+    assert src.recipe.rebind and src.recipe.judge is None
+    b = data.measured_judge(src.recipe)
+    f = src.recipe.first
+    return calibration_report(b, at.session_state["thresholds"], [(f.name, f.digest)])
 
 
 def test_contract_editor_computes_the_content_id_live():
@@ -126,8 +127,7 @@ def test_contract_editor_computes_the_content_id_live():
     loaded = at.session_state["ce_loaded"]
     assert at.code[-1].value == loaded  # starts as the loaded contract
     at.number_input(key="ce_maximum_position_flip_bps").set_value(1200).run()
-    contract = data.judge_bundle(("judge_failing.json",), (at.session_state["judge_source"]["files"][0].digest,),
-                                 (at.session_state["judge_source"]["files"][0].data,), "bundle").contract
+    contract = data.measured_judge(at.session_state["judge_source"].recipe).contract
     expected = replace(contract, maximum_position_flip_bps=1200).content_id
     assert expected != loaded and at.code[-1].value == expected
     at.text_input(key="ce_scope").set_value("Not An Id").run()

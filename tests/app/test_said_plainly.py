@@ -53,7 +53,7 @@ def test_the_same_upload_read_the_same_way_opens_its_run_and_runs_show_the_level
         at.file_uploader(key="ratings_upload").set_value((name, data, "text/csv")).run()
         at.button(key="pv_measure").click().run()
         assert not at.exception
-    first = at.session_state["panel_source"]["run"]
+    first = at.session_state["panel_source"].run
     with Store.open(db) as s:
         runs = s.runs()
     assert [r.id for r in runs] == [first]  # the second upload opened the first run

@@ -1,5 +1,6 @@
 """What every out-of-core engine shares: the input files and columns, reading the distinct value
-texts by the one set of rules, pairs from unit histograms, and assembling the counts."""
+texts by the one set of rules, pairs from unit histograms, assembling the counts, and keeping the
+unit histograms that disagree most (measured by agreebound.alpha, as in memory)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from agreebound.counts import PanelCounts, UnitPatterns, from_rows, pairable_totals, unit_patterns
+from agreebound.alpha import unit_disagreement
+from agreebound.counts import PanelCounts, UnitPatterns, from_rows, unit_patterns
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
 from agreebound.io.values import classify_values
@@ -251,18 +253,29 @@ def unit_counts(dimension: str, coding: Coding, sizes: Sequence[Any], pairs: Seq
                      [(m, c, kk, n) for _, m, c, kk, n in pairs], [0] * k, [])
 
 
-def category_distances(counts: Any, result: Any, level: str) -> list[list[float]]:
-    """d2 between categories as the in-memory per-unit disagreement takes them (true distances)."""
-    k = len(counts.categories)
-    if level == "nominal":
-        return [[0.0 if i == j else 1.0 for j in range(k)] for i in range(k)]
-    if level == "interval":
-        x_all, scale = result.category_set.scaled
-        x = np.asarray(x_all, dtype=np.float64) / scale
-    elif level == "ordinal":
-        n_c = pairable_totals(counts)
-        x = np.r_[0, np.cumsum(n_c)[:-1]] + np.array(n_c) / 2
-    else:
-        v = result.category_set.floats
-        return [[((a - b) / (a + b)) ** 2 if a + b else 0.0 for b in v] for a in v]
-    return [[float((x[i] - x[j]) ** 2) for j in range(k)] for i in range(k)]
+def most_disagreeing(batches: Iterable[Sequence[Sequence[int]]], whole: PanelCounts, level: str,
+                     top: int) -> list[tuple[tuple[int, ...], float]]:
+    """The unit histograms (n_0, ..., n_{k-1}: ratings of each category) that hold the ``top``
+    units disagreeing most, each with its disagreement (agreebound.alpha.unit_disagreement at the
+    distances of ``whole``, as in memory), most first. ``batches``: an engine's distinct histograms
+    of units of two or more ratings, each row (n_0, ..., n_{k-1}, units holding it). Units of one
+    histogram disagree equally, so only histograms that can still be among the top are kept: in
+    order of disagreement until they hold ``top`` units, and those tied with the last."""
+    k = len(whole.categories)
+    x_kept, hist_kept, units_kept = np.zeros(0), np.zeros((0, k), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    for batch in batches:
+        arr = np.asarray(batch, dtype=np.int64).reshape(-1, k + 1)
+        if not len(arr):
+            continue
+        hist = arr[:, :k]
+        row, code = np.nonzero(hist)  # row by row, codes ascending: the histograms as in memory
+        starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
+        x = np.r_[x_kept, unit_disagreement(whole, level, (code, hist[row, code], starts))]
+        hist, units = np.r_[hist_kept, hist], np.r_[units_kept, arr[:, k]]
+        order = np.argsort(-x, kind="stable")
+        order = order[x[order] > 0]
+        enough = int(np.searchsorted(np.cumsum(units[order]), top))  # the first that makes ``top`` units
+        if enough < len(order):
+            order = order[x[order] >= x[order[enough]]]
+        x_kept, hist_kept, units_kept = x[order], hist[order], units[order]
+    return [(tuple(h), float(v)) for h, v in zip(hist_kept.tolist(), x_kept.tolist())]

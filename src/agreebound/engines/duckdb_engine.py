@@ -17,11 +17,11 @@ from agreebound.engines.common import (
     PIVOT_MAX_CATEGORIES,
     LongColumns,
     assemble,
-    category_distances,
     check_columns,
     code_texts,
     input_files,
     is_parquet,
+    most_disagreeing,
     pairs_from_histograms,
     patterns_from_entries,
     pivot_cells,
@@ -306,6 +306,23 @@ def _pairs_by_join(con: Any) -> tuple[list[Any], list[Any]]:
     return sizes, pairs
 
 
+def _most_disagreeing_units(con: Any, whole: PanelCounts, level: str, k: int, top: int) -> list[tuple[str, float]]:
+    """The ``top`` units of the staged (unit, rater, code) counts ``urc`` that disagree most: DuckDB
+    counts each unit's histogram and the distinct histograms; their disagreement is measured in
+    Python (engines.common.most_disagreeing), and DuckDB then names the units that hold them."""
+    cols = ", ".join(f"n{i}" for i in range(k))
+    hist = ", ".join(f"coalesce(sum(n) FILTER (WHERE c = {i}), 0)::BIGINT AS n{i}" for i in range(k))
+    con.execute(f"CREATE TEMP TABLE uh AS SELECT u, {hist} FROM urc GROUP BY u HAVING sum(n) >= 2")
+    found = con.execute(f"SELECT {cols}, count(*) FROM uh GROUP BY ALL")
+    chosen = most_disagreeing(iter(lambda: found.fetchmany(100_000), []), whole, level, top)
+    con.execute(f"CREATE TEMP TABLE chosen AS SELECT {cols}, 0::DOUBLE AS x FROM uh LIMIT 0")
+    if chosen:
+        con.executemany(f"INSERT INTO chosen VALUES ({', '.join('?' * (k + 1))})", [(*h, x) for h, x in chosen])
+    return [(u, float(x)) for u, x in con.execute(f"""
+        SELECT uh.u, chosen.x FROM uh JOIN chosen USING ({cols}) ORDER BY chosen.x DESC, uh.u
+        LIMIT {int(top)}""").fetchall()]
+
+
 def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str, level: str, *,
                       missing: Sequence[str] = (), top: int = 10, max_raters: int = 50,
                       delimiter: str | None = None) -> tuple[dict[str, Any], list[tuple[str, float]]]:
@@ -357,16 +374,8 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
         units: list[tuple[str, float]] = []
         if 0 < k <= PIVOT_MAX_CATEGORIES:
             whole = counts_without(None)
-            result = alpha_of(whole, level)
-            if result.value is not None:
-                d2 = category_distances(whole, result, level)
-                hist = ", ".join(f"coalesce(sum(n) FILTER (WHERE c = {i}), 0)::DOUBLE AS n{i}" for i in range(k))
-                terms = " + ".join(f"{float(2 * d2[i][j])!r} * n{i} * n{j}" for i in range(k) for j in range(i + 1, k)
-                                   if d2[i][j]) or "0"
-                units = [(u, float(x)) for u, x in con.execute(f"""
-                    SELECT u, ({terms}) / (m - 1) AS x
-                    FROM (SELECT u, sum(n) AS m, {hist} FROM urc GROUP BY u)
-                    WHERE m >= 2 AND ({terms}) > 0 ORDER BY x DESC, u LIMIT {int(top)}""").fetchall()]
+            if alpha_of(whole, level).value is not None:
+                units = _most_disagreeing_units(con, whole, level, k, top)
     except duckdb.Error as e:
         raise InputError(files[0], None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:300]}") from None
     finally:

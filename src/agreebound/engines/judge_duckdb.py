@@ -209,7 +209,7 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
                       reference_names: Sequence[str] = (), observation_names: Sequence[str] = ()
                       ) -> tuple[JudgeCalibrationContract, tuple[str, str, str], CalibrationMeasurement]:
     """Validate and measure a judge audit out of core: the same decision, rates, intervals and
-    errors as the in-memory tabular form (formats.parse_judge_tables)."""
+    errors as the in-memory tabular form (io.formats.read_judge_tables, measured by judge_input)."""
     import duckdb
 
     from agreebound.io.formats import judge_tables_contract

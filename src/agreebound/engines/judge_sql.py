@@ -160,7 +160,7 @@ def record_error(src: Any, condition: str, build: Any, engine: str) -> None:
         try:
             build(*typed(src.fields, cells))
         except ValueError as error:
-            raise InputError(name, row, field_of(str(error)), str(error)) from None
+            raise InputError(name, row, field_of(error), str(error)) from None
     raise InputError(src.shown, None, None, DISAGREE.format(engine=engine))
 
 

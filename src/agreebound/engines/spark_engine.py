@@ -24,10 +24,10 @@ from agreebound.engines.common import (
     PIVOT_MAX_CATEGORIES,
     LongColumns,
     assemble,
-    category_distances,
     check_columns,
     code_texts,
     input_files,
+    most_disagreeing,
     pairs_from_histograms,
     patterns_from_entries,
     pivot_cells,
@@ -297,6 +297,28 @@ def hadoop_paths(files: Sequence[str]) -> list[str]:
     return out
 
 
+def _most_disagreeing_units(spark: Any, urc: Any, whole: PanelCounts, level: str, k: int,
+                            top: int) -> list[tuple[str, float]]:
+    """The ``top`` units of the (unit, rater, code) counts ``urc`` that disagree most: Spark counts
+    each unit's histogram and the distinct histograms; their disagreement is measured on the driver
+    (engines.common.most_disagreeing), and Spark then names the units that hold them."""
+    from itertools import islice
+
+    from pyspark.sql import functions as F
+
+    cols = [f"n{i}" for i in range(k)]
+    hist = urc.groupBy("u").agg(F.sum("n").alias("m"), *[
+        F.coalesce(F.sum(F.when(F.col("c") == i, F.col("n"))), F.lit(0)).cast("long").alias(f"n{i}")
+        for i in range(k)]).where(F.col("m") >= 2).drop("m")
+    rows = (tuple(r) for r in hist.groupBy(*cols).count().toLocalIterator())
+    chosen = most_disagreeing(iter(lambda: list(islice(rows, 100_000)), []), whole, level, top)
+    if not chosen:
+        return []
+    table = spark.createDataFrame([(*h, x) for h, x in chosen], ", ".join(f"{c} long" for c in cols) + ", x double")
+    x = hist.join(F.broadcast(table), cols).select("u", "x").orderBy(F.col("x").desc(), F.col("u")).limit(int(top))
+    return [(row[0], float(row[1])) for row in x.collect()]
+
+
 def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str, level: str, *,
                       missing: Sequence[str] = (), top: int = 10, max_raters: int = 50, master: str = "local[2]",
                       spark: Any = None) -> tuple[dict[str, Any], list[tuple[str, float]]]:
@@ -339,20 +361,8 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
         units: list[tuple[str, float]] = []
         if 0 < k <= PIVOT_MAX_CATEGORIES:
             whole = counts_without(None)
-            result = alpha_of(whole, level)
-            if result.value is not None:
-                d2 = category_distances(whole, result, level)
-                hist = urc.groupBy("u").agg(F.sum("n").alias("m"), *[
-                    F.coalesce(F.sum(F.when(F.col("c") == i, F.col("n"))), F.lit(0)).cast("double").alias(f"n{i}")
-                    for i in range(k)])
-                terms = [F.lit(float(2 * d2[i][j])) * F.col(f"n{i}") * F.col(f"n{j}")
-                         for i in range(k) for j in range(i + 1, k) if d2[i][j]]
-                total = terms[0] if terms else F.lit(0.0)
-                for t in terms[1:]:
-                    total = total + t
-                x = hist.where(F.col("m") >= 2).select("u", (total / (F.col("m") - 1)).alias("x")) \
-                    .where(F.col("x") > 0).orderBy(F.col("x").desc(), F.col("u")).limit(int(top))
-                units = [(row[0], float(row[1])) for row in x.collect()]
+            if alpha_of(whole, level).value is not None:
+                units = _most_disagreeing_units(spark, urc, whole, level, k, top)
         g.unpersist()
         urc.unpersist()
     except (PySparkException, Py4JJavaError) as e:

@@ -32,7 +32,7 @@ from agreebound.contract import (
     REFERENCE_FIELDS,
     JudgeCalibrationContract,
 )
-from agreebound.errors import InputError
+from agreebound.errors import FieldError, InputError
 from agreebound.escape import INVISIBLE_RE2, UNSAFE_RE2, excerpt, normalise_name, printable
 from agreebound.limits import MAX_LABELS, MAX_NAME_CHARS, MAX_RATERS
 from agreebound.io.detect import header_names, suggest
@@ -53,7 +53,6 @@ from agreebound.io.values import (
 from agreebound.categories import Categories, Coded
 from agreebound.ratings import DetectorRate, Names, RatingPanel, name_text
 from agreebound.io.tables import (
-    MISSING_TOKENS,
     Column,
     Table,
     decode_text,
@@ -62,9 +61,8 @@ from agreebound.io.tables import (
 )
 from agreebound.thresholds import PRESETS, ThresholdError, ThresholdSet, threshold_set_from_dict
 
-__all__ = ["InputError", "ThresholdFile", "MISSING_TOKENS",
-           "parse_ratings", "parse_detector_rates", "read_judge_bundle", "read_judge_tables", "read_judge_log",
-           "JudgeInput", "parse_thresholds"]
+__all__ = ["ThresholdFile", "parse_ratings", "parse_detector_rates", "read_judge_bundle", "read_judge_tables",
+           "read_judge_log", "parse_thresholds"]
 
 WIDE_HELP = "a wide rating CSV with the header unit,<rater>,<rater>,..."
 LONG_COLUMNS = ("unit", "rater", "value")
@@ -167,13 +165,10 @@ def parse_mapping(name: str, data: bytes) -> Any:
     obj = read_json(name, data) if text.lstrip().startswith("{") else read_toml(name, data)
     try:
         return Mapping.from_dict(obj)
+    except FieldError as e:  # the key the mapping's rule names
+        raise InputError(name, None, e.field, str(e)) from None
     except (ValueError, TypeError) as e:
-        from dataclasses import fields as _fields
-
-        known = {f.name for f in _fields(Mapping)}
-        key = re.match(r"(?:unknown key |missing key )'(\w+)'", str(e)) or re.match(r"(\w+) must be", str(e))
-        column = key.group(1) if key and (key.group(1) in known or str(e).startswith("unknown key")) else None
-        raise InputError(name, None, column, str(e)) from None
+        raise InputError(name, None, None, str(e)) from None
 
 
 def assign_roles(panels: dict[str, "RatingPanel"], humans: Sequence[str] | None = None,

@@ -7,7 +7,7 @@ True
 >>> Mapping.from_dict({"layout": "sideways"})
 Traceback (most recent call last):
 ...
-ValueError: layout must be one of wide, long, transposed; got 'sideways'
+agreebound.errors.FieldError: layout must be one of wide, long, transposed; got 'sideways'
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import codecs
 import json
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
+
+from agreebound.errors import FieldError
 
 LAYOUTS = ("wide", "long", "transposed")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -58,9 +60,9 @@ class Mapping:
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
-            raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {self.layout!r}")
+            raise FieldError(f"layout must be one of {', '.join(LAYOUTS)}; got {self.layout!r}", "layout")
         if self.level is not None and self.level not in LEVELS:
-            raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {self.level!r}")
+            raise FieldError(f"level must be one of {', '.join(LEVELS)}; got {self.level!r}", "level")
         for name in ("unit", "ignore", "missing"):
             _strings(name, getattr(self, name))
         for name in ("raters", "humans"):
@@ -69,17 +71,17 @@ class Mapping:
         for name in ("rater", "value", "dimension", "positive", "sheet", "delimiter", "encoding"):
             v = getattr(self, name)
             if v is not None and type(v) is not str:
-                raise ValueError(f"{name} must be text or null; got {v!r}")
+                raise FieldError(f"{name} must be text or null; got {v!r}", name)
         if self.encoding:
             _text_encoding(self.encoding)
         if type(self.header) is not bool:
-            raise ValueError(f"header must be true or false; got {self.header!r}")
+            raise FieldError(f"header must be true or false; got {self.header!r}", "header")
         if self.delimiter is not None and len(self.delimiter) != 1:
-            raise ValueError(f"delimiter must be one character; got {self.delimiter!r}")
+            raise FieldError(f"delimiter must be one character; got {self.delimiter!r}", "delimiter")
         if self.skip is not None and (type(self.skip) is not int or not 0 <= self.skip <= 1000):
-            raise ValueError(f"skip must be a number of lines from 0 to 1000, or null; got {self.skip!r}")
+            raise FieldError(f"skip must be a number of lines from 0 to 1000, or null; got {self.skip!r}", "skip")
         if self.decimal not in (".", ","):
-            raise ValueError(f"decimal must be '.' or ','; got {self.decimal!r}")
+            raise FieldError(f"decimal must be '.' or ','; got {self.decimal!r}", "decimal")
         if self.layout == "long" and not (self.unit and self.rater and self.value):
             raise ValueError("a long mapping needs unit, rater and value columns")
         roles = [("rater", self.rater), ("value", self.value), ("dimension", self.dimension)] + \
@@ -115,9 +117,9 @@ class Mapping:
         known = {f.name for f in fields(cls)}
         unknown = sorted(str(k) for k in data if k not in known)
         if unknown:
-            raise ValueError(f"unknown key {unknown[0]!r}; a mapping has {', '.join(sorted(known))}")
+            raise FieldError(f"unknown key {unknown[0]!r}; a mapping has {', '.join(sorted(known))}", unknown[0])
         if "layout" not in data:
-            raise ValueError("missing key 'layout' (wide, long or transposed)")
+            raise FieldError("missing key 'layout' (wide, long or transposed)", "layout")
         values = {}
         for k, v in data.items():
             if k in ("unit", "ignore", "missing", "raters", "humans") and isinstance(v, list):
@@ -142,15 +144,15 @@ def _text_encoding(name: str) -> None:
     >>> _text_encoding("rot13")
     Traceback (most recent call last):
     ...
-    ValueError: encoding must be a text encoding such as utf-8 or cp1252; got 'rot13', which is not one
+    agreebound.errors.FieldError: encoding must be a text encoding such as utf-8 or cp1252; got 'rot13', which is not one
     """
     expected = "encoding must be a text encoding such as utf-8 or cp1252"
     try:
         info = codecs.lookup(name)
     except LookupError:
-        raise ValueError(f"{expected}; got {name!r}, which Python does not know") from None
+        raise FieldError(f"{expected}; got {name!r}, which Python does not know", "encoding") from None
     if not getattr(info, "_is_text_encoding", True) or info.name in NOT_FILE_ENCODINGS:
-        raise ValueError(f"{expected}; got {name!r}, which is not one")
+        raise FieldError(f"{expected}; got {name!r}, which is not one", "encoding")
 
 
 #: Text encodings in name only: "undefined" refuses every byte; idna and punycode encode domain names.
@@ -159,4 +161,4 @@ NOT_FILE_ENCODINGS = {"undefined", "idna", "punycode"}
 
 def _strings(name: str, value: Any) -> None:
     if not isinstance(value, tuple) or any(type(v) is not str for v in value):
-        raise ValueError(f"{name} must be a list of column names (text); got {value!r}")
+        raise FieldError(f"{name} must be a list of column names (text); got {value!r}", name)

@@ -37,7 +37,7 @@ from typing import Any, Sequence
 import plotly.graph_objects as go
 
 from agreebound.analysis import PanelMeasurement
-from agreebound.calibration import ILLUSTRATIVE_LIMITS, CalibrationDecision
+from agreebound.calibration import ILLUSTRATIVE_LIMITS, CalibrationDecision, seed_view
 from agreebound.escape import html_text
 from agreebound.render.gates import RATE_LABELS, GateView, panel_gates  # noqa: F401 - RATE_LABELS re-exported
 from agreebound.panel import PanelDecision
@@ -423,6 +423,16 @@ def _status_sentence(g: GateView) -> str:
     return f"The {what} gate {g.status}: {g.margin}."
 
 
+def _on_axis(x: float, lo: float, hi: float) -> float:
+    """Where a line at ``x`` is drawn on an axis from ``lo`` to ``hi``: at the nearer end when beyond it."""
+    return min(max(x, lo), hi)
+
+
+def _axis_top(numbers: list[float]) -> float:
+    """The largest number an axis must show (values, interval ends, a threshold's line)."""
+    return max(numbers)
+
+
 def _sweep_range(g: GateView) -> tuple[float, float]:
     v = g.value
     t = g.threshold
@@ -438,8 +448,9 @@ def _sweep_range(g: GateView) -> tuple[float, float]:
 
 def threshold_sweep(gate: GateView, *, dark: bool = False) -> go.Figure:
     """The gate's verdict as a function of its threshold: the thresholds at which it would pass
-    and fail (from ``gate.flip_at``: a "min" gate passes for thresholds up to the measured value,
-    a "max" gate for thresholds from it up), the threshold in force and the measured value."""
+    and fail, as decided (``gate.flip_at``, the decided gate's ``flips_at``: a "min" gate passes
+    for thresholds up to it, a "max" gate for thresholds from it up), the threshold in force and
+    the measured value."""
     g, p = gate, palette(dark)
     x0, x1 = _sweep_range(g)
     span = x1 - x0
@@ -449,6 +460,7 @@ def threshold_sweep(gate: GateView, *, dark: bool = False) -> go.Figure:
     fig = go.Figure()
     annotations: list[dict[str, Any]] = []
     t = g.threshold
+    tc = _on_axis(t, x0, x1)  # the threshold's line
     flip = g.flip_at
     if flip is None:
         fig.add_shape(type="rect", xref="x", yref="y", x0=x0, x1=x1, y0=bottom_y, y1=top_y,
@@ -459,7 +471,7 @@ def threshold_sweep(gate: GateView, *, dark: bool = False) -> go.Figure:
         cap = (f"{_state_words(g, False).capitalize()}: with no measured value the verdict is the same at every "
                f"{word}. {_status_sentence(g)} The {word} in force is {g.fmt(t)}.")
     else:
-        b = min(max(flip, x0), x1)
+        b = _on_axis(flip, x0, x1)
         if g.kind == "min":
             regions = [("passes", x0, b, p.pass_region), ("fails", b, x1, p.fail_region)]
             rule = f"passes for any {word} up to {g.fmt(flip)}" + (" and fails above it" if flip < x1 else "")
@@ -472,7 +484,7 @@ def threshold_sweep(gate: GateView, *, dark: bool = False) -> go.Figure:
             fig.add_shape(type="rect", xref="x", yref="y", x0=a, x1=c, y0=bottom_y, y1=top_y, fillcolor=fill,
                           line_width=0, layer="below", name=name)
             # the label goes in the widest stretch of the band that no line crosses
-            cuts = sorted({a, c} | {x for x in (min(max(t, x0), x1),) if a < x < c})
+            cuts = sorted({a, c} | {x for x in (tc,) if a < x < c})
             u, v = max(zip(cuts, cuts[1:]), key=lambda uv: uv[1] - uv[0])
             if (v - u) / span >= _text_frac(name, 13, _SWEEP_PLOT_PX) + 0.03:
                 annotations.append(dict(x=(u + v) / 2, y=mid_y, xref="x", yref="y", text=f"<b>{name}</b>",
@@ -490,7 +502,6 @@ def threshold_sweep(gate: GateView, *, dark: bool = False) -> go.Figure:
         if g.fragile:
             cap += f" The measurement's 95% interval includes the {word}: the flip point is uncertain."
     # the threshold in force
-    tc = min(max(t, x0), x1)
     fig.add_shape(type="line", xref="x", yref="y", x0=tc, x1=tc, y0=bottom_y, y1=top_y,
                   line=dict(color=p.threshold, width=3), name="threshold")
     f_text = f"in force: {g.fmt(t)}"
@@ -563,7 +574,7 @@ def rates_interval(m: PanelMeasurement, d: PanelDecision, *, dark: bool = False)
                   line=dict(color=p.muted, width=1.5, dash="dot"), name="lowest rate")
     fig.add_shape(type="line", xref="paper", yref="y", x0=0, x1=1, y0=hi, y1=hi,
                   line=dict(color=p.muted, width=1.5, dash="dot"), name="highest rate")
-    top = max(values + [w.high for w in wilson] + [band_top]) * 1.15 or 1.0
+    top = _axis_top(values + [w.high for w in wilson] + [band_top]) * 1.15 or 1.0
     height, b_guess = 340, 110
     t_margin = _TITLE_TOP + 18 + 14
     plot_px = height - t_margin - b_guess
@@ -684,11 +695,11 @@ def calibration_rates(d: CalibrationDecision, *, dark: bool = False) -> go.Figur
     p = palette(dark)
     rows, values, colors, notes, marks, seen = [], [], [], [], [], {}
     given = d.contract_given  # no contract: measured against illustrative limits, never a verdict's colour
-    for c in d.checks:
-        t = c.threshold_bps / 100
-        rows.append(f"<b>{RATE_LABELS[c.name]}</b>, {'at least' if c.kind == 'min' else 'at most'} {t:.1f}%")
-        evaluable = not c.unavailable and c.rate.evaluable
-        v = float(c.rate.value) * 100 if evaluable else 0.0
+    for g, rate in zip(d.gates, d.rates, strict=True):
+        t = seed_view(g).threshold_bps / 100
+        rows.append(f"<b>{RATE_LABELS[g.name]}</b>, {'at least' if g.kind == 'min' else 'at most'} {t:.1f}%")
+        evaluable = g.exact is not None  # neither unavailable from this source nor without opportunities
+        v = float(g.exact) * 100 if evaluable else 0.0
         values.append(v)
         if not evaluable:
             colors.append(p.neutral)
@@ -697,19 +708,19 @@ def calibration_rates(d: CalibrationDecision, *, dark: bool = False) -> go.Figur
         elif not given:
             colors.append(p.band)
             seen["measured, not decided (no contract)"] = p.band
-            notes.append(f"{v:.1f}% ({c.rate.numerator:,}/{c.rate.denominator:,}): "
-                         f"{'within' if c.passed else 'outside'} the limit")
+            notes.append(f"{v:.1f}% ({rate.numerator:,}/{rate.denominator:,}): "
+                         f"{'within' if g.passed else 'outside'} the limit")
         else:
-            colors.append(p.passed if c.passed else p.failed)
-            seen["passes" if c.passed else "fails"] = p.passed if c.passed else p.failed
-            notes.append(f"{v:.1f}% ({c.rate.numerator:,}/{c.rate.denominator:,}): {'passes' if c.passed else 'fails'}")
+            colors.append(p.passed if g.passed else p.failed)
+            seen["passes" if g.passed else "fails"] = p.passed if g.passed else p.failed
+            notes.append(f"{v:.1f}% ({rate.numerator:,}/{rate.denominator:,}): {'passes' if g.passed else 'fails'}")
         marks.append(t)
     # Row i spans y from i - 0.5 (top: the axis is reversed) to i + 0.5: two lines of words in its
     # upper part, the bar in its lower part.
     # Pixels: the two lines take the top 32 of a row's 70, the bar (18) and the mark (20) sit below.
     row_px, n = 70, len(rows)
     bars_y = [i + 0.25 for i in range(n)]
-    names = [RATE_LABELS[c.name] for c in d.checks]
+    names = [RATE_LABELS[g.name] for g in d.gates]
     fig = go.Figure(go.Bar(y=bars_y, x=values, orientation="h", marker_color=colors, showlegend=False, name="rate",
                            width=0.26, customdata=names, hovertemplate="%{customdata}: %{x:.2f}%<extra></extra>"))
     for word in ("passes", "fails", "measured, not decided (no contract)", "not evaluable"):  # the legend

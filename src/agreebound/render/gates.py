@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agreebound.analysis import PanelMeasurement, depends_on_level
-from agreebound.calibration import CalibrationDecision, with_intervals
+from agreebound.calibration import CalibrationDecision, seed_view, unavailable, with_intervals
 from agreebound.gate import MEASURED, NOT_MEASURED, Gate
 from agreebound.levels import level_phrase, rater_noun
 from agreebound.panel import PanelDecision
@@ -104,12 +104,10 @@ class GateView:
 
     @property
     def flip_at(self) -> float | None:
-        """The threshold at which this gate's verdict flips: the measured value itself, or in
-        strict mode the interval's bound that must pass (lower for a minimum, upper for a maximum;
-        None when that bound is unbounded)."""
-        if self.strict and self.low is not None and self.value is not None:
-            return self.low if self.kind == "min" else self.high
-        return self.value
+        """The threshold at which this gate's verdict flips, in display units: the decided gate's
+        ``flips_at`` (the measured value, or strict mode's bound; None when there is none)."""
+        flip = None if self.decided is None else self.decided.flips_at
+        return None if flip is None else float(flip) * (100 if self.unit == "%" else 1)
 
     @property
     def fragile(self) -> str | None:
@@ -225,42 +223,42 @@ def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, Any] 
     out = []
     # No contract: each gate is measured against illustrative limits and not decided (passed None).
     illustrative = not d.contract_given
-    for c, g in zip(d.checks, with_intervals(d.gates, intervals)):
-        label = RATE_LABELS[c.name]
-        sec = f"{'illustrative ' if illustrative else ''}limit {c.threshold_bps:,} bps"
-        if c.unavailable:
-            out.append(view(g, "judge", subject, label, detail=c.unavailable, secondary=sec,
+    for g, rate in zip(with_intervals(d.gates, intervals), d.rates, strict=True):
+        label = RATE_LABELS[g.name]
+        sec = f"{'illustrative ' if illustrative else ''}limit {seed_view(g).threshold_bps:,} bps"
+        if (why := unavailable(g)) is not None:
+            out.append(view(g, "judge", subject, label, detail=why, secondary=sec,
                             illustrative=illustrative, strict=False))
             continue
-        if not c.rate.evaluable:
+        if not rate.evaluable:
             out.append(view(g, "judge", subject, label, passed=None if illustrative else g.passed,
                             detail="no opportunities" + ("" if illustrative else " (" + (
                                 "passes, as in the seed" if g.passed else "fails: a minimum above 0 is not met") + ")"),
                             secondary=sec, illustrative=illustrative, strict=False))
             continue
-        iv = (intervals or {}).get(c.name)
+        iv = (intervals or {}).get(g.name)
         notes = []
         cases = getattr(iv, "cases", None) or None  # 0: the source gave no per-case counts (unknown)
         if cases is not None and cases < MIN_CASES:
             notes.append(f"too few cases: {cases} (fewer than {MIN_CASES})")
         out.append(view(g, "judge", subject, label, passed=None if illustrative else g.passed,
-                        detail=f"{c.rate.numerator:,}/{c.rate.denominator:,} observations",
-                        interval_method=g.interval_method, secondary=f"{c.rate.bps:,} bps, {sec}", cases=cases,
-                        observations=getattr(iv, "observations", c.rate.denominator), notes=tuple(notes),
+                        detail=f"{rate.numerator:,}/{rate.denominator:,} observations",
+                        interval_method=g.interval_method, secondary=f"{rate.bps:,} bps, {sec}", cases=cases,
+                        observations=getattr(iv, "observations", rate.denominator), notes=tuple(notes),
                         illustrative=illustrative))
     return out
 
 
 def judge_sentence(d: CalibrationDecision) -> str:
     """"Judge: fails 4 of 5 gates." / "Judge: passes all 5 gates." / partial audits."""
-    n = len(d.checks)
-    evaluable = [c for c in d.checks if not c.unavailable]
-    failed = [c for c in evaluable if not c.passed]
+    n = len(d.gates)
+    evaluable = [g for g in d.gates if unavailable(g) is None]
+    failed = [g for g in evaluable if not g.passed]
     refs = f"; {len(d.reference_issues)} reference issue{'s' if len(d.reference_issues) != 1 else ''}" \
         if d.reference_issues else ""
     unevaluable = n - len(evaluable)
     if not d.contract_given:  # measured, never decided: the limits are not a contract
-        measurable = sum(not c.unavailable and c.rate.evaluable for c in d.checks)
+        measurable = sum(g.exact is not None for g in d.gates)  # neither unavailable nor without opportunities
         return f"Judge: not decided (no contract); {measurable} of {n} gates measurable, against {d.limits_text}."
     if d.decision == "INCOMPLETE":
         return (f"Judge: incomplete, {unevaluable} of {n} gates cannot be evaluated from this source; "

@@ -26,17 +26,6 @@ A time with a zone is converted to UTC; a naive one is taken as UTC already:
 'r-panel-20261130T0912Z.html'
 >>> report_filename("r", "panel", "html", datetime(2026, 11, 30, 9, 12))
 'r-panel-20261130T0912Z.html'
-
-A file name the operating system gave with bytes that are not UTF-8 arrives in Python with each
-such byte as a lone surrogate (``surrogateescape``), which no UTF-8 file or database can hold.
-Wherever a name is written as UTF-8 (a JSON report, the history database) each such byte is
-written as the escape ``\\xNN`` (the byte), any other lone surrogate as ``\\uXXXX``, and the rest
-of the name is kept:
-
->>> print(utf8_safe("k" + chr(0xDCFF) + ".csv"), utf8_safe("half " + chr(0xD800)), utf8_safe("caf\u00e9"))
-k\\xff.csv half \\ud800 caf\u00e9
->>> print(utf8_safe_tree({"inputs": [{"file": "k" + chr(0xDCFF)}], "n": 3}))
-{'inputs': [{'file': 'k\\\\xff'}], 'n': 3}
 """
 
 from __future__ import annotations
@@ -44,7 +33,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import datetime, timezone
-from typing import Any
 
 DOMAINS = ("panel", "judge")
 NAME_CHARS = 60
@@ -70,29 +58,3 @@ def report_filename(data_name: str, domain: str, ext: str, when: datetime | None
     when = datetime.now(timezone.utc) if when is None else when
     when = when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when.astimezone(timezone.utc)
     return f"{name}-{domain}-{when:%Y%m%dT%H%MZ}.{ext}"
-
-
-#: A lone surrogate: a byte that was not UTF-8 (U+DC80-U+DCFF, ``surrogateescape``) or a half of a
-#: pair that lost its other half (a JSON ``\\ud800`` escape).
-LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _surrogate(m: re.Match[str]) -> str:
-    code = ord(m.group(0))
-    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
-
-
-def utf8_safe(text: str) -> str:
-    """``text`` as UTF-8 can hold it: each lone surrogate written as an escape (see above)."""
-    return LONE_SURROGATE.sub(_surrogate, text)
-
-
-def utf8_safe_tree(obj: Any) -> Any:
-    """Every text (keys too) of a JSON-like tree of dicts, lists and tuples through :func:`utf8_safe`."""
-    if isinstance(obj, str):
-        return utf8_safe(obj)
-    if isinstance(obj, dict):
-        return {utf8_safe_tree(k): utf8_safe_tree(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [utf8_safe_tree(v) for v in obj]
-    return obj

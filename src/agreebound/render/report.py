@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from agreebound import __version__
 from agreebound.analysis import PanelMeasurement, decide_panel, level_note, level_verdicts
-from agreebound.calibration import CalibrationDecision, decide
+from agreebound.calibration import CalibrationDecision, decide, seed_view, unavailable
 from agreebound.escape import md_code, md_text
 from agreebound.gate import SEVERITY
 from agreebound.gate import worst as most_severe
@@ -23,7 +23,7 @@ from agreebound.levels import LEVEL_ORIGIN_WORDS, level_phrase
 from agreebound.judge_input import JudgeBundle
 from agreebound.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
 from agreebound.panel import AB_UNDEFINED, PanelDecision
-from agreebound.render.names import LONE_SURROGATE, utf8_safe_tree
+from agreebound.escape import LONE_SURROGATE, utf8_safe_tree
 from agreebound.thresholds import ThresholdSet
 from agreebound.uncertainty import judge_diagnostics
 
@@ -265,22 +265,24 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
     m = bundle.measurement
     diag = judge_diagnostics(m)
     rates = []
-    for c, g in zip(d.checks, d.gates):
-        w = diag.wilson[c.name]
-        iv = diag.intervals.get(c.name)
+    for g, rate in zip(d.gates, d.rates, strict=True):
+        w = diag.wilson[g.name]
+        iv = diag.intervals.get(g.name)
         state, k = g.cases_to_decide or ("not evaluable", 0)
+        seed = seed_view(g)
         rates.append({
-            "name": c.name, "kind": c.kind, "numerator": c.rate.numerator, "denominator": c.rate.denominator,
-            "evaluable": c.rate.evaluable, "exact": exact(c.rate.value), "bps": c.rate.bps,
-            "threshold_bps": c.threshold_bps, "passed": c.passed, "seed_passed": c.seed_passed,
-            "bound_passed": c.bound_passed,
-            "unavailable": c.unavailable,
-            "wilson95": [_f(w.low), _f(w.high)] if c.rate.evaluable else None,
+            "name": g.name, "kind": g.kind, "numerator": rate.numerator, "denominator": rate.denominator,
+            "evaluable": rate.evaluable, "exact": exact(rate.value), "bps": rate.bps,
+            # a gate this source cannot evaluate is not checked: it has not passed
+            "threshold_bps": seed.threshold_bps, "passed": g.passed is True, "seed_passed": seed.passed,
+            "bound_passed": g.bound_passed,
+            "unavailable": unavailable(g),
+            "wilson95": [_f(w.low), _f(w.high)] if rate.evaluable else None,
             # case-aware: each case's observations as one cluster (uncertainty.judge_rate_intervals)
             "interval95": None if iv is None else [_f(iv.low), _f(iv.high)],
             "interval_method": None if iv is None else iv.method,
             "cases": None if iv is None else iv.cases,
-            "observations": c.rate.denominator,
+            "observations": rate.denominator,
             "design_effect": None if iv is None else _f(iv.deff),
             "effective_n": None if iv is None else _f(iv.n_eff),
             "cases_to_flip": {"direction": state, "cases": k},
@@ -300,7 +302,7 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
         "decided_against": {"kind": d.contract_kind, "content_id": d.decided_against.content_id},
         "rates": rates,
         "partial": m.partial,
-        "notes": list(m.notes),
+        "notes": list(m.notes + d.notes),
         # the user's contract, or none: then the gates are measured against a draft from the log and
         # nothing is decided (contract_origin "illustrative": the seed's example limits)
         "contract_source": "given" if d.contract_given else d.limits_text,

@@ -21,17 +21,23 @@ import streamlit as st
 from agreebound.alpha import alpha
 from agreebound.analysis import PanelMeasurement
 from agreebound.engines.numpy_engine import panel_counts
-from agreebound.io.formats import (
-    InputError,
-    Imported,
-    ThresholdFile,
-    import_ratings,
-    parse_thresholds,
-)
+from agreebound.io.formats import Imported, ThresholdFile, import_ratings, parse_thresholds
+from agreebound.errors import InputError
 from agreebound.io.mapping import Mapping
 from agreebound.io.templates import TEMPLATES, Template
 from agreebound.judge_input import JudgeBundle
 from agreebound.limits import DIAGNOSTIC_RATERS
+from agreebound.pipeline import (
+    OUT_OF_CORE,
+    JudgeRecipe,
+    PanelRecipe,
+    Source,
+    measure_judge_recipe,
+    measure_panel_recipe,
+    panel_engine,
+    rater_diagnostics,
+    recipe_digest,
+)
 from agreebound.ratings import RatingPanel
 from agreebound.uncertainty import (
     JudgeDiagnostics,
@@ -47,22 +53,42 @@ MEASURE_CALLS: Counter[str] = Counter()
 
 
 @dataclass(frozen=True)
-class Upload:
-    """A file's name, bytes and digest: what caches are keyed on."""
+class Upload(Source):
+    """A file the session holds: a pipeline Source with its bytes, its digest (what caches are
+    keyed on) and where it came from."""
 
-    name: str
-    data: bytes
-    digest: str
     #: "upload" (recorded as a run once it parses), "sample" (bundled) or "run" (restored from one)
     origin: str = field(default="upload", compare=False)
 
     @classmethod
     def of(cls, name: str, data: bytes, origin: str = "upload") -> "Upload":
-        return cls(name, data, hashlib.sha256(data).hexdigest(), origin)
+        upload = cls(name, data, origin=origin)
+        upload.digest  # hashed once, here, not on a later rerun  # noqa: B018
+        return upload
 
     @classmethod
     def sample(cls, filename: str) -> "Upload":
         return cls.of(filename, (SAMPLES / filename).read_bytes(), origin="sample")
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What a page has loaded: the typed recipe it is read by (its files, mapping, dimension; the
+    judge's source, judge and binding), how the page names it, and the run it was recorded as or
+    restored from. The panel's level, positive category and interval are the session's widgets,
+    laid over the recipe when it is measured (ui.runs.panel_recipe)."""
+
+    label: str
+    recipe: PanelRecipe | JudgeRecipe
+    run: str | None = None
+
+
+def data_digest(recipe: PanelRecipe) -> str:
+    """The ratings' digest alone (one file's; several files' together): what per-dimension
+    diagnostics are keyed on, and what a page shows of the data."""
+    if len(recipe.ratings) == 1:
+        return recipe.ratings[0].digest
+    return hashlib.sha256("".join(s.digest for s in recipe.ratings).encode()).hexdigest()
 
 
 PANEL_SAMPLES = {
@@ -80,20 +106,27 @@ JUDGE_SAMPLES = {
 }
 
 
-@st.cache_resource(max_entries=8, show_spinner="Measuring the panel...")
-def panel_measurements(name: str, digest: str, _data: bytes, level: str, positive: Any,
-                       rates_name: str | None, rates_digest: str | None, _rates: bytes | None,
-                       interval: str = "units", mapping: str | None = None) -> dict[str, PanelMeasurement]:
-    """Parse (through ``mapping``, a Mapping's JSON, or the suggested one) and measure every
-    dimension (raises InputError). Immutable results: shared, not copied."""
-    MEASURE_CALLS["panel"] += 1
-    from agreebound.pipeline import PanelRecipe, Source, measure_panel_recipe
+def measured_panel(recipe: PanelRecipe) -> dict[str, PanelMeasurement]:
+    """The panel measured as ``recipe`` says, once per recipe (keyed by its digest): in memory,
+    or out of core when :func:`agreebound.pipeline.panel_engine` says so (the data folder)."""
+    if panel_engine(recipe) in OUT_OF_CORE:
+        return folder_measurements(recipe_digest(recipe), recipe)
+    return panel_measurements(recipe_digest(recipe), recipe)
 
-    panels = parsed_panels(name, digest, _data, mapping)
-    rates = Source(rates_name, _rates) if rates_name and _rates is not None else None
-    recipe = PanelRecipe((Source(name, _data),), mapping, level, "user", interval=interval, positive=positive,
-                         rates=rates)
-    return measure_panel_recipe(recipe, panels)
+
+@st.cache_resource(max_entries=8, show_spinner="Measuring the panel...")
+def panel_measurements(key: str, _recipe: PanelRecipe) -> dict[str, PanelMeasurement]:
+    """Parse (through the recipe's mapping, a Mapping's JSON, or the suggested one) and measure
+    (raises InputError); ``key``: the recipe's digest. Immutable results: shared, not copied."""
+    MEASURE_CALLS["panel"] += 1
+    return measure_panel_recipe(_recipe, imported_of(_recipe))
+
+
+def imported_of(recipe: PanelRecipe) -> Imported:
+    """The recipe's ratings (bytes in hand) as read through its mapping, cached by their digest."""
+    r = recipe.ratings[0]
+    assert r.data is not None and (recipe.mapping is None or isinstance(recipe.mapping, str))
+    return imported(r.name, r.digest, r.data, recipe.mapping)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Reading the ratings...")
@@ -149,25 +182,17 @@ class PanelDiagnostics:
     capped: bool = False  # more raters than DIAGNOSTIC_RATERS: per-rater diagnostics not computed
 
 
-@st.cache_resource(max_entries=8, show_spinner="Auditing the judge...")
-def judge_bundle(names: tuple[str, ...], digests: tuple[str, ...], _datas: tuple[bytes, ...], kind: str = "auto",
-                 judge: str | None = None, rebind: bool = False) -> JudgeBundle:
-    """``kind``: "bundle" (one JSON), "tables" (contract, references, observations), "log" (a judge
-    log, then optional references, contract and log mapping; "" names an absent one) or "auto"
-    (one file: a log or a bundle by its content)."""
-    MEASURE_CALLS["judge"] += 1
-    from agreebound.pipeline import JudgeRecipe, Source, measure_judge_recipe
+def measured_judge(recipe: JudgeRecipe) -> JudgeBundle:
+    """The judge read and audited as ``recipe`` says, once per recipe (keyed by its digest)."""
+    return judge_bundle(recipe_digest(recipe), recipe)
 
-    files = [Source(n, d) if n else None for n, d in zip(names, _datas)]
-    if kind == "auto":
-        kind = "auto" if len(names) == 1 else "tables"  # one file: a log or a bundle by its content
-    if kind == "log":
-        recipe = JudgeRecipe.from_dict({"source": "log", "judge": judge}, files)
-    elif kind == "tables":
-        recipe = JudgeRecipe.from_dict({"source": "tables"}, files)
-    else:
-        recipe = JudgeRecipe(files[0], kind, judge=judge, rebind=rebind)
-    return measure_judge_recipe(recipe)
+
+@st.cache_resource(max_entries=8, show_spinner="Auditing the judge...")
+def judge_bundle(key: str, _recipe: JudgeRecipe) -> JudgeBundle:
+    """The judge audited through the pipeline; ``key``: the recipe's digest (its files' digests,
+    source, judge and binding)."""
+    MEASURE_CALLS["judge"] += 1
+    return measure_judge_recipe(_recipe)
 
 
 @st.cache_resource(max_entries=8)
@@ -197,17 +222,6 @@ def data_folder() -> Path:
     """The folder the dashboard may open data sets from: $AGREEBOUND_DATA_DIR, else sample_data/.
     Only what is listed inside it can be chosen; the browser never sends a path."""
     return Path(os.environ.get(DATA_ENV) or SAMPLES).resolve()
-
-
-@dataclass(frozen=True)
-class FolderData:
-    """Long ratings in the data folder: one file, or every file of a subfolder ("dir/*.parquet").
-    ``digest`` covers each file's path, size and modification time (the bytes are not read here)."""
-
-    name: str
-    digest: str
-    files: tuple[str, ...]
-    origin: str = "folder"
 
 
 def folder_entries(limit: int = 500) -> dict[str, tuple[str, ...]]:
@@ -300,45 +314,44 @@ def _as_listed(files: tuple[str, ...]) -> None:
                          "choose the data set again")
 
 
-def folder_data(label: str, files: tuple[str, ...]) -> FolderData:
-    h = hashlib.sha256()
-    for f in files:
-        st_ = os.stat(f)
-        h.update(f"{f}\0{st_.st_size}\0{st_.st_mtime_ns}\n".encode())
-    return FolderData(label, h.hexdigest(), files)
+def folder_data(label: str, files: tuple[str, ...]) -> PanelRecipe:
+    """A data set of the data folder as a recipe: its files read by path, out of core by DuckDB
+    (the folder's promise, whatever their size), named by ``label`` (never a server path)."""
+    return PanelRecipe(tuple(Source.at(f) for f in files), engine="duckdb", display=label)
+
+
+def _folder_files(recipe: PanelRecipe) -> tuple[str, ...]:
+    return tuple(s.given for s in recipe.ratings)
+
+
+def _in_folder_words(e: InputError, recipe: PanelRecipe) -> InputError:
+    """The error as the browser may see it: the data set's name in the folder, never a server path."""
+    name, first = recipe.display or recipe.ratings[0].name, recipe.ratings[0].given
+    return InputError(name, e.row, e.column, e.reason.replace(str(data_folder()), "").replace(first, name))
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def folder_measurements(name: str, digest: str, files: tuple[str, ...], level: str, positive: Any,
-                        interval: str = "units") -> dict[str, PanelMeasurement]:
-    """Counts by DuckDB (out of core), measured from the counts; keyed by the files' digest."""
-    from agreebound.analysis import measure_counts
-    from agreebound.engines.common import detect_columns
-    from agreebound.pipeline import engine_counts
-
+def folder_measurements(key: str, _recipe: PanelRecipe) -> dict[str, PanelMeasurement]:
+    """Counts by DuckDB (out of core), measured from the counts; ``key``: the recipe's digest (its
+    files by path, size and modification time)."""
     MEASURE_CALLS["panel"] += 1
-    _as_listed(files)  # right before reading: a file swapped since the listing is refused, not followed
+    _as_listed(_folder_files(_recipe))  # right before reading: a file swapped since the listing is refused
     try:
-        m = detect_columns(files[0])
-        counts = engine_counts("duckdb", files, m, m.missing, display=name)
-    except InputError as e:  # the browser sees the data set's name in the folder, never a server path
-        raise InputError(name, e.row, e.column, e.reason.replace(str(data_folder()), "").replace(files[0], name)) \
-            from None
-    return {d: measure_counts(c, name, level, positive, interval=interval) for d, c in counts.items()}
+        return measure_panel_recipe(_recipe)
+    except InputError as e:
+        raise _in_folder_words(e, _recipe) from None
 
 
 @st.cache_resource(max_entries=16, show_spinner="Diagnosing with DuckDB: one pass per rater...")
-def folder_diagnostics(name: str, digest: str, files: tuple[str, ...], level: str, dimension: str) -> PanelDiagnostics:
-    """Leave-one-rater-out and the most disagreeing units of folder data, out of core."""
-    from agreebound.engines.common import LongColumns, detect_columns
-    from agreebound.engines.duckdb_engine import rater_diagnostics
-
+def folder_diagnostics(key: str, _recipe: PanelRecipe, level: str, dimension: str) -> PanelDiagnostics:
+    """Leave-one-rater-out and the most disagreeing units of folder data, out of core; ``key``:
+    the data's digest (:func:`data_digest`)."""
     MEASURE_CALLS["diagnostics"] += 1
-    _as_listed(files)
-    m = detect_columns(files[0])
-    cols = LongColumns(tuple(m.unit), m.rater, m.value, m.dimension)
-    without, units = rater_diagnostics(list(files), cols, dimension, level, missing=m.missing,
-                                       max_raters=DIAGNOSTIC_RATERS, delimiter=m.delimiter)
+    _as_listed(_folder_files(_recipe))
+    try:
+        without, units = rater_diagnostics(_recipe, dimension, level, DIAGNOSTIC_RATERS)
+    except InputError as e:
+        raise _in_folder_words(e, _recipe) from None
     top = pd.DataFrame({"unit": [u.replace("\x1f", " | ") for u, _ in units], "disagreement": [x for _, x in units]})
     return PanelDiagnostics(without, top, {}, len(without) == 0 and bool(units))
 
@@ -347,7 +360,6 @@ def bundle_unbound(name: str, data: bytes) -> bool:
     """The bundle's snapshot names another content of its contract (typed: UnboundSnapshot), so
     the page offers to bind it to this contract as a draft. Asked only after the bundle was refused."""
     from agreebound.judge_input import UnboundSnapshot
-    from agreebound.pipeline import JudgeRecipe, Source, measure_judge_recipe
 
     try:
         measure_judge_recipe(JudgeRecipe(Source(name, data), "bundle"))

@@ -5,15 +5,16 @@ cannot be used is a message on screen, never a crash, and never the loss of what
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
 from agreebound.escape import md_text
-from agreebound.pipeline import JudgeRecipe, PanelRecipe, Source, level_read, stored_recipe
+from agreebound.pipeline import JudgeRecipe, PanelRecipe, Report, Source, judge_result, panel_result
 from agreebound.store import Run, Store, StoreError, configured_url, describe, shared, skipped_sentence
 from agreebound.thresholds import DEFAULT, ThresholdSet, threshold_set_from_dict
-from agreebound.ui.data import Upload
+from agreebound.ui.data import Loaded, Upload
 
 S = st.session_state
 #: Judge source kinds: the files' slots after the first, by role.
@@ -57,67 +58,74 @@ def status() -> str:
     return f"Uploads are recorded in {where()}"
 
 
-def _fresh(src: dict[str, Any], kind: str) -> bool:
-    """A source with a file the user uploaded (not a bundled sample, not a restored run)."""
-    files = [src.get("ratings"), src.get("rates")] if kind == "panel" else list(src["files"])
-    return any(isinstance(f, Upload) and f.origin == "upload" for f in files)
+def files_of(loaded: Loaded) -> list[Source]:
+    """The loaded files, in the order a run stores them: ratings then rates; a judge's by its slots."""
+    r = loaded.recipe
+    found = [*r.ratings, r.rates] if isinstance(r, PanelRecipe) else list(judge_files(r))
+    return [f for f in found if f is not None]
+
+
+def _fresh(loaded: Loaded) -> bool:
+    """Loaded with a file the user uploaded (not a bundled sample, not a restored run)."""
+    return any(isinstance(f, Upload) and f.origin == "upload" for f in files_of(loaded))
 
 
 # --- recording ------------------------------------------------------------------------------------
 
 
-def after_adopt(kind: str, src: dict[str, Any], measured: Any) -> None:
+def after_adopt(kind: str, loaded: Loaded, measured: Any) -> Loaded:
     """Called once a new source parsed and measured: an upload is recorded at once (its run id
-    joins the URL); a sample or a restored run is not."""
-    if not _fresh(src, kind):
-        return  # a sample (no run), or a restored run (its id stays)
-    src.pop("run", None)  # derived from a run, but with a new upload: not that run any more
+    joins the URL); a sample or a restored run is not. Returns what the session then holds."""
+    if not _fresh(loaded):
+        return loaded  # a sample (no run), or a restored run (its id stays)
+    loaded = replace(loaded, run=None)  # derived from a run, but with a new upload: not that run any more
     if not recording():
-        return
-    run = record(kind, src, measured)
-    if run is not None:
-        src["run"] = run.id
+        return loaded
+    run = record(kind, loaded, measured)
+    return loaded if run is None else replace(loaded, run=run.id)
 
 
-def record(kind: str, src: dict[str, Any], measured: Any, label: str | None = None) -> Run | None:
+def report_of(kind: str, loaded: Loaded, measured: Any, t: ThresholdSet) -> Report:
+    """What is loaded as the pipeline reports it, from the measurement already cached: the report
+    dict and the recipe a run stores."""
+    inputs = [(role, f.name, f.data) for role, f in zip(roles_of(loaded), files_of(loaded))]
+    if isinstance(loaded.recipe, PanelRecipe):
+        from agreebound.ui.data import imported_of
+
+        recipe = panel_recipe(loaded)
+        return panel_result(recipe, measured, t, inputs, imported_of(recipe))
+    return judge_result(loaded.recipe, measured, t, inputs)
+
+
+def roles_of(loaded: Loaded) -> list[str]:
+    """Each loaded file's role as a run stores it (:func:`files_of`'s order)."""
+    r = loaded.recipe
+    if isinstance(r, PanelRecipe):
+        return ["ratings"] * len(r.ratings) + ["rates"]
+    roles = JUDGE_ROLES.get(r.source, ("bundle",))
+    return [roles[i] if i < len(roles) else f"file{i}" for i, f in enumerate(judge_files(r)) if f is not None]
+
+
+def record(kind: str, loaded: Loaded, measured: Any, label: str | None = None) -> Run | None:
     """Record what is loaded under the thresholds in force; errors are kept for the page to show."""
-    from agreebound.render.report import calibration_report, panel_report
-
     s = store()
     if s is None:
         return None
     t: ThresholdSet = S.thresholds
-    if kind == "panel" and not isinstance(src["ratings"], Upload):
+    if kind == "panel" and not isinstance(loaded.recipe.ratings[0], Upload):
         S["record_error_panel"] = ("Not recorded: data opened from the data folder stays in its folder (it can be any "
                                    "size) and is not copied into the history.")
         return None
     try:
-        if kind == "panel":
-            ratings, rates = src["ratings"], src.get("rates")
-            inputs = [("ratings", ratings.name, ratings.data)] + ([("rates", rates.name, rates.data)] if rates else [])
-            from agreebound.ui.data import imported
-
-            imp = imported(ratings.name, ratings.digest, ratings.data, src.get("mapping"))
-            report = panel_report(measured, t, [(n, b) for _, n, b in inputs], imp)
-            recipe = stored_recipe(panel_recipe(src), measured)
-        else:
-            source = src.get("kind", "bundle")
-            roles = JUDGE_ROLES.get(source, ("bundle",))
-            inputs = [(roles[i] if i < len(roles) else f"file{i}", f.name, f.data)
-                      for i, f in enumerate(src["files"]) if f]
-            report = calibration_report(measured, t, [(n, b) for _, n, b in inputs])
-            recipe = stored_recipe(JudgeRecipe.from_dict({"source": source, "judge": src.get("judge"),
-                                                          "rebind": src.get("rebind")},
-                                                         [Source(f.name, f.data) if f else None for f in src["files"]]))
-        files = [src["ratings"]] + ([src["rates"]] if src.get("rates") else []) if kind == "panel" else \
-            [f for f in src["files"] if f]
-        digests = [f.digest for f in files]
-        same = None if label else s.same_run(kind, inputs[0][1], digests, recipe, t.to_dict())
+        report = report_of(kind, loaded, measured, t)
+        inputs = list(report.inputs)
+        digests = [f.digest for f in files_of(loaded)]
+        same = None if label else s.same_run(kind, inputs[0][1], digests, report.recipe, t.to_dict())
         if same is not None:  # the same bytes read the same way under the same thresholds: that run
             S[f"record_error_{kind}"] = None
             return same
-        run = s.record(kind, inputs, report, recipe, t.to_dict(), t.source, label=label, origin="dashboard",
-                       digests=digests)
+        run = s.record(kind, inputs, report.report, report.recipe, t.to_dict(), t.source, label=label,
+                       origin="dashboard", digests=digests)
     except StoreError as e:
         S[f"record_error_{kind}"] = (f"Not recorded: {e}. What you loaded stays loaded in this session, but a reload "
                                      "will not bring it back.")
@@ -130,17 +138,16 @@ def record(kind: str, src: dict[str, Any], measured: Any, label: str | None = No
 # --- restoring ------------------------------------------------------------------------------------
 
 
-def positive_of(src: dict[str, Any], text: Any) -> Any:
+def positive_of(recipe: PanelRecipe, text: Any) -> Any:
     """The category a run recorded as text ("3", "toxic"), as the value the panel holds (3): the
     picker offers values, and a text it does not offer would fall back to "auto"."""
-    if text in ("auto", None) or not isinstance(src.get("ratings"), Upload):
+    if text in ("auto", None) or not isinstance(recipe.ratings[0], Upload):
         return text
     from agreebound.analysis import resolve_positive
-    from agreebound.ui.data import parsed_panels
+    from agreebound.ui.data import imported_of
 
-    r = src["ratings"]
     try:
-        panels = parsed_panels(r.name, r.digest, r.data, src.get("mapping"))
+        panels = imported_of(recipe).panels
         return resolve_positive(next(iter(panels.values())), text)
     except Exception:  # noqa: BLE001 - unreadable here: the measurement says why when it runs
         return text
@@ -196,7 +203,7 @@ READING_PARAMS = ("level", "interval", "positive")
 
 def url_reading() -> dict[str, str]:
     """The panel's reading for the link, when a panel run is loaded and it differs from the run's."""
-    if not S.panel_source.get("run"):
+    if not S.panel_source.run:
         return {}
     return {"level": str(S.level), "interval": str(S.get("interval", "units")),
             "positive": "auto" if S.positive == "auto" else str(S.positive)}
@@ -204,7 +211,7 @@ def url_reading() -> dict[str, str]:
 
 def url_runs() -> list[str]:
     """The run ids the URL should carry: the loaded panel's and judge's, when they are runs."""
-    return [r for r in (S.panel_source.get("run"), S.judge_source.get("run")) if r]
+    return [r for r in (S.panel_source.run, S.judge_source.run) if r]
 
 
 # --- the History page's tables ------------------------------------------------------------------
@@ -290,12 +297,11 @@ def short_contract(cid: str | None) -> str:
     return f"{name}@{digest[:12]}" if digest else cid
 
 
-def panel_recipe(src: dict[str, Any]) -> PanelRecipe:
-    """The loaded panel as a pipeline recipe: its files, mapping, and the reading in force."""
-    rates = src.get("rates")
-    return PanelRecipe((Source(src["ratings"].name, src["ratings"].data),), src.get("mapping"), S.level, "user",
-                       interval=S.get("interval", "units"), positive=S.positive,
-                       rates=Source(rates.name, rates.data) if rates else None)
+def panel_recipe(loaded: Loaded, level: str | None = None, positive: Any = None) -> PanelRecipe:
+    """The loaded panel's recipe under the reading in force: the level (chosen by the user, or
+    "auto"), positive category and interval of the session's widgets, unless given."""
+    return replace(loaded.recipe, level=S.level if level is None else level, chosen_by="user",
+                   positive=S.positive if positive is None else positive, interval=S.get("interval", "units"))
 
 
 def run_level(r: Run) -> str:
@@ -412,7 +418,6 @@ def delete(run_id: str) -> None:
         return
     S.history_message = ("info", f"Deleted run {run_id} ({gone} stored file{'' if gone == 1 else 's'} no other run "
                                  "used).")
-    for kind in ("panel", "judge"):
-        src = S.panel_source if kind == "panel" else S.judge_source
-        if src.get("run") == run_id:
-            src.pop("run", None)  # the data stays loaded; the link no longer names a deleted run
+    for slot in ("panel_source", "judge_source"):
+        if S[slot].run == run_id:
+            S[slot] = replace(S[slot], run=None)  # the data stays loaded; the link no longer names a deleted run

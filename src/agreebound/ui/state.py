@@ -14,9 +14,11 @@ import streamlit as st
 
 from agreebound.calibration import CalibrationThresholds
 from agreebound.contract import JudgeCalibrationContract
-from agreebound.io.formats import InputError, parse_threshold_link
+from agreebound.io.formats import parse_threshold_link
+from agreebound.errors import InputError
+from agreebound.pipeline import JudgeRecipe, PanelRecipe
 from agreebound.thresholds import DEFAULT, ThresholdSet
-from agreebound.ui.data import JUDGE_SAMPLES, PANEL_SAMPLES, Upload, threshold_file
+from agreebound.ui.data import JUDGE_SAMPLES, PANEL_SAMPLES, Loaded, Upload, threshold_file
 
 S = st.session_state
 
@@ -26,11 +28,9 @@ def init() -> bool:
     True on that first run (the frame then opens the link's runs, if any)."""
     if "panel_source" in S:
         return False
-    S.panel_source = {"label": next(iter(PANEL_SAMPLES)), "ratings": Upload.sample("detector_panel.csv"), "rates": None,
-                      "mapping": None}
+    S.panel_source = Loaded(next(iter(PANEL_SAMPLES)), PanelRecipe((Upload.sample("detector_panel.csv"),)))
     S.pending = None  # an uploaded file in the mapping preview, not yet measured
-    S.judge_source = {"label": next(iter(JUDGE_SAMPLES)), "files": (Upload.sample("judge_failing.json"),),
-                      "kind": "bundle"}
+    S.judge_source = Loaded(next(iter(JUDGE_SAMPLES)), JudgeRecipe(Upload.sample("judge_failing.json"), "bundle"))
     S.judge_unmapped = None  # uploaded JSON Lines of an unknown shape, waiting for its mapping file
     S.judge_unbound = None  # an uploaded bundle bound to another contract: "bind to this contract" offers it
     S.level = "auto"  # the level suggested for the values, with its reason shown

@@ -3,6 +3,7 @@ banners, reason lists, the sidebar and the threshold editors."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -12,10 +13,16 @@ from agreebound.analysis import PanelMeasurement, decide_panel, level_note, leve
 from agreebound.analysis import depends_on_level  # noqa: F401 - re-exported for the pages (layout only)
 from agreebound.levels import LEVEL_ORIGIN_WORDS, level_phrase, rater_noun
 from agreebound.levels import level_question as data_level_question
-from agreebound.calibration import RATE_GATES, CalibrationDecision, CalibrationThresholds, decide
+from agreebound.calibration import (
+    RATE_GATES,
+    CalibrationDecision,
+    CalibrationThresholds,
+    decide,
+    seed_view,
+    unavailable,
+)
 from agreebound.contract import JudgeCalibrationContract
-from agreebound.errors import memory_message
-from agreebound.io.formats import InputError
+from agreebound.errors import InputError, memory_message
 from agreebound.judge_input import JudgeBundle
 from agreebound.panel import AB_RATIO_UNBOUNDED, AB_UNDEFINED, PanelDecision, Verdict
 from agreebound.categories import LEVELS
@@ -25,17 +32,17 @@ from agreebound.limits import LISTED_CATEGORIES
 # How much a page draws (re-exported for the pages, which import nothing below ui and render):
 from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS  # noqa: F401
 from agreebound.thresholds import RANGES, SLIDER_SPAN
-from agreebound.pipeline import JudgeRecipe, PanelRecipe, Source
+from agreebound.pipeline import JudgeRecipe, PanelRecipe, Source, recipe_digest
 from agreebound.uncertainty import INTERVAL_METHODS
 from agreebound.ui import runs, state
 from agreebound.ui.data import (
     JUDGE_SAMPLES,
     PANEL_SAMPLES,
-    FolderData,
+    Loaded,
     Upload,
-    folder_measurements,
-    judge_bundle,
-    panel_measurements,
+    data_digest,
+    measured_judge,
+    measured_panel,
 )
 from agreebound.render.figures import RATE_LABELS, exact_text, fraction_text
 
@@ -113,18 +120,10 @@ def responsive_table(frame: pd.DataFrame, key: str) -> None:
 # --- loading ---------------------------------------------------------------------------------
 
 
-def _measure_panel_source(src: dict[str, Any], level: str, positive: Any) -> dict[str, PanelMeasurement]:
-    r: Upload = src["ratings"]
-    if isinstance(r, FolderData):  # long ratings in the data folder: DuckDB's counts, out of core
-        return folder_measurements(r.name, r.digest, r.files, level, positive, S.get("interval", "units"))
-    rates: Upload | None = src["rates"]
-    measured = panel_measurements(r.name, r.digest, r.data, level, positive,
-                                  rates.name if rates else None, rates.digest if rates else None,
-                                  rates.data if rates else None, S.get("interval", "units"), src.get("mapping"))
-    only = src.get("dimension")  # a run recorded for one dimension (agreebound panel --dimension)
-    if only is not None and only in measured:
-        return {only: measured[only]}
-    return measured
+def _measure_panel_source(loaded: Loaded, level: str, positive: Any) -> dict[str, PanelMeasurement]:
+    """The loaded panel measured through the pipeline under the reading in force (cached by its
+    recipe's digest; the pipeline chooses the engine)."""
+    return measured_panel(runs.panel_recipe(loaded, level, positive))
 
 
 def panels() -> dict[str, PanelMeasurement]:
@@ -140,35 +139,24 @@ def panels() -> dict[str, PanelMeasurement]:
         return _measure_panel_source(S.panel_source, "auto", "auto")
 
 
-def _judge_of(src: dict[str, Any]) -> JudgeBundle:
-    """``src``: files (a bundle; the trio; or a log, then references and contract, None where
-    absent), and how to read them: kind, the judge of a log with several, rebind (a draft binding)."""
-    files = src["files"]
-    return judge_bundle(tuple(f.name if f else "" for f in files), tuple(f.digest if f else "" for f in files),
-                        tuple(f.data if f else b"" for f in files), src.get("kind", "auto"), src.get("judge"),
-                        bool(src.get("rebind")))
-
-
 def judge() -> JudgeBundle:
-    return _judge_of(S.judge_source)
+    return measured_judge(S.judge_source.recipe)
 
 
-def judge_key(src: dict[str, Any]) -> tuple[str, ...]:
-    """What a judge measurement depends on (the diagnostics' cache key)."""
-    return tuple(f.digest if f else "" for f in src["files"]) + (src.get("kind", "auto"), str(src.get("judge")),
-                                                                  str(bool(src.get("rebind"))))
+def judge_key(loaded: Loaded) -> tuple[str, ...]:
+    """What a judge measurement depends on (the diagnostics' cache key): its recipe's digest."""
+    return (recipe_digest(loaded.recipe),)
 
 
-def rows_read(src: dict[str, Any]) -> str:
+def rows_read(loaded: Loaded) -> str:
     """``100 rows read (rows 2-101)`` for an uploaded rating file ('' for a data folder)."""
-    ratings = src.get("ratings")
-    if not isinstance(ratings, Upload):
+    if not isinstance(loaded.recipe.ratings[0], Upload):
         return ""
     from agreebound.render.report import rows_read, rows_read_text
-    from agreebound.ui.data import imported
+    from agreebound.ui.data import imported_of
 
     try:
-        return rows_read_text(rows_read(imported(ratings.name, ratings.digest, ratings.data, src.get("mapping"))))
+        return rows_read_text(rows_read(imported_of(loaded.recipe)))
     except InputError:
         return ""
 
@@ -179,33 +167,38 @@ def uploaded(key: str) -> Upload | None:
     return None if f is None else Upload.of(f.name, f.getvalue())
 
 
-def try_panel_source(src: dict[str, Any]) -> str | None:
-    """Adopt ``src`` if it parses and measures; otherwise keep what is loaded. Returns the error."""
+def _shown_name(loaded: Loaded) -> str:
+    """The loaded data's name in a message: the first file's (a data folder's: its name there)."""
+    r = loaded.recipe
+    return (r.display or r.ratings[0].name) if isinstance(r, PanelRecipe) else r.first.name
+
+
+def try_panel_source(loaded: Loaded) -> str | None:
+    """Adopt ``loaded`` if it parses and measures; otherwise keep what is loaded. Returns the error."""
     try:
-        measured = _measure_panel_source(src, S.level, S.positive)
+        measured = _measure_panel_source(loaded, S.level, S.positive)
     except InputError as e:
         return str(e)
     except MemoryError:
-        return memory_message(src["ratings"].name)
+        return memory_message(_shown_name(loaded))
     except Exception as e:  # noqa: BLE001 - never a traceback on screen; the message names the file
-        return f"{src['ratings'].name}: could not be read ({type(e).__name__}: {e})"
-    S.panel_source = src
-    runs.after_adopt("panel", src, measured)
+        return f"{_shown_name(loaded)}: could not be read ({type(e).__name__}: {e})"
+    S.panel_source = loaded  # adopted before recording: a failure there keeps it loaded
+    S.panel_source = runs.after_adopt("panel", loaded, measured)
     return None
 
 
-def try_judge_source(src: dict[str, Any]) -> str | None:
-    files = src["files"]
+def try_judge_source(loaded: Loaded) -> str | None:
     try:
-        measured = _judge_of(src)
+        measured = measured_judge(loaded.recipe)
     except InputError as e:
         return str(e)
     except MemoryError:
-        return memory_message(files[0].name)
+        return memory_message(_shown_name(loaded))
     except Exception as e:  # noqa: BLE001
-        return f"{files[0].name}: could not be read ({type(e).__name__}: {e})"
-    S.judge_source = src
-    runs.after_adopt("judge", src, measured)
+        return f"{_shown_name(loaded)}: could not be read ({type(e).__name__}: {e})"
+    S.judge_source = loaded  # adopted before recording: a failure there keeps it loaded
+    S.judge_source = runs.after_adopt("judge", loaded, measured)
     return None
 
 
@@ -377,12 +370,14 @@ def spread_text(d: PanelDecision, m: PanelMeasurement) -> str:
     return f"{float(d.spread):.3f}x = {exact_text(d.spread)}"
 
 
-def rate_check_text(c: Any) -> str:
-    if c.unavailable:
-        return "not evaluable: " + c.unavailable
-    if not c.rate.evaluable:
+def rate_text(d: CalibrationDecision, name: str) -> str:
+    """A judge gate's measured rate as decided in ``d``: its raw counts, percent and basis points."""
+    if (why := unavailable(d.gate(name))) is not None:
+        return "not evaluable: " + why
+    rate = d.rate(name)
+    if not rate.evaluable:
         return "not evaluable (no opportunities)"
-    return f"{c.rate.numerator}/{c.rate.denominator} = {float(c.rate.value) * 100:.2f}% ({c.rate.bps} bps)"
+    return f"{rate.numerator}/{rate.denominator} = {float(rate.value) * 100:.2f}% ({rate.bps} bps)"
 
 
 # --- sidebar ---------------------------------------------------------------------------------
@@ -411,9 +406,9 @@ def threshold_banner() -> None:
 def is_sample(kind: str) -> bool:
     """The data behind this domain's verdicts is a bundled sample (synthetic or published), not
     the user's: every verdict drawn from it says so."""
-    src = S.get("panel_source" if kind == "panel" else "judge_source") or {}
-    files = [src.get("ratings")] if kind == "panel" else list(src.get("files") or ())
-    return any(getattr(f, "origin", "") == "sample" for f in files if f)
+    loaded = S.get("panel_source" if kind == "panel" else "judge_source")
+    files = [] if loaded is None else runs.files_of(loaded)[:1] if kind == "panel" else runs.files_of(loaded)
+    return any(getattr(f, "origin", "") == "sample" for f in files)
 
 
 SAMPLE_WORDS = "Sample data"
@@ -434,23 +429,26 @@ def sample_badge(kind: str) -> None:
 
 def data_line(kind: str) -> str:
     """Which data a verdict is about: the source's name and a digest excerpt (Markdown, escaped)."""
-    if kind == "panel":
-        src = S.panel_source
-        files = [src["ratings"]] + ([src["rates"]] if src.get("rates") else [])
-    else:
-        src = S.judge_source
-        files = [f for f in src["files"] if f]
-    names = ", ".join(f"{md(f.name, 60)} (sha256 {f.digest[:12]}…)" for f in files)
+    loaded = S.panel_source if kind == "panel" else S.judge_source
+    names = ", ".join(f"{md(name, 60)} (sha256 {digest[:12]}…)" for name, digest in shown_files(loaded))
     sample = " (sample data, not yours)" if is_sample(kind) else ""
-    return f"Data: **{md(src['label'], 120)}**{sample}: {names}"
+    return f"Data: **{md(loaded.label, 120)}**{sample}: {names}"
+
+
+def shown_files(loaded: Loaded) -> list[tuple[str, str]]:
+    """The loaded files by name and digest, as a page and a report name them (a data set of the data
+    folder: its name there and its files' digest together)."""
+    r = loaded.recipe
+    if isinstance(r, PanelRecipe) and r.display is not None:
+        return [(r.display, data_digest(r))]
+    return [(f.name, f.digest) for f in runs.files_of(loaded)]
 
 
 def _judge_limits_words(t: Any) -> str:
     """What the judge is measured against: "the bound contract" only for a contract the user gave
     (a judge log without one is measured against illustrative limits and not decided)."""
-    src = S.get("judge_source") or {}
-    files = src.get("files") or ()
-    given = src.get("kind") != "log" or (len(files) > 2 and bool(files[2]))
+    loaded = S.get("judge_source")
+    given = loaded is None or loaded.recipe.source != "log" or loaded.recipe.contract is not None
     if not given:
         return "illustrative limits (no contract)" if t.calibration is None else "the thresholds in force (no contract)"
     return "the bound contract" if t.calibration is None else "a draft contract"
@@ -477,8 +475,8 @@ def sidebar(live: bool = False) -> None:
                         + ("\n- strict (interval bounds): **judge**" if t.calibration and t.calibration.strict else ""))
         st.button("Reset to defaults", on_click=state.reset_defaults, key="sidebar_reset")
         st.markdown("**Loaded**")
-        st.caption(f"Panel: {md(S.panel_source['label'])}")
-        st.caption(f"Judge: {md(S.judge_source['label'])}")
+        st.caption(f"Panel: {md(S.panel_source.label)}")
+        st.caption(f"Judge: {md(S.judge_source.label)}")
         st.markdown("**History**")
         if runs.where() != "off":
             st.toggle("Record uploads", value=True, key="record_runs",
@@ -556,14 +554,13 @@ def calibration_editors(contract: JudgeCalibrationContract, decision: Calibratio
     threshold_pair("Minimum reviewers per reference", "minimum_reviewers",
                    state.calibration_value("minimum_reviewers", contract), 1,
                    state.edit_calibration, (contract,), "References with fewer reviewers fail the audit.")
-    checks = {c.name: c for c in decision.checks} if decision else {}
     for name, field, kind in RATE_GATES:
         threshold_pair(f"{RATE_LABELS[name]} {'minimum' if kind == 'min' else 'maximum'} (bps)", field,
                        state.calibration_value(field, contract), 50,
                        state.edit_calibration, (contract,),
                        f"{'At least' if kind == 'min' else 'At most'} this many basis points (1/100 of a percent).")
-        if (c := checks.get(name)) is not None:
-            st.caption("measured: " + rate_check_text(c))
+        if decision is not None:
+            st.caption("measured: " + rate_text(decision, name))
 
 
 def level_picker(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> None:
@@ -680,7 +677,7 @@ def _load_sample(kind: str) -> None:
         filename, _ = PANEL_SAMPLES[label]
         old = (S.level, S.positive)
         S.level, S.positive = "auto", "auto"  # new data starts from its own suggestions
-        error = try_panel_source({"label": label, "ratings": Upload.sample(filename), "rates": None})
+        error = try_panel_source(Loaded(label, PanelRecipe((Upload.sample(filename),))))
         if error:
             S.level, S.positive = old
         else:
@@ -688,10 +685,10 @@ def _load_sample(kind: str) -> None:
                 S.pop(key, None)
         state.remember_error("panel", error)
     else:
-        kind, *names = JUDGE_SAMPLES[label]
-        files = tuple(Upload.sample(n) if n else None for n in names)
-        state.remember_error("judge", try_judge_source({"label": label, "kind": kind,
-                                                        "files": files + ((None,) if kind == "log" else ())}))
+        source, first, *rest = JUDGE_SAMPLES[label]
+        references = Upload.sample(rest[0]) if rest and rest[0] else None  # a log's human references
+        recipe = JudgeRecipe(Upload.sample(first), source, references=references)
+        state.remember_error("judge", try_judge_source(Loaded(label, recipe)))
 
 
 # --- the data folder ---------------------------------------------------------------------------
@@ -732,8 +729,7 @@ def folder_picker() -> None:
                 t0 = time.perf_counter()
                 old = (S.level, S.positive)
                 S.level, S.positive = "auto", "auto"  # new data starts from its own suggestions
-                error = try_panel_source({"label": f"data folder: {pick}", "ratings": folder_data(pick, files),
-                                          "rates": None})
+                error = try_panel_source(Loaded(f"data folder: {pick}", folder_data(pick, files)))
                 if error:
                     S.level, S.positive = old
                     status.update(label=f"Could not measure {md(pick, 80)}", state="error")
@@ -755,14 +751,14 @@ def folder_picker() -> None:
 def record_controls(kind: str) -> None:
     """The loaded data's run (its id is in the URL), a failed recording said, and "Record this
     view": the data under the thresholds in force, with an optional label."""
-    src = S.panel_source if kind == "panel" else S.judge_source
+    loaded = S.panel_source if kind == "panel" else S.judge_source
     if S.get(f"record_error_{kind}"):
         st.warning(md(S[f"record_error_{kind}"], 500))
     if runs.store() is None:
         return
     with st.expander("History: record this view as a run", expanded=False):
-        if src.get("run"):
-            st.caption(f"This data is run {md(src['run'])} in the history (the link carries its id, never the data).")
+        if loaded.run:
+            st.caption(f"This data is run {md(loaded.run)} in the history (the link carries its id, never the data).")
         left, right = st.columns([3, 1], vertical_alignment="bottom")
         left.text_input("Label (optional)", key=f"record_label_{kind}", max_chars=200,
                         placeholder="e.g. week 48, after retraining")
@@ -818,15 +814,14 @@ def replay_panel(recipe: PanelRecipe, label: str, run_id: str) -> str | None:
     positive category) and measures it through the pipeline as any loaded panel is
     (ui.data.panel_measurements). On an error the reading and what was loaded are kept."""
     dimension = recipe.dimension
-    src = {"label": label + (f" (dimension {dimension})" if dimension else ""),
-           "ratings": _as_upload(recipe.ratings[0]), "rates": _as_upload(recipe.rates), "mapping": recipe.mapping,
-           "run": run_id, "dimension": dimension}
+    held = replace(recipe, ratings=(_as_upload(recipe.ratings[0]),), rates=_as_upload(recipe.rates))
+    loaded = Loaded(label + (f" (dimension {dimension})" if dimension else ""), held, run_id)
     old = (S.level, S.positive, S.get("interval", "units"))
     S.level = recipe.level
     # the interval the run was recorded with: "krippendorff" (runs recorded before) is "pairs"
     S.interval = INTERVAL_METHODS.get(recipe.interval, "units") if isinstance(recipe.interval, str) else "units"
-    S.positive = runs.positive_of(src, recipe.positive)
-    error = try_panel_source(src)
+    S.positive = runs.positive_of(held, recipe.positive)
+    error = try_panel_source(loaded)
     if error:
         S.level, S.positive, S.interval = old
         return error
@@ -838,9 +833,10 @@ def replay_panel(recipe: PanelRecipe, label: str, run_id: str) -> str | None:
 def replay_judge(recipe: JudgeRecipe, label: str, run_id: str) -> str | None:
     """The session holds the judge's files in the recipe's slots and audits them through the
     pipeline as any loaded judge is (ui.data.judge_bundle). On an error what was loaded is kept."""
-    src = {"label": label, "files": tuple(_as_upload(f) for f in runs.judge_files(recipe)), "kind": recipe.source,
-           "judge": recipe.judge, "rebind": recipe.rebind, "run": run_id}
-    return try_judge_source(src)
+    held = replace(recipe, first=_as_upload(recipe.first), references=_as_upload(recipe.references),
+                   observations=_as_upload(recipe.observations), contract=_as_upload(recipe.contract),
+                   mapping=_as_upload(recipe.mapping))
+    return try_judge_source(Loaded(label, held, run_id))
 
 
 def open_link_runs() -> None:
@@ -853,7 +849,7 @@ def open_link_runs() -> None:
         error = open_run(run_id, with_thresholds="th" not in st.query_params)
         if error:
             errors.append(f"The link's run {run_id[:20]!r} could not be opened: {error}")
-    if S.panel_source.get("run") and any(k in st.query_params for k in runs.READING_PARAMS):
+    if S.panel_source.run and any(k in st.query_params for k in runs.READING_PARAMS):
         error = _reading_from_url()
         if error:
             errors.append(f"The link's reading was ignored: {error}")
@@ -876,7 +872,7 @@ def _reading_from_url() -> str | None:
         return "the positive category is too long"
     old = (S.level, S.interval, S.positive)
     S.level, S.interval = level, interval
-    S.positive = runs.positive_of(S.panel_source, positive)
+    S.positive = runs.positive_of(S.panel_source.recipe, positive)
     try:
         panels()  # a level or category the data cannot take falls back there, and says so
     except Exception as e:  # noqa: BLE001
@@ -888,8 +884,8 @@ def _reading_from_url() -> str | None:
 def record_view(kind: str) -> None:
     """on_click of "Record this view": what is loaded, under the thresholds in force."""
     measured = panels() if kind == "panel" else judge()
-    src = S.panel_source if kind == "panel" else S.judge_source
-    run = runs.record(kind, src, measured, label=(S.get(f"record_label_{kind}") or "").strip() or None)
+    loaded = S.panel_source if kind == "panel" else S.judge_source
+    run = runs.record(kind, loaded, measured, label=(S.get(f"record_label_{kind}") or "").strip() or None)
     if run is not None:
         S.record_message = f"Recorded run {run.id}."
 
@@ -897,19 +893,19 @@ def record_view(kind: str) -> None:
 # --- reports ---------------------------------------------------------------------------------
 
 
-def report_coefficients(src: dict[str, Any], ms: dict[str, Any], t: Any) -> dict[str, Any] | None:
+def report_coefficients(loaded: Loaded, ms: dict[str, Any], t: Any) -> dict[str, Any] | None:
     """The coefficients beside alpha for a report, explained against the floor in force (uploads and
     samples; a data set from the data folder is measured out of core and has none)."""
     from dataclasses import replace
 
     from agreebound.ui.data import panel_coefficients
 
-    ratings = src["ratings"]
-    if not hasattr(ratings, "data"):
+    ratings, mapping = loaded.recipe.ratings[0], loaded.recipe.mapping
+    if ratings.data is None:
         return None
     out = {}
     for dim, m in ms.items():
-        pc = panel_coefficients(ratings.name, ratings.digest, ratings.data, m.level, dim, src.get("mapping"))
+        pc = panel_coefficients(ratings.name, ratings.digest, ratings.data, m.level, dim, mapping)
         out[dim] = replace(pc, explanation=pc.explained(t.panel.alpha_floor_permil))
     return out
 
@@ -922,22 +918,22 @@ def report_downloads(kind: str) -> None:
 
     t = state.thresholds()
     if kind == "panel":
-        src = S.panel_source
-        inputs = [(src["ratings"].name, src["ratings"].digest)] + ([(src["rates"].name, src["rates"].digest)] if src["rates"] else [])
+        loaded = S.panel_source
+        inputs = shown_files(loaded)
         ms = panels()
 
         def build() -> dict[str, Any]:
-            report = panel_report(ms, t, inputs, coefficients=report_coefficients(src, ms, t))
+            report = panel_report(ms, t, inputs, coefficients=report_coefficients(loaded, ms, t))
             return mark_sample(report) if is_sample("panel") else report
 
         def html_() -> str:
             return panel_html(ms, t, build())
     else:
-        files = [f for f in S.judge_source["files"] if f]
+        files = shown_files(S.judge_source)
         bundle = judge()
 
         def build() -> dict[str, Any]:
-            report = calibration_report(bundle, t, [(f.name, f.digest) for f in files])
+            report = calibration_report(bundle, t, files)
             return mark_sample(report) if is_sample("judge") else report
 
         def html_() -> str:
@@ -949,7 +945,7 @@ def report_downloads(kind: str) -> None:
     from agreebound.render.names import report_filename
 
     label = "panel" if kind == "panel" else "judge"
-    stem = Path(S.panel_source["ratings"].name if kind == "panel" else files[0].name).stem
+    stem = Path(shown_files(S.panel_source)[0][0] if kind == "panel" else files[0][0]).stem
     when = datetime.now(timezone.utc)  # the data's name, the domain and the UTC time, as the CLI names them
 
     def name(ext: str) -> str:
@@ -1143,3 +1139,30 @@ def judge_confusion_table(cases: Any) -> None:
                 f"Cohen's kappa {'undefined' if kappa is None else f'{float(kappa):.3f}'} where the judge has a "
                 "majority")
     st.dataframe(safe_frame(frame), hide_index=True)
+
+
+def judge_missing_lines(d: CalibrationDecision) -> list[str]:
+    """A partial audit's gates that this source cannot evaluate, each with what would supply it."""
+    return [f"**{RATE_LABELS[g.name]}**: not evaluable, {md(why, 600)}"
+            for g in d.gates if (why := unavailable(g)) is not None]
+
+
+def judge_gate_rows(d: CalibrationDecision, diag: Any) -> list[dict[str, str]]:
+    """The Judge page's table of gates: each rate, its intervals, its threshold and its side of it,
+    as the decision says (no comparison here)."""
+    return [{"rate": RATE_LABELS[g.name], "measured": rate_text(d, g.name),
+             "95% interval (cases)": f"[{diag.intervals[g.name].low:.2%}, {diag.intervals[g.name].high:.2%}]"
+             if g.name in diag.intervals else "",
+             "cases / observations": f"{diag.intervals[g.name].cases:,} / {diag.intervals[g.name].observations:,}"
+             if g.name in diag.intervals else "",
+             # exact is None: unavailable from this source, or no opportunities
+             "Wilson 95% (observations)": f"[{diag.wilson[g.name].low:.2%}, {diag.wilson[g.name].high:.2%}]"
+             if g.exact is not None else "",
+             "threshold (bps)": f"{'>=' if g.kind == 'min' else '<='} {seed_view(g).threshold_bps}",
+             "gate": "not evaluable" + ("" if unavailable(g) is not None or not d.contract_given else " (passes)")
+             if g.exact is None
+             else ("pass" if g.passed else "FAIL") if d.contract_given  # no contract: a limit's side, never a verdict
+             else ("within" if g.passed else "outside") + (" the illustrative limit" if d.contract_origin == "illustrative"
+                                                           else " the limit in force"),
+             "margin": "" if unavailable(g) is not None or not d.contract_given else margin_text(g)}
+            for g in d.gates]
