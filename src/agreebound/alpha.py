@@ -78,7 +78,7 @@ def krippendorff_alpha(ratings: Any, level: str = "nominal") -> AlphaResult:
     """
     check_level(level)
     coded = encode(ratings)
-    return alpha(from_coded(coded, [str(j) for j in range(coded.n_raters)]), level)
+    return alpha(from_coded(coded), level)
 
 
 def alpha(counts: PanelCounts, level: str = "nominal") -> AlphaResult:

@@ -24,7 +24,7 @@ from agreebound.levels import (
 )
 from agreebound.limits import LISTED_CATEGORIES, MAX_TYPED_CHARS
 from agreebound.alpha import alpha as alpha_of_counts
-from agreebound.counts import PanelCounts, from_coded
+from agreebound.counts import PanelCounts, from_panel
 from agreebound.panel import AlphaResult, PanelDecision, PanelThresholds, Verdict, decide
 from agreebound.ratings import HUMAN_PREFIX, DetectorRate, RatingPanel, category_index, category_texts
 from agreebound.uncertainty import (
@@ -126,7 +126,7 @@ def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "a
                   counts: PanelCounts | None = None) -> PanelMeasurement:
     """The ratings in memory measured: their counts (the numpy engine's,
     agreebound.engines.numpy_engine.panel_counts, as the pipeline passes them; counted here by the
-    same function, counts.from_coded, for a caller that holds only the ratings) measured by
+    same function, counts.from_panel, for a caller that holds only the ratings) measured by
     :func:`measure_counts`, with what only the ratings know (the raters as listed, the units,
     notices, the panel's kind, a located error for a level the values cannot take). ``level``: a
     level, or "auto" for nobody's choice (:func:`default_level`); ``chosen_by`` says who chose a
@@ -136,7 +136,7 @@ def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "a
     in_force, _ = _level_in_force(panel, level, chosen_by)
     panel.ratings(in_force)  # labels at a numeric level, negatives at ratio: said at their cell
     if counts is None:
-        counts = from_coded(panel.coded, panel.raters, panel.dimension)
+        counts = from_panel(panel)
     return measure_counts(counts, panel.file, level, positive, panel.humans, interval, chosen_by, ratings=panel,
                           rates=rates, rates_file=rates_file)
 
@@ -322,7 +322,7 @@ def _rates(counts: PanelCounts, pos: Any, detectors: tuple[str, ...]) -> tuple[t
 
 
 def _alpha_of_panel(panel: RatingPanel, level: str) -> Fraction | None:
-    return alpha_of_counts(from_coded(panel.ratings(level), panel.raters, panel.dimension), level).value
+    return alpha_of_counts(from_panel(panel, level), level).value
 
 
 # --- the coefficients beside alpha (issue: reviewers ask "but they agree 94% of the time?") --------

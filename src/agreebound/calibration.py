@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
+from functools import cached_property
 from typing import Any, Iterator, Literal, Sequence
 
 import numpy as np
@@ -63,7 +64,7 @@ from agreebound.contract import (
 from agreebound.gate import NOT_EVALUABLE, Gate, cases_to_flip, evaluate, meets, straddles
 from agreebound.judge_counts import ISSUE_IDS, JudgeCounts, from_facts
 from agreebound.thresholds import RATE_GATES, CalibrationThresholds
-from agreebound.uncertainty import Wilson, judge_rate_intervals
+from agreebound.uncertainty import JudgeDiagnostics, Wilson, judge_diagnostics, judge_rate_intervals
 
 Decision = Literal["PASS_CALIBRATION", "FAIL_CALIBRATION", "INCOMPLETE"]
 PASS: Decision = "PASS_CALIBRATION"
@@ -147,6 +148,12 @@ class CalibrationMeasurement:
     def bound(self) -> bool:
         """The snapshot names this contract's content; a source without a contract is bound to none."""
         return self.contract_given and self.contract_content_id == self.contract.content_id
+
+    @cached_property
+    def diagnostics(self) -> JudgeDiagnostics:
+        """The audit's diagnostics and case-clustered intervals (uncertainty.judge_diagnostics; they
+        compute an alpha): once per measurement, whoever reads them first (a page, a report)."""
+        return judge_diagnostics(self)
 
     def rate_stats(self) -> dict[str, Any]:
         """Each rate's per-case sums (judge_counts.RateStats, from the counts), for the case-aware

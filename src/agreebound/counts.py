@@ -289,10 +289,21 @@ class PanelCounts:
 # --- building --------------------------------------------------------------------------------
 
 
-def from_coded(coded: Coded, raters: Sequence[str], dimension: str = "all", kind: str | None = None) -> PanelCounts:
+def from_panel(panel: Any, level: str | None = None) -> PanelCounts:
+    """One dimension's counts from its rating panel in memory (agreebound.ratings.RatingPanel):
+    its ratings as coded, or as ``level`` reads them."""
+    coded = panel.coded if level is None else panel.ratings(level)
+    return from_coded(coded, panel.raters, panel.dimension)
+
+
+def from_coded(coded: Coded, raters: Sequence[str] | None = None, dimension: str = "all",
+               kind: str | None = None) -> PanelCounts:
     """The counts of coded ratings (the numpy engine): one pass over the (unit, value) entries.
+    ``raters``: their names, by default their column numbers ("0", "1", ...).
     The units' histograms are kept whatever their number (the ratings are in memory already), so
     the units bootstrap is always drawn in memory."""
+    if raters is None:
+        raters = [str(j) for j in range(coded.n_raters)]
     cats = coded.categories
     k = len(cats)
     kind = kind or ("number" if cats.numeric else "label")

@@ -220,7 +220,7 @@ def bootstrap_alpha_units(ratings: Any, level_name: str, *, draws: int = DRAWS, 
     (0.415, 1.0, True)
     """
     c = encode(ratings)
-    counts = from_coded(c, [str(j) for j in range(c.n_raters)])
+    counts = from_coded(c)
     base = alpha_of_counts(counts, level_name) if result is None else result
     if base.value is None:
         return AlphaBootstrap("units", draws, seed, level, np.empty(0), 0)
@@ -819,7 +819,7 @@ def unit_disagreement(ratings: Any, level: str, result: AlphaResult) -> np.ndarr
     if result.value is None:
         return out
     pairable = np.flatnonzero(np.bincount(c.unit, minlength=c.n_units) >= 2)
-    out[pairable] = _histogram_disagreement(from_coded(c, [str(j) for j in range(c.n_raters)]), level)
+    out[pairable] = _histogram_disagreement(from_coded(c), level)
     return out
 
 

@@ -8,10 +8,10 @@ pass, and the units bootstrap draws from their canonical patterns, the ones the 
 
 from __future__ import annotations
 
-from agreebound.counts import PanelCounts, from_coded
+from agreebound.counts import PanelCounts, from_panel
 from agreebound.ratings import RatingPanel
 
 
 def panel_counts(panel: RatingPanel) -> PanelCounts:
     """One dimension's counts from its ratings in memory."""
-    return from_coded(panel.coded, panel.raters, panel.dimension)
+    return from_panel(panel)

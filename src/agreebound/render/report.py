@@ -25,7 +25,6 @@ from agreebound.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
 from agreebound.panel import AB_UNDEFINED, PanelDecision
 from agreebound.escape import LONE_SURROGATE, utf8_safe_tree
 from agreebound.thresholds import ThresholdSet
-from agreebound.uncertainty import judge_diagnostics
 
 SCHEMA_ID = "https://agreebound.invalid/schemas/report.schema.json"
 #: A verdict's exit code is its severity read downwards (agreebound.gate.SEVERITY, the one table):
@@ -263,7 +262,7 @@ def worst(verdicts: Sequence[str]) -> str:
 
 def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str, Any]:
     m = bundle.measurement
-    diag = judge_diagnostics(m)
+    diag = m.diagnostics
     rates = []
     for g, rate in zip(d.gates, d.rates, strict=True):
         w = diag.wilson[g.name]

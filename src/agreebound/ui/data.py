@@ -43,7 +43,6 @@ from agreebound.uncertainty import (
     JudgeDiagnostics,
     alpha_without_each_rater,
     detector_vs_human,
-    judge_diagnostics,
     unit_disagreement,
 )
 
@@ -199,7 +198,7 @@ def judge_bundle(key: str, _recipe: JudgeRecipe) -> JudgeBundle:
 def judge_diagnostics_for(digests: tuple[str, ...], _measurement: Any) -> JudgeDiagnostics:
     """Judge diagnostics (they compute an alpha): once per input, never on a slider."""
     MEASURE_CALLS["judge_diagnostics"] += 1
-    return judge_diagnostics(_measurement)
+    return _measurement.diagnostics
 
 
 def templates() -> tuple[Template, ...]:
