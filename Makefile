@@ -18,6 +18,13 @@ $(VENV)/.test: $(VENV)/.base pyproject.toml
 	# irrCAC (the coefficients' cross-check) pins scipy==1.12 and pandas<3, which this stack outgrew:
 	# its code runs on ours (tests/test_coefficients.py), so it is installed without its pins.
 	$(PY) -m pip install --quiet --no-deps irrCAC==0.4.4
+	# ppi-python (the corrected headline's cross-check, tests/test_headline.py) is in the test extras:
+	# unlike irrCAC its requirements (numba, scikit-learn, statsmodels, gdown) install on this stack.
+	# The judge-audit peers (tests/test_peers.py compares our bias measures with theirs): judgecal and
+	# judgemetry with their own requirements (pydantic is judgekit's and judgecal's); judgekit without
+	# matplotlib, which only its report module (never imported by the tests) needs.
+	$(PY) -m pip install --quiet 'pydantic>=2.5' judgecal==0.1.0 judgemetry==0.1.0
+	$(PY) -m pip install --quiet --no-deps judgekit==0.2.1
 	touch $@
 
 run: $(VENV)/.base
@@ -47,7 +54,7 @@ test: $(VENV)/.test chromium postgresql java
 	$(PY) -m pytest -q
 
 # Every benchmark runs even when one misses a target; make bench fails at the end if any did.
-BENCHES := alpha calibration formats dashboard cardinality import label_studio whatif record engines judge_scale strict_floor
+BENCHES := alpha calibration formats dashboard cardinality import label_studio whatif record engines judge_scale judge_bias strict_floor
 
 bench: $(VENV)/.test chromium postgresql java
 	@status=0; for b in $(BENCHES); do echo "== bench/bench_$$b.py"; $(PY) bench/bench_$$b.py || status=1; done; \

@@ -67,6 +67,12 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("src/agreebound/gate.py", "straddles"): "a gate's fragile: its interval against its threshold, for evaluate",
     ("src/agreebound/gate.py", "evaluate"): "decide's gate builder",
     ("src/agreebound/gate.py", "cases_to_flip"): "a judge gate's cases to decide, for decide",
+    ("src/agreebound/gate.py", "_plan"): "a gate's plan, for decide: a fragile gate needs at least one more case",
+    ("src/agreebound/gate.py", "plan_rate"): "a judge rate's plan, for decide: the estimate on the threshold, the "
+                                             "distance to it",
+    ("src/agreebound/gate.py", "plan_difference"): "a net gate's plan, for decide: the estimate on the threshold, the "
+                                                   "distance to it",
+    ("src/agreebound/gate.py", "plan_alpha"): "alpha's plan, for decide: the estimate on the floor, the distance to it",
     ("src/agreebound/panel.py", "decide"): "the panel's decide",
     ("src/agreebound/panel.py", "_alpha_gate"): "the panel's decide: alpha's gate",
     ("src/agreebound/panel.py", "alpha_gate_at"): "the panel's decide: alpha's gate on a value alone (explain asks it)",
@@ -78,6 +84,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("src/agreebound/panel.py", "gates_from_report"): "decide's one reading of a stored report",
     ("src/agreebound/calibration.py", "decide"): "the judge's decide",
     ("src/agreebound/calibration.py", "_rate_gate"): "the judge's decide: one rate's gate",
+    ("src/agreebound/gate.py", "rate_mdd"): "a plan's detectable difference: true rates either side of the threshold",
+    ("src/agreebound/calibration.py", "_net_gate"): "the judge's decide: an opt-in gate on a bias net of disagreement",
     ("src/agreebound/calibration.py", "seed_view"): "the judge's decide: the seed's basis points against the limit",
     ("src/agreebound/calibration.py", "reference_issues"): "the judge's decide: references below minimum_reviewers",
     ("src/agreebound/calibration.py", "with_intervals"): "the judge's decide: fragile gates from intervals",
@@ -94,7 +102,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("src/agreebound/render/figures.py", "_on_axis"): "a line's position on the axis: the nearer end when beyond it",
     ("src/agreebound/render/figures.py", "_axis_top"): "the top of an axis that shows the rates and the cap's band",
     ("src/agreebound/thresholds.py", "check"): "threshold data's legal range: it checks a threshold, measures nothing",
-    ("src/agreebound/uncertainty.py", "_rate_interval"): "rounds the exact Wilson bounds outward to floats with the "
+    ("src/agreebound/uncertainty.py", "rate_interval"): "rounds the exact Wilson bounds outward to floats with the "
                                                          "interval's own bound tests: no threshold is involved",
 }
 

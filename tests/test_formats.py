@@ -58,7 +58,7 @@ BAD_FILES = [
     ('bundle_bool_repetition.json', 6, 'repetition',
      "bundle_bool_repetition.json, observation 6, column 'repetition': observation.repetition must be exact int (observation case_id='case-refusal', order='ab', repetition=True)"),
     ('bundle_contract_extra.json', None, 'contract.owner',
-     "bundle_contract_extra.json, column 'contract.owner': unknown field; the contract has exactly version, scope, judge_generator, repetitions_per_order, minimum_cases, minimum_reviewers, minimum_human_agreement_bps, maximum_position_flip_bps, maximum_repeat_variance_bps, maximum_verbosity_bias_bps, maximum_self_preference_bps"),
+     "bundle_contract_extra.json, column 'contract.owner': unknown field; the contract has version, scope, judge_generator, repetitions_per_order, minimum_cases, minimum_reviewers, minimum_human_agreement_bps, maximum_position_flip_bps, maximum_repeat_variance_bps, maximum_verbosity_bias_bps, maximum_self_preference_bps (and optionally maximum_verbosity_net_bps, maximum_self_preference_net_bps)"),
     ('bundle_contract_repetitions.json', None, 'contract.repetitions_per_order',
      "bundle_contract_repetitions.json, column 'contract.repetitions_per_order': contract.repetitions_per_order must be between 2 and 20"),
     ('bundle_float_tokens.json', 3, 'candidate_a_tokens',

@@ -105,6 +105,12 @@ def test_the_sample_trio_and_its_published_rates(tmp_path):
     assert [(x.numerator, x.denominator) for x in m.rates] == [(926, 1440), (26, 233), (7, 480), (333, 714), (95, 168)]
     assert decide(m).decision == "FAIL_CALIBRATION"
     same(in_memory(c, r, o).measurement, m)
+    # the bias measures' published counts (issue 24): mirror, control, first slot, McNemar's pairs
+    assert [(m.counts.rates[n].numerator, m.counts.rates[n].denominator) for n in
+            ("verbosity_mirror", "self_control", "first_slot")] == [(96, 618), (289, 1002), (728, 1307)]
+    assert (m.counts.first_both, m.counts.second_both) == (26, 0)
+    assert m.bias["verbosity_net"].points() == "31.1 points [20.3, 41.0]"
+    assert m.bias == in_memory(c, r, o).measurement.bias
 
 
 def test_counts_merge_over_disjoint_cases():
@@ -117,6 +123,54 @@ def test_counts_merge_over_disjoint_cases():
     assert merge(merge(a, b), c) == whole == merge(a, merge(b, c)) == merge(c, merge(b, a))
     assert whole.unadjudicated == int((~refs["adjudicated"]).sum()) > 0
     assert reference_issues(whole, 2) == (decide(m).reference_issues, 0) == reference_issues(whole, 2, m.cases)
+
+
+def named_frames(n_cases: int, repetitions: int, seed: int):
+    """A synthetic audit whose cases name several generators (the judge's own among them, and some
+    cases whose two candidates share one), human ties, and lengths often equal."""
+    contract, refs, obs, header = judge_frames(n_cases, repetitions, BEHAVIOURS[seed % 2 + 1], seed=seed)
+    rng = np.random.default_rng(1000 + seed)
+    pool = np.array([contract.judge_generator, "model-x", "model-y", "zeta-7b"], dtype=object)
+    gens = pool[rng.integers(0, len(pool), size=(n_cases, 2))]
+    tokens = rng.integers(40, 44, size=(n_cases, 2))  # a quarter of the cases have equal lengths
+    case = pd.Series(np.arange(n_cases), index=refs["case_id"])[obs["case_id"]].to_numpy()
+    obs = obs.assign(candidate_a_generator=gens[case, 0], candidate_b_generator=gens[case, 1],
+                     candidate_a_tokens=tokens[case, 0], candidate_b_tokens=tokens[case, 1])
+    return contract, refs, obs.sample(frac=1, random_state=seed).reset_index(drop=True), header, gens, tokens
+
+
+NEW_FIELDS = ("first_both", "second_both", "self_rejected_longer", "control_rejected_longer", "verdicts")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bias_counts_and_measures_are_the_in_memory_ones(tmp_path, seed):
+    """The counts beside the seed's (EXTRA_RATE_NAMES, McNemar's pairs, the mix, the verdict cells)
+    and every bias measure from them: DuckDB's equal the in-memory engine's, field by field."""
+    from agreebound.judge_bias import measure_bias
+    from agreebound.judge_counts import EXTRA_RATE_NAMES
+
+    contract, refs, obs, header, gens, tokens = named_frames(150 + 40 * seed, 2 + seed % 2, seed)
+    c, [r], [o] = write_trio(tmp_path, contract, refs, obs, header)
+    expected, got = in_memory(c, r, o).measurement, out_of_core(c, [r], [o])
+    for name in EXTRA_RATE_NAMES:
+        assert got.counts.rates[name] == expected.counts.rates[name], name
+    for name in NEW_FIELDS:
+        assert getattr(got.counts, name) == getattr(expected.counts, name), name
+    assert got.counts == expected.counts == from_cases(expected.cases)
+    assert got.bias == expected.bias == measure_bias(expected.counts, {})
+    assert got.bias.to_dict() == expected.bias.to_dict()
+    # the data has what the measures tell apart: every case whose generators differ has one cell
+    # count, the equal-length and human-tie cases none in the length rates, the judge's own cases
+    distinct = gens[:, 0] != gens[:, 1]
+    assert sum(got.counts.verdicts.values()) == int(distinct.sum()) < len(gens)
+    assert {(f, s) for f, s, *_ in got.counts.verdicts} <= {tuple(sorted(p)) for p in gens[distinct].tolist()}
+    assert all(lab for _, _, lab, *_ in got.counts.verdicts)
+    decided = (refs["preferred_candidate"] != "tie").to_numpy()
+    unequal = decided & (tokens[:, 0] != tokens[:, 1])
+    per_case = 2 * (2 + seed % 2)  # observations: two orders x the repetitions
+    assert got.counts.rates["judge_longer"].denominator == per_case * int(unequal.sum()) > 0
+    assert got.counts.rates["self_preference"].denominator > 0 and got.counts.rates["self_control"].denominator > 0
+    assert got.counts.rates["length_excess"].syy > 0
 
 
 def test_every_engine_measures_its_counts_in_one_place():

@@ -159,6 +159,26 @@ def test_spark_judge_audit_is_the_in_memory_one(spark, tmp_path, seed, parquet):
     assert judge_diagnostics(m) == judge_diagnostics(expected)
 
 
+def test_spark_bias_counts_and_measures_are_the_in_memory_ones(spark, tmp_path):
+    """Named generators (the judge's own, some cases sharing one), ties and equal lengths: Spark's
+    counts beside the seed's and every bias measure equal the in-memory engine's and DuckDB's."""
+    from agreebound.engines.judge_spark import judge_measurement
+    from agreebound.judge_counts import EXTRA_RATE_NAMES
+    from test_judge_engine import NEW_FIELDS, in_memory, named_frames, out_of_core, write_trio
+
+    contract, refs, obs, header, gens, _ = named_frames(120, 2, 3)
+    c, [r], [o] = write_trio(tmp_path, contract, refs, obs, header)
+    expected = in_memory(c, r, o).measurement
+    m = judge_measurement(c.name, c.read_bytes(), [str(r)], [str(o)], spark=spark)[2]
+    for name in EXTRA_RATE_NAMES:
+        assert m.counts.rates[name] == expected.counts.rates[name], name
+    for name in NEW_FIELDS:
+        assert getattr(m.counts, name) == getattr(expected.counts, name), name
+    assert m.counts == expected.counts == out_of_core(c, [r], [o]).counts
+    assert sum(m.counts.verdicts.values()) == int((gens[:, 0] != gens[:, 1]).sum()) < len(gens)
+    assert m.bias == expected.bias and m.bias.to_dict() == expected.bias.to_dict()
+
+
 @pytest.mark.parametrize("role, row, field, value", [
     ("observations", 95, "candidate_b_tokens", "many"),        # a cell that does not parse
     ("references", 12, "preferred_candidate", "both"),         # a record rule

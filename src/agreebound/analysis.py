@@ -188,7 +188,7 @@ def decide_panel(m: PanelMeasurement, thresholds: PanelThresholds, source: str |
     b = m.alpha_boot
     return decide(m.ndet, m.alpha, m.rate_values, thresholds, alpha_low=b.low, alpha_high=b.high,
                   alpha_method=alpha_interval_words(b), spread_low=m.spread_bracket[0],
-                  spread_high=m.spread_bracket[1], source=source)
+                  spread_high=m.spread_bracket[1], source=source, alpha_se=b.se, alpha_units=m.alpha.units)
 
 
 def alpha_interval_words(b: Any) -> str:

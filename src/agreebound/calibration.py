@@ -61,10 +61,13 @@ from agreebound.contract import (
     observation_fault,
     rate_bps,
 )
-from agreebound.gate import NOT_EVALUABLE, Gate, cases_to_flip, evaluate, meets, straddles
+from agreebound.gate import (NOT_EVALUABLE, Gate, Plan, cases_to_flip, evaluate, meets, plan_difference, plan_rate,
+                             straddles)
+from agreebound.headline import Headline, corrected_headline
+from agreebound.judge_bias import GATE_OF, BiasMeasures, measure_bias
 from agreebound.judge_counts import ISSUE_IDS, JudgeCounts, from_facts
-from agreebound.thresholds import RATE_GATES, CalibrationThresholds
-from agreebound.uncertainty import JudgeDiagnostics, Wilson, judge_diagnostics, judge_rate_intervals
+from agreebound.thresholds import NET_GATES, RATE_GATES, CalibrationThresholds
+from agreebound.uncertainty import JudgeDiagnostics, Wilson, judge_diagnostics
 
 Decision = Literal["PASS_CALIBRATION", "FAIL_CALIBRATION", "INCOMPLETE"]
 PASS: Decision = "PASS_CALIBRATION"
@@ -155,6 +158,18 @@ class CalibrationMeasurement:
         compute an alpha): once per measurement, whoever reads them first (a page, a report)."""
         return judge_diagnostics(self)
 
+    @cached_property
+    def bias(self) -> BiasMeasures:
+        """Bias or disagreement? The measures beside the five gates (agreebound.judge_bias), from the
+        counts: once per measurement."""
+        return measure_bias(self.counts, self.unavailable)
+
+    @cached_property
+    def headline(self) -> Headline:
+        """The corrected headline (agreebound.headline): each model pair's win rate by the judge alone,
+        corrected by the cases with a human reference (prediction-powered), and by the humans alone."""
+        return corrected_headline(self.counts)
+
     def rate_stats(self) -> dict[str, Any]:
         """Each rate's per-case sums (judge_counts.RateStats, from the counts), for the case-aware
         intervals; empty for a measurement without counts (the intervals then say so)."""
@@ -220,6 +235,11 @@ class _Arrays:
     a_is_judge: np.ndarray
     b_is_judge: np.ndarray
     same_generator: np.ndarray
+    # per case: the generators' names ("" when the source does not say) and whether the case has a
+    # human reference (a partial audit's log may hold cases without one)
+    a_generator: np.ndarray | None = None
+    b_generator: np.ndarray | None = None
+    has_reference: np.ndarray | None = None
 
 
 def _measure_arrays(contract: JudgeCalibrationContract, header: tuple[str, str, str], x: _Arrays) -> CalibrationMeasurement:
@@ -277,6 +297,57 @@ def _case_facts(x: _Arrays) -> dict[str, Any]:
         "self_candidate": self_cand,
         "self_opportunities": np.where(self_opp_case, obs_per_case, 0),
         "self_errors": np.bincount(x.obs_case, weights=self_err, minlength=n_cases).astype(np.int64),
+        **_bias_facts(x, counts.reshape(n_cases, 2, 3), verdict, obs_per_case, self_cand),
+    }
+
+
+def _bias_facts(x: _Arrays, votes: np.ndarray, verdict: np.ndarray, obs_per_case: np.ndarray,
+                self_cand: np.ndarray) -> dict[str, Any]:
+    """Each case's facts beside the seed's (judge_counts.EXTRA_RATE_NAMES and what follows it):
+    ``votes[case, order, label]`` counts the verdicts, ``verdict[case, order]`` the stable verdict
+    of each order (-1: none)."""
+    n_cases = len(obs_per_case)
+    pref = x.preferred
+
+    def per_case(mask: np.ndarray) -> np.ndarray:
+        return np.bincount(x.obs_case, weights=mask, minlength=n_cases).astype(np.int64)
+
+    sel = x.obs_selected
+    # Position: the first-shown candidate is "a" in order ab (0) and "b" in ba (1).
+    decisive_obs = sel != 2
+    first_pick = decisive_obs & (sel == x.obs_order)
+    stable = (verdict >= 0).all(axis=1)
+    first_both = stable & (verdict[:, 0] == 0) & (verdict[:, 1] == 1)
+    second_both = stable & (verdict[:, 0] == 1) & (verdict[:, 1] == 0)
+    decisive_pair = stable & (verdict != 2).all(axis=1)
+    # Length: the longer candidate (-1 when the lengths are equal) and the human-rejected one.
+    longer = np.where(x.a_tokens > x.b_tokens, 0, np.where(x.b_tokens > x.a_tokens, 1, -1))
+    rejected = np.where(pref == 0, 1, np.where(pref == 1, 0, -1))
+    decided = pref != 2
+    mirror = decided & (longer >= 0) & (pref == longer)  # humans preferred the longer: error = shorter
+    unequal = decided & (longer >= 0)
+    picks_longer = sel == longer[x.obs_case]
+    # Self-preference's control: no candidate is the judge's own, and the humans decided.
+    control = ~x.a_is_judge & ~x.b_is_judge & decided
+    picks_rejected = sel == rejected[x.obs_case]
+    has_ref = np.ones(n_cases, dtype=bool) if x.has_reference is None else np.asarray(x.has_reference, dtype=bool)
+    unnamed = np.full(n_cases, "", dtype=object)
+    ab, ba = votes[:, 0, :], votes[:, 1, :]
+    return {
+        "decisive": per_case(decisive_obs), "first_picks": per_case(first_pick),
+        "decisive_pair": decisive_pair, "first_both": first_both, "second_both": second_both,
+        "mirror_opportunities": np.where(mirror, obs_per_case, 0),
+        "mirror_errors": np.where(mirror, per_case(sel == rejected[x.obs_case]), 0),
+        "length_observations": np.where(unequal, obs_per_case, 0),
+        "longer_picks": np.where(unequal, per_case(picks_longer), 0),
+        "human_longer": unequal & (pref == longer),
+        "control_opportunities": np.where(control, obs_per_case, 0),
+        "control_errors": np.where(control, per_case(picks_rejected), 0),
+        "rejected_longer": decided & (longer >= 0) & (rejected == longer),
+        "has_reference": has_ref,
+        "a_generator": unnamed if x.a_generator is None else x.a_generator,
+        "b_generator": unnamed if x.b_generator is None else x.b_generator,
+        "a_votes": ab[:, 0] + ba[:, 0], "b_votes": ab[:, 1] + ba[:, 1], "tie_votes": ab[:, 2] + ba[:, 2],
     }
 
 
@@ -362,6 +433,8 @@ def _measure_records(c: JudgeCalibrationContract, s: JudgeCalibrationSnapshot) -
         a_is_judge=np.array([m[2] == c.judge_generator for m in meta], dtype=bool),
         b_is_judge=np.array([m[3] == c.judge_generator for m in meta], dtype=bool),
         same_generator=np.array([m[2] == m[3] for m in meta], dtype=bool),
+        a_generator=np.array([m[2] for m in meta], dtype=object),
+        b_generator=np.array([m[3] for m in meta], dtype=object),
     )
     return _measure_arrays(c, (s.scope, s.contract_content_id, s.rubric_digest), x)
 
@@ -513,14 +586,17 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
     its own content id, named in the decision. A measurement without a contract the user gave
     (``contract_given`` False) is measured against its limits but never decided: INCOMPLETE, with
     the reason (:data:`NO_CONTRACT_REASON`). ``intervals``: the case-aware 95% intervals
-    (uncertainty.judge_rate_intervals) when the caller has them, so each gate carries its interval
-    and whether it is fragile; strict mode computes them when they are not given.
+    (uncertainty.judge_rate_intervals) when the caller has them; otherwise the measurement's own
+    (its cached diagnostics). Each gate carries its interval, whether it is fragile, and its plan
+    (agreebound.gate.Plan: the minimum detectable difference, how many more cases would decide it).
     """
     th = thresholds if thresholds is not None else measurement.contract.thresholds
     if not isinstance(th, CalibrationThresholds):
         raise ValueError("thresholds must be CalibrationThresholds")
-    if th.strict and intervals is None and any(r.denominator for r in measurement.rates):
-        intervals = judge_rate_intervals(measurement)
+    if intervals is None and any(r.denominator for r in measurement.rates):
+        # the case-aware intervals, cached with the measurement's diagnostics: each gate's interval,
+        # whether it is fragile, its plan (how many cases would decide it), strict mode's bound
+        intervals = measurement.diagnostics.intervals
     origin = "given"
     if not measurement.contract_given:  # no contract: the gates are measured, nothing is decided
         illustrative = th.contract_fields() == ILLUSTRATIVE_CONTRACT.thresholds.contract_fields()
@@ -530,17 +606,11 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
     source = {"given": "contract"}.get(origin, origin)
     gates = tuple(_rate_gate(measurement, th, name, field_name, kind, intervals, source)
                   for name, field_name, kind in RATE_GATES)
+    # the opt-in gates on the bias net of disagreement (a version 2 contract's, or edited thresholds')
+    net = tuple(_net_gate(measurement, th, name, field_name, kind, source)
+                for name, field_name, kind in NET_GATES if getattr(th, field_name) is not None)
     issues, unlisted = reference_issues(measurement.counts, th.minimum_reviewers, measurement.rows)
-    # a gate this source cannot evaluate is not checked (passed None): never a pass
-    decision: Decision = PASS if not issues and all(g.passed for g in gates) else FAIL
-    seed_decision: Decision = PASS if not issues and all(seed_view(g).passed for g in gates) else FAIL
-    reason = None
-    if measurement.partial:  # some gate cannot be evaluated: never a pass, and not a fail of the judge
-        available_failed = any(not g.passed for g in gates if g.passed is not None) or bool(issues)
-        decision = seed_decision = FAIL if available_failed else INCOMPLETE
-        if decision == INCOMPLETE:
-            reason = (f"a partial audit: {sum(g.passed is None for g in gates)} of {len(gates)} gates "
-                      "cannot be evaluated from this source")
+    decision, seed_decision, reason = _decision(gates, net, bool(issues))
     if origin in ("illustrative", "thresholds"):
         decision = seed_decision = INCOMPLETE
         reason = NO_CONTRACT_REASON if origin == "illustrative" else NO_CONTRACT_THRESHOLDS_REASON
@@ -553,10 +623,36 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
         seed_decision=seed_decision,
         contract_origin="given" if origin == "draft" else origin,
         reason=reason,
-        gates=gates,
+        gates=gates + net,
         rates=measurement.rates,
         unlisted_issues=unlisted,
     )
+
+
+def _decision(gates: tuple[Gate, ...], net: tuple[Gate, ...], issues: bool) -> tuple[Decision, Decision, str | None]:
+    """The decision from the decided gates: the seed's five (and its own view of them, rounded) and
+    the net gates a contract opted in to (not the seed's: decided exactly in both). A gate that
+    cannot be evaluated (passed None) is never a pass: the decision is then INCOMPLETE, unless a gate
+    that could be evaluated failed (FAIL), with the reason."""
+    checked = gates + net
+    failed = issues or any(g.passed is False for g in checked)
+    seed_failed = issues or any(g.passed is not None and not seed_view(g).passed for g in gates) or any(
+        g.passed is False for g in net)
+    unknown = [g for g in checked if g.passed is None]
+    if not unknown:
+        return (FAIL if failed else PASS), (FAIL if seed_failed else PASS), None
+    if failed:
+        return FAIL, FAIL, None
+    seed_unknown = [g for g in gates if g.passed is None]
+    reason = (f"a partial audit: {len(seed_unknown)} of {len(gates)} gates cannot be evaluated from this source"
+              if seed_unknown else "")
+    net_unknown = [g for g in net if g.passed is None]
+    if net_unknown:
+        said = "; ".join(f"{g.name}: {g.detail}" for g in net_unknown)
+        reason = (reason + "; and " if reason else "") + (
+            f"the contract gates on {len(net_unknown)} measure{'' if len(net_unknown) == 1 else 's'} net of "
+            f"disagreement this audit cannot measure ({said})")
+    return INCOMPLETE, INCOMPLETE, reason
 
 
 def _rate_gate(measurement: CalibrationMeasurement, th: CalibrationThresholds, name: str, field_name: str,
@@ -582,9 +678,41 @@ def _rate_gate(measurement: CalibrationMeasurement, th: CalibrationThresholds, n
         # observation-level Wilson only if the rate has no per-case counts
         w = iv or Wilson(rate.numerator, rate.denominator)
         bound_passed = w.low_at_least(limit) if kind == "min" else w.high_at_most(limit)
-    return evaluate(name, kind, rate.value, limit, low=None if iv is None else iv.low,
-                    high=None if iv is None else iv.high, interval_method="" if iv is None else iv.method,
-                    bound_passed=bound_passed, **common)  # type: ignore[arg-type]
+    g = evaluate(name, kind, rate.value, limit, low=None if iv is None else iv.low,
+                 high=None if iv is None else iv.high, interval_method="" if iv is None else iv.method,
+                 bound_passed=bound_passed, **common)  # type: ignore[arg-type]
+    if iv is None:
+        return g
+    # how many cases would decide it: at the interval's own design effect (agreebound.gate.plan_rate)
+    return replace(g, plan=plan_rate(rate.value, limit, observations=iv.observations, cases=iv.cases,
+                                     design_effect=iv.deff, fragile=g.fragile))
+
+
+def _net_gate(measurement: CalibrationMeasurement, th: CalibrationThresholds, name: str, field_name: str,
+              kind: str, source: str) -> Gate:
+    """An opt-in gate on a bias measure net of disagreement (agreebound.judge_bias): its exact value
+    (a difference, possibly negative) against the contract's maximum; in strict mode its interval's
+    upper bound too. A source that cannot measure it leaves it unchecked; no opportunities pass it,
+    as the seed passes a maximum with nothing to count."""
+    m = measurement.bias[name]
+    limit = Fraction(getattr(th, field_name), BPS)
+    common = dict(unit="%", threshold_field=field_name, threshold_source=source, strict=th.strict)
+    if m.exact is None:
+        raw = GATE_OF[name]
+        if raw not in measurement.unavailable and measurement.counts.rates[raw].denominator == 0:
+            # nothing for the raw rate to count: as the seed passes a maximum with no opportunity
+            return Gate(name, kind, None, limit, True, True, state=NOT_EVALUABLE, detail=m.unavailable,
+                        **common)  # type: ignore[arg-type]
+        # the source lacks what it needs, or the comparison set is empty: not checked, never a pass
+        return Gate(name, kind, None, limit, None, state=NOT_EVALUABLE, detail=m.unavailable,
+                    **common)  # type: ignore[arg-type]
+    g = evaluate(name, kind, m.exact, limit, low=m.low, high=m.high, interval_method=m.method,
+                 **common)  # type: ignore[arg-type]
+    if m.se is None:  # no interval: nothing to plan from
+        return g
+    return replace(g, plan=plan_difference(m.exact, limit, variance=m.se * m.se,
+                                           srs_variance=m.se * m.se / m.design_effect if m.design_effect else None,
+                                           cases=m.cases, fragile=g.fragile))
 
 
 def with_intervals(gates: Sequence[Gate], intervals: dict[str, Any] | None) -> tuple[Gate, ...]:
@@ -624,7 +752,8 @@ def gates_from_report(rates: Sequence[dict[str, Any]]) -> tuple[Gate, ...]:
         g = evaluate(r["name"], r["kind"], value, t, low=iv[0], high=iv[1], bound_passed=r.get("bound_passed"),
                      strict=r.get("bound_passed") is not None, **common)  # type: ignore[arg-type]
         out.append(replace(g, passed=bool(r["passed"])))
-    return tuple(out)
+    # the plan as stored (reports written before plans have none)
+    return tuple(replace(g, plan=Plan.from_dict(r.get("plan"))) for g, r in zip(out, rates))
 
 
 # --- the seed's report -----------------------------------------------------------------------
@@ -968,6 +1097,8 @@ def _frame_arrays(c: JudgeCalibrationContract, f: _Frames, obs_case: np.ndarray,
         a_is_judge=a_judge[first],
         b_is_judge=b_judge[first],
         same_generator=a_names == b_names,
+        a_generator=a_names,
+        b_generator=b_names,
     )
 
 
@@ -992,6 +1123,8 @@ GATE_NEEDS = {
     "verbosity_bias": ("references", "lengths"),
     "self_preference": ("references", "generators"),
 }
+#: The rates a partial audit counts over every case (they need no human reference).
+EVERY_CASE = ("position_flip", "repeat_variance", "first_slot", "flip_decisive")
 #: Each need, missing, in words: what is missing and what supplies it; when only another log could
 #: supply it (not a second file), it says this source never can. "repetitions" is said with the
 #: contract's repetitions (:func:`lack_text`).
@@ -1035,8 +1168,10 @@ def measure_partial(contract: JudgeCalibrationContract, observations: pd.DataFra
     everyone, referenced = from_facts(facts), from_facts(facts, only=has_ref)
     # the gates that need no human reference, and the flips behind them, count every case
     counts = replace(referenced, n_cases=everyone.n_cases, n_observations=everyone.n_observations,
-                     rates={**referenced.rates, **{n: everyone.rates[n] for n in ("position_flip", "repeat_variance")}},
-                     noisy_flips=everyone.noisy_flips)
+                     rates={**referenced.rates, **{n: everyone.rates[n] for n in EVERY_CASE}},
+                     noisy_flips=everyone.noisy_flips, first_both=everyone.first_both,
+                     second_both=everyone.second_both, verdicts=everyone.verdicts,
+                     first_lean=everyone.first_lean, second_lean=everyone.second_lean)
     unavailable = {name: advice for name in GATE_NEEDS if (advice := gate_advice(name, lacks, contract))}
     n = len(has_ref)
     notes = []
@@ -1083,7 +1218,8 @@ def _log_arrays(contract: JudgeCalibrationContract, obs: pd.DataFrame,
                    np.asarray(per_case("candidate_a_tokens", 0), dtype=np.int64),
                    np.asarray(per_case("candidate_b_tokens", 0), dtype=np.int64),
                    np.array([g == judge for g in a_gen], dtype=bool), np.array([g == judge for g in b_gen], dtype=bool),
-                   np.array([a == b for a, b in zip(a_gen, b_gen)], dtype=bool)), has_ref
+                   np.array([a == b for a, b in zip(a_gen, b_gen)], dtype=bool),
+                   np.asarray(a_gen, dtype=object), np.asarray(b_gen, dtype=object), has_ref), has_ref
 
 
 def format_example() -> str:

@@ -80,6 +80,18 @@ CAL_EXAMPLES = """examples:
 
 """ + EXIT_CODE_HELP
 
+VALIDATE_EXAMPLES = """examples:
+  agreebound validate
+  agreebound validate --seed 7 --json
+
+exit codes:
+  0  every measure recovered its planted value, every bias flag and verdict as planted
+  1  something did not hold: the table names the judge and the measure (MISS)
+  3  bad usage (a seed out of range)
+  4  internal error"""
+#: validate's largest seed (numpy's generators take any non-negative integer; this keeps it a 64-bit one)
+MAX_SEED = 2**63 - 1
+
 
 class UsageError(Exception):
     """A command line argparse would reject: exit 3 (argparse's own 2 is REFUSE_SINGLE here)."""
@@ -262,7 +274,7 @@ def _panel(args: argparse.Namespace) -> int:
 
 def _print_panel(report: dict[str, Any]) -> None:
     from agreebound.levels import level_phrase, rater_noun
-    from agreebound.render.report import rows_read_text
+    from agreebound.render.report import plan_text, rows_read_text
 
     read = report.get("read")
     if read:
@@ -288,6 +300,8 @@ def _print_panel(report: dict[str, Any]) -> None:
             print(f"  - {printable(r['message'])}")
         if a["interval"]["note"]:  # how alpha's interval was drawn, or why it is not the units bootstrap
             print(f"  interval: {printable(a['interval']['note'])}")
+        if plan := plan_text(a.get("plan"), "alpha"):
+            print(f"  alpha: {plan}")
         if d["seed_disagrees"]:
             print(f"  - the specification's integer formula ({printable(d['seed_path'])}) would decide "
                   f"{d['seed_verdict']}")
@@ -430,6 +444,8 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _print_calibration(report: dict[str, Any]) -> None:
+    from agreebound.render.report import plan_text
+
     c = report["calibration"]
     given = c.get("contract_origin", "given") == "given"
     if given:
@@ -456,8 +472,20 @@ def _print_calibration(report: dict[str, Any]) -> None:
             cases = f"{r['cases']} case{'' if r['cases'] == 1 else 's'}"
             print(f"    95% interval [{low:.2%}, {high:.2%}] ({cases}, {r['observations']} observations; "
                   f"design effect {r['design_effect']:.3g})")
+        if plan := plan_text(r.get("plan")):
+            print(f"    {plan}")
+    for g in c.get("net_gates", []):  # the gates a contract opted in to: the bias net of disagreement
+        state = "not evaluable" if not g["evaluable"] else ("pass" if g["passed"] else "FAIL")
+        value = "-" if g.get("value") is None else f"{g['value'] * 100:.1f} points"
+        iv = g.get("interval95")
+        value += f" [{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]" if iv else ""
+        print(f"  {g['name']}: {value} (<= {g['threshold_bps'] / 100:g} points): {state}")
+        if plan := plan_text(g.get("plan")):
+            print(f"    {plan}")
     if c["reference_issues"]:
         print(f"  reference issues: {len(c['reference_issues'])}")
+    _print_bias(c.get("bias"))
+    _print_headline(c.get("headline"))
     if not given:
         measurable = sum(r["evaluable"] and not r.get("unavailable") for r in c["rates"])
         print(f"  INCOMPLETE: {c['decision_reason']}: not decided, this is not a pass ({measurable} of "
@@ -466,6 +494,38 @@ def _print_calibration(report: dict[str, Any]) -> None:
         some = any(not r.get("unavailable") for r in c["rates"])
         print("  INCOMPLETE: " + ("every gate that could be evaluated passed, but some could not" if some
                                   else "no gate could be evaluated from this source") + ": this is not a pass")
+
+
+def _print_bias(bias: dict[str, Any] | None) -> None:
+    """Bias or disagreement? Each measure beside the gates with its exact fraction and interval, and
+    each failing raw gate read against them."""
+    if not bias:
+        return
+    print("bias or disagreement? (measures beside the gates; not gates unless the contract says so)")
+    for group in ("position", "verbosity", "self_preference"):
+        for m in bias.get(group, []):
+            if m.get("value") is None:
+                print(f"  {m['title']}: not measured: {printable(m.get('unavailable') or '', 300)}")
+                continue
+            scale = " points" if m["kind"] == "difference" else "%"
+            iv = m.get("interval95")
+            test = "" if m.get("p_value") is None else f"; p = {m['p_value']:.2g}"
+            print(f"  {m['title']}: {m['value'] * 100:.1f}{scale} = {m['fraction']}"
+                  + (f" [{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]" if iv else "") + test)
+    if bias.get("mix_note"):
+        print(f"  note: {printable(bias['mix_note'], 400)}")
+    for n in bias.get("verdict_notes", []):
+        print(f"  {printable(n, 400)}")
+
+
+def _print_headline(headline: dict[str, Any] | None) -> None:
+    """The corrected headline: each model pair's win rate, the judge's and corrected by the labels."""
+    if not headline or not headline.get("pairs"):
+        return
+    print("corrected headline (win rate of the first model of each pair; judge only, prediction-powered, human only):")
+    for p in headline["pairs"]:
+        print(f"  {printable(p['sentence'], 800)}")
+    print(f"  note: {printable(headline['note'], 800)}")
 
 
 def _printing(body: Any) -> None:
@@ -565,6 +625,10 @@ def _print_comparison(args: argparse.Namespace, a: Any, b: Any, c: Any, json: An
             print(f"  {printable(g.scope, 40)} {g.label}: {before} -> {after}{mark}")
         for sh in c.alpha_shifts:
             print(f"  {printable(sh.sentence(), 300)}")
+        if c.measures:
+            print("  bias or disagreement? (measures beside the gates)")
+        for m in c.measures:
+            print(f"    {printable(m.sentence(), 300)}")
 
 
 def _delete(args: argparse.Namespace) -> int:
@@ -582,6 +646,27 @@ def _example(args: argparse.Namespace) -> int:
 
     print(format_example())
     return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    """Planted judges audited by the pipeline and read against their plants: 0 when all hold."""
+    import json
+
+    from agreebound.validate import table, validate
+
+    if not 0 <= args.seed <= MAX_SEED:
+        raise UsageError(f"agreebound validate: --seed {printable(args.seed, 40)} is out of range; give a whole "
+                         f"number from 0 to {MAX_SEED}")
+    v = validate(args.seed)
+
+    def body() -> None:
+        if args.json:
+            sys.stdout.write(json.dumps(v.to_dict(), indent=2, sort_keys=True, ensure_ascii=True) + "\n")
+        else:
+            sys.stdout.write(table(v))
+
+    _printing(body)
+    return 0 if v.holds else 1
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -716,14 +801,25 @@ def _store_parsers(sub: argparse._SubParsersAction) -> dict[str, argparse.Argume
 
 
 def _plain_parsers(sub: argparse._SubParsersAction) -> dict[str, argparse.ArgumentParser]:
-    """The commands without data: example and serve."""
+    """The commands without data: example, validate and serve."""
     e = sub.add_parser("example", help="the seed's eight illustrative lines")
     e.set_defaults(func=_example)
+
+    v = sub.add_parser("validate", help="check the instrument: judges with planted defects, each audited; exit 0 "
+                       "when every measure recovers its plant", formatter_class=_RAW, epilog=VALIDATE_EXAMPLES,
+                       description="Audit six synthetic judges with planted defects (clean; first-slot preference;\n"
+                       "length preference; self-preference; unbiased but 30% noisy; unstable repetitions) through\n"
+                       "the pipeline, and check that every bias measure's 95% interval covers its planted value,\n"
+                       "that the bias flags are raised where a bias was planted and nowhere else, and that each\n"
+                       "verdict reads as planted.")
+    v.add_argument("--seed", type=int, default=0, help=f"the synthetic data's seed (0 to {MAX_SEED}; default 0)")
+    v.add_argument("--json", action="store_true", help="print the rows and checks as JSON")
+    v.set_defaults(func=_validate)
 
     s = sub.add_parser("serve", help="start the dashboard (source checkout)")
     s.add_argument("--port", type=int, default=8501)
     s.set_defaults(func=_serve)
-    return {"example": e, "serve": s}
+    return {"example": e, "validate": v, "serve": s}
 
 
 def _reading(p: argparse.ArgumentParser) -> None:

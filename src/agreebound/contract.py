@@ -17,7 +17,7 @@ from typing import Any, Iterator, Literal
 import pandas as pd
 
 from agreebound.errors import FieldError
-from agreebound.thresholds import RANGES, RATE_GATES, CalibrationThresholds
+from agreebound.thresholds import NET_FIELDS, NET_GATES, RANGES, RATE_GATES, CalibrationThresholds
 
 Candidate = Literal["a", "b", "tie"]
 Order = Literal["ab", "ba"]
@@ -190,6 +190,10 @@ class JudgeCalibrationContract:
     maximum_repeat_variance_bps: int
     maximum_verbosity_bias_bps: int
     maximum_self_preference_bps: int
+    #: Optional (contract version 2): gate on the bias net of general disagreement
+    #: (thresholds.NET_GATES). A contract without them is the seed's: same fields, same content id.
+    maximum_verbosity_net_bps: int | None = None
+    maximum_self_preference_net_bps: int | None = None
 
     def __post_init__(self) -> None:
         _canonical_id("contract.version", self.version)
@@ -202,10 +206,23 @@ class JudgeCalibrationContract:
         _exact_int("contract.minimum_reviewers", self.minimum_reviewers, minimum=r.lo, maximum=r.hi)
         for _, name, _ in RATE_GATES:
             _exact_int(f"contract.{name}", getattr(self, name), minimum=RANGES[name].lo, maximum=RANGES[name].hi)
+        for _, name, _ in NET_GATES:
+            if getattr(self, name) is not None:
+                _exact_int(f"contract.{name}", getattr(self, name), minimum=RANGES[name].lo, maximum=RANGES[name].hi)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The contract's fields as data: an opt-in gate only when it is set, so a contract without
+        them reads (and hashes) exactly as the seed's."""
+        return {k: v for k, v in asdict(self).items() if not (k in NET_FIELDS and v is None)}
+
+    @property
+    def net_gated(self) -> bool:
+        """The contract opts in to gating on a bias measure net of disagreement (version 2)."""
+        return any(getattr(self, name) is not None for name in NET_FIELDS)
 
     @property
     def content_id(self) -> str:
-        return CONTENT_ID_PREFIX + stable_digest(asdict(self))
+        return CONTENT_ID_PREFIX + stable_digest(self.to_dict())
 
     @property
     def thresholds(self) -> "CalibrationThresholds":

@@ -42,7 +42,8 @@ def gates(run: Any) -> list[tuple[str, Gate]]:
         th = r["thresholds"]["panel"]
         return [(d["dimension"], g) for d in r["panel"]["dimensions"]
                 for g in panel_gates_from_report(d, th) if g.name != "detectors"]
-    return [("judge", g) for g in judge_gates_from_report(r["calibration"]["rates"])]
+    c = r["calibration"]  # the five seed gates, then the net gates a contract opted in to
+    return [("judge", g) for g in judge_gates_from_report(c["rates"] + c.get("net_gates", []))]
 
 
 def levels_read(run: Any) -> dict[str, str]:
@@ -155,6 +156,9 @@ class Comparison:
     verdicts: tuple[VerdictChange, ...]
     gates: tuple[GateChange, ...]
     alpha_shifts: tuple[AlphaShift, ...] = field(default=())
+    #: a judge run's bias measures beside the gates, before and after (not gates: they decide nothing
+    #: unless the contract gates on them, and then they are in ``gates`` too)
+    measures: tuple[MeasureChange, ...] = field(default=())
 
     @property
     def regression(self) -> bool:
@@ -201,7 +205,48 @@ class Comparison:
             "alpha_shifts": [{"scope": s.scope, "before": _exact(s.before), "after": _exact(s.after),
                               "difference": _exact(s.difference), "allowed": s.allowed, "beyond": s.beyond,
                               "sentence": s.sentence()} for s in self.alpha_shifts],
+            "measures": [{"name": m.name, "title": m.title, "before": m.before, "after": m.after,
+                          "sentence": m.sentence()} for m in self.measures],
         }
+
+
+#: The measures beside the judge's gates that history's compare follows (agreebound.judge_bias).
+FOLLOWED_MEASURES = ("first_slot", "mcnemar", "verbosity_net", "length_excess", "self_preference_net")
+
+
+@dataclass(frozen=True)
+class MeasureChange:
+    """A judge measure beside the gates (bias or disagreement?) before and after, as stored."""
+
+    name: str
+    title: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+    @staticmethod
+    def _said(m: dict[str, Any] | None) -> str:
+        if m is None:
+            return "absent"
+        if m.get("value") is None:
+            return "not measured"
+        scale_unit = " points" if m.get("kind") == "difference" else "%"
+        text = f"{m['value'] * 100:.1f}{scale_unit}"
+        iv = m.get("interval95")
+        return text + (f" [{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]" if iv else "")
+
+    def sentence(self) -> str:
+        return f"{self.title}: {self._said(self.before)} -> {self._said(self.after)}"
+
+
+def _measures(a: Any, b: Any) -> tuple[MeasureChange, ...]:
+    """The followed bias measures of two judge runs (reports without them: none)."""
+    def stored(run: Any) -> dict[str, dict[str, Any]]:
+        bias = ((run.report or {}).get("calibration") or {}).get("bias") or {}
+        return {m["name"]: m for group in ("position", "verbosity", "self_preference") for m in bias.get(group, [])}
+
+    sa, sb = stored(a), stored(b)
+    return tuple(MeasureChange(n, (sa.get(n) or sb.get(n) or {}).get("title", n), sa.get(n), sb.get(n))
+                 for n in FOLLOWED_MEASURES if n in sa or n in sb)
 
 
 class CompareError(ValueError):
@@ -242,7 +287,8 @@ def compare(a: Any, b: Any) -> Comparison:
         beyond = None if allowed is None else abs(float(after.exact - before.exact)) > allowed
         shifts.append(AlphaShift(k[0], before.exact, after.exact, allowed, beyond, same_data,
                                  same_data and any(c.startswith("reading changed") for c in causes)))
-    return Comparison(a, b, tuple(causes), tuple(verdicts), tuple(changes), tuple(shifts))
+    measures = _measures(a, b) if a.kind == "judge" else ()
+    return Comparison(a, b, tuple(causes), tuple(verdicts), tuple(changes), tuple(shifts), measures)
 
 
 def _data(run: Any) -> tuple[tuple[str, str], ...]:

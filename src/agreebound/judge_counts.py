@@ -32,12 +32,31 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
+import pandas as pd
 
 #: How many case ids each reference issue lists (the rest are counted).
 ISSUE_IDS = 1000
 #: Reviewer counts at or above this are one bucket: minimum_reviewers is at most 100.
 REVIEWER_CAP = 101
 RATE_NAMES = ("human_agreement", "position_flip", "repeat_variance", "verbosity_bias", "self_preference")
+#: The rates beside the seed's five that tell bias from disagreement (agreebound.judge_bias reads them):
+#:
+#: * ``first_slot``: decisive verdicts (a or b) that pick the first-shown candidate ("a" in order ab,
+#:   "b" in ba), over decisive verdicts;
+#: * ``flip_decisive``: cases whose both orders are stable and decisive and name different candidates,
+#:   over such cases (the flip rate among decisive pairs; the seed's counts ties);
+#: * ``verbosity_mirror``: the seed's verbosity error mirrored: the judge picks the shorter candidate
+#:   when the humans preferred the longer one, over the verdicts on such cases;
+#: * ``judge_longer``: verdicts that pick the longer candidate, over the verdicts on cases of unequal
+#:   lengths whose human reference is not a tie;
+#: * ``length_excess``: on the same cases, sum over cases of (judge's longer picks - the verdicts a
+#:   human pick of the longer would give), a signed numerator: P(judge picks longer) - P(humans pick
+#:   longer), weighted by verdicts;
+#: * ``self_control``: the judge picks the human-rejected candidate on cases with no candidate of its
+#:   own whose human reference is not a tie.
+EXTRA_RATE_NAMES = ("first_slot", "flip_decisive", "verbosity_mirror", "judge_longer", "length_excess",
+                    "self_control")
+ALL_RATE_NAMES = RATE_NAMES + EXTRA_RATE_NAMES
 LABELS = ("a", "b", "tie")
 
 
@@ -58,6 +77,18 @@ class RateStats:
     def astuple(self) -> tuple[int, int, int, int, int, int]:
         return (self.numerator, self.denominator, self.k, self.syy, self.sym, self.smm)
 
+    def spread(self) -> int:
+        """N^2 sum_i (y_i - theta m_i)^2 with theta = Y / N, exactly: the cluster-robust variance's
+        sum of squared residuals, expanded over the case sums (N^2 Syy - 2 N Y Sym + Y^2 Smm); the
+        one place it is written (agreebound.uncertainty's design effect, agreebound.judge_bias's
+        variances).
+
+        >>> RateStats(3, 8, k=2, syy=5, sym=12, smm=32).spread()  # cases 2/4 and 1/4: 64 * (0.25 + 0.25)
+        32
+        """
+        n, y = self.denominator, self.numerator
+        return n * n * self.syy - 2 * n * y * self.sym + y * y * self.smm
+
 
 @dataclass(frozen=True)
 class JudgeCounts:
@@ -75,6 +106,25 @@ class JudgeCounts:
     noisy_flips: int
     #: (human, majority ab, majority ba) as indices into LABELS (-1: none) -> number of cases
     patterns: Mapping[tuple[int, int, int], int]
+    #: cases whose both orders are stable and pick the first-shown candidate in each ("a" then "b"),
+    #: and the second-shown in each ("b" then "a"): McNemar's discordant pairs
+    first_both: int = 0
+    second_both: int = 0
+    #: the cases behind ``self_preference`` (the judge's own candidate rejected) and ``self_control``
+    #: (no candidate of its own) whose human-rejected candidate is the longer one: the two sets' mix
+    self_rejected_longer: int = 0
+    control_rejected_longer: int = 0
+    #: the judge's and the humans' verdicts per case, for the corrected headline
+    #: (agreebound.headline): (first model, second model, labelled, verdicts m, judge's score w,
+    #: human y) -> cases, where the models are the case's two generators in sorted order, w is
+    #: 2 x the judge's verdicts for the first model + its ties (its score w / 2m in [0, 1]), and y is
+    #: 2 (the humans preferred the first model), 1 (a tie) or 0 (-1: no human reference)
+    verdicts: Mapping[tuple[str, str, bool, int, int, int], int] = field(default_factory=dict, repr=False)
+    #: cases whose decisive verdicts pick the first-shown candidate more often than the second-shown,
+    #: and less often: the first-slot rate's sign test over cases (verdicts of one case are not
+    #: independent; cases are)
+    first_lean: int = 0
+    second_lean: int = 0
 
 
 def _first(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
@@ -94,12 +144,15 @@ def merge(a: JudgeCounts, b: JudgeCounts) -> JudgeCounts:
            for r in sorted({*a.reviewer_ids, *b.reviewer_ids})}
     return JudgeCounts(
         a.n_cases + b.n_cases, a.n_observations + b.n_observations,
-        {name: a.rates[name] + b.rates[name] for name in RATE_NAMES},
+        {name: a.rates[name] + b.rates[name] for name in ALL_RATE_NAMES},
         _add(a.reviewers, b.reviewers), {r: v for r, v in ids.items() if v},
         a.unadjudicated + b.unadjudicated, _first(a.unadjudicated_ids, b.unadjudicated_ids),
         (a.agreement_without_ties[0] + b.agreement_without_ties[0],
          a.agreement_without_ties[1] + b.agreement_without_ties[1]),
         a.noisy_flips + b.noisy_flips, _add(a.patterns, b.patterns),
+        a.first_both + b.first_both, a.second_both + b.second_both,
+        a.self_rejected_longer + b.self_rejected_longer, a.control_rejected_longer + b.control_rejected_longer,
+        _add(a.verdicts, b.verdicts), a.first_lean + b.first_lean, a.second_lean + b.second_lean,
     )
 
 
@@ -124,7 +177,14 @@ def rate_stats(y: np.ndarray, m: np.ndarray) -> RateStats:
 #: the labels (preferred, majority_ab, majority_ba) as indices into LABELS (-1: none).
 FACTS = ("case_id", "preferred", "reviewers", "adjudicated", "observations", "agreements", "majority_ab",
          "majority_ba", "unstable_ab", "unstable_ba", "flip_opportunity", "flipped", "verbosity_opportunities",
-         "verbosity_errors", "self_opportunities", "self_errors")
+         "verbosity_errors", "self_opportunities", "self_errors",
+         # beside the seed's (EXTRA_RATE_NAMES, the McNemar pairs, the mix, the verdicts)
+         "decisive", "first_picks", "decisive_pair", "first_both", "second_both", "mirror_opportunities",
+         "mirror_errors", "length_observations", "longer_picks", "human_longer", "control_opportunities",
+         "control_errors", "rejected_longer", "has_reference", "a_generator", "b_generator", "a_votes", "b_votes",
+         "tie_votes")
+#: The facts that name a generator (strings; "" when the source does not say).
+NAMED = ("a_generator", "b_generator")
 
 
 def _smallest(ids: np.ndarray) -> tuple[str, ...]:
@@ -144,12 +204,19 @@ def from_facts(facts: Mapping[str, Any], only: np.ndarray | None = None) -> Judg
         return v if only is None else v[only]
 
     two = np.full(len(col("observations")), 2, dtype=np.int64)
+    human_longer = col("human_longer") * col("length_observations")
     rates = {
         "human_agreement": rate_stats(col("agreements"), col("observations")),
         "position_flip": rate_stats(col("flipped"), col("flip_opportunity")),
         "repeat_variance": rate_stats(col("unstable_ab") + col("unstable_ba"), two),
         "verbosity_bias": rate_stats(col("verbosity_errors"), col("verbosity_opportunities")),
         "self_preference": rate_stats(col("self_errors"), col("self_opportunities")),
+        "first_slot": rate_stats(col("first_picks"), col("decisive")),
+        "flip_decisive": rate_stats(col("first_both") + col("second_both"), col("decisive_pair")),
+        "verbosity_mirror": rate_stats(col("mirror_errors"), col("mirror_opportunities")),
+        "judge_longer": rate_stats(col("longer_picks"), col("length_observations")),
+        "length_excess": rate_stats(col("longer_picks") - human_longer, col("length_observations")),
+        "self_control": rate_stats(col("control_errors"), col("control_opportunities")),
     }
     ids = np.asarray(facts["case_id"], dtype=object)
     ids = ids if only is None else ids[only]
@@ -165,13 +232,56 @@ def from_facts(facts: Mapping[str, Any], only: np.ndarray | None = None) -> Judg
     # each (human, ab, ba) in -1..2 as one base-4 digit each: ascending keys are the patterns in order
     key = np.bincount((human + 1) * 16 + (ab + 1) * 4 + (ba + 1), minlength=64) if len(human) else np.zeros(64, int)
     patterns = {(k // 16 - 1, k // 4 % 4 - 1, k % 4 - 1): int(key[k]) for k in np.flatnonzero(key).tolist()}
+    rejected_longer = flags("rejected_longer")
+    names = {n: (lambda v: v if only is None else v[only])(np.asarray(facts[n], dtype=object)) for n in NAMED}
     return JudgeCounts(
         len(ids), int(col("observations").sum()), rates,
         {int(r): int(per_count[r]) for r in present}, reviewer_ids,
         int(unadj.sum()), _smallest(ids[unadj]),
         (int(col("agreements")[no_tie].sum()), int(col("observations")[no_tie].sum())),
         int(noisy.sum()), patterns,
+        int(col("first_both").sum()), int(col("second_both").sum()),
+        int((rejected_longer & (col("self_opportunities") > 0)).sum()),
+        int((rejected_longer & (col("control_opportunities") > 0)).sum()),
+        verdict_cells(names["a_generator"], names["b_generator"], flags("has_reference"), human,
+                      col("a_votes"), col("b_votes"), col("tie_votes")),
+        int((2 * col("first_picks") > col("decisive")).sum()), int((2 * col("first_picks") < col("decisive")).sum()),
     )
+
+
+#: The name of each candidate when the source names no generators: the headline is then per slot.
+UNNAMED = ("candidate a", "candidate b")
+
+
+def verdict_cells(a_gen: np.ndarray, b_gen: np.ndarray, labelled: np.ndarray, human: np.ndarray,
+                  a_votes: np.ndarray, b_votes: np.ndarray, ties: np.ndarray) -> dict[tuple[str, str, bool, int, int, int], int]:
+    """The judge's and the humans' verdicts per case as counted cells (:attr:`JudgeCounts.verdicts`):
+    each case's two models in sorted order, the judge's score for the first (2 x its verdicts for it
+    + its ties, of 2m) and the humans' (2, 1 or 0; -1 without a reference). A case whose candidates
+    share a generator compares no pair and is not counted; a source that names no generators counts
+    every case under :data:`UNNAMED`.
+
+    >>> verdict_cells(np.array(["m2"]), np.array(["m1"]), np.array([True]), np.array([1]), np.array([1]),
+    ...               np.array([2]), np.array([1]))  # m1 is candidate b: 2 of 4 verdicts and 1 tie; humans chose b
+    {('m1', 'm2', True, 4, 5, 2): 1}
+    """
+    a = np.array(["" if v is None else str(v) for v in a_gen], dtype=object)
+    b = np.array(["" if v is None else str(v) for v in b_gen], dtype=object)
+    unnamed = (a == "") & (b == "")
+    a[unnamed], b[unnamed] = UNNAMED
+    m = np.asarray(a_votes + b_votes + ties, dtype=np.int64)
+    keep = (a != b) & (m > 0)
+    first_is_a = a <= b
+    w = 2 * np.where(first_is_a, a_votes, b_votes) + ties
+    first_won = np.where(first_is_a, human == 0, human == 1)
+    y = np.where(~np.asarray(labelled, dtype=bool), -1, np.where(human == 2, 1, np.where(first_won, 2, 0)))
+    frame = pd.DataFrame({"first": np.where(first_is_a, a, b), "second": np.where(first_is_a, b, a),
+                          "labelled": np.asarray(labelled, dtype=bool), "m": m, "w": w, "y": y})[keep]
+    if frame.empty:
+        return {}
+    cells = frame.groupby(list(frame.columns), sort=True).size()
+    return {(str(f), str(s), bool(lab), int(mm), int(ww), int(yy)): int(n)
+            for (f, s, lab, mm, ww, yy), n in cells.items()}
 
 
 def from_cases(cases: Any) -> JudgeCounts:

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from agreebound.categories import Categories, Coded, as_matrix
-from agreebound.gate import MEASURED, NOT_MEASURED, UNBOUNDED, UNDEFINED, Gate, evaluate, meets
+from agreebound.gate import MEASURED, NOT_MEASURED, UNBOUNDED, UNDEFINED, Gate, Plan, evaluate, meets, plan_alpha
 from agreebound.thresholds import ALPHA_FLOOR_DEFAULT, CITATIONS, PERMIL, RATIO_CAP_DEFAULT, PanelThresholds
 
 __all__ = [
@@ -418,6 +418,8 @@ def decide(
     alpha_method: str = "",
     spread_low: float | None = None,
     source: str | None = None,
+    alpha_se: float | None = None,
+    alpha_units: int = 0,
 ) -> PanelDecision:
     """The enforcement verdict: the only place panel numbers meet thresholds.
 
@@ -430,7 +432,9 @@ def decide(
     bracket; None = unbounded) must stay within the cap. A missing interval fails strict mode.
     ``alpha_high``, ``alpha_method`` and ``spread_low`` complete the intervals the gates carry
     (for "fragile"); ``source`` is where the thresholds came from (default: "default" when they
-    are the defaults, else "given").
+    are the defaults, else "given"). ``alpha_se``: the standard error of alpha's bootstrap draws at
+    ``alpha_units`` pairable units, from which alpha's gate plans how many units would decide it
+    (agreebound.gate.plan_alpha; no plan without them).
 
     >>> decide(3, Fraction(5994, 10000), [1, 1]).verdict            # seed would say 600 >= 600
     <Verdict.REPORT_ONLY: 'REPORT_ONLY'>
@@ -457,7 +461,7 @@ def decide(
     if source is None:
         source = "default" if thresholds == PanelThresholds() else "given"
     gates = (_detectors_gate(ndet),
-             _alpha_gate(value, thresholds, (alpha_low, alpha_high, alpha_method), source),
+             _alpha_gate(value, thresholds, (alpha_low, alpha_high, alpha_method), source, (alpha_se, alpha_units)),
              _spread_gate(s, bool(checked), thresholds, (spread_low, spread_high), source))
     reasons = _reasons(gates, thresholds.strict, spread_high)
     if ndet < 2:
@@ -485,16 +489,23 @@ def _detectors_gate(ndet: int) -> Gate:
     return evaluate("detectors", "min", Fraction(ndet), Fraction(2), threshold_source="structural")
 
 
-def _alpha_gate(value: Fraction | None, th: PanelThresholds, interval: tuple[Any, Any, str], source: str) -> Gate:
+def _alpha_gate(value: Fraction | None, th: PanelThresholds, interval: tuple[Any, Any, str], source: str,
+                se_units: tuple[float | None, int] = (None, 0)) -> Gate:
     low, high, method = interval
+    se, units = se_units
     if value is None:
         return evaluate("alpha", "min", None, th.alpha_floor, state=UNDEFINED, detail=ALPHA_UNDEFINED_DETAIL,
                         threshold_field="alpha_floor_permil", threshold_source=source, strict=th.strict)
     # strict mode: the 95% lower bound must reach the floor; no interval fails it
     bound = None if not th.strict else low is not None and meets(Fraction(low), "min", th.alpha_floor)
-    return evaluate("alpha", "min", value, th.alpha_floor, low=low, high=high if low is not None else None,
-                    interval_method=method, strict=th.strict, bound_passed=bound,
-                    threshold_field="alpha_floor_permil", threshold_source=source)
+    g = evaluate("alpha", "min", value, th.alpha_floor, low=low, high=high if low is not None else None,
+                 interval_method=method, strict=th.strict, bound_passed=bound,
+                 threshold_field="alpha_floor_permil", threshold_source=source)
+    if se is None or not units:
+        return g
+    # how many units would decide it: the bootstrap's standard error scaled by the units (gate.plan_alpha)
+    return replace(g, plan=plan_alpha(value, th.alpha_floor, se=se, units=units, fragile=g.fragile,
+                                      bootstrap=method))
 
 
 def alpha_gate_at(value: Fraction, floor: Fraction) -> Gate:
@@ -602,7 +613,7 @@ def gates_from_report(dimension: dict[str, Any], thresholds: dict[str, Any]) -> 
                      state=None if alpha_value is not None else UNDEFINED,
                      detail="" if alpha_value is not None else ALPHA_UNDEFINED_DETAIL,
                      threshold_field="alpha_floor_permil", threshold_source=source, strict=strict)
-    alpha = replace(alpha, passed=not checks & set(GATE_CHECKS["alpha"]))
+    alpha = replace(alpha, passed=not checks & set(GATE_CHECKS["alpha"]), plan=Plan.from_dict(a.get("plan")))
     s = dimension["spread"]
     bracket = s.get("bracket95") or [None, None]
     common = dict(unit="x", threshold_field="ratio_cap_permil", threshold_source=source, strict=strict)

@@ -1,4 +1,5 @@
-"""Deterministic synthetic data: the sample files, the benchmarks and the randomized tests.
+"""Deterministic synthetic data: the sample files, the benchmarks, the randomized tests, and the
+judges with planted defects that ``agreebound validate`` audits (:class:`PlantedJudge`, :func:`implants`).
 
 Nothing here is evidence about any real judge or detector; it builds inputs with known,
 tunable behaviour so that every number the tools report can be checked against its cause.
@@ -7,7 +8,9 @@ tunable behaviour so that every number the tools report can be checked against i
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from hashlib import sha256
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -108,6 +111,234 @@ def judge_frames(
         "rubric_digest": sha256(rubric).hexdigest(),
     }
     return contract, references, observations, header
+
+
+# --- planted judges: known defects, known true values ------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlantedJudge:
+    """A judge with planted defects (each a probability), for checking the bias measures
+    (agreebound.judge_bias) against their known true values (:func:`implants`).
+
+    On a case whose human reference is decisive (preferred P, rejected R), a judge that is not
+    position-bound picks R, layered in this order: its own candidate when it is R (``self_preference``),
+    else the longer candidate when it is R (``length``), else R by ``disagreement`` alone;
+    otherwise P, never a tie. On a human tie it picks a or b (either) with probability
+    ``disagreement``, else tie. A ``first_slot`` share of cases picks whatever is shown first in
+    each order, a ``second_slot`` share whatever is shown second. An ``instability`` share of
+    (case, order) groups has its last repetition changed: to the other candidate after a or b, to a
+    or b (either) after a tie.
+    """
+
+    name: str = "clean"
+    disagreement: float = 0.04
+    first_slot: float = 0.0
+    second_slot: float = 0.0
+    length: float = 0.0
+    self_preference: float = 0.0
+    instability: float = 0.0
+
+
+@dataclass(frozen=True)
+class PlantedDesign:
+    """The audit's shape: cases x 2 orders x ``repetitions``; the share of human ties, of cases
+    with equal lengths, of cases where one candidate is the judge's own, and of decisive cases of
+    unequal lengths where the humans preferred the longer candidate."""
+
+    n_cases: int = 800
+    repetitions: int = 3
+    tie_share: float = 0.1
+    equal_length_share: float = 0.1
+    self_share: float = 0.3
+    human_longer: float = 0.5
+
+
+def _planted(rng: np.random.Generator, cells: np.ndarray, p: float, exact: bool) -> np.ndarray:
+    """Which units (``cells`` >= 0: eligible, by stratum) carry a behaviour of probability ``p``:
+    independent draws, or (``exact``) floor(p n + U) units of each stratum of n, chosen at random,
+    so that the sample holds the behaviour in its planted proportion (within one unit a stratum)."""
+    eligible = cells >= 0
+    if not exact:
+        return eligible & (rng.random(len(cells)) < p)
+    out = np.zeros(len(cells), dtype=bool)
+    for c in np.unique(cells[eligible]):
+        members = np.flatnonzero(cells == c)
+        k = int(np.floor(p * len(members) + rng.random()))
+        out[rng.choice(members, size=min(k, len(members)), replace=False)] = True
+    return out
+
+
+def _planted_cases(rng: np.random.Generator, d: PlantedDesign, exact: bool) -> dict[str, np.ndarray]:
+    """Each case's roles: human tie, the rejected candidate's length class (0: longer, 1: shorter,
+    2: equal) and ownership class (0: R is the judge's own, 1: P is, 2: neither), and which slot
+    (a or b) holds P; every draw stratified by the ones before it."""
+    n = d.n_cases
+    tie = _planted(rng, np.zeros(n, dtype=np.int64), d.tie_share, exact)
+    equal = _planted(rng, tie.astype(np.int64), d.equal_length_share, exact)
+    own = _planted(rng, tie * 2 + equal, d.self_share, exact)
+    # unequal lengths: the humans preferred the longer (R is the shorter) in a human_longer share
+    r_shorter = _planted(rng, np.where(equal, -1, tie * 2 + own), d.human_longer, exact)
+    length_class = np.where(equal, 2, np.where(r_shorter, 1, 0))
+    r_own = _planted(rng, np.where(own, tie * 3 + length_class, -1), 0.5, exact)
+    own_class = np.where(own, np.where(r_own, 0, 1), 2)
+    cell = (tie * 3 + length_class) * 3 + own_class  # 18 strata
+    p_is_a = _planted(rng, cell, 0.5, exact)
+    return {"tie": tie, "length_class": length_class, "own_class": own_class, "cell": cell, "p_is_a": p_is_a}
+
+
+def _planted_verdicts(rng: np.random.Generator, j: PlantedJudge, c: dict[str, np.ndarray],
+                      exact: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each case's verdict in order ab and in order ba (0 a, 1 b, 2 tie), and its kind for the
+    repetitions' strata (0 first slot, 1 second slot, 2 R, 3 P, 4 tie)."""
+    cell, tie = c["cell"], c["tie"]
+    first = _planted(rng, cell, j.first_slot, exact)
+    rest = 1 - j.first_slot
+    second = _planted(rng, np.where(first, -1, cell), j.second_slot / rest if rest else 0.0, exact)
+    free = ~first & ~second & ~tie
+    own_r = _planted(rng, np.where(free & (c["own_class"] == 0), cell, -1), j.self_preference, exact)
+    longer_r = _planted(rng, np.where(free & ~own_r & (c["length_class"] == 0), cell, -1), j.length, exact)
+    other_r = _planted(rng, np.where(free & ~own_r & ~longer_r, cell, -1), j.disagreement, exact)
+    picks_r = own_r | longer_r | other_r
+    tie_decided = _planted(rng, np.where(~first & ~second & tie, cell, -1), j.disagreement, exact)
+    tie_r = _planted(rng, np.where(tie_decided, cell, -1), 0.5, exact)  # on a tie, "R" is just the other slot
+    p_code = np.where(c["p_is_a"], 0, 1)
+    base = np.where(tie & ~tie_decided, 2, np.where(picks_r | tie_r, 1 - p_code, p_code))
+    ab = np.where(first, 0, np.where(second, 1, base))
+    ba = np.where(first, 1, np.where(second, 0, base))
+    kind = np.where(first, 0, np.where(second, 1, np.where(base == 2, 4, np.where(base == p_code, 3, 2))))
+    return ab, ba, kind
+
+
+def planted_frames(judge: PlantedJudge, design: PlantedDesign = PlantedDesign(), seed: int | Sequence[int] = 0, *,
+                   exact: bool = True, contract: JudgeCalibrationContract | None = None,
+                   ) -> tuple[JudgeCalibrationContract, pd.DataFrame, pd.DataFrame, dict[str, str]]:
+    """(contract, references, observations, header) of a planted judge's audit.
+
+    ``exact`` (the default): every behaviour and every share of the design is planted in its exact
+    proportion within each stratum (:func:`_planted`), so the sample holds the true values of
+    :func:`implants` up to rounding and a measure that misses one is the instrument's fault, not
+    chance. ``exact=False``: independent draws, whose sampling error the 95% intervals must cover
+    (tests/test_judge_bias.py counts how often they do)."""
+    rng = np.random.default_rng(seed)
+    d, r = design, design.repetitions
+    contract = replace(contract or validation_contract(design), repetitions_per_order=r)
+    c = _planted_cases(rng, d, exact)
+    ab, ba, kind = _planted_verdicts(rng, judge, c, exact)
+    n = d.n_cases
+    verdict = np.stack([ab, ba], axis=1).reshape(-1)  # group g = case * 2 + order
+    gcell = np.repeat((c["cell"] * 5 + kind) * 2, 2) + np.tile(np.array([0, 1]), n)
+    unstable = _planted(rng, gcell, judge.instability, exact)
+    to_b = _planted(rng, np.where(unstable & (verdict == 2), gcell, -1), 0.5, exact)
+    changed = np.where(verdict == 2, np.where(to_b, 1, 0), 1 - verdict)
+    sel = np.repeat(verdict, r).reshape(2 * n, r)
+    sel[:, -1] = np.where(unstable, changed, verdict)
+
+    shorter = rng.integers(40, 400, size=n)
+    longer = np.where(c["length_class"] == 2, shorter, shorter + rng.integers(10, 400, size=n))
+    r_len = np.where(c["length_class"] == 1, shorter, longer)
+    p_len = np.where(c["length_class"] == 1, longer, shorter)
+    a_tok, b_tok = np.where(c["p_is_a"], p_len, r_len), np.where(c["p_is_a"], r_len, p_len)
+    own_slot = np.where(c["own_class"] == 2, -1, np.where((c["own_class"] == 1) == c["p_is_a"], 0, 1))
+    name = contract.judge_generator
+    a_gen = np.where(own_slot == 0, name, "candidate-a").astype(object)
+    b_gen = np.where(own_slot == 1, name, "candidate-b").astype(object)
+    preferred = np.where(c["tie"], 2, np.where(c["p_is_a"], 0, 1))
+    return _planted_tables(contract, (a_tok, b_tok, a_gen, b_gen, preferred), sel, r, judge.name)
+
+
+def _planted_tables(contract: JudgeCalibrationContract, per_case: tuple[np.ndarray, ...], sel: np.ndarray, r: int,
+                    label: str) -> tuple[JudgeCalibrationContract, pd.DataFrame, pd.DataFrame, dict[str, str]]:
+    a_tok, b_tok, a_gen, b_gen, preferred = per_case
+    n = len(preferred)
+    case_ids = np.array([f"case-{i:05d}" for i in range(n)], dtype=object)
+    obs_case = np.repeat(np.arange(n), 2 * r)
+    cand = np.array(["a", "b", "tie"], dtype=object)
+    references = pd.DataFrame({
+        "case_id": case_ids, "preferred_candidate": cand[preferred],
+        "reviewer_ids": [("reviewer:domain", "reviewer:quality")] * n, "adjudicated": np.ones(n, dtype=bool),
+    }, columns=list(REFERENCE_FIELDS))
+    observations = pd.DataFrame({
+        "case_id": case_ids[obs_case],
+        "order": np.array(["ab", "ba"], dtype=object)[np.tile(np.repeat(np.array([0, 1]), r), n)],
+        "repetition": np.tile(np.arange(1, r + 1), 2 * n).astype(np.int64),
+        "selected_candidate": cand[sel.reshape(-1)],
+        "candidate_a_tokens": a_tok[obs_case].astype(np.int64),
+        "candidate_b_tokens": b_tok[obs_case].astype(np.int64),
+        "candidate_a_generator": a_gen[obs_case], "candidate_b_generator": b_gen[obs_case],
+        "judge_generator": np.full(len(obs_case), contract.judge_generator, dtype=object),
+    }, columns=list(OBSERVATION_FIELDS))
+    header = {"scope": contract.scope, "contract_content_id": contract.content_id,
+              "rubric_digest": sha256(f"planted-judge:{label}".encode()).hexdigest()}
+    return contract, references, observations, header
+
+
+def validation_contract(design: PlantedDesign = PlantedDesign()) -> JudgeCalibrationContract:
+    """The contract the planted judges are audited under: a 5% verbosity limit, so a judge with no
+    length preference but 30% general disagreement fails the seed's verbosity gate."""
+    return JudgeCalibrationContract(
+        version="judge-calibration-v1", scope="planted-judges", judge_generator="judge-planted",
+        repetitions_per_order=design.repetitions, minimum_cases=min(design.n_cases, 100_000), minimum_reviewers=2,
+        minimum_human_agreement_bps=8000, maximum_position_flip_bps=1000, maximum_repeat_variance_bps=1500,
+        maximum_verbosity_bias_bps=500, maximum_self_preference_bps=1500)
+
+
+def implants(judge: PlantedJudge, design: PlantedDesign = PlantedDesign()) -> dict[str, Fraction | None]:
+    """The true value of each bias measure (agreebound.judge_bias) for a planted judge, in closed
+    form: each rate's expected numerator over its expected denominator (what its ratio estimator
+    converges to), exact in the parameters as decimals. None: the measure has no opportunities.
+
+    A case that is not position-bound picks R with probability pi = 1 - (1 - sigma [R own])
+    (1 - lambda [R longer]) (1 - e); its repetitions pick R at g(pi) = pi + (u / r)(1 - 2 pi) (an
+    unstable group's changed repetition moves one pick to the other side); a position-bound case
+    picks each candidate in half its verdicts. So a rate of picking R over a set of decisive cases
+    is Q/2 + (1 - Q) g(mean pi) with Q the position-bound share, and the nets are
+    (1 - Q)(1 - 2u/r)(mean pi - mean pi') over their two sets.
+
+    >>> v = implants(PlantedJudge("noisy", disagreement=0.3))
+    >>> v["verbosity_bias"], v["verbosity_net"], v["first_slot"], v["mcnemar"]
+    (Fraction(3, 10), Fraction(0, 1), Fraction(1, 2), None)
+    >>> implants(PlantedJudge("length", disagreement=0.1, length=0.3))["verbosity_net"]  # 1 - 0.7 * 0.9 - 0.1
+    Fraction(27, 100)
+    """
+    f = {k: Fraction(str(getattr(judge, k))) for k in ("disagreement", "first_slot", "second_slot", "length",
+                                                     "self_preference", "instability")}
+    e, q1, q2, lam, sig, u = f.values()
+    t, z, s, h = (Fraction(str(getattr(design, k))) for k in ("tie_share", "equal_length_share", "self_share",
+                                                              "human_longer"))
+    r, q = design.repetitions, q1 + q2
+
+    def pi(own: int, longer: int) -> Fraction:
+        return 1 - (1 - sig * own) * (1 - lam * longer) * (1 - e)
+
+    def rate(mean_pi: Fraction) -> Fraction:
+        return q / 2 + (1 - q) * (mean_pi + u / r * (1 - 2 * mean_pi))
+
+    p_longer = (1 - z) * (1 - h)  # a decisive case's rejected candidate is the longer
+    v_long = rate(s / 2 * pi(1, 1) + (1 - s / 2) * pi(0, 1))  # the humans preferred the shorter
+    v_short = rate(s / 2 * pi(1, 0) + (1 - s / 2) * pi(0, 0))  # ... the longer
+    own = rate(p_longer * pi(1, 1) + (1 - p_longer) * pi(1, 0))
+    control = rate(p_longer * pi(0, 1) + (1 - p_longer) * pi(0, 0))
+    decisive_base = (1 - t) + t * e  # a case not position-bound gives a or b (not tie)
+    first = q1 * (2 * r - 2 * u) + q2 * 2 * u + (1 - q) * (decisive_base * r + (1 - decisive_base) * u)
+    decisive = q * 2 * r + (1 - q) * (2 * decisive_base * r + 2 * (1 - decisive_base) * u)
+    stable_pairs = q + (1 - q) * decisive_base
+    lengths = z < 1 and t < 1
+    selfish = s > 0 and t < 1
+    return {
+        "first_slot": first / decisive if decisive else None,
+        "mcnemar": q1 / q if q else None,
+        "flip_with_ties": q if u < 1 else None,
+        "flip_decisive": q / stable_pairs if stable_pairs and u < 1 else None,
+        "repeat_variance": u,
+        "verbosity_bias": v_long if lengths and h < 1 else None,
+        "verbosity_mirror": v_short if lengths and h > 0 else None,
+        "verbosity_net": v_long - v_short if lengths and 0 < h < 1 else None,
+        "length_excess": (1 - h) * v_long + h * (1 - v_short) - h if lengths else None,
+        "self_preference": own if selfish else None,
+        "self_control": control if s < 1 and t < 1 else None,
+        "self_preference_net": own - control if selfish and s < 1 else None,
+    }
 
 
 def binary_panel(

@@ -78,6 +78,8 @@ RANGES: dict[str, Range] = {
     "maximum_repeat_variance_bps": Range(0, BPS, "basis points"),
     "maximum_verbosity_bias_bps": Range(0, BPS, "basis points"),
     "maximum_self_preference_bps": Range(0, BPS, "basis points"),
+    "maximum_verbosity_net_bps": Range(0, BPS, "basis points"),
+    "maximum_self_preference_net_bps": Range(0, BPS, "basis points"),
 }
 
 #: The visible track of a slider; a legal value beyond it widens the track (the number input
@@ -130,6 +132,13 @@ RATE_GATES: tuple[tuple[str, str, str], ...] = (
     ("verbosity_bias", "maximum_verbosity_bias_bps", "max"),
     ("self_preference", "maximum_self_preference_bps", "max"),
 )
+#: The gates a contract may opt in to (optional fields; a contract without them is the seed's, with
+#: the same content id): the bias measures net of general disagreement (agreebound.judge_bias).
+NET_GATES: tuple[tuple[str, str, str], ...] = (
+    ("verbosity_net", "maximum_verbosity_net_bps", "max"),
+    ("self_preference_net", "maximum_self_preference_net_bps", "max"),
+)
+NET_FIELDS = tuple(f for _, f, _ in NET_GATES)
 
 
 @dataclass(frozen=True)
@@ -148,22 +157,32 @@ class CalibrationThresholds:
     maximum_self_preference_bps: int
     #: Strict mode: a rate must also pass with its 95% bound (not part of the contract).
     strict: bool = False
+    #: The opt-in gates on the bias measures net of disagreement (NET_GATES): None = not gated.
+    maximum_verbosity_net_bps: int | None = None
+    maximum_self_preference_net_bps: int | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            if f.name != "strict":
+            if f.name != "strict" and not (f.name in NET_FIELDS and getattr(self, f.name) is None):
                 RANGES[f.name].check(f.name, getattr(self, f.name))
         _check_strict(self.strict)
 
     @classmethod
     def from_contract(cls, contract: Any, strict: bool = False) -> "CalibrationThresholds":
-        return cls(**{f.name: getattr(contract, f.name) for f in fields(cls) if f.name != "strict"}, strict=strict)
+        return cls(**{f.name: getattr(contract, f.name, None) for f in fields(cls) if f.name != "strict"},
+                   strict=strict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As data: every field, an opt-in gate only when it is set (a file without them reads the same)."""
+        return {k: v for k, v in asdict(self).items() if not (k in NET_FIELDS and v is None)}
 
     def contract_fields(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "strict"}
+        """The contract's threshold fields (an opt-in gate only when it is set)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name != "strict" and not (f.name in NET_FIELDS and getattr(self, f.name) is None)}
 
 
-CALIBRATION_FIELDS = tuple(f.name for f in fields(CalibrationThresholds) if f.name != "strict")
+CALIBRATION_FIELDS = tuple(f.name for f in fields(CalibrationThresholds) if f.name not in ("strict", *NET_FIELDS))
 PANEL_FIELDS = tuple(f.name for f in fields(PanelThresholds))
 
 
@@ -178,7 +197,7 @@ class ThresholdSet:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"panel": asdict(self.panel)}
         if self.calibration is not None:
-            out["calibration"] = asdict(self.calibration)
+            out["calibration"] = self.calibration.to_dict()
         return out
 
     def to_json(self) -> str:
@@ -199,6 +218,8 @@ THRESHOLD_WORDS: dict[str, tuple[str, Any]] = {
     "maximum_repeat_variance_bps": ("repeat variance maximum", lambda v: f"{v / 100:g}%"),
     "maximum_verbosity_bias_bps": ("verbosity bias maximum", lambda v: f"{v / 100:g}%"),
     "maximum_self_preference_bps": ("self-preference maximum", lambda v: f"{v / 100:g}%"),
+    "maximum_verbosity_net_bps": ("net verbosity maximum", lambda v: f"{v / 100:g} points"),
+    "maximum_self_preference_net_bps": ("net self-preference maximum", lambda v: f"{v / 100:g} points"),
 }
 
 
@@ -266,10 +287,11 @@ def threshold_set_from_dict(data: Any, source: str, prefix: str = "") -> Thresho
     calibration = None
     if "calibration" in data:
         c = _table(data["calibration"], prefix + "calibration")
-        extra = sorted(str(k) for k in c if k not in CALIBRATION_FIELDS and k != "strict")
+        extra = sorted(str(k) for k in c if k not in CALIBRATION_FIELDS and k not in NET_FIELDS and k != "strict")
         if extra:
             raise ThresholdError(f"{prefix}calibration.{extra[0]}",
-                                 f"unknown key; expected {', '.join(CALIBRATION_FIELDS)} and optionally strict")
+                                 f"unknown key; expected {', '.join(CALIBRATION_FIELDS)} and optionally strict, "
+                                 + ", ".join(NET_FIELDS))
         missing = [n for n in CALIBRATION_FIELDS if n not in c]
         if missing:
             raise ThresholdError(f"{prefix}calibration.{missing[0]}",

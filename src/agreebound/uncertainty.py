@@ -87,6 +87,12 @@ class AlphaBootstrap:
     def high(self) -> float | None:
         return float(np.quantile(self.samples, 1 - (1 - self.level) / 2)) if self.defined else None
 
+    @property
+    def se(self) -> float | None:
+        """The standard error: the standard deviation of the draws (ddof 1), what a plan scales with
+        the number of units (agreebound.gate.plan_alpha); None with fewer than two draws."""
+        return float(np.std(self.samples, ddof=1)) if len(self.samples) > 1 else None
+
     def q_below(self, floor: Fraction) -> float | None:
         """P(alpha < floor) over the resamples (KALPHA's q)."""
         return float(np.mean(self.samples < float(floor))) if self.defined else None
@@ -670,7 +676,7 @@ def _as_float(bits: int) -> float:
     return struct.unpack("<d", struct.pack("<q", bits))[0]
 
 
-def _rate_interval(name: str, successes: int, observations: int, stats: Any, z: float) -> RateInterval:
+def rate_interval(name: str, successes: int, observations: int, stats: Any, z: float) -> RateInterval:
     """``stats``: the rate's per-case sums (agreebound.judge_counts.RateStats: k, Syy, Sym, Smm), or None."""
     n_obs, s = observations, successes
     if stats is None:
@@ -691,8 +697,7 @@ def _rate_interval(name: str, successes: int, observations: int, stats: Any, z: 
         else:
             # cluster-robust (ratio-estimator) variance over the SRS variance, in integers:
             # deff = k/(k-1) * sum (N y_i - Y m_i)^2 / (N Y (N - Y)), the sum expanded over the case sums
-            spread = n_obs * n_obs * stats.syy - 2 * n_obs * s * stats.sym + s * s * stats.smm
-            raw = Fraction(k * spread, (k - 1) * n_obs * s * (n_obs - s))
+            raw = Fraction(k * stats.spread(), (k - 1) * n_obs * s * (n_obs - s))
             deff_exact = min(max(raw, Fraction(1)), deff_max)
             note = "" if deff_exact == raw else (
                 f"; measured {float(raw):.3g}, " + ("floored at 1" if raw < 1 else
@@ -755,7 +760,7 @@ def judge_rate_intervals(measurement: Any, z: float = Z95) -> dict[str, RateInte
     getter = getattr(measurement, "rate_stats", None)
     stats = getter() if callable(getter) else {}
     unavailable = getattr(measurement, "unavailable", {}) or {}
-    return {r.name: _rate_interval(r.name, r.numerator, r.denominator, stats.get(r.name), z)
+    return {r.name: rate_interval(r.name, r.numerator, r.denominator, stats.get(r.name), z)
             for r in measurement.rates if r.denominator > 0 and r.name not in unavailable}
 
 

@@ -45,7 +45,7 @@ from agreebound.contract import (
 )
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
-from agreebound.judge_counts import ISSUE_IDS, RATE_NAMES, REVIEWER_CAP, JudgeCounts, RateStats
+from agreebound.judge_counts import ALL_RATE_NAMES, ISSUE_IDS, REVIEWER_CAP, UNNAMED, JudgeCounts, RateStats
 
 ID = ID_PATTERN.pattern.removeprefix("^").removesuffix("$")
 INT = "-?(?:0|[1-9][0-9]*)"
@@ -424,16 +424,28 @@ def _incomplete(e: Any, reps: int) -> None:
 
 def _rate(y: str, m: str) -> str:
     big = "DECIMAL(38,0)"
+    y = f"({y})"
     return (f"CAST(coalesce(sum({y}), 0) AS {big}), CAST(coalesce(sum({m}), 0) AS {big}), "
             f"count(*) FILTER (WHERE {m} > 0), CAST(coalesce(sum({y} * {y}), 0) AS {big}), "
             f"CAST(coalesce(sum({y} * {m}), 0) AS {big}), CAST(coalesce(sum({m} * {m}), 0) AS {big})")
 
 
-def judge_counts(e: Any, c: JudgeCalibrationContract, n_obs: int) -> JudgeCounts:
-    """The audit's counts (agreebound.judge_counts), aggregated by the engine from the validated
-    tables ``r`` (references) and ``p`` (observations per case); the in-memory engine's per-case
-    facts (calibration._case_facts) in SQL, summed."""
+#: Each rate of ALL_RATE_NAMES as (per-case numerator, per-case denominator): columns of table k.
+RATE_COLUMNS = (("agree", "nobs"), ("flipped", "fopp"), ("unst", "CAST(2 AS BIGINT)"), ("verr", "vopp"),
+                ("serr", "sopp"), ("fpick", "ndec"), ("fboth + sboth", "dpair"), ("merr", "mopp"),
+                ("lpick", "lobs"), ("lpick - hlong * lobs", "lobs"), ("cerr", "copp"))
+
+
+def _picks(label: str) -> str:
+    """A case's verdicts (both orders) for the candidate whose label index is the column ``label``."""
+    return f"CASE {label} WHEN 0 THEN aab + aba WHEN 1 THEN bab + bba ELSE 0 END"
+
+
+def _case_table(e: Any, c: JudgeCalibrationContract) -> None:
+    """Table ``k``: the in-memory engine's per-case facts (calibration._case_facts and _bias_facts)
+    in SQL, from the validated tables ``r`` and ``p``."""
     judge = c.judge_generator.replace("'", "''")
+    unnamed = [u.replace("'", "''") for u in UNNAMED]
 
     def distinct(o: str) -> str:
         return f"CAST(a{o} > 0 AS INT) + CAST(b{o} > 0 AS INT) + CAST(t{o} > 0 AS INT)"
@@ -446,6 +458,14 @@ def judge_counts(e: Any, c: JudgeCalibrationContract, n_obs: int) -> JudgeCounts
         return (f"CASE WHEN CAST(a{o} = {top} AS INT) + CAST(b{o} = {top} AS INT) + CAST(t{o} = {top} AS INT) = 1 "
                 f"THEN (CASE WHEN a{o} = {top} THEN 0 WHEN b{o} = {top} THEN 1 ELSE 2 END) ELSE -1 END")
 
+    def name(g: str, i: int) -> str:  # a generator's name; both unnamed: the candidates' slots
+        return (f"CASE WHEN coalesce(ag, '') = '' AND coalesce(bg, '') = '' THEN '{unnamed[i]}' "
+                f"ELSE coalesce({g}, '') END")
+
+    def case(cond: str, then: str) -> str:
+        return f"CASE WHEN {cond} THEN {then} ELSE 0 END"
+
+    stable = "vab >= 0 AND vba >= 0"
     e.table("k", f"""
         WITH d AS (
             SELECT r.case_id, r.pref, r.nrev, r.adj, p.aab, p.bab, p.tab, p.aba, p.bba, p.tba, p.ta, p.tb, p.ag, p.bg,
@@ -457,29 +477,53 @@ def judge_counts(e: Any, c: JudgeCalibrationContract, n_obs: int) -> JudgeCounts
                    CASE pref WHEN 0 THEN aab + aba WHEN 1 THEN bab + bba ELSE tab + tba END AS agree,
                    CASE WHEN pref = 0 AND ta < tb THEN 1 WHEN pref = 1 AND tb < ta THEN 0 ELSE -1 END AS verb,
                    CASE WHEN ag = '{judge}' AND ag <> bg THEN 0 WHEN bg = '{judge}' AND ag <> bg THEN 1
-                        ELSE -1 END AS selfc
-            FROM d)
+                        ELSE -1 END AS selfc,
+                   CASE WHEN ta > tb THEN 0 WHEN tb > ta THEN 1 ELSE -1 END AS lg,
+                   CASE pref WHEN 0 THEN 1 WHEN 1 THEN 0 ELSE -1 END AS rj,
+                   NOT coalesce(ag = '{judge}', false) AND NOT coalesce(bg = '{judge}', false) AND pref <> 2 AS ctl,
+                   {name('ag', 0)} AS na, {name('bg', 1)} AS nb
+            FROM d),
+        y AS (
+            SELECT *, pref <> 2 AND lg >= 0 AS uneq, na <= nb AS afirst FROM x)
         SELECT case_id, pref, nrev, adj, dab, dba, mab, mba, nobs, agree,
-               CAST(vab >= 0 AND vba >= 0 AS BIGINT) AS fopp, CAST(vab >= 0 AND vba >= 0 AND vab <> vba AS BIGINT) AS flipped,
+               CAST({stable} AS BIGINT) AS fopp, CAST({stable} AND vab <> vba AS BIGINT) AS flipped,
                CAST(CAST(dab > 1 AS INT) + CAST(dba > 1 AS INT) AS BIGINT) AS unst,
-               CASE WHEN verb >= 0 THEN nobs ELSE 0 END AS vopp,
-               CASE verb WHEN 0 THEN aab + aba WHEN 1 THEN bab + bba ELSE 0 END AS verr,
+               CASE WHEN verb >= 0 THEN nobs ELSE 0 END AS vopp, {_picks('verb')} AS verr,
                CASE WHEN selfc >= 0 AND pref <> selfc AND pref <> 2 THEN nobs ELSE 0 END AS sopp,
-               CASE WHEN selfc >= 0 AND pref <> selfc AND pref <> 2
-                    THEN (CASE selfc WHEN 0 THEN aab + aba ELSE bab + bba END) ELSE 0 END AS serr
-        FROM x""")
-    two = "CAST(2 AS BIGINT)"
+               CASE WHEN selfc >= 0 AND pref <> selfc AND pref <> 2 THEN {_picks('selfc')} ELSE 0 END AS serr,
+               aab + bab + aba + bba AS ndec, aab + bba AS fpick,
+               CAST({stable} AND vab <> 2 AND vba <> 2 AS BIGINT) AS dpair,
+               CAST({stable} AND vab = 0 AND vba = 1 AS BIGINT) AS fboth,
+               CAST({stable} AND vab = 1 AND vba = 0 AS BIGINT) AS sboth,
+               {case('uneq AND pref = lg', 'nobs')} AS mopp, {case('uneq AND pref = lg', _picks('rj'))} AS merr,
+               {case('uneq', 'nobs')} AS lobs, {case('uneq', _picks('lg'))} AS lpick,
+               CAST(uneq AND pref = lg AS BIGINT) AS hlong,
+               {case('ctl', 'nobs')} AS copp, {case('ctl', _picks('rj'))} AS cerr, uneq AND rj = lg AS rlong,
+               CASE WHEN afirst THEN na ELSE nb END AS g1, CASE WHEN afirst THEN nb ELSE na END AS g2,
+               2 * (CASE WHEN afirst THEN aab + aba ELSE bab + bba END) + tab + tba AS w,
+               CASE WHEN pref = 2 THEN 1 WHEN pref = CASE WHEN afirst THEN 0 ELSE 1 END THEN 2 ELSE 0 END AS hy
+        FROM y""")
+
+
+def judge_counts(e: Any, c: JudgeCalibrationContract, n_obs: int) -> JudgeCounts:
+    """The audit's counts (agreebound.judge_counts), aggregated by the engine from the validated
+    tables ``r`` (references) and ``p`` (observations per case) through the per-case facts of
+    table ``k`` (:func:`_case_table`), summed."""
+    _case_table(e, c)
     big = "DECIMAL(38,0)"
     row = e.run(f"""
-        SELECT count(*), {_rate('agree', 'nobs')}, {_rate('flipped', 'fopp')}, {_rate('unst', two)},
-               {_rate('verr', 'vopp')}, {_rate('serr', 'sopp')}, count(*) FILTER (WHERE NOT adj),
+        SELECT count(*), {', '.join(_rate(y, m) for y, m in RATE_COLUMNS)}, count(*) FILTER (WHERE NOT adj),
                CAST(coalesce(sum(agree) FILTER (WHERE pref <> 2), 0) AS {big}),
                CAST(coalesce(sum(nobs) FILTER (WHERE pref <> 2), 0) AS {big}),
-               count(*) FILTER (WHERE (dab > 1 OR dba > 1) AND mab >= 0 AND mba >= 0 AND mab <> mba)
+               count(*) FILTER (WHERE (dab > 1 OR dba > 1) AND mab >= 0 AND mba >= 0 AND mab <> mba),
+               coalesce(sum(fboth), 0), coalesce(sum(sboth), 0), count(*) FILTER (WHERE rlong AND sopp > 0),
+               count(*) FILTER (WHERE rlong AND copp > 0),
+               count(*) FILTER (WHERE 2 * fpick > ndec), count(*) FILTER (WHERE 2 * fpick < ndec)
         FROM k""")[0]
-    n_cases = int(row[0])
-    rates = {name: RateStats(*(int(v or 0) for v in row[1 + 6 * i: 7 + 6 * i])) for i, name in enumerate(RATE_NAMES)}
-    unadjudicated, agree_no_tie, obs_no_tie, noisy = (int(v) for v in row[31:])
+    n_cases, at = int(row[0]), 1 + 6 * len(ALL_RATE_NAMES)
+    rates = {name: RateStats(*(int(v or 0) for v in row[1 + 6 * i: 7 + 6 * i])) for i, name in enumerate(ALL_RATE_NAMES)}
+    (unadjudicated, agree_no_tie, obs_no_tie, noisy, first_both, second_both, self_longer, control_longer,
+     first_lean, second_lean) = (int(v) for v in row[at:])
     cap = REVIEWER_CAP
     reviewers = {int(m): int(n) for m, n in e.run(
         f"SELECT least(nrev, {cap}) AS m, count(*) FROM k GROUP BY least(nrev, {cap})")}
@@ -489,6 +533,10 @@ def judge_counts(e: Any, c: JudgeCalibrationContract, n_obs: int) -> JudgeCounts
     unadj_ids = [x[0] for x in e.run(f"SELECT case_id FROM k WHERE NOT adj ORDER BY case_id LIMIT {ISSUE_IDS}")]
     patterns = {(int(a), int(b), int(d)): int(n) for a, b, d, n in e.run(
         "SELECT pref, mab, mba, count(*) FROM k GROUP BY pref, mab, mba")}
+    # every case of a full audit has its human reference: labelled
+    verdicts = {(str(f), str(s), True, int(m), int(w), int(y)): int(n) for f, s, m, w, y, n in e.run(
+        "SELECT g1, g2, nobs, w, hy, count(*) FROM k WHERE g1 <> g2 AND nobs > 0 GROUP BY g1, g2, nobs, w, hy")}
     return JudgeCounts(n_cases, n_obs, rates, dict(sorted(reviewers.items())),
                        {m: tuple(sorted(v)) for m, v in sorted(ids.items())}, unadjudicated, tuple(sorted(unadj_ids)),
-                       (agree_no_tie, obs_no_tie), noisy, patterns)
+                       (agree_no_tie, obs_no_tie), noisy, patterns, first_both, second_both, self_longer,
+                       control_longer, dict(sorted(verdicts.items())), first_lean, second_lean)

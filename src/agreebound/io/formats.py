@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -35,6 +35,7 @@ from agreebound.contract import (
 from agreebound.errors import FieldError, InputError
 from agreebound.escape import INVISIBLE_RE2, UNSAFE_RE2, excerpt, normalise_name, printable
 from agreebound.limits import MAX_LABELS, MAX_NAME_CHARS, MAX_RATERS
+from agreebound.thresholds import NET_FIELDS
 from agreebound.io.detect import header_names, suggest
 from agreebound.io.json_toml import read_json, read_toml
 from agreebound.io.mapping import UNIT_JOIN, Mapping
@@ -659,14 +660,16 @@ def parse_detector_rates(name: str, data: bytes) -> dict[str, tuple[DetectorRate
 
 def _contract(name: str, obj: Any, path: str = "contract") -> JudgeCalibrationContract:
     fields = list(JudgeCalibrationContract.__dataclass_fields__)
+    required = [f for f in fields if f not in NET_FIELDS]
     if not isinstance(obj, dict):
-        raise InputError(name, None, path, "expected an object with the contract's fields " + ", ".join(fields))
-    missing = [f for f in fields if f not in obj]
+        raise InputError(name, None, path, "expected an object with the contract's fields " + ", ".join(required))
+    missing = [f for f in required if f not in obj]
     extra = [k for k in obj if k not in fields]
     if missing:
         raise InputError(name, None, f"{path}.{missing[0]}", "missing field of the judge calibration contract")
     if extra:
-        raise InputError(name, None, f"{path}.{extra[0]}", "unknown field; the contract has exactly " + ", ".join(fields))
+        raise InputError(name, None, f"{path}.{extra[0]}", "unknown field; the contract has " + ", ".join(required)
+                         + " (and optionally " + ", ".join(NET_FIELDS) + ")")
     try:
         return JudgeCalibrationContract(**obj)
     except ValueError as e:
@@ -851,7 +854,7 @@ def bundle_json(contract: JudgeCalibrationContract, header: dict[str, str], refs
                     r[k] = v.item()
         return out
 
-    return json.dumps({"contract": asdict(contract), "snapshot": {**header, "references": records(refs),
+    return json.dumps({"contract": contract.to_dict(), "snapshot": {**header, "references": records(refs),
                                                                   "observations": records(obs)}}, indent=1) + "\n"
 
 

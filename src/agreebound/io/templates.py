@@ -9,7 +9,7 @@ its contract), so a template that loads also shows a known result.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Callable
 
 from agreebound.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
@@ -99,7 +99,7 @@ def _header() -> dict[str, str]:
 
 def contract_json(contract=ILLUSTRATIVE_CONTRACT, header: dict[str, str] | None = None) -> str:
     """The tabular trio's contract file: the contract, and the snapshot's header bound to it."""
-    return json.dumps({"contract": asdict(contract), "snapshot": header or _header()}, indent=2) + "\n"
+    return json.dumps({"contract": contract.to_dict(), "snapshot": header or _header()}, indent=2) + "\n"
 
 
 def references_csv() -> str:

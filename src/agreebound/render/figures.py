@@ -193,6 +193,8 @@ def _axis_title(g: GateView) -> str:
         return "spread, max/min detector rate (x)"
     if g.unit == "%":
         return "rate (%)"
+    if g.unit == "pt":
+        return "difference of two rates (points)"
     return f"{g.label} (count)"
 
 
@@ -224,6 +226,10 @@ def _bullet_range(g: GateView) -> tuple[float, float]:
     if g.unit == "%":
         top = max(numbers) * 1.3
         return (0.0, 100.0) if top >= 77 else (0.0, _nice_ceiling(max(top, 1.0)))
+    if g.unit == "pt":  # a difference of two rates: 0 always shown, negative values too
+        lo, hi = min(numbers + [0.0]), max(numbers + [0.0])
+        pad = max(hi - lo, 1.0) * 0.15
+        return (max(-100.0, lo - pad if lo < 0 else 0.0), min(100.0, hi + pad))
     return (0.0, max(numbers) + 1.5)
 
 
@@ -236,6 +242,8 @@ def _xaxis_for(g: GateView, rng: tuple[float, float]) -> dict[str, Any]:
         ax["ticksuffix"] = "x"
     elif g.unit == "%":
         ax["ticksuffix"] = "%"
+    elif g.unit == "pt":
+        ax["ticksuffix"] = " pt"
     else:
         ax["dtick"] = 1
     return ax
@@ -443,6 +451,8 @@ def _sweep_range(g: GateView) -> tuple[float, float]:
         return (1.0, max([5.0, t * 1.1] + ([v * 1.1] if v is not None else [])))
     if g.unit == "%":
         return (0.0, 100.0)
+    if g.unit == "pt":  # a difference: the limit's legal range is 0 to 100 points; the value may be below 0
+        return (min([0.0] + ([v - 5] if v is not None else [])), 100.0)
     return (0.0, max([5.0, t + 1] + ([v + 1] if v is not None else [])))
 
 
@@ -512,6 +522,7 @@ def threshold_sweep(gate: GateView, *, dark: bool = False) -> go.Figure:
     fig.update_layout(annotations=annotations, showlegend=False)
     ax = _xaxis_for(g, (x0, x1))
     ax["title_text"] = ("minimum independent detectors (count)" if g.name == "detectors" else
+                        "limit on the difference (points)" if g.unit == "pt" else
                         {"floor": "alpha floor (−1 to 1)", "cap": "spread cap, max/min detector rate (x)",
                          "limit": "limit on the rate (%)", "minimum": "minimum rate (%)"}[word])
     fig.update_xaxes(**ax)
@@ -695,7 +706,8 @@ def calibration_rates(d: CalibrationDecision, *, dark: bool = False) -> go.Figur
     p = palette(dark)
     rows, values, colors, notes, marks, seen = [], [], [], [], [], {}
     given = d.contract_given  # no contract: measured against illustrative limits, never a verdict's colour
-    for g, rate in zip(d.gates, d.rates, strict=True):
+    # the five rates (a contract's opt-in net gates are differences, drawn as bullets of their own)
+    for g, rate in zip(d.gates[:len(d.rates)], d.rates, strict=True):
         t = seed_view(g).threshold_bps / 100
         rows.append(f"<b>{RATE_LABELS[g.name]}</b>, {'at least' if g.kind == 'min' else 'at most'} {t:.1f}%")
         evaluable = g.exact is not None  # neither unavailable from this source nor without opportunities
@@ -720,7 +732,7 @@ def calibration_rates(d: CalibrationDecision, *, dark: bool = False) -> go.Figur
     # Pixels: the two lines take the top 32 of a row's 70, the bar (18) and the mark (20) sit below.
     row_px, n = 70, len(rows)
     bars_y = [i + 0.25 for i in range(n)]
-    names = [RATE_LABELS[g.name] for g in d.gates]
+    names = [RATE_LABELS[g.name] for g in d.gates[:len(d.rates)]]
     fig = go.Figure(go.Bar(y=bars_y, x=values, orientation="h", marker_color=colors, showlegend=False, name="rate",
                            width=0.26, customdata=names, hovertemplate="%{customdata}: %{x:.2f}%<extra></extra>"))
     for word in ("passes", "fails", "measured, not decided (no contract)", "not evaluable"):  # the legend

@@ -31,6 +31,9 @@ from agreebound.panel import PanelDecision
 RATE_LABELS = {"human_agreement": "Human agreement", "position_flip": "Position flip",
                "repeat_variance": "Repeat variance", "verbosity_bias": "Verbosity bias",
                "self_preference": "Self-preference"}
+#: The gates a contract may opt in to (version 2): the bias net of general disagreement, in points.
+NET_LABELS = {"verbosity_net": "Verbosity net of disagreement",
+              "self_preference_net": "Self-preference net of disagreement"}
 
 #: Fewer cases than this and a judge rate's interval is reported as "too few cases" besides.
 MIN_CASES = 30
@@ -45,7 +48,7 @@ class GateView:
     name: str  # "alpha", "spread", "detectors", or a judge rate's name
     label: str  # "alpha", "spread", "Human agreement", ...
     kind: str  # "min": value must reach the threshold; "max": must not exceed it
-    unit: str  # "" (alpha, detectors), "x" (spread), "%" (judge rates)
+    unit: str  # "" (alpha, detectors), "x" (spread), "%" (judge rates), "pt" (a difference in points: a net gate)
     value: float | None  # in display units; None when there is no number (see ``state``)
     low: float | None  # the 95% interval in display units (None: none)
     high: float | None  # None with ``low`` set: unbounded above
@@ -74,6 +77,8 @@ class GateView:
             return f"{x:.2f}x" if x < 10 else f"{x:,.1f}x"
         if self.unit == "%":
             return f"{x:.1f}%" if abs(x) >= 1 or x == 0 else f"{x:.2f}%"
+        if self.unit == "pt":
+            return f"{x:.1f} points"
         if self.name == "detectors":
             return f"{x:.0f}"
         return f"{x:.3f}"
@@ -96,7 +101,7 @@ class GateView:
             bound = self.low if self.kind == "min" else self.high
             if bound is None:
                 return f"{head}: passes, but its 95% {side} bound is unbounded (strict)"
-            scale = 100 if self.unit == "%" else 1
+            scale = 100 if self.unit in ("%", "pt") else 1
             return (f"{head}: passes, but its 95% {side} bound {self.fmt(bound)} is "
                     f"{self.decided.gap_text((bound - self.threshold) / scale)} "
                     f"{'short' if self.kind == 'min' else 'over'} (strict)")
@@ -107,7 +112,7 @@ class GateView:
         """The threshold at which this gate's verdict flips, in display units: the decided gate's
         ``flips_at`` (the measured value, or strict mode's bound; None when there is none)."""
         flip = None if self.decided is None else self.decided.flips_at
-        return None if flip is None else float(flip) * (100 if self.unit == "%" else 1)
+        return None if flip is None else float(flip) * (100 if self.unit in ("%", "pt") else 1)
 
     @property
     def fragile(self) -> str | None:
@@ -117,6 +122,14 @@ class GateView:
             return None
         return (f"its 95% interval {self.fmt(self.low)} to {self.fmt(self.high)} includes the "
                 f"{self.threshold_word} {self.fmt(self.threshold)}")
+
+    @property
+    def plan_sentence(self) -> str:
+        """How many more cases (units) would decide a fragile gate, in words (the decided gate's
+        plan, agreebound.gate.Plan); "" when the gate is not fragile or has no plan."""
+        if self.fragile is None or self.decided is None or self.decided.plan is None:
+            return ""
+        return self.decided.plan.sentence
 
     @property
     def threshold_word(self) -> str:
@@ -144,11 +157,13 @@ def _float(x: Any, scale: int = 1) -> float | None:
 
 def view(decided: Gate, domain: str, subject: str, label: str, **words: Any) -> GateView:
     """The view of a decided gate in display units (rates in percent). ``words``: the view's own
-    fields (detail, secondary, interval_method, cases, observations, notes, illustrative, passed)."""
+    fields (detail, secondary, interval_method, cases, observations, notes, illustrative, passed), and
+    ``unit`` where the display unit is not the decided gate's (a net gate's points)."""
     scale = 100 if decided.unit == "%" else 1
     passed = words.pop("passed", decided.passed)
     strict = words.pop("strict", decided.strict)
-    return GateView(domain, subject, decided.name, label, decided.kind, decided.unit,
+    unit = words.pop("unit", decided.unit)
+    return GateView(domain, subject, decided.name, label, decided.kind, unit,
                     _float(decided.exact, scale), _float(decided.low, scale), _float(decided.high, scale),
                     float(decided.threshold * scale), passed,
                     state=None if decided.state == MEASURED else decided.state, strict=strict,
@@ -216,14 +231,15 @@ def panel_sentence(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]])
 
 
 def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, Any] | None = None) -> list[GateView]:
-    """The judge's five gates as ``d`` decided them. ``intervals``: per rate name an object with
+    """The judge's five gates as ``d`` decided them, then the net gates its contract opted in to
+    (:func:`net_gate_view`). ``intervals``: per rate name an object with
     ``low``/``high`` (fractions of 1), ``method``, ``cases`` and ``observations``
     (agreebound.uncertainty.judge_rate_intervals); a decision made without them gets them, and
     whether each gate is fragile, from calibration.with_intervals."""
     out = []
     # No contract: each gate is measured against illustrative limits and not decided (passed None).
     illustrative = not d.contract_given
-    for g, rate in zip(with_intervals(d.gates, intervals), d.rates, strict=True):
+    for g, rate in zip(with_intervals(d.gates[:len(d.rates)], intervals), d.rates, strict=True):
         label = RATE_LABELS[g.name]
         sec = f"{'illustrative ' if illustrative else ''}limit {seed_view(g).threshold_bps:,} bps"
         if (why := unavailable(g)) is not None:
@@ -246,7 +262,19 @@ def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, Any] 
                         interval_method=g.interval_method, secondary=f"{rate.bps:,} bps, {sec}", cases=cases,
                         observations=getattr(iv, "observations", rate.denominator), notes=tuple(notes),
                         illustrative=illustrative))
-    return out
+    return out + [net_gate_view(subject, g, illustrative) for g in d.gates[len(d.rates):]]
+
+
+def net_gate_view(subject: str, g: Gate, illustrative: bool = False) -> GateView:
+    """An opt-in gate on a bias net of general disagreement (a difference of two rates, in points;
+    agreebound.judge_bias), as ``decide`` returned it."""
+    bps = int(g.threshold * 10_000)  # a judge threshold is whole basis points
+    sec = f"a contract gate (version 2), {'illustrative ' if illustrative else ''}limit {bps:,} bps"
+    if g.exact is None:
+        return view(g, "judge", subject, NET_LABELS[g.name], unit="pt", detail=g.detail, secondary=sec,
+                    passed=None if illustrative else g.passed, illustrative=illustrative, strict=False)
+    return view(g, "judge", subject, NET_LABELS[g.name], unit="pt", interval_method=g.interval_method,
+                secondary=sec, passed=None if illustrative else g.passed, illustrative=illustrative)
 
 
 def judge_sentence(d: CalibrationDecision) -> str:

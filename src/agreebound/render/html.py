@@ -263,6 +263,8 @@ def _page(title: str, subject: str, verdict: str, sections: list[str], charts: i
 
 def _panel_gates(d: dict[str, Any], p: dict[str, Any], gates: tuple[Gate, ...]) -> str:
     """``gates``: the dimension's gates as decided (detectors, alpha, spread)."""
+    from agreebound.render.report import plan_text
+
     result = {g.name: {True: "pass", False: "FAIL", None: "not checked"}[g.passed] for g in gates}
     a, s = d["alpha"], d["spread"]
     floor, cap = p["alpha_floor_permil"], p["ratio_cap_permil"]
@@ -274,6 +276,9 @@ def _panel_gates(d: dict[str, Any], p: dict[str, Any], gates: tuple[Gate, ...]) 
             "</span>"
         alpha = (f'{_dec(a["exact"])} <span class="small">= {_t(a["exact"], 60)}, {a["permil"]} permil</span>'
                  f"{interval}")
+        if plan := plan_text(a.get("plan"), "alpha"):
+            alpha += f'<br><span class="small">{_t(plan, 400)}</span>'
+
     else:
         alpha = "undefined"
     if s["state"] == "bounded":
@@ -470,13 +475,58 @@ def _judge_rows(c: dict[str, Any]) -> list[list[str]]:
             interval = f"[{_pct(w[0], 2)}, {_pct(w[1], 2)}]"
         if r.get("bound_passed") is not None:
             interval += f'<br><span class="small">bound gate: {"pass" if r["bound_passed"] else "FAIL"}</span>'
-        from agreebound.render.report import flip_words
+        from agreebound.render.report import flip_words, plan_text
 
         flip = r.get("cases_to_flip") or {}
         flip_text = "" if not flip or flip.get("direction") == "not evaluable" or not r["evaluable"] \
             or r.get("unavailable") else f'<br><span class="small">{_t(flip_words(flip, given), 60)} (cases)</span>'
-        rows.append([html.escape(_rate_label(r["name"])), measured, interval, threshold, _result(state) + why + flip_text])
+        plan = plan_text(r.get("plan")) if r["evaluable"] and not r.get("unavailable") else None
+        plan_html = f'<br><span class="small">{_t(plan, 400)}</span>' if plan else ""
+        rows.append([html.escape(_rate_label(r["name"])), measured, interval, threshold,
+                     _result(state) + why + flip_text + plan_html])
     return rows
+
+
+def _bias_html(bias: dict[str, Any], net_gates: list[dict[str, Any]]) -> str:
+    """The measures beside the gates that tell bias from general disagreement, and the verdict's reading."""
+    rows = []
+    for group in ("position", "verbosity", "self_preference"):
+        for m in bias.get(group, []):
+            scale = " points" if m["kind"] == "difference" else "%"
+            value = "not measured" if m.get("value") is None else f"{m['value'] * 100:.1f}{scale}"
+            iv = m.get("interval95")
+            interval = "none" if not iv else f"[{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]"
+            if iv and m.get("interval_method"):
+                interval += f'<br><span class="small">{_t(m["interval_method"], 200)}</span>'
+            test = "" if m.get("p_value") is None else f'<br><span class="small">p = {m["p_value"]:.2g}</span>'
+            rows.append([_t(m["title"], 80), f"{value}<br><span class=\"small\">= {_t(m['fraction'], 80)}</span>{test}",
+                         interval, _t(m.get("unavailable") or m["definition"], 300)])
+    body = _table("Measures beside the gates (not gates unless the contract gates on them)",
+                  ["measure", "measured", "95% interval", "what it counts"], rows, [22, 22, 26, 30], small=True)
+    said = [m["sentence"] for g in ("position", "verbosity", "self_preference") for m in bias.get(g, [])
+            if m.get("sentence")] + ([bias["mix_note"]] if bias.get("mix_note") else [])
+    body += _list(_t(x, 400) for x in said) if said else ""
+    notes = list(bias.get("verdict_notes", [])) + [
+        f"Contract gate {g['name']} (at most {g['threshold_bps'] / 100:g} points): "
+        + ("not evaluable" if not g["evaluable"] else "pass" if g["passed"] else "FAIL") for g in net_gates]
+    if notes:
+        body += "<h3>What the verdict rests on</h3>" + _list(_t(x, 400) for x in notes)
+    return body
+
+
+def _headline_html(headline: dict[str, Any]) -> str:
+    """Each model pair's win rate: the judge's alone, corrected by the human labels, the humans'."""
+    from agreebound.render.report import headline_rows
+
+    body = f"<p>{_t(headline['note'], 800)}</p>"
+    rows = headline_rows(headline)
+    if rows:
+        body += _table("Win rate of the first model of each pair", ["model pair", "judge only", "corrected",
+                                                                    "human only", "labelled / unlabelled",
+                                                                    "judge off by"],
+                       [[_t(x, 200) for x in row] for row in rows], [24, 15, 17, 15, 14, 15], small=True)
+        body += _list(_t(p["sentence"], 600) for p in headline["pairs"])
+    return body + f'<p class="note">Method: {_t(headline["method"], 400)}.</p>'
 
 
 def calibration_html(bundle: JudgeBundle, thresholds: ThresholdSet, report: dict[str, Any]) -> str:
@@ -536,7 +586,12 @@ def calibration_html(bundle: JudgeBundle, thresholds: ThresholdSet, report: dict
     summary += _chart(fig, 0, "Judge rates against the contract's thresholds", _caption(
         fig, "Each rate as a bar (in percent), the vertical mark its threshold; the table above gives the numbers."),
         _slug(data, "judge", "rates"))
-    sections = [_section("summary", "Summary", summary), _section("details", "Notes and references", details)]
+    sections = [_section("summary", "Summary", summary)]
+    if c.get("bias"):
+        sections.append(_section("bias", "Bias or disagreement?", _bias_html(c["bias"], c.get("net_gates", []))))
+    if c.get("headline"):
+        sections.append(_section("headline", "The corrected headline", _headline_html(c["headline"])))
+    sections.append(_section("details", "Notes and references", details))
     snap = c["snapshot"]
     extra = _table("The contract and the snapshot", ["field", "value"], widths=[25, 75], small=True, rows=[
         ["contract", f"<code>{_t(c['contract'].get('content_id'), 120)}</code>"],

@@ -16,8 +16,9 @@ from typing import Any, Sequence
 from agreebound import __version__
 from agreebound.analysis import PanelMeasurement, decide_panel, level_note, level_verdicts
 from agreebound.calibration import CalibrationDecision, decide, seed_view, unavailable
+from agreebound.judge_bias import verdict_notes
 from agreebound.escape import md_code, md_text
-from agreebound.gate import SEVERITY
+from agreebound.gate import SEVERITY, Gate
 from agreebound.gate import worst as most_severe
 from agreebound.levels import LEVEL_ORIGIN_WORDS, level_phrase
 from agreebound.judge_input import JudgeBundle
@@ -43,13 +44,39 @@ def _f(x: float | None) -> float | None:
     return None if x is None else round(float(x), 6)
 
 
+def plan_dict(g: Gate) -> dict[str, Any] | None:
+    """A gate's plan as stored (agreebound.gate.Plan.to_dict); None when it has none."""
+    return None if g.plan is None else g.plan.to_dict()
+
+
+def plan_text(plan: dict[str, Any] | None, scale: str = "share") -> str | None:
+    """A stored plan in words: what the audit can detect at its size, and for a fragile gate how many
+    more cases (units) would decide it. ``scale``: "share" (a judge rate or net measure, in points)
+    or "alpha" (a number). None without a plan.
+
+    >>> plan_text({"mdd": 0.06, "design_effect": 5.25, "size": 240, "more": None, "decidable": True,
+    ...            "unit": "cases", "sentence": "", "method": ""})
+    'detects a true value 6.0 points from the threshold at 240 cases (80% power; design effect 5.25)'
+    """
+    if not plan:
+        return None
+    unit = plan["unit"][:-1] if plan["size"] == 1 and plan["unit"].endswith("s") else plan["unit"]
+    if plan.get("mdd") is None:
+        head = f"no difference a true value can have is detectable at {plan['size']:,} {unit}"
+    else:
+        gap = f"{plan['mdd'] * 100:.1f} points" if scale == "share" else f"{plan['mdd']:.3f}"
+        deff = "" if plan.get("design_effect") is None else f"; design effect {plan['design_effect']:.3g}"
+        head = f"detects a true value {gap} from the threshold at {plan['size']:,} {unit} (80% power{deff})"
+    return head + (f"; {plan['sentence']}" if plan.get("sentence") else "")
+
+
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
 def _thresholds(t: ThresholdSet) -> dict[str, Any]:
     return {"source": t.source, "panel": asdict(t.panel),
-            "calibration": None if t.calibration is None else asdict(t.calibration)}
+            "calibration": None if t.calibration is None else t.calibration.to_dict()}
 
 
 def rows_read(imported: Any) -> dict[str, Any]:
@@ -149,6 +176,7 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
                 "low": _f(b.low), "high": _f(b.high), "q_below_floor": _f(b.q_below(d.thresholds.alpha_floor)),
                 "note": b.note,
             },
+            "plan": plan_dict(d.gate("alpha")),  # how many units would decide it (agreebound.gate.Plan)
         },
         "rates_source": m.rates_source,
         "rates": [{"detector": r.detector, "positives": r.positives, "total": r.total, "exact": exact(r.rate),
@@ -264,7 +292,7 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
     m = bundle.measurement
     diag = m.diagnostics
     rates = []
-    for g, rate in zip(d.gates, d.rates, strict=True):
+    for g, rate in zip(d.gates[:len(d.rates)], d.rates, strict=True):
         w = diag.wilson[g.name]
         iv = diag.intervals.get(g.name)
         state, k = g.cases_to_decide or ("not evaluable", 0)
@@ -285,9 +313,10 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
             "design_effect": None if iv is None else _f(iv.deff),
             "effective_n": None if iv is None else _f(iv.n_eff),
             "cases_to_flip": {"direction": state, "cases": k},
+            "plan": plan_dict(g),  # how many cases would decide it (agreebound.gate.Plan)
         })
     return {
-        "contract": {**asdict(bundle.contract), "content_id": bundle.contract.content_id},
+        "contract": {**bundle.contract.to_dict(), "content_id": bundle.contract.content_id},
         "snapshot": {"scope": bundle.scope, "contract_content_id": bundle.contract_content_id,
                      "rubric_digest": bundle.rubric_digest,
                      "bound": m.bound,
@@ -315,7 +344,23 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
             "stable_flips": diag.stable_flips,
             "noisy_flips": diag.noisy_flips,
         },
+        # bias or disagreement? the measures beside the gates (agreebound.judge_bias), and each failing
+        # raw gate read against them
+        "bias": {**m.bias.to_dict(), "verdict_notes": list(verdict_notes(d.gates, m.bias, d.contract_origin))},
+        # the gates a contract opted in to (version 2): on the bias net of disagreement
+        "net_gates": [_net_gate(g) for g in d.gates[len(d.rates):]],
+        # each model pair's win rate: the judge's, corrected by the human labels (PPI), the humans'
+        "headline": m.headline.to_dict(),
     }
+
+
+def _net_gate(g: Gate) -> dict[str, Any]:
+    """An opt-in net gate as stored: the keys of a rate's entry that it has (it is a difference, not a rate)."""
+    evaluable = g.exact is not None
+    return {"name": g.name, "kind": g.kind, "evaluable": evaluable, "exact": exact(g.exact), "value": _f(g.value),
+            "threshold_bps": int(g.threshold * 10_000), "passed": g.passed is True, "bound_passed": g.bound_passed,
+            "unavailable": unavailable(g), "interval95": None if g.low is None else [_f(g.low), _f(g.high)],
+            "interval_method": g.interval_method or None, "cases_to_flip": None, "plan": plan_dict(g)}
 
 
 def calibration_report(bundle: JudgeBundle, thresholds: ThresholdSet,
@@ -425,6 +470,8 @@ def _dimension_markdown(d: dict[str, Any]) -> list[str]:
     if lv["note"]:
         lines += [f"*Depends on the level*: {lv['note']}.", ""]  # levels, verdicts, numbers: no user text
     lines += [f"- {_md_cell(r['message'])}" for r in d["reasons"]] or ["- every check passed"]
+    if alpha_plan := plan_text(d["alpha"].get("plan"), "alpha"):
+        lines.append(f"- alpha: {md_text(alpha_plan, 600)}")
     lines.append(f"- level {lv['in_force']}: {lv['chosen_reason']}" +  # the rule's words: no user text
                  (f"; suggested {lv['suggested']}: {lv['reason']}" if lv["suggested"] != lv["in_force"] else ""))
     if d["spread"]["state"] == "not measured":
@@ -458,6 +505,10 @@ def _calibration_markdown(c: dict[str, Any]) -> list[str]:
               "| rate | measured | bps | threshold | gate | 95% interval (cases, observations) | design effect "
               "| cases to flip |", "|---|---|---|---|---|---|---|---|"]
     lines += [_rate_row(r, given) for r in c["rates"]]
+    plans = [f"- {r['name']}: {md_text(t, 600)}" for r in c["rates"] + c.get("net_gates", [])
+             if (t := plan_text(r.get("plan")))]
+    if plans:
+        lines += ["", "How many cases would decide each gate:", ""] + plans
     missing = [f"- {r['name']}: not evaluable: {md_text(r['unavailable'], 1000)}" for r in c["rates"] if r.get("unavailable")]
     if missing:
         lines += ["", "What this source lacks, per gate, and what supplies it:", ""] + missing
@@ -465,8 +516,69 @@ def _calibration_markdown(c: dict[str, Any]) -> list[str]:
                   "of one case (two orders x repetitions) are not independent, so their count is divided by the "
                   "measured design effect of the cases."]
     lines += ["", f"Reference issues: {len(c['reference_issues'])}."]
+    lines += _bias_markdown(c.get("bias"), c.get("net_gates", []))
+    lines += _headline_markdown(c.get("headline"))
     if c["seed_disagrees"]:
         lines.append(f"Seed rounding would have said {c['seed_decision']}.")
+    return lines
+
+
+def _bias_markdown(bias: dict[str, Any] | None, net_gates: Sequence[dict[str, Any]]) -> list[str]:
+    """Bias or disagreement? The measures beside the gates, each with its fraction and interval."""
+    if not bias:
+        return []
+    lines = ["", "### Bias or disagreement?", "",
+             "Measures beside the gates (not gates unless the contract gates on them):", "",
+             "| measure | value | exact | 95% interval | test | definition |", "|---|---|---|---|---|---|"]
+    for group in ("position", "verbosity", "self_preference"):
+        for m in bias.get(group, []):
+            scale = " points" if m["kind"] == "difference" else "%"
+            value = "not measured" if m.get("value") is None else f"{m['value'] * 100:.1f}{scale}"
+            iv = m.get("interval95")
+            interval = "-" if not iv else f"[{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]"
+            test = "-" if m.get("p_value") is None else f"p = {m['p_value']:.2g} ({md_text(m['test'], 200)})"
+            lines.append(f"| {md_text(m['title'])} | {value} | {md_text(m['fraction'])} | {interval} | {test} "
+                         f"| {md_text(m.get('unavailable') or m['definition'], 300)} |")
+    lines += [""] + [f"- {md_text(s, 400)}" for s in [*(m["sentence"] for g in ("position", "verbosity",
+                                                                           "self_preference")
+                                                        for m in bias.get(g, []) if m.get("sentence")),
+                                                      bias.get("mix_note") or ""] if s]
+    lines += [f"- {md_text(n, 400)}" for n in bias.get("verdict_notes", [])]
+    for g in net_gates:
+        state = "not evaluable" if not g["evaluable"] else ("pass" if g["passed"] else "FAIL")
+        iv = g.get("interval95")
+        lines.append(f"- Contract gate {g['name']} (<= {g['threshold_bps'] / 100:g} points): {state}"
+                     + (f", 95% interval [{iv[0] * 100:.1f}, {iv[1] * 100:.1f}] points" if iv else ""))
+    return lines
+
+
+def headline_rows(headline: dict[str, Any] | None) -> list[list[str]]:
+    """The corrected headline's table rows (model names are user text: the caller escapes them):
+    pair, judge only, corrected, human only, labelled / unlabelled, judge off by."""
+    def est(e: dict[str, Any] | None) -> str:
+        if not e or e.get("value") is None:
+            return "-"
+        iv = e.get("interval95")
+        return f"{e['value'] * 100:.1f}%" + (f" [{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]" if iv else "")
+
+    return [[f"{p['first']} vs {p['second']}", est(p["judge"]), est(p["ppi"]), est(p["human"]),
+             f"{p['labelled']:,} / {p['unlabelled']:,}",
+             "-" if p.get("judge_off_points") is None else f"{p['judge_off_points']:+.1f} points"]
+            for p in (headline or {}).get("pairs", [])]
+
+
+def _headline_markdown(headline: dict[str, Any] | None) -> list[str]:
+    """The corrected headline: each pair's win rate, the judge's and corrected, and the note."""
+    if not headline:
+        return []
+    lines = ["", "### The corrected headline", "", md_text(headline["note"], 800)]
+    rows = headline_rows(headline)
+    if rows:
+        lines += ["", "| model pair | judge only | corrected (prediction-powered) | human only | labelled / unlabelled "
+                  "| judge off by |", "|---|---|---|---|---|---|"]
+        lines += ["| " + " | ".join(md_text(x, 200) for x in row) + " |" for row in rows]
+        lines += [""] + [f"- {md_text(p['sentence'], 600)}" for p in headline["pairs"]]
+    lines += ["", f"Method: {md_text(headline['method'], 400)}."]
     return lines
 
 

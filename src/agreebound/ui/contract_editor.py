@@ -16,7 +16,7 @@ from agreebound.contract import JudgeCalibrationContract
 from agreebound.escape import md_text
 from agreebound.judge_input import JudgeBundle
 from agreebound.io.templates import contract_json
-from agreebound.thresholds import RANGES, RATE_GATES
+from agreebound.thresholds import NET_FIELDS, NET_GATES, RANGES, RATE_GATES
 
 S = st.session_state
 TEXT_FIELDS = (("version", "Version"), ("scope", "Scope"), ("judge_generator", "Judge (generator id)"))
@@ -59,6 +59,12 @@ def draw(bundle: JudgeBundle) -> None:
             rng = RANGES[field]
             col.number_input(f"{gate.replace('_', ' ')} {'min' if kind == 'min' else 'max'} (bps)", rng.lo, rng.hi,
                              step=50, key=PREFIX + field)
+        st.caption("Optional (contract version 2): also gate on the bias net of general disagreement, in points. "
+                   "Leave empty for the seed's contract: its content id stays the same.")
+        for col, (gate, field, _) in zip(st.columns(len(NET_GATES)), NET_GATES):
+            rng = RANGES[field]
+            col.number_input(f"{gate.replace('_', ' ')} max (bps, optional)", rng.lo, rng.hi, value=None, step=50,
+                             key=PREFIX + field, placeholder="not gated")
         d1, d2 = st.columns([2, 1])
         d1.text_input("Rubric digest (SHA-256, 64 hex characters) for the snapshot header", key=PREFIX + "rubric_digest",
                       max_chars=64)
@@ -66,6 +72,7 @@ def draw(bundle: JudgeBundle) -> None:
                      on_change=_hash_rubric, max_chars=200_000)
         try:
             contract = JudgeCalibrationContract(**{name: S[PREFIX + name] if name in dict(TEXT_FIELDS)
+                                                   else None if S.get(PREFIX + name) is None and name in NET_FIELDS
                                                    else int(S[PREFIX + name])
                                                    for name in JudgeCalibrationContract.__dataclass_fields__})
         except (ValueError, TypeError) as e:

@@ -8,7 +8,7 @@ assigned to a widget key after the widget is drawn.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, replace
+from dataclasses import replace
 
 import streamlit as st
 
@@ -177,7 +177,7 @@ def thresholds_json() -> str:
 def draft_contract_json(contract: JudgeCalibrationContract) -> str:
     cal = S.thresholds.calibration
     c = contract.with_thresholds(cal) if cal is not None else contract
-    return json.dumps({"content_id": c.content_id, "contract": asdict(c)}, indent=2) + "\n"
+    return json.dumps({"content_id": c.content_id, "contract": c.to_dict()}, indent=2) + "\n"
 
 
 
