@@ -8,7 +8,7 @@ import streamlit as st
 from agreebound.pipeline import JudgeRecipe
 
 from agreebound.render.gates import judge_sentence
-from agreebound.ui import contract_editor, shell, state, widgets
+from agreebound.ui import bias, contract_editor, shell, state, widgets, win_rates
 from agreebound.render import figures
 from agreebound.ui.data import Loaded, bundle_unbound, judge_diagnostics_for, judge_log, judges_in_log, json_lines
 
@@ -136,6 +136,7 @@ for note in m.notes + d.notes:
 widgets.decision_banner(d)
 st.markdown(widgets.md(judge_sentence(d), 300) + (f" Why: {why}." if (why := widgets.why_text(
     widgets.judge_gate_list(bundle, d))) else ""))
+bias.draw_notes(bundle, d, link=True)  # each failing gate read against its bias measure: bias or disagreement?
 if m.partial:
     missing = widgets.judge_missing_lines(d)
     st.markdown(("A partial audit: this source lacks what some gates need, so it can fail but never pass."
@@ -190,7 +191,10 @@ st.caption("bps: basis points, hundredths of a percent (500 bps = 5.00%). Interv
            "the two orders and the repetitions of one case are not independent. "
            + " ".join(widgets.md(x, 200) + "." for x in methods[:3])
            + f" ({widgets.GLOSSARY_LINK.format('bps, design effect, effective n')})")
-widgets.fragile_note(widgets.judge_gate_list(bundle, d))
+widgets.fragile_note(widgets.judge_gate_list(bundle, d), plans=True)
+
+bias.section(bundle, d)
+win_rates.section(bundle)
 
 widgets.record_controls("judge")
 widgets.report_downloads("judge")

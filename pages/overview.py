@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.render.gates import judge_sentence, panel_gates, panel_sentence
-from agreebound.ui import shell, widgets
+from agreebound.ui import bias, shell, widgets
 from agreebound.render.figures import exact_text
 
 shell.enter(__file__)
@@ -64,6 +64,7 @@ with st.container(border=True, key="judge_gates"):
     st.markdown(widgets.md(judge_sentence(jd), 400))
     if why := widgets.why_text(judge_gates):
         st.markdown(f"Why: {why}.")
+    bias.draw_notes(bundle, jd)  # each failing gate read against its bias measure: bias or disagreement?
     if jd.reference_issues:
         st.markdown(f"Reference issues: {len(jd.reference_issues):,} (see the Judge calibration page).")
     widgets.fragile_note(judge_gates)
@@ -80,10 +81,13 @@ with st.expander("Exact values"):
         rows.append({"what": f"{dim}: spread", "exact": "not measured" if not m.rates else
                      ("unbounded" if d.spread is None else exact_text(d.spread)),
                      "seed units": f"{d.seed_ratio_permil} permil" if m.rates else ""})
-    for g, rate in zip(jd.gates, jd.rates, strict=True):
+    for g, rate in zip(jd.gates, jd.rates):  # the five rates; then a contract's opt-in net gates
         rows.append({"what": f"judge: {g.name}", "exact": "not evaluable" if g.exact is None
                      else f"{rate.numerator}/{rate.denominator}",
                      "seed units": "" if g.passed is None else f"{rate.bps} bps"})  # None: unavailable here
+    for g in jd.gates[len(jd.rates):]:
+        rows.append({"what": f"judge: {g.name}", "exact": "not evaluable" if g.exact is None
+                     else bundle.measurement.bias[g.name].fraction, "seed units": ""})
     st.dataframe(widgets.safe_frame(pd.DataFrame(rows)), hide_index=True, width="stretch")
     if not jd.contract_given:  # no contract: measured, never decided
         st.markdown(f"Not decided: measured against {widgets.md(jd.limits_text)}, drafted from the log as "

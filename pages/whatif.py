@@ -9,7 +9,7 @@ import streamlit as st
 
 from agreebound.render.gates import panel_gates
 from agreebound.gate import SEVERITY
-from agreebound.ui import shell, state, widgets
+from agreebound.ui import bias, shell, state, widgets
 from agreebound.render import figures
 
 shell.enter(__file__)
@@ -44,6 +44,11 @@ def _strip_panel(decisions) -> list[dict]:
     return rows
 
 
+def plan_line(g) -> str:
+    """A fragile gate's plan under its line: how many more cases (units) would decide it."""
+    return f"  \n*fragile: {widgets.md(g.plan_sentence, 300)}*" if g.plan_sentence else ""
+
+
 def strip(rows, bundle, jd, bound) -> None:
     with st.container(border=True, key="whatif_strip"):
         st.markdown("**Verdicts under these thresholds**")
@@ -63,7 +68,7 @@ def strip(rows, bundle, jd, bound) -> None:
             head += f" (was {r['base'].verdict.value} under the defaults)" if changed else " (same as the defaults)"
             lines = [head]
             for g in r["gates"][1:]:
-                lines.append(f"{widgets.md(g.margin, 160)}: {g.status}")
+                lines.append(f"{widgets.md(g.margin, 160)}: {g.status}" + plan_line(g))
             for g in r["flipped"]:
                 lines.append(f"flipped: the {g.label} gate now {g.status}")
             st.markdown("  \n".join(lines))
@@ -77,7 +82,9 @@ def strip(rows, bundle, jd, bound) -> None:
             line = f"{widgets.md(g.margin, 160)}: {g.status}"
             if g.passed != b.passed:
                 line += f" (flipped from {b.status})"
-            lines.append(line)
+            lines.append(line + plan_line(g))
+        # the net measures the contract does not gate on (information), and the verdict's reading
+        lines += bias.strip_lines(bundle, jd)
         st.markdown("  \n".join(lines))
 
 

@@ -31,7 +31,7 @@ from agreebound.gate import SEVERITY
 from agreebound.limits import LISTED_CATEGORIES
 # How much a page draws (re-exported for the pages, which import nothing below ui and render):
 from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS  # noqa: F401
-from agreebound.thresholds import RANGES, SLIDER_SPAN
+from agreebound.thresholds import NET_GATES, RANGES, SLIDER_SPAN
 from agreebound.pipeline import JudgeRecipe, PanelRecipe, Source, recipe_digest
 from agreebound.uncertainty import INTERVAL_METHODS
 from agreebound.ui import runs, state
@@ -45,6 +45,7 @@ from agreebound.ui.data import (
     measured_panel,
 )
 from agreebound.render.figures import RATE_LABELS, exact_text, fraction_text
+from agreebound.render.gates import NET_LABELS
 
 S = st.session_state
 
@@ -83,24 +84,25 @@ def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
 TABLE_ROWS = 100
 
 
-def md_table(frame: pd.DataFrame) -> pd.DataFrame:
+def md_table(frame: pd.DataFrame, limit: int = 200) -> pd.DataFrame:
     """A frame for st.table, which renders every cell and header as Markdown: each escaped, so a
-    name or a ">= 9000" shows as the text it is (a leading ">" would be a quotation)."""
-    out = frame.map(lambda v: "" if v is None else md(v, 200))
+    name or a ">= 9000" shows as the text it is (a leading ">" would be a quotation). ``limit``: the
+    characters a cell shows (a longer one is cut, its length said)."""
+    out = frame.map(lambda v: "" if v is None else md(v, limit))
     out.columns = [md(c, 80) for c in frame.columns]
     return out
 
 
-def text_table(frame: pd.DataFrame, width: str = "stretch") -> None:
+def text_table(frame: pd.DataFrame, width: str = "stretch", limit: int = 200) -> None:
     """A short table whose cells wrap and are shown whole (st.dataframe draws a canvas grid that
     cuts a long cell at its column's edge). Long tables stay a grid that scrolls."""
     if len(frame) > TABLE_ROWS:
         st.dataframe(safe_frame(frame), hide_index=True, width="stretch")
     else:
-        st.table(md_table(frame), hide_index=True, width=width)
+        st.table(md_table(frame, limit), hide_index=True, width=width)
 
 
-def responsive_table(frame: pd.DataFrame, key: str) -> None:
+def responsive_table(frame: pd.DataFrame, key: str, limit: int = 200) -> None:
     """Wide screens: the table, its cells wrapped and whole. Phones: one stacked block per row,
     every column shown (columns this many would not fit). CSS in the frame (ui.shell) shows one or
     the other. A long table is one scrollable grid on every screen."""
@@ -109,11 +111,11 @@ def responsive_table(frame: pd.DataFrame, key: str) -> None:
         st.dataframe(safe_frame(frame), hide_index=True, width="stretch")
         return
     with st.container(key=f"{key}_wideview"):
-        text_table(frame)
+        text_table(frame, limit=limit)
     with st.container(key=f"{key}_narrowview"):
         for _, row in frame.iterrows():
             head, *rest = list(row.items())
-            st.markdown(f"**{md(head[1], 80)}**  \n" + "  \n".join(f"{md(c, 60)}: {md(v, 200)}" for c, v in rest
+            st.markdown(f"**{md(head[1], 80)}**  \n" + "  \n".join(f"{md(c, 60)}: {md(v, limit)}" for c, v in rest
                                                                      if v is not None and v != ""))
 
 
@@ -561,6 +563,25 @@ def calibration_editors(contract: JudgeCalibrationContract, decision: Calibratio
                        f"{'At least' if kind == 'min' else 'At most'} this many basis points (1/100 of a percent).")
         if decision is not None:
             st.caption("measured: " + rate_text(decision, name))
+    for name, field, _ in NET_GATES:  # the contract's opt-in gates (version 2) only when it sets them
+        if (value := state.calibration_value(field, contract)) is None:
+            continue
+        threshold_pair(f"{NET_LABELS[name]} maximum (bps)", field, value, 50, state.edit_calibration, (contract,),
+                       "At most this many basis points (1/100 of a point): the bias net of general disagreement, "
+                       "a gate of this contract (version 2).")
+        if decision is not None:
+            st.caption("measured: " + md(net_text(decision.gate(name)), 300))
+
+
+def net_text(g: Any, interval: bool = True) -> str:
+    """An opt-in net gate's measured difference, in points with its interval (``g``: as decided).
+    Plain text: a caller that renders Markdown escapes it."""
+    if g.exact is None:
+        return "not evaluable: " + (g.detail or "not measured")
+    text = f"{float(g.exact) * 100:.1f} points"
+    if interval and g.low is not None and g.high is not None:
+        text += f" [{g.low * 100:.1f}, {g.high * 100:.1f}]"
+    return text
 
 
 def level_picker(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> None:
@@ -1059,16 +1080,20 @@ def gate_block(g: Any, key: str, chart: bool = True) -> None:
     """The gate in words, then its bullet chart; a gate with no number (not evaluable, undefined,
     not measured) is its line of words only: a chart would hold nothing but the threshold."""
     st.markdown(gate_words(g))
+    if g.plan_sentence:  # fragile: how many more cases (units) would decide it
+        st.caption(f"Fragile: {md(g.plan_sentence, 300)}.")
     if chart and g.name != "detectors" and g.value is not None:
         from agreebound.render import figures
 
         st.plotly_chart(figures.gate_bullet(g, dark=dark()), width="stretch", key=key, config=PLOT_CONFIG)
 
 
-def fragile_note(gates: list[Any]) -> None:
+def fragile_note(gates: list[Any], plans: bool = False) -> None:
     """The verdict could go either way: an interval includes its threshold (shown whether or not
-    strict mode gates on it)."""
-    reasons = [f"{md(g.label)}: {g.fragile}" for g in gates if g.fragile]
+    strict mode gates on it). ``plans``: with how many more cases would decide each (a page that
+    does not say it under each gate)."""
+    reasons = [f"{md(g.label)}: {g.fragile}" + (f" ({md(g.plan_sentence, 300)})" if plans and g.plan_sentence else "")
+               for g in gates if g.fragile]
     if reasons:
         strict = any(g.strict for g in gates)
         st.warning("**Fragile**: " + "; ".join(reasons) + ". Another sample of the same size could reach the "
@@ -1149,7 +1174,22 @@ def judge_missing_lines(d: CalibrationDecision) -> list[str]:
 
 def judge_gate_rows(d: CalibrationDecision, diag: Any) -> list[dict[str, str]]:
     """The Judge page's table of gates: each rate, its intervals, its threshold and its side of it,
-    as the decision says (no comparison here)."""
+    as the decision says (no comparison here); then the net gates the contract opted in to."""
+    return _rate_rows(d, diag) + [_net_row(d, g) for g in d.gates[len(d.rates):]]
+
+
+def _net_row(d: CalibrationDecision, g: Any) -> dict[str, str]:
+    """An opt-in gate on a bias net of disagreement, as a row of the gates' table."""
+    interval = f"[{g.low * 100:.1f}, {g.high * 100:.1f}] points" if g.low is not None and g.high is not None else ""
+    return {"rate": NET_LABELS[g.name] + " (contract gate)", "measured": net_text(g, interval=False),
+            "95% interval (cases)": interval, "cases / observations": "", "Wilson 95% (observations)": "",
+            "threshold (bps)": f"<= {int(g.threshold * 10_000)}",
+            "gate": "not evaluable" if g.exact is None else ("pass" if g.passed else "FAIL") if d.contract_given
+            else ("within" if g.passed else "outside") + " the limit in force",
+            "margin": "" if g.exact is None or not d.contract_given else g.margin_words or ""}
+
+
+def _rate_rows(d: CalibrationDecision, diag: Any) -> list[dict[str, str]]:
     return [{"rate": RATE_LABELS[g.name], "measured": rate_text(d, g.name),
              "95% interval (cases)": f"[{diag.intervals[g.name].low:.2%}, {diag.intervals[g.name].high:.2%}]"
              if g.name in diag.intervals else "",
@@ -1165,4 +1205,4 @@ def judge_gate_rows(d: CalibrationDecision, diag: Any) -> list[dict[str, str]]:
              else ("within" if g.passed else "outside") + (" the illustrative limit" if d.contract_origin == "illustrative"
                                                            else " the limit in force"),
              "margin": "" if unavailable(g) is not None or not d.contract_given else margin_text(g)}
-            for g in d.gates]
+            for g in d.gates[:len(d.rates)]]
