@@ -20,20 +20,25 @@ AUDITS = 300
 COVERED = ("first_slot", "verbosity_net", "length_excess", "self_preference_net")
 
 
-@pytest.fixture(scope="module")
-def coverage() -> dict[str, int]:
-    """How many of AUDITS simulated audits' 95% intervals cover each measure's planted value."""
-    planted = implants(MIXED, DESIGN)
+def covered(judge: PlantedJudge, design: PlantedDesign, seed: int) -> dict[str, int]:
+    """How many of AUDITS simulated audits' 95% intervals cover each measure's planted value (a
+    measure without an interval covers nothing)."""
+    planted = implants(judge, design)
     hits = dict.fromkeys(COVERED, 0)
     for i in range(AUDITS):
-        contract, refs, obs, header = planted_frames(MIXED, DESIGN, (2024, i), exact=False)
+        contract, refs, obs, header = planted_frames(judge, design, (seed, i), exact=False)
         bias = measure_frames(contract, refs, obs, scope=header["scope"],
                               contract_content_id=header["contract_content_id"],
                               rubric_digest=header["rubric_digest"]).bias
         for name in COVERED:
             m = bias[name]
-            hits[name] += m.low <= planted[name] <= m.high
+            hits[name] += m.low is not None and m.low <= planted[name] <= m.high
     return hits
+
+
+@pytest.fixture(scope="module")
+def coverage() -> dict[str, int]:
+    return covered(MIXED, DESIGN, 2024)
 
 
 @pytest.mark.parametrize("name", COVERED)
@@ -65,17 +70,7 @@ SMALL = PlantedDesign(n_cases=120)
 
 @pytest.fixture(scope="module")
 def small_coverage() -> dict[str, int]:
-    planted = implants(CLEAN, SMALL)
-    hits = dict.fromkeys(COVERED, 0)
-    for i in range(AUDITS):
-        contract, refs, obs, header = planted_frames(CLEAN, SMALL, (77, i), exact=False)
-        bias = measure_frames(contract, refs, obs, scope=header["scope"],
-                              contract_content_id=header["contract_content_id"],
-                              rubric_digest=header["rubric_digest"]).bias
-        for name in COVERED:
-            m = bias[name]
-            hits[name] += m.low is not None and m.low <= planted[name] <= m.high
-    return hits
+    return covered(CLEAN, SMALL, 77)
 
 
 @pytest.mark.parametrize("name", COVERED)

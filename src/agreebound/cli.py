@@ -499,19 +499,18 @@ def _print_calibration(report: dict[str, Any]) -> None:
 def _print_bias(bias: dict[str, Any] | None) -> None:
     """Bias or disagreement? Each measure beside the gates with its exact fraction and interval, and
     each failing raw gate read against them."""
+    from agreebound.render.report import bias_measures, measure_interval, measure_value
+
     if not bias:
         return
     print("bias or disagreement? (measures beside the gates; not gates unless the contract says so)")
-    for group in ("position", "verbosity", "self_preference"):
-        for m in bias.get(group, []):
-            if m.get("value") is None:
-                print(f"  {m['title']}: not measured: {printable(m.get('unavailable') or '', 300)}")
-                continue
-            scale = " points" if m["kind"] == "difference" else "%"
-            iv = m.get("interval95")
-            test = "" if m.get("p_value") is None else f"; p = {m['p_value']:.2g}"
-            print(f"  {m['title']}: {m['value'] * 100:.1f}{scale} = {m['fraction']}"
-                  + (f" [{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]" if iv else "") + test)
+    for m in bias_measures(bias):
+        if m.get("value") is None:
+            print(f"  {m['title']}: not measured: {printable(m.get('unavailable') or '', 300)}")
+            continue
+        interval = measure_interval(m)
+        test = "" if m.get("p_value") is None else f"; p = {m['p_value']:.2g}"
+        print(f"  {m['title']}: {measure_value(m)} = {m['fraction']}" + (f" {interval}" if interval else "") + test)
     if bias.get("mix_note"):
         print(f"  note: {printable(bias['mix_note'], 400)}")
     for n in bias.get("verdict_notes", []):

@@ -489,22 +489,19 @@ def _judge_rows(c: dict[str, Any]) -> list[list[str]]:
 
 def _bias_html(bias: dict[str, Any], net_gates: list[dict[str, Any]]) -> str:
     """The measures beside the gates that tell bias from general disagreement, and the verdict's reading."""
+    from agreebound.render.report import bias_measures, bias_said, measure_interval, measure_value
+
     rows = []
-    for group in ("position", "verbosity", "self_preference"):
-        for m in bias.get(group, []):
-            scale = " points" if m["kind"] == "difference" else "%"
-            value = "not measured" if m.get("value") is None else f"{m['value'] * 100:.1f}{scale}"
-            iv = m.get("interval95")
-            interval = "none" if not iv else f"[{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]"
-            if iv and m.get("interval_method"):
-                interval += f'<br><span class="small">{_t(m["interval_method"], 200)}</span>'
-            test = "" if m.get("p_value") is None else f'<br><span class="small">p = {m["p_value"]:.2g}</span>'
-            rows.append([_t(m["title"], 80), f"{value}<br><span class=\"small\">= {_t(m['fraction'], 80)}</span>{test}",
-                         interval, _t(m.get("unavailable") or m["definition"], 300)])
+    for m in bias_measures(bias):
+        interval = measure_interval(m) or "none"
+        if m.get("interval95") and m.get("interval_method"):
+            interval += f'<br><span class="small">{_t(m["interval_method"], 200)}</span>'
+        test = "" if m.get("p_value") is None else f'<br><span class="small">p = {m["p_value"]:.2g}</span>'
+        rows.append([_t(m["title"], 80), f"{measure_value(m)}<br><span class=\"small\">= {_t(m['fraction'], 80)}"
+                     f"</span>{test}", interval, _t(m.get("unavailable") or m["definition"], 300)])
     body = _table("Measures beside the gates (not gates unless the contract gates on them)",
                   ["measure", "measured", "95% interval", "what it counts"], rows, [22, 22, 26, 30], small=True)
-    said = [m["sentence"] for g in ("position", "verbosity", "self_preference") for m in bias.get(g, [])
-            if m.get("sentence")] + ([bias["mix_note"]] if bias.get("mix_note") else [])
+    said = bias_said(bias)
     body += _list(_t(x, 400) for x in said) if said else ""
     notes = list(bias.get("verdict_notes", [])) + [
         f"Contract gate {g['name']} (at most {g['threshold_bps'] / 100:g} points): "

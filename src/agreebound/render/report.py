@@ -523,6 +523,34 @@ def _calibration_markdown(c: dict[str, Any]) -> list[str]:
     return lines
 
 
+#: The groups of a stored report's bias measures, in the order shown.
+BIAS_GROUPS = ("position", "verbosity", "self_preference")
+
+
+def bias_measures(bias: dict[str, Any]) -> list[dict[str, Any]]:
+    """A stored report's bias measures (``calibration.bias``), every group in order."""
+    return [m for group in BIAS_GROUPS for m in bias.get(group, [])]
+
+
+def measure_value(m: dict[str, Any]) -> str:
+    """A stored measure's value: "55.7%" (a share), "31.1 points" (a difference), "not measured"."""
+    if m.get("value") is None:
+        return "not measured"
+    return f"{m['value'] * 100:.1f}{' points' if m['kind'] == 'difference' else '%'}"
+
+
+def measure_interval(m: dict[str, Any]) -> str | None:
+    """"[20.3, 41.0]" in the measure's own scale; None without an interval."""
+    iv = m.get("interval95")
+    return None if not iv else f"[{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]"
+
+
+def bias_said(bias: dict[str, Any]) -> list[str]:
+    """The measures' sentences and the mix note, in order (plain text: the caller escapes)."""
+    return [m["sentence"] for m in bias_measures(bias) if m.get("sentence")] + (
+        [bias["mix_note"]] if bias.get("mix_note") else [])
+
+
 def _bias_markdown(bias: dict[str, Any] | None, net_gates: Sequence[dict[str, Any]]) -> list[str]:
     """Bias or disagreement? The measures beside the gates, each with its fraction and interval."""
     if not bias:
@@ -530,19 +558,11 @@ def _bias_markdown(bias: dict[str, Any] | None, net_gates: Sequence[dict[str, An
     lines = ["", "### Bias or disagreement?", "",
              "Measures beside the gates (not gates unless the contract gates on them):", "",
              "| measure | value | exact | 95% interval | test | definition |", "|---|---|---|---|---|---|"]
-    for group in ("position", "verbosity", "self_preference"):
-        for m in bias.get(group, []):
-            scale = " points" if m["kind"] == "difference" else "%"
-            value = "not measured" if m.get("value") is None else f"{m['value'] * 100:.1f}{scale}"
-            iv = m.get("interval95")
-            interval = "-" if not iv else f"[{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]"
-            test = "-" if m.get("p_value") is None else f"p = {m['p_value']:.2g} ({md_text(m['test'], 200)})"
-            lines.append(f"| {md_text(m['title'])} | {value} | {md_text(m['fraction'])} | {interval} | {test} "
-                         f"| {md_text(m.get('unavailable') or m['definition'], 300)} |")
-    lines += [""] + [f"- {md_text(s, 400)}" for s in [*(m["sentence"] for g in ("position", "verbosity",
-                                                                           "self_preference")
-                                                        for m in bias.get(g, []) if m.get("sentence")),
-                                                      bias.get("mix_note") or ""] if s]
+    for m in bias_measures(bias):
+        test = "-" if m.get("p_value") is None else f"p = {m['p_value']:.2g} ({md_text(m['test'], 200)})"
+        lines.append(f"| {md_text(m['title'])} | {measure_value(m)} | {md_text(m['fraction'])} | "
+                     f"{measure_interval(m) or '-'} | {test} | {md_text(m.get('unavailable') or m['definition'], 300)} |")
+    lines += [""] + [f"- {md_text(x, 400)}" for x in bias_said(bias)]
     lines += [f"- {md_text(n, 400)}" for n in bias.get("verdict_notes", [])]
     for g in net_gates:
         state = "not evaluable" if not g["evaluable"] else ("pass" if g["passed"] else "FAIL")
