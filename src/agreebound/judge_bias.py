@@ -96,15 +96,21 @@ class Measure:
             return None
         return self.low <= 0 <= self.high
 
-    def points(self) -> str:
-        """"2.1 points [-4.0, 8.3]" (a difference) or "64.8% [58.5, 71.2]" (a share)."""
+    def value_text(self) -> str:
+        """"31.1 points" (a difference), "55.7%" (a share), or "not measured"."""
         if self.exact is None:
             return "not measured"
-        scale, unit = (100, " points") if self.kind == "difference" else (100, "%")
-        text = f"{float(self.exact) * scale:.1f}{unit}"
-        if self.low is not None and self.high is not None:
-            text += f" [{self.low * scale:.1f}, {self.high * scale:.1f}]"
-        return text
+        return f"{float(self.exact) * 100:.1f}" + (" points" if self.kind == "difference" else "%")
+
+    def interval_text(self) -> str:
+        """"[20.3, 41.0]" in the value's own scale; "" without an interval."""
+        if self.low is None or self.high is None:
+            return ""
+        return f"[{self.low * 100:.1f}, {self.high * 100:.1f}]"
+
+    def points(self) -> str:
+        """"2.1 points [-4.0, 8.3]" (a difference) or "64.8% [58.5, 71.2]" (a share)."""
+        return " ".join(x for x in (self.value_text(), "" if self.exact is None else self.interval_text()) if x)
 
     def to_dict(self) -> dict[str, Any]:
         """As a report stores it: floats to 6 decimals (p-values to 6 significant figures), so the
@@ -276,7 +282,7 @@ def _position(c: JudgeCounts) -> tuple[Measure, ...]:
         p = binomial_two_sided(fb, fb + sb)
         mc = _with(mc, p_value=p, test=f"McNemar's exact test ({fb} first-both vs {sb} second-both), two-sided",
                    sentence=f"{fb} of the {fb + sb} decisive flips favour the first slot, {sb} the second "
-                            f"(McNemar exact {_p(p)}).")
+                            f"(McNemar exact {p_words(p)}).")
     ties = _share("flip_with_ties", "Position flip, ties counted (the seed's)", r["position_flip"],
                   "cases stable in both orders whose verdicts differ (a tie against a or b counts), over cases "
                   "stable in both orders", clustered=False)
@@ -345,7 +351,7 @@ def _with(m: Measure, **changes: Any) -> Measure:
     return replace(m, **changes)
 
 
-def _p(p: float) -> str:
+def p_words(p: float) -> str:
     """"p = 0.0013", "p < 0.0001"."""
     return f"p = {p:.2g}" if p >= 1e-4 else "p < 0.0001"
 
@@ -354,9 +360,9 @@ def _first_sentence(m: Measure, p: float) -> str:
     side = "first" if m.exact > Fraction(1, 2) else "second"  # type: ignore[operator]
     if m.low is not None and m.high is not None and not m.low <= 0.5 <= m.high:
         return (f"The judge picks the first-shown candidate in {m.points()} of its decisive verdicts: a preference "
-                f"for the {side} slot (sign test over cases {_p(p)}).")
+                f"for the {side} slot (sign test over cases {p_words(p)}).")
     return (f"The judge picks the first-shown candidate in {m.points()} of its decisive verdicts: the interval "
-            f"holds 50%, so no slot preference is shown (sign test over cases {_p(p)}).")
+            f"holds 50%, so no slot preference is shown (sign test over cases {p_words(p)}).")
 
 
 def _net_sentence(net: Measure, cause: str) -> str:

@@ -13,7 +13,7 @@ import streamlit as st
 
 from agreebound.calibration import CalibrationDecision
 from agreebound.escape import md_text
-from agreebound.judge_bias import BiasMeasures, Measure, verdict_notes
+from agreebound.judge_bias import BiasMeasures, Measure, p_words, verdict_notes
 from agreebound.judge_input import JudgeBundle
 from agreebound.render.gates import NET_LABELS
 from agreebound.thresholds import NET_GATES
@@ -41,32 +41,13 @@ def draw_notes(bundle: JudgeBundle, d: CalibrationDecision, link: bool = False) 
             icon=":material/balance:")
 
 
-def p_text(p: float) -> str:
-    """"p = 0.0013", "p < 0.0001" (as judge_bias words its sentences)."""
-    return f"p = {p:.2g}" if p >= 1e-4 else "p < 0.0001"
-
-
-def interval_text(m: Measure) -> str:
-    """"[20.3, 41.0]" in the measure's own scale (percent or points); "" without an interval."""
-    if m.low is None or m.high is None:
-        return ""
-    return f"[{m.low * 100:.1f}, {m.high * 100:.1f}]"
-
-
-def value_text(m: Measure) -> str:
-    """"31.1 points", "55.7%", or "not measured"."""
-    if m.value is None:
-        return "not measured"
-    return f"{m.value * 100:.1f}" + (" points" if m.kind == "difference" else "%")
-
-
 def measure_rows(group: Sequence[Measure]) -> list[dict[str, str]]:
     """A group's measures as the rows of its table: value, exact fraction, interval, test, definition
     (numbers held together by no-break spaces: a narrow column wraps between them, not inside)."""
-    return [{"measure": m.title, "measured": value_text(m).replace(" ", NBSP),
-             "95% interval": interval_text(m).replace(" ", NBSP) or "none",
+    return [{"measure": m.title, "measured": m.value_text().replace(" ", NBSP),
+             "95% interval": m.interval_text().replace(" ", NBSP) or "none",
              "exact": m.fraction.replace(" - ", f"{NBSP}-{NBSP}"),
-             "test": "" if m.p_value is None else p_text(m.p_value).replace(" ", NBSP),
+             "test": "" if m.p_value is None else p_words(m.p_value).replace(" ", NBSP),
              "what it counts": f"not measured: {m.unavailable}" if m.unavailable else m.definition}
             for m in group]
 
@@ -127,7 +108,7 @@ def strip_lines(bundle: JudgeBundle, d: CalibrationDecision) -> list[str]:
         if name in names:  # a gate of this contract: in the strip with the others
             continue
         m = bias[name]
-        value = f"{value_text(m)} {interval_text(m)}".strip() if m.value is not None else (
+        value = f"{m.value_text()} {m.interval_text()}".strip() if m.value is not None else (
             "not measured" + (f" ({m.unavailable})" if m.unavailable else ""))
         lines.append(f"{md_text(m.title.lower(), 80)} {md_text(value, 300)}: information, not a gate unless the "
                      "contract says so")
