@@ -83,6 +83,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("src/agreebound/panel.py", "seed_enforce"): "the seed's own ab_enforce on its integers (the oracle)",
     ("src/agreebound/panel.py", "gates_from_report"): "decide's one reading of a stored report",
     ("src/agreebound/calibration.py", "decide"): "the judge's decide",
+    ("src/agreebound/judge_scores.py", "_gate"): "a graded or pass/fail judge's gate, for decide_scored",
     ("src/agreebound/calibration.py", "_rate_gate"): "the judge's decide: one rate's gate",
     ("src/agreebound/gate.py", "rate_mdd"): "a plan's detectable difference: true rates either side of the threshold",
     ("src/agreebound/calibration.py", "_net_gate"): "the judge's decide: an opt-in gate on a bias net of disagreement",

@@ -100,7 +100,7 @@ ON_THRESHOLD = "cannot be decided by more cases: the estimate sits on the thresh
 
 def on_threshold(unit_word: str) -> str:
     """"cannot be decided by more cases (units): the estimate sits on the threshold"."""
-    return ON_THRESHOLD.replace("cases", unit_word if unit_word in ("units", "observations") else "cases")
+    return ON_THRESHOLD.replace("cases", unit_word if unit_word in ("units", "observations", "items") else "cases")
 _PROMISE = "80% probability that its 95% interval then lies on one side of the threshold"
 
 
@@ -287,6 +287,28 @@ def plan_alpha(estimate: Fraction, threshold: Fraction, *, se: float, units: int
               "alpha +/- 1.96 SE, alpha held and new units like these: units = units now * SE^2 * (1.96 + 0.84)^2 / "
               "(alpha - floor)^2; two-sided 95%, 80% power; the MDD is (1.96 + 0.84) SE")
     return _plan(estimate, threshold, fragile, units, needed, "units", "alpha", (Z_INTERVAL + Z_POWER) * se, None,
+                 method)
+
+
+def plan_se(estimate: Fraction, threshold: Fraction, *, se: float, size: int, fragile: bool, unit_word: str,
+            holds: str, how: str) -> Plan:
+    """A plan from a standard error at ``size`` (items, cases) that shrinks as sqrt(size now / size),
+    the interval taken as estimate +/- 1.96 SE: size = size now * SE^2 * (1.96 + 0.84)^2 /
+    (estimate - threshold)^2, the estimate held; the MDD is (1.96 + 0.84) SE. ``how``: where the
+    standard error comes from, in words (a graded judge's jackknife over items).
+
+    >>> p = plan_se(Fraction(-1, 50), Fraction(-1, 20), se=0.02, size=100, fragile=True, unit_word="items",
+    ...             holds="the difference", how="a jackknife")
+    >>> p.more, p.unit_word, p.sentence.split(",")[0]
+    (249, 'items', 'about 250 more items would decide it')
+    """
+    a, t = float(estimate), float(threshold)
+    needed = None if estimate == threshold else size * se * se * (Z_INTERVAL + Z_POWER) ** 2 / (a - t) ** 2
+    method = (f"normal approximation from the standard error of {how} ({se:.4g} at {size:,} {unit_word}) scaled by "
+              f"sqrt({unit_word} now / {unit_word}), {holds} held and new {unit_word} like these: {unit_word} = "
+              f"{unit_word} now * SE^2 * (1.96 + 0.84)^2 / (estimate - threshold)^2; two-sided 95%, 80% power; the "
+              "MDD is (1.96 + 0.84) SE")
+    return _plan(estimate, threshold, fragile, size, needed, unit_word, holds, (Z_INTERVAL + Z_POWER) * se, None,
                  method)
 
 

@@ -68,13 +68,18 @@ class Measure:
 
     name: str
     title: str
-    exact: Fraction | None  # None: not measured (see ``unavailable``)
+    #: None: not measured (see ``unavailable``); a float where the measure takes a square root
+    #: (a ratio of standard deviations, a correlation)
+    exact: Fraction | float | None
     fraction: str  # "118/182", or a difference "21/45 - 9/58"
     low: float | None = None
     high: float | None = None
     method: str = ""  # the interval's method, in words
     definition: str = ""  # what it counts, and whose definition it is
-    kind: str = "share"  # "share" (0..1) or "difference" (-1..1)
+    #: "share" (0..1) or "difference" (-1..1), in percent; and for the graded and pass/fail judges'
+    #: measures (agreebound.judge_scores): "coefficient" (alpha, kappa, a correlation: -1..1, shown
+    #: as a number), "scale" (a difference in the scale's own points), "ratio" (a multiple)
+    kind: str = "share"
     p_value: float | None = None
     test: str = ""  # the test behind p_value, in words
     unavailable: str = ""  # why it is not measured
@@ -96,17 +101,29 @@ class Measure:
             return None
         return self.low <= 0 <= self.high
 
+    def _number(self, x: float) -> str:
+        """One number in the measure's own scale (percent for shares and differences)."""
+        if self.kind == "coefficient":
+            return f"{x:.3f}"
+        if self.kind == "scale":
+            return f"{x:+.2f}"
+        if self.kind == "ratio":
+            return f"{x:.2f}"
+        return f"{x * 100:.1f}"
+
     def value_text(self) -> str:
-        """"31.1 points" (a difference), "55.7%" (a share), or "not measured"."""
+        """"31.1 points" (a difference), "55.7%" (a share), "0.734" (a coefficient), "+0.42 scale
+        points", "0.81x" (a ratio), or "not measured"."""
         if self.exact is None:
             return "not measured"
-        return f"{float(self.exact) * 100:.1f}" + (" points" if self.kind == "difference" else "%")
+        unit = {"difference": " points", "share": "%", "scale": " scale points", "ratio": "x"}.get(self.kind, "")
+        return self._number(float(self.exact)) + unit
 
     def interval_text(self) -> str:
         """"[20.3, 41.0]" in the value's own scale; "" without an interval."""
         if self.low is None or self.high is None:
             return ""
-        return f"[{self.low * 100:.1f}, {self.high * 100:.1f}]"
+        return f"[{self._number(self.low)}, {self._number(self.high)}]"
 
     def points(self) -> str:
         """"2.1 points [-4.0, 8.3]" (a difference) or "64.8% [58.5, 71.2]" (a share)."""

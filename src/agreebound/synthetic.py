@@ -404,3 +404,59 @@ def binary_panel(
         else:
             hi = mid
     return best
+
+
+# --- graded and pass/fail judges beside human raters (agreebound.judge_scores) -----------------------
+
+@dataclass(frozen=True)
+class ScoredJudge:
+    """A graded (or, with ``scale`` (0, 1), pass/fail) judge planted beside human raters.
+
+    Each item has a true quality; every rater (human or judge) reports it plus independent noise
+    (``noise``: the standard deviation, in scale points; humans use ``human_noise``), rounded and
+    clipped to the scale. ``leniency`` shifts the judge's scores, ``length_bias`` adds this many
+    points per standard deviation of answer length, ``self_bias`` adds this many points on its own
+    model's answers. A judge with the humans' noise and no bias is exchangeable with them."""
+
+    name: str = "judge-model"
+    noise: float = 0.5
+    leniency: float = 0.0
+    length_bias: float = 0.0
+    self_bias: float = 0.0
+    #: a stated probability of "pass": the judge's latent score through a logistic with this slope
+    #: (0: no confidence column); ``overconfidence`` > 1 sharpens it past what is calibrated
+    confidence_slope: float = 0.0
+    overconfidence: float = 1.0
+
+
+def scored_frame(judges: Sequence[ScoredJudge], n_items: int = 200, humans: int = 3, human_noise: float = 0.5,
+                 scale: tuple[int, int] = (1, 5), seed: int = 0, models: Sequence[str] = ("judge-model", "model-b",
+                                                                                            "model-c")) -> pd.DataFrame:
+    """A scores table (io's SCORE_COLUMNS) with the planted judges and ``humans`` human raters."""
+    rng = np.random.default_rng(seed)
+    lo, hi = scale
+    # a pass/fail scale: qualities spread well past the pass line, so few items are coin flips
+    mid, spread = (lo + hi) / 2, 1.0 if hi - lo == 1 else max((hi - lo) / 4, 0.5)
+    truth = rng.normal(mid, spread, n_items)
+    length = rng.lognormal(5, 0.5, n_items).round()
+    z_len = (length - length.mean()) / length.std()
+    model = np.array(models, dtype=object)[rng.integers(0, len(models), n_items)]
+    rows: list[tuple] = []
+    for h in range(humans):
+        s = np.clip(np.rint(truth + rng.normal(0, human_noise, n_items)), lo, hi)
+        rows += [(f"item-{i:04d}", f"human-{h + 1}", "human", float(s[i]), model[i], length[i], np.nan, 0)
+                 for i in range(n_items)]
+    for j in judges:
+        latent = (truth + j.leniency + j.length_bias * z_len + j.self_bias * (model == j.name)
+                  + rng.normal(0, j.noise, n_items))
+        s = np.clip(np.rint(latent), lo, hi)
+        conf = np.full(n_items, np.nan)
+        if j.confidence_slope:
+            calibrated = 1 / (1 + np.exp(-j.confidence_slope * (truth - mid)))
+            logit = np.log(calibrated / (1 - calibrated)) * j.overconfidence
+            conf = np.round(1 / (1 + np.exp(-logit)), 4)
+        rows += [(f"item-{i:04d}", j.name, "judge", float(s[i]), model[i], length[i], conf[i], 0)
+                 for i in range(n_items)]
+    f = pd.DataFrame(rows, columns=["item", "rater", "role", "score", "model", "length", "confidence", "line"])
+    f["line"] = np.arange(1, len(f) + 1)
+    return f

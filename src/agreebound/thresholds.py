@@ -50,6 +50,19 @@ CITATIONS: dict[str, str] = {
 }
 
 
+#: The graded and pass/fail judges' defaults (agreebound.judge_scores), with their citations.
+ADMISSIBILITY_MARGIN_DEFAULT = 50
+JUDGE_ALPHA_FLOOR_DEFAULT = ALPHA_FLOOR_DEFAULT
+CITATIONS["admissibility_margin_permil"] = (
+    "50 permil = 0.05 alpha: the judge may agree with the humans at most 0.05 less than they agree with each "
+    "other. The alternative-annotator test (Calderon, Reichart & Dror, 2025, 'The Alternative Annotator Test for "
+    "LLM-as-a-Judge') asks the same of an LLM against leave-one-out humans, with margins of 0.05 to 0.2; 0.05 is "
+    "its strictest.")
+CITATIONS["judge_alpha_floor_permil"] = (
+    "600 permil = the panel's own floor (Krippendorff's 0.6 bar, as for detectors): a judge is a rater, and a "
+    "rater below it does not measure what the humans measure.")
+
+
 class Range(NamedTuple):
     """A threshold's legal values, inclusive, and its unit."""
 
@@ -80,6 +93,8 @@ RANGES: dict[str, Range] = {
     "maximum_self_preference_bps": Range(0, BPS, "basis points"),
     "maximum_verbosity_net_bps": Range(0, BPS, "basis points"),
     "maximum_self_preference_net_bps": Range(0, BPS, "basis points"),
+    "admissibility_margin_permil": Range(0, PERMIL, "permil"),
+    "judge_alpha_floor_permil": Range(0, PERMIL, "permil"),
 }
 
 #: The visible track of a slider; a legal value beyond it widens the track (the number input
@@ -87,6 +102,7 @@ RANGES: dict[str, Range] = {
 SLIDER_SPAN: dict[str, tuple[int, int]] = {
     "ratio_cap_permil": (1000, 5000),
     "minimum_reviewers": (1, 10),
+    "admissibility_margin_permil": (0, 300),
 }
 
 
@@ -182,8 +198,31 @@ class CalibrationThresholds:
                 if f.name != "strict" and not (f.name in NET_FIELDS and getattr(self, f.name) is None)}
 
 
+@dataclass(frozen=True)
+class ScoredThresholds:
+    """Threshold *data* for a graded or pass/fail judge (agreebound.judge_scores): the admissibility
+    margin (the judge's mean alpha with the humans may fall short of the humans' with each other by
+    at most this) and the floor on the judge's mean alpha with the humans. Defaults: :data:`CITATIONS`."""
+
+    admissibility_margin_permil: int = ADMISSIBILITY_MARGIN_DEFAULT
+    judge_alpha_floor_permil: int = JUDGE_ALPHA_FLOOR_DEFAULT
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            RANGES[f.name].check(f.name, getattr(self, f.name))
+
+    @property
+    def admissibility_margin(self) -> Fraction:
+        return Fraction(self.admissibility_margin_permil, PERMIL)
+
+    @property
+    def judge_alpha_floor(self) -> Fraction:
+        return Fraction(self.judge_alpha_floor_permil, PERMIL)
+
+
 CALIBRATION_FIELDS = tuple(f.name for f in fields(CalibrationThresholds) if f.name not in ("strict", *NET_FIELDS))
 PANEL_FIELDS = tuple(f.name for f in fields(PanelThresholds))
+SCORED_FIELDS = tuple(f.name for f in fields(ScoredThresholds))
 
 
 @dataclass(frozen=True)
@@ -193,11 +232,17 @@ class ThresholdSet:
     panel: PanelThresholds = field(default_factory=PanelThresholds)
     calibration: CalibrationThresholds | None = None
     source: str = "default"  # "default", "preset:<name>", "file:<name>", "link", "draft"
+    #: a graded or pass/fail judge's (agreebound.judge_scores)
+    scored: ScoredThresholds = field(default_factory=ScoredThresholds)
 
     def to_dict(self) -> dict[str, Any]:
+        """As data; the graded judges' table only when it differs from its defaults (a file without it
+        reads the same)."""
         out: dict[str, Any] = {"panel": asdict(self.panel)}
         if self.calibration is not None:
             out["calibration"] = self.calibration.to_dict()
+        if self.scored != ScoredThresholds():
+            out["scored"] = asdict(self.scored)
         return out
 
     def to_json(self) -> str:
@@ -220,6 +265,8 @@ THRESHOLD_WORDS: dict[str, tuple[str, Any]] = {
     "maximum_self_preference_bps": ("self-preference maximum", lambda v: f"{v / 100:g}%"),
     "maximum_verbosity_net_bps": ("net verbosity maximum", lambda v: f"{v / 100:g} points"),
     "maximum_self_preference_net_bps": ("net self-preference maximum", lambda v: f"{v / 100:g} points"),
+    "admissibility_margin_permil": ("admissibility margin", lambda v: f"{v / PERMIL:.3f}"),
+    "judge_alpha_floor_permil": ("judge alpha floor", lambda v: f"{v / PERMIL:.3f}"),
 }
 
 
@@ -274,9 +321,9 @@ def _table(data: Any, path: str) -> dict[str, Any]:
 def threshold_set_from_dict(data: Any, source: str, prefix: str = "") -> ThresholdSet:
     """Build from parsed JSON/TOML/URL data; a :class:`ThresholdError` names the offending key."""
     data = _table(data, prefix.rstrip("."))
-    unknown = sorted(str(k) for k in data if k not in ("panel", "calibration"))
+    unknown = sorted(str(k) for k in data if k not in ("panel", "calibration", "scored"))
     if unknown:
-        raise ThresholdError(prefix + unknown[0], "unknown key; expected 'panel' and/or 'calibration'")
+        raise ThresholdError(prefix + unknown[0], "unknown key; expected 'panel', 'calibration' and/or 'scored'")
     panel = PanelThresholds()
     if "panel" in data:
         p = _table(data["panel"], prefix + "panel")
@@ -297,7 +344,14 @@ def threshold_set_from_dict(data: Any, source: str, prefix: str = "") -> Thresho
             raise ThresholdError(f"{prefix}calibration.{missing[0]}",
                                  f"missing; a calibration table needs all of {', '.join(CALIBRATION_FIELDS)}")
         calibration = _build(CalibrationThresholds, c, prefix + "calibration")
-    return ThresholdSet(panel, calibration, source)
+    scored = ScoredThresholds()
+    if "scored" in data:
+        g = _table(data["scored"], prefix + "scored")
+        extra = sorted(str(k) for k in g if k not in SCORED_FIELDS)
+        if extra:
+            raise ThresholdError(f"{prefix}scored.{extra[0]}", f"unknown key; expected {', '.join(SCORED_FIELDS)}")
+        scored = _build(ScoredThresholds, g, prefix + "scored")
+    return ThresholdSet(panel, calibration, source, scored)
 
 
 def _build(cls: Any, values: dict[str, Any], path: str) -> Any:

@@ -1,0 +1,876 @@
+"""Graded and pass/fail judges audited against human labels: the judge is a rater beside the humans.
+
+A pairwise judge picks a candidate (agreebound.calibration); a graded judge gives a score on a
+scale (MT-Bench's 1-10, a rubric's 1-5) and a pass/fail judge a verdict (inspect_ai's C/I,
+promptfoo's llm-rubric). Both are audited here against human labels on the same items, with the
+panel's own machinery: Krippendorff's alpha through the panel path (agreebound.alpha, exact),
+weighted kappa through agreebound.coefficients, and a gate the peers do not have:
+
+* **admissibility**: the judge agrees with the humans not worse than the humans agree with each
+  other, by more than the margin: mean alpha(judge, human h) >= mean alpha(human h, human h') -
+  margin, each alpha over the items both rated (a mean of pairwise alphas on both sides, so a judge
+  exchangeable with the humans has the same expected value as they: the alternative-annotator idea of
+  Calderon, Reichart and Dror, 2025, in alpha);
+* **agreement floor**: mean alpha(judge, human h) >= the floor (the panel's 0.6 by default).
+
+Every measure carries a 95% interval that treats each item as one cluster: for a share of
+judge-human pairs (exact agreement, accuracy, sensitivity, ...) the house's case-clustered Wilson
+interval (agreebound.uncertainty.rate_interval, its design effect measured over the items); for
+every other measure the delete-one-item jackknife with a t quantile (n - 1 degrees of freedom) over
+the statistic's item sums, whose full-sample value equals the exact one. The admissibility
+difference's interval covers 95% of simulated audits of a judge exchangeable with three humans
+(tests/test_judge_scores.py).
+
+The agreement measures beside the gates compare the judge with each human on the items both scored
+(pooled over the pairs: a judge exchangeable with the humans agrees with a human as a human does;
+a consensus of several humans would flatter it). The length effect and self-preference hold the
+humans' mean score of the item fixed. A judge's stated confidence (a probability of pass) is scored
+against the humans' majority verdict, one forecast per item (agreebound.confidence).
+
+Engines: an out-of-core engine returns every two raters' table of paired scores
+(:class:`ScoredCounts`, agreebound.engines.scored_sql); the in-memory audit builds the same tables,
+and alpha is read from them through the panel path in both (:func:`table_alpha`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from functools import cached_property
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from agreebound.alpha import alpha, krippendorff_alpha
+from agreebound.categories import encode
+from agreebound.coefficients import coefficients, t_quantile, weight_matrix
+from agreebound.confidence import Calibration, calibration
+from agreebound.counts import PanelCounts, from_rows
+from agreebound.errors import InputError
+from agreebound.gate import NOT_EVALUABLE, Gate, evaluate, plan_se, worst
+from agreebound.judge_bias import Measure
+from agreebound.judge_counts import RateStats
+from agreebound.thresholds import ScoredThresholds
+from agreebound.uncertainty import Z95, rate_interval
+
+KINDS = ("graded", "binary")
+PASS, FAIL, INCOMPLETE = "PASS_CALIBRATION", "FAIL_CALIBRATION", "INCOMPLETE"
+#: The gates of a graded or pass/fail judge: (name, threshold field, kind).
+SCORED_GATES: tuple[tuple[str, str, str], ...] = (
+    ("admissibility", "admissibility_margin_permil", "min"),
+    ("judge_alpha", "judge_alpha_floor_permil", "min"),
+)
+GATE_TITLES = {"admissibility": "agreement with humans, against the humans' own (alpha difference)",
+               "judge_alpha": "agreement with humans (mean alpha, judge vs each human)"}
+JACKKNIFE = ("delete-one-item jackknife over {n:,} items (each item one cluster), t quantile with {df:,} "
+             "degrees of freedom")
+
+
+# --- the input: items x raters ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ScoredInput:
+    """Scores as items x raters (judges first, then humans; NaN missing), and per item the model
+    whose answer was judged, its length, and each judge's stated confidence."""
+
+    file: str
+    items: tuple[str, ...]
+    judges: tuple[str, ...]
+    humans: tuple[str, ...]
+    matrix: np.ndarray = field(repr=False)  # items x (judges + humans), float, NaN missing
+    model: np.ndarray = field(repr=False)  # per item: str ("" unknown)
+    length: np.ndarray = field(repr=False)  # per item: float (NaN unknown)
+    confidence: np.ndarray = field(repr=False)  # items x judges: float (NaN none)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def raters(self) -> tuple[str, ...]:
+        return self.judges + self.humans
+
+    def column(self, rater: str) -> np.ndarray:
+        return self.matrix[:, self.raters.index(rater)]
+
+    @cached_property
+    def values(self) -> tuple[float, ...]:
+        v = self.matrix[~np.isnan(self.matrix)]
+        return tuple(float(x) for x in np.unique(v))
+
+    @property
+    def kind(self) -> str:
+        """"binary" when every score is 0 or 1 (pass/fail), else "graded"."""
+        return "binary" if set(self.values) <= {0.0, 1.0} else "graded"
+
+
+def scored_input(frame: pd.DataFrame, file: str = "") -> ScoredInput:
+    """The long scores table (io's SCORE_COLUMNS: item, rater, role, score, model, length,
+    confidence, line) as items x raters. Two scores of one rater on one item are a located error."""
+    for col in ("item", "rater", "role", "score"):
+        if col not in frame:
+            raise InputError(file, None, col, "a scores table needs the columns item, rater, role and score")
+    f = frame.reset_index(drop=True)
+    line = f["line"].to_numpy() if "line" in f else np.arange(1, len(f) + 1)
+    dup = f.duplicated(["item", "rater"], keep="first").to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        raise InputError(file, int(line[i]), "item", f"a second score of rater {f['rater'][i]!s:.60} on item "
+                         f"{f['item'][i]!s:.60}: one score per rater and item")
+    score = pd.to_numeric(f["score"], errors="coerce").to_numpy(dtype=float)
+    if np.isnan(score).any():
+        i = int(np.flatnonzero(np.isnan(score))[0])
+        raise InputError(file, int(line[i]), "score", "expected a number (a score, or 1/0 for pass/fail)")
+    role = f["role"].astype(str).to_numpy()
+    judges = tuple(dict.fromkeys(f["rater"].astype(str)[role == "judge"]))
+    humans = tuple(dict.fromkeys(f["rater"].astype(str)[role == "human"]))
+    if not judges:
+        raise InputError(file, None, "role", "no judge scores (role 'judge')")
+    items = tuple(dict.fromkeys(f["item"].astype(str)))
+    ii = pd.Index(items).get_indexer(f["item"].astype(str))
+    raters = judges + humans
+    ri = pd.Index(raters).get_indexer(f["rater"].astype(str))
+    keep = ri >= 0  # a role other than judge/human: not a rater here
+    matrix = np.full((len(items), len(raters)), np.nan)
+    matrix[ii[keep], ri[keep]] = score[keep]
+    model, length, conf = _per_item(f, ii, ri, len(items), len(judges))
+    notes = () if keep.all() else (f"{int((~keep).sum()):,} scores with a role other than judge or human left out",)
+    return ScoredInput(file, items, judges, humans, matrix, model, length, conf, notes)
+
+
+def _per_item(f: pd.DataFrame, ii: np.ndarray, ri: np.ndarray, n: int, n_judges: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each item's model and length (the first given), each judge's confidence on it."""
+    model = np.full(n, "", dtype=object)
+    length = np.full(n, np.nan)
+    conf = np.full((n, n_judges), np.nan)
+    if "model" in f:
+        m = f["model"].fillna("").astype(str).to_numpy()
+        given = m != ""
+        model[ii[given][::-1]] = m[given][::-1]  # the first given wins
+    if "length" in f:
+        ln = pd.to_numeric(f["length"], errors="coerce").to_numpy(dtype=float)
+        given = ~np.isnan(ln)
+        length[ii[given][::-1]] = ln[given][::-1]
+    if "confidence" in f:
+        c = pd.to_numeric(f["confidence"], errors="coerce").to_numpy(dtype=float)
+        j = (ri >= 0) & (ri < n_judges) & ~np.isnan(c)
+        conf[ii[j], ri[j]] = c[j]
+    return model, length, conf
+
+
+# --- pairwise alpha, exact and by item sums -----------------------------------------------------
+
+def exact_value(v: float) -> int | Fraction:
+    """A score as an exact number: an integer, or the decimal its float prints as (0.1 is 1/10), as a
+    file holds it and as the panel path reads floats."""
+    return int(v) if float(v).is_integer() else Fraction(repr(float(v)))
+
+
+def _num(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else float(x)
+
+
+def table_counts(values: Sequence[float], table: np.ndarray, a: str = "a", b: str = "b") -> PanelCounts:
+    """The panel counts of two raters over the items both rated, from their table of paired values
+    (``table[i, j]``: items where ``a`` gave ``values[i]`` and ``b`` gave ``values[j]``): each item a
+    unit of two ratings. Alpha (agreebound.alpha, the one implementation) reads them."""
+    t = np.asarray(table, dtype=np.int64)
+    rows = []
+    for i, j in zip(*np.nonzero(t)):
+        n = int(t[i, j])
+        rows += [(2, i, i, 2 * n)] if i == j else [(2, i, j, n), (2, j, i, n)]
+    totals = t.sum(1) + t.sum(0)
+    raters = [(a, i, int(v)) for i, v in enumerate(t.sum(1)) if v] + [(b, j, int(v)) for j, v in enumerate(t.sum(0)) if v]
+    return from_rows("scores", "number", [exact_value(v) for v in values], {2: int(t.sum())}, rows, totals, raters)
+
+
+def table_alpha(values: Sequence[float], table: np.ndarray, level: str) -> Fraction | None:
+    """Alpha of two raters from their table of paired values, exactly, through the panel path."""
+    if not np.asarray(table).sum():
+        return None
+    return alpha(table_counts(values, table), level).value
+
+
+def _alpha_from_tables(m: np.ndarray, values: np.ndarray, level: str) -> np.ndarray:
+    """Alpha of two raters from their C x C tables of paired values (..., C, C), in floating point:
+    1 - (n - 1) sum o_ck d_ck / sum n_c n_k d_ck with o = M + M^T (Krippendorff's coincidences of
+    two-rater items). NaN where undefined."""
+    n_c = m.sum(-1) + m.sum(-2)
+    n = n_c.sum(-1)
+    if level == "nominal":
+        d = 1.0 - np.eye(len(values))
+        d = np.broadcast_to(d, m.shape)
+    elif level == "interval":
+        d = np.broadcast_to((values[:, None] - values[None, :]) ** 2, m.shape)
+    else:  # ordinal: (sum of n_g from c to k - (n_c + n_k) / 2)^2
+        cum = np.cumsum(n_c, axis=-1)
+        lo = np.minimum.outer(np.arange(len(values)), np.arange(len(values)))
+        hi = np.maximum.outer(np.arange(len(values)), np.arange(len(values)))
+        span = np.take(cum, hi, axis=-1) - np.take(cum, lo, axis=-1) + np.take(n_c, lo, axis=-1)
+        d = (span - (n_c[..., :, None] + n_c[..., None, :]) / 2) ** 2
+    do = ((m + np.swapaxes(m, -1, -2)) * d).sum((-1, -2))
+    de = (n_c[..., :, None] * n_c[..., None, :] * d).sum((-1, -2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(de > 0, 1 - (n - 1) * do / de, np.nan)
+
+
+@dataclass(frozen=True)
+class PairAlpha:
+    """Alpha of two raters: exact, and left out one item at a time (for the jackknife)."""
+
+    a: str
+    b: str
+    exact: Fraction | None
+    items: int  # items both rated
+    loo: np.ndarray = field(repr=False)  # per item of the input: alpha without it (= full where not shared)
+
+
+def pair_alpha(x: ScoredInput, a: str, b: str, level: str) -> PairAlpha:
+    va, vb = x.column(a), x.column(b)
+    both = ~np.isnan(va) & ~np.isnan(vb)
+    vals = np.asarray(x.values)
+    c = len(vals)
+    ia, ib = np.searchsorted(vals, va[both]), np.searchsorted(vals, vb[both])
+    table = np.bincount(ia * c + ib, minlength=c * c).reshape(c, c).astype(float)
+    exact = table_alpha(vals, table, level)
+    full = float(_alpha_from_tables(table, vals, level)) if exact is not None else math.nan
+    loo = np.full(len(x.items), full)
+    if exact is not None and both.sum() > 1:
+        tables = np.broadcast_to(table, (int(both.sum()), c, c)).copy()
+        tables[np.arange(len(ia)), ia, ib] -= 1
+        loo[both] = _alpha_from_tables(tables, vals, level)
+    return PairAlpha(a, b, exact, int(both.sum()), loo)
+
+
+# --- intervals ------------------------------------------------------------------------------------
+
+def jackknife(full: float, loo: np.ndarray) -> tuple[float | None, float | None, float | None]:
+    """The delete-one jackknife's 95% interval (t quantile, n - 1 df) and standard error from the
+    statistic computed without each item; (None, None, None) when any is undefined or n < 3."""
+    n = len(loo)
+    if n < 3 or not np.isfinite(full) or not np.all(np.isfinite(loo)):
+        return None, None, None
+    se = math.sqrt((n - 1) / n * float(((loo - loo.mean()) ** 2).sum()))
+    t = t_quantile(0.975, n - 1)
+    return full - t * se, full + t * se, se
+
+
+def _sums_jackknife(stat: Callable[[np.ndarray], np.ndarray], rows: np.ndarray
+                    ) -> tuple[float, float | None, float | None, float | None]:
+    """A statistic of item sums (``stat`` maps (..., p) sums to (...) values), at full sample and
+    its jackknife interval: each item's row of ``rows`` (n x p) left out in turn."""
+    total = rows.sum(0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        full = float(stat(total))
+        loo = stat(total[None, :] - rows)
+    return (full, *jackknife(full, loo))
+
+
+def _jack_measure(name: str, title: str, exact: Fraction | float | None, kind: str,
+                  stat: Callable[[np.ndarray], np.ndarray], rows: np.ndarray, definition: str,
+                  fraction: str = "") -> Measure:
+    if exact is None or len(rows) == 0:
+        return Measure(name, title, None, "", kind=kind, definition=definition,
+                       unavailable="undefined: no variation or no items to measure it on")
+    full, low, high, se = _sums_jackknife(stat, rows)
+    method = JACKKNIFE.format(n=len(rows), df=len(rows) - 1) if low is not None else ""
+    return Measure(name, title, exact, fraction, low, high, method, definition, kind, se=se, cases=len(rows))
+
+
+# --- one judge against the humans ------------------------------------------------------------------
+
+NO_HUMANS = "no human labels on the judge's items: add them (--references, or the human labels upload)"
+#: The measures beside the gates, by kind: (name, title, kind), in the order shown.
+GRADED_MEASURES = (("exact_agreement", "exact agreement with a human", "share"),
+                   ("within_one", "agreement within one scale point", "share"),
+                   ("weighted_kappa", "Cohen's kappa (quadratic weights) with the humans", "coefficient"),
+                   ("leniency", "leniency (judge minus human, mean)", "scale"),
+                   ("central_tendency", "spread of judge scores over the humans' (SD ratio)", "ratio"),
+                   ("length_effect", "judge score vs answer length, the humans' mean held (partial correlation)",
+                    "coefficient"),
+                   ("self_preference_scored", "self-preference (own answers minus others')", "scale"))
+BINARY_MEASURES = (("accuracy", "accuracy (judge = human)", "share"),
+                   ("kappa", "Cohen's kappa with the humans", "coefficient"),
+                   ("sensitivity", "sensitivity (passes what a human passes)", "share"),
+                   ("specificity", "specificity (fails what a human fails)", "share"),
+                   ("yes_lean", "yes-lean (judge pass rate minus human pass rate)", "difference"),
+                   ("self_preference_scored", "self-preference (own answers minus others')", "difference"))
+TITLES = {name: title for name, title, _ in GRADED_MEASURES + BINARY_MEASURES}
+
+def reference(x: ScoredInput) -> np.ndarray:
+    """Each item's human consensus: the mean of its human scores; NaN where no human scored it. The
+    control in the length effect and the baseline of self-preference (a mean, so it carries no
+    rounding: a median of two would be their minimum, and every judge would look lenient)."""
+    h = x.matrix[:, len(x.judges):]
+    counts = (~np.isnan(h)).sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, np.nansum(h, axis=1) / np.maximum(counts, 1), np.nan)
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """The judge's score beside each human's on the items both scored: the unit of the agreement
+    measures (an exchangeable judge agrees with a human as a human does), each item one cluster."""
+
+    item: np.ndarray  # item index (into the input's items) of each pair
+    judge: np.ndarray  # the judge's score
+    human: np.ndarray  # the human's score
+    n_items: int
+
+    @classmethod
+    def of(cls, x: ScoredInput, judge: str) -> "Pairs":
+        j = x.column(judge)
+        h = x.matrix[:, len(x.judges):]
+        mask = ~np.isnan(j)[:, None] & ~np.isnan(h)
+        item, col = np.nonzero(mask)
+        return cls(item, j[item], h[item, col], len(np.unique(item)))
+
+    def per_item(self, values: np.ndarray) -> np.ndarray:
+        """Sums over each item's pairs (items without pairs dropped): one row per cluster."""
+        idx, inverse = np.unique(self.item, return_inverse=True)
+        return np.bincount(inverse, weights=values, minlength=len(idx))
+
+    def rows(self, cols: Sequence[np.ndarray]) -> np.ndarray:
+        return np.column_stack([self.per_item(np.asarray(c, dtype=float)) for c in cols])
+
+
+def clustered_share(name: str, title: str, hit: np.ndarray, pairs: Pairs, definition: str,
+                    among: np.ndarray | None = None) -> Measure:
+    """A share of pairs (``among``: of those pairs only), with the house's case-clustered Wilson
+    interval (agreebound.uncertainty.rate_interval: each item one case, its design effect measured)."""
+    among = np.ones(len(hit), dtype=bool) if among is None else among
+    y = pairs.per_item((hit & among).astype(float)).astype(np.int64)
+    m = pairs.per_item(among.astype(float)).astype(np.int64)
+    y, m = y[m > 0], m[m > 0]
+    s, n = int(y.sum()), int(m.sum())
+    if n == 0:
+        return Measure(name, title, None, "", definition=definition, unavailable="no pairs to measure it on")
+    stats = RateStats(s, n, len(m), int((y * y).sum()), int((y * m).sum()), int((m * m).sum()))
+    ri = rate_interval(name, s, n, stats, Z95)
+    return Measure(name, title, Fraction(s, n), f"{s:,}/{n:,}", ri.low, ri.high, ri.method.replace("case", "item"),
+                   definition, "share", cases=len(m), se=(ri.high - ri.low) / (2 * Z95), design_effect=ri.deff)
+
+
+@dataclass(frozen=True)
+class JudgeAgreement:
+    """One judge's audit against the humans: the gates' alphas and the measures beside them."""
+
+    judge: str
+    kind: str
+    level: str
+    items: int  # items with the judge's score and at least one human's
+    pairs: int  # (item, human) pairs behind the agreement measures
+    judge_alpha: Measure  # mean alpha(judge, h) over the humans
+    human_alpha: Measure | None  # mean alpha(h, h') over human pairs (None: fewer than two humans)
+    difference: Measure | None  # judge_alpha - human_alpha, for the admissibility gate
+    alphas: tuple[PairAlpha, ...]  # judge-human pairs, then human-human pairs
+    measures: tuple[Measure, ...]  # beside the gates, by kind
+    confidence: Calibration | None = None
+    #: judge score x human score counts over the pairs (rows: the judge's, columns: the human's)
+    table: tuple[tuple[float, ...], tuple[tuple[int, ...], ...]] = ((), ())
+
+    def measure(self, name: str) -> Measure | None:
+        return next((m for m in self.measures if m.name == name), None)
+
+
+def _mean_alpha(name: str, title: str, pairs: Sequence[PairAlpha], n_items: int, definition: str) -> Measure:
+    usable = [p for p in pairs if p.exact is not None]
+    if not pairs:
+        return Measure(name, title, None, "", kind="coefficient", definition=definition, unavailable=NO_HUMANS)
+    if not usable:
+        return Measure(name, title, None, "", kind="coefficient", definition=definition,
+                       unavailable="undefined: no pair of raters shares an item with variation")
+    exact = sum((p.exact for p in usable), Fraction(0)) / len(usable)
+    loo = np.mean([p.loo for p in usable], axis=0)
+    low, high, se = jackknife(float(exact), loo)
+    method = JACKKNIFE.format(n=n_items, df=n_items - 1) if low is not None else ""
+    fraction = "; ".join(f"{p.a} ~ {p.b}: {float(p.exact):.3f} over {p.items:,}" for p in usable[:6])
+    return Measure(name, title, exact, fraction, low, high, method, definition, "coefficient", se=se,
+                   cases=n_items)
+
+
+def _difference(ja: Measure, ha: Measure, jp: Sequence[PairAlpha], hp: Sequence[PairAlpha], n: int) -> Measure:
+    title = "judge's alpha minus the humans' alpha"
+    definition = ("mean alpha(judge, human h) - mean alpha(human h, human h'), each over the items both rated: "
+                  "negative when the judge agrees with the humans less than they agree with each other")
+    if ja.exact is None or ha.exact is None:
+        return Measure("alpha_difference", title, None, "", kind="coefficient", definition=definition,
+                       unavailable=ja.unavailable or ha.unavailable)
+    ju = [p for p in jp if p.exact is not None]
+    hu = [p for p in hp if p.exact is not None]
+    loo = np.mean([p.loo for p in ju], axis=0) - np.mean([p.loo for p in hu], axis=0)
+    exact = Fraction(ja.exact) - Fraction(ha.exact)
+    low, high, se = jackknife(float(exact), loo)
+    method = JACKKNIFE.format(n=n, df=n - 1) if low is not None else ""
+    return Measure("alpha_difference", title, exact, f"{float(ja.exact):.3f} - {float(ha.exact):.3f}", low, high,
+                   method, definition, "coefficient", se=se, cases=n)
+
+
+def agreement(x: ScoredInput, judge: str, level: str) -> JudgeAgreement:
+    """One judge against the humans: the gates' alphas (with their jackknife intervals) and, by
+    kind, the measures beside them."""
+    jp = tuple(pair_alpha(x, judge, h, level) for h in x.humans)
+    hp = tuple(pair_alpha(x, a, b, level) for i, a in enumerate(x.humans) for b in x.humans[i + 1:])
+    n = len(x.items)
+    ja = _mean_alpha("judge_alpha", "judge vs humans: mean alpha", jp, n,
+                     "the mean over the humans of alpha(judge, human), each over the items both rated")
+    ha = _mean_alpha("human_alpha", "humans vs humans: mean alpha", hp, n,
+                     "the mean over pairs of humans of alpha(human, human), each over the items both rated"
+                     ) if hp else None
+    diff = _difference(ja, ha, jp, hp, n) if ha is not None else None
+    pairs = Pairs.of(x, judge)
+    if len(pairs.item):
+        measures = (graded_measures if x.kind == "graded" else binary_measures)(x, judge, pairs, level)
+    else:  # nothing to compare the judge with: every measure says so
+        measures = tuple(Measure(name, title, None, "", kind=kind, unavailable=NO_HUMANS)
+                         for name, title, kind in (GRADED_MEASURES if x.kind == "graded" else BINARY_MEASURES))
+    conf = stated_confidence(x, judge) if x.kind == "binary" else None
+    values = np.asarray(x.values)
+    c = len(values)
+    cells = np.bincount(np.searchsorted(values, pairs.judge) * c + np.searchsorted(values, pairs.human),
+                        minlength=c * c).reshape(c, c)
+    table = (tuple(map(float, values)), tuple(tuple(int(v) for v in row) for row in cells))
+    return JudgeAgreement(judge, x.kind, level, pairs.n_items, len(pairs.item), ja, ha, diff, jp + hp, measures,
+                          conf, table)
+
+
+def stated_confidence(x: ScoredInput, judge: str) -> Calibration | None:
+    """The judge's stated probability of pass against the humans' verdict, one forecast per item
+    (the humans' majority; an item the humans split evenly has no verdict and is left out, counted).
+    None when the judge states no confidence on two or more such items."""
+    p = x.confidence[:, x.judges.index(judge)]
+    ref = reference(x)
+    verdict = ~np.isnan(p) & ~np.isnan(ref) & ~np.isnan(x.column(judge))
+    split = verdict & (ref == 0.5)
+    usable = verdict & ~split
+    if usable.sum() < 2:
+        return None
+    return calibration(p[usable], (ref[usable] > 0.5).astype(float), split=int(split.sum()))
+
+
+def _kappa(pairs: Pairs, level: str, weights: str) -> Fraction | None:
+    """Cohen's kappa (weighted) of the judge and the humans over the pairs, through the coefficients
+    module (two raters: its Cohen kappa), each pair a row."""
+    if not len(pairs.item):
+        return None
+    coded = encode([[_num(a), _num(b)] for a, b in zip(pairs.judge, pairs.human)])
+    c = coefficients(coded, ["judge", "human"], level).get("cohen_kappa", weights)
+    return None if c is None else c.value
+
+
+def _kappa_measure(name: str, title: str, pairs: Pairs, level: str, weights: str, definition: str) -> Measure:
+    """Kappa over the pairs, exact through the coefficients module; its jackknife over items from each
+    item's judge x human cell counts, weighted as the coefficients module weighs the values used."""
+    j, r = pairs.judge, pairs.human
+    values = np.unique(np.concatenate([j, r]))
+    c = len(values)
+    w = np.array(weight_matrix(weights, [_num(v) for v in values], True), dtype=float)
+    cell = np.searchsorted(values, j) * c + np.searchsorted(values, r)
+    rows = pairs.rows([cell == k for k in range(c * c)])
+
+    def stat(s: np.ndarray) -> np.ndarray:
+        m = s.reshape(*s.shape[:-1], c, c)
+        n = m.sum((-1, -2))
+        po = (m * w).sum((-1, -2)) / n
+        pe = (m.sum(-1)[..., :, None] * m.sum(-2)[..., None, :] * w).sum((-1, -2)) / n ** 2
+        return (po - pe) / (1 - pe)
+
+    return _jack_measure(name, title, _kappa(pairs, level, weights), "coefficient", stat, rows, definition)
+
+
+def graded_measures(x: ScoredInput, judge: str, pairs: Pairs, level: str) -> tuple[Measure, ...]:
+    """Over the (item, human) pairs: exact and within-one agreement, quadratic-weighted kappa,
+    leniency, central tendency; over items: the score-length partial correlation (the humans' mean
+    held) and self-preference."""
+    j, h = pairs.judge, pairs.human
+    weights = "quadratic" if level != "nominal" else "identity"
+    d = [Fraction(_num(a)) - Fraction(_num(b)) for a, b in zip(j, h)]
+    leniency = sum(d, Fraction(0)) / len(d) if d else None
+    ref = reference(x)
+    jcol = x.column(judge)
+    items = ~np.isnan(jcol) & ~np.isnan(ref)
+    return (
+        clustered_share("exact_agreement", TITLES["exact_agreement"], j == h, pairs,
+                        "pairs of the judge's and a human's score on the same item that are equal"),
+        clustered_share("within_one", TITLES["within_one"], np.abs(j - h) <= 1, pairs,
+                        "pairs of the judge's and a human's score on the same item within 1 of each other"),
+        _kappa_measure("weighted_kappa", TITLES["weighted_kappa"].replace("quadratic", weights), pairs, level, weights,
+                       f"judge vs each human over the pairs, {weights} weights (agreebound.coefficients' Cohen kappa)"),
+        _jack_measure("leniency", TITLES["leniency"], leniency, "scale",
+                      lambda s: s[..., 0] / s[..., 1], pairs.rows([j - h, np.ones(len(j))]),
+                      "the mean over the pairs of the judge's score minus the human's: positive = the judge is lenient"),
+        _central_tendency(pairs),
+        _length_effect(x, jcol[items], ref[items], items),
+        _self_preference(x, judge, items, "scale"),
+    )
+
+
+def _central_tendency(pairs: Pairs) -> Measure:
+    """The standard deviation of the judge's scores over that of the humans' (over the pairs)."""
+    j, h = pairs.judge, pairs.human
+
+    def stat(s: np.ndarray) -> np.ndarray:
+        n = s[..., 0]
+        vj = s[..., 3] / n - (s[..., 1] / n) ** 2
+        vh = s[..., 4] / n - (s[..., 2] / n) ** 2
+        return np.sqrt(np.maximum(vj, 0) / vh)
+
+    rows = pairs.rows([np.ones(len(j)), j, h, j * j, h * h])
+    exact = float(np.std(j) / np.std(h)) if len(j) > 1 and np.std(h) > 0 else None
+    return _jack_measure("central_tendency", TITLES["central_tendency"], exact, "ratio",
+                         stat, rows, "the standard deviation of the judge's scores over that of the humans' scores, "
+                         "over the pairs: below 1 = the judge avoids the ends of the scale")
+
+
+def _length_effect(x: ScoredInput, j: np.ndarray, r: np.ndarray, both: np.ndarray) -> Measure:
+    """The partial correlation of the judge's score with the answer's length, the reference held."""
+    title = TITLES["length_effect"]
+    definition = ("r(judge, length | humans' mean) = (r_jl - r_jr r_lr) / sqrt((1 - r_jr^2)(1 - r_lr^2)): "
+                  "positive = longer answers get higher scores than the humans give them")
+    ln = x.length[both]
+    ok = ~np.isnan(ln)
+    if ok.sum() < 4:
+        return Measure("length_effect", title, None, "", kind="coefficient", definition=definition,
+                       unavailable="the log has no answer lengths" if not ok.any() else "fewer than 4 items with lengths")
+    a, b, c = j[ok], ln[ok], r[ok]
+    rows = np.column_stack([np.ones(len(a)), a, b, c, a * a, b * b, c * c, a * b, a * c, b * c])
+
+    def stat(s: np.ndarray) -> np.ndarray:
+        n = s[..., 0]
+        m = [s[..., i] / n for i in (1, 2, 3)]
+        var = [s[..., 4 + i] / n - m[i] ** 2 for i in range(3)]
+        cov_ab, cov_ac, cov_bc = (s[..., 7] / n - m[0] * m[1], s[..., 8] / n - m[0] * m[2], s[..., 9] / n - m[1] * m[2])
+        r_ab = cov_ab / np.sqrt(var[0] * var[1])
+        r_ac = cov_ac / np.sqrt(var[0] * var[2])
+        r_bc = cov_bc / np.sqrt(var[1] * var[2])
+        return (r_ab - r_ac * r_bc) / np.sqrt((1 - r_ac ** 2) * (1 - r_bc ** 2))
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        full = float(stat(rows.sum(0)))
+    return _jack_measure("length_effect", title, full if np.isfinite(full) else None, "coefficient", stat, rows,
+                         definition)
+
+
+def is_self(model: str, judge: str) -> bool:
+    """The judged answer is the judge's own model's: the same name, ignoring case, punctuation and a
+    provider prefix ("openai/gpt-4o" is "gpt-4o")."""
+    def norm(s: str) -> str:
+        return "".join(ch for ch in s.lower().rsplit("/", 1)[-1] if ch.isalnum())
+    return bool(model) and norm(model) == norm(judge)
+
+
+def _exact_differences(x: ScoredInput, judge: str, items: np.ndarray) -> list[Fraction]:
+    """Judge score minus the humans' mean on each item, exactly."""
+    hs = x.matrix[:, len(x.judges):]
+    j = x.column(judge)
+    out = []
+    for i in np.flatnonzero(items):
+        row = [Fraction(_num(v)) for v in hs[i] if not np.isnan(v)]
+        out.append(Fraction(_num(j[i])) - sum(row, Fraction(0)) / len(row))
+    return out
+
+
+def _self_preference(x: ScoredInput, judge: str, items: np.ndarray, kind: str) -> Measure:
+    """The mean of judge minus the humans' mean on the judge's own model's answers, minus the same
+    on the others'."""
+    title = TITLES["self_preference_scored"]
+    definition = ("the mean of judge minus the humans' mean on the judge's own model's answers, minus the same on "
+                  "the other models' answers")
+    own = np.array([is_self(m, judge) for m in x.model[items]], dtype=bool)
+    if not own.any() or own.all():
+        why = ("no answer of the judge's own model in the log" if not own.any()
+               else "every answer is the judge's own model's")
+        return Measure("self_preference_scored", title, None, "", kind=kind, definition=definition, unavailable=why)
+    d = _exact_differences(x, judge, items)
+    mine = [v for v, o in zip(d, own) if o]
+    other = [v for v, o in zip(d, own) if not o]
+    exact = sum(mine, Fraction(0)) / len(mine) - sum(other, Fraction(0)) / len(other)
+    df = np.array([float(v) for v in d])
+    rows = np.column_stack([own, own * df, ~own, ~own * df]).astype(float)
+    return _jack_measure("self_preference_scored", title, exact, kind,
+                         lambda s: s[..., 1] / s[..., 0] - s[..., 3] / s[..., 2], rows, definition,
+                         f"{len(mine):,} own vs {len(other):,} other answers")
+
+
+def binary_measures(x: ScoredInput, judge: str, pairs: Pairs, level: str) -> tuple[Measure, ...]:
+    """Over the (item, human) pairs, a human's pass the positive: accuracy, Cohen's kappa, sensitivity,
+    specificity and the yes-lean; over items: self-preference against the humans' mean."""
+    jp, hp = pairs.judge == 1, pairs.human == 1
+    n = len(jp)
+    lean = Fraction(int(jp.sum()) - int(hp.sum()), n) if n else None
+    ref = reference(x)
+    jcol = x.column(judge)
+    items = ~np.isnan(jcol) & ~np.isnan(ref)
+    return (
+        clustered_share("accuracy", TITLES["accuracy"], jp == hp, pairs,
+                        "pairs of the judge's and a human's verdict on the same item that are equal"),
+        _kappa_measure("kappa", TITLES["kappa"], pairs, "nominal", "identity",
+                       "judge vs each human over the pairs (agreebound.coefficients' Cohen kappa)"),
+        clustered_share("sensitivity", TITLES["sensitivity"], jp, pairs,
+                        "of the pairs where the human passes the item, the share where the judge passes it", among=hp),
+        clustered_share("specificity", TITLES["specificity"], ~jp, pairs,
+                        "of the pairs where the human fails the item, the share where the judge fails it", among=~hp),
+        _jack_measure("yes_lean", TITLES["yes_lean"], lean, "difference",
+                      lambda s: (s[..., 0] - s[..., 1]) / s[..., 2], pairs.rows([jp, hp, np.ones(n)]),
+                      "the judge's pass rate minus the humans' over the same pairs: positive = the judge says yes "
+                      "more often", f"{int(jp.sum()):,}/{n:,} - {int(hp.sum()):,}/{n:,}"),
+        _self_preference(x, judge, items, "difference"),
+    )
+
+
+# --- several judges: a panel of judges ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class JudgePanel:
+    """Several judges over the same items: alpha among them (the panel path), alpha without each,
+    and which judge to drop."""
+
+    alpha: Fraction | None
+    without: dict[str, Fraction | None]
+    drop: str | None
+    why: str
+
+
+def judge_panel(x: ScoredInput, level: str, agreements: Sequence[JudgeAgreement]) -> JudgePanel | None:
+    if len(x.judges) < 2:
+        return None
+    k = len(x.judges)
+    m = x.matrix[:, :k]
+
+    def alpha_of(cols: list[int]) -> Fraction | None:
+        rows = [[None if np.isnan(v) else _num(v) for v in row] for row in m[:, cols]]
+        return krippendorff_alpha(rows, level).value
+
+    full = alpha_of(list(range(k)))
+    without = {x.judges[i]: alpha_of([c for c in range(k) if c != i]) for i in range(k)} if k > 2 else {}
+    drop, why = _drop(full, without, agreements)
+    return JudgePanel(full, without, drop, why)
+
+
+def _drop(full: Fraction | None, without: dict[str, Fraction | None], agreements: Sequence[JudgeAgreement]
+          ) -> tuple[str | None, str]:
+    """The judge to drop: with human labels, the one that agrees with them least; otherwise the one
+    whose removal raises the judges' alpha most (none when no removal raises it)."""
+    rated = [(a.judge_alpha.exact, a.judge) for a in agreements if a.judge_alpha.exact is not None]
+    if len(rated) >= 2:
+        value, judge = min(rated)
+        return judge, f"it agrees with the humans least (mean alpha {float(value):.3f})"
+    gains = [(v - full, j) for j, v in without.items() if v is not None and full is not None]
+    if gains and max(gains)[0] > 0:
+        gain, judge = max(gains)
+        return judge, f"leaving it out raises the judges' alpha by {float(gain):.3f}"
+    return None, "no judge's removal raises the judges' alpha"
+
+
+# --- the measurement ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ScoredMeasurement:
+    """A graded or pass/fail judge log measured: one agreement per judge, the panel of judges."""
+
+    input: ScoredInput
+    kind: str
+    level: str
+    level_chosen_by: str  # "data" (the kind's default) or "user"
+    agreements: tuple[JudgeAgreement, ...]
+    panel: JudgePanel | None
+    #: what ties the result to the judge and rubric (grader model, rubric digest, tool), as io read it
+    identity: dict[str, str] = field(default_factory=dict)
+    shape: str = "scores table"  # the log's shape, as io recognised it
+    read_notes: tuple[str, ...] = ()  # what io read and left out, counted
+    labels: dict[float, str] = field(default_factory=dict)  # how scores were written (1.0 -> "C")
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self.read_notes + self.input.notes
+
+    def agreement(self, judge: str) -> JudgeAgreement:
+        return next(a for a in self.agreements if a.judge == judge)
+
+    @property
+    def kind_words(self) -> str:
+        """The judge's kind and why, in words."""
+        if self.kind == "binary":
+            return "pass/fail judge: every score is 0 or 1 (pass = 1)"
+        lo, hi = self.input.values[0], self.input.values[-1]
+        return f"graded judge: scores on a scale of {len(self.input.values)} values from {lo:g} to {hi:g}"
+
+
+def default_level(kind: str) -> str:
+    """A pass/fail verdict is nominal; a score on a scale is ordinal (its steps need not be equal)."""
+    return "nominal" if kind == "binary" else "ordinal"
+
+
+def measure_scored(frame: pd.DataFrame, file: str = "", level: str | None = None, *,
+                   identity: dict[str, str] | None = None, shape: str = "scores table",
+                   notes: Sequence[str] = (), labels: dict[float, str] | None = None) -> ScoredMeasurement:
+    """Measure a graded or pass/fail judge log (io's scores table) against its human labels.
+    ``level``: None for the kind's default (:func:`default_level`), said as chosen from the data."""
+    x = scored_input(frame, file)
+    kind = x.kind
+    chosen = "user" if level else "data"
+    level = level or default_level(kind)
+    agreements = tuple(agreement(x, j, level) for j in x.judges)
+    return ScoredMeasurement(x, kind, level, chosen, agreements, judge_panel(x, level, agreements),
+                             dict(identity or {}), shape, tuple(notes), dict(labels or {}))
+
+
+# --- the counts an out-of-core engine returns -------------------------------------------------------
+
+@dataclass(frozen=True)
+class ScoredCounts:
+    """Every two raters' table of paired scores over the items both scored, and each rater's role:
+    what an engine (agreebound.engines.scored_sql) returns, mergeable by adding tables."""
+
+    roles: dict[str, str]  # rater -> "judge" | "human"
+    items: dict[str, int]  # rater -> items it scored
+    values: tuple[float, ...]  # the scores that occur in a pair, ascending
+    tables: dict[tuple[str, str], np.ndarray] = field(repr=False)  # (a, b), a < b: values x values counts
+
+    @classmethod
+    def of(cls, roles: dict[str, str], items: dict[str, int],
+           pairs: Sequence[tuple[str, str, float, float, int]]) -> "ScoredCounts":
+        """From rows (rater a, rater b, a's score, b's score, items), a < b."""
+        values = tuple(sorted({v for _, _, x, y, _ in pairs for v in (x, y)}))
+        at = {v: i for i, v in enumerate(values)}
+        tables: dict[tuple[str, str], np.ndarray] = {}
+        for a, b, x, y, n in pairs:
+            t = tables.setdefault((a, b), np.zeros((len(values), len(values)), dtype=np.int64))
+            t[at[x], at[y]] += n
+        return cls(dict(roles), dict(items), values, tables)
+
+    @classmethod
+    def of_input(cls, x: ScoredInput) -> "ScoredCounts":
+        """The same counts from scores in memory."""
+        roles = {r: ("judge" if r in x.judges else "human") for r in x.raters}
+        items = {r: int((~np.isnan(x.column(r))).sum()) for r in x.raters}
+        pairs = []
+        for a in x.raters:
+            for b in x.raters:
+                if a < b:
+                    both = ~np.isnan(x.column(a)) & ~np.isnan(x.column(b))
+                    found = pd.DataFrame({"x": x.column(a)[both], "y": x.column(b)[both]}).value_counts()
+                    pairs += [(a, b, float(u), float(v), int(n)) for (u, v), n in found.items()]
+        return cls.of(roles, items, pairs)
+
+    def table(self, a: str, b: str) -> np.ndarray:
+        """Rows: a's score; columns: b's (zeros when they share no item)."""
+        if (a, b) in self.tables:
+            return self.tables[(a, b)]
+        if (b, a) in self.tables:
+            return self.tables[(b, a)].T
+        return np.zeros((len(self.values), len(self.values)), dtype=np.int64)
+
+    @property
+    def judges(self) -> tuple[str, ...]:
+        return tuple(sorted(r for r, role in self.roles.items() if role == "judge"))
+
+    @property
+    def humans(self) -> tuple[str, ...]:
+        return tuple(sorted(r for r, role in self.roles.items() if role == "human"))
+
+
+@dataclass(frozen=True)
+class CountedAudit:
+    """One judge's counts-based measures, exact (no intervals: those need each item's scores)."""
+
+    judge: str
+    level: str
+    judge_alpha: Fraction | None
+    human_alpha: Fraction | None
+    difference: Fraction | None
+    exact_agreement: Fraction | None
+    within_one: Fraction | None
+    leniency: Fraction | None
+    pairs: int
+
+
+def _mean(values: Sequence[Fraction | None]) -> Fraction | None:
+    got = [v for v in values if v is not None]
+    return sum(got, Fraction(0)) / len(got) if got else None
+
+
+def measure_counts(c: ScoredCounts, level: str | None = None) -> dict[str, CountedAudit]:
+    """Each judge's counts-based measures from an engine's counts, through the in-memory audit's own
+    functions (alpha from each pair table through the panel path)."""
+    kind = "binary" if set(c.values) <= {0.0, 1.0} else "graded"
+    level = level or default_level(kind)
+    v = np.array(c.values)
+    hh = _mean([table_alpha(v, c.table(a, b), level) for i, a in enumerate(c.humans) for b in c.humans[i + 1:]])
+    out = {}
+    for j in c.judges:
+        ja = _mean([table_alpha(v, c.table(j, h), level) for h in c.humans])
+        pooled = sum((c.table(j, h) for h in c.humans), np.zeros((len(v), len(v)), dtype=np.int64))
+        n = int(pooled.sum())
+        gap = v[:, None] - v[None, :]
+        exact = Fraction(int(np.trace(pooled)), n) if n else None
+        within = Fraction(int(pooled[np.abs(gap) <= 1].sum()), n) if n else None
+        d = sum((Fraction(int(pooled[i, k])) * (exact_value(v[i]) - exact_value(v[k]))
+                 for i, k in zip(*np.nonzero(pooled))), Fraction(0))
+        diff = None if ja is None or hh is None else ja - hh
+        out[j] = CountedAudit(j, level, ja, hh if len(c.humans) > 1 else None, diff, exact, within,
+                              d / n if n else None, n)
+    return out
+
+
+# --- deciding ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ScoredDecision:
+    """Each judge's gates and decision, and the run's (the worst judge's)."""
+
+    decision: str
+    thresholds: ScoredThresholds
+    source: str
+    per_judge: dict[str, tuple[str, tuple[Gate, ...], str | None]]  # judge -> (decision, gates, reason)
+    judge: str | None = None  # the judge the decision is about; None: every judge (the worst decides)
+
+    def gates(self, judge: str) -> tuple[Gate, ...]:
+        return self.per_judge[judge][1]
+
+
+def decide_scored(m: ScoredMeasurement, thresholds: ScoredThresholds | None = None,
+                  source: str = "default", judge: str | None = None) -> ScoredDecision:
+    """The only place a graded or pass/fail judge's measures meet thresholds: for each judge,
+    admissibility (its alpha with the humans minus theirs with each other, against minus the margin)
+    and the floor on its alpha with the humans; a gate without a number is not a pass (INCOMPLETE).
+    The decision is ``judge``'s, or with several judges and none named the worst of theirs (every
+    judge of the panel must be admissible)."""
+    th = thresholds or ScoredThresholds()
+    if judge is not None and judge not in m.input.judges:
+        raise ValueError(f"no judge {judge!r} in the log; judges: {', '.join(m.input.judges)}")
+    per: dict[str, tuple[str, tuple[Gate, ...], str | None]] = {}
+    for a in m.agreements:
+        gates = (_gate(a.difference, "admissibility", -th.admissibility_margin, "admissibility_margin_permil",
+                       source, "needs two or more humans on shared items"),
+                 _gate(a.judge_alpha, "judge_alpha", th.judge_alpha_floor, "judge_alpha_floor_permil", source,
+                       "needs human labels on the judge's items"))
+        per[a.judge] = _judge_decision(gates)
+    decision = per[judge][0] if judge is not None else worst(d for d, _, _ in per.values())
+    return ScoredDecision(decision, th, source, per, judge)
+
+
+def _gate(measure: Measure | None, name: str, threshold: Fraction, field_name: str, source: str,
+          need: str) -> Gate:
+    if measure is None or measure.exact is None:
+        detail = need if measure is None else (measure.unavailable or need)
+        return Gate(name, "min", None, threshold, None, state=NOT_EVALUABLE, threshold_field=field_name,
+                    threshold_source=source, detail=detail)
+    g = evaluate(name, "min", Fraction(measure.exact), threshold, low=measure.low, high=measure.high,
+                 interval_method=measure.method, threshold_field=field_name, threshold_source=source)
+    if measure.se is None or measure.low is None:
+        return g
+    plan = plan_se(Fraction(measure.exact), threshold, se=measure.se, size=measure.cases, fragile=g.fragile,
+                   unit_word="items", holds="the difference" if name == "admissibility" else "alpha",
+                   how="the delete-one-item jackknife")
+    return replace(g, plan=plan)
+
+
+def _judge_decision(gates: tuple[Gate, ...]) -> tuple[str, tuple[Gate, ...], str | None]:
+    if any(g.passed is False for g in gates):
+        return FAIL, gates, None
+    unknown = [g for g in gates if g.passed is None]
+    if unknown:
+        return INCOMPLETE, gates, "; ".join(f"{g.name}: {g.detail}" for g in unknown)
+    return PASS, gates, None
+
