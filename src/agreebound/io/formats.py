@@ -133,6 +133,8 @@ def import_ratings(name: str, data: bytes, mapping: Any = None, sheet: str | Non
                    missing: Sequence[str] | None = None) -> Imported:
     """Any supported rating file -> panels, through ``mapping`` or the suggested one; ``sheet``
     and ``missing`` adjust either."""
+    if mapping is None:
+        refuse_judge_log(name, data)
     source = read_source(name, data, mapping if mapping is not None else
                          (Mapping("wide", sheet=sheet) if sheet else None))
     if mapping is None:
@@ -812,18 +814,31 @@ def read_judge_log(name: str, data: bytes, references: tuple[str, bytes] | None 
     seed needs, the seed's full audit; otherwise a partial audit whose missing gates say why
     (never a pass). Without a contract the gates are measured against illustrative limits (the
     seed's example) and nothing is decided (INCOMPLETE). Read only: measure_judge audits it."""
-    from hashlib import sha256 as _sha
-
-    from agreebound.io.judge_logs import (
-        draft_contract,
-        lacks_of,
-        parse_log_mapping,
-        read_references,
-        seed_frames,
-    )
+    from agreebound.io.judge_logs import parse_log_mapping
     from agreebound.io.judge_logs import read_judge_log as read_log
 
     log = read_log(name, data, judge, parse_log_mapping(*mapping) if mapping else None)
+    return judge_input_of(name, data, log, references, contract, thresholds)
+
+
+def read_single_as_pairs(name: str, data: bytes, references: tuple[str, bytes], contract: tuple[str, bytes] | None = None,
+                         judge: str | None = None, thresholds: Any = None) -> JudgeInput:
+    """A single-answer grading log (MT-Bench) audited against pairwise human votes
+    (:func:`agreebound.io.judge_logs.single_as_pairs`): the pairwise judge audit of its implied choices."""
+    from agreebound.io.judge_logs import single_as_pairs
+    from agreebound.io.scored_logs import read_scored_log
+
+    log = single_as_pairs(read_scored_log(name, data, judge), *references)
+    return judge_input_of(name, data, log, references, contract, thresholds)
+
+
+def judge_input_of(name: str, data: bytes, log: Any, references: tuple[str, bytes] | None,
+                   contract: tuple[str, bytes] | None, thresholds: Any) -> JudgeInput:
+    """A read judge log with its references and contract (or a draft of one) as the audit's input."""
+    from hashlib import sha256 as _sha
+
+    from agreebound.io.judge_logs import draft_contract, lacks_of, read_references, seed_frames
+
     refs, ref_notes = (read_references(references[0], references[1], log) if references else (None, ()))
     if contract is not None:
         obj = read_json(contract[0], contract[1])
@@ -918,3 +933,64 @@ def parse_threshold_link(text: str) -> ThresholdSet:
     except ThresholdError as e:
         raise InputError("link", None, e.key, str(e)) from None
 
+
+
+def scored_log_kind(name: str, data: bytes) -> str | None:
+    """A harness's graded or pass/fail judge log (JSON: inspect_ai, promptfoo, MT-Bench single,
+    judgekit), its shape by its fields; None for anything else (a scores table CSV is also a
+    rating file a panel may read: not refused)."""
+    head = data[:65536].lstrip()
+    if data[:4] == b"PK\x03\x04":
+        return "inspect_ai" if name.lower().endswith(".eval") else None
+    if head[:1] != b"{":
+        return None
+    return scored_shape(name, data)
+
+
+def refuse_judge_log(name: str, data: bytes) -> None:
+    """Ratings are not a judge log: a graded or pass/fail judge's log says so before it is read as ratings."""
+    kind = scored_log_kind(name, data)
+    if kind is not None:
+        raise InputError(name, None, None, f"this is an LLM-judge log ({kind}), not ratings: audit it with "
+                         "'agreebound calibrate' (human labels: --references) or on the Judge calibration page")
+
+
+def is_scored_log(name: str, data: bytes) -> bool:
+    """A graded or pass/fail judge's log (agreebound.io.scored_logs: inspect_ai, promptfoo, MT-Bench
+    single-answer grading, judgekit/judgecal JSONL, a scores table) rather than a pairwise one."""
+    if data[:4] == b"PK\x03\x04":  # a zip: inspect_ai's .eval archive
+        return name.lower().endswith(".eval")
+    head = data[:65536].lstrip()
+    if head.startswith(b"{"):
+        return scored_shape(name, data) is not None
+    try:
+        header = head.split(b"\n", 1)[0].decode("utf-8-sig").strip().lower()
+    except UnicodeDecodeError:
+        return False
+    return {"item", "rater", "role", "score"} <= {c.strip().strip('"') for c in header.split(",")}
+
+
+def scored_shape(name: str, data: bytes) -> str | None:
+    """The shape of a JSON or JSON Lines judge log that io.scored_logs reads, by its first record's
+    fields (the whole object for one JSON document); None when it is not one."""
+    from agreebound.io.scored_logs import scored_log_shape
+
+    head = data[:65536].lstrip()
+    try:
+        try:  # JSON Lines: its first record
+            obj = json.loads(head.split(b"\n", 1)[0])
+        except ValueError:  # one JSON object (inspect_ai's log, with its NaN scores; promptfoo's results)
+            obj = json.loads(data.decode("utf-8-sig"))
+        return scored_log_shape(obj) if isinstance(obj, dict) else None
+    except (ValueError, UnicodeDecodeError, RecursionError, InputError):
+        return None  # not a scored log: the other readers say what is wrong with it
+
+
+def read_scored(name: str, data: bytes, humans: tuple[str, bytes] | None = None, judge: str | None = None) -> Any:
+    """A graded or pass/fail judge's log, with human labels joined from a second file if given
+    (agreebound.io.scored_logs.ScoredLog). Read only: judge_scores measures it."""
+    from agreebound.io.scored_logs import join_human_labels, read_scored_log, scores_table
+
+    head = data[:65536].lstrip()
+    log = read_scored_log(name, data, judge) if head[:1] in (b"{", b"[", b"P") else scores_table(name, data)
+    return join_human_labels(log, humans[0], humans[1]) if humans is not None else log

@@ -15,6 +15,23 @@ Shapes recognised by their fields (no mapping needed):
 * AlpacaEval annotations: ``instruction, output_1, output_2, generator_1, generator_2,
   preference`` (1, 2, or 1.5 for a tie; weighted annotators give fractions). Lengths are the
   outputs' lengths in characters. The presentation order is not recorded.
+* arena-hard judgments (``data/<bench>/model_judgment/<judge>/<model>.jsonl``, lmarena/arena-hard-auto
+  gen_judgment.py): ``question_id`` (v0.1) or ``uid`` (v2), ``model``, ``judge``, [``baseline``],
+  ``games`` = [game 1, game 2]. Game 1 shows the baseline as assistant A (order ab), game 2 shows the
+  model as A (order ba); ``score`` "A>>B"/"A>B" select the answer shown as A, "B>A"/"B>>A" the one
+  shown as B, "A=B" is a tie, and null (or any other label) is a judgment the harness could not
+  parse (left out, counted). The strength (>> against >) is collapsed, and counted in the notes.
+  Candidate a is the baseline, b the model. v0.1 records do not name the baseline model.
+* judgekit pairwise verdicts: ``kind: "pairwise", item_id, choice`` (a/b/tie in canonical space),
+  ``swapped`` (order ba), ``sample_index``, ``a_len, b_len`` (the log's own unit), ``a_model,
+  b_model``, ``judge_id``; ``judge_id: "human"`` verdicts are references, not the judge's.
+* judgecal judgments (``judgecal ingest`` output): ``custom_id, verdict`` (first/second/tie/
+  invalid, in presented order), ``meta`` (probe, condition, item_id, repeat, first_is_a, first_len,
+  second_len, first_author, second_author). One execution fanned out to several probes is one
+  judgment (by ``custom_id``); the position and stability probes' judgments (default template,
+  original answers) are read; the verbosity probe's padded answers and the template probe's
+  paraphrased prompts are other cases and other judges, left out and counted. The judge model is
+  not in the file: name it with ``judge``.
 
 Every other shape takes a mapping from its fields to the observation fields.
 """
@@ -212,6 +229,12 @@ def read_judge_log(name: str, data: bytes, judge: str | None = None, mapping: Lo
         return _alpacaeval(name, records, lines, judge)
     if shape == "observations":
         return _observations(name, records, lines, judge)
+    if shape == "arena-hard judgments":
+        return _arena_hard(name, records, lines, judge)
+    if shape == "judgekit pairwise":
+        return _judgekit_pairwise(name, records, lines, judge)
+    if shape == "judgecal judgments":
+        return _judgecal(name, records, lines, judge)
     if shape == "mt-bench human judgments":
         raise InputError(name, None, None, "these are human judgments (references): give them as the references "
                          "of a judge log")
@@ -227,10 +250,14 @@ def judges_in(name: str, data: bytes) -> tuple[str, ...]:
     shape = judge_log_shape(records[0])
     key = {"mt-bench judgments": lambda r: _judge_name(r.get("judge")),
            "alpacaeval annotations": lambda r: str(r.get("annotator", "annotator")),
-           "observations": lambda r: str(r.get("judge_generator", "judge"))}.get(shape)
+           "observations": lambda r: str(r.get("judge_generator", "judge")),
+           "arena-hard judgments": lambda r: str(r.get("judge")),
+           "judgekit pairwise": lambda r: str(r.get("judge_id", "judge")),
+           "judgecal judgments": lambda r: "judge"}.get(shape)
     if key is None:
         return ()
-    return tuple(j for j, _ in Counter(key(r) for r in records).most_common())
+    return tuple(j for j, _ in Counter(key(r) for r in records).most_common()
+                 if not (shape == "judgekit pairwise" and j == "human"))
 
 
 def _pick_judge(name: str, found: Counter, judge: str | None) -> str:
@@ -399,7 +426,10 @@ def _alpacaeval(name: str, records: list[dict[str, Any]], lines: list[int], judg
                      "candidate_a_tokens": max(1, min(len(str(r["output_1"])), 10**6)),
                      "candidate_b_tokens": max(1, min(len(str(r["output_2"])), 10**6)),
                      "candidate_a_generator": slug(g1, "m"), "candidate_b_generator": slug(g2, "m"),
-                     "judge_generator": slug(chosen, "m"), "key": key, "line": line})
+                     "judge_generator": slug(chosen, "m"), "key": key, "line": line,
+                     # the annotator's stated probability that output_2 is the better (a weighted
+                     # annotator's preference - 1): its confidence, scored against the humans
+                     "stated": float(pref) - 1.0})
     if not rows:
         raise InputError(name, None, None, f"no usable annotations by {excerpt(chosen)}")
     lacks = ["orders", "repetitions"]
@@ -409,6 +439,241 @@ def _alpacaeval(name: str, records: list[dict[str, Any]], lines: list[int], judg
         notes.append(f"{rounded:,} fractional preferences were read as the nearer candidate (1.5 is a tie)")
     return JudgeLog(name, "alpacaeval annotations", pd.DataFrame(rows), tuple(sorted(found)), tuple(lacks),
                     tuple(notes), keys, candidates)
+
+
+#: arena-hard's verdict labels: which answer, as shown, the judge chose, and whether strongly.
+ARENA_VERDICTS = {"A>>B": ("A", True), "A>B": ("A", False), "A=B": ("tie", False), "B>A": ("B", False),
+                  "B>>A": ("B", True)}
+
+
+def _arena_answers(game: dict[str, Any]) -> tuple[int, int] | None:
+    """Assistant A's and B's answers' whitespace tokens in an arena-hard judge prompt (v0.1:
+    ``user_prompt``; v2: the user message of ``prompt``)."""
+    prompt = game.get("user_prompt")
+    if prompt is None and isinstance(game.get("prompt"), list):
+        prompt = next((m.get("content") for m in game["prompt"] if isinstance(m, dict) and m.get("role") == "user"), None)
+    if not isinstance(prompt, str):
+        return None
+    found = [_between(prompt, f"<|The Start of Assistant {w}'s Answer|>", f"<|The End of Assistant {w}'s Answer|>")
+             for w in "AB"]
+    if found[0] is None or found[1] is None:
+        return None
+    return answer_tokens(found[0]), answer_tokens(found[1])
+
+
+def _arena_game(name: str, line: int, game: Any, order: str, counts: Counter) -> str | None:
+    """A game's canonical selection (a = the baseline), or None when it was not judged or parsed."""
+    if game is not None and not isinstance(game, dict):
+        raise InputError(name, line, "games", f"expected a game object or null, got {excerpt(game)}", row_label="line")
+    score = game.get("score") if isinstance(game, dict) else None
+    if score is not None and not isinstance(score, str):
+        raise InputError(name, line, "games.score", f"expected a verdict label like A>B, got {excerpt(score)}",
+                         row_label="line")
+    verdict = ARENA_VERDICTS.get(score.strip()) if isinstance(score, str) else None
+    if verdict is None:
+        counts["unparsed"] += 1
+        return None
+    counts["strong" if verdict[1] else ("weak" if verdict[0] != "tie" else "tie")] += 1
+    if verdict[0] == "tie":
+        return "tie"
+    shown_first = verdict[0] == "A"
+    return "a" if shown_first == (order == "ab") else "b"
+
+
+def _arena_hard(name: str, records: list[dict[str, Any]], lines: list[int], judge: str | None) -> JudgeLog:
+    found = Counter(str(r.get("judge")) for r in records)
+    chosen = _pick_judge(name, found, judge)
+    rows: list[dict[str, Any]] = []
+    keys: dict[Any, str] = {}
+    candidates: dict[str, tuple[str, str]] = {}
+    lengths: dict[str, tuple[int, int]] = {}
+    counts: Counter = Counter()
+    for r, line in zip(records, lines):
+        if str(r.get("judge")) != chosen:
+            continue
+        qid = r.get("question_id", r.get("uid"))
+        if qid is None or "model" not in r or not isinstance(r.get("games"), list):
+            raise InputError(name, line, "question_id" if qid is None else "games" if "model" in r else "model",
+                             "missing field of an arena-hard judgment", row_label="line")
+        model, baseline = str(r["model"]), str(r.get("baseline") or "baseline")
+        case = slug(f"q{qid}-{model}-vs-{baseline}", "q")
+        if case in candidates:
+            raise InputError(name, line, "question_id", f"question {excerpt(qid)} is judged twice for {excerpt(model)}",
+                             row_label="line")
+        keys[(str(qid), model)] = case
+        candidates[case] = (baseline, model)
+        for game, order in zip(r["games"][:2], ("ab", "ba")):
+            sel = _arena_game(name, line, game, order, counts)
+            shown = _arena_answers(game) if isinstance(game, dict) else None
+            if shown is not None and case not in lengths:
+                lengths[case] = shown if order == "ab" else (shown[1], shown[0])
+            if sel is not None:
+                rows.append({"case_id": case, "order": order, "repetition": 1, "selected_candidate": sel,
+                             "candidate_a_tokens": None, "candidate_b_tokens": None,
+                             "candidate_a_generator": slug(baseline, "m"), "candidate_b_generator": slug(model, "m"),
+                             "judge_generator": slug(chosen, "m"), "key": (str(qid), model), "line": line})
+    return _arena_log(name, rows, found, keys, candidates, lengths, counts, chosen)
+
+
+def _arena_log(name: str, rows: list[dict[str, Any]], found: Counter, keys: dict[Any, str],
+               candidates: dict[str, tuple[str, str]], lengths: dict[str, tuple[int, int]], counts: Counter,
+               chosen: str) -> JudgeLog:
+    if not rows:
+        raise InputError(name, None, None, f"no usable judgments by {excerpt(chosen)}")
+    judged = {row["case_id"] for row in rows}
+    lacks = ["repetitions"]
+    if judged <= set(lengths):
+        for row in rows:
+            row["candidate_a_tokens"], row["candidate_b_tokens"] = lengths[row["case_id"]]
+    else:
+        lacks.append("lengths")
+    notes = [f"read as arena-hard judgments by {chosen}: {len(candidates):,} cases (question, model against the "
+             "baseline); game 1 (baseline shown first) is order ab, game 2 order ba",
+             f"verdict strength collapsed: {counts['strong']:,} strong (A>>B, B>>A) and {counts['weak']:,} weak "
+             f"(A>B, B>A) verdicts are each one choice; {counts['tie']:,} ties (A=B)"]
+    if "lengths" not in lacks:
+        notes.append(f"{LENGTH_MEASURE} (game 1's prompt: assistant A is the baseline)")
+    if any(c[0] == "baseline" for c in candidates.values()):
+        notes.append("the records do not name the baseline model (arena-hard-v0.1 sets it in its config, "
+                     "gpt-4-0314 by default): it is called 'baseline'")
+    if counts["unparsed"]:
+        notes.append(f"{counts['unparsed']:,} games without a verdict label (null or unparsable) were left out")
+    return JudgeLog(name, "arena-hard judgments", pd.DataFrame(rows), tuple(sorted(found)), tuple(lacks),
+                    tuple(notes), keys, candidates)
+
+
+def _positive_int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) and 0 < v <= 10**6 else None
+
+
+def _judgekit_pairwise(name: str, records: list[dict[str, Any]], lines: list[int], judge: str | None) -> JudgeLog:
+    pairwise = [(r, line) for r, line in zip(records, lines) if r.get("kind") == "pairwise"]
+    found = Counter(str(r.get("judge_id", "judge")) for r, _ in pairwise if str(r.get("judge_id", "judge")) != "human")
+    if not found:
+        raise InputError(name, None, "judge_id", "only human verdicts: give them as the references of a judge log")
+    chosen = _pick_judge(name, found, judge)
+    rows: list[dict[str, Any]] = []
+    reps: Counter = Counter()
+    keys: dict[Any, str] = {}
+    candidates: dict[str, tuple[str, str]] = {}
+    for r, line in pairwise:
+        if str(r.get("judge_id", "judge")) != chosen:
+            continue
+        if "item_id" not in r:
+            raise InputError(name, line, "item_id", "missing field of a judgekit verdict", row_label="line")
+        if r.get("choice") not in ("a", "b", "tie"):
+            raise InputError(name, line, "choice", f"expected a, b or tie, got {excerpt(r.get('choice'))}",
+                             row_label="line")
+        if not isinstance(r.get("swapped", False), bool):
+            raise InputError(name, line, "swapped", f"expected true or false, got {excerpt(r['swapped'])}",
+                             row_label="line")
+        case = slug(f"item-{r['item_id']}", "i")
+        keys[str(r["item_id"])] = case
+        a, b = r.get("a_model"), r.get("b_model")
+        candidates[case] = (str(a or "a"), str(b or "b"))
+        order = "ba" if r.get("swapped") else "ab"
+        reps[(case, order)] += 1
+        rows.append({"case_id": case, "order": order, "repetition": reps[(case, order)], "selected_candidate":
+                     r["choice"], "candidate_a_tokens": _positive_int(r.get("a_len")),
+                     "candidate_b_tokens": _positive_int(r.get("b_len")),
+                     "candidate_a_generator": slug(a, "m") if a else None,
+                     "candidate_b_generator": slug(b, "m") if b else None, "judge_generator": slug(chosen, "m"),
+                     "key": str(r["item_id"]), "line": line})
+    humans = sum(1 for r, _ in pairwise if str(r.get("judge_id")) == "human")
+    return _judgekit_log(name, rows, reps, keys, candidates, found, chosen, humans, len(records) - len(pairwise))
+
+
+def _judgekit_log(name: str, rows: list[dict[str, Any]], reps: Counter, keys: dict[Any, str],
+                  candidates: dict[str, tuple[str, str]], found: Counter, chosen: str, humans: int,
+                  others: int) -> JudgeLog:
+    frame = pd.DataFrame(rows)
+    lacks = [] if max(reps.values()) >= 2 else ["repetitions"]
+    if frame[["candidate_a_tokens", "candidate_b_tokens"]].isna().any().any():
+        lacks.append("lengths")
+    notes = [f"read as judgekit pairwise verdicts by {chosen}: {len(candidates):,} cases (item_id); swapped is "
+             "order ba; lengths are a_len and b_len in the log's own unit"]
+    if humans:
+        notes.append(f"{humans:,} human verdicts (judge_id human) are references and were not read as the judge's")
+    if others:
+        notes.append(f"{others:,} graded or binary verdicts were not read (read them as a graded log)")
+    return JudgeLog(name, "judgekit pairwise", frame, tuple(sorted(found)), tuple(lacks), tuple(notes), keys,
+                    candidates)
+
+
+#: judgecal's probes whose judgments share the default template and the original answers.
+JUDGECAL_READ = {("position", "orig"), ("position", "swap"), ("stability", "rep"), ("self_preference", "orig"),
+                 ("self_preference", "swap")}
+
+
+def _judgecal_record(name: str, r: dict[str, Any], line: int) -> dict[str, Any]:
+    meta = r.get("meta")
+    if not isinstance(meta, dict) or any(k not in meta for k in ("probe", "condition", "item_id", "first_is_a")):
+        raise InputError(name, line, "meta", "expected judgecal's meta (probe, condition, item_id, first_is_a)",
+                         row_label="line")
+    if r.get("verdict") not in ("first", "second", "tie", "invalid"):
+        raise InputError(name, line, "verdict", f"expected first, second, tie or invalid, got "
+                         f"{excerpt(r.get('verdict'))}", row_label="line")
+    if not isinstance(meta["first_is_a"], bool):
+        raise InputError(name, line, "meta.first_is_a", f"expected true or false, got {excerpt(meta['first_is_a'])}",
+                         row_label="line")
+    return meta
+
+
+def _judgecal(name: str, records: list[dict[str, Any]], lines: list[int], judge: str | None) -> JudgeLog:
+    chosen = judge or "judge"
+    rows: list[dict[str, Any]] = []
+    reps: Counter = Counter()
+    seen: set[Any] = set()
+    candidates: dict[str, tuple[str, str]] = {}
+    invalid, other = 0, Counter()
+    for r, line in zip(records, lines):
+        meta = _judgecal_record(name, r, line)
+        if (meta["probe"], meta["condition"]) not in JUDGECAL_READ:
+            other[str(meta["probe"])] += 1
+            continue
+        if r.get("custom_id") in seen:  # one execution fanned out to several probes' usages
+            continue
+        seen.add(r.get("custom_id"))
+        if r["verdict"] == "invalid":
+            invalid += 1
+            continue
+        a_first = meta["first_is_a"]
+        step = 1 if a_first else -1
+        a, b = (meta.get("first_author"), meta.get("second_author"))[::step]
+        lens = tuple(_positive_int(v) for v in (meta.get("first_len"), meta.get("second_len"))[::step])
+        case = slug(f"item-{meta['item_id']}", "i")
+        candidates[case] = (str(a or "a"), str(b or "b"))
+        order = "ab" if a_first else "ba"
+        reps[(case, order)] += 1
+        sel = "tie" if r["verdict"] == "tie" else ("a" if (r["verdict"] == "first") == a_first else "b")
+        rows.append({"case_id": case, "order": order, "repetition": reps[(case, order)], "selected_candidate": sel,
+                     "candidate_a_tokens": lens[0], "candidate_b_tokens": lens[1],
+                     "candidate_a_generator": slug(a, "m") if a else None,
+                     "candidate_b_generator": slug(b, "m") if b else None, "judge_generator": slug(chosen, "m"),
+                     "key": str(meta["item_id"]), "line": line})
+    if not rows:
+        raise InputError(name, None, None, "no usable position or stability judgments")
+    return _judgecal_log(name, rows, reps, candidates, chosen, invalid, other, judge is None)
+
+
+def _judgecal_log(name: str, rows: list[dict[str, Any]], reps: Counter, candidates: dict[str, tuple[str, str]],
+                  chosen: str, invalid: int, other: Counter, unnamed: bool) -> JudgeLog:
+    frame = pd.DataFrame(rows)
+    lacks = [] if max(reps.values()) >= 2 else ["repetitions"]
+    if frame[["candidate_a_tokens", "candidate_b_tokens"]].isna().any().any():
+        lacks.append("lengths")
+    notes = [f"read as judgecal judgments: {len(candidates):,} cases (item_id) from the position and stability "
+             "probes; first_is_a gives the order; lengths are first_len and second_len in characters; one "
+             "execution shared by several probes is one judgment"]
+    if unnamed:
+        notes.append("judgecal's judgments do not name the judge model: it is called 'judge' (name it with --judge)")
+    if invalid:
+        notes.append(f"{invalid:,} judgments judgecal could not parse (invalid) were left out")
+    if other:
+        notes.append(f"{sum(other.values()):,} judgments of other probes ({', '.join(sorted(other))}: padded answers "
+                     "or paraphrased templates, other cases or judges) were left out")
+    keys = dict(zip(frame["key"], frame["case_id"]))
+    return JudgeLog(name, "judgecal judgments", frame, (chosen,), tuple(lacks), tuple(notes), keys, candidates)
 
 
 _SELECTED = {"a": "a", "model_a": "a", "model_1": "a", "b": "b", "model_b": "b", "model_2": "b", "tie": "tie",
@@ -547,3 +812,72 @@ def draft_contract(log: JudgeLog, thresholds: Any = None) -> Any:
                                     judge_generator=str(log.observations["judge_generator"].iloc[0]),
                                     repetitions_per_order=min(max(reps, 2), 20), minimum_cases=1, **base)
 
+
+
+def is_pairwise_human_votes(name: str, data: bytes) -> bool:
+    """MT-Bench's human judgments (question_id, model_a, model_b, winner): pairwise votes, the
+    references a single-answer grading log is audited against as pairs (:func:`single_as_pairs`)."""
+    try:
+        records, _ = _records(name, data)
+    except InputError:
+        return False
+    return bool(records) and {"question_id", "model_a", "model_b", "winner"} <= set(records[0])
+
+
+def single_as_pairs(log: Any, name: str, data: bytes) -> JudgeLog:
+    """A single-answer grading log (MT-Bench ``gpt-4_single.jsonl``, read by io.scored_logs) audited
+    against pairwise human votes: each pair of models the humans compared on a question and turn is
+    a case, and the judge's choice is the model it scored higher (equal scores: a tie), as MT-Bench's
+    paper compares single-answer grading with human pairwise votes. One judgment per case, in no
+    presentation order (single grading shows one answer at a time)."""
+    scores = log.scores[log.scores["role"] == "judge"]
+    judge = log.judges[0]
+    scores = scores[scores["rater"] == judge]
+    by_key: dict[tuple[str, str, str], tuple[float, float]] = {}
+    for item, model, score, length in zip(scores["item"], scores["model"], scores["score"], scores["length"]):
+        head, turn = str(item).rsplit("/", 1)
+        question = head[: len(head) - len(str(model)) - 1]
+        by_key[(question, turn, str(model))] = (float(score), float(length))
+    records, lines = _records(name, data)
+    rows: list[dict[str, Any]] = []
+    keys: dict[Any, str] = {}
+    candidates: dict[str, tuple[str, str]] = {}
+    unscored = 0
+    for r, line in zip(records, lines):
+        for f in ("question_id", "model_a", "model_b"):
+            if f not in r:
+                raise InputError(name, line, f, "missing field of an MT-Bench human judgment", row_label="line")
+        q, turn, a, b = str(r["question_id"]), str(r.get("turn", 1)), str(r["model_a"]), str(r["model_b"])
+        key = (q, turn, frozenset((a, b)))
+        if key in keys:
+            continue
+        sa, sb = by_key.get((q, turn, a)), by_key.get((q, turn, b))
+        if sa is None or sb is None:
+            unscored += 1
+            continue
+        case = slug(f"q{q}-t{turn}-{a}-vs-{b}", "q")
+        keys[key], candidates[case] = case, (a, b)
+        sel = "a" if sa[0] > sb[0] else "b" if sb[0] > sa[0] else "tie"
+        rows.append({"case_id": case, "order": None, "repetition": 1, "selected_candidate": sel,
+                     "candidate_a_tokens": sa[1], "candidate_b_tokens": sb[1], "candidate_a_generator": slug(a, "m"),
+                     "candidate_b_generator": slug(b, "m"), "judge_generator": slug(judge, "m"), "key": key,
+                     "line": line})
+    if not rows:
+        raise InputError(name, None, None, f"no human vote compares two models that {excerpt(judge)} scored on the "
+                         "same question and turn")
+    frame = pd.DataFrame(rows)
+    lacks = ["orders", "repetitions"]
+    if frame[["candidate_a_tokens", "candidate_b_tokens"]].isna().any().any():
+        lacks.append("lengths")
+        frame["candidate_a_tokens"] = frame["candidate_b_tokens"] = None
+    else:
+        frame[["candidate_a_tokens", "candidate_b_tokens"]] = frame[["candidate_a_tokens", "candidate_b_tokens"]].astype(int)
+    notes = list(log.notes) + [
+        f"single-answer grades by {judge} read as pairs: {len(rows):,} cases (question, turn, model pair the humans "
+        "compared); the judge's choice is the model it scored higher, equal scores a tie; one judgment per case, "
+        "shown one answer at a time (no order)"]
+    if unscored:
+        notes.append(f"{unscored:,} human votes compare a model the judge did not score on that question and turn: "
+                     "left out")
+    return JudgeLog(log.file, "mt-bench single as pairs", frame, (judge,), tuple(lacks), tuple(notes), keys,
+                    candidates)

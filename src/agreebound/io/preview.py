@@ -13,7 +13,7 @@ import numpy as np
 from agreebound.errors import InputError
 from agreebound.escape import printable
 from agreebound.io.detect import header_names, near_duplicates, suggest
-from agreebound.io.formats import build_panels
+from agreebound.io.formats import build_panels, refuse_judge_log
 from agreebound.io.mapping import Mapping
 from agreebound.io.readers import read_source
 from agreebound.io.tables import MISSING_TOKENS, Table
@@ -166,6 +166,8 @@ def _missing_found(table: Table, mapping: Mapping) -> dict[str, int]:
 
 def preview(name: str, data: bytes, mapping: Mapping | None = None, head_rows: int = HEAD_ROWS) -> Preview:
     """Read the first rows, suggest (or apply) a mapping, and describe what would be measured."""
+    if mapping is None:
+        refuse_judge_log(name, data)
     source = read_source(name, data, mapping, head_rows=head_rows)
     if mapping is None:
         s = suggest(source.table, source.mapping)

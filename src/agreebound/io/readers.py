@@ -431,6 +431,9 @@ JUDGE_LOG_FIELDS = {
     "mt-bench judgments": {"g1_winner", "g2_winner", "model_1", "model_2"},
     "mt-bench human judgments": {"winner", "model_a", "model_b"},
     "alpacaeval annotations": {"preference", "output_1", "output_2"},
+    "arena-hard judgments": {"games", "model", "judge"},
+    "judgekit pairwise": {"kind", "item_id", "choice"},
+    "judgecal judgments": {"custom_id", "verdict", "meta"},
 }
 
 
