@@ -214,3 +214,38 @@ def test_a_judge_log_given_as_ratings_says_where_it_belongs():
 
     with pytest.raises(InputError, match="this is an LLM-judge log \\(mt-bench judgments\\), not ratings"):
         parse_ratings(MT.name, MT.read_bytes())
+
+
+def test_alpacaeval_weighted_preferences_are_scored_as_stated_confidence(capsys, tmp_path):
+    """A weighted annotator's preference (1..2) is its stated probability that output_2 is the better:
+    scored against the humans' preference, one forecast per case, with judgekit's ECE and Brier; the
+    JSON, Markdown and the CLI say it, and the isotonic map is shown, not applied."""
+    jk = pytest.importorskip("judgekit.calibration")
+    judge = json.loads(ALPACA.read_text())
+    humans = [dict(a, annotator=f"human_{i % 3}", preference=2 if a["output_2"] == "A short answer." else 1)
+              for i, a in enumerate(judge)]
+    b = parse_judge_log(ALPACA.name, ALPACA.read_bytes(), ("human.json", json.dumps(humans).encode()))
+    c = b.confidence
+    # one forecast per case, in case order (equal-mass bins of tied probabilities depend on the order)
+    import hashlib
+
+    def case(a: dict) -> str:
+        return hashlib.sha256(json.dumps([a["instruction"], a["generator_1"], a["generator_2"]]).encode()).hexdigest()
+    ordered = sorted(judge, key=case)
+    assert len({case(a) for a in judge}) == 60
+    p = [a["preference"] - 1 for a in ordered]
+    y = [1.0 if a["output_2"] == "A short answer." else 0.0 for a in ordered]
+    assert c is not None and (c.n, c.unit, c.split) == (60, "cases", 0)
+    assert c.ece == pytest.approx(jk.ece_equal_mass(p, y), abs=1e-12)
+    assert c.brier == pytest.approx(jk.brier(p, y), abs=1e-15)
+    refs = tmp_path / "human.json"
+    refs.write_text(json.dumps(humans))
+    assert main(["calibrate", str(ALPACA), "--references", str(refs), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["calibration"]["confidence"]["items"] == 60
+    assert report["calibration"]["confidence"]["isotonic"]["applied"] is False
+    main(["calibrate", str(ALPACA), "--references", str(refs)])
+    out = capsys.readouterr().out
+    assert f"  ECE {c.ece:.3f} over 60 cases, against the humans' verdict (10 equal-mass bins)" in out
+    # a judge that states no probability (MT-Bench) has no confidence section
+    assert parse_judge_log(MT.name, MT.read_bytes(), (HUMAN.name, HUMAN.read_bytes())).confidence is None

@@ -12,7 +12,7 @@ import pytest
 import agreebound.calibration as calibration
 from agreebound.cli import main
 from agreebound.judge_bias import BiasMeasures, measure_bias, verdict_notes
-from agreebound.synthetic import PlantedDesign, PlantedJudge, implants, planted_frames
+from agreebound.synthetic import ScoredJudge, PlantedDesign, PlantedJudge, implants, planted_frames
 from agreebound.validate import JUDGES, MEASURES, audit, table, validate
 
 NOISY_SENTENCE = ("Fails the contract's verbosity limit; the excess attributable to length is 0.3 points "
@@ -39,8 +39,14 @@ def test_validate_holds_and_exits_0(capsys):
                                    "(800 cases x 2 orders x 3 repetitions; seed 0)")
     assert out.rstrip().splitlines()[-1] == (
         "validate: holds: 72 measures recovered their planted values, every bias flag as planted (clean and noisy "
-        "judges: none), 6 verdicts as planted")
+        "judges: none), 6 verdicts as planted; 7 graded and pass/fail judges as planted")
     assert "MISS" not in out
+    assert ("  graded-noisy: expected FAIL_CALIBRATION; found FAIL_CALIBRATION (admissibility fails, judge_alpha "
+            "fails)") in out
+    assert ("  graded-exchangeable: expected PASS_CALIBRATION; found PASS_CALIBRATION (admissibility passes, "
+            "judge_alpha passes)") in out
+    assert ("  graded-lenient: expected leniency flagged (its 95% interval excludes 0); found leniency +0.56 scale "
+            "points [+0.51, +0.61]") in out
     # planted, measured, interval, recovered, flag planted, flag raised
     assert _row(out, "noisy", "verbosity_net")[2:] == ["+0.0 pts", "+0.3 pts", "[-6.7, 7.3]", "yes", "no", "no"]
     assert _row(out, "length", "verbosity_net")[2:] == ["+27.0 pts", "+27.2 pts", "[20.8, 33.3]", "yes", "yes", "yes"]
@@ -102,7 +108,7 @@ def test_a_shifted_first_slot_fails_validate(monkeypatch, capsys):
     assert main(["validate"]) == 1
     out = capsys.readouterr().out
     assert _row(out, "clean", "first_slot")[2:] == ["50.0%", "60.0%", "[58.5, 61.5]", "NO", "no", "yes", "MISS"]
-    assert "validate: FAILS: 6 of 78 checks do not hold:" in out
+    assert "validate: FAILS: 6 of 85 checks do not hold:" in out
     assert "  - clean judge, first_slot: planted 50.0% outside [58.5, 61.5]" in out
     assert "  - noisy judge, first_slot: planted 50.0% outside [58.5, 61.5]" in out
     assert [line for line in out.splitlines() if "MISS" in line and "first_slot" not in line] == []
@@ -185,3 +191,11 @@ def test_planted_frames_hold_the_plants_exactly():
                                    rubric_digest=header["rubric_digest"])
     assert abs(m.verbosity_bias.value - Fraction(3, 10)) < Fraction(1, 100)
     assert m.repeat_variance.numerator == 0 and m.position_flip.numerator == 0
+
+
+def test_a_graded_judge_planted_against_its_verdict_fails_validate():
+    """A noisier graded judge expected to pass: validate catches the mismatch and names it."""
+    v = validate(seed=0, judges=(), scored=[(ScoredJudge("too-noisy", noise=1.2), (1, 5), "PASS_CALIBRATION", None)])
+    assert not v.holds
+    assert v.failures[0].startswith("too-noisy judge: expected PASS_CALIBRATION; found FAIL_CALIBRATION (admissibility "
+                                    "fails")

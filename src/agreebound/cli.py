@@ -77,8 +77,21 @@ CAL_EXAMPLES = """examples:
   agreebound calibrate contract.json --references references.csv --observations observations.csv
   agreebound calibrate gpt-4_pair.jsonl --references human_judgments.jsonl
   agreebound calibrate contract.json --references 'refs/*.parquet' --observations 'obs/*.parquet' --engine duckdb
+  agreebound calibrate scores.csv                      (item,rater,role,score: judges and humans in one table)
+  agreebound calibrate logs/eval.json --references human_labels.csv --level interval
+  agreebound calibrate mt_bench_single.jsonl --references human_scores.csv --judge gpt-4
 
 """ + EXIT_CODE_HELP
+CAL_DESCRIPTION = """Audit an LLM judge against human labels.
+
+A pairwise judge (it picks one of two candidates) is decided against its calibration contract:
+a bundle JSON, the tabular trio, or a judge log with --references.
+
+A graded judge (a score on a scale) or a pass/fail judge (a verdict) is audited as a rater beside
+the humans: its log (inspect_ai, promptfoo, MT-Bench single-answer grading, judgekit/judgecal
+JSONL, or a scores table item,rater,role,score) with the human labels via --references (or in the
+same table). It passes when its alpha with the humans is not worse than theirs with each other by
+more than the margin, and above the floor; --level sets the scores' level of measurement."""
 
 VALIDATE_EXAMPLES = """examples:
   agreebound validate
@@ -347,6 +360,11 @@ def _inspect(args: argparse.Namespace) -> int:
     from agreebound.io.preview import preview
 
     name, data = _read(args.file)
+    if not args.mapping:
+        from agreebound.io.formats import is_judge_log, is_scored_log
+
+        if is_scored_log(name, data) and not is_judge_log(name, data):
+            return _inspect_scored(args, name, data)
     mapping = None
     if args.mapping:
         from agreebound.io.formats import parse_mapping
@@ -364,6 +382,35 @@ def _inspect(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(pv.to_text())
     return 3 if pv.error else 0  # shown either way; 3: the file cannot be read through this mapping
+
+
+def _inspect_scored(args: argparse.Namespace, name: str, data: bytes) -> int:
+    """The preview of a graded or pass/fail judge's log: how it is read (its shape, what an item is,
+    how scores were written, what was left out), the judge's identity, and its first scores."""
+    import json
+
+    from agreebound.io.formats import read_scored
+
+    log = read_scored(name, data)
+    rows = log.scores.head(8)
+    columns = ["item", "rater", "role", "score", "model", "length", "confidence"]
+    if args.json:
+        out = {"file": log.file, "shape": log.shape, "notes": list(log.notes), "identity": log.identity,
+               "judges": list(log.judges), "scale": None if log.scale is None else list(log.scale),
+               "rows": json.loads(rows[columns].to_json(orient="records"))}
+        sys.stdout.write(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=True) + "\n")
+        return 0
+    print(f"file: {printable(log.file)} ({printable(log.shape)}): a graded or pass/fail judge's log")
+    for n in log.notes:
+        print(f"  {printable(n)}")
+    print("identity: " + "; ".join(f"{printable(k)} {printable(v, 80)}" for k, v in sorted(log.identity.items())))
+    print(f"judges: {', '.join(printable(j, 60) for j in log.judges)}")
+    print("first scores:")
+    print("  " + "  ".join(columns))
+    for r in rows[columns].itertuples(index=False):
+        print("  " + "  ".join(printable("" if isinstance(v, float) and v != v else v, 40) for v in r))
+    print(f"audit it: agreebound calibrate {printable(args.file)} --references HUMAN_LABELS")
+    return 0
 
 
 def _check_report_path_any(path: str, inputs: Sequence[str]) -> None:
@@ -436,11 +483,74 @@ def _calibrate(args: argparse.Namespace) -> int:
     recipe = JudgeRecipe(Source.at(args.bundle), references=_source(args.references),
                          observations=_source(args.observations), contract=_source(args.contract),
                          mapping=_source(args.mapping), judge=args.judge, engine=args.engine, master=args.master,
-                         thresholds=_source(args.thresholds), preset=args.preset)
+                         thresholds=_source(args.thresholds), preset=args.preset, level=args.level)
     result = _run(args, recipe)
+    if args.level and result.kind != "scored":
+        raise UsageError("agreebound calibrate: --level is for a graded or pass/fail judge's log (scores on a scale "
+                         "or verdicts, with human labels); a pairwise judge's verdicts have no level of measurement")
     if args.record:
         args.run = ("judge", list(result.inputs), result.recipe, result.thresholds)
-    return _emit(args, result.report, result.html, _print_calibration)
+    return _emit(args, result.report, result.html, _print_scored if result.kind == "scored" else _print_calibration)
+
+
+def _print_scored(report: dict[str, Any]) -> None:
+    """A graded or pass/fail judge: the decision and for whom, what was read, each judge's gates and
+    measures, the panel of judges."""
+    from agreebound.render.scored import decided_for_words, level_words, panel_alpha, panel_rows
+
+    s = report["scored"]
+    print(f"decision: {s['decision']} for {printable(decided_for_words(s), 200)}")
+    print(f"judge: {s['kind_words']}; level {level_words(s)}" + ("" if s["level"]["chosen_by"] == "user" else
+                                                                 " (--level to choose another)"))
+    print(f"read: {printable(s['shape'], 80)} {printable(s['file'], 120)}, {s['items']:,} items; judges: "
+          f"{', '.join(printable(j, 60) for j in s['judges'])}; humans: "
+          f"{', '.join(printable(h, 60) for h in s['humans']) or 'none'}")
+    if s["identity"]:
+        print("identity: " + "; ".join(f"{printable(k, 40)} {printable(v, 200)}" for k, v in s["identity"].items()))
+    for n in s["notes"]:
+        print(f"note: {printable(n, 600)}")
+    for a in s["audits"]:
+        _print_scored_judge(a)
+    if s["panel"]:
+        p = s["panel"]
+        print(f"panel of judges: alpha among the judges {panel_alpha(p)}")
+        for j, v in panel_rows(p):
+            print(f"  without {printable(j, 60)}: {v}")
+        print(f"  drop: {printable(p['drop'], 60) if p['drop'] else 'none'}: {p['why']}")
+    print(f"thresholds ({printable(s['threshold_source'], 120)}): "
+          + ", ".join(f"{k} {v}" for k, v in s["thresholds"].items()))
+    print(f"overall: {s['decision']}")
+
+
+def _print_scored_judge(a: dict[str, Any]) -> None:
+    """One judge of a scored report: its gates with their plans, alphas, measures and confidence."""
+    from agreebound.render.scored import (alpha_rows, confidence_lines, gate_interval, gate_notes, gate_result,
+                                          gate_threshold, gate_value, measure_rows, pair_rows)
+
+    print(f"judge {printable(a['judge'], 80)}: {a['decision']} ({a['items']:,} items, {a['pairs']:,} judge-human pairs)")
+    if a["decision_reason"]:
+        print(f"  not decided, this is not a pass: {a['decision_reason']}")
+    for g in a["gates"]:
+        interval = "" if g["value"] is None else f" {gate_interval(g)}"
+        print(f"  {g['name']}: {gate_value(g)}{interval} ({gate_threshold(g)}): {gate_result(g)}")
+        for n in gate_notes(g):
+            print(f"    {n}")
+    for title, value, interval, over in alpha_rows(a):
+        print(f"  {title}: {value}" + ("" if interval == "-" else f" {interval}")
+              + (f" ({printable(over, 300)})" if value == "not measured" else ""))
+    for x, y, items, value in pair_rows(a):
+        print(f"    {printable(x, 60)} ~ {printable(y, 60)}: {value} over {items} items")
+    print("  measures beside the gates (they do not decide):")
+    for title, value, interval, fraction, _method, why in measure_rows(a):
+        if value == "not measured":
+            print(f"    {title}: not measured: {why}")
+            continue
+        print(f"    {title}: {value}" + ("" if interval == "-" else f" {interval}")
+              + ("" if fraction == "-" else f" = {printable(fraction, 300)}"))
+    if a["confidence"]:
+        print("  stated confidence against the humans:")
+        for line in confidence_lines(a["confidence"]):
+            print(f"    {line}")
 
 
 def _print_calibration(report: dict[str, Any]) -> None:
@@ -486,6 +596,12 @@ def _print_calibration(report: dict[str, Any]) -> None:
         print(f"  reference issues: {len(c['reference_issues'])}")
     _print_bias(c.get("bias"))
     _print_headline(c.get("headline"))
+    if c.get("confidence"):  # a judge that states a probability (AlpacaEval's weighted annotators)
+        from agreebound.render.scored import confidence_lines
+
+        print("stated confidence against the humans:")
+        for line in confidence_lines(c["confidence"]):
+            print(f"  {printable(line)}")
     if not given:
         measurable = sum(r["evaluable"] and not r.get("unavailable") for r in c["rates"])
         print(f"  INCOMPLETE: {c['decision_reason']}: not decided, this is not a pass ({measurable} of "
@@ -734,11 +850,14 @@ def _calibrate_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     """`agreebound calibrate`: a judge's bundle, trio or log, and its contract."""
     from agreebound.pipeline import ENGINES
 
-    c = sub.add_parser("calibrate", help="audit an LLM judge against its calibration contract", formatter_class=_RAW,
-                       epilog=CAL_EXAMPLES, description="Audit a judge's pairwise verdicts against human references.")
-    c.add_argument("bundle", help="judge bundle JSON; the contract JSON of the tabular trio; or a judge log "
-                   "(MT-Bench judgments JSONL, AlpacaEval annotations JSON)")
-    c.add_argument("--references", help="references CSV (tabular trio), or human judgments for a judge log")
+    c = sub.add_parser("calibrate", help="audit an LLM judge (pairwise, graded or pass/fail) against human labels",
+                       formatter_class=_RAW, epilog=CAL_EXAMPLES, description=CAL_DESCRIPTION)
+    c.add_argument("bundle", help="judge bundle JSON; the contract JSON of the tabular trio; a pairwise judge log "
+                   "(MT-Bench judgments JSONL, AlpacaEval annotations JSON); or a graded or pass/fail judge's log "
+                   "(inspect_ai, promptfoo, MT-Bench single-answer grading, judgekit/judgecal JSONL, or a scores "
+                   "table item,rater,role,score)")
+    c.add_argument("--references", help="references CSV (tabular trio), human judgments for a pairwise judge log, or "
+                   "human labels (scores or verdicts) for a graded or pass/fail judge's log")
     c.add_argument("--observations", help="observations CSV (tabular trio); with --engine duckdb, CSV/Parquet files "
                    "or a quoted pattern ('obs/*.parquet')")
     c.add_argument("--engine", choices=ENGINES, default="auto",
@@ -749,6 +868,9 @@ def _calibrate_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
                    "measured against illustrative limits (the seed's example), not a contract, and not decided "
                    "(INCOMPLETE, exit 1)")
     c.add_argument("--judge", help="a judge log holding several judges: the one to audit")
+    c.add_argument("--level", choices=("nominal", "ordinal", "interval"),
+                   help="a graded or pass/fail judge only: the scores' level of measurement for alpha and weighted "
+                   "kappa (default: ordinal for a graded scale, nominal for pass/fail; the report says who chose it)")
     c.add_argument("--mapping", help="a judge log of another shape: which of its fields is which observation field "
                    '(JSON or TOML: {"judge_log": {"fields": {...}, "values": {...}}}; see docs/formats.md)')
     _common(c)

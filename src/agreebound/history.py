@@ -17,6 +17,7 @@ from agreebound.calibration import gates_from_report as judge_gates_from_report
 from agreebound.gate import SEVERITY, Gate
 from agreebound.panel import gates_from_report as panel_gates_from_report
 from agreebound.render.gates import RATE_LABELS
+from agreebound.render.scored import gates_from_section
 from agreebound.thresholds import THRESHOLD_WORDS
 
 Z95 = 1.959963984540054
@@ -24,7 +25,7 @@ Z95 = 1.959963984540054
 
 def label(name: str) -> str:
     """A gate's name as history shows it."""
-    if name in ("alpha", "spread"):
+    if name in ("alpha", "spread", "admissibility"):
         return name
     return RATE_LABELS.get(name, name.replace("_", " "))
 
@@ -38,12 +39,19 @@ def gates(run: Any) -> list[tuple[str, Gate]]:
     """Every gate of a run with its scope (a dimension's name, or "judge"), in the report's order:
     alpha and the spread of each dimension, or the judge's five rates."""
     r = run.report
+    if is_scored(run):  # a graded or pass/fail judge: each judge's two gates
+        return [(a["judge"], g) for a in r["scored"]["audits"] for g in gates_from_section(a)]
     if run.kind == "panel":
         th = r["thresholds"]["panel"]
         return [(d["dimension"], g) for d in r["panel"]["dimensions"]
                 for g in panel_gates_from_report(d, th) if g.name != "detectors"]
     c = r["calibration"]  # the five seed gates, then the net gates a contract opted in to
     return [("judge", g) for g in judge_gates_from_report(c["rates"] + c.get("net_gates", []))]
+
+
+def is_scored(run: Any) -> bool:
+    """A graded or pass/fail judge's run (its report's kind "scored"; recorded as a judge run)."""
+    return (run.report or {}).get("kind") == "scored"
 
 
 def levels_read(run: Any) -> dict[str, str]:
@@ -257,6 +265,10 @@ def compare(a: Any, b: Any) -> Comparison:
     """Run ``a`` (before) against run ``b`` (after)."""
     if a.kind != b.kind:
         raise CompareError(f"run {a.id} is a {a.kind} run and run {b.id} a {b.kind} run; compare runs of one kind")
+    if is_scored(a) != is_scored(b):
+        graded = a if is_scored(a) else b
+        raise CompareError(f"run {graded.id} audits a graded or pass/fail judge and run {(b if graded is a else a).id} "
+                           "a pairwise one; compare runs of one kind")
     causes = _causes(a, b)
     verdicts = _verdicts(a, b)
     ga = {(scope, g.name): g for scope, g in gates(a)}
@@ -287,7 +299,7 @@ def compare(a: Any, b: Any) -> Comparison:
         beyond = None if allowed is None else abs(float(after.exact - before.exact)) > allowed
         shifts.append(AlphaShift(k[0], before.exact, after.exact, allowed, beyond, same_data,
                                  same_data and any(c.startswith("reading changed") for c in causes)))
-    measures = _measures(a, b) if a.kind == "judge" else ()
+    measures = _measures(a, b) if a.kind == "judge" and not is_scored(a) else ()
     return Comparison(a, b, tuple(causes), tuple(verdicts), tuple(changes), tuple(shifts), measures)
 
 
@@ -334,6 +346,8 @@ def effective_thresholds(run: Any) -> dict[str, Any]:
     th = run.report.get("thresholds") or run.thresholds
     if run.kind == "panel":
         return dict(th.get("panel") or {})
+    if is_scored(run):
+        return dict(th.get("scored") or {})
     edited = th.get("calibration")
     contract = (run.report.get("calibration") or {}).get("contract") or {}
     from agreebound.thresholds import CALIBRATION_FIELDS
@@ -368,6 +382,8 @@ def _verdicts(a: Any, b: Any) -> list[VerdictChange]:
     def per_scope(run: Any) -> dict[str, str]:
         if run.kind == "panel":
             return {d["dimension"]: d["verdict"] for d in run.report["panel"]["dimensions"]}
+        if is_scored(run):
+            return {a["judge"]: a["decision"] for a in run.report["scored"]["audits"]}
         return {"judge": run.verdict}
 
     va, vb = per_scope(a), per_scope(b)

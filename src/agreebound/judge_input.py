@@ -14,6 +14,7 @@ import pandas as pd
 
 from agreebound.calibration import CalibrationMeasurement, FrameError, measure_frames, measure_partial
 from agreebound.contract import REFERENCE_FIELDS, JudgeCalibrationContract
+from agreebound.confidence import Calibration, calibration
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
 
@@ -36,6 +37,9 @@ class JudgeBundle:
     #: The snapshot named another contract content and the user bound it to this contract anyway
     #: (a draft binding, shown as such; never the file's own claim).
     rebound_from: str | None = None
+    #: A log whose judge states a probability (AlpacaEval's weighted annotators): that confidence
+    #: against the humans' preference (agreebound.confidence); None when it states none.
+    confidence: Calibration | None = None
 
 
 class UnboundSnapshot(InputError):
@@ -81,10 +85,29 @@ def _measure_log(judge: "JudgeInput") -> JudgeBundle:
         try:
             m = measure_frames(c, refs, obs, scope=header[0], contract_content_id=header[1], rubric_digest=header[2])
             m = replace(m, notes=notes, contract_given=judge.contract_given)
-            return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs, obs, m)
+            return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs, obs, m,
+                               confidence=stated_preferences(judge.log.observations, refs))
         except (FrameError, ValueError) as e:
             notes += (f"the seed's full audit refuses this data ({excerpt(str(e), 160)}): a partial audit follows",)
     m = measure_partial(c, judge.log.observations, refs, judge.lacks, header)
     m = replace(m, notes=notes + m.notes, contract_given=judge.contract_given)
     empty = pd.DataFrame(columns=list(REFERENCE_FIELDS))
-    return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs if refs is not None else empty, obs, m)
+    return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs if refs is not None else empty, obs, m,
+                       confidence=stated_preferences(judge.log.observations, refs))
+
+
+def stated_preferences(observations: pd.DataFrame, references: pd.DataFrame | None) -> Calibration | None:
+    """A pairwise judge's stated probability that candidate b is the better (the ``stated`` column of
+    a log that has one: AlpacaEval's weighted annotators), one forecast per case (the mean over its
+    annotations), against the humans' preference: b = 1, a = 0; a case the humans call a tie has no
+    outcome and is left out (counted). None without stated probabilities or two scored cases."""
+    if references is None or "stated" not in observations or observations["stated"].isna().all():
+        return None
+    p = observations.groupby("case_id")["stated"].mean()
+    pref = references.set_index("case_id")["preferred_candidate"].reindex(p.index)
+    scored = pref.isin(["a", "b"]).to_numpy()
+    tie = int((pref == "tie").sum())
+    if scored.sum() < 2:
+        return None
+    return calibration(p.to_numpy()[scored], (pref[scored] == "b").to_numpy(dtype=float), split=tie, unit="cases",
+                       left_out="the humans call a tie")

@@ -193,10 +193,15 @@ class JudgeRecipe:
     master: str = "local[2]"
     thresholds: Any = None
     preset: str | None = None
+    #: a graded judge's level of measurement (source "scored"); None: the kind's default, said so
+    level: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The stored form: source, judge, rebind."""
-        return {"source": self.source, "judge": self.judge, "rebind": bool(self.rebind)}
+        """The stored form: source, judge, rebind (and a graded judge's level when one was chosen)."""
+        out = {"source": self.source, "judge": self.judge, "rebind": bool(self.rebind)}
+        if self.level:
+            out["level"] = self.level
+        return out
 
     @classmethod
     def from_dict(cls, stored: dict[str, Any], files: Sequence[Source | None], thresholds: Any = None) -> "JudgeRecipe":
@@ -207,8 +212,10 @@ class JudgeRecipe:
         given = {"judge": stored.get("judge"), "rebind": bool(stored.get("rebind")), "thresholds": thresholds}
         if source == "tables":
             return cls(slots[0], source, references=slots[1], observations=slots[2], **given)
-        if source == "log":
+        if source in ("log", "single-pairs"):
             return cls(slots[0], source, references=slots[1], contract=slots[2], mapping=slots[3], **given)
+        if source == "scored":
+            return cls(slots[0], source, references=slots[1], level=stored.get("level"), **given)
         return cls(slots[0], source, **given)
 
 
@@ -264,10 +271,16 @@ def judge_source(recipe: JudgeRecipe, name: str, data: bytes) -> str:
     tabular trio (references or observations given), else a bundle."""
     if recipe.source != "auto":
         return recipe.source
-    from agreebound.io.formats import is_judge_log
+    from agreebound.io.formats import is_judge_log, is_scored_log
 
     if recipe.mapping is not None or is_judge_log(name, data):
         return "log"
+    if is_scored_log(name, data):
+        from agreebound.io.judge_logs import is_pairwise_human_votes
+
+        if recipe.references is not None and is_pairwise_human_votes(*recipe.references.read()):
+            return "single-pairs"  # single-answer grades against pairwise human votes: a pairwise audit
+        return "scored"  # a graded or pass/fail judge (agreebound.judge_scores)
     return "tables" if recipe.references is not None or recipe.observations is not None else "bundle"
 
 
@@ -310,6 +323,11 @@ class Report:
     @property
     def decisions(self) -> Any:
         """The panel's decision per dimension, or the judge's decision (cheap: decide only)."""
+        if self.kind == "scored":
+            from agreebound.judge_scores import decide_scored
+
+            return decide_scored(self.bundle, self.thresholds.scored, self.thresholds.source,
+                                 self.recipe.get("judge"))
         if self.kind == "judge":
             from agreebound.calibration import decide
 
@@ -319,8 +337,10 @@ class Report:
         return {d: decide_panel(m, self.thresholds.panel) for d, m in self.measurements.items()}
 
     def html(self) -> str:
-        from agreebound.render.html import calibration_html, panel_html
+        from agreebound.render.html import calibration_html, panel_html, scored_html
 
+        if self.kind == "scored":
+            return scored_html(self.report)
         if self.kind == "judge":
             return calibration_html(self.bundle, self.thresholds, self.report)
         return panel_html(self.measurements, self.thresholds, self.report)
@@ -598,6 +618,15 @@ def read_judge(recipe: JudgeRecipe, source: str, name: str, data: bytes, inputs:
         given = dict(found)
         return read_judge_log(name, data, given.get("references"), given.get("contract"), recipe.judge,
                               thresholds, given.get("mapping"))
+    if source == "single-pairs":
+        from agreebound.io.formats import read_single_as_pairs
+
+        assert recipe.references is not None
+        found = [(role, s.read()) for role, s in (("references", recipe.references), ("contract", recipe.contract))
+                 if s is not None]
+        inputs += [(role, n, b) for role, (n, b) in found]
+        given = dict(found)
+        return read_single_as_pairs(name, data, given["references"], given.get("contract"), recipe.judge, thresholds)
     if source == "tables":
         if recipe.references is None or recipe.observations is None:
             raise InputError(name, None, None, "the tabular form needs --references and --observations")
@@ -623,6 +652,11 @@ def _judge(recipe: JudgeRecipe, check: Check | None) -> Report:
     inputs: list[tuple[str, str, Any]] = [("bundle", name, data)]
     t = thresholds_of(recipe, inputs)
     source = judge_source(recipe, name, data)
+    if source == "scored":
+        if recipe.engine in OUT_OF_CORE:
+            raise RecipeError(f"--engine {recipe.engine} reads the pairwise tabular form; a graded or pass/fail "
+                              "judge's log is read in memory")
+        return scored_result(replace(recipe, source=source), measure_scored_recipe(recipe, inputs), t, inputs)
     trio = source == "tables" and recipe.references is not None and recipe.observations is not None
     if recipe.engine in OUT_OF_CORE and not trio:
         raise RecipeError(f"--engine {recipe.engine} reads the tabular form (a contract JSON with --references and "
@@ -642,6 +676,37 @@ def judge_result(recipe: JudgeRecipe, bundle: Any, t: Any, inputs: Sequence[tupl
 
     report = calibration_report(bundle, t, [(n, b) for _, n, b in inputs])
     return Report("judge", report, t, tuple(inputs), recipe.to_dict(), bundle=bundle)
+
+
+def measure_scored_recipe(recipe: JudgeRecipe, inputs: list[tuple[str, str, Any]] | None = None) -> Any:
+    """Read a graded or pass/fail judge's log (with human labels from ``recipe.references``) and
+    measure it: the ScoredMeasurement (what the dashboard caches). ``inputs``: the files read are
+    added to it (the log first, as "bundle")."""
+    from agreebound.io.formats import read_scored
+    from agreebound.judge_scores import measure_scored
+
+    name, data = recipe.first.read()
+    humans = recipe.references.read() if recipe.references is not None else None
+    if inputs is not None and humans is not None:
+        inputs.append(("references", *humans))
+    log = read_scored(name, data, humans)
+    try:
+        return measure_scored(log.scores, log.file, recipe.level, identity=log.identity, shape=log.shape,
+                              notes=log.notes, labels=log.labels)
+    except ValueError as e:  # a level the scores cannot have (a ratio level with a zero, ...)
+        raise InputError(name, None, None, str(e)) from None
+
+
+def scored_result(recipe: JudgeRecipe, measurement: Any, t: Any, inputs: Sequence[tuple[str, str, Any]]) -> Report:
+    """The Report of a graded or pass/fail judge (by :func:`run`, or by the dashboard from its cached
+    measurement), ``recipe`` stored as a run stores it."""
+    from agreebound.render.report import scored_report
+
+    if recipe.judge is not None and recipe.judge not in measurement.input.judges:
+        raise InputError(recipe.first.given, None, None, f"no judge {printable(recipe.judge, 60)!r} in the log; "
+                         f"judges: {', '.join(printable(j, 60) for j in measurement.input.judges)}")
+    report = scored_report(measurement, t, [(n, b) for _, n, b in inputs], recipe.judge)
+    return Report("scored", report, t, tuple(inputs), recipe.to_dict(), bundle=measurement)
 
 
 def _judge_out_of_core(recipe: JudgeRecipe, engine: str, name: str, data: bytes, t: Any,

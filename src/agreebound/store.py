@@ -401,7 +401,10 @@ class Store:
 
         verdict = verdict_of(report)
         judge = contract_id = None
-        if kind == "judge":
+        if report.get("kind") == "scored":  # a graded or pass/fail judge: no contract; the judge(s) audited
+            sc = report["scored"]
+            judge = _text_column(sc["decided_for"] if sc.get("decided_for") != "every judge" else ", ".join(sc["judges"]))
+        elif kind == "judge":
             cal = report.get("calibration", {})
             # the contract the snapshot is bound to (a draft of edited thresholds has its own id)
             contract_id = (cal.get("contract") or {}).get("content_id") or (cal.get("decided_against") or {}).get("content_id")

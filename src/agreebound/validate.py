@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
-from agreebound.synthetic import PlantedDesign, PlantedJudge, implants, planted_frames
+from agreebound.synthetic import PlantedDesign, PlantedJudge, ScoredJudge, implants, planted_frames, scored_frame
 
 #: The planted judges, in the order shown: one defect each beside a base rate of general
 #: disagreement (the clean judge's is low enough to pass the contract).
@@ -55,6 +55,24 @@ VERDICTS = {
     "noisy": ("verbosity_bias", False, "the failure is mostly general disagreement"),
     "unstable": ("repeat_variance", False, ""),
 }
+
+
+#: Graded and pass/fail judges planted beside three human raters (agreebound.judge_scores): (judge,
+#: scale, the decision planted, the measure whose 95% interval must exclude 0, or None). A judge
+#: with the humans' own noise is exchangeable with them: admissible; a noisier one is not (the
+#: humans' noise: 0.5 scale points on 1-5, the pass/fail judges' own on 0/1). A judge
+#: with a planted bias must be flagged on its measure. (The clean judges' measures are not required
+#: to include 0: at 95% one in twenty would not, by chance.)
+SCORED_JUDGES: tuple[tuple[ScoredJudge, tuple[int, int], str, str | None], ...] = (
+    (ScoredJudge("graded-exchangeable", noise=0.5), (1, 5), "PASS_CALIBRATION", None),
+    (ScoredJudge("graded-noisy", noise=1.2), (1, 5), "FAIL_CALIBRATION", None),
+    (ScoredJudge("graded-lenient", noise=0.5, leniency=0.6), (1, 5), "", "leniency"),
+    (ScoredJudge("graded-long", noise=0.5, length_bias=0.5), (1, 5), "", "length_effect"),
+    (ScoredJudge("graded-self", noise=0.5, self_bias=0.8), (1, 5), "", "self_preference_scored"),
+    (ScoredJudge("binary-exchangeable", noise=0.3), (0, 1), "PASS_CALIBRATION", None),
+    (ScoredJudge("binary-yes", noise=0.3, leniency=0.4), (0, 1), "", "yes_lean"),
+)
+SCORED_ITEMS = 600
 
 
 @dataclass(frozen=True)
@@ -105,10 +123,12 @@ class Validation:
     judges: tuple[PlantedJudge, ...]
     rows: tuple[Row, ...]
     checks: tuple[Check, ...]
+    #: the graded and pass/fail judges' checks (:data:`SCORED_JUDGES`)
+    scored: tuple[Check, ...] = ()
 
     @property
     def holds(self) -> bool:
-        return all(r.holds for r in self.rows) and all(c.holds for c in self.checks)
+        return all(r.holds for r in self.rows) and all(c.holds for c in self.checks + self.scored)
 
     @property
     def failures(self) -> tuple[str, ...]:
@@ -117,12 +137,14 @@ class Validation:
             f"planted {_value(r.measure, r.implant)} outside {_interval(r)}" if not r.recovered
             else f"bias flag {_yes(r.flag_raised)}, planted {_yes(r.flag_expected)}") for r in self.rows if not r.holds]
         out += [f"{c.judge} judge, verdict: expected {c.expected}; found {c.found}" for c in self.checks if not c.holds]
+        out += [f"{c.judge} judge: expected {c.expected}; found {c.found}" for c in self.scored if not c.holds]
         return tuple(out)
 
     def to_dict(self) -> dict[str, Any]:
         return {"seed": self.seed, "design": asdict(self.design), "judges": [asdict(j) for j in self.judges],
                 "nulls": {k: str(v) for k, v in NULLS.items()}, "rows": [r.to_dict() for r in self.rows],
-                "checks": [c.to_dict() for c in self.checks], "holds": self.holds, "failures": list(self.failures)}
+                "checks": [c.to_dict() for c in self.checks], "scored": [c.to_dict() for c in self.scored],
+                "holds": self.holds, "failures": list(self.failures)}
 
 
 # --- running -----------------------------------------------------------------------------------
@@ -183,8 +205,29 @@ def check_of(judge: PlantedJudge, report: Any) -> Check:
     return Check(judge.name, expected, found, g.passed is passes and note in said)
 
 
+def scored_check(judge: ScoredJudge, scale: tuple[int, int], decision: str, measure: str | None,
+                 seed: int) -> Check:
+    """A planted graded or pass/fail judge written as a scores table and audited by the pipeline, as
+    ``agreebound calibrate`` audits a file: its decision, or its planted bias flagged."""
+    from agreebound.pipeline import JudgeRecipe, Source, run
+
+    frame = scored_frame([judge], SCORED_ITEMS, humans=3, human_noise=judge.noise if scale == (0, 1) else 0.5,
+                         scale=scale, seed=seed, models=(judge.name, "model-b"))
+    data = frame.drop(columns=["line"]).to_csv(index=False).encode()
+    report = run(JudgeRecipe(Source(f"planted-{judge.name}.csv", data)))
+    if measure is None:
+        d = report.decisions.per_judge[judge.name]
+        gates = ", ".join(f"{g.name} {'passes' if g.passed else 'fails'}" for g in d[1])
+        return Check(judge.name, decision, f"{d[0]} ({gates})", d[0] == decision)
+    m = report.bundle.agreement(judge.name).measure(measure)
+    flagged = m.low is not None and not (m.low <= 0 <= m.high)
+    return Check(judge.name, f"{measure} flagged (its 95% interval excludes 0)",
+                 f"{measure} {m.value_text()} {m.interval_text()}", flagged)
+
+
 def validate(seed: int = 0, design: PlantedDesign = PlantedDesign(),
-             judges: Sequence[PlantedJudge] = JUDGES) -> Validation:
+             judges: Sequence[PlantedJudge] = JUDGES,
+             scored: Sequence[tuple[ScoredJudge, tuple[int, int], str, str | None]] = SCORED_JUDGES) -> Validation:
     """Every planted judge audited (judge i from the seed (seed, i)) and read against its plants."""
     rows: list[Row] = []
     checks = []
@@ -192,7 +235,8 @@ def validate(seed: int = 0, design: PlantedDesign = PlantedDesign(),
         report = audit(judge, design, (seed, i))
         rows += rows_of(judge, design, report.bundle.measurement)
         checks.append(check_of(judge, report))
-    return Validation(seed, design, tuple(judges), tuple(rows), tuple(checks))
+    graded = tuple(scored_check(*plant, seed=seed * 1000 + i) for i, plant in enumerate(scored))
+    return Validation(seed, design, tuple(judges), tuple(rows), tuple(checks), graded)
 
 
 # --- the table ---------------------------------------------------------------------------------
@@ -229,11 +273,16 @@ def table(v: Validation) -> str:
     lines += ["  ".join(c.ljust(w) for c, w in zip(x, widths)).rstrip() for x in (head, *body)]
     lines += ["", "verdicts:"]
     lines += [f"  {c.judge}: expected {c.expected}; found {c.found}{'' if c.holds else '  MISS'}" for c in v.checks]
+    if v.scored:
+        lines += ["", f"graded and pass/fail judges ({SCORED_ITEMS} items, 3 human raters each):"]
+        lines += [f"  {c.judge}: expected {c.expected}; found {c.found}{'' if c.holds else '  MISS'}" for c in v.scored]
     lines.append("")
     if v.holds:
         lines.append(f"validate: holds: {len(v.rows)} measures recovered their planted values, every bias flag "
-                     f"as planted (clean and noisy judges: none), {len(v.checks)} verdicts as planted")
+                     f"as planted (clean and noisy judges: none), {len(v.checks)} verdicts as planted"
+                     + (f"; {len(v.scored)} graded and pass/fail judges as planted" if v.scored else ""))
     else:
-        lines.append(f"validate: FAILS: {len(v.failures)} of {len(v.rows) + len(v.checks)} checks do not hold:")
+        total = len(v.rows) + len(v.checks) + len(v.scored)
+        lines.append(f"validate: FAILS: {len(v.failures)} of {total} checks do not hold:")
         lines += [f"  - {f}" for f in v.failures]
     return "\n".join(lines) + "\n"

@@ -12,6 +12,8 @@ Every figure function takes ``dark: bool = False`` (keyword only) and returns a 
 * ``rates_interval(m, d)``: each detector's rate with its Wilson interval, against the cap.
 * ``coincidence_heatmap(m)``: the coincidence matrix alpha is computed from.
 * ``calibration_rates(d)``: the judge's five rates against their thresholds.
+* ``reliability_figure(confidence)``: a graded or pass/fail judge's stated confidence (reliability diagram).
+* ``score_heatmap(table, judge)``: a graded judge's scores against the humans' (counts of pairs).
 
 Captions: each figure carries a plain-language caption, read with ``caption(fig)`` (it lives in
 ``fig.layout.meta["caption"]``, so it survives ``update_layout`` and travels with the figure).
@@ -189,6 +191,8 @@ def _zone_words(g: GateView) -> str:
 def _axis_title(g: GateView) -> str:
     if g.name == "alpha":
         return "alpha (−1 to 1)"
+    if g.name == "admissibility":
+        return "judge's alpha minus the humans' (−2 to 2)"
     if g.unit == "x":
         return "spread, max/min detector rate (x)"
     if g.unit == "%":
@@ -218,6 +222,8 @@ def _bullet_range(g: GateView) -> tuple[float, float]:
     if g.name == "alpha":
         lo = min([-0.2] + [x - 0.05 for x in numbers])
         return (max(-1.0, lo), 1.0)
+    if g.name == "admissibility":  # a difference of two alphas: zoomed on the threshold and 0
+        return (max(-2.0, min([-0.3] + [x - 0.05 for x in numbers])), min(2.0, max([0.2] + [x + 0.05 for x in numbers])))
     if g.unit == "x":
         top = max(numbers + [g.threshold]) * 1.15
         # an interval far beyond the value and the cap is cut (and marked) rather than squash the rest
@@ -238,6 +244,8 @@ def _xaxis_for(g: GateView, rng: tuple[float, float]) -> dict[str, Any]:
                               ticks="outside", showticklabels=True, fixedrange=True, nticks=8)
     if g.name == "alpha":
         ax.update(tickformat=".1f", tick0=0, dtick=0.2, range=[rng[0] - 1e-9, rng[1] + 1e-9])
+    elif g.name == "admissibility":
+        ax.update(tickformat=".2f", tick0=0, dtick=0.05 if rng[1] - rng[0] <= 0.6 else 0.2)
     elif g.unit == "x":
         ax["ticksuffix"] = "x"
     elif g.unit == "%":
@@ -447,6 +455,8 @@ def _sweep_range(g: GateView) -> tuple[float, float]:
     if g.name == "alpha":
         lo = min([0.0, t - 0.05] + ([v - 0.05] if v is not None else []))
         return (max(-1.0, lo), 1.0)
+    if g.name == "admissibility":  # the margin's legal range, 0 to 1: the threshold from -1 to 0
+        return (max(-2.0, min([-1.0] + ([v - 0.05] if v is not None else []))), 0.2)
     if g.unit == "x":
         return (1.0, max([5.0, t * 1.1] + ([v * 1.1] if v is not None else [])))
     if g.unit == "%":
@@ -772,6 +782,73 @@ def calibration_rates(d: CalibrationDecision, *, dark: bool = False) -> go.Figur
                 f"stay at or below theirs. {failing} of {len(notes)} rates fail, as decided" + unevaluable)
     return _finish(fig, p, height=height, title=title, caption_text=cap_text, top=top_px, right=16,
                    bottom=bottom_px)
+
+
+# --- graded and pass/fail judges (the report's "scored" section) --------------------------------
+
+
+def reliability_figure(confidence: dict[str, Any], *, dark: bool = False) -> go.Figure:
+    """The reliability diagram of a judge's stated confidence (a scored report's ``confidence``):
+    each equal-mass bin's mean stated probability against the observed frequency of a human's pass,
+    with its Wilson 95% interval; the diagonal is a calibrated judge. Bin sizes in the hover."""
+    p = palette(dark)
+    bins = confidence["bins"]
+    xs = [b["mean_p"] for b in bins]
+    ys = [b["frequency"] for b in bins]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="calibrated (stated = observed)",
+                             line=dict(color=p.threshold, width=1.5, dash="dash"), hoverinfo="skip"))
+    fig.add_trace(go.Scatter(
+        x=xs, y=ys, mode="lines+markers", name="the judge (a bin of pairs)",
+        line=dict(color=p.neutral, width=1.5), marker=dict(size=9, color=p.neutral),
+        error_y=dict(type="data", symmetric=False, array=[b["interval95"][1] - b["frequency"] for b in bins],
+                     arrayminus=[b["frequency"] - b["interval95"][0] for b in bins], color=p.neutral, thickness=1.2,
+                     width=4),
+        customdata=[[b["count"], b["interval95"][0], b["interval95"][1]] for b in bins],
+        hovertemplate="stated %{x:.3f}, observed %{y:.3f} [%{customdata[1]:.3f}, %{customdata[2]:.3f}]"
+                      "<br>%{customdata[0]:,} pairs<extra></extra>"))
+    fig.update_xaxes(title_text="stated probability of pass (bin mean)", range=[-0.02, 1.02], dtick=0.2)
+    fig.update_yaxes(title_text="observed share a human passes", range=[-0.02, 1.02], dtick=0.2)
+    fig.update_layout(legend=_legend_bottom(), showlegend=True)
+    iso = confidence["isotonic"]
+    cap_text = (f"Each point is one of {len(bins)} equal-mass bins of {confidence.get('unit', 'items')}: the judge's mean stated "
+                f"probability of pass against how often the humans' verdict (their majority) was pass, with its Wilson 95% interval; "
+                f"points on the dashed diagonal are calibrated, below it overconfident in pass. ECE "
+                f"{confidence['ece']:.3f}, Brier {confidence['brier']:.3f}; an isotonic map fitted on half the {confidence.get('unit', 'items')} "
+                f"moves the other half's ECE from {iso['ece_before']:.3f} to {iso['ece_after']:.3f} (shown, not "
+                "applied).")
+    return _finish(fig, p, height=400, title="Stated confidence against the humans (reliability diagram)",
+                   caption_text=cap_text, bottom=10)
+
+
+def score_heatmap(table: dict[str, Any], judge: str, *, dark: bool = False) -> go.Figure:
+    """A judge's scores against the humans' (a scored report's ``table``): rows the judge's score,
+    columns the human's, each cell the judge-human pairs; the diagonal (the same score) outlined."""
+    p = palette(dark)
+    values = [f"{v:g}" for v in table["values"]]
+    z = [list(row) for row in table["counts"]]
+    name = html_text(judge, 60)
+    small = len(values) <= 12
+    # the judge's name goes in as data, never into the template (a name holding %{...} would be read)
+    hover = [[f"{name}: {values[i]}<br>human: {values[j]}<br>{n:,} pairs" for j, n in enumerate(row)]
+             for i, row in enumerate(z)]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=values, y=values, colorscale=[list(s) for s in p.heat], showscale=not small,
+        colorbar=dict(title=dict(text="pairs", font=dict(color=p.text)), tickfont=dict(color=p.text)),
+        text=[[f"{n:,}" for n in row] for row in z] if small else None, texttemplate="%{text}" if small else None,
+        customdata=hover, hovertemplate="%{customdata}<extra></extra>"))
+    for i in range(len(values)):  # the diagonal: judge and human gave the same score
+        fig.add_shape(type="rect", xref="x", yref="y", x0=i - 0.5, x1=i + 0.5, y0=i - 0.5, y1=i + 0.5,
+                      line=dict(color=p.threshold, width=2), fillcolor="rgba(0,0,0,0)", name="diagonal")
+    fig.update_xaxes(title_text="human's score", type="category", showgrid=False)
+    fig.update_yaxes(title_text=f"{name}'s score", type="category", autorange="reversed", showgrid=False)
+    total = sum(sum(row) for row in z)
+    same = sum(z[i][i] for i in range(len(z)))
+    cap_text = (f"Each cell counts the judge-human pairs with this judge score (row) and human score (column); "
+                f"the outlined diagonal is agreement ({same:,} of {total:,} pairs). Mass above the diagonal is the "
+                "judge scoring lower than the human, below it higher.")
+    return _finish(fig, p, height=max(320, 120 + 36 * len(values)), title=f"{name}: its scores against the humans'",
+                   caption_text=cap_text, bottom=10)
 
 
 # --- numbers as text -------------------------------------------------------------------------

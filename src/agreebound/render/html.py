@@ -243,14 +243,16 @@ def _slug(*parts: str) -> str:
     return "-".join(_SLUG.sub("_", p).strip("._-")[:60] or "x" for p in parts)
 
 
-def _page(title: str, subject: str, verdict: str, sections: list[str], charts: int) -> str:
+def _page(title: str, subject: str, verdict: str, sections: list[str], charts: int, meaning: str | None = None) -> str:
+    """``meaning``: the verdict in words, when the report's kind reads it otherwise than _MEANING."""
+    meaning = _MEANING.get(verdict, "") if meaning is None else meaning
     plotly_note = "plotly.js is inlined once; " if charts else ""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         f"<title>{html.escape(title)}: {_t(subject, 80)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
         f"<header>\n<h1>{html.escape(title)}</h1>\n<p class=\"meta\">Data: {_t(subject, 120)}</p>\n"
-        f"<p>{_verdict(verdict)} <span class=\"meaning\">{html.escape(_MEANING.get(verdict, ''))}</span></p>\n"
+        f"<p>{_verdict(verdict)} <span class=\"meaning\">{html.escape(meaning)}</span></p>\n"
         "</header>\n<main>\n" + "\n".join(sections) + "\n</main>\n"
         f"<footer><p>Written by agreebound. This file is self-contained: {plotly_note}opening it makes no "
         "network request. Each chart's toolbar downloads it as a PNG.</p></footer>\n"
@@ -588,6 +590,12 @@ def calibration_html(bundle: JudgeBundle, thresholds: ThresholdSet, report: dict
         sections.append(_section("bias", "Bias or disagreement?", _bias_html(c["bias"], c.get("net_gates", []))))
     if c.get("headline"):
         sections.append(_section("headline", "The corrected headline", _headline_html(c["headline"])))
+    if c.get("confidence"):  # a judge that states a probability (AlpacaEval's weighted annotators)
+        fig = _fit(figures.reliability_figure(c["confidence"]))
+        body = _scored_confidence(c["confidence"]) + _chart(fig, 1, "Reliability diagram", _caption(
+            fig, "Each bin's mean stated probability against the observed frequency, with Wilson 95% intervals."),
+            _slug(data, "judge", "reliability"))
+        sections.append(_section("confidence", "Stated confidence against the humans", body))
     sections.append(_section("details", "Notes and references", details))
     snap = c["snapshot"]
     extra = _table("The contract and the snapshot", ["field", "value"], widths=[25, 75], small=True, rows=[
@@ -598,3 +606,160 @@ def calibration_html(bundle: JudgeBundle, thresholds: ThresholdSet, report: dict
     ] + ([["rebound from", f"<code>{_t(snap['rebound_from'], 120)}</code>"]] if snap.get("rebound_from") else []))
     sections.append(_inputs_section(report, extra))
     return _page("Agreebound judge calibration report", data, c["decision"], sections, 1)
+
+
+# --- graded and pass/fail judges --------------------------------------------------------------
+
+
+def _scored_summary(s: dict[str, Any]) -> str:
+    """The decision and for whom, the judge's kind and level, what was read, every judge's decision."""
+    from agreebound.render.scored import decided_for_words, level_words
+
+    whom = html.escape(decided_for_words(s)) if s["decided_for"] == "every judge" else \
+        f"the judge <code>{_t(s['decided_for'], 120)}</code>"
+    rows = [[_t(a["judge"], 80), _verdict(a["decision"]), f"{a['items']:,}", f"{a['pairs']:,}",
+             _t(a["decision_reason"] or "-", 300)] for a in s["audits"]]
+    body = (f"<p>{_verdict(s['decision'])} for {whom}.</p>\n"
+            f"<p>{_t(s['kind_words'], 200)}. Level: {_t(level_words(s), 120)} (alpha and weighted kappa at this "
+            "level).</p>\n"
+            f"<p>Read as {_t(s['shape'], 80)}: <code>{_t(s['file'], 120)}</code>, {s['items']:,} items; judges: "
+            f"{_names(s['judges'])}; humans: {_names(s['humans'])}.</p>\n"
+            + _table("Every judge's decision", ["judge", "decision", "items", "pairs", "why not decided"],
+                     rows, [24, 24, 12, 12, 28], numeric=(2, 3), small=True))
+    if s["decision"] == "INCOMPLETE":
+        body += "<p>INCOMPLETE: some gate could not be evaluated: this is not a pass.</p>"
+    return body
+
+
+def _scored_gates(a: dict[str, Any]) -> str:
+    """One judge's two gates: value, 95% interval, threshold, result in words, fragile and plan."""
+    from agreebound.render.scored import gate_interval, gate_notes, gate_result, gate_threshold, gate_value
+
+    rows = []
+    for g in a["gates"]:
+        word = "pass" if g["passed"] else "FAIL" if g["evaluable"] else "not evaluable"
+        said = gate_result(g)
+        extra = said[len(word):].lstrip(": ")
+        notes = "".join(f'<br><span class="small">{_t(n, 500)}</span>' for n in ([extra] if extra else [])
+                        + gate_notes(g))
+        rows.append([_t(g["title"], 120), gate_value(g), gate_interval(g), _t(gate_threshold(g), 80),
+                     _result(word) + notes])
+    return _table("The gates (each judge must pass both)", ["gate", "measured", "95% interval", "threshold", "result"],
+                  rows, [26, 12, 18, 20, 24], small=True)
+
+
+def _scored_alpha(a: dict[str, Any]) -> str:
+    from agreebound.render.scored import alpha_rows, pair_rows
+
+    body = _table("The judge against the humans, the humans against each other (mean alphas)",
+                  ["alpha", "value", "95% interval", "over"], [[_t(c, 400) for c in r] for r in alpha_rows(a)],
+                  [26, 12, 18, 44], small=True)
+    return body + _table("Each pair of raters", ["rater", "rater", "items both rated", "alpha"],
+                         [[_t(c, 80) for c in r] for r in pair_rows(a)], [32, 32, 18, 18], numeric=(2, 3), small=True)
+
+
+def _scored_measures(a: dict[str, Any]) -> str:
+    from agreebound.render.scored import measure_rows
+
+    rows = [[_t(r[0], 120), _t(r[1], 40) + (f'<br><span class="small">= {_t(r[3], 80)}</span>' if r[3] != "-" else ""),
+             _t(r[2], 40) + (f'<br><span class="small">{_t(r[4], 200)}</span>' if r[4] != "-" else ""), _t(r[5], 400)]
+            for r in measure_rows(a)]
+    return _table("Measures beside the gates (they do not decide)", ["measure", "measured", "95% interval",
+                                                                      "what it counts"], rows, [24, 18, 26, 32],
+                  small=True)
+
+
+def _scored_confidence(c: dict[str, Any]) -> str:
+    from agreebound.render.scored import bin_rows, confidence_lines
+
+    return (_list(_t(x, 600) for x in confidence_lines(c))
+            + _table("The reliability diagram's bins", ["stated (mean)", "observed",
+                                                        "95% interval (Wilson)", _t(c.get("unit", "items"), 10)],
+                     [[_t(x, 40) for x in r] for r in bin_rows(c)], [25, 25, 30, 20], numeric=(1, 3), small=True))
+
+
+def _scored_judge(k: int, a: dict[str, Any], data: str, first_chart: int) -> tuple[str, int]:
+    """One judge's section and how many charts it drew (numbered from ``first_chart``)."""
+    name = _t(a["judge"], 60)
+    n = first_chart
+    body = f"<p>{a['items']:,} items with the judge's score and a human's; {a['pairs']:,} judge-human pairs.</p>\n"
+    if a["decision_reason"]:
+        body += f"<p>Not decided, this is not a pass: {_t(a['decision_reason'], 400)}.</p>\n"
+    body += _scored_gates(a) + "<h3>Alpha</h3>" + _scored_alpha(a) + "<h3>Measures beside the gates</h3>" \
+        + _scored_measures(a)
+    if a["table"]["values"]:
+        fig = _fit(figures.score_heatmap(a["table"], a["judge"]))
+        body += _chart(fig, n, f"{name}: its scores against the humans'", _caption(
+            fig, "Judge score (rows) against human score (columns); agreement on the outlined diagonal."),
+            _slug(data, a["judge"], "scores"))
+        n += 1
+    if a["confidence"]:
+        body += "<h3>Stated confidence against the humans</h3>" + _scored_confidence(a["confidence"])
+        fig = _fit(figures.reliability_figure(a["confidence"]))
+        body += _chart(fig, n, f"{name}: reliability diagram", _caption(
+            fig, "Each bin's mean stated probability against the observed frequency, with Wilson 95% intervals."),
+            _slug(data, a["judge"], "reliability"))
+        n += 1
+    return _section(f"judge-{k}", f"Judge {name}: {html.escape(a['decision'])}", body), n - first_chart
+
+
+def _scored_panel(p: dict[str, Any]) -> str:
+    from agreebound.render.scored import panel_alpha, panel_rows
+
+    body = f"<p>Alpha among the judges: {_t(panel_alpha(p), 120)}.</p>"
+    if p["without"]:
+        body += _table("Each judge left out in turn", ["judge left out", "alpha of the others"],
+                       [[_t(j, 80), v] for j, v in panel_rows(p)], [60, 40], numeric=(1,), small=True)
+    drop = f"<code>{_t(p['drop'], 120)}</code>" if p["drop"] else "none"
+    return body + f"<p>Which judge to drop: {drop}: {_t(p['why'], 300)}.</p>"
+
+
+def _scored_details(s: dict[str, Any]) -> str:
+    """Identity, how scores were written, notes, and the thresholds with their source and citations."""
+    from agreebound.render.scored import value_label
+
+    body = ""
+    if s["identity"]:
+        body += _table("What ties the result to the judge and rubric", ["field", "value"],
+                       [[_t(k, 60), f"<code>{_t(v, 300)}</code>"] for k, v in s["identity"].items()], [25, 75],
+                       small=True)
+    if s["labels"]:
+        body += "<p>Scores as written: " + ", ".join(_t(value_label(float(k), s["labels"]), 80)
+                                                     for k in s["labels"]) + ".</p>"
+    if s["notes"]:
+        body += "<h3>Notes</h3>" + _list(_t(n, 600) for n in s["notes"])
+    rows = [[_t(k, 60), f"{v:,}", _t(s["citations"][k], 800)] for k, v in s["thresholds"].items()]
+    body += (f"<h3>Thresholds</h3><p>Source: {_t(s['threshold_source'], 120)}.</p>"
+             + _table("Thresholds in force, with their citations", ["threshold", "permil", "why this value"],
+                      rows, [28, 12, 60], numeric=(1,), small=True))
+    return body
+
+
+def scored_html(report: dict[str, Any]) -> str:
+    """A graded or pass/fail judge's report (kind "scored") as a self-contained page: the same sections
+    as its Markdown (agreebound.render.scored.scored_markdown), with each judge's score table and
+    reliability diagram drawn."""
+    s = report["scored"]
+    data = _data_name(report)
+    sections = [_section("summary", "Summary", _scored_summary(s))]
+    charts = 0
+    for k, a in enumerate(s["audits"]):
+        section, drawn = _scored_judge(k, a, data, charts)
+        sections.append(section)
+        charts += drawn
+    if s["panel"]:
+        sections.append(_section("panel", "The panel of judges", _scored_panel(s["panel"])))
+    sections.append(_section("details", "Identity, notes and thresholds", _scored_details(s)))
+    sections.append(_inputs_section(report))
+    kind = "pass/fail" if s["judge_kind"] == "binary" else "graded"
+    return _page(f"Agreebound {kind} judge report", data, s["decision"], sections, charts, SCORED_MEANING[s["decision"]])
+
+
+#: A graded or pass/fail judge's decision in words (no contract: the gates are against the humans).
+SCORED_MEANING = {
+    "PASS_CALIBRATION": "every judge decided agrees with the humans about as well as they agree with each other, "
+                        "and above the floor",
+    "FAIL_CALIBRATION": "a judge agrees with the humans less than they agree with each other (beyond the margin), "
+                        "or below the floor",
+    "INCOMPLETE": "not decided: a gate could not be evaluated (it needs two or more humans on shared items, or "
+                  "human labels on the judge's items); this is not a pass"}

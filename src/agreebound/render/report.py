@@ -22,6 +22,15 @@ from agreebound.gate import SEVERITY, Gate
 from agreebound.gate import worst as most_severe
 from agreebound.levels import LEVEL_ORIGIN_WORDS, level_phrase
 from agreebound.judge_input import JudgeBundle
+from agreebound.judge_scores import ScoredMeasurement, decide_scored
+# plan_text lives beside the scored Markdown (which cannot import this module); said here as always
+from agreebound.render.scored import (  # noqa: F401 - plan_text re-exported
+    calibration_dict,
+    confidence_lines,
+    plan_text,
+    scored_markdown,
+    scored_section,
+)
 from agreebound.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
 from agreebound.panel import AB_UNDEFINED, PanelDecision
 from agreebound.escape import LONE_SURROGATE, utf8_safe_tree
@@ -47,27 +56,6 @@ def _f(x: float | None) -> float | None:
 def plan_dict(g: Gate) -> dict[str, Any] | None:
     """A gate's plan as stored (agreebound.gate.Plan.to_dict); None when it has none."""
     return None if g.plan is None else g.plan.to_dict()
-
-
-def plan_text(plan: dict[str, Any] | None, scale: str = "share") -> str | None:
-    """A stored plan in words: what the audit can detect at its size, and for a fragile gate how many
-    more cases (units) would decide it. ``scale``: "share" (a judge rate or net measure, in points)
-    or "alpha" (a number). None without a plan.
-
-    >>> plan_text({"mdd": 0.06, "design_effect": 5.25, "size": 240, "more": None, "decidable": True,
-    ...            "unit": "cases", "sentence": "", "method": ""})
-    'detects a true value 6.0 points from the threshold at 240 cases (80% power; design effect 5.25)'
-    """
-    if not plan:
-        return None
-    unit = plan["unit"][:-1] if plan["size"] == 1 and plan["unit"].endswith("s") else plan["unit"]
-    if plan.get("mdd") is None:
-        head = f"no difference a true value can have is detectable at {plan['size']:,} {unit}"
-    else:
-        gap = f"{plan['mdd'] * 100:.1f} points" if scale == "share" else f"{plan['mdd']:.3f}"
-        deff = "" if plan.get("design_effect") is None else f"; design effect {plan['design_effect']:.3g}"
-        head = f"detects a true value {gap} from the threshold at {plan['size']:,} {unit} (80% power{deff})"
-    return head + (f"; {plan['sentence']}" if plan.get("sentence") else "")
 
 
 def sha256(data: bytes) -> str:
@@ -315,7 +303,7 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
             "cases_to_flip": {"direction": state, "cases": k},
             "plan": plan_dict(g),  # how many cases would decide it (agreebound.gate.Plan)
         })
-    return {
+    out = {
         "contract": {**bundle.contract.to_dict(), "content_id": bundle.contract.content_id},
         "snapshot": {"scope": bundle.scope, "contract_content_id": bundle.contract_content_id,
                      "rubric_digest": bundle.rubric_digest,
@@ -352,6 +340,9 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
         # each model pair's win rate: the judge's, corrected by the human labels (PPI), the humans'
         "headline": m.headline.to_dict(),
     }
+    if bundle.confidence is not None:  # a judge that states a probability (absent otherwise: reports unchanged)
+        out["confidence"] = calibration_dict(bundle.confidence)
+    return out
 
 
 def _net_gate(g: Gate) -> dict[str, Any]:
@@ -367,6 +358,16 @@ def calibration_report(bundle: JudgeBundle, thresholds: ThresholdSet,
                        inputs: Sequence[tuple[str, bytes | str]]) -> dict[str, Any]:
     out = _base("calibration", inputs, thresholds)
     out["calibration"] = calibration_section(bundle, decide(bundle.measurement, thresholds.calibration))
+    return out
+
+
+def scored_report(m: ScoredMeasurement, thresholds: ThresholdSet,
+                  inputs: Sequence[tuple[str, bytes | str]], judge: str | None = None) -> dict[str, Any]:
+    """A graded or pass/fail judge's whole report, decided under ``thresholds.scored`` (for ``judge``,
+    or every judge of the log); agreebound.render.scored holds its section."""
+    out = _base("scored", inputs, thresholds)
+    out["thresholds"]["scored"] = asdict(thresholds.scored)
+    out["scored"] = scored_section(m, decide_scored(m, thresholds.scored, thresholds.source, judge))
     return out
 
 
@@ -393,6 +394,8 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def verdict_of(report: dict[str, Any]) -> str:
+    if report["kind"] == "scored":
+        return report["scored"]["decision"]
     return report["panel"]["verdict"] if report["kind"] == "panel" else report["calibration"]["decision"]
 
 
@@ -429,6 +432,8 @@ def to_markdown(report: dict[str, Any]) -> str:
         lines += [f"Read as {md_text(read['format'])}: {rows_read_text(read['rows'])}.", ""]
     if report["kind"] == "panel":
         lines += _panel_markdown(report)
+    elif report["kind"] == "scored":
+        lines += scored_markdown(report)
     else:
         lines += _calibration_markdown(report["calibration"])
     return "\n".join(lines) + "\n"
@@ -518,6 +523,9 @@ def _calibration_markdown(c: dict[str, Any]) -> list[str]:
     lines += ["", f"Reference issues: {len(c['reference_issues'])}."]
     lines += _bias_markdown(c.get("bias"), c.get("net_gates", []))
     lines += _headline_markdown(c.get("headline"))
+    if c.get("confidence"):  # a judge that states a probability (AlpacaEval's weighted annotators)
+        lines += ["", "## Stated confidence against the humans", ""]
+        lines += [f"- {md_text(x)}" for x in confidence_lines(c["confidence"])]
     if c["seed_disagrees"]:
         lines.append(f"Seed rounding would have said {c['seed_decision']}.")
     return lines

@@ -1,0 +1,357 @@
+"""A graded or pass/fail judge's report (agreebound.judge_scores) as data: the "scored" section of
+the JSON report (schema: schemas/report.schema.json), which the Markdown, HTML, CLI and history read.
+
+Exact values are fraction strings beside their floats (6 decimals); every gate is stored as its
+decision gave it (agreebound.judge_scores.decide_scored), so history reads the gates back without
+comparing anything (:func:`gates_from_section`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from fractions import Fraction
+from typing import Any, Sequence
+
+from agreebound.gate import NOT_EVALUABLE, Gate, Plan
+from agreebound.judge_bias import Measure
+from agreebound.judge_scores import GATE_TITLES, JudgeAgreement, ScoredDecision, ScoredMeasurement
+from agreebound.thresholds import CITATIONS
+from agreebound.confidence import Calibration
+from agreebound.escape import md_code, md_text
+
+
+def _exact(x: Fraction | float | None) -> str | None:
+    if x is None:
+        return None
+    if isinstance(x, float):
+        return repr(round(x, 12))
+    x = Fraction(x)
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def _f(x: float | None) -> float | None:
+    return None if x is None else round(float(x), 6)
+
+
+def measure_dict(m: Measure | None) -> dict[str, Any] | None:
+    """A measure as stored: its own ``to_dict`` (exact as a fraction string, or a float's repr)."""
+    if m is None:
+        return None
+    d = m.to_dict()
+    d["exact"] = _exact(m.exact)
+    d["value_text"] = m.value_text()
+    d["interval_text"] = m.interval_text()
+    d["items"] = m.cases
+    return d
+
+
+def gate_dict(g: Gate) -> dict[str, Any]:
+    return {"name": g.name, "title": GATE_TITLES[g.name], "kind": g.kind, "exact": _exact(g.exact),
+            "value": _f(g.value), "threshold": _exact(g.threshold), "threshold_value": _f(float(g.threshold)),
+            "threshold_field": g.threshold_field, "threshold_source": g.threshold_source,
+            "passed": g.passed, "evaluable": g.passed is not None, "state": g.state,
+            "unavailable": g.detail or None, "fragile": g.fragile,
+            "interval95": None if g.low is None else [_f(g.low), _f(g.high)],
+            "interval_method": g.interval_method or None, "margin_words": g.margin_words,
+            "plan": None if g.plan is None else g.plan.to_dict()}
+
+
+def gates_from_section(judge: dict[str, Any]) -> tuple[Gate, ...]:
+    """A stored judge's gates as its decision gave them (history reads them back; nothing is compared)."""
+    out = []
+    for g in judge["gates"]:
+        iv = g.get("interval95")
+        out.append(Gate(g["name"], g["kind"], None if g["exact"] is None else Fraction(g["exact"]),
+                        Fraction(g["threshold"]), g["passed"], g["passed"],
+                        state=g["state"] if g["passed"] is not None else NOT_EVALUABLE,
+                        low=None if iv is None else iv[0], high=None if iv is None else iv[1],
+                        interval_method=g.get("interval_method") or "", fragile=bool(g.get("fragile")),
+                        threshold_field=g["threshold_field"], threshold_source=g["threshold_source"],
+                        detail=g.get("unavailable") or "", plan=Plan.from_dict(g.get("plan"))))
+    return tuple(out)
+
+
+def calibration_dict(c: Calibration | None) -> dict[str, Any] | None:
+    if c is None:
+        return None
+    return {"items": c.n, "split": c.split, "unit": c.unit, "left_out": c.left_out, "ece": _f(c.ece),
+            "brier": _f(c.brier),
+            "brier_interval95": None if c.brier_interval is None else [_f(v) for v in c.brier_interval],
+            "reliability": _f(c.reliability), "resolution": _f(c.resolution), "uncertainty": _f(c.uncertainty),
+            "bins": [{"mean_p": _f(b.mean_p), "frequency": _f(b.frequency), "count": b.count,
+                      "interval95": [_f(b.low), _f(b.high)]} for b in c.bins],
+            "isotonic": {"fitted_on": c.n - c.held_out, "held_out": c.held_out,
+                         "ece_before": _f(c.ece_before), "ece_after": _f(c.ece_after),
+                         "brier_before": _f(c.brier_before), "brier_after": _f(c.brier_after),
+                         "map": [[_f(p), _f(v)] for p, v in zip(*c.isotonic_map)], "applied": False},
+            "sentence": c.sentence}
+
+
+def judge_dict(a: JudgeAgreement, d: ScoredDecision) -> dict[str, Any]:
+    decision, gates, reason = d.per_judge[a.judge]
+    values, counts = a.table
+    return {"judge": a.judge, "decision": decision, "decision_reason": reason, "items": a.items, "pairs": a.pairs,
+            "gates": [gate_dict(g) for g in gates],
+            "alpha": {"judge_humans": measure_dict(a.judge_alpha), "humans": measure_dict(a.human_alpha),
+                      "difference": measure_dict(a.difference),
+                      "pairs": [{"a": p.a, "b": p.b, "items": p.items, "exact": _exact(p.exact),
+                                 "value": None if p.exact is None else _f(float(p.exact))} for p in a.alphas]},
+            "measures": [measure_dict(m) for m in a.measures],
+            "confidence": calibration_dict(a.confidence),
+            "table": {"values": [_f(v) for v in values], "counts": [list(r) for r in counts],
+                      "rows": "judge", "columns": "human"}}
+
+
+def scored_section(m: ScoredMeasurement, d: ScoredDecision) -> dict[str, Any]:
+    x = m.input
+    panel = None
+    if m.panel is not None:
+        panel = {"alpha": _exact(m.panel.alpha), "alpha_value": None if m.panel.alpha is None else _f(float(m.panel.alpha)),
+                 "without": {j: _exact(v) for j, v in m.panel.without.items()},
+                 "drop": m.panel.drop, "why": m.panel.why}
+    return {"file": x.file, "shape": m.shape, "judge_kind": m.kind, "kind_words": m.kind_words,
+            "level": {"in_force": m.level, "chosen_by": m.level_chosen_by},
+            "identity": dict(sorted(m.identity.items())), "notes": list(m.notes),
+            "labels": {str(k): v for k, v in sorted(m.labels.items())},
+            "items": len(x.items), "judges": list(x.judges), "humans": list(x.humans),
+            "scale": list(x.values),
+            "decision": d.decision, "decided_for": d.judge or "every judge",
+            "thresholds": asdict(d.thresholds), "threshold_source": d.source,
+            "citations": {k: CITATIONS[k] for k in asdict(d.thresholds)},
+            "audits": [judge_dict(a, d) for a in m.agreements], "panel": panel}
+
+
+# --- words every renderer shares (plain text: each renderer escapes user text its own way) ------------
+
+
+def plan_text(plan: dict[str, Any] | None, scale: str = "share") -> str | None:
+    """A stored plan in words: what the audit can detect at its size, and for a fragile gate how many
+    more cases (units) would decide it. ``scale``: "share" (a judge rate or net measure, in points)
+    or "alpha" (a number). None without a plan. (Here, not in render.report, so that this module's
+    Markdown can say it without importing render.report, which imports this module.)
+
+    >>> plan_text({"mdd": 0.06, "design_effect": 5.25, "size": 240, "more": None, "decidable": True,
+    ...            "unit": "cases", "sentence": "", "method": ""})
+    'detects a true value 6.0 points from the threshold at 240 cases (80% power; design effect 5.25)'
+    """
+    if not plan:
+        return None
+    unit = plan["unit"][:-1] if plan["size"] == 1 and plan["unit"].endswith("s") else plan["unit"]
+    if plan.get("mdd") is None:
+        head = f"no difference a true value can have is detectable at {plan['size']:,} {unit}"
+    else:
+        gap = f"{plan['mdd'] * 100:.1f} points" if scale == "share" else f"{plan['mdd']:.3f}"
+        deff = "" if plan.get("design_effect") is None else f"; design effect {plan['design_effect']:.3g}"
+        head = f"detects a true value {gap} from the threshold at {plan['size']:,} {unit} (80% power{deff})"
+    return head + (f"; {plan['sentence']}" if plan.get("sentence") else "")
+
+
+def level_words(section: dict[str, Any]) -> str:
+    """"ordinal, the default for a graded scale" or "interval, chosen by the user"."""
+    lv = section["level"]
+    if lv["chosen_by"] == "user":
+        return f"{lv['in_force']}, chosen by the user"
+    scale = "pass/fail verdict" if section["judge_kind"] == "binary" else "graded scale"
+    return f"{lv['in_force']}, the default for a {scale}"
+
+
+def decided_for_words(section: dict[str, Any]) -> str:
+    """Whose decision it is (plain text; a judge's name is user text: the caller escapes it whole)."""
+    if section["decided_for"] == "every judge":
+        many = len(section["judges"]) > 1
+        return "every judge (the worst judge's decision decides)" if many else "every judge (the log's one judge)"
+    return f"the judge {section['decided_for']}"
+
+
+def gate_value(g: dict[str, Any]) -> str:
+    """A gate's measured value on alpha's scale, or "not measured"."""
+    return "not measured" if g["value"] is None else f"{g['value']:.3f}"
+
+
+def gate_interval(g: dict[str, Any]) -> str:
+    iv = g.get("interval95")
+    return "-" if not iv else f"[{iv[0]:.3f}, {iv[1]:.3f}]"
+
+
+def gate_threshold(g: dict[str, Any]) -> str:
+    """">= -0.050" with the threshold's own field in permil (what a thresholds file sets)."""
+    permil = round(abs(g["threshold_value"]) * 1000)
+    return f">= {g['threshold_value']:.3f} ({g['threshold_field']} {permil})"
+
+
+def gate_result(g: dict[str, Any]) -> str:
+    """"pass (0.056 to spare)", "FAIL (0.054 short)" or "not evaluable: <why>"; never a colour alone."""
+    if not g["evaluable"]:
+        return f"not evaluable: {g.get('unavailable') or 'no value'}"
+    word = "pass" if g["passed"] else "FAIL"
+    return f"{word} ({g['margin_words']})" if g.get("margin_words") else word
+
+
+def gate_notes(g: dict[str, Any]) -> list[str]:
+    """What a gate's result rests on: fragile, and the plan (how many items would decide it)."""
+    out = []
+    if g.get("fragile"):
+        out.append("fragile: the 95% interval holds values on both sides of the threshold")
+    plan = g.get("plan")
+    if g["evaluable"] and plan:  # a graded judge's plan counts its items
+        out.append(str(plan_text(plan, "alpha")))
+    return out
+
+
+def alpha_rows(audit: dict[str, Any]) -> list[list[str]]:
+    """The gates' alphas: what, value, 95% interval, over what (each pair's alpha in ``pair_rows``)."""
+    a = audit["alpha"]
+    rows = []
+    for key in ("judge_humans", "humans", "difference"):
+        m = a.get(key)
+        if m is None:
+            what = {"humans": "humans vs humans: mean alpha", "difference": "judge's alpha minus the humans' alpha"}
+            rows.append([what[key], "not measured", "-", "needs two or more humans on shared items"])
+            continue
+        rows.append([m["title"], m["value_text"], m["interval_text"] or "-", m.get("unavailable") or m["fraction"]])
+    return rows
+
+
+def pair_rows(audit: dict[str, Any]) -> list[list[str]]:
+    """Each pair of raters (judge-human first, then human-human): a, b, items both rated, alpha."""
+    return [[p["a"], p["b"], f"{p['items']:,}", "undefined" if p["value"] is None else f"{p['value']:.3f}"]
+            for p in audit["alpha"]["pairs"]]
+
+
+def measure_rows(audit: dict[str, Any]) -> list[list[str]]:
+    """The measures beside the gates: title, value, 95% interval, exact (a fraction), method, definition
+    or why not measured."""
+    return [[m["title"], m["value_text"], m["interval_text"] or "-", m["fraction"] or "-",
+             m["interval_method"] or "-", m.get("unavailable") or m["definition"]] for m in audit["measures"]]
+
+
+def confidence_lines(c: dict[str, Any]) -> list[str]:
+    """Stated confidence against the humans: ECE, Brier and its decomposition, the isotonic map's
+    before/after on the held-out half (shown, not applied)."""
+    iso = c["isotonic"]
+    brier_iv = c.get("brier_interval95")
+    unit = c.get("unit", "items")
+    left = f"; {c['split']:,} {unit} {c.get('left_out', 'the humans split evenly')} left out" if c.get("split") else ""
+    lines = [f"ECE {c['ece']:.3f} over {c['items']:,} {unit}, against the humans' verdict ({len(c['bins'])} "
+             f"equal-mass bins{left})",
+             f"Brier {c['brier']:.3f}" + (f" [{brier_iv[0]:.3f}, {brier_iv[1]:.3f}]" if brier_iv else "")
+             + f" = reliability {c['reliability']:.3f} - resolution {c['resolution']:.3f} + uncertainty "
+             f"{c['uncertainty']:.3f}",
+             f"isotonic recalibration fitted on {iso['fitted_on']:,} {unit} and evaluated on the other {iso['held_out']:,}: "
+             f"ECE {iso['ece_before']:.3f} -> {iso['ece_after']:.3f}, Brier {iso['brier_before']:.3f} -> "
+             f"{iso['brier_after']:.3f} (shown, not applied: the verdicts are audited as the judge gave them)"]
+    return lines
+
+
+def bin_rows(c: dict[str, Any]) -> list[list[str]]:
+    """The reliability diagram's bins: mean stated probability, observed frequency, its Wilson 95%
+    interval, size."""
+    return [[f"{b['mean_p']:.3f}", f"{b['frequency']:.3f}", f"[{b['interval95'][0]:.3f}, {b['interval95'][1]:.3f}]",
+             f"{b['count']:,}"] for b in c["bins"]]
+
+
+def value_label(v: float, labels: dict[str, str]) -> str:
+    """A scale value as read ("3"), with how the log wrote it ("1 (C)")."""
+    text = f"{v:g}"
+    written = labels.get(str(float(v)))
+    return f"{text} ({written})" if written else text
+
+
+def panel_alpha(panel: dict[str, Any]) -> str:
+    """The judges' alpha among themselves: "0.614 (= 1576063373/2567210400)" or "undefined"."""
+    if panel["alpha_value"] is None:
+        return "undefined"
+    return f"{panel['alpha_value']:.3f} (= {panel['alpha']})"
+
+
+def panel_rows(panel: dict[str, Any]) -> list[list[str]]:
+    """Each judge left out in turn (three judges or more): the judge, the others' alpha."""
+    return [[j, "undefined" if v is None else f"{float(Fraction(v)):.3f}"] for j, v in panel["without"].items()]
+
+
+# --- Markdown -------------------------------------------------------------------------------------------
+
+
+def _row(cells: Sequence[str], user: Sequence[int] = ()) -> str:
+    """A table row: the cells at ``user`` positions hold user text (names, files), escaped whole; the
+    others are numbers and the tool's own words, where only a pipe could break the table."""
+    return "| " + " | ".join(md_text(c, 400) if i in user and c != "-" else c.replace("|", "\\|")
+                             for i, c in enumerate(cells)) + " |"
+
+
+def _decided_for(s: dict[str, Any]) -> str:
+    return decided_for_words(s) if s["decided_for"] == "every judge" else f"the judge {md_code(s['decided_for'], 120)}"
+
+
+def scored_markdown(report: dict[str, Any]) -> list[str]:
+    """A graded or pass/fail judge's report as Markdown lines: the decision and for whom, what was
+    read, the thresholds, each judge's gates and measures, the panel of judges."""
+    s = report["scored"]
+    lines = [f"**Decision: {s['decision']}** for {_decided_for(s)}.", "",
+             f"Judge: {s['kind_words']}. Level: {level_words(s)} (alpha and weighted kappa at this level).",
+             "", f"Read as {md_text(s['shape'])}: {md_code(s['file'])}, {s['items']:,} items; judges: "
+             + ", ".join(md_text(j, 80) for j in s["judges"]) + "; humans: "
+             + (", ".join(md_text(h, 80) for h in s["humans"]) or "none") + ".", ""]
+    if s["identity"]:
+        lines += ["Identity:", ""] + [f"- {md_text(k, 60)}: {md_code(v, 300)}" for k, v in s["identity"].items()] + [""]
+    if s["labels"]:
+        lines += ["Scores as written: " + ", ".join(md_text(value_label(float(k), s["labels"]), 80)
+                                                     for k in s["labels"]) + ".", ""]
+    if s["notes"]:
+        lines += ["Notes:", ""] + [f"- {md_text(n, 600)}" for n in s["notes"]] + [""]
+    lines += [f"Thresholds ({md_text(s['threshold_source'])}):", ""]
+    lines += [f"- {k} = {v}: {s['citations'][k]}" for k, v in s["thresholds"].items()]
+    for a in s["audits"]:
+        lines += _judge_markdown(a, s)
+    if s["panel"]:
+        p = s["panel"]
+        lines += ["", "## The panel of judges", "", f"Alpha among the judges: {panel_alpha(p)}."]
+        if p["without"]:
+            lines += ["", "| judge left out | alpha of the others |", "|---|---|"] + [_row(r, (0,)) for r in panel_rows(p)]
+        drop = f"drop {md_code(p['drop'], 120)}: {p['why']}" if p["drop"] else f"drop none: {p['why']}"
+        lines += ["", f"Which judge to drop: {drop}."]
+    return lines
+
+
+def _judge_markdown(a: dict[str, Any], s: dict[str, Any]) -> list[str]:
+    """One judge: its decision, gates, alphas, measures, score table and stated confidence."""
+    lines = ["", f"## Judge {md_code(a['judge'], 120)}: {a['decision']}", "",
+             f"{a['items']:,} items with the judge's score and a human's; {a['pairs']:,} judge-human pairs."]
+    if a["decision_reason"]:
+        lines += ["", f"Not decided, this is not a pass: {a['decision_reason']}."]
+    lines += ["", "| gate | value | 95% interval | threshold | result |", "|---|---|---|---|---|"]
+    lines += [_row([g["title"], gate_value(g), gate_interval(g), gate_threshold(g), gate_result(g)])
+              for g in a["gates"]]
+    notes = [f"- {g['name']}: {n}" for g in a["gates"] for n in gate_notes(g)]
+    lines += ([""] + notes) if notes else []
+    lines += ["", "### Alpha: the judge against the humans, the humans against each other", "",
+              "| alpha | value | 95% interval | over |", "|---|---|---|---|"]
+    lines += [_row(r, (3,)) for r in alpha_rows(a)]
+    lines += ["", "| rater | rater | items both rated | alpha |", "|---|---|---|---|"]
+    lines += [_row(r, (0, 1)) for r in pair_rows(a)]
+    lines += ["", "### Measures beside the gates (they do not decide)", "",
+              "| measure | value | 95% interval | exact | method | definition |", "|---|---|---|---|---|---|"]
+    lines += [_row(r, (3,)) for r in measure_rows(a)]
+    lines += _table_markdown(a["table"], s["labels"])
+    if a["confidence"]:
+        c = a["confidence"]
+        lines += ["", "### Stated confidence against the humans", ""] + [f"- {x}" for x in confidence_lines(c)]
+        lines += ["", "| mean stated probability | observed frequency | 95% interval (Wilson) | pairs |",
+                  "|---|---|---|---|"] + [_row(r) for r in bin_rows(c)]
+    return lines
+
+
+#: The judge x human score table is written out in Markdown for scales of at most this many values.
+TABLE_VALUES = 12
+
+
+def _table_markdown(table: dict[str, Any], labels: dict[str, str]) -> list[str]:
+    values = table["values"]
+    if not values or len(values) > TABLE_VALUES:
+        return []
+    head = [md_text(value_label(v, labels), 40) for v in values]
+    lines = ["", "### Judge score (rows) against human score (columns), judge-human pairs", "",
+             "| judge \\\\ human | " + " | ".join(head) + " |", "|---" * (len(values) + 1) + "|"]
+    lines += [f"| {h} | " + " | ".join(f"**{n:,}**" if i == j else f"{n:,}" for j, n in enumerate(row)) + " |"
+              for i, (h, row) in enumerate(zip(head, table["counts"]))]
+    return lines
