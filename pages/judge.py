@@ -1,4 +1,5 @@
-"""Judge calibration: the five rates against the contract, reference issues, the decision."""
+"""Judge calibration: the five rates against the contract, reference issues, the decision; a graded
+or pass/fail judge's log is shown by ui.scored instead (its gates, alphas and measures)."""
 
 from dataclasses import replace
 
@@ -8,7 +9,7 @@ import streamlit as st
 from agreebound.pipeline import JudgeRecipe
 
 from agreebound.render.gates import judge_sentence
-from agreebound.ui import bias, contract_editor, shell, state, widgets, win_rates
+from agreebound.ui import bias, contract_editor, scored, shell, state, widgets, win_rates
 from agreebound.render import figures
 from agreebound.ui.data import Loaded, bundle_unbound, judge_diagnostics_for, judge_log, judges_in_log, json_lines
 
@@ -23,6 +24,9 @@ def on_bundle() -> None:
     JSON Lines of another shape wait for a mapping file."""
     S.judge_unbound = S.judge_unmapped = None
     if (u := widgets.uploaded("bundle_upload")) is None:
+        return
+    if scored.is_scored(u):  # a graded or pass/fail judge's log (or scores table)
+        scored.load_upload(u)
         return
     if not judge_log(u.name, u.data) and json_lines(u.name, u.data):
         S.judge_unmapped = u
@@ -92,10 +96,11 @@ def on_tables() -> None:
 c1, c2 = st.columns(2)
 with c1:
     st.file_uploader("Judge bundle (JSON), or a judge log: MT-Bench judgments (JSONL), AlpacaEval annotations "
-                     "(JSON), observations (JSONL)", type=["json", "jsonl", "ndjson"], key="bundle_upload",
-                     on_change=on_bundle)
+                     "(JSON), observations (JSONL); or a graded or pass/fail judge's scores (a CSV with item, "
+                     "rater, role, score; inspect_ai, promptfoo, MT-Bench single)",
+                     type=["json", "jsonl", "ndjson", "csv", "eval"], key="bundle_upload", on_change=on_bundle)
 with c2:
-    widgets.sample_picker("judge")
+    scored.sample_picker()
 with st.expander("Or the tabular trio: contract JSON + references CSV + observations CSV"):
     t1, t2, t3 = st.columns(3)
     t1.file_uploader("Contract JSON", type=["json"], key="contract_upload")
@@ -111,98 +116,115 @@ if S.get("judge_unbound") is not None:
     st.button("Bind to this contract (a draft: the report records the id the snapshot named)", on_click=on_bind,
               key="bind_contract", type="primary")
 
-bundle, d = widgets.judge_decision()
-m = bundle.measurement
-src = S.judge_source
-if src.recipe.source == "log":
-    with st.container(border=True):
-        st.markdown("**A judge log.** Rates that need human references or candidate lengths are evaluable only "
-                    "when the log or a second file has them. Add them here:")
-        l1, l2, l3 = st.columns(3)
-        l1.file_uploader("Human references: MT-Bench human judgments (JSONL) or references CSV",
-                         type=["jsonl", "ndjson", "json", "csv"], key="log_references_upload", on_change=on_log_extra)
-        l2.file_uploader("Contract JSON (without one nothing is decided: illustrative limits only)", type=["json"],
-                         key="log_contract_upload", on_change=on_log_extra)
-        with l3:
-            judges = judges_in_log(src.recipe.first.name, src.recipe.first.data)  # a convenience: () if unreadable
-            if len(judges) > 1:
-                if S.get("judge_pick") not in judges:
-                    S.judge_pick = src.recipe.judge or judges[0]
-                st.selectbox(f"Judge ({len(judges)} in this log)", judges, key="judge_pick", on_change=on_judge)
-counts = widgets.judge_counts(bundle)  # one sentence of counts, here and in the snapshot below
-st.caption(f"Loaded: {widgets.md(src.label)}: {counts}.")
-for note in m.notes + d.notes:
-    st.caption("Note: " + widgets.md(note, 400))
-widgets.decision_banner(d)
-st.markdown(widgets.md(judge_sentence(d), 300) + (f" Why: {why}." if (why := widgets.why_text(
-    widgets.judge_gate_list(bundle, d))) else ""))
-bias.draw_notes(bundle, d, link=True)  # each failing gate read against its bias measure: bias or disagreement?
-if m.partial:
-    missing = widgets.judge_missing_lines(d)
-    st.markdown(("A partial audit: this source lacks what some gates need, so it can fail but never pass."
-                 if d.contract_given else "A partial audit: this source lacks what some gates need.")
-                + " Per gate, what is missing and what supplies it:\n\n" + "\n".join(f"- {x}" for x in missing))
-if not d.contract_given:
-    st.info(f"No contract was given, so nothing is decided: the gates are measured against {d.limits_text} "
-            f"({d.thresholds.minimum_human_agreement_bps} bps agreement, {d.thresholds.maximum_position_flip_bps} bps "
-            "position flip, ...). Add your contract JSON above, or write one in the contract editor below.")
-    st.markdown(f"Measured against {widgets.md(d.limits_text)}, drafted from the log as "
-                f"`{d.decided_against.content_id}`")
+
+
+def pairwise() -> None:
+    """The pairwise judge: its five rates against the contract, its bias measures, its cases."""
+    scored.offer()  # a graded judge held beside it: one click away
+    bundle, d = widgets.judge_decision()
+    m = bundle.measurement
+    src = S.judge_source
+    if src.recipe.source == "log":
+        with st.container(border=True):
+            st.markdown("**A judge log.** Rates that need human references or candidate lengths are evaluable only "
+                        "when the log or a second file has them. Add them here:")
+            l1, l2, l3 = st.columns(3)
+            l1.file_uploader("Human references: MT-Bench human judgments (JSONL) or references CSV",
+                             type=["jsonl", "ndjson", "json", "csv"], key="log_references_upload", on_change=on_log_extra)
+            l2.file_uploader("Contract JSON (without one nothing is decided: illustrative limits only)", type=["json"],
+                             key="log_contract_upload", on_change=on_log_extra)
+            with l3:
+                judges = judges_in_log(src.recipe.first.name, src.recipe.first.data)  # a convenience: () if unreadable
+                if len(judges) > 1:
+                    if S.get("judge_pick") not in judges:
+                        S.judge_pick = src.recipe.judge or judges[0]
+                    st.selectbox(f"Judge ({len(judges)} in this log)", judges, key="judge_pick", on_change=on_judge)
+    counts = widgets.judge_counts(bundle)  # one sentence of counts, here and in the snapshot below
+    st.caption(f"Loaded: {widgets.md(src.label)}: {counts}.")
+    for note in m.notes + d.notes:
+        st.caption("Note: " + widgets.md(note, 400))
+    widgets.decision_banner(d)
+    st.markdown(widgets.md(judge_sentence(d), 300) + (f" Why: {why}." if (why := widgets.why_text(
+        widgets.judge_gate_list(bundle, d))) else ""))
+    bias.draw_notes(bundle, d, link=True)  # each failing gate read against its bias measure: bias or disagreement?
+    if m.partial:
+        missing = widgets.judge_missing_lines(d)
+        st.markdown(("A partial audit: this source lacks what some gates need, so it can fail but never pass."
+                     if d.contract_given else "A partial audit: this source lacks what some gates need.")
+                    + " Per gate, what is missing and what supplies it:\n\n" + "\n".join(f"- {x}" for x in missing))
+    if not d.contract_given:
+        st.info(f"No contract was given, so nothing is decided: the gates are measured against {d.limits_text} "
+                f"({d.thresholds.minimum_human_agreement_bps} bps agreement, {d.thresholds.maximum_position_flip_bps} bps "
+                "position flip, ...). Add your contract JSON above, or write one in the contract editor below.")
+        st.markdown(f"Measured against {widgets.md(d.limits_text)}, drafted from the log as "
+                    f"`{d.decided_against.content_id}`")
+    else:
+        st.markdown(f"Decided against the **{d.contract_kind}** contract: `{d.decided_against.content_id}`")
+    if d.contract_kind == "draft":
+        st.markdown(f"The snapshot is bound to `{bundle.contract.content_id}`; the draft is a what-if, not a new binding.")
+    if bundle.rebound_from:
+        st.warning(f"Bound as a draft: the snapshot named `{bundle.rebound_from}`; it is audited against this "
+                   f"contract's content `{bundle.contract.content_id}`, and the report records both.")
+    if d.seed_disagrees:
+        st.info(f"Seed rounding: [the specification's (seed's)](/help#the-specification) half-up basis points would "
+                f"have said {d.seed_decision}; "
+                f"the exact gate decides {d.decision}.")
+
+    with st.expander("Contract and snapshot", expanded=False):
+        st.code(f"contract id     {bundle.contract.content_id}\n"
+                f"scope           {bundle.scope}\n"
+                f"judge           {bundle.contract.judge_generator}\n"
+                f"rubric digest   {bundle.rubric_digest}\n"
+                f"snapshot bound  {m.bound} "
+                f"({bundle.contract_content_id})\n"
+                f"counts          {counts}")
+
+    details(bundle, d)
+
+
+def details(bundle, d) -> None:
+    """The pairwise judge's rates, diagnostics, bias measures, reports, cases and contract editor."""
+    m = bundle.measurement
+    diag = judge_diagnostics_for(widgets.judge_key(S.judge_source), m)
+    left, right = st.columns([1, 1])
+    with left:
+        st.plotly_chart(figures.calibration_rates(d, dark=widgets.dark()), width="stretch", key="cal_rates",
+                        config=widgets.PLOT_CONFIG)
+    with right:
+        st.markdown(widgets.judge_diagnostics_text(diag, m))
+        if d.reference_issues:
+            st.markdown(f"**Reference issues ({len(d.reference_issues)})**: each fails the audit.")
+            st.dataframe(widgets.safe_frame(pd.DataFrame({"issue": list(d.reference_issues)})), hide_index=True, height=160)
+        elif "human_agreement" not in m.unavailable:
+            st.markdown("No reference issues: every reference is adjudicated with enough reviewers.")
+        if "human_agreement" not in m.unavailable and len(m.cases):
+            widgets.judge_confusion_table(m.cases)
+
+    rows = widgets.judge_gate_rows(d, diag)
+    widgets.responsive_table(pd.DataFrame(rows), "gates_table")
+    methods = sorted({iv.method for iv in diag.intervals.values()})
+    st.caption("bps: basis points, hundredths of a percent (500 bps = 5.00%). Intervals count cases, not observations: "
+               "the two orders and the repetitions of one case are not independent. "
+               + " ".join(widgets.md(x, 200) + "." for x in methods[:3])
+               + f" ({widgets.GLOSSARY_LINK.format('bps, design effect, effective n')})")
+    widgets.fragile_note(widgets.judge_gate_list(bundle, d), plans=True)
+
+    bias.section(bundle, d)
+    win_rates.section(bundle)
+
+    widgets.record_controls("judge")
+    widgets.report_downloads("judge")
+
+    st.header("Cases")
+    choice = st.selectbox("Show", list(widgets.CASE_FILTERS), key="case_filter")
+    cases = widgets.filter_cases(m.cases, choice)
+    st.caption(f"{len(cases):,} of {m.n_cases:,} cases")
+    st.dataframe(widgets.safe_frame(cases), hide_index=True, width="stretch", height=320)
+
+    contract_editor.draw(bundle)
+
+
+if scored.showing():
+    scored.page()
 else:
-    st.markdown(f"Decided against the **{d.contract_kind}** contract: `{d.decided_against.content_id}`")
-if d.contract_kind == "draft":
-    st.markdown(f"The snapshot is bound to `{bundle.contract.content_id}`; the draft is a what-if, not a new binding.")
-if bundle.rebound_from:
-    st.warning(f"Bound as a draft: the snapshot named `{bundle.rebound_from}`; it is audited against this "
-               f"contract's content `{bundle.contract.content_id}`, and the report records both.")
-if d.seed_disagrees:
-    st.info(f"Seed rounding: [the specification's (seed's)](/help#the-specification) half-up basis points would "
-            f"have said {d.seed_decision}; "
-            f"the exact gate decides {d.decision}.")
-
-with st.expander("Contract and snapshot", expanded=False):
-    st.code(f"contract id     {bundle.contract.content_id}\n"
-            f"scope           {bundle.scope}\n"
-            f"judge           {bundle.contract.judge_generator}\n"
-            f"rubric digest   {bundle.rubric_digest}\n"
-            f"snapshot bound  {m.bound} "
-            f"({bundle.contract_content_id})\n"
-            f"counts          {counts}")
-
-diag = judge_diagnostics_for(widgets.judge_key(src), m)
-left, right = st.columns([1, 1])
-with left:
-    st.plotly_chart(figures.calibration_rates(d, dark=widgets.dark()), width="stretch", key="cal_rates",
-                    config=widgets.PLOT_CONFIG)
-with right:
-    st.markdown(widgets.judge_diagnostics_text(diag, m))
-    if d.reference_issues:
-        st.markdown(f"**Reference issues ({len(d.reference_issues)})**: each fails the audit.")
-        st.dataframe(widgets.safe_frame(pd.DataFrame({"issue": list(d.reference_issues)})), hide_index=True, height=160)
-    elif "human_agreement" not in m.unavailable:
-        st.markdown("No reference issues: every reference is adjudicated with enough reviewers.")
-    if "human_agreement" not in m.unavailable and len(m.cases):
-        widgets.judge_confusion_table(m.cases)
-
-rows = widgets.judge_gate_rows(d, diag)
-widgets.responsive_table(pd.DataFrame(rows), "gates_table")
-methods = sorted({iv.method for iv in diag.intervals.values()})
-st.caption("bps: basis points, hundredths of a percent (500 bps = 5.00%). Intervals count cases, not observations: "
-           "the two orders and the repetitions of one case are not independent. "
-           + " ".join(widgets.md(x, 200) + "." for x in methods[:3])
-           + f" ({widgets.GLOSSARY_LINK.format('bps, design effect, effective n')})")
-widgets.fragile_note(widgets.judge_gate_list(bundle, d), plans=True)
-
-bias.section(bundle, d)
-win_rates.section(bundle)
-
-widgets.record_controls("judge")
-widgets.report_downloads("judge")
-
-st.header("Cases")
-choice = st.selectbox("Show", list(widgets.CASE_FILTERS), key="case_filter")
-cases = widgets.filter_cases(m.cases, choice)
-st.caption(f"{len(cases):,} of {m.n_cases:,} cases")
-st.dataframe(widgets.safe_frame(cases), hide_index=True, width="stretch", height=320)
-
-contract_editor.draw(bundle)
+    pairwise()

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.render.gates import judge_sentence, panel_gates, panel_sentence
-from agreebound.ui import bias, shell, widgets
+from agreebound.ui import bias, scored, shell, widgets
 from agreebound.render.figures import exact_text
 
 shell.enter(__file__)
@@ -29,6 +29,10 @@ with st.container(border=True, key="headline"):
     st.markdown(f"**{widgets.md(widgets.sample_said('judge', judge_sentence(jd)), 400)}**" + (
         f" Fragile: the 95% intervals of {len(fragile)} of {len(judge_gates)} gates include their thresholds"
         f" ({bundle.measurement.n_cases:,} cases)." if fragile else ""))
+    if (graded := scored.overview_sentence()) is not None:  # a graded or pass/fail judge held
+        head = "Graded judge (sample data): " if scored.is_sample() else "Graded judge: "
+        st.markdown(f"**{widgets.md(head + graded, 800)}**")
+        st.caption(scored.data_line())
     st.caption(f"Decided exactly under the thresholds in force: {widgets.thresholds_words()} (change them on the "
                "What-if thresholds page). Each gate below: the measured value with its 95% interval, the threshold "
                "as a labelled line, and the margin in words "

@@ -9,7 +9,7 @@ import streamlit as st
 
 from agreebound.render.gates import panel_gates
 from agreebound.gate import SEVERITY
-from agreebound.ui import bias, shell, state, widgets
+from agreebound.ui import bias, scored, shell, state, widgets
 from agreebound.render import figures
 
 shell.enter(__file__)
@@ -86,6 +86,8 @@ def strip(rows, bundle, jd, bound) -> None:
         # the net measures the contract does not gate on (information), and the verdict's reading
         lines += bias.strip_lines(bundle, jd)
         st.markdown("  \n".join(lines))
+        if graded := scored.strip_lines():  # a graded or pass/fail judge held: its decision and gates
+            st.markdown("  \n".join(graded))
 
 
 def brief(rows, bundle, jd, bound) -> None:
@@ -104,6 +106,7 @@ def brief(rows, bundle, jd, bound) -> None:
         lines.append(f"**judge**: {jd.decision}" + (f" (was {bound.decision})" if jd.decision != bound.decision
                                                      else " (unchanged)")
                      + "".join(f"; {g.label.lower()} now {g.status}" for g in flipped))
+    lines += scored.brief_lines()
     with st.container(border=True, key="whatif_brief_narrowview"):
         if lines:
             rest = lines[4:]
@@ -135,6 +138,9 @@ def editors_and_strip() -> None:
         st.header("Judge contract")
         widgets.calibration_editors(contract, jd)
         widgets.strict_toggle("judge", contract)
+        if scored.loaded() is not None:  # the graded judge's two thresholds (ThresholdSet.scored)
+            st.header("Graded judge")
+            scored.editors()
 
     st.header("Verdicts: edited thresholds beside the defaults")
     table = []
@@ -150,10 +156,13 @@ def editors_and_strip() -> None:
         "changed": "yes" if bound.decision != jd.decision else ""}]), "judge_verdict_table")
     st.markdown(f"{own[0].upper() + own[1:]}: `{contract.content_id}`")
     st.markdown(f"Edited ({jd.contract_kind}): `{jd.decided_against.content_id}`")
+    if graded_rows := scored.verdict_rows():
+        widgets.responsive_table(pd.DataFrame(graded_rows), "scored_verdict_table")
 
     st.header("Threshold sweep")
     gates = {f"{dim}: {g.label}": g for dim, (m, d) in decisions.items() for g in panel_gates(dim, m, d)[1:]}
     gates.update({f"judge: {g.label}": g for g in widgets.judge_gate_list(bundle, jd)})
+    gates.update(scored.sweep_gates())
     # No chart until a gate is picked: redrawing a chart on every slider move would delay the strip.
     pick = st.selectbox("Gate", list(gates), key="sweep_gate", index=None, placeholder="choose a gate to sweep...",
                         format_func=lambda k: widgets.printable(k, 80),

@@ -17,7 +17,7 @@ import pandas as pd
 from agreebound.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
 from agreebound.io.formats import bundle_json
 from agreebound.alpha import krippendorff_alpha
-from agreebound.synthetic import JudgeBehaviour, binary_panel, judge_frames
+from agreebound.synthetic import JudgeBehaviour, ScoredJudge, binary_panel, judge_frames, scored_frame
 
 HERE = Path(__file__).resolve().parent
 ITEMS = 600
@@ -92,6 +92,33 @@ def main() -> None:
     obs.to_csv(HERE / "judge_failing_observations.csv", index=False)
 
     (HERE / "thresholds.toml").write_text(THRESHOLDS)
+    graded_judge()
+
+
+def graded_judge() -> None:
+    """graded_judge.csv: a graded judge log (a scores table on a 1-5 scale), synthetic with planted
+    behaviour: 120 items scored by 3 humans (noise 0.5 points), "judge-model" exchangeable with them
+    (the same noise, no bias) and "judge-b" twice as noisy (1.0 points). With the default thresholds
+    judge-model passes both gates and judge-b fails both, so the log's decision is FAIL."""
+    frame = scored_frame([ScoredJudge("judge-model"), ScoredJudge("judge-b", noise=1.0)], 120, 3, seed=3)
+    frame = frame.drop(columns=["line", "confidence"])  # no judge stated a confidence
+    frame["score"] = frame["score"].astype("int64")
+    frame["length"] = frame["length"].astype("int64")
+    frame.to_csv(HERE / "graded_judge.csv", index=False)
+    passfail_judge()
+
+
+def passfail_judge() -> None:
+    """passfail_judge.csv: a pass/fail judge log (scores 1 = pass, 0 = fail) with the judge's stated
+    probability of pass, synthetic with planted behaviour: 300 items, 3 humans (noise 0.5), the
+    judge a little less noisy (0.4) and its stated probability a gentle logistic of the item's
+    quality (slope 1, log-odds doubled), flatter than the humans' verdicts: miscalibrated (ECE about
+    0.13), which an isotonic map fitted on half the items mostly corrects on the other half."""
+    judge = ScoredJudge("judge-model", noise=0.4, confidence_slope=1.0, overconfidence=2.0)
+    frame = scored_frame([judge], 300, 3, scale=(0, 1), seed=6).drop(columns=["line"])
+    frame["score"] = frame["score"].astype("int64")
+    frame["length"] = frame["length"].astype("int64")
+    frame.to_csv(HERE / "passfail_judge.csv", index=False)
 
 
 THRESHOLDS = """\

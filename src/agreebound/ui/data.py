@@ -95,13 +95,17 @@ PANEL_SAMPLES = {
     "Single detector (refused structurally)": ("single_detector.csv", None),
     "Krippendorff (2011) reliability data": ("krippendorff_2011.csv", None),
 }
-#: label -> (kind, files...): a bundle, or a judge log then its references (or None).
+#: label -> (kind, files...): a bundle, or a judge log then its references (or None); "scored": a graded
+#: or pass/fail judge's scores then its human labels (or None), opened by ui.scored.
 JUDGE_SAMPLES = {
     "Support judge, 240 cases x 2 orders x 3 repetitions": ("bundle", "judge_failing.json"),
     "The seed's illustrative snapshot, 4 cases": ("bundle", "judge_illustrative.json"),
     "MT-Bench judgments by gpt-4, with human votes (a partial audit)":
         ("log", "judge_logs/mt_bench_gpt-4_pair.jsonl", "judge_logs/mt_bench_human_judgments.jsonl"),
     "AlpacaEval annotations, no references (incomplete)": ("log", "judge_logs/alpaca_eval_annotations.json", None),
+    # a graded or pass/fail judge's scores, the humans' beside them (opened by ui.scored)
+    "Graded judge log: 2 judges and 3 humans score 120 answers 1-5 (synthetic)": ("scored", "graded_judge.csv", None),
+    "Pass/fail judge with stated confidence: 300 answers, 3 humans (synthetic)": ("scored", "passfail_judge.csv", None),
 }
 
 

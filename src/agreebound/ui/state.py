@@ -80,7 +80,7 @@ def sync_url() -> None:
         elif key in st.query_params:
             del st.query_params[key]
     t: ThresholdSet = S.thresholds
-    if t.panel == DEFAULT.panel and t.calibration is None and not ids:
+    if t.panel == DEFAULT.panel and t.calibration is None and t.scored == DEFAULT.scored and not ids:
         if "th" in st.query_params:
             del st.query_params["th"]
         return
@@ -115,6 +115,27 @@ def edit_strict(kind: str, widget_key: str, contract: JudgeCalibrationContract) 
     else:
         base = t.calibration or CalibrationThresholds.from_contract(contract)
         S.thresholds = replace(t, calibration=replace(base, strict=value), source="draft")
+
+
+def edit_scored(field: str, widget_key: str) -> None:
+    """A graded or pass/fail judge's threshold (ThresholdSet.scored), from its slider or number input."""
+    value = int(S[widget_key])
+    t: ThresholdSet = S.thresholds
+    S.thresholds = replace(t, scored=replace(t.scored, **{field: value}), source="draft")
+    _mirror(field, value)
+
+
+def scored_edits(t: ThresholdSet) -> list[str]:
+    """The graded judges' thresholds that differ from their defaults, in words (for the banner)."""
+    from agreebound.thresholds import SCORED_FIELDS, THRESHOLD_WORDS
+
+    out = []
+    for name in SCORED_FIELDS:
+        now, then = getattr(t.scored, name), getattr(DEFAULT.scored, name)
+        if now != then:
+            words, fmt = THRESHOLD_WORDS[name]
+            out.append(f"graded judge {words} {fmt(now)} (default {fmt(then)})")
+    return out
 
 
 def _mirror(field: str, value: int) -> None:

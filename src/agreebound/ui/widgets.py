@@ -395,7 +395,7 @@ def threshold_banner() -> None:
     slot = st.container(key="threshold_slot")
     t = state.thresholds()
     contract = judge().contract
-    changed = edits(t, CalibrationThresholds.from_contract(contract))
+    changed = edits(t, CalibrationThresholds.from_contract(contract)) + state.scored_edits(t)
     if not changed:
         return
     source = {"link": "a shared link", "draft": "edits on the What-if page"}.get(t.source, md(t.source, 80))
@@ -474,11 +474,14 @@ def sidebar(live: bool = False) -> None:
                         f"- spread cap **{t.panel.ratio_cap_permil / 1000:.2f}x** ({t.panel.ratio_cap_permil} permil)\n"
                         f"- judge: **{_judge_limits_words(t)}**"
                         + ("\n- strict (interval bounds): **panel**" if t.panel.strict else "")
-                        + ("\n- strict (interval bounds): **judge**" if t.calibration and t.calibration.strict else ""))
+                        + ("\n- strict (interval bounds): **judge**" if t.calibration and t.calibration.strict else "")
+                        + (f"\n- graded judge: {_scored_words(t, '**')}" if S.get("scored_source") is not None else ""))
         st.button("Reset to defaults", on_click=state.reset_defaults, key="sidebar_reset")
         st.markdown("**Loaded**")
         st.caption(f"Panel: {md(S.panel_source.label)}")
         st.caption(f"Judge: {md(S.judge_source.label)}")
+        if S.get("scored_source") is not None:  # a graded or pass/fail judge, held beside (ui.scored)
+            st.caption(f"Graded judge: {md(S.scored_source.label)}")
         st.markdown("**History**")
         if runs.where() != "off":
             st.toggle("Record uploads", value=True, key="record_runs",
@@ -687,10 +690,11 @@ def _copy(src: str, dst: str) -> None:
 def sample_picker(kind: str) -> None:
     options = list(PANEL_SAMPLES if kind == "panel" else JUDGE_SAMPLES)
     st.selectbox("Or pick a sample", options, index=None, placeholder="choose a sample...", key=f"{kind}_sample",
-                 on_change=_load_sample, args=(kind,))
+                 on_change=load_sample, args=(kind,))
 
 
-def _load_sample(kind: str) -> None:
+def load_sample(kind: str) -> None:
+    """on_change of a sample picker: the sample chosen loaded (what was loaded kept on an error)."""
     label = S[f"{kind}_sample"]
     if label is None:
         return
@@ -1001,7 +1005,17 @@ def thresholds_words() -> str:
     t = state.thresholds()
     return (f"alpha floor {t.panel.alpha_floor_permil / 1000:.3f}, spread cap {t.panel.ratio_cap_permil / 1000:.2f}x, "
             f"judge: {_judge_limits_words(t)}" + (", strict: panel" if t.panel.strict else "")
-            + (", strict: judge" if t.calibration and t.calibration.strict else ""))
+            + (", strict: judge" if t.calibration and t.calibration.strict else "")
+            + (f", graded judge: {_scored_words(t)}" if S.get("scored_source") is not None else ""))
+
+
+def _scored_words(t: Any, bold: str = "") -> str:
+    """A graded judge's thresholds in force (ThresholdSet.scored), in display units."""
+    from agreebound.thresholds import THRESHOLD_WORDS
+
+    margin, floor = t.scored.admissibility_margin_permil, t.scored.judge_alpha_floor_permil
+    return (f"margin {bold}{THRESHOLD_WORDS['admissibility_margin_permil'][1](margin)}{bold}, "
+            f"floor {bold}{THRESHOLD_WORDS['judge_alpha_floor_permil'][1](floor)}{bold}")
 
 
 def _data_repetitions(bundle: JudgeBundle) -> tuple[int, int] | None:

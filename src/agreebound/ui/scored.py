@@ -1,0 +1,573 @@
+"""Graded and pass/fail judges on the dashboard (agreebound.judge_scores): loading a judge's scores
+(a log, a scores table) with the humans' labels, the Judge page's view of it, the What-if page's
+two sliders and lines, and the Overview's sentence.
+
+The session holds such a judge beside the pairwise one (``S.scored_source``): the pairwise judge
+keeps its slot (the Overview and What-if pages decide it as before), and the Judge page shows the
+graded judge while it is the judge loaded last (:func:`showing`).
+
+Measuring is :func:`agreebound.pipeline.measure_scored_recipe`, cached by the recipe's digest (its
+files' digests: never an UploadedFile); everything a slider or a "decide for" choice moves only
+reruns :func:`agreebound.judge_scores.decide_scored` on the cached measurement. Nothing here
+compares a number with a threshold: the gates arrive decided, and are drawn as the pairwise
+judge's are (agreebound.render.gates.GateView, widgets.gate_block). Judge and rater names are user
+text: escaped before any Markdown (widgets.md) and any plotly label (the figures escape them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from agreebound.errors import InputError, memory_message
+from agreebound.escape import printable
+from agreebound.judge_scores import (
+    FAIL,
+    INCOMPLETE,
+    PASS,
+    JudgeAgreement,
+    ScoredDecision,
+    ScoredMeasurement,
+    decide_scored,
+)
+from agreebound.pipeline import JudgeRecipe, judge_source, measure_scored_recipe, recipe_digest
+from agreebound.render import figures
+from agreebound.render.gates import GateView, view
+from agreebound.render.scored import judge_dict
+from agreebound.thresholds import CITATIONS, SCORED_FIELDS, THRESHOLD_WORDS, ScoredThresholds
+from agreebound.ui import bias, state, widgets
+from agreebound.ui.data import JUDGE_SAMPLES, MEASURE_CALLS, Loaded, Upload
+
+S = st.session_state
+
+#: The sample kind of a graded or pass/fail judge in ui.data.JUDGE_SAMPLES.
+SCORED = "scored"
+#: The two gates as a reader names them (render.gates labels the pairwise judge's the same way).
+GATE_LABELS = {"admissibility": "Admissibility (alpha difference)", "judge_alpha": "Judge alpha"}
+#: Each threshold's short name beside the gate (as the panel's "floor 600 permil").
+SECONDARY = {"admissibility_margin_permil": "margin", "judge_alpha_floor_permil": "floor"}
+SHORT = {PASS: "PASS", FAIL: "FAIL", INCOMPLETE: "INCOMPLETE"}
+#: After the decision in its banner (INCOMPLETE is never a pass's or a fail's colour).
+BANNER_TAIL = {PASS: "", FAIL: "", INCOMPLETE: ": a gate has no number (never a pass)"}
+#: Why the data's kind reads at its level (agreebound.judge_scores.default_level).
+LEVEL_WHY = {"binary": "a pass/fail verdict is nominal", "graded": "a score on a scale is ordinal: its steps need "
+             "not be equal"}
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+EVERY_JUDGE = "every judge (the worst decides)"
+#: The human labels' uploader: the one the Judge page offers a pairwise log for its references.
+REFERENCES_KEY = "log_references_upload"
+
+
+# --- loading --------------------------------------------------------------------------------------
+
+
+@st.cache_resource(max_entries=8, show_spinner="Measuring the judge against the humans...")
+def scored_measurement(key: str, _recipe: JudgeRecipe) -> ScoredMeasurement:
+    """Read and measure (raises InputError); ``key``: the recipe's digest. Immutable: shared."""
+    MEASURE_CALLS["scored"] += 1
+    return measure_scored_recipe(_recipe)
+
+
+def measured(recipe: JudgeRecipe) -> ScoredMeasurement:
+    """The judge measured as ``recipe`` says, once per files and level (the judge decided for is
+    a decision, not a measurement: it is left out of the key)."""
+    recipe = replace(recipe, judge=None)
+    return scored_measurement(recipe_digest(recipe), recipe)
+
+
+def loaded() -> Loaded | None:
+    """The graded or pass/fail judge the session holds (None: none yet)."""
+    return S.get("scored_source")
+
+
+def showing() -> bool:
+    """The Judge page shows the graded judge: one is held and no pairwise judge was loaded since
+    (the pairwise slot still holds the judge it was loaded over)."""
+    return loaded() is not None and S.get("scored_over") is S.get("judge_source")
+
+
+def show() -> None:
+    """on_click: show the graded judge held again (a pairwise one was loaded since)."""
+    S.scored_over = S.get("judge_source")
+
+
+def is_scored(upload: Upload) -> bool:
+    """The file is a graded or pass/fail judge's log (a scores table, inspect_ai, promptfoo, ...)."""
+    try:
+        return judge_source(JudgeRecipe(upload), upload.name, upload.data) == SCORED
+    except Exception:  # noqa: BLE001 - not recognisable: the pairwise readers say what it is not
+        return False
+
+
+def try_source(source: Loaded) -> str | None:
+    """Adopt ``source`` if it reads and measures; otherwise keep what is loaded. Returns the error."""
+    name = source.recipe.first.name
+    try:
+        m = measured(source.recipe)
+    except InputError as e:
+        return str(e)
+    except MemoryError:
+        return memory_message(name)
+    except Exception as e:  # noqa: BLE001 - never a traceback on screen; the message names the file
+        return f"{printable(name, 120)}: could not be read ({type(e).__name__}: {e})"
+    S.scored_source = source
+    S.scored_over = S.get("judge_source")
+    if S.get("scored_for") not in m.input.judges:
+        S.scored_for = None
+        S.pop("scored_for_pick", None)
+    return None
+
+
+def load_upload(upload: Upload) -> None:
+    """The Judge page's upload, recognised as a graded or pass/fail judge's log."""
+    state.remember_error("judge", try_source(Loaded(f"upload: {upload.name}", JudgeRecipe(upload, SCORED))))
+
+
+def on_references() -> None:
+    """on_change of the human labels' uploader: the judge measured again with them (or without)."""
+    src = loaded()
+    if src is None:
+        return
+    refs = widgets.uploaded(REFERENCES_KEY)
+    label = src.label.split(" (+ ")[0] + (f" (+ {refs.name})" if refs is not None else "")
+    state.remember_error("judge", try_source(Loaded(label, replace(src.recipe, references=refs))))
+
+
+def on_level() -> None:
+    """on_change of the level: a level changes alpha, so the judge is measured again."""
+    src = loaded()
+    pick = S.get("scored_level_pick")
+    if src is None:
+        return
+    level = None if pick not in LEVELS else pick
+    state.remember_error("judge", try_source(replace(src, recipe=replace(src.recipe, level=level))))
+
+
+def on_decided_for() -> None:
+    """on_change of "Decide for": which judge the decision is about (a decision only)."""
+    S.scored_for = S.get("scored_for_pick")
+
+
+def sample_picker() -> None:
+    """The Judge page's samples: the pairwise ones (loaded as widgets.load_sample does) and the
+    graded and pass/fail judges' (ui.data.JUDGE_SAMPLES, kind "scored")."""
+    st.selectbox("Or pick a sample", list(JUDGE_SAMPLES), index=None, placeholder="choose a sample...",
+                 key="judge_sample", on_change=on_sample)
+
+
+def on_sample() -> None:
+    """on_change of the sample picker: a graded judge's sample here, a pairwise one by widgets."""
+    label = S.get("judge_sample")
+    if label is None:
+        return
+    kind, first, *rest = JUDGE_SAMPLES[label]
+    if kind != SCORED:
+        widgets.load_sample("judge")
+        return
+    references = Upload.sample(rest[0]) if rest and rest[0] else None
+    recipe = JudgeRecipe(Upload.sample(first), SCORED, references=references)
+    state.remember_error("judge", try_source(Loaded(label, recipe)))
+
+
+# --- deciding (cheap: what a slider reruns) --------------------------------------------------------
+
+
+def decision() -> tuple[ScoredMeasurement, ScoredDecision]:
+    """The held judge, measured (cached) and decided under the thresholds in force."""
+    src = loaded()
+    assert src is not None, "no graded judge is loaded"
+    m = measured(src.recipe)
+    t = state.thresholds()
+    return m, decide_scored(m, t.scored, t.source, S.get("scored_for"))
+
+
+def decided_under_defaults(m: ScoredMeasurement) -> ScoredDecision:
+    """The same judge decided under the default thresholds (what What-if compares with)."""
+    return decide_scored(m, ScoredThresholds(), "default", S.get("scored_for"))
+
+
+def threshold_words(field: str, value: int) -> str:
+    """"admissibility margin 0.050" (agreebound.thresholds.THRESHOLD_WORDS)."""
+    words, fmt = THRESHOLD_WORDS[field]
+    return f"{words} {fmt(value)}"
+
+
+def gate_views(judge: str, d: ScoredDecision, a: JudgeAgreement) -> list[GateView]:
+    """The judge's two gates as ``d`` decided them, in display units: the floor on alpha's axis, the
+    admissibility gate (a difference of two alphas, against minus the margin) on a difference's."""
+    out = []
+    for g in d.gates(judge):
+        secondary = f"{SECONDARY[g.threshold_field]} {getattr(d.thresholds, g.threshold_field)} permil"
+        detail = g.detail if g.exact is None else f"{a.items:,} items, {a.pairs:,} judge-human pairs"
+        v = view(g, "judge", judge, GATE_LABELS[g.name], interval_method=g.interval_method, detail=detail,
+                 secondary=secondary)
+        # figures draw alpha's axis for a gate named so, and a difference's for admissibility
+        out.append(replace(v, name="alpha" if g.name == "judge_alpha" else g.name))
+    return out
+
+
+# --- words ----------------------------------------------------------------------------------------
+
+
+def kind_short(m: ScoredMeasurement) -> str:
+    """"graded, 1-5, ordinal" / "pass/fail, nominal"."""
+    if m.kind == "binary":
+        return f"pass/fail, {m.level}"
+    lo, hi = m.input.values[0], m.input.values[-1]
+    return f"graded, {lo:g}-{hi:g}, {m.level}"
+
+
+def level_words(m: ScoredMeasurement) -> str:
+    """The level in force and who chose it."""
+    if m.level_chosen_by == "data":
+        return f"read at the **{m.level}** level, chosen from the data ({LEVEL_WHY[m.kind]})"
+    return f"read at the **{m.level}** level, as you chose (the data's default: {LEVEL_WHY[m.kind]})"
+
+
+def judge_clause(m: ScoredMeasurement, d: ScoredDecision, judge: str) -> str:
+    """"PASS: agrees with the humans 0.763 vs their 0.777 with each other" (plain text)."""
+    a = m.agreement(judge)
+    decided = SHORT[d.per_judge[judge][0]]
+    ja = a.judge_alpha.value_text()
+    if a.judge_alpha.exact is None:
+        return f"{decided}: its agreement with the humans is not measured ({a.judge_alpha.unavailable})"
+    if a.human_alpha is None or a.human_alpha.exact is None:
+        return f"{decided}: agrees with the humans {ja}; the humans' own agreement is not measured (two humans needed)"
+    return f"{decided}: agrees with the humans {ja} vs their {a.human_alpha.value_text()} with each other"
+
+
+def sentence(m: ScoredMeasurement, d: ScoredDecision) -> str:
+    """The Overview's sentence, from the decision (plain text: escape it for Markdown)."""
+    th = d.thresholds
+    tail = f" (margin {th.admissibility_margin_permil / 1000:.3f}, floor {th.judge_alpha_floor_permil / 1000:.3f})"
+    judges = (d.judge,) if d.judge is not None else m.input.judges
+    if len(judges) == 1:
+        return f"{judges[0]} ({kind_short(m)}): {judge_clause(m, d, judges[0])}{tail}."
+    each = "; ".join(f"{j} {judge_clause(m, d, j)}" for j in judges)
+    return f"{len(judges)} judges ({kind_short(m)}): {SHORT[d.decision]}, the worst decides: {each}{tail}."
+
+
+def overview_sentence() -> str | None:
+    """The Overview's sentence for the graded judge held (None: none held)."""
+    if loaded() is None:
+        return None
+    m, d = decision()
+    return sentence(m, d)
+
+
+def data_line() -> str:
+    """Which data the graded judge's verdict is about (Markdown, escaped)."""
+    src = loaded()
+    assert src is not None
+    files = [f for f in (src.recipe.first, src.recipe.references) if f is not None]
+    names = ", ".join(f"{widgets.md(f.name, 60)} (sha256 {f.digest[:12]}…)" for f in files)
+    return f"Data: **{widgets.md(src.label, 120)}**{' (sample data, not yours)' if is_sample() else ''}: {names}"
+
+
+def is_sample() -> bool:
+    """The graded judge held is a bundled sample (its verdicts say so)."""
+    src = loaded()
+    return src is not None and getattr(src.recipe.first, "origin", "") == "sample"
+
+
+# --- the Judge page ---------------------------------------------------------------------------------
+
+
+def offer() -> None:
+    """On the pairwise view: the graded judge held is one click away (a pairwise one was loaded since)."""
+    src = loaded()
+    if src is not None and not showing():
+        st.button(f"Show the graded judge loaded before: {widgets.md(src.label, 80)}", on_click=show,
+                  key="scored_show")
+
+
+def page() -> None:
+    """The Judge page for the graded or pass/fail judge held: what was read and its kind, the
+    controls (human labels, level, the judge decided for), the decision, each judge's gates,
+    alphas, measures and figures, the panel of judges, and what was read and left out."""
+    m, d = decision()
+    head(m)
+    controls(m)
+    verdict(m, d)
+    agreements = sorted(m.agreements, key=lambda a: a.judge != d.judge)  # the judge decided for first
+    if len(agreements) > 2:  # many judges: one tab each (labels escaped: tab labels are Markdown)
+        for tab, (i, a) in zip(st.tabs([widgets.md(a.judge, 40) for a in agreements]), enumerate(agreements)):
+            with tab:
+                judge_section(m, d, a, i)
+    else:
+        for i, a in enumerate(agreements):
+            judge_section(m, d, a, i)
+    panel_section(m)
+    read_section(m)
+    downloads(m)
+
+
+def head(m: ScoredMeasurement) -> None:
+    """What is loaded, counted, and the judge's kind as the data showed it."""
+    src = loaded()
+    assert src is not None
+    x = m.input
+    st.caption(f"Loaded: {widgets.md(src.label, 160)}: {len(x.items):,} items, {len(x.judges):,} "
+               f"judge{'s' if len(x.judges) != 1 else ''}, {len(x.humans):,} human rater{'s' if len(x.humans) != 1 else ''}"
+               f"; read as {widgets.md(m.shape, 60)}.")
+    kind = "Pass/fail judge" if m.kind == "binary" else "Graded judge"
+    st.markdown(f"**{kind}** ({widgets.md(kind_short(m), 80)}): {widgets.md(m.kind_words, 300)}; {level_words(m)}.")
+    if m.identity:
+        st.caption("Identity: " + "; ".join(f"{widgets.md(k, 40)} {widgets.md(v, 200)}"
+                                            for k, v in sorted(m.identity.items())))
+    if not x.humans:
+        st.warning("No human labels: nothing is measured against the humans, so nothing can pass. Add the humans' "
+                   "scores below (a CSV or JSON Lines file with item, rater and score).")
+
+
+def controls(m: ScoredMeasurement) -> None:
+    """The human labels (the page's references uploader), the level, and the judge decided for."""
+    c1, c2, c3 = st.columns(3)
+    c1.file_uploader("Human labels for this log (CSV or JSON Lines: item, rater, score)",
+                     type=["csv", "jsonl", "ndjson", "json"], key=REFERENCES_KEY, on_change=on_references)
+    current = "from the data" if m.level_chosen_by == "data" else m.level
+    if S.get("scored_level_pick") != current:
+        S.scored_level_pick = current  # before the widget is drawn: the level in force
+    c2.selectbox("Level of measurement (a new level measures again)", ("from the data", *LEVELS),
+                 key="scored_level_pick", on_change=on_level,
+                 help=f"From the data: {LEVEL_WHY[m.kind]}. Interval treats the scores' steps as equal.")
+    if len(m.input.judges) > 1:
+        if S.get("scored_for_pick") != S.get("scored_for"):
+            S.scored_for_pick = S.get("scored_for")
+        c3.selectbox("Decide for", (None, *m.input.judges), key="scored_for_pick", on_change=on_decided_for,
+                     format_func=lambda j: EVERY_JUDGE if j is None else printable(j, 60),
+                     help="Every judge: the log passes only if each judge does. One judge: its own decision.")
+
+
+def verdict(m: ScoredMeasurement, d: ScoredDecision) -> None:
+    """The decision (overall, then per judge), as decided."""
+    if is_sample():
+        st.badge(widgets.SAMPLE_WORDS, color="gray", help="A bundled sample, not your data: upload yours above.")
+    n = len(m.input.judges)
+    who = (f" for {widgets.md(d.judge, 60)}" if d.judge is not None
+           else f" (every judge must pass: the worst of {n} decides)" if n > 1 else "")
+    {PASS: st.success, INCOMPLETE: st.warning}.get(d.decision, st.error)(d.decision + who + BANNER_TAIL[d.decision])
+    lines = []
+    for j in m.input.judges:
+        decided, gates, reason = d.per_judge[j]
+        failing = "; ".join(widgets.md(g.margin, 200) for g in gate_views(j, d, m.agreement(j)) if g.passed is False)
+        lines.append(f"- **{widgets.md(j, 60)}**: {SHORT[decided]}" + (f": {failing}" if failing else "")
+                     + (f" ({widgets.md(reason, 300)})" if reason else ""))
+    st.markdown("\n".join(lines))
+    th = d.thresholds
+    st.caption(f"Decided exactly under {threshold_words('admissibility_margin_permil', th.admissibility_margin_permil)} "
+               f"and {threshold_words('judge_alpha_floor_permil', th.judge_alpha_floor_permil)} (from "
+               f"{widgets.md(d.source, 60)}; change them on the What-if thresholds page). Admissible: the judge's mean "
+               "alpha with the humans is at most the margin below the humans' mean alpha with each other.")
+
+
+def judge_section(m: ScoredMeasurement, d: ScoredDecision, a: JudgeAgreement, i: int) -> None:
+    """One judge: its decision, its two gates, its alphas, its measures, its figures."""
+    with st.container(border=True, key=f"scored_judge_{i}"):
+        st.subheader(widgets.md(a.judge, 80))
+        decided, _, clause = judge_clause(m, d, a.judge).partition(": ")
+        st.markdown(f"**{decided}**: {widgets.md(clause, 400)}; {a.items:,} items with its score and a human's, "
+                    f"{a.pairs:,} judge-human pairs.")
+        for col, g in zip(st.columns(2), gate_views(a.judge, d, a)):
+            with col:
+                widgets.gate_block(g, key=f"scored_gate_{i}_{g.decided.name if g.decided else g.label}")
+        st.markdown("**Alpha: the judge with the humans, the humans with each other**")
+        widgets.responsive_table(pd.DataFrame(alpha_rows(a)), f"scored_alpha_{i}")
+        if a.judge_alpha.method:
+            st.caption(f"95% intervals: {widgets.md(a.judge_alpha.method, 300)}. Each alpha over the items both "
+                       "raters scored; a mean over the pairs of raters.")
+        st.markdown("**Beside the gates** (information, not gates)")
+        widgets.responsive_table(measures_frame(a), f"scored_measures_{i}", limit=600)
+        figures_row(d, a, i)
+
+
+def alpha_rows(a: JudgeAgreement) -> list[dict[str, str]]:
+    """The alphas behind the gates (with their intervals), then each pair of raters' alpha."""
+    rows = []
+    for label, meas in (("judge vs humans (mean)", a.judge_alpha), ("humans vs humans (mean)", a.human_alpha),
+                        ("judge's minus the humans'", a.difference)):
+        if meas is None:
+            rows.append({"alpha": label, "value": "not measured: fewer than two humans", "95% interval": "",
+                         "items": ""})
+            continue
+        rows.append({"alpha": label, "value": meas.value_text() if meas.exact is not None
+                     else f"not measured: {meas.unavailable}", "95% interval": meas.interval_text() or "none",
+                     "items": f"{meas.cases:,}" if meas.exact is not None else ""})
+    for p in a.alphas:
+        rows.append({"alpha": f"{p.a} ~ {p.b}", "value": "undefined" if p.exact is None else f"{float(p.exact):.3f}",
+                     "95% interval": "", "items": f"{p.items:,}"})
+    return rows
+
+
+def measures_frame(a: JudgeAgreement) -> pd.DataFrame:
+    """The measures beside the gates as the pairwise judge's bias measures are tabled."""
+    frame = pd.DataFrame(bias.measure_rows(a.measures))
+    if "test" in frame and not frame["test"].astype(bool).any():
+        frame = frame.drop(columns="test")  # no measure here carries a test
+    return frame
+
+
+def figures_row(d: ScoredDecision, a: JudgeAgreement, i: int) -> None:
+    """The judge's scores against the humans'; its stated confidence (reliability diagram, and the
+    isotonic map's before and after on held-out items) when it stated one."""
+    section = judge_dict(a, d)  # the report's own section: the figures draw what the reports store
+    dark = widgets.dark()
+    left, right = st.columns(2)
+    with left:
+        fig = figures.score_heatmap(section["table"], a.judge, dark=dark)
+        st.plotly_chart(fig, width="stretch", key=f"scored_heatmap_{i}", config=widgets.PLOT_CONFIG)
+        st.caption(figures.caption(fig))
+    with right:
+        c = a.confidence
+        if c is None:
+            st.markdown("**Stated confidence**: " + ("none in the log, so there is no reliability diagram."
+                                                     if a.kind == "binary" else
+                                                     "read for pass/fail judges (a stated probability of pass)."))
+            return
+        fig = figures.reliability_figure(section["confidence"], dark=dark)
+        st.plotly_chart(fig, width="stretch", key=f"scored_reliability_{i}", config=widgets.PLOT_CONFIG)
+        st.caption(figures.caption(fig))
+        st.markdown(f"**Isotonic recalibration** (fitted on {c.n - c.held_out:,} items, tried on the other "
+                    f"{c.held_out:,}; shown, not applied)")
+        widgets.text_table(pd.DataFrame([
+            {"on the held-out items": "as stated", "ECE": f"{c.ece_before:.3f}", "Brier": f"{c.brier_before:.3f}"},
+            {"on the held-out items": "recalibrated", "ECE": f"{c.ece_after:.3f}", "Brier": f"{c.brier_after:.3f}"}]))
+        st.caption(widgets.md(c.sentence, 600))
+
+
+def panel_section(m: ScoredMeasurement) -> None:
+    """Several judges: their alpha among themselves, without each, and which one to drop."""
+    p = m.panel
+    if p is None:
+        return
+    st.header("The panel of judges", anchor="judge-panel")
+    value = "undefined" if p.alpha is None else f"{float(p.alpha):.3f}"
+    st.markdown(f"Alpha among the {len(m.input.judges):,} judges ({m.level}, over the items they scored): **{value}**.")
+    if p.without:
+        widgets.responsive_table(pd.DataFrame([
+            {"left out": j, "alpha of the others": "undefined" if v is None else f"{float(v):.3f}"}
+            for j, v in p.without.items()]), "scored_without")
+    else:
+        st.caption("With two judges, leaving one out leaves no panel: alpha without each is not shown.")
+    if p.drop is not None:
+        st.markdown(f"To drop: **{widgets.md(p.drop, 80)}**: {widgets.md(p.why, 300)}.")
+    else:
+        st.markdown(widgets.md(p.why, 300) + ".")
+
+
+def read_section(m: ScoredMeasurement) -> None:
+    """What was read and what was left out (io's notes, counted)."""
+    st.header("What was read", anchor="read")
+    notes = m.notes or ("nothing was left out",)
+    st.markdown("\n".join(f"- {widgets.md(n, 400)}" for n in notes))
+
+
+def downloads(m: ScoredMeasurement) -> None:
+    """JSON, Markdown and HTML reports of what is shown, under the thresholds in force (the
+    pipeline's report of the cached measurement; built only when a button is pressed)."""
+    from datetime import datetime, timezone
+    from pathlib import Path
+
+    from agreebound.pipeline import scored_result
+    from agreebound.render.html import scored_html
+    from agreebound.render.names import report_filename
+    from agreebound.render.report import mark_sample, to_json, to_markdown
+
+    src = loaded()
+    assert src is not None
+    files = [(role, f.name, f.data) for role, f in (("bundle", src.recipe.first), ("references", src.recipe.references))
+             if f is not None]
+    recipe = replace(src.recipe, judge=S.get("scored_for"))
+    stem, when = Path(src.recipe.first.name).stem, datetime.now(timezone.utc)
+
+    def build() -> dict:
+        """The report under the thresholds in force when a button is pressed."""
+        report = scored_result(recipe, m, state.thresholds(), files).report
+        return mark_sample(report) if is_sample() else report
+
+    st.header("Reports", anchor="scored-reports")
+    c1, c2, c3 = st.columns(3)
+    for col, (what, ext, mime, make) in zip((c1, c2, c3), (
+            ("JSON", "json", "application/json", lambda: to_json(build())),
+            ("Markdown", "md", "text/markdown", lambda: to_markdown(build())),
+            ("HTML", "html", "text/html", lambda: scored_html(build())))):
+        col.download_button(f"Graded judge report ({what})", make, file_name=report_filename(stem, "judge", ext, when),
+                            mime=mime, key=f"dl_scored_{ext}", on_click="ignore")
+
+
+# --- the What-if page -------------------------------------------------------------------------------
+
+
+def editors() -> None:
+    """The graded judge's two thresholds as sliders (threshold data: ThresholdSet.scored; a move
+    reruns decide_scored only), each with the measured values under it."""
+    m, _ = decision()
+    t = state.thresholds().scored
+    measured_by = {"admissibility_margin_permil": ("measured judge alpha minus the humans'", "difference"),
+                   "judge_alpha_floor_permil": ("measured judge alpha", "judge_alpha")}
+    for field in SCORED_FIELDS:
+        words = THRESHOLD_WORDS[field][0]
+        widgets.threshold_pair(f"{words[0].upper()}{words[1:]} (permil)", field, getattr(t, field), 1,
+                               state.edit_scored, (), "Permil: thousandths of alpha. " + CITATIONS[field])
+        said, attr = measured_by[field]
+        values = [f"{widgets.md(a.judge, 30)} {getattr(a, attr).value_text() if getattr(a, attr) else 'not measured'}"
+                  for a in m.agreements[:12]]
+        st.caption(f"{said}: " + ", ".join(values) + (f" and {len(m.agreements) - 12:,} more"
+                                                       if len(m.agreements) > 12 else ""))
+
+
+def strip_lines() -> list[str]:
+    """The What-if strip's lines for the graded judge (Markdown): its decision beside the defaults',
+    each gate's margin and whether it flipped. [] when none is held."""
+    if loaded() is None:
+        return []
+    m, d = decision()
+    base = decided_under_defaults(m)
+    changed = d.decision != base.decision
+    lines = [f"**graded judge** ({widgets.md(kind_short(m), 60)}): {d.decision}"
+             + (f" (was {base.decision} under the defaults)" if changed else " (same as under the defaults)")]
+    for j in m.input.judges[:widgets.DETAIL_DIMENSIONS]:
+        a = m.agreement(j)
+        for g, b in zip(gate_views(j, d, a), gate_views(j, base, a)):
+            line = f"{widgets.md(j, 40)}: {widgets.md(g.margin, 160)}: {g.status}"
+            if g.passed != b.passed:
+                line += f" (flipped from {b.status})"
+            lines.append(line + (f"  \n*fragile: {widgets.md(g.plan_sentence, 300)}*" if g.plan_sentence else ""))
+    return lines
+
+
+def brief_lines() -> list[str]:
+    """Phones: the graded judge's line when its decision or a gate changed from the defaults."""
+    if loaded() is None:
+        return []
+    m, d = decision()
+    base = decided_under_defaults(m)
+    flipped = [f"{widgets.md(j, 30)} {g.label.lower()} now {g.status}" for j in m.input.judges
+               for g, b in zip(gate_views(j, d, m.agreement(j)), gate_views(j, base, m.agreement(j)))
+               if g.passed != b.passed]
+    if d.decision == base.decision and not flipped:
+        return []
+    return [f"**graded judge**: {d.decision}" + (f" (was {base.decision})" if d.decision != base.decision
+                                                 else " (unchanged)") + "".join(f"; {f}" for f in flipped)]
+
+
+def verdict_rows() -> list[dict[str, str]]:
+    """The What-if table's row for the graded judge: the defaults' decision beside the edited one."""
+    if loaded() is None:
+        return []
+    m, d = decision()
+    base = decided_under_defaults(m)
+    defaults = ", ".join(f"{SECONDARY[f]} {THRESHOLD_WORDS[f][1](getattr(base.thresholds, f))}" for f in SCORED_FIELDS)
+    return [{"graded judge": printable(loaded().label, 80), f"defaults ({defaults})": base.decision,
+             "edited": d.decision, "changed": "yes" if base.decision != d.decision else ""}]
+
+
+def sweep_gates() -> dict[str, GateView]:
+    """The graded judge's gates for the What-if threshold sweep, by their names there."""
+    if loaded() is None:
+        return {}
+    m, d = decision()
+    return {f"graded judge {j}: {g.label}": g for j in m.input.judges[:widgets.DETAIL_DIMENSIONS]
+            for g in gate_views(j, d, m.agreement(j))}
