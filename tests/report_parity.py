@@ -61,6 +61,12 @@ def commands_for(path: Path) -> list[list[str]]:
         return []
     if name == "alpaca_eval_annotations.json":
         return [["calibrate", p]]
+    if path.parent == DATA / "judge_logs" / "promptfoo" or name.endswith("_human.jsonl"):
+        return []  # promptfoo's config, and human labels (read with their log)
+    if path.parent in (DATA / "judge_logs", DATA / "scored_reports") or name in {"graded_judge.csv", "passfail_judge.csv"}:
+        # graded, pass/fail and the newer pairwise judge logs
+        human = path.with_name(name[:-len(".jsonl")] + "_human.jsonl") if name.endswith(".jsonl") else None
+        return [["calibrate", p]] + ([["calibrate", p, "--references", str(human)]] if human and human.exists() else [])
     if name == "other_harness.jsonl":
         return [["calibrate", p, "--mapping", str(path.with_suffix(".mapping.json"))]]
     lines = [["panel", p], ["panel", p, "--coefficients"]]
