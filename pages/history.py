@@ -83,11 +83,13 @@ else:
         st.subheader("Compare two runs")
         ids = list(by_id)
         after_default, before_default = runs.compare_defaults(shown, which)
+        if S.get("compare_a") not in ids or S.get("compare_b") not in ids:
+            # first drawn, or a filter left a picked run out: both pickers take the defaults (set as
+            # values, before they are drawn, so the browser shows them too)
+            S.compare_a, S.compare_b = before_default, after_default
         c1, c2 = st.columns(2)
-        before = c1.selectbox("Before", ids, index=ids.index(before_default),
-                              format_func=lambda i: runs.choice(by_id[i]), key="compare_a")
-        after = c2.selectbox("After", ids, index=ids.index(after_default), format_func=lambda i: runs.choice(by_id[i]),
-                             key="compare_b")
+        before = c1.selectbox("Before", ids, format_func=lambda i: runs.choice(by_id[i]), key="compare_a")
+        after = c2.selectbox("After", ids, format_func=lambda i: runs.choice(by_id[i]), key="compare_b")
         if before == after:
             st.caption("Pick two different runs.")
         else:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agreebound.history import CompareError, compare, gates, timeline
+from agreebound.render.figures import caption, history_timeline
 from agreebound.pipeline import JudgeRecipe, Source, run
 from agreebound.store import Store
 from agreebound.synthetic import ScoredJudge, scored_frame
@@ -52,6 +53,11 @@ def test_scored_runs_compare_per_judge(db_url, tmp_path):
     assert any("admissibility margin 0.050 -> 0.200" in cause for cause in c.causes), c.causes
     rows = timeline([ra, rb])
     assert {r["gate"] for r in rows} == {"admissibility", "judge_alpha"} and len(rows) == 8
+    fig = history_timeline(rows)
+    assert [a.text for a in fig.layout.annotations][:2] == ["judge's alpha minus the humans' (−2 to 2)",
+                                                           "judge's mean alpha with the humans (−1 to 1)"]
+    assert fig.layout.yaxis.ticksuffix is None  # alphas, not percentages
+    assert "Each line is one judge;" in caption(fig)
 
 
 def test_a_scored_run_is_not_compared_with_a_pairwise_one(db_url, tmp_path):

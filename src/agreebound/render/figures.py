@@ -888,7 +888,9 @@ def history_timeline(rows: list[dict[str, Any]], *, dark: bool = False, name: st
     titles = []
     for g in gates_in_order:
         r0 = next(r for r in rows if r["gate"] == g)
-        titles.append({"alpha": "alpha (−1 to 1)", "spread": "spread, max/min detector rate (x)"}
+        titles.append({"alpha": "alpha (−1 to 1)", "spread": "spread, max/min detector rate (x)",
+                       "judge_alpha": "judge's mean alpha with the humans (−1 to 1)",
+                       "admissibility": "judge's alpha minus the humans' (−2 to 2)"}
                       .get(g, f"{html_text(r0['gate_label'], 40)} (%)"))
     n = max(1, len(gates_in_order))
     fig = make_subplots(rows=n, cols=1, shared_xaxes=True, vertical_spacing=0.12 if n <= 2 else 0.06,
@@ -938,7 +940,9 @@ def history_timeline(rows: list[dict[str, Any]], *, dark: bool = False, name: st
     fig.update_xaxes(title_text="recorded (UTC)", row=n, col=1)
     for a in fig.layout.annotations:  # subplot titles in the theme's text colour, left-aligned
         a.update(font=dict(size=12, color=p.text), x=0, xanchor="left")
-    cap_text = (f"{runs} run{'s' if runs != 1 else ''} of this data over time. Each line is a dimension (or the judge); "
+    graded = any(r["gate"] in ("judge_alpha", "admissibility") for r in rows)
+    each = "one judge" if graded else "a dimension (or the judge)"
+    cap_text = (f"{runs} run{'s' if runs != 1 else ''} of this data over time. Each line is {each}; "
                 "the bars are 95% intervals; the dashed line is the threshold in force at each run. Filled points "
                 "pass their gate, open points fail it, crosses could not be evaluated. Click a point to open its run.")
     title = f"{html_text(name, 60)}: runs over time" if name else "Runs over time"

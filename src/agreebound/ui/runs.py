@@ -6,22 +6,41 @@ cannot be used is a message on screen, never a crash, and never the loss of what
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 import streamlit as st
 
-from agreebound.escape import md_text
-from agreebound.pipeline import JudgeRecipe, PanelRecipe, Report, Source, judge_result, panel_result
+from agreebound.errors import InputError, memory_message
+from agreebound.escape import md_text, printable
+from agreebound.pipeline import (
+    JudgeRecipe,
+    PanelRecipe,
+    Report,
+    Source,
+    judge_result,
+    measure_scored_recipe,
+    panel_result,
+    recipe_digest,
+    scored_result,
+)
 from agreebound.store import Run, Store, StoreError, configured_url, describe, shared, skipped_sentence
 from agreebound.thresholds import DEFAULT, ThresholdSet, threshold_set_from_dict
-from agreebound.ui.data import Loaded, Upload
+from agreebound.ui.data import MEASURE_CALLS, Loaded, Upload
 
 S = st.session_state
 #: Judge source kinds: the files' slots after the first, by role.
 JUDGE_SLOTS = {"log": {"references": 1, "contract": 2, "mapping": 3}, "tables": {"references": 1, "observations": 2},
-               "bundle": {}}
+               "bundle": {}, "scored": {"references": 1}, "single-pairs": {"references": 1, "contract": 2}}
+#: Each slot's role as the dashboard stores it; a graded judge's log is stored under "bundle", as the
+#: command line stores it (``agreebound calibrate graded.csv --record``), so both record the same run.
 JUDGE_ROLES = {"log": ("log", "references", "contract", "mapping"), "tables": ("contract", "references", "observations"),
-               "bundle": ("bundle",)}
+               "bundle": ("bundle",), "scored": ("bundle", "references"),
+               "single-pairs": ("bundle", "references", "contract")}
+#: The session's kinds of loaded data -> the store's kind of run: a graded or pass/fail judge (the
+#: session's "scored" slot, ui.scored) is a judge run whose report's kind is "scored".
+STORE_KINDS = {"panel": "panel", "judge": "judge", "scored": "judge"}
+#: The session's slot of each kind (what a run reopens into).
+SLOTS = {"panel": "panel_source", "judge": "judge_source", "scored": "scored_source"}
 
 
 def store() -> Store | None:
@@ -74,8 +93,9 @@ def _fresh(loaded: Loaded) -> bool:
 
 
 def after_adopt(kind: str, loaded: Loaded, measured: Any) -> Loaded:
-    """Called once a new source parsed and measured: an upload is recorded at once (its run id
-    joins the URL); a sample or a restored run is not. Returns what the session then holds."""
+    """Called once a new source parsed and measured (``kind``: "panel", "judge", or "scored" for a
+    graded or pass/fail judge): an upload is recorded at once (its run id joins the URL); a sample
+    or a restored run is not. Returns what the session then holds."""
     if not _fresh(loaded):
         return loaded  # a sample (no run), or a restored run (its id stays)
     loaded = replace(loaded, run=None)  # derived from a run, but with a new upload: not that run any more
@@ -87,13 +107,16 @@ def after_adopt(kind: str, loaded: Loaded, measured: Any) -> Loaded:
 
 def report_of(kind: str, loaded: Loaded, measured: Any, t: ThresholdSet) -> Report:
     """What is loaded as the pipeline reports it, from the measurement already cached: the report
-    dict and the recipe a run stores."""
+    dict and the recipe a run stores (a graded judge's: pipeline.scored_result, as the command
+    line's ``calibrate --record`` builds it)."""
     inputs = [(role, f.name, f.data) for role, f in zip(roles_of(loaded), files_of(loaded))]
     if isinstance(loaded.recipe, PanelRecipe):
         from agreebound.ui.data import imported_of
 
         recipe = panel_recipe(loaded)
         return panel_result(recipe, measured, t, inputs, imported_of(recipe))
+    if loaded.recipe.source == "scored":
+        return scored_result(loaded.recipe, measured, t, inputs)
     return judge_result(loaded.recipe, measured, t, inputs)
 
 
@@ -107,7 +130,9 @@ def roles_of(loaded: Loaded) -> list[str]:
 
 
 def record(kind: str, loaded: Loaded, measured: Any, label: str | None = None) -> Run | None:
-    """Record what is loaded under the thresholds in force; errors are kept for the page to show."""
+    """Record what is loaded under the thresholds in force (``kind``: the session's, :data:`STORE_KINDS`);
+    errors are kept for the page to show (``S.record_error_<kind>``). The same bytes read the same
+    way under the same thresholds are the run recorded before, not a copy."""
     s = store()
     if s is None:
         return None
@@ -120,11 +145,12 @@ def record(kind: str, loaded: Loaded, measured: Any, label: str | None = None) -
         report = report_of(kind, loaded, measured, t)
         inputs = list(report.inputs)
         digests = [f.digest for f in files_of(loaded)]
-        same = None if label else s.same_run(kind, inputs[0][1], digests, report.recipe, t.to_dict())
+        stored_as = STORE_KINDS[kind]
+        same = None if label else s.same_run(stored_as, inputs[0][1], digests, report.recipe, t.to_dict())
         if same is not None:  # the same bytes read the same way under the same thresholds: that run
             S[f"record_error_{kind}"] = None
             return same
-        run = s.record(kind, inputs, report.report, report.recipe, t.to_dict(), t.source, label=label,
+        run = s.record(stored_as, inputs, report.report, report.recipe, t.to_dict(), t.source, label=label,
                        origin="dashboard", digests=digests)
     except StoreError as e:
         S[f"record_error_{kind}"] = (f"Not recorded: {e}. What you loaded stays loaded in this session, but a reload "
@@ -133,6 +159,69 @@ def record(kind: str, loaded: Loaded, measured: Any, label: str | None = None) -
     S[f"record_error_{kind}"] = None
     S[f"{kind}_run"] = run.id
     return run
+
+
+# --- the graded judge's slot -----------------------------------------------------------------------
+# Here rather than in ui.scored (which draws it): widgets.open_run reopens a graded judge's run into
+# this slot, and widgets cannot import ui.scored (ui.scored draws with widgets).
+
+
+@st.cache_resource(max_entries=8, show_spinner="Measuring the judge against the humans...")
+def scored_measurement(key: str, _recipe: JudgeRecipe, _measure: Callable[[JudgeRecipe], Any]) -> Any:
+    """Read and measure (raises InputError); ``key``: the recipe's digest (``_measure``, the
+    pipeline's measure_scored_recipe, is not part of it). Immutable: shared."""
+    MEASURE_CALLS["scored"] += 1
+    return _measure(_recipe)
+
+
+def scored_measured(recipe: JudgeRecipe, measure: Callable[[JudgeRecipe], Any] = measure_scored_recipe) -> Any:
+    """A graded judge measured as ``recipe`` says (a ScoredMeasurement), once per files and level:
+    the judge decided for is a decision, not a measurement, so it is left out of the key."""
+    recipe = replace(recipe, judge=None)
+    return scored_measurement(recipe_digest(recipe), recipe, measure)
+
+
+def adopt_scored(source: Loaded, measure: Callable[[JudgeRecipe], Any] = measure_scored_recipe) -> str | None:
+    """Hold ``source`` in the graded judge's slot (``S.scored_source``, shown on the Judge page) if
+    it reads and measures; otherwise keep what is held. Returns the error. An upload is then
+    recorded (:func:`after_adopt`, kind "scored"); a sample or a restored run is not."""
+    name = source.recipe.first.name
+    try:
+        m = scored_measured(source.recipe, measure)
+    except InputError as e:
+        return str(e)
+    except MemoryError:
+        return memory_message(name)
+    except Exception as e:  # noqa: BLE001 - never a traceback on screen; the message names the file
+        return f"{printable(name, 120)}: could not be read ({type(e).__name__}: {e})"
+    S.scored_source = source  # adopted before recording: a failure there keeps it loaded
+    S.scored_over = S.get("judge_source")  # the graded judge is the one the Judge page shows
+    if S.get("scored_for") not in m.input.judges:
+        S.scored_for = None
+        S.pop("scored_for_pick", None)
+    S.scored_source = after_adopt("scored", source, m)
+    return None
+
+
+def scored_replay(recipe: JudgeRecipe, label: str, run_id: str) -> str | None:
+    """A stored graded judge's run (:func:`judge_replay`) held in the graded judge's slot: its log
+    and human labels, its level, the judge it was decided for. On an error what was held is kept."""
+    def held(f: Source | None) -> Upload | None:
+        return None if f is None or f.data is None else Upload.of(f.name, f.data, origin="run")
+
+    first = held(recipe.first)
+    if first is None:
+        return f"run {run_id} has no log stored"
+    old = S.get("scored_for")
+    S.scored_for = recipe.judge  # kept by adopt_scored when the log has that judge
+    error = adopt_scored(Loaded(label, replace(recipe, first=first, references=held(recipe.references), judge=None),
+                                run_id))
+    if error:
+        S.scored_for = old
+        return error
+    S.pop("scored_for_pick", None)  # the pickers are drawn again from the run's reading
+    S.pop("scored_level_pick", None)
+    return None
 
 
 # --- restoring ------------------------------------------------------------------------------------
@@ -183,7 +272,23 @@ def judge_files(recipe: JudgeRecipe) -> tuple[Source | None, ...]:
         return recipe.first, recipe.references, recipe.observations
     if recipe.source == "log":
         return recipe.first, recipe.references, recipe.contract, recipe.mapping
+    if recipe.source == "scored":
+        return recipe.first, recipe.references
+    if recipe.source == "single-pairs":
+        return recipe.first, recipe.references, recipe.contract
     return (recipe.first,)
+
+
+def is_scored_run(run: Run) -> bool:
+    """A graded or pass/fail judge's run (a judge run read as "scored"): it reopens into the graded
+    judge's slot (ui.scored), not the pairwise judge's."""
+    return run.kind == "judge" and ((run.recipe or {}).get("source") == "scored"
+                                    or (run.report or {}).get("kind") == "scored")
+
+
+def slot_of(run: Run) -> str:
+    """The session's kind a run reopens as: "panel", "judge" (pairwise) or "scored" (graded)."""
+    return "scored" if is_scored_run(run) else run.kind
 
 
 def run_thresholds(run: Run) -> ThresholdSet:
@@ -192,9 +297,21 @@ def run_thresholds(run: Run) -> ThresholdSet:
         t = threshold_set_from_dict(run.thresholds, f"run {run.id}")
     except Exception:  # noqa: BLE001 - a run from another version: its numbers are still shown
         return DEFAULT
-    if t.panel == DEFAULT.panel and t.calibration is None:
+    if t.panel == DEFAULT.panel and t.calibration is None and t.scored == DEFAULT.scored:
         return DEFAULT
     return t
+
+
+def opened_thresholds(t: ThresholdSet, run: Run) -> ThresholdSet:
+    """The thresholds in force once ``run`` is opened: ``t`` with the run's own part replaced (a
+    panel's, a pairwise judge's calibration, a graded judge's), so a panel run and a judge run
+    opened from one link keep both; the defaults when nothing differs from them."""
+    mine = run_thresholds(run)
+    part = {"panel": {"panel": mine.panel}, "judge": {"calibration": mine.calibration},
+            "scored": {"scored": mine.scored}}[slot_of(run)]
+    merged = replace(t, **part)
+    edited = merged.panel != DEFAULT.panel or merged.calibration is not None or merged.scored != DEFAULT.scored
+    return replace(merged, source=f"run {run.id}") if edited else DEFAULT
 
 
 #: The panel's reading as the link carries it beside a run: level, interval method, positive category.
@@ -210,8 +327,14 @@ def url_reading() -> dict[str, str]:
 
 
 def url_runs() -> list[str]:
-    """The run ids the URL should carry: the loaded panel's and judge's, when they are runs."""
-    return [r for r in (S.panel_source.run, S.judge_source.run) if r]
+    """The run ids the URL should carry: the loaded panel's, pairwise judge's and graded judge's,
+    when they are runs. The judge shown on the Judge page goes last: a link opens its runs in
+    order, and the judge opened last is the one shown."""
+    graded = S.get("scored_source")
+    judges = [S.judge_source.run, graded.run if graded is not None else None]
+    if graded is not None and S.get("scored_over") is not S.get("judge_source"):
+        judges.reverse()  # a pairwise judge loaded after the graded one: it is the one shown
+    return [r for r in (S.panel_source.run, *judges) if r]
 
 
 # --- the History page's tables ------------------------------------------------------------------
@@ -305,7 +428,10 @@ def panel_recipe(loaded: Loaded, level: str | None = None, positive: Any = None)
 
 
 def run_level(r: Run) -> str:
-    """The level a run was read at: recorded with it, or (runs recorded before) the level chosen."""
+    """The level a run was read at: recorded with it, or (runs recorded before) the level chosen; a
+    graded judge's: the level chosen, else its kind's default ("from the data")."""
+    if is_scored_run(r):
+        return str(r.recipe.get("level") or "from the data")
     if r.kind != "panel":
         return ""
     read = r.recipe.get("level_read")
@@ -313,6 +439,10 @@ def run_level(r: Run) -> str:
         return str(read)
     chosen = r.recipe.get("level")
     return str(chosen) if chosen and chosen != "auto" else "not recorded (the default of its day)"
+
+
+#: A run's kind in the History table: a graded or pass/fail judge's is a judge run, said so.
+KIND_WORDS = {"panel": "panel", "judge": "judge", "scored": "judge (graded)"}
 
 
 def runs_frame(rows: list[Run]) -> "Any":
@@ -324,7 +454,7 @@ def runs_frame(rows: list[Run]) -> "Any":
         "level": [run_level(r) for r in rows],
         "data": [r.data_name for r in rows],
         "label": [r.label or "" for r in rows],
-        "kind": [r.kind for r in rows],
+        "kind": [KIND_WORDS[slot_of(r)] for r in rows],
         "judge": [r.judge or "" for r in rows],
         "contract": [short_contract(r.contract_id) for r in rows],
         "thresholds": [r.thresholds_source for r in rows],
@@ -341,10 +471,12 @@ def choice(r: Run) -> str:
 
 def compare_defaults(shown: list[Run], data_name: str | None) -> tuple[str, str]:
     """(after, before) for the compare pickers: the newest run of the data on the timeline, and the
-    run of the same data and kind before it (else the next run of that kind, else the next run)."""
+    run of the same data and kind before it (else the next run of that kind, else the next run). A
+    graded judge's run is of another kind than a pairwise judge's: they are not compared."""
     of_data = [r for r in shown if r.data_name == data_name] or shown
     after = of_data[0]
-    for pool in ([r for r in of_data if r.kind == after.kind], [r for r in shown if r.kind == after.kind], shown):
+    kind = slot_of(after)
+    for pool in ([r for r in of_data if slot_of(r) == kind], [r for r in shown if slot_of(r) == kind], shown):
         rest = [r for r in pool if r.id != after.id]
         if rest:
             return after.id, rest[0].id
@@ -352,6 +484,9 @@ def compare_defaults(shown: list[Run], data_name: str | None) -> tuple[str, str]
 
 
 def compare_frame(c: Any) -> "Any":
+    """Two runs' gates side by side (history.compare): each gate's value, interval, threshold and
+    result before and after, and why it flipped. A graded judge's gates are per judge: the first
+    column names the judge, where a panel's names the dimension."""
     import pandas as pd
 
     from agreebound.history import show
@@ -378,7 +513,7 @@ def compare_frame(c: Any) -> "Any":
         return {True: "passes", False: "fails", None: g.state}[g.passed]
 
     return pd.DataFrame({
-        "dimension": [g.scope for g in c.gates],
+        ("judge" if is_scored_run(c.a) else "dimension"): [g.scope for g in c.gates],
         "gate": [g.label for g in c.gates],
         "before [95% interval]": [value(g.before) for g in c.gates],
         "after [95% interval]": [value(g.after) for g in c.gates],
@@ -418,6 +553,7 @@ def delete(run_id: str) -> None:
         return
     S.history_message = ("info", f"Deleted run {run_id} ({gone} stored file{'' if gone == 1 else 's'} no other run "
                                  "used).")
-    for slot in ("panel_source", "judge_source"):
-        if S[slot].run == run_id:
-            S[slot] = replace(S[slot], run=None)  # the data stays loaded; the link no longer names a deleted run
+    for slot in SLOTS.values():
+        held = S.get(slot)
+        if held is not None and held.run == run_id:
+            S[slot] = replace(held, run=None)  # the data stays loaded; the link no longer names a deleted run

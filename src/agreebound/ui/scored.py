@@ -6,9 +6,13 @@ The session holds such a judge beside the pairwise one (``S.scored_source``): th
 keeps its slot (the Overview and What-if pages decide it as before), and the Judge page shows the
 graded judge while it is the judge loaded last (:func:`showing`).
 
+An upload is recorded in the history as a judge run (report kind "scored"; ui.runs.adopt_scored,
+as ``agreebound calibrate --record`` records it), and such a run reopens here (ui.runs.scored_replay).
+
 Measuring is :func:`agreebound.pipeline.measure_scored_recipe`, cached by the recipe's digest (its
-files' digests: never an UploadedFile); everything a slider or a "decide for" choice moves only
-reruns :func:`agreebound.judge_scores.decide_scored` on the cached measurement. Nothing here
+files' digests: never an UploadedFile; the cache is ui.runs.scored_measurement); everything a
+slider or a "decide for" choice moves only reruns :func:`agreebound.judge_scores.decide_scored` on
+the cached measurement. Nothing here
 compares a number with a threshold: the gates arrive decided, and are drawn as the pairwise
 judge's are (agreebound.render.gates.GateView, widgets.gate_block). Judge and rater names are user
 text: escaped before any Markdown (widgets.md) and any plotly label (the figures escape them).
@@ -21,7 +25,6 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from agreebound.errors import InputError, memory_message
 from agreebound.escape import printable
 from agreebound.judge_scores import (
     FAIL,
@@ -32,13 +35,13 @@ from agreebound.judge_scores import (
     ScoredMeasurement,
     decide_scored,
 )
-from agreebound.pipeline import JudgeRecipe, judge_source, measure_scored_recipe, recipe_digest
+from agreebound.pipeline import JudgeRecipe, judge_source, measure_scored_recipe
 from agreebound.render import figures
 from agreebound.render.gates import GateView, view
 from agreebound.render.scored import judge_dict
 from agreebound.thresholds import CITATIONS, SCORED_FIELDS, THRESHOLD_WORDS, ScoredThresholds
-from agreebound.ui import bias, state, widgets
-from agreebound.ui.data import JUDGE_SAMPLES, MEASURE_CALLS, Loaded, Upload
+from agreebound.ui import bias, runs, state, widgets
+from agreebound.ui.data import JUDGE_SAMPLES, Loaded, Upload
 
 S = st.session_state
 
@@ -63,18 +66,10 @@ REFERENCES_KEY = "log_references_upload"
 # --- loading --------------------------------------------------------------------------------------
 
 
-@st.cache_resource(max_entries=8, show_spinner="Measuring the judge against the humans...")
-def scored_measurement(key: str, _recipe: JudgeRecipe) -> ScoredMeasurement:
-    """Read and measure (raises InputError); ``key``: the recipe's digest. Immutable: shared."""
-    MEASURE_CALLS["scored"] += 1
-    return measure_scored_recipe(_recipe)
-
-
 def measured(recipe: JudgeRecipe) -> ScoredMeasurement:
-    """The judge measured as ``recipe`` says, once per files and level (the judge decided for is
-    a decision, not a measurement: it is left out of the key)."""
-    recipe = replace(recipe, judge=None)
-    return scored_measurement(recipe_digest(recipe), recipe)
+    """The judge measured as ``recipe`` says, once per files and level (ui.runs.scored_measured:
+    the cache lives there, so that a run reopened from a link (widgets.open_run) shares it)."""
+    return runs.scored_measured(recipe, measure_scored_recipe)
 
 
 def loaded() -> Loaded | None:
@@ -102,22 +97,10 @@ def is_scored(upload: Upload) -> bool:
 
 
 def try_source(source: Loaded) -> str | None:
-    """Adopt ``source`` if it reads and measures; otherwise keep what is loaded. Returns the error."""
-    name = source.recipe.first.name
-    try:
-        m = measured(source.recipe)
-    except InputError as e:
-        return str(e)
-    except MemoryError:
-        return memory_message(name)
-    except Exception as e:  # noqa: BLE001 - never a traceback on screen; the message names the file
-        return f"{printable(name, 120)}: could not be read ({type(e).__name__}: {e})"
-    S.scored_source = source
-    S.scored_over = S.get("judge_source")
-    if S.get("scored_for") not in m.input.judges:
-        S.scored_for = None
-        S.pop("scored_for_pick", None)
-    return None
+    """Adopt ``source`` if it reads and measures; otherwise keep what is loaded. Returns the error.
+    An upload is then recorded as a judge run (ui.runs.adopt_scored): once per distinct bytes,
+    reading and thresholds; a sample or a restored run is not."""
+    return runs.adopt_scored(source, measure_scored_recipe)
 
 
 def load_upload(upload: Upload) -> None:
@@ -301,6 +284,7 @@ def page() -> None:
             judge_section(m, d, a, i)
     panel_section(m)
     read_section(m)
+    history_controls()
     downloads(m)
 
 
@@ -462,6 +446,41 @@ def read_section(m: ScoredMeasurement) -> None:
     st.header("What was read", anchor="read")
     notes = m.notes or ("nothing was left out",)
     st.markdown("\n".join(f"- {widgets.md(n, 400)}" for n in notes))
+
+
+def history_controls() -> None:
+    """The graded judge's run (its id is in the link), a failed recording said, and "Record this
+    view": the judge decided for under the thresholds in force, with an optional label (as the
+    pairwise judge's widgets.record_controls)."""
+    src = loaded()
+    assert src is not None
+    if S.get("record_error_scored"):
+        st.warning(widgets.md(S.record_error_scored, 500))
+    if runs.store() is None:
+        return
+    with st.expander("History: record this view as a run", expanded=False):
+        if src.run:
+            st.caption(f"This data is run {widgets.md(src.run)} in the history (the link carries its id, never the "
+                       "data).")
+        left, right = st.columns([3, 1], vertical_alignment="bottom")
+        left.text_input("Label (optional)", key="record_label_scored", max_chars=200,
+                        placeholder="e.g. week 48, after retraining")
+        right.button("Record this view", key="record_scored", on_click=record_view)
+        if S.get("record_message_scored"):
+            st.success(widgets.md(S.record_message_scored))
+            S.record_message_scored = None
+
+
+def record_view() -> None:
+    """on_click of "Record this view": the graded judge held, decided for the judge chosen, under
+    the thresholds in force."""
+    src = loaded()
+    if src is None:
+        return
+    view = replace(src, recipe=replace(src.recipe, judge=S.get("scored_for")))
+    run = runs.record(SCORED, view, measured(src.recipe), label=(S.get("record_label_scored") or "").strip() or None)
+    if run is not None:
+        S.record_message_scored = f"Recorded run {run.id}."
 
 
 def downloads(m: ScoredMeasurement) -> None:

@@ -813,18 +813,15 @@ def open_run(run_id: str, with_thresholds: bool = True) -> str | None:
         if recipe is None:
             return f"run {run.id} has no ratings stored"
         error = replay_panel(recipe, label, run.id)
+    elif runs.is_scored_run(run):  # a graded or pass/fail judge: its own slot (ui.scored), not the pairwise one
+        error = runs.scored_replay(runs.judge_replay(run, files), label, run.id)
     else:
         error = replay_judge(runs.judge_replay(run, files), label, run.id)
     if error:
         return error
-    S[f"{run.kind}_run"] = run.id
+    S[f"{runs.slot_of(run)}_run"] = run.id
     if with_thresholds:  # the run's own part only: a panel run and a judge run in one link keep both
-        from dataclasses import replace
-
-        t, mine = S.thresholds, runs.run_thresholds(run)
-        merged = replace(t, panel=mine.panel) if run.kind == "panel" else replace(t, calibration=mine.calibration)
-        edited = merged.panel != runs.DEFAULT.panel or merged.calibration is not None
-        S.thresholds = replace(merged, source=f"run {run.id}") if edited else runs.DEFAULT
+        S.thresholds = runs.opened_thresholds(S.thresholds, run)
         state.clear_widgets()
     return None
 
@@ -865,10 +862,10 @@ def replay_judge(recipe: JudgeRecipe, label: str, run_id: str) -> str | None:
 
 
 def open_link_runs() -> None:
-    """``?run=<id>`` (repeated for a panel and a judge run): restore each, then the reading the
-    link carries (level, interval, positive: changed since the run was recorded); a bad one is
-    said and the rest kept."""
-    ids = [x for x in st.query_params.get_all("run") if x][:2]
+    """``?run=<id>`` (repeated for a panel, a judge and a graded judge's run): restore each, then the
+    reading the link carries (level, interval, positive: changed since the run was recorded); a bad
+    one is said and the rest kept."""
+    ids = [x for x in st.query_params.get_all("run") if x][:3]
     errors = []
     for run_id in ids:
         error = open_run(run_id, with_thresholds="th" not in st.query_params)
