@@ -50,8 +50,9 @@ def test_inspect_json_and_eval_archive_read_the_same(capsys):
     assert reports[0][0]["tool"] == "inspect_ai 0.3.285" and reports[0][2] == {"0.0": "I", "0.5": "P", "1.0": "C"}
 
 
-def test_inspect_log_with_two_humans_is_decided(capsys, tmp_path):
-    """Human labels joined by sample id and epoch: two humans, so admissibility is decided."""
+def test_inspect_log_with_two_humans_is_measured_but_too_small_to_decide(capsys, tmp_path):
+    """Human labels joined by sample id and epoch: two humans, both alphas measured; 8 items are too
+    few for an interval, so the gates are not evaluable and the verdict says why."""
     humans = tmp_path / "humans.csv"
     rows = ["id,epoch,rater,label"]
     grades = {"q1": ("C", "C"), "q2": ("C", "I"), "q3": ("I", "I"), "q4": ("P", "C")}
@@ -64,8 +65,10 @@ def test_inspect_log_with_two_humans_is_decided(capsys, tmp_path):
     s = json.loads(out)["scored"]
     assert s["humans"] == ["ann-1", "ann-2"] and s["audits"][0]["pairs"] == 16
     gates = {g["name"]: g for g in s["audits"][0]["gates"]}
-    assert gates["admissibility"]["evaluable"] and gates["judge_alpha"]["evaluable"]
-    assert code == {"PASS_CALIBRATION": 0, "FAIL_CALIBRATION": 1}[s["decision"]]
+    # 8 items: too few to put an interval on either alpha, so neither gate is evaluable (never a pass)
+    assert gates["admissibility"]["value"] is not None and not gates["admissibility"]["evaluable"]
+    assert gates["judge_alpha"]["unavailable"] == "no interval: 8 items, fewer than 10"
+    assert code == 1 and s["decision"] == "INCOMPLETE"
 
 
 def test_a_bad_human_label_is_located(capsys, tmp_path):

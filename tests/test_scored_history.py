@@ -55,7 +55,7 @@ def test_scored_runs_compare_per_judge(db_url, tmp_path):
     assert {r["gate"] for r in rows} == {"admissibility", "judge_alpha"} and len(rows) == 8
     fig = history_timeline(rows)
     assert [a.text for a in fig.layout.annotations][:2] == ["judge's alpha minus the humans' (−2 to 2)",
-                                                           "judge's mean alpha with the humans (−1 to 1)"]
+                                                           "judge's alpha with the humans (−1 to 1)"]
     assert fig.layout.yaxis.ticksuffix is None  # alphas, not percentages
     assert "Each line is one judge;" in caption(fig)
 

@@ -64,7 +64,7 @@ GRADED3 = {
     "weighted_kappa": ("0.778", "[0.709, 0.848]"),
     "leniency": ("-0.05 scale points", "[-0.17, +0.07]"),
     "central_tendency": ("1.01x", "[0.93, 1.10]"),
-    "length_effect": ("0.027", "[-0.151, 0.205]"),
+    "length_effect": ("0.022", "[-0.150, 0.195]"),
     "self_preference_scored": ("-0.03 scale points", "[-0.31, +0.25]"),
 }
 
@@ -75,8 +75,8 @@ def test_the_fixed_log_measures_what_the_reports_are_checked_for(files):
     m = measure_scored(pd.read_csv(files["graded3"]), "graded3.csv")
     (a,) = m.agreements
     assert {x.name: (x.value_text(), x.interval_text()) for x in a.measures} == GRADED3
-    assert (a.judge_alpha.value_text(), a.judge_alpha.interval_text()) == ("0.765", "[0.687, 0.843]")
-    assert (a.human_alpha.value_text(), a.difference.value_text()) == ("0.759", "0.006")
+    assert (a.judge_alpha.value_text(), a.judge_alpha.interval_text()) == ("0.763", "[0.685, 0.842]")
+    assert (a.human_alpha.value_text(), a.difference.value_text()) == ("0.758", "0.005")
     assert a.measure("exact_agreement").fraction == "162/300"
 
 
@@ -85,14 +85,14 @@ def test_markdown_shows_the_decision_gates_and_measures(reports):
     assert md.startswith("# Agreebound scored report\n")
     assert "**Decision: PASS_CALIBRATION** for every judge (the log's one judge)." in md
     assert "Level: ordinal, the default for a graded scale" in md
-    assert ("| agreement with humans, against the humans' own (alpha difference) | 0.006 | [-0.048, 0.061] | "
-            ">= -0.050 (admissibility_margin_permil 50) | pass (0.056 to spare) |") in md
-    assert ("| agreement with humans (mean alpha, judge vs each human) | 0.765 | [0.687, 0.843] | "
-            ">= 0.600 (judge_alpha_floor_permil 600) | pass (0.165 to spare) |") in md
+    assert ("| agreement with humans, against the humans' own (alpha difference) | 0.005 | [-0.050, 0.061] | "
+            ">= -0.050 (admissibility_margin_permil 50) | pass (0.055 to spare) |") in md
+    assert ("| agreement with humans (alpha of the judge-human pairs) | 0.763 | [0.685, 0.842] | "
+            ">= 0.600 (judge_alpha_floor_permil 600) | pass (0.163 to spare) |") in md
     for value, interval in GRADED3.values():
         assert f"| {value} | {interval} |" in md
     assert "| exact agreement with a human | 54.0% | [47.4, 60.4] | 162\\/300 |" in md
-    assert "- judge_alpha: detects a true value 0.110 from the threshold at 100 items (80% power)" in md
+    assert "- judge_alpha: detects a true value 0.111 from the threshold at 100 items (80% power)" in md
     # the score table, its diagonal in bold
     assert "| 3 | 2 | 25 | **50** | 28 | 0 |" in md
     assert "- admissibility_margin_permil = 50: 50 permil = 0.05 alpha" in md
@@ -104,7 +104,7 @@ def test_markdown_says_why_a_gate_is_not_evaluable_with_one_human(reports):
     assert "Not decided, this is not a pass: admissibility: needs two or more humans on shared items." in md
     assert ("| agreement with humans, against the humans' own (alpha difference) | not measured | - | "
             ">= -0.050 (admissibility_margin_permil 50) | not evaluable: needs two or more humans on shared items |") in md
-    assert "| humans vs humans: mean alpha | not measured | - | needs two or more humans on shared items |" in md
+    assert "| humans vs humans: alpha | not measured | - | needs two or more humans on shared items |" in md
 
 
 ISOTONIC = ("isotonic recalibration fitted on 121 items and evaluated on the other 121: ECE 0.029 -> 0.030, "
@@ -118,13 +118,14 @@ def test_markdown_of_a_pass_fail_judge_with_confidence(reports):
     assert "| accuracy (judge = human) | 78.3% | [74.1, 82.0] | 470\\/600 |" in md
     assert ("- ECE 0.018 over 242 items, against the humans' verdict (10 equal-mass bins; 58 items the humans split "
             "evenly left out)") in md
-    assert "- Brier 0.058 [0.038, 0.078] = reliability 0.056 - resolution 0.247 + uncertainty 0.249" in md
+    assert ("- Brier 0.058 [0.038, 0.078] = reliability 0.001 - resolution 0.188 + uncertainty 0.249 + within-bin "
+            "-0.004 (grouped by the equal-mass bins: most stated values are distinct)") in md
     assert f"- {ISOTONIC}" in md
     assert "| 0.003 | 0.000 | [0.000, 0.133] | 25 |" in md  # the second bin of the reliability diagram
-    assert ("| agreement with humans (mean alpha, judge vs each human) | 0.566 | [0.486, 0.645] | "
+    assert ("| agreement with humans (alpha of the judge-human pairs) | 0.566 | [0.486, 0.645] | "
             ">= 0.600 (judge_alpha_floor_permil 600) | FAIL (0.034 short) |") in md
-    assert ("| agreement with humans, against the humans' own (alpha difference) | -0.047 | [-0.141, 0.046] | "
-            ">= -0.050 (admissibility_margin_permil 50) | pass (0.003 to spare) |") in md
+    assert ("| agreement with humans, against the humans' own (alpha difference) | -0.048 | [-0.141, 0.046] | "
+            ">= -0.050 (admissibility_margin_permil 50) | pass (0.002 to spare) |") in md
 
 
 def test_markdown_of_a_panel_of_judges(reports):
@@ -134,7 +135,8 @@ def test_markdown_of_a_panel_of_judges(reports):
     assert "- admissibility: fragile: the 95% interval holds values on both sides of the threshold" in md
     assert "Alpha among the judges: 0.614 (= 1576063373/2567210400)." in md
     assert "| judge\\-model | 0.583 |" in md
-    assert "Which judge to drop: drop `judge-b`: it agrees with the humans least (mean alpha 0.655)." in md
+    assert ("Which judge to drop: drop `judge-b`: it agrees with the humans least: alpha 0.654 [0.550, 0.758], below "
+            "judge-model's 0.763.") in md
 
 
 def test_a_plan_counts_a_judges_items(reports):
@@ -158,7 +160,7 @@ def test_html_page_has_the_same_sections_and_numbers(reports):
     headings = re.findall(r"<h2 id=\"[^\"]+\">([^<]*)</h2>", page)
     assert headings == ["Summary", "Judge judge-model: FAIL_CALIBRATION", "Identity, notes and thresholds", "Inputs"]
     for text in ("78.3%", "[74.1, 82.0]", "= 470/600", "0.566", "[0.486, 0.645]", "not applied",
-                 "ECE 0.029 -&gt; 0.030", "FAIL</span>", "(0.034 short)", "about 3,100 more items would decide it"):
+                 "ECE 0.029 -&gt; 0.030", "FAIL</span>", "(0.034 short)", "about 3,000 more items would decide it"):
         assert text in page, text
     assert "judge-model: reliability diagram" in page and "judge-model: its scores against the humans'</h3>" in page
     scripts = re.findall(r"<script([^>]*)>(.*?)</script>", page, flags=re.S)
@@ -171,7 +173,8 @@ def test_html_says_why_with_one_human_and_draws_the_panel(reports):
     assert "not evaluable</span><br><span class=\"small\">needs two or more humans on shared items</span>" in page
     panel = scored_html(reports["judges3"])
     assert "<h2 id=\"panel\">The panel of judges</h2>" in panel
-    assert "Which judge to drop: <code>judge-b</code>: it agrees with the humans least (mean alpha 0.655)." in panel
+    assert ("Which judge to drop: <code>judge-b</code>: it agrees with the humans least: alpha 0.654 [0.550, 0.758], "
+            "below judge-model&#x27;s 0.763.") in panel
 
 
 # --- user text is data ---------------------------------------------------------------------------------------
@@ -246,7 +249,7 @@ def test_cli_text_shows_the_numbers_and_exits_0_on_a_passing_judge(capsys, files
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "decision: PASS_CALIBRATION for every judge (the log's one judge)"
-    assert "  admissibility: 0.006 [-0.048, 0.061] (>= -0.050 (admissibility_margin_permil 50)): pass (0.056 to " \
+    assert "  admissibility: 0.005 [-0.050, 0.061] (>= -0.050 (admissibility_margin_permil 50)): pass (0.055 to " \
            "spare)" in lines
     assert "    exact agreement with a human: 54.0% [47.4, 60.4] = 162/300" in lines
     assert "    leniency (judge minus human, mean): -0.05 scale points [-0.17, +0.07]" in lines
@@ -294,7 +297,7 @@ def test_cli_level_changes_the_level_in_the_report(capsys, files):
     code, out, _ = cli(capsys, "calibrate", files["graded3"], "--level", "interval", "--json")
     report = json.loads(out)
     assert report["scored"]["level"] == {"in_force": "interval", "chosen_by": "user"}
-    assert report["scored"]["audits"][0]["alpha"]["judge_humans"]["value_text"] == "0.780"  # 0.765 at ordinal
+    assert report["scored"]["audits"][0]["alpha"]["judge_humans"]["value_text"] == "0.779"  # 0.763 at ordinal
     code, out, _ = cli(capsys, "calibrate", files["graded3"], "--level", "interval")
     assert "judge: graded judge: scores on a scale of 5 values from 1 to 5; level interval, chosen by the user" in out
 

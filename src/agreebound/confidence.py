@@ -59,16 +59,29 @@ class Calibration:
     ece_after: float  # on the second half, recalibrated
     brier_before: float
     brier_after: float
+    #: what the decomposition grouped by: "stated value" (exact: Brier = reliability - resolution +
+    #: uncertainty) or "equal-mass bins" (when most stated values are distinct, where grouping by value
+    #: says nothing: reliability would be the Brier score itself), with the within-bin remainder
+    decomposed_by: str = "stated value"
+    within: float = 0.0  # Brier - (reliability - resolution + uncertainty): 0 by stated value
     split: int = 0  # items left out: the humans split evenly, no verdict to score the forecast against
     unit: str = "items"  # what one forecast is about: "items" (a graded judge's), "cases" (a pairwise one's)
     left_out: str = "the humans split evenly"  # why the ``split`` ones have no outcome
+
+    def decomposition(self) -> str:
+        """"reliability 0.012 - resolution 0.180 + uncertainty 0.250" (by stated value), or with the
+        within-bin remainder and what it grouped by (over the bins)."""
+        head = (f"reliability {self.reliability:.3f} - resolution {self.resolution:.3f} + uncertainty "
+                f"{self.uncertainty:.3f}")
+        if self.decomposed_by == "stated value":
+            return head
+        return f"{head} + within-bin {self.within:+.3f} (grouped by the equal-mass bins: most stated values are distinct)"
 
     @property
     def sentence(self) -> str:
         left = f" ({self.split:,} {self.unit} {self.left_out} left out)" if self.split else ""
         return (f"stated confidence vs the humans' verdict over {self.n:,} {self.unit}{left}: ECE {self.ece:.3f} ({len(self.bins)} "
-                f"equal-mass bins), Brier {self.brier:.3f} = reliability {self.reliability:.3f} - resolution "
-                f"{self.resolution:.3f} + uncertainty {self.uncertainty:.3f}; an isotonic map fitted on half the {self.unit} "
+                f"equal-mass bins), Brier {self.brier:.3f} = {self.decomposition()}; an isotonic map fitted on half the {self.unit} "
                 f"moves the other half's ECE from {self.ece_before:.3f} to {self.ece_after:.3f} (shown, not applied)")
 
 
@@ -124,6 +137,19 @@ def murphy(p: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     return float((w * (values - freq) ** 2).sum()), float((w * (freq - base) ** 2).sum()), base * (1 - base)
 
 
+def murphy_binned(p: np.ndarray, y: np.ndarray, bins: int = BINS) -> tuple[float, float, float, float]:
+    """(reliability, resolution, uncertainty, within-bin remainder) over the equal-mass bins: the
+    decomposition for stated probabilities that are mostly distinct (Stephenson et al., 2008: the
+    remainder holds the within-bin variance and covariance terms)."""
+    b = reliability_bins(p, y, bins)
+    n = sum(x.count for x in b)
+    base = float(np.mean(y))
+    rel = sum(x.count / n * (x.mean_p - x.frequency) ** 2 for x in b)
+    res = sum(x.count / n * (x.frequency - base) ** 2 for x in b)
+    unc = base * (1 - base)
+    return float(rel), float(res), unc, brier(p, y) - (rel - res + unc)
+
+
 def isotonic_fit(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Pool-adjacent-violators: the non-decreasing step function of p closest to y in squared error.
     Returns the distinct stated values and the fitted value at each."""
@@ -163,7 +189,8 @@ def calibration(p: np.ndarray, y: np.ndarray, bins: int = BINS, split: int = 0, 
     if n > 2:
         half = t_quantile(0.975, n - 1) * float(sq.std(ddof=1)) / math.sqrt(n)
         interval = (max(0.0, b - half), min(1.0, b + half))
-    rel, res, unc = murphy(p, y)
+    by_value = len(np.unique(p)) <= n / 2
+    rel, res, unc, within = (*murphy(p, y), 0.0) if by_value else murphy_binned(p, y, bins)
     first = np.arange(n) % 2 == 0
     values, fitted = isotonic_fit(p[first], y[first])
     held_p, held_y = p[~first], y[~first]
@@ -175,4 +202,5 @@ def calibration(p: np.ndarray, y: np.ndarray, bins: int = BINS, split: int = 0, 
         before_ece = after_ece = before_b = after_b = math.nan
     return Calibration(n, ece(p, y, bins), b, interval, rel, res, unc, reliability_bins(p, y, bins),
                        (tuple(map(float, values)), tuple(map(float, fitted))), int(held_p.size),
-                       before_ece, after_ece, before_b, after_b, split, unit, left_out)
+                       before_ece, after_ece, before_b, after_b, "stated value" if by_value else "equal-mass bins",
+                       within, split, unit, left_out)

@@ -7,11 +7,11 @@ panel's own machinery: Krippendorff's alpha through the panel path (agreebound.a
 weighted kappa through agreebound.coefficients, and a gate the peers do not have:
 
 * **admissibility**: the judge agrees with the humans not worse than the humans agree with each
-  other, by more than the margin: mean alpha(judge, human h) >= mean alpha(human h, human h') -
+  other, by more than the margin: alpha(judge-human pairs) >= alpha(human-human pairs) -
   margin, each alpha over the items both rated (a mean of pairwise alphas on both sides, so a judge
   exchangeable with the humans has the same expected value as they: the alternative-annotator idea of
   Calderon, Reichart and Dror, 2025, in alpha);
-* **agreement floor**: mean alpha(judge, human h) >= the floor (the panel's 0.6 by default).
+* **agreement floor**: alpha(judge-human pairs) >= the floor (the panel's 0.6 by default).
 
 Every measure carries a 95% interval that treats each item as one cluster: for a share of
 judge-human pairs (exact agreement, accuracy, sensitivity, ...) the house's case-clustered Wilson
@@ -63,7 +63,7 @@ SCORED_GATES: tuple[tuple[str, str, str], ...] = (
     ("judge_alpha", "judge_alpha_floor_permil", "min"),
 )
 GATE_TITLES = {"admissibility": "agreement with humans, against the humans' own (alpha difference)",
-               "judge_alpha": "agreement with humans (mean alpha, judge vs each human)"}
+               "judge_alpha": "agreement with humans (alpha of the judge-human pairs)"}
 JACKKNIFE = ("delete-one-item jackknife over {n:,} items (each item one cluster), t quantile with {df:,} "
              "degrees of freedom")
 
@@ -84,6 +84,8 @@ class ScoredInput:
     length: np.ndarray = field(repr=False)  # per item: float (NaN unknown)
     confidence: np.ndarray = field(repr=False)  # items x judges: float (NaN none)
     notes: tuple[str, ...] = ()
+    #: the scale's values when the log declares them (MT-Bench's 1..10), else None: the scores seen
+    scale: tuple[float, ...] | None = None
 
     @property
     def raters(self) -> tuple[str, ...]:
@@ -99,8 +101,21 @@ class ScoredInput:
 
     @property
     def kind(self) -> str:
-        """"binary" when every score is 0 or 1 (pass/fail), else "graded"."""
-        return "binary" if set(self.values) <= {0.0, 1.0} else "graded"
+        """"binary" when every score is 0 or 1 (pass/fail), else "graded"; a declared scale decides
+        (a 1-10 judge that gave only 1s is still graded)."""
+        return "binary" if set(self.scale or self.values) <= {0.0, 1.0} else "graded"
+
+    @property
+    def step(self) -> float:
+        """One step of the scale: the smallest gap between its values (declared, else seen); 1 without two."""
+        return scale_step(self.scale or self.values)
+
+
+def scale_step(values: Sequence[float]) -> float:
+    """The smallest gap between consecutive scale values (0.5 for C/P/I read as 0, 0.5, 1); 1 when
+    there are fewer than two values."""
+    v = sorted(set(values))
+    return float(min(b - a for a, b in zip(v, v[1:]))) if len(v) > 1 else 1.0
 
 
 def scored_input(frame: pd.DataFrame, file: str = "") -> ScoredInput:
@@ -216,30 +231,73 @@ def _alpha_from_tables(m: np.ndarray, values: np.ndarray, level: str) -> np.ndar
 
 @dataclass(frozen=True)
 class PairAlpha:
-    """Alpha of two raters: exact, and left out one item at a time (for the jackknife)."""
+    """Alpha of two raters over the items both rated, exactly (shown beside the pooled alphas)."""
 
     a: str
     b: str
     exact: Fraction | None
     items: int  # items both rated
-    loo: np.ndarray = field(repr=False)  # per item of the input: alpha without it (= full where not shared)
+
+
+def _pair_table(x: ScoredInput, a: str, b: str, items: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Two raters' table of paired values (codes into ``x.values``) and the items behind each pair."""
+    va, vb = x.column(a), x.column(b)
+    both = ~np.isnan(va) & ~np.isnan(vb) & (True if items is None else items)
+    vals = np.asarray(x.values)
+    return np.column_stack([np.searchsorted(vals, va[both]), np.searchsorted(vals, vb[both])]), np.flatnonzero(both)
 
 
 def pair_alpha(x: ScoredInput, a: str, b: str, level: str) -> PairAlpha:
-    va, vb = x.column(a), x.column(b)
-    both = ~np.isnan(va) & ~np.isnan(vb)
-    vals = np.asarray(x.values)
-    c = len(vals)
-    ia, ib = np.searchsorted(vals, va[both]), np.searchsorted(vals, vb[both])
-    table = np.bincount(ia * c + ib, minlength=c * c).reshape(c, c).astype(float)
-    exact = table_alpha(vals, table, level)
-    full = float(_alpha_from_tables(table, vals, level)) if exact is not None else math.nan
-    loo = np.full(len(x.items), full)
-    if exact is not None and both.sum() > 1:
-        tables = np.broadcast_to(table, (int(both.sum()), c, c)).copy()
-        tables[np.arange(len(ia)), ia, ib] -= 1
-        loo[both] = _alpha_from_tables(tables, vals, level)
-    return PairAlpha(a, b, exact, int(both.sum()), loo)
+    codes, where = _pair_table(x, a, b)
+    c = len(x.values)
+    table = np.bincount(codes[:, 0] * c + codes[:, 1], minlength=c * c).reshape(c, c)
+    return PairAlpha(a, b, table_alpha(x.values, table, level), len(where))
+
+
+#: The delete-one-item jackknife of a pooled alpha builds at most this many cells at once.
+_LOO_CELLS = 8_000_000
+#: Above this many distinct scores the jackknife (items x scores^2 cells) is not computed.
+LOO_MAX_VALUES = 100
+
+
+@dataclass(frozen=True)
+class PooledAlpha:
+    """Alpha over pairs of raters pooled: every listed pair's two scores on an item they both scored
+    is one unit of two values (a rater pair exchangeable with another contributes alike), exactly
+    through the panel path; and left out one item at a time (the jackknife's)."""
+
+    exact: Fraction | None
+    table: np.ndarray = field(repr=False)  # values x values counts, pooled
+    items: np.ndarray = field(repr=False)  # the items contributing a pair
+    loo: np.ndarray = field(repr=False)  # per contributing item: alpha without it (NaN: undefined)
+
+    @property
+    def pairs(self) -> int:
+        return int(self.table.sum())
+
+
+def pooled_alpha(x: ScoredInput, raters: Sequence[tuple[str, str]], level: str,
+                 items: np.ndarray | None = None) -> PooledAlpha:
+    """Alpha of the listed rater pairs pooled, over ``items`` (a mask; None: every item)."""
+    c = len(x.values)
+    got = [_pair_table(x, a, b, items) for a, b in raters]
+    codes = np.concatenate([g[0] for g in got]) if got else np.zeros((0, 2), dtype=np.int64)
+    where = np.concatenate([g[1] for g in got]) if got else np.zeros(0, dtype=np.int64)
+    cell = codes[:, 0] * c + codes[:, 1]
+    table = np.bincount(cell, minlength=c * c).reshape(c, c)
+    exact = table_alpha(x.values, table, level)
+    contributing, slot = np.unique(where, return_inverse=True)
+    loo = np.full(len(contributing), np.nan)
+    if exact is not None and len(contributing) > 1 and c <= LOO_MAX_VALUES and level != "ratio":
+        vals = np.asarray(x.values)
+        block = max(1, _LOO_CELLS // (c * c))
+        for start in range(0, len(contributing), block):
+            stop = min(start + block, len(contributing))
+            tables = np.broadcast_to(table.astype(float), (stop - start, c, c)).copy()
+            mine = (slot >= start) & (slot < stop)
+            np.add.at(tables, (slot[mine] - start, codes[mine, 0], codes[mine, 1]), -1.0)
+            loo[start:stop] = _alpha_from_tables(tables, vals, level)
+    return PooledAlpha(exact, table, contributing, loo)
 
 
 # --- intervals ------------------------------------------------------------------------------------
@@ -279,15 +337,16 @@ def _jack_measure(name: str, title: str, exact: Fraction | float | None, kind: s
 
 # --- one judge against the humans ------------------------------------------------------------------
 
+#: Fewer items than this behind a gate's alpha: no interval, and the gate is not evaluable.
+MIN_ITEMS = 10
 NO_HUMANS = "no human labels on the judge's items: add them (--references, or the human labels upload)"
 #: The measures beside the gates, by kind: (name, title, kind), in the order shown.
 GRADED_MEASURES = (("exact_agreement", "exact agreement with a human", "share"),
-                   ("within_one", "agreement within one scale point", "share"),
+                   ("within_one", "agreement within one step of the scale", "share"),
                    ("weighted_kappa", "Cohen's kappa (quadratic weights) with the humans", "coefficient"),
                    ("leniency", "leniency (judge minus human, mean)", "scale"),
                    ("central_tendency", "spread of judge scores over the humans' (SD ratio)", "ratio"),
-                   ("length_effect", "judge score vs answer length, the humans' mean held (partial correlation)",
-                    "coefficient"),
+                   ("length_effect", "judge's excess over the humans vs answer length (correlation)", "coefficient"),
                    ("self_preference_scored", "self-preference (own answers minus others')", "scale"))
 BINARY_MEASURES = (("accuracy", "accuracy (judge = human)", "share"),
                    ("kappa", "Cohen's kappa with the humans", "coefficient"),
@@ -360,8 +419,8 @@ class JudgeAgreement:
     level: str
     items: int  # items with the judge's score and at least one human's
     pairs: int  # (item, human) pairs behind the agreement measures
-    judge_alpha: Measure  # mean alpha(judge, h) over the humans
-    human_alpha: Measure | None  # mean alpha(h, h') over human pairs (None: fewer than two humans)
+    judge_alpha: Measure  # alpha of the judge-human pairs, pooled
+    human_alpha: Measure | None  # alpha of the human-human pairs, pooled (None: fewer than two humans)
     difference: Measure | None  # judge_alpha - human_alpha, for the admissibility gate
     alphas: tuple[PairAlpha, ...]  # judge-human pairs, then human-human pairs
     measures: tuple[Measure, ...]  # beside the gates, by kind
@@ -373,51 +432,69 @@ class JudgeAgreement:
         return next((m for m in self.measures if m.name == name), None)
 
 
-def _mean_alpha(name: str, title: str, pairs: Sequence[PairAlpha], n_items: int, definition: str) -> Measure:
-    usable = [p for p in pairs if p.exact is not None]
-    if not pairs:
-        return Measure(name, title, None, "", kind="coefficient", definition=definition, unavailable=NO_HUMANS)
-    if not usable:
+def _pooled_measure(name: str, title: str, p: PooledAlpha, definition: str, none: str) -> Measure:
+    """A pooled alpha as a measure, with its jackknife over the items contributing a pair."""
+    if not p.pairs:
+        return Measure(name, title, None, "", kind="coefficient", definition=definition, unavailable=none)
+    if p.exact is None:
         return Measure(name, title, None, "", kind="coefficient", definition=definition,
-                       unavailable="undefined: no pair of raters shares an item with variation")
-    exact = sum((p.exact for p in usable), Fraction(0)) / len(usable)
-    loo = np.mean([p.loo for p in usable], axis=0)
-    low, high, se = jackknife(float(exact), loo)
-    method = JACKKNIFE.format(n=n_items, df=n_items - 1) if low is not None else ""
-    fraction = "; ".join(f"{p.a} ~ {p.b}: {float(p.exact):.3f} over {p.items:,}" for p in usable[:6])
-    return Measure(name, title, exact, fraction, low, high, method, definition, "coefficient", se=se,
-                   cases=n_items)
+                       unavailable="undefined: the pairs' scores do not vary")
+    n = len(p.items)
+    low, high, se = jackknife(float(p.exact), p.loo) if n >= MIN_ITEMS else (None, None, None)
+    method = JACKKNIFE.format(n=n, df=n - 1) if low is not None else _no_interval(n, p)
+    return Measure(name, title, p.exact, f"{p.pairs:,} pairs over {n:,} items", low, high, method, definition,
+                   "coefficient", se=se, cases=n)
 
 
-def _difference(ja: Measure, ha: Measure, jp: Sequence[PairAlpha], hp: Sequence[PairAlpha], n: int) -> Measure:
+def _no_interval(n: int, p: PooledAlpha) -> str:
+    if n < MIN_ITEMS:
+        return f"no interval: {n} item{'' if n == 1 else 's'}, fewer than {MIN_ITEMS}"
+    if len(p.table) > LOO_MAX_VALUES:
+        return f"no interval: more than {LOO_MAX_VALUES} distinct scores"
+    return "no interval: alpha is undefined without some item"
+
+
+def _difference(jh: PooledAlpha, hh: PooledAlpha) -> Measure:
+    """The judge's pooled alpha with the humans minus the humans' with each other, on the items two or
+    more humans scored; its jackknife leaves each such item out of both."""
     title = "judge's alpha minus the humans' alpha"
-    definition = ("mean alpha(judge, human h) - mean alpha(human h, human h'), each over the items both rated: "
-                  "negative when the judge agrees with the humans less than they agree with each other")
-    if ja.exact is None or ha.exact is None:
-        return Measure("alpha_difference", title, None, "", kind="coefficient", definition=definition,
-                       unavailable=ja.unavailable or ha.unavailable)
-    ju = [p for p in jp if p.exact is not None]
-    hu = [p for p in hp if p.exact is not None]
-    loo = np.mean([p.loo for p in ju], axis=0) - np.mean([p.loo for p in hu], axis=0)
-    exact = Fraction(ja.exact) - Fraction(ha.exact)
-    low, high, se = jackknife(float(exact), loo)
-    method = JACKKNIFE.format(n=n, df=n - 1) if low is not None else ""
-    return Measure("alpha_difference", title, exact, f"{float(ja.exact):.3f} - {float(ha.exact):.3f}", low, high,
-                   method, definition, "coefficient", se=se, cases=n)
+    definition = ("alpha of the judge-human pairs minus alpha of the human-human pairs, each pair's two scores on an "
+                  "item one unit, over the items two or more humans scored: negative when the judge agrees with the "
+                  "humans less than they agree with each other")
+    if jh.exact is None or hh.exact is None:
+        why = ("no item has two or more humans' scores" if not hh.pairs else
+               "undefined: the pairs' scores do not vary" if hh.exact is None or jh.pairs else NO_HUMANS)
+        return Measure("alpha_difference", title, None, "", kind="coefficient", definition=definition, unavailable=why)
+    exact = jh.exact - hh.exact
+    items = np.union1d(jh.items, hh.items)
+    loo_j = np.full(len(items), float(jh.exact))
+    loo_j[np.searchsorted(items, jh.items)] = jh.loo
+    loo_h = np.full(len(items), float(hh.exact))
+    loo_h[np.searchsorted(items, hh.items)] = hh.loo
+    n = len(items)
+    low, high, se = jackknife(float(exact), loo_j - loo_h) if n >= MIN_ITEMS else (None, None, None)
+    method = JACKKNIFE.format(n=n, df=n - 1) if low is not None else _no_interval(n, hh)
+    return Measure("alpha_difference", title, exact, f"{float(jh.exact):.3f} - {float(hh.exact):.3f} over {n:,} items",
+                   low, high, method, definition, "coefficient", se=se, cases=n)
 
 
 def agreement(x: ScoredInput, judge: str, level: str) -> JudgeAgreement:
     """One judge against the humans: the gates' alphas (with their jackknife intervals) and, by
     kind, the measures beside them."""
-    jp = tuple(pair_alpha(x, judge, h, level) for h in x.humans)
-    hp = tuple(pair_alpha(x, a, b, level) for i, a in enumerate(x.humans) for b in x.humans[i + 1:])
-    n = len(x.items)
-    ja = _mean_alpha("judge_alpha", "judge vs humans: mean alpha", jp, n,
-                     "the mean over the humans of alpha(judge, human), each over the items both rated")
-    ha = _mean_alpha("human_alpha", "humans vs humans: mean alpha", hp, n,
-                     "the mean over pairs of humans of alpha(human, human), each over the items both rated"
-                     ) if hp else None
-    diff = _difference(ja, ha, jp, hp, n) if ha is not None else None
+    jpairs = [(judge, h) for h in x.humans]
+    hpairs = [(a, b) for i, a in enumerate(x.humans) for b in x.humans[i + 1:]]
+    two = (~np.isnan(x.matrix[:, len(x.judges):])).sum(1) >= 2  # items two or more humans scored
+    ja = _pooled_measure("judge_alpha", "judge vs humans: alpha", pooled_alpha(x, jpairs, level),
+                         "alpha of the judge-human pairs: each human's score and the judge's on an item they both "
+                         "scored is one unit of two values", NO_HUMANS)
+    ha = diff = None
+    if hpairs:
+        hh = pooled_alpha(x, hpairs, level, two)
+        ha = _pooled_measure("human_alpha", "humans vs humans: alpha", hh,
+                             "alpha of the human-human pairs: two humans' scores on an item one unit of two values",
+                             "no item has two or more humans' scores")
+        diff = _difference(pooled_alpha(x, jpairs, level, two), hh)
+    alphas = tuple(pair_alpha(x, a, b, level) for a, b in jpairs + hpairs)
     pairs = Pairs.of(x, judge)
     if len(pairs.item):
         measures = (graded_measures if x.kind == "graded" else binary_measures)(x, judge, pairs, level)
@@ -430,7 +507,7 @@ def agreement(x: ScoredInput, judge: str, level: str) -> JudgeAgreement:
     cells = np.bincount(np.searchsorted(values, pairs.judge) * c + np.searchsorted(values, pairs.human),
                         minlength=c * c).reshape(c, c)
     table = (tuple(map(float, values)), tuple(tuple(int(v) for v in row) for row in cells))
-    return JudgeAgreement(judge, x.kind, level, pairs.n_items, len(pairs.item), ja, ha, diff, jp + hp, measures,
+    return JudgeAgreement(judge, x.kind, level, pairs.n_items, len(pairs.item), ja, ha, diff, alphas, measures,
                           conf, table)
 
 
@@ -492,8 +569,9 @@ def graded_measures(x: ScoredInput, judge: str, pairs: Pairs, level: str) -> tup
     return (
         clustered_share("exact_agreement", TITLES["exact_agreement"], j == h, pairs,
                         "pairs of the judge's and a human's score on the same item that are equal"),
-        clustered_share("within_one", TITLES["within_one"], np.abs(j - h) <= 1, pairs,
-                        "pairs of the judge's and a human's score on the same item within 1 of each other"),
+        clustered_share("within_one", TITLES["within_one"], np.abs(j - h) <= x.step, pairs,
+                        f"pairs of the judge's and a human's score on the same item at most one step of the scale "
+                        f"({x.step:g}) apart"),
         _kappa_measure("weighted_kappa", TITLES["weighted_kappa"].replace("quadratic", weights), pairs, level, weights,
                        f"judge vs each human over the pairs, {weights} weights (agreebound.coefficients' Cohen kappa)"),
         _jack_measure("leniency", TITLES["leniency"], leniency, "scale",
@@ -523,27 +601,23 @@ def _central_tendency(pairs: Pairs) -> Measure:
 
 
 def _length_effect(x: ScoredInput, j: np.ndarray, r: np.ndarray, both: np.ndarray) -> Measure:
-    """The partial correlation of the judge's score with the answer's length, the reference held."""
+    """The correlation of the judge's excess over the humans' mean with the answer's length."""
     title = TITLES["length_effect"]
-    definition = ("r(judge, length | humans' mean) = (r_jl - r_jr r_lr) / sqrt((1 - r_jr^2)(1 - r_lr^2)): "
-                  "positive = longer answers get higher scores than the humans give them")
+    definition = ("r(judge - humans' mean, length) over the items: positive = longer answers get more from the judge "
+                  "than from the humans. Not the partial correlation r(judge, length | humans' mean): the humans' mean "
+                  "measures quality with error, so where longer answers are better that one flags an unbiased judge")
     ln = x.length[both]
     ok = ~np.isnan(ln)
     if ok.sum() < 4:
         return Measure("length_effect", title, None, "", kind="coefficient", definition=definition,
                        unavailable="the log has no answer lengths" if not ok.any() else "fewer than 4 items with lengths")
-    a, b, c = j[ok], ln[ok], r[ok]
-    rows = np.column_stack([np.ones(len(a)), a, b, c, a * a, b * b, c * c, a * b, a * c, b * c])
+    d, b = (j - r)[ok], ln[ok]
+    rows = np.column_stack([np.ones(len(d)), d, b, d * d, b * b, d * b])
 
     def stat(s: np.ndarray) -> np.ndarray:
         n = s[..., 0]
-        m = [s[..., i] / n for i in (1, 2, 3)]
-        var = [s[..., 4 + i] / n - m[i] ** 2 for i in range(3)]
-        cov_ab, cov_ac, cov_bc = (s[..., 7] / n - m[0] * m[1], s[..., 8] / n - m[0] * m[2], s[..., 9] / n - m[1] * m[2])
-        r_ab = cov_ab / np.sqrt(var[0] * var[1])
-        r_ac = cov_ac / np.sqrt(var[0] * var[2])
-        r_bc = cov_bc / np.sqrt(var[1] * var[2])
-        return (r_ab - r_ac * r_bc) / np.sqrt((1 - r_ac ** 2) * (1 - r_bc ** 2))
+        md, mb = s[..., 1] / n, s[..., 2] / n
+        return (s[..., 5] / n - md * mb) / np.sqrt((s[..., 3] / n - md ** 2) * (s[..., 4] / n - mb ** 2))
 
     with np.errstate(divide="ignore", invalid="ignore"):
         full = float(stat(rows.sum(0)))
@@ -575,7 +649,8 @@ def _self_preference(x: ScoredInput, judge: str, items: np.ndarray, kind: str) -
     on the others'."""
     title = TITLES["self_preference_scored"]
     definition = ("the mean of judge minus the humans' mean on the judge's own model's answers, minus the same on "
-                  "the other models' answers")
+                  "the other models' answers. A judge that compresses the scale (SD ratio below 1) shows one too when "
+                  "its own model's answers are better or worse than the others': read it beside the SD ratio")
     own = np.array([is_self(m, judge) for m in x.model[items]], dtype=bool)
     if not own.any() or own.all():
         why = ("no answer of the judge's own model in the log" if not own.any()
@@ -649,12 +724,20 @@ def judge_panel(x: ScoredInput, level: str, agreements: Sequence[JudgeAgreement]
 
 def _drop(full: Fraction | None, without: dict[str, Fraction | None], agreements: Sequence[JudgeAgreement]
           ) -> tuple[str | None, str]:
-    """The judge to drop: with human labels, the one that agrees with them least; otherwise the one
-    whose removal raises the judges' alpha most (none when no removal raises it)."""
-    rated = [(a.judge_alpha.exact, a.judge) for a in agreements if a.judge_alpha.exact is not None]
+    """The judge to drop: with human labels, the one that agrees with them least when its interval
+    lies below the best judge's alpha (none when they overlap: no judge stands out); without human
+    labels, the one whose removal raises the judges' alpha most (none when no removal raises it)."""
+    rated = [a for a in agreements if a.judge_alpha.exact is not None]
     if len(rated) >= 2:
-        value, judge = min(rated)
-        return judge, f"it agrees with the humans least (mean alpha {float(value):.3f})"
+        worst_a = min(rated, key=lambda a: a.judge_alpha.exact)
+        best = max(rated, key=lambda a: a.judge_alpha.exact)
+        w, b = worst_a.judge_alpha, best.judge_alpha
+        if w.high is not None and w.high < float(b.exact):  # clearly below the best, not by chance
+            return worst_a.judge, (f"it agrees with the humans least: alpha {w.value_text()} {w.interval_text()}, "
+                                   f"below {best.judge}'s {b.value_text()}")
+        return None, ("no judge stands out: the lowest alpha with the humans "
+                      f"({worst_a.judge}, {w.value_text()} {w.interval_text()}) reaches the best's "
+                      f"({best.judge}, {b.value_text()})")
     gains = [(v - full, j) for j, v in without.items() if v is not None and full is not None]
     if gains and max(gains)[0] > 0:
         gain, judge = max(gains)
@@ -692,8 +775,29 @@ class ScoredMeasurement:
         """The judge's kind and why, in words."""
         if self.kind == "binary":
             return "pass/fail judge: every score is 0 or 1 (pass = 1)"
-        lo, hi = self.input.values[0], self.input.values[-1]
-        return f"graded judge: scores on a scale of {len(self.input.values)} values from {lo:g} to {hi:g}"
+        scale = self.input.scale or self.input.values
+        seen = "" if not self.input.scale or set(self.input.values) == set(scale) else \
+            f" ({len(self.input.values)} of them used)"
+        return (f"graded judge: scores on a scale of {len(scale)} values from {scale[0]:g} to {scale[-1]:g}"
+                f"{' (as the log declares it)' if self.input.scale else ''}{seen}")
+
+
+def confidence_notes(x: ScoredInput) -> tuple[str, ...]:
+    """What became of the judges' stated confidences, said: a graded judge's are not used; a pass/fail
+    judge's are scored over the items that state one."""
+    stated = ~np.isnan(x.confidence)
+    if not stated.any():
+        return ()
+    if x.kind == "graded":
+        return (f"{int(stated.sum()):,} stated confidences were not used: a graded judge's confidence has no single "
+                "pass/fail outcome to be scored against",)
+    out = []
+    for i, judge in enumerate(x.judges):
+        scored = ~np.isnan(x.column(judge))
+        k, n = int((stated[:, i] & scored).sum()), int(scored.sum())
+        if 0 < k < n:
+            out.append(f"{judge} states a confidence on {k:,} of its {n:,} items: its calibration is over those")
+    return tuple(out)
 
 
 def default_level(kind: str) -> str:
@@ -703,10 +807,18 @@ def default_level(kind: str) -> str:
 
 def measure_scored(frame: pd.DataFrame, file: str = "", level: str | None = None, *,
                    identity: dict[str, str] | None = None, shape: str = "scores table",
-                   notes: Sequence[str] = (), labels: dict[float, str] | None = None) -> ScoredMeasurement:
+                   notes: Sequence[str] = (), labels: dict[float, str] | None = None,
+                   scale: Sequence[float] | None = None) -> ScoredMeasurement:
     """Measure a graded or pass/fail judge log (io's scores table) against its human labels.
-    ``level``: None for the kind's default (:func:`default_level`), said as chosen from the data."""
+    ``level``: None for the kind's default (:func:`default_level`), said as chosen from the data;
+    nominal, ordinal or interval (a score's zero is not a ratio scale's). ``scale``: the values the
+    log declares (decides the kind and the scale's step), else those seen."""
+    if level not in (None, "nominal", "ordinal", "interval"):
+        raise ValueError(f"a judge's level is nominal, ordinal or interval, not {level!r}")
     x = scored_input(frame, file)
+    if scale:
+        x = replace(x, scale=tuple(float(v) for v in scale))
+    x = replace(x, notes=x.notes + confidence_notes(x))
     kind = x.kind
     chosen = "user" if level else "data"
     level = level or default_level(kind)
@@ -719,47 +831,66 @@ def measure_scored(frame: pd.DataFrame, file: str = "", level: str | None = None
 
 @dataclass(frozen=True)
 class ScoredCounts:
-    """Every two raters' table of paired scores over the items both scored, and each rater's role:
-    what an engine (agreebound.engines.scored_sql) returns, mergeable by adding tables."""
+    """Every two raters' table of paired scores over the items both scored, and the same over the
+    items two or more humans scored, and each rater's role: what an engine
+    (agreebound.engines.scored_sql) returns, mergeable by adding tables."""
 
     roles: dict[str, str]  # rater -> "judge" | "human"
     items: dict[str, int]  # rater -> items it scored
     values: tuple[float, ...]  # the scores that occur in a pair, ascending
     tables: dict[tuple[str, str], np.ndarray] = field(repr=False)  # (a, b), a < b: values x values counts
+    tables2: dict[tuple[str, str], np.ndarray] = field(repr=False)  # the same, items two or more humans scored
 
     @classmethod
-    def of(cls, roles: dict[str, str], items: dict[str, int],
-           pairs: Sequence[tuple[str, str, float, float, int]]) -> "ScoredCounts":
-        """From rows (rater a, rater b, a's score, b's score, items), a < b."""
+    def of(cls, roles: dict[str, str], items: dict[str, int], pairs: Sequence[tuple[str, str, float, float, int]],
+           pairs2: Sequence[tuple[str, str, float, float, int]]) -> "ScoredCounts":
+        """From rows (rater a, rater b, a's score, b's score, items), a < b: over every item, and
+        over the items two or more humans scored."""
         values = tuple(sorted({v for _, _, x, y, _ in pairs for v in (x, y)}))
         at = {v: i for i, v in enumerate(values)}
-        tables: dict[tuple[str, str], np.ndarray] = {}
-        for a, b, x, y, n in pairs:
-            t = tables.setdefault((a, b), np.zeros((len(values), len(values)), dtype=np.int64))
-            t[at[x], at[y]] += n
-        return cls(dict(roles), dict(items), values, tables)
+
+        def tables(rows: Sequence[tuple[str, str, float, float, int]]) -> dict[tuple[str, str], np.ndarray]:
+            out: dict[tuple[str, str], np.ndarray] = {}
+            for a, b, x, y, n in rows:
+                t = out.setdefault((a, b), np.zeros((len(values), len(values)), dtype=np.int64))
+                t[at[x], at[y]] += n
+            return out
+
+        return cls(dict(roles), dict(items), values, tables(pairs), tables(pairs2))
 
     @classmethod
     def of_input(cls, x: ScoredInput) -> "ScoredCounts":
         """The same counts from scores in memory."""
         roles = {r: ("judge" if r in x.judges else "human") for r in x.raters}
         items = {r: int((~np.isnan(x.column(r))).sum()) for r in x.raters}
-        pairs = []
-        for a in x.raters:
-            for b in x.raters:
-                if a < b:
-                    both = ~np.isnan(x.column(a)) & ~np.isnan(x.column(b))
-                    found = pd.DataFrame({"x": x.column(a)[both], "y": x.column(b)[both]}).value_counts()
-                    pairs += [(a, b, float(u), float(v), int(n)) for (u, v), n in found.items()]
-        return cls.of(roles, items, pairs)
+        two = (~np.isnan(x.matrix[:, len(x.judges):])).sum(1) >= 2
 
-    def table(self, a: str, b: str) -> np.ndarray:
-        """Rows: a's score; columns: b's (zeros when they share no item)."""
-        if (a, b) in self.tables:
-            return self.tables[(a, b)]
-        if (b, a) in self.tables:
-            return self.tables[(b, a)].T
+        def rows(mask: np.ndarray) -> list[tuple[str, str, float, float, int]]:
+            out = []
+            for a in x.raters:
+                for b in x.raters:
+                    if a < b:
+                        both = ~np.isnan(x.column(a)) & ~np.isnan(x.column(b)) & mask
+                        found = pd.DataFrame({"x": x.column(a)[both], "y": x.column(b)[both]}).value_counts()
+                        out += [(a, b, float(u), float(v), int(n)) for (u, v), n in found.items()]
+            return out
+
+        return cls.of(roles, items, rows(np.ones(len(x.items), dtype=bool)), rows(two))
+
+    def table(self, a: str, b: str, two: bool = False) -> np.ndarray:
+        """Rows: a's score; columns: b's (zeros when they share no item); ``two``: over the items two
+        or more humans scored."""
+        tables = self.tables2 if two else self.tables
+        if (a, b) in tables:
+            return tables[(a, b)]
+        if (b, a) in tables:
+            return tables[(b, a)].T
         return np.zeros((len(self.values), len(self.values)), dtype=np.int64)
+
+    def pooled(self, pairs: Sequence[tuple[str, str]], two: bool = False) -> np.ndarray:
+        """The listed rater pairs' tables added: the pooled pairs of :func:`pooled_alpha`."""
+        return sum((self.table(a, b, two) for a, b in pairs),
+                   np.zeros((len(self.values), len(self.values)), dtype=np.int64))
 
     @property
     def judges(self) -> tuple[str, ...]:
@@ -785,31 +916,28 @@ class CountedAudit:
     pairs: int
 
 
-def _mean(values: Sequence[Fraction | None]) -> Fraction | None:
-    got = [v for v in values if v is not None]
-    return sum(got, Fraction(0)) / len(got) if got else None
-
-
 def measure_counts(c: ScoredCounts, level: str | None = None) -> dict[str, CountedAudit]:
     """Each judge's counts-based measures from an engine's counts, through the in-memory audit's own
-    functions (alpha from each pair table through the panel path)."""
+    definitions (pooled pairs; alpha from the pooled table through the panel path)."""
     kind = "binary" if set(c.values) <= {0.0, 1.0} else "graded"
     level = level or default_level(kind)
     v = np.array(c.values)
-    hh = _mean([table_alpha(v, c.table(a, b), level) for i, a in enumerate(c.humans) for b in c.humans[i + 1:]])
+    hpairs = [(a, b) for i, a in enumerate(c.humans) for b in c.humans[i + 1:]]
+    hh = table_alpha(v, c.pooled(hpairs, True), level) if hpairs else None
     out = {}
     for j in c.judges:
-        ja = _mean([table_alpha(v, c.table(j, h), level) for h in c.humans])
-        pooled = sum((c.table(j, h) for h in c.humans), np.zeros((len(v), len(v)), dtype=np.int64))
+        jpairs = [(j, h) for h in c.humans]
+        pooled = c.pooled(jpairs)
         n = int(pooled.sum())
+        ja = table_alpha(v, pooled, level) if n else None
+        jh2 = table_alpha(v, c.pooled(jpairs, True), level) if hpairs else None
         gap = v[:, None] - v[None, :]
         exact = Fraction(int(np.trace(pooled)), n) if n else None
-        within = Fraction(int(pooled[np.abs(gap) <= 1].sum()), n) if n else None
+        within = Fraction(int(pooled[np.abs(gap) <= scale_step(c.values)].sum()), n) if n else None
         d = sum((Fraction(int(pooled[i, k])) * (exact_value(v[i]) - exact_value(v[k]))
                  for i, k in zip(*np.nonzero(pooled))), Fraction(0))
-        diff = None if ja is None or hh is None else ja - hh
-        out[j] = CountedAudit(j, level, ja, hh if len(c.humans) > 1 else None, diff, exact, within,
-                              d / n if n else None, n)
+        diff = None if jh2 is None or hh is None else jh2 - hh
+        out[j] = CountedAudit(j, level, ja, hh, diff, exact, within, d / n if n else None, n)
     return out
 
 
@@ -842,23 +970,26 @@ def decide_scored(m: ScoredMeasurement, thresholds: ScoredThresholds | None = No
     per: dict[str, tuple[str, tuple[Gate, ...], str | None]] = {}
     for a in m.agreements:
         gates = (_gate(a.difference, "admissibility", -th.admissibility_margin, "admissibility_margin_permil",
-                       source, "needs two or more humans on shared items"),
+                       source, "needs two or more humans on shared items", th.strict),
                  _gate(a.judge_alpha, "judge_alpha", th.judge_alpha_floor, "judge_alpha_floor_permil", source,
-                       "needs human labels on the judge's items"))
+                       "needs human labels on the judge's items", th.strict))
         per[a.judge] = _judge_decision(gates)
     decision = per[judge][0] if judge is not None else worst(d for d, _, _ in per.values())
     return ScoredDecision(decision, th, source, per, judge)
 
 
 def _gate(measure: Measure | None, name: str, threshold: Fraction, field_name: str, source: str,
-          need: str) -> Gate:
-    if measure is None or measure.exact is None:
-        detail = need if measure is None else (measure.unavailable or need)
-        return Gate(name, "min", None, threshold, None, state=NOT_EVALUABLE, threshold_field=field_name,
-                    threshold_source=source, detail=detail)
+          need: str, strict: bool = False) -> Gate:
+    """One gate: not evaluable without a value or without an interval (too few items to say, or
+    alpha undefined without some item: never a pass); decided on the value, and in strict mode on
+    the interval's lower bound too (the non-inferiority reading of the admissibility margin)."""
+    if measure is None or measure.exact is None or measure.low is None:
+        detail = need if measure is None else (measure.unavailable or measure.method or need)
+        return Gate(name, "min", None if measure is None else measure.exact, threshold, None, state=NOT_EVALUABLE,
+                    threshold_field=field_name, threshold_source=source, detail=detail)
     g = evaluate(name, "min", Fraction(measure.exact), threshold, low=measure.low, high=measure.high,
-                 interval_method=measure.method, threshold_field=field_name, threshold_source=source)
-    if measure.se is None or measure.low is None:
+                 interval_method=measure.method, threshold_field=field_name, threshold_source=source, strict=strict)
+    if measure.se is None:
         return g
     plan = plan_se(Fraction(measure.exact), threshold, se=measure.se, size=measure.cases, fragile=g.fragile,
                    unit_word="items", holds="the difference" if name == "admissibility" else "alpha",

@@ -692,7 +692,7 @@ def measure_scored_recipe(recipe: JudgeRecipe, inputs: list[tuple[str, str, Any]
     log = read_scored(name, data, humans)
     try:
         return measure_scored(log.scores, log.file, recipe.level, identity=log.identity, shape=log.shape,
-                              notes=log.notes, labels=log.labels)
+                              notes=log.notes, labels=log.labels, scale=log.scale)
     except ValueError as e:  # a level the scores cannot have (a ratio level with a zero, ...)
         raise InputError(name, None, None, str(e)) from None
 

@@ -201,15 +201,20 @@ class CalibrationThresholds:
 @dataclass(frozen=True)
 class ScoredThresholds:
     """Threshold *data* for a graded or pass/fail judge (agreebound.judge_scores): the admissibility
-    margin (the judge's mean alpha with the humans may fall short of the humans' with each other by
-    at most this) and the floor on the judge's mean alpha with the humans. Defaults: :data:`CITATIONS`."""
+    margin (the judge's alpha with the humans may fall short of the humans' with each other by at
+    most this) and the floor on the judge's alpha with the humans. Defaults: :data:`CITATIONS`."""
 
     admissibility_margin_permil: int = ADMISSIBILITY_MARGIN_DEFAULT
     judge_alpha_floor_permil: int = JUDGE_ALPHA_FLOOR_DEFAULT
+    #: Strict mode: a gate passes only when its 95% interval's lower bound passes too (for the
+    #: admissibility gate, a non-inferiority test at the margin). Off by default, as the panel's.
+    strict: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            RANGES[f.name].check(f.name, getattr(self, f.name))
+            if f.name != "strict":
+                RANGES[f.name].check(f.name, getattr(self, f.name))
+        _check_strict(self.strict)
 
     @property
     def admissibility_margin(self) -> Fraction:
@@ -222,7 +227,7 @@ class ScoredThresholds:
 
 CALIBRATION_FIELDS = tuple(f.name for f in fields(CalibrationThresholds) if f.name not in ("strict", *NET_FIELDS))
 PANEL_FIELDS = tuple(f.name for f in fields(PanelThresholds))
-SCORED_FIELDS = tuple(f.name for f in fields(ScoredThresholds))
+SCORED_FIELDS = tuple(f.name for f in fields(ScoredThresholds) if f.name != "strict")
 
 
 @dataclass(frozen=True)
@@ -242,7 +247,7 @@ class ThresholdSet:
         if self.calibration is not None:
             out["calibration"] = self.calibration.to_dict()
         if self.scored != ScoredThresholds():
-            out["scored"] = asdict(self.scored)
+            out["scored"] = {k: v for k, v in asdict(self.scored).items() if k != "strict" or v}
         return out
 
     def to_json(self) -> str:
@@ -347,9 +352,10 @@ def threshold_set_from_dict(data: Any, source: str, prefix: str = "") -> Thresho
     scored = ScoredThresholds()
     if "scored" in data:
         g = _table(data["scored"], prefix + "scored")
-        extra = sorted(str(k) for k in g if k not in SCORED_FIELDS)
+        extra = sorted(str(k) for k in g if k not in SCORED_FIELDS and k != "strict")
         if extra:
-            raise ThresholdError(f"{prefix}scored.{extra[0]}", f"unknown key; expected {', '.join(SCORED_FIELDS)}")
+            raise ThresholdError(f"{prefix}scored.{extra[0]}",
+                                 f"unknown key; expected {', '.join(SCORED_FIELDS)} and optionally strict")
         scored = _build(ScoredThresholds, g, prefix + "scored")
     return ThresholdSet(panel, calibration, source, scored)
 

@@ -31,8 +31,8 @@ GRADED_SAMPLE = "Graded judge log: 2 judges and 3 humans score 120 answers 1-5 (
 LENIENT = json.dumps({"panel": {"alpha_floor_permil": 600, "ratio_cap_permil": 2000},
                       "scored": {"admissibility_margin_permil": 100, "judge_alpha_floor_permil": 600}})
 #: What the Judge page says of the noisy judge (tests/app/test_scored_page.py: its alpha with the
-#: humans 0.699 over 150 items, theirs with each other 0.798).
-AGREES = "agrees with the humans 0.699 vs their 0.798 with each other"
+#: humans 0.698 over 150 items, theirs with each other 0.797).
+AGREES = "agrees with the humans 0.698 vs their 0.797 with each other"
 
 
 @pytest.fixture
@@ -245,7 +245,7 @@ def test_two_graded_runs_compare_per_judge_on_the_history_page(db):
     assert rows.loc["admissibility", "threshold"] == "-0.050 -> -0.100"
     assert rows.loc["admissibility", "why it flipped"] == "now passes: threshold -0.050 -> -0.100 (thresholds changed)"
     assert rows.loc["judge alpha", "result"] == "passes" and rows.loc["judge alpha", "why it flipped"] == ""
-    assert rows.loc["judge alpha", "after [95% interval]"] == "0.699 [0.626, 0.772]"
+    assert rows.loc["judge alpha", "after [95% interval]"] == "0.698 [0.625, 0.771]"
 
 
 def test_a_graded_run_and_a_pairwise_one_are_not_paired_by_default(db, capsys):

@@ -21,6 +21,10 @@ from agreebound.judge_scores import ScoredCounts, measure_counts
 #: A source's rows as (item, rater, role, score) with the score as a number (NULL: not a number).
 PAIRS = ("SELECT a.rater AS ra, b.rater AS rb, a.score AS sa, b.score AS sb, count(*) AS n FROM scores a "
          "JOIN scores b ON a.item = b.item AND a.rater < b.rater GROUP BY a.rater, b.rater, a.score, b.score")
+#: The same over the items two or more humans scored (the admissibility gate's items).
+PAIRS_TWO = ("SELECT a.rater AS ra, b.rater AS rb, a.score AS sa, b.score AS sb, count(*) AS n FROM scores a "
+             "JOIN scores b ON a.item = b.item AND a.rater < b.rater WHERE a.item IN (SELECT item FROM scores WHERE "
+             "role = 'human' GROUP BY item HAVING count(*) >= 2) GROUP BY a.rater, b.rater, a.score, b.score")
 ROLES = "SELECT rater, min(role), max(role), count(DISTINCT item) FROM scores GROUP BY rater"
 DUPLICATE = "SELECT item, rater FROM scores GROUP BY item, rater HAVING count(*) > 1 LIMIT 1"
 NOT_A_NUMBER = "SELECT count(*) FROM scores WHERE score IS NULL"
@@ -42,7 +46,8 @@ def counts_from(run: Callable[[str], list[tuple[Any, ...]]], shown: str) -> Scor
                              + ("" if low == high else f" and {str(high)[:20]!r}") + ": expected judge or human")
         roles[str(rater)], items[str(rater)] = str(low), int(n)
     pairs = [(str(a), str(b), float(x), float(y), int(n)) for a, b, x, y, n in run(PAIRS)]
-    return ScoredCounts.of(roles, items, pairs)
+    pairs2 = [(str(a), str(b), float(x), float(y), int(n)) for a, b, x, y, n in run(PAIRS_TWO)]
+    return ScoredCounts.of(roles, items, pairs, pairs2)
 
 
 def duckdb_counts(paths: Sequence[str], level: str | None = None, shown: str | None = None) -> Any:

@@ -676,7 +676,20 @@ def _table_records(name: str, data: bytes) -> tuple[list[dict[str, Any]], list[i
         raise InputError(name, None, None, f"{table.n_rows:,} rows; the limit is {MAX_ROWS:,}")
     columns = {c.name.strip(): c.values() for c in table.columns}
     records = [{k: (v[i] if v[i] != "" else None) for k, v in columns.items()} for i in range(table.n_rows)]
-    return records, [table.row_of(i) for i in range(table.n_rows)], "row"
+    return records, _csv_rows(table, data), "row"
+
+
+def _csv_rows(table: Any, data: bytes) -> list[int]:
+    """Each data row's row number in the file, in one pass: consecutive from the first when no record
+    spans lines and no line is blank (the usual file); otherwise each found as the reader finds it
+    (a scan per row: only for files with quoted line breaks or blank lines)."""
+    if not table.n_rows:
+        return []
+    body = data.replace(b"\r\n", b"\n")
+    if b'"' not in data and b"\n\n" not in body.strip(b"\n"):
+        first = table.row_of(0)
+        return list(range(first, first + table.n_rows))
+    return [table.row_of(i) for i in range(table.n_rows)]
 
 
 def _optional_number(name: str, line: int, field_: str, v: Any, label: str) -> float:

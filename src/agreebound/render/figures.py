@@ -889,7 +889,7 @@ def history_timeline(rows: list[dict[str, Any]], *, dark: bool = False, name: st
     for g in gates_in_order:
         r0 = next(r for r in rows if r["gate"] == g)
         titles.append({"alpha": "alpha (−1 to 1)", "spread": "spread, max/min detector rate (x)",
-                       "judge_alpha": "judge's mean alpha with the humans (−1 to 1)",
+                       "judge_alpha": "judge's alpha with the humans (−1 to 1)",
                        "admissibility": "judge's alpha minus the humans' (−2 to 2)"}
                       .get(g, f"{html_text(r0['gate_label'], 40)} (%)"))
     n = max(1, len(gates_in_order))

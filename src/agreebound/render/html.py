@@ -651,7 +651,7 @@ def _scored_gates(a: dict[str, Any]) -> str:
 def _scored_alpha(a: dict[str, Any]) -> str:
     from agreebound.render.scored import alpha_rows, pair_rows
 
-    body = _table("The judge against the humans, the humans against each other (mean alphas)",
+    body = _table("The judge against the humans, the humans against each other (alphas of pooled pairs)",
                   ["alpha", "value", "95% interval", "over"], [[_t(c, 400) for c in r] for r in alpha_rows(a)],
                   [26, 12, 18, 44], small=True)
     return body + _table("Each pair of raters", ["rater", "rater", "items both rated", "alpha"],
@@ -728,7 +728,9 @@ def _scored_details(s: dict[str, Any]) -> str:
                                                      for k in s["labels"]) + ".</p>"
     if s["notes"]:
         body += "<h3>Notes</h3>" + _list(_t(n, 600) for n in s["notes"])
-    rows = [[_t(k, 60), f"{v:,}", _t(s["citations"][k], 800)] for k, v in s["thresholds"].items()]
+    rows = [[_t(k, 60), f"{v:,}", _t(s["citations"][k], 800)] for k, v in s["thresholds"].items() if k in s["citations"]]
+    if s["thresholds"].get("strict"):
+        rows.append(["strict", "on", "a gate passes only when its 95% interval's lower bound passes too"])
     body += (f"<h3>Thresholds</h3><p>Source: {_t(s['threshold_source'], 120)}.</p>"
              + _table("Thresholds in force, with their citations", ["threshold", "permil", "why this value"],
                       rows, [28, 12, 60], numeric=(1,), small=True))

@@ -75,7 +75,8 @@ def calibration_dict(c: Calibration | None) -> dict[str, Any] | None:
     if c is None:
         return None
     return {"items": c.n, "split": c.split, "unit": c.unit, "left_out": c.left_out, "ece": _f(c.ece),
-            "brier": _f(c.brier),
+            "brier": _f(c.brier), "decomposed_by": c.decomposed_by, "within_bins": _f(c.within),
+            "decomposition": c.decomposition(),
             "brier_interval95": None if c.brier_interval is None else [_f(v) for v in c.brier_interval],
             "reliability": _f(c.reliability), "resolution": _f(c.resolution), "uncertainty": _f(c.uncertainty),
             "bins": [{"mean_p": _f(b.mean_p), "frequency": _f(b.frequency), "count": b.count,
@@ -117,7 +118,7 @@ def scored_section(m: ScoredMeasurement, d: ScoredDecision) -> dict[str, Any]:
             "scale": list(x.values),
             "decision": d.decision, "decided_for": d.judge or "every judge",
             "thresholds": asdict(d.thresholds), "threshold_source": d.source,
-            "citations": {k: CITATIONS[k] for k in asdict(d.thresholds)},
+            "citations": {k: CITATIONS[k] for k in asdict(d.thresholds) if k in CITATIONS},
             "audits": [judge_dict(a, d) for a in m.agreements], "panel": panel}
 
 
@@ -205,7 +206,7 @@ def alpha_rows(audit: dict[str, Any]) -> list[list[str]]:
     for key in ("judge_humans", "humans", "difference"):
         m = a.get(key)
         if m is None:
-            what = {"humans": "humans vs humans: mean alpha", "difference": "judge's alpha minus the humans' alpha"}
+            what = {"humans": "humans vs humans: alpha", "difference": "judge's alpha minus the humans' alpha"}
             rows.append([what[key], "not measured", "-", "needs two or more humans on shared items"])
             continue
         rows.append([m["title"], m["value_text"], m["interval_text"] or "-", m.get("unavailable") or m["fraction"]])
@@ -235,8 +236,7 @@ def confidence_lines(c: dict[str, Any]) -> list[str]:
     lines = [f"ECE {c['ece']:.3f} over {c['items']:,} {unit}, against the humans' verdict ({len(c['bins'])} "
              f"equal-mass bins{left})",
              f"Brier {c['brier']:.3f}" + (f" [{brier_iv[0]:.3f}, {brier_iv[1]:.3f}]" if brier_iv else "")
-             + f" = reliability {c['reliability']:.3f} - resolution {c['resolution']:.3f} + uncertainty "
-             f"{c['uncertainty']:.3f}",
+             + f" = {c['decomposition']}",
              f"isotonic recalibration fitted on {iso['fitted_on']:,} {unit} and evaluated on the other {iso['held_out']:,}: "
              f"ECE {iso['ece_before']:.3f} -> {iso['ece_after']:.3f}, Brier {iso['brier_before']:.3f} -> "
              f"{iso['brier_after']:.3f} (shown, not applied: the verdicts are audited as the judge gave them)"]
@@ -300,7 +300,9 @@ def scored_markdown(report: dict[str, Any]) -> list[str]:
     if s["notes"]:
         lines += ["Notes:", ""] + [f"- {md_text(n, 600)}" for n in s["notes"]] + [""]
     lines += [f"Thresholds ({md_text(s['threshold_source'])}):", ""]
-    lines += [f"- {k} = {v}: {s['citations'][k]}" for k, v in s["thresholds"].items()]
+    lines += [f"- {k} = {v}: {s['citations'][k]}" for k, v in s["thresholds"].items() if k in s["citations"]]
+    if s["thresholds"].get("strict"):
+        lines.append("- strict: a gate passes only when its 95% interval's lower bound passes too")
     for a in s["audits"]:
         lines += _judge_markdown(a, s)
     if s["panel"]:

@@ -57,7 +57,7 @@ BANNER_TAIL = {PASS: "", FAIL: "", INCOMPLETE: ": a gate has no number (never a 
 #: Why the data's kind reads at its level (agreebound.judge_scores.default_level).
 LEVEL_WHY = {"binary": "a pass/fail verdict is nominal", "graded": "a score on a scale is ordinal: its steps need "
              "not be equal"}
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
+LEVELS = ("nominal", "ordinal", "interval")
 EVERY_JUDGE = "every judge (the worst decides)"
 #: The human labels' uploader: the one the Judge page offers a pairwise log for its references.
 REFERENCES_KEY = "log_references_upload"
@@ -344,7 +344,7 @@ def verdict(m: ScoredMeasurement, d: ScoredDecision) -> None:
     st.caption(f"Decided exactly under {threshold_words('admissibility_margin_permil', th.admissibility_margin_permil)} "
                f"and {threshold_words('judge_alpha_floor_permil', th.judge_alpha_floor_permil)} (from "
                f"{widgets.md(d.source, 60)}; change them on the What-if thresholds page). Admissible: the judge's mean "
-               "alpha with the humans is at most the margin below the humans' mean alpha with each other.")
+               "alpha with the humans is at most the margin below the humans' alpha with each other.")
 
 
 def judge_section(m: ScoredMeasurement, d: ScoredDecision, a: JudgeAgreement, i: int) -> None:
@@ -370,7 +370,7 @@ def judge_section(m: ScoredMeasurement, d: ScoredDecision, a: JudgeAgreement, i:
 def alpha_rows(a: JudgeAgreement) -> list[dict[str, str]]:
     """The alphas behind the gates (with their intervals), then each pair of raters' alpha."""
     rows = []
-    for label, meas in (("judge vs humans (mean)", a.judge_alpha), ("humans vs humans (mean)", a.human_alpha),
+    for label, meas in (("judge vs humans (pooled pairs)", a.judge_alpha), ("humans vs humans (pooled pairs)", a.human_alpha),
                         ("judge's minus the humans'", a.difference)):
         if meas is None:
             rows.append({"alpha": label, "value": "not measured: fewer than two humans", "95% interval": "",
