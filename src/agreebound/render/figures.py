@@ -799,7 +799,7 @@ def reliability_figure(confidence: dict[str, Any], *, dark: bool = False) -> go.
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="calibrated (stated = observed)",
                              line=dict(color=p.threshold, width=1.5, dash="dash"), hoverinfo="skip"))
     fig.add_trace(go.Scatter(
-        x=xs, y=ys, mode="lines+markers", name="the judge (a bin of pairs)",
+        x=xs, y=ys, mode="lines+markers", name=f"the judge (a bin of {confidence.get('unit', 'items')})",
         line=dict(color=p.neutral, width=1.5), marker=dict(size=9, color=p.neutral),
         error_y=dict(type="data", symmetric=False, array=[b["interval95"][1] - b["frequency"] for b in bins],
                      arrayminus=[b["frequency"] - b["interval95"][0] for b in bins], color=p.neutral, thickness=1.2,
@@ -808,7 +808,7 @@ def reliability_figure(confidence: dict[str, Any], *, dark: bool = False) -> go.
         hovertemplate="stated %{x:.3f}, observed %{y:.3f} [%{customdata[1]:.3f}, %{customdata[2]:.3f}]"
                       "<br>%{customdata[0]:,} pairs<extra></extra>"))
     fig.update_xaxes(title_text="stated probability of pass (bin mean)", range=[-0.02, 1.02], dtick=0.2)
-    fig.update_yaxes(title_text="observed share a human passes", range=[-0.02, 1.02], dtick=0.2)
+    fig.update_yaxes(title_text="observed share the humans pass", range=[-0.02, 1.02], dtick=0.2)
     fig.update_layout(legend=_legend_bottom(), showlegend=True)
     iso = confidence["isotonic"]
     cap_text = (f"Each point is one of {len(bins)} equal-mass bins of {confidence.get('unit', 'items')}: the judge's mean stated "

@@ -343,7 +343,7 @@ def verdict(m: ScoredMeasurement, d: ScoredDecision) -> None:
     th = d.thresholds
     st.caption(f"Decided exactly under {threshold_words('admissibility_margin_permil', th.admissibility_margin_permil)} "
                f"and {threshold_words('judge_alpha_floor_permil', th.judge_alpha_floor_permil)} (from "
-               f"{widgets.md(d.source, 60)}; change them on the What-if thresholds page). Admissible: the judge's mean "
+               f"{widgets.md(d.source, 60)}; change them on the What-if thresholds page). Admissible: the judge's "
                "alpha with the humans is at most the margin below the humans' alpha with each other.")
 
 
@@ -360,8 +360,9 @@ def judge_section(m: ScoredMeasurement, d: ScoredDecision, a: JudgeAgreement, i:
         st.markdown("**Alpha: the judge with the humans, the humans with each other**")
         widgets.responsive_table(pd.DataFrame(alpha_rows(a)), f"scored_alpha_{i}")
         if a.judge_alpha.method:
-            st.caption(f"95% intervals: {widgets.md(a.judge_alpha.method, 300)}. Each alpha over the items both "
-                       "raters scored; a mean over the pairs of raters.")
+            st.caption(f"95% intervals: {widgets.md(a.judge_alpha.method, 300)}. The pooled alphas take each pair "
+                       "of raters' two scores on an item as one unit (the humans' over the items two or more humans "
+                       "scored); each pair's own alpha is shown below them, over the items both scored.")
         st.markdown("**Beside the gates** (information, not gates)")
         widgets.responsive_table(measures_frame(a), f"scored_measures_{i}", limit=600)
         figures_row(d, a, i)
