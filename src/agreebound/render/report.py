@@ -340,8 +340,9 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
         # each model pair's win rate: the judge's, corrected by the human labels (PPI), the humans'
         "headline": m.headline.to_dict(),
     }
-    if bundle.confidence is not None:  # a judge that states a probability (absent otherwise: reports unchanged)
-        out["confidence"] = calibration_dict(bundle.confidence)
+    stated = getattr(bundle, "confidence", None)  # a bundle built by hand (tests, peers) may not carry one
+    if stated is not None:  # a judge that states a probability (absent otherwise: reports unchanged)
+        out["confidence"] = calibration_dict(stated)
     return out
 
 
