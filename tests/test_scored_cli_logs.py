@@ -117,3 +117,20 @@ def test_a_thresholds_file_sets_the_margin_and_the_report_names_it(capsys, tmp_p
     th.write_text("[scored]\nadmissibility_margin_permil = 2000\n")
     code, _, err = _run(capsys, "calibrate", log, "--thresholds", th)
     assert code == 3 and "scored.admissibility_margin_permil" in err and "between 0 and 1000" in err
+
+
+def test_too_many_distinct_scores_are_refused_before_any_table_is_built(capsys, tmp_path):
+    """Continuous scores (500 distinct values) would make every rater pair's table 500 x 500: a located
+    refusal, exit 3, in memory and in DuckDB alike."""
+    from agreebound.engines.scored_sql import duckdb_counts
+    from agreebound.errors import InputError
+
+    rows = ["item,rater,role,score"] + [f"i{i},{r},{role},{i / 7:.4f}" for i in range(500)
+                                        for r, role in (("j", "judge"), ("h", "human"))]
+    log = tmp_path / "continuous.csv"
+    log.write_text("\n".join(rows) + "\n")
+    code, out, err = _run(capsys, "calibrate", log)
+    assert code == 3 and out == ""
+    assert "continuous.csv, column 'score': 500 distinct scores; a graded judge's scale has at most 200 values" in err
+    with pytest.raises(InputError, match="500 distinct scores"):
+        duckdb_counts([str(log)])

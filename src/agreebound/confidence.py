@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agreebound.coefficients import t_quantile
-from agreebound.uncertainty import Z95
+from agreebound.uncertainty import Z95, rate_interval
 
 BINS = 10
 
@@ -103,16 +103,10 @@ def reliability_bins(p: np.ndarray, y: np.ndarray, bins: int = BINS) -> tuple[Re
     out = []
     for idx in np.array_split(order, min(bins, p.size)):
         k = int(idx.size)
-        f = float(y[idx].mean())
-        out.append(ReliabilityBin(float(p[idx].mean()), f, k, *_wilson(f, k)))
+        hits = int(y[idx].sum())
+        w = rate_interval("bin", hits, k, None, Z95)  # the house's Wilson interval, one outcome per item
+        out.append(ReliabilityBin(float(p[idx].mean()), hits / k, k, w.low, w.high))
     return tuple(out)
-
-
-def _wilson(f: float, n: int) -> tuple[float, float]:
-    z = Z95
-    centre = f + z * z / (2 * n)
-    half = z * math.sqrt(max(f * (1 - f) / n + z * z / (4 * n * n), 0.0))
-    return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
 
 
 def ece(p: np.ndarray, y: np.ndarray, bins: int = BINS) -> float:

@@ -51,6 +51,7 @@ from agreebound.counts import PanelCounts, from_rows
 from agreebound.errors import InputError
 from agreebound.gate import NOT_EVALUABLE, Gate, evaluate, plan_se, worst
 from agreebound.judge_bias import Measure
+from agreebound.limits import MAX_SCORE_VALUES
 from agreebound.judge_counts import RateStats
 from agreebound.thresholds import ScoredThresholds
 from agreebound.uncertainty import Z95, rate_interval
@@ -135,6 +136,7 @@ def scored_input(frame: pd.DataFrame, file: str = "") -> ScoredInput:
     if np.isnan(score).any():
         i = int(np.flatnonzero(np.isnan(score))[0])
         raise InputError(file, int(line[i]), "score", "expected a number (a score, or 1/0 for pass/fail)")
+    check_scale(file, len(np.unique(score)))
     role = f["role"].astype(str).to_numpy()
     judges = tuple(dict.fromkeys(f["rater"].astype(str)[role == "judge"]))
     humans = tuple(dict.fromkeys(f["rater"].astype(str)[role == "human"]))
@@ -150,6 +152,14 @@ def scored_input(frame: pd.DataFrame, file: str = "") -> ScoredInput:
     model, length, conf = _per_item(f, ii, ri, len(items), len(judges))
     notes = () if keep.all() else (f"{int((~keep).sum()):,} scores with a role other than judge or human left out",)
     return ScoredInput(file, items, judges, humans, matrix, model, length, conf, notes)
+
+
+def check_scale(file: str, distinct: int) -> None:
+    """A judge's scores on a scale of at most MAX_SCORE_VALUES values, before any table is built."""
+    if distinct > MAX_SCORE_VALUES:
+        raise InputError(file, None, "score", f"{distinct:,} distinct scores; a graded judge's scale has at most "
+                         f"{MAX_SCORE_VALUES} values (round continuous scores to a scale, or audit them as ratings "
+                         "at the interval level on the Panel page)")
 
 
 def _per_item(f: pd.DataFrame, ii: np.ndarray, ri: np.ndarray, n: int, n_judges: int
@@ -537,19 +547,19 @@ def _kappa(pairs: Pairs, level: str, weights: str) -> Fraction | None:
 
 def _kappa_measure(name: str, title: str, pairs: Pairs, level: str, weights: str, definition: str) -> Measure:
     """Kappa over the pairs, exact through the coefficients module; its jackknife over items from each
-    item's judge x human cell counts, weighted as the coefficients module weighs the values used."""
+    item's sums (its pairs, their weighted agreement, the judge's and the humans' values' counts: 2 x
+    values + 2 columns, never values^2), weighted as the coefficients module weighs the values used."""
     j, r = pairs.judge, pairs.human
     values = np.unique(np.concatenate([j, r]))
     c = len(values)
     w = np.array(weight_matrix(weights, [_num(v) for v in values], True), dtype=float)
-    cell = np.searchsorted(values, j) * c + np.searchsorted(values, r)
-    rows = pairs.rows([cell == k for k in range(c * c)])
+    ij, ir = np.searchsorted(values, j), np.searchsorted(values, r)
+    rows = pairs.rows([np.ones(len(j)), w[ij, ir]] + [ij == k for k in range(c)] + [ir == k for k in range(c)])
 
     def stat(s: np.ndarray) -> np.ndarray:
-        m = s.reshape(*s.shape[:-1], c, c)
-        n = m.sum((-1, -2))
-        po = (m * w).sum((-1, -2)) / n
-        pe = (m.sum(-1)[..., :, None] * m.sum(-2)[..., None, :] * w).sum((-1, -2)) / n ** 2
+        n = s[..., 0]
+        po = s[..., 1] / n
+        pe = np.einsum("...c,ck,...k->...", s[..., 2:2 + c], w, s[..., 2 + c:]) / n ** 2
         return (po - pe) / (1 - pe)
 
     return _jack_measure(name, title, _kappa(pairs, level, weights), "coefficient", stat, rows, definition)

@@ -59,6 +59,9 @@ COINCIDENCE_MAX_CATEGORIES = 64
 #: Ratio alpha's distance ((a - b) / (a + b))^2 has a new denominator for every pair of values, so
 #: its exact expected disagreement needs the k x k matrix: it is computed up to this many values.
 RATIO_MAX_CATEGORIES = COINCIDENCE_MAX_CATEGORIES
+#: A graded judge's scale: at most this many distinct scores (its audit builds score x score tables
+#: for every pair of raters, so the tables grow with the square of this).
+MAX_SCORE_VALUES = 200
 
 #: Pages and reports draw every chart for at most this many dimensions (the worst first), and
 #: summarise the rest in one table.

@@ -16,7 +16,7 @@ import tempfile
 from typing import Any, Callable, Sequence
 
 from agreebound.errors import InputError
-from agreebound.judge_scores import ScoredCounts, measure_counts
+from agreebound.judge_scores import ScoredCounts, check_scale, measure_counts
 
 #: A source's rows as (item, rater, role, score) with the score as a number (NULL: not a number).
 PAIRS = ("SELECT a.rater AS ra, b.rater AS rb, a.score AS sa, b.score AS sb, count(*) AS n FROM scores a "
@@ -45,6 +45,7 @@ def counts_from(run: Callable[[str], list[tuple[Any, ...]]], shown: str) -> Scor
             raise InputError(shown, None, "role", f"rater {str(rater)[:60]} has the role {str(low)[:20]!r}"
                              + ("" if low == high else f" and {str(high)[:20]!r}") + ": expected judge or human")
         roles[str(rater)], items[str(rater)] = str(low), int(n)
+    check_scale(shown, run("SELECT count(DISTINCT score) FROM scores")[0][0])
     pairs = [(str(a), str(b), float(x), float(y), int(n)) for a, b, x, y, n in run(PAIRS)]
     pairs2 = [(str(a), str(b), float(x), float(y), int(n)) for a, b, x, y, n in run(PAIRS_TWO)]
     return ScoredCounts.of(roles, items, pairs, pairs2)

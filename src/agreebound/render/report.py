@@ -24,10 +24,12 @@ from agreebound.levels import LEVEL_ORIGIN_WORDS, level_phrase
 from agreebound.judge_input import JudgeBundle
 from agreebound.judge_scores import ScoredMeasurement, decide_scored
 # plan_text lives beside the scored Markdown (which cannot import this module); said here as always
-from agreebound.render.scored import (  # noqa: F401 - plan_text re-exported
+from agreebound.render.scored import (  # noqa: F401 - plan_text and exact re-exported
     calibration_dict,
     confidence_lines,
+    exact,
     plan_text,
+    rounded,
     scored_markdown,
     scored_section,
 )
@@ -40,17 +42,6 @@ SCHEMA_ID = "https://agreebound.invalid/schemas/report.schema.json"
 #: A verdict's exit code is its severity read downwards (agreebound.gate.SEVERITY, the one table):
 #: 0 licenses action, 1 does not (INCOMPLETE, a partial judge audit, is never a pass), 2 is refused.
 EXIT_CODES = {verdict: 2 - severity for verdict, severity in SEVERITY.items()}
-
-
-def exact(x: Fraction | int | None) -> str | None:
-    if x is None:
-        return None
-    x = Fraction(x)
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
-
-
-def _f(x: float | None) -> float | None:
-    return None if x is None else round(float(x), 6)
 
 
 def plan_dict(g: Gate) -> dict[str, Any] | None:
@@ -161,20 +152,20 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
             "pairable": m.alpha.pairable,
             "interval": {
                 "method": b.method, "draws": b.draws, "seed": b.seed, "level": b.level,
-                "low": _f(b.low), "high": _f(b.high), "q_below_floor": _f(b.q_below(d.thresholds.alpha_floor)),
+                "low": rounded(b.low), "high": rounded(b.high), "q_below_floor": rounded(b.q_below(d.thresholds.alpha_floor)),
                 "note": b.note,
             },
             "plan": plan_dict(d.gate("alpha")),  # how many units would decide it (agreebound.gate.Plan)
         },
         "rates_source": m.rates_source,
         "rates": [{"detector": r.detector, "positives": r.positives, "total": r.total, "exact": exact(r.rate),
-                   "wilson95": [_f(w.low), _f(w.high)]} for r, w in zip(m.rates, m.wilson)],
+                   "wilson95": [rounded(w.low), rounded(w.high)]} for r, w in zip(m.rates, m.wilson)],
         "spread": {
             "state": spread_state,
             "exact": exact(d.spread) if m.rates else None,
             "permil": d.seed_ratio_permil,
             "low": exact(d.rates_span[0]), "high": exact(d.rates_span[1]),
-            "bracket95": [_f(m.spread_bracket[0]), _f(m.spread_bracket[1])] if m.rates else None,
+            "bracket95": [rounded(m.spread_bracket[0]), rounded(m.spread_bracket[1])] if m.rates else None,
         },
         "reasons": [{"check": r.check, "value": exact(r.value), "threshold": exact(r.threshold),
                      "margin": exact(r.margin), "message": r.message} for r in d.reasons],
@@ -208,11 +199,11 @@ def coefficients_section(pc: Any) -> dict[str, Any]:
 
     def one(c: Any) -> dict[str, Any]:
         return {"key": c.key, "name": c.name, "weights": c.weights, "exact": exact(c.value),
-                "value": None if c.value is None else _f(float(c.value)),
+                "value": None if c.value is None else rounded(float(c.value)),
                 "percent_agreement": exact(c.pa), "chance_agreement": exact(c.pe),
                 "units": c.units, "pairable_units": c.pairable,
-                "se": None if c.se is None else _f(c.se),
-                "interval95": None if c.low is None else [_f(c.low), _f(c.high)], "note": c.note}
+                "se": None if c.se is None else rounded(c.se),
+                "interval95": None if c.low is None else [rounded(c.low), rounded(c.high)], "note": c.note}
 
     return {
         "level": pc.level,
@@ -292,14 +283,14 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
             "threshold_bps": seed.threshold_bps, "passed": g.passed is True, "seed_passed": seed.passed,
             "bound_passed": g.bound_passed,
             "unavailable": unavailable(g),
-            "wilson95": [_f(w.low), _f(w.high)] if rate.evaluable else None,
+            "wilson95": [rounded(w.low), rounded(w.high)] if rate.evaluable else None,
             # case-aware: each case's observations as one cluster (uncertainty.judge_rate_intervals)
-            "interval95": None if iv is None else [_f(iv.low), _f(iv.high)],
+            "interval95": None if iv is None else [rounded(iv.low), rounded(iv.high)],
             "interval_method": None if iv is None else iv.method,
             "cases": None if iv is None else iv.cases,
             "observations": rate.denominator,
-            "design_effect": None if iv is None else _f(iv.deff),
-            "effective_n": None if iv is None else _f(iv.n_eff),
+            "design_effect": None if iv is None else rounded(iv.deff),
+            "effective_n": None if iv is None else rounded(iv.n_eff),
             "cases_to_flip": {"direction": state, "cases": k},
             "plan": plan_dict(g),  # how many cases would decide it (agreebound.gate.Plan)
         })
@@ -349,9 +340,9 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
 def _net_gate(g: Gate) -> dict[str, Any]:
     """An opt-in net gate as stored: the keys of a rate's entry that it has (it is a difference, not a rate)."""
     evaluable = g.exact is not None
-    return {"name": g.name, "kind": g.kind, "evaluable": evaluable, "exact": exact(g.exact), "value": _f(g.value),
+    return {"name": g.name, "kind": g.kind, "evaluable": evaluable, "exact": exact(g.exact), "value": rounded(g.value),
             "threshold_bps": int(g.threshold * 10_000), "passed": g.passed is True, "bound_passed": g.bound_passed,
-            "unavailable": unavailable(g), "interval95": None if g.low is None else [_f(g.low), _f(g.high)],
+            "unavailable": unavailable(g), "interval95": None if g.low is None else [rounded(g.low), rounded(g.high)],
             "interval_method": g.interval_method or None, "cases_to_flip": None, "plan": plan_dict(g)}
 
 

@@ -20,7 +20,9 @@ from agreebound.confidence import Calibration
 from agreebound.escape import md_code, md_text
 
 
-def _exact(x: Fraction | float | None) -> str | None:
+def exact(x: Fraction | float | int | None) -> str | None:
+    """An exact value as a report stores it: a fraction string ("3/5", "2"), or for a measure that
+    takes a square root (a float) the float's repr to 12 decimals; None stays None."""
     if x is None:
         return None
     if isinstance(x, float):
@@ -29,7 +31,8 @@ def _exact(x: Fraction | float | None) -> str | None:
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
-def _f(x: float | None) -> float | None:
+def rounded(x: float | None) -> float | None:
+    """A float as a report stores it: 6 decimals, so the same inputs give the same bytes."""
     return None if x is None else round(float(x), 6)
 
 
@@ -38,7 +41,7 @@ def measure_dict(m: Measure | None) -> dict[str, Any] | None:
     if m is None:
         return None
     d = m.to_dict()
-    d["exact"] = _exact(m.exact)
+    d["exact"] = exact(m.exact)
     d["value_text"] = m.value_text()
     d["interval_text"] = m.interval_text()
     d["items"] = m.cases
@@ -46,12 +49,12 @@ def measure_dict(m: Measure | None) -> dict[str, Any] | None:
 
 
 def gate_dict(g: Gate) -> dict[str, Any]:
-    return {"name": g.name, "title": GATE_TITLES[g.name], "kind": g.kind, "exact": _exact(g.exact),
-            "value": _f(g.value), "threshold": _exact(g.threshold), "threshold_value": _f(float(g.threshold)),
+    return {"name": g.name, "title": GATE_TITLES[g.name], "kind": g.kind, "exact": exact(g.exact),
+            "value": rounded(g.value), "threshold": exact(g.threshold), "threshold_value": rounded(float(g.threshold)),
             "threshold_field": g.threshold_field, "threshold_source": g.threshold_source,
             "passed": g.passed, "evaluable": g.passed is not None, "state": g.state,
             "unavailable": g.detail or None, "fragile": g.fragile,
-            "interval95": None if g.low is None else [_f(g.low), _f(g.high)],
+            "interval95": None if g.low is None else [rounded(g.low), rounded(g.high)],
             "interval_method": g.interval_method or None, "margin_words": g.margin_words,
             "plan": None if g.plan is None else g.plan.to_dict()}
 
@@ -74,17 +77,17 @@ def gates_from_section(judge: dict[str, Any]) -> tuple[Gate, ...]:
 def calibration_dict(c: Calibration | None) -> dict[str, Any] | None:
     if c is None:
         return None
-    return {"items": c.n, "split": c.split, "unit": c.unit, "left_out": c.left_out, "ece": _f(c.ece),
-            "brier": _f(c.brier), "decomposed_by": c.decomposed_by, "within_bins": _f(c.within),
+    return {"items": c.n, "split": c.split, "unit": c.unit, "left_out": c.left_out, "ece": rounded(c.ece),
+            "brier": rounded(c.brier), "decomposed_by": c.decomposed_by, "within_bins": rounded(c.within),
             "decomposition": c.decomposition(),
-            "brier_interval95": None if c.brier_interval is None else [_f(v) for v in c.brier_interval],
-            "reliability": _f(c.reliability), "resolution": _f(c.resolution), "uncertainty": _f(c.uncertainty),
-            "bins": [{"mean_p": _f(b.mean_p), "frequency": _f(b.frequency), "count": b.count,
-                      "interval95": [_f(b.low), _f(b.high)]} for b in c.bins],
+            "brier_interval95": None if c.brier_interval is None else [rounded(v) for v in c.brier_interval],
+            "reliability": rounded(c.reliability), "resolution": rounded(c.resolution), "uncertainty": rounded(c.uncertainty),
+            "bins": [{"mean_p": rounded(b.mean_p), "frequency": rounded(b.frequency), "count": b.count,
+                      "interval95": [rounded(b.low), rounded(b.high)]} for b in c.bins],
             "isotonic": {"fitted_on": c.n - c.held_out, "held_out": c.held_out,
-                         "ece_before": _f(c.ece_before), "ece_after": _f(c.ece_after),
-                         "brier_before": _f(c.brier_before), "brier_after": _f(c.brier_after),
-                         "map": [[_f(p), _f(v)] for p, v in zip(*c.isotonic_map)], "applied": False},
+                         "ece_before": rounded(c.ece_before), "ece_after": rounded(c.ece_after),
+                         "brier_before": rounded(c.brier_before), "brier_after": rounded(c.brier_after),
+                         "map": [[rounded(p), rounded(v)] for p, v in zip(*c.isotonic_map)], "applied": False},
             "sentence": c.sentence}
 
 
@@ -95,11 +98,11 @@ def judge_dict(a: JudgeAgreement, d: ScoredDecision) -> dict[str, Any]:
             "gates": [gate_dict(g) for g in gates],
             "alpha": {"judge_humans": measure_dict(a.judge_alpha), "humans": measure_dict(a.human_alpha),
                       "difference": measure_dict(a.difference),
-                      "pairs": [{"a": p.a, "b": p.b, "items": p.items, "exact": _exact(p.exact),
-                                 "value": None if p.exact is None else _f(float(p.exact))} for p in a.alphas]},
+                      "pairs": [{"a": p.a, "b": p.b, "items": p.items, "exact": exact(p.exact),
+                                 "value": None if p.exact is None else rounded(float(p.exact))} for p in a.alphas]},
             "measures": [measure_dict(m) for m in a.measures],
             "confidence": calibration_dict(a.confidence),
-            "table": {"values": [_f(v) for v in values], "counts": [list(r) for r in counts],
+            "table": {"values": [rounded(v) for v in values], "counts": [list(r) for r in counts],
                       "rows": "judge", "columns": "human"}}
 
 
@@ -107,8 +110,8 @@ def scored_section(m: ScoredMeasurement, d: ScoredDecision) -> dict[str, Any]:
     x = m.input
     panel = None
     if m.panel is not None:
-        panel = {"alpha": _exact(m.panel.alpha), "alpha_value": None if m.panel.alpha is None else _f(float(m.panel.alpha)),
-                 "without": {j: _exact(v) for j, v in m.panel.without.items()},
+        panel = {"alpha": exact(m.panel.alpha), "alpha_value": None if m.panel.alpha is None else rounded(float(m.panel.alpha)),
+                 "without": {j: exact(v) for j, v in m.panel.without.items()},
                  "drop": m.panel.drop, "why": m.panel.why}
     return {"file": x.file, "shape": m.shape, "judge_kind": m.kind, "kind_words": m.kind_words,
             "level": {"in_force": m.level, "chosen_by": m.level_chosen_by},
