@@ -144,8 +144,8 @@ def test_judge_runs_compare_contract_and_data(db_url, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["compare", "zzzz", "abcd"], "'zzzz' is not a run id"),
-    (["compare", "abcd", "abce"], "no run abcd in "),
-    (["delete", "0123456789ab"], "no run 0123456789ab in "),
+    (["compare", "abcd", "abce"], "no run abcd that you can open in "),
+    (["delete", "0123456789ab"], "no run 0123456789ab that you can open in "),
 ])
 def test_unknown_runs_are_bad_input(tmp_path, capsys, argv, message):
     db = f"sqlite:///{tmp_path / 'runs.db'}"

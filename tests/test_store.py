@@ -364,32 +364,37 @@ def test_runs_filters_and_newest_first(db_url, reports, monkeypatch):
 
 def test_resolve_prefixes_and_bad_ids(db_url, monkeypatch):
     # ids chosen here so prefixes collide; a colliding draw is drawn again
-    draws = iter(["abcd00000001", "abcd00000002", "abcd00000001", "abce00000003"])
+    a_id, b_id, c_id = "abcd" + "0" * 27 + "1", "abcd" + "0" * 27 + "2", "abce" + "0" * 27 + "3"
+    draws = iter([a_id, b_id, a_id, c_id])
     monkeypatch.setattr(store_mod, "secrets", SimpleNamespace(token_hex=lambda n: next(draws)))
     with Store.open(db_url) as store:
         a = record_small(store, b"a")
         b = record_small(store, b"b")
         c = record_small(store, b"c")
-        assert (a.id, b.id, c.id) == ("abcd00000001", "abcd00000002", "abce00000003")
-        assert store.resolve("abcd00000001") == a.id
-        assert store.resolve("ABCD00000002") == b.id  # case and spaces do not matter
-        assert store.resolve("  abcd00000002 ") == b.id
+        assert (a.id, b.id, c.id) == (a_id, b_id, c_id)
+        assert store.resolve(a_id) == a.id
+        assert store.resolve(b_id.upper()) == b.id  # case and spaces do not matter
+        assert store.resolve(f"  {b_id} ") == b.id
         assert store.resolve("abce") == c.id
         assert store.get("abce").id == c.id
+        # an ambiguous prefix says so without naming any run
         with pytest.raises(StoreError) as e:
             store.resolve("abcd")
-        assert str(e.value).startswith("abcd names several runs (") and "give more digits" in str(e.value)
-        assert "abcd00000001" in str(e.value) and "abcd00000002" in str(e.value)
-        with pytest.raises(StoreError, match=r"^no run ffff in "):
+        assert str(e.value) == "abcd is the start of more than one of your runs; give more digits"
+        with pytest.raises(StoreError, match=r"^no run ffff that you can open in "):
             store.resolve("ffff")
-        with pytest.raises(StoreError, match=r"^no run abcd00000009 in "):
-            store.get("abcd00000009")
-        for bad in ("abc", "xyz!", "abcd%", "abcd_", "abcd000000011", "", "ab cd", "'; DROP TABLE x; --"):
+        with pytest.raises(StoreError, match=r"^no run abcd0{27}9 that you can open in "):
+            store.get("abcd" + "0" * 27 + "9")
+        # a link takes whole ids only: a prefix is not a run id there
+        with pytest.raises(StoreError, match=r"is not a run id \(32 hex digits\)"):
+            store.get("abce", prefix=False)
+        assert store.get(c_id, prefix=False).id == c_id
+        for bad in ("abc", "xyz!", "abcd%", "abcd_", "a" * 33, "", "ab cd", "'; DROP TABLE x; --"):
             with pytest.raises(StoreError, match="is not a run id"):
                 store.resolve(bad)
         with pytest.raises(StoreError, match="is not a run id"):
             store.delete("abcd%")
-        with pytest.raises(StoreError, match="names several runs"):
+        with pytest.raises(StoreError, match="more than one of your runs"):
             store.delete("abcd")
         assert store.counts()["runs"] == 3
 

@@ -32,7 +32,7 @@ import sqlite3
 import stat
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -41,6 +41,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from agreebound import __version__
+from agreebound.access import LOCAL, SHARES, Viewer, may_change, may_see, share_problem
 from agreebound.escape import excerpt, printable
 from agreebound.limits import MAX_INPUT_BYTES, MAX_NAME_CHARS
 from agreebound.escape import LONE_SURROGATE, utf8_safe, utf8_safe_tree
@@ -50,9 +51,12 @@ OFF = ("off", "none", "0", "false", "no")
 APP = "agreebound"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 30
-#: A run id: 12 lowercase hex digits (48 random bits). Commands accept a unique prefix of 4 or more.
-RUN_ID = re.compile(r"^[0-9a-f]{12}$")
-RUN_PREFIX = re.compile(r"^[0-9a-f]{4,12}$")
+#: A run id: 32 lowercase hex digits (128 random bits; runs recorded before owners existed keep their
+#: 12). A link names a run by its whole id; the CLI also takes a unique prefix of 4 or more of the
+#: user's own runs.
+RUN_ID = re.compile(r"^(?:[0-9a-f]{12}|[0-9a-f]{32})$")
+RUN_PREFIX = re.compile(r"^[0-9a-f]{4,32}$")
+RUN_ID_HEX = 32
 #: The bytes of all inputs of one run (the dashboard's upload limit per file, a run has at most a
 #: handful of files).
 MAX_RUN_BYTES = 4 * MAX_INPUT_BYTES
@@ -64,7 +68,14 @@ TIMEOUT_ENV = "AGREEBOUND_DB_TIMEOUT"
 DEFAULT_TIMEOUT_S = 5
 TIMEOUT_RANGE_S = (2, 600)
 #: What an operation that failed left undone, said after the reason (Store.open's ``purpose``).
-OUTCOMES = {"record": "nothing was recorded", "read": "the history cannot be read", "delete": "nothing was deleted"}
+OUTCOMES = {"record": "nothing was recorded", "read": "the history cannot be read", "delete": "nothing was deleted",
+            "share": "its sharing is unchanged"}
+#: What the audit trail records: a run recorded, opened (through a link or the History page),
+#: shared, deleted by its owner or an admin, deleted by retention (``prune``), or a link to a run
+#: the viewer cannot open.
+AUDIT_ACTIONS = ("record", "open", "share", "delete", "prune", "refused")
+#: The newest audit events one listing returns at most.
+MAX_AUDIT_ROWS = 100_000
 
 
 class StoreError(Exception):
@@ -89,7 +100,7 @@ T_BLOBS = sa.Table("agreebound_blobs", meta,
                    sa.Column("created_utc", sa.String(40), nullable=False),
                    sa.Column("encoding", sa.String(16), nullable=False, server_default="raw"))  # "raw" | "zstd"
 T_RUNS = sa.Table("agreebound_runs", meta,
-                  sa.Column("id", sa.String(12), primary_key=True),
+                  sa.Column("id", sa.String(32), primary_key=True),
                   sa.Column("created_utc", sa.String(40), nullable=False, index=True),
                   sa.Column("kind", sa.String(16), nullable=False),  # "panel" | "judge"
                   sa.Column("data_name", sa.Text, nullable=False, index=True),
@@ -102,9 +113,13 @@ T_RUNS = sa.Table("agreebound_runs", meta,
                   sa.Column("thresholds_source", sa.Text, nullable=False),
                   sa.Column("thresholds_json", sa.Text, nullable=False),
                   sa.Column("recipe_json", sa.Text, nullable=False),
-                  sa.Column("report_json", sa.Text, nullable=False))
+                  sa.Column("report_json", sa.Text, nullable=False),
+                  # who recorded it (access.LOCAL without sign-in), their team then, how far it is shared
+                  sa.Column("owner", sa.String(320), nullable=False, server_default=LOCAL, index=True),
+                  sa.Column("team", sa.String(320)),
+                  sa.Column("share", sa.String(8), nullable=False, server_default="private"))
 T_INPUTS = sa.Table("agreebound_run_inputs", meta,
-                    sa.Column("run_id", sa.String(12), sa.ForeignKey("agreebound_runs.id", ondelete="CASCADE"),
+                    sa.Column("run_id", sa.String(32), sa.ForeignKey("agreebound_runs.id", ondelete="CASCADE"),
                               primary_key=True),
                     sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),
                     sa.Column("role", sa.String(32), nullable=False),
@@ -112,6 +127,15 @@ T_INPUTS = sa.Table("agreebound_run_inputs", meta,
                     sa.Column("sha256", sa.String(64), sa.ForeignKey("agreebound_blobs.sha256"), nullable=False,
                               index=True),
                     sa.Column("size", sa.BigInteger, nullable=False))
+#: Who did what to which run, and when; a deleted run's row here is its tombstone (no foreign key:
+#: the trail outlives the run). ``detail``: JSON (the run's data name, kind, verdict, owner, ...).
+T_AUDIT = sa.Table("agreebound_audit", meta,
+                   sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
+                   sa.Column("at_utc", sa.String(40), nullable=False, index=True),
+                   sa.Column("actor", sa.String(320), nullable=False),
+                   sa.Column("action", sa.String(16), nullable=False),
+                   sa.Column("run_id", sa.String(32), nullable=False, index=True),
+                   sa.Column("detail", sa.Text, nullable=False))
 
 
 def _migration_1(conn: Connection) -> None:
@@ -122,8 +146,17 @@ def _migration_1(conn: Connection) -> None:
              sa.Column("size", sa.BigInteger, nullable=False),
              sa.Column("data", sa.LargeBinary, nullable=False),
              sa.Column("created_utc", sa.String(40), nullable=False))
-    for t in (T_RUNS, T_INPUTS):
-        t.to_metadata(v1)
+    sa.Table("agreebound_runs", v1, *[sa.Column(c.name, sa.String(12) if c.name == "id" else c.type,
+                                                primary_key=c.primary_key, nullable=c.nullable, index=c.index)
+                                      for c in T_RUNS.c if c.name not in ("owner", "team", "share")])
+    sa.Table("agreebound_run_inputs", v1,
+             sa.Column("run_id", sa.String(12), sa.ForeignKey("agreebound_runs.id", ondelete="CASCADE"),
+                       primary_key=True),
+             sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),
+             sa.Column("role", sa.String(32), nullable=False),
+             sa.Column("name", sa.Text, nullable=False),
+             sa.Column("sha256", sa.String(64), sa.ForeignKey("agreebound_blobs.sha256"), nullable=False, index=True),
+             sa.Column("size", sa.BigInteger, nullable=False))
     v1.create_all(conn, tables=[v1.tables[n] for n in ("agreebound_blobs", "agreebound_runs", "agreebound_run_inputs")])
 
 
@@ -136,10 +169,25 @@ def _migration_2(conn: Connection) -> None:
         conn.execute(sa.text("ALTER TABLE agreebound_blobs ALTER COLUMN data SET STORAGE EXTERNAL"))
 
 
+def _migration_3(conn: Connection) -> None:
+    """Runs belong to someone: owner, team and sharing (runs recorded before are the single user's,
+    ``local``, and private); run ids of 128 bits (the column widens; old ids stay valid); the
+    audit trail."""
+    conn.execute(sa.text(f"ALTER TABLE agreebound_runs ADD COLUMN owner VARCHAR(320) NOT NULL DEFAULT '{LOCAL}'"))
+    conn.execute(sa.text("ALTER TABLE agreebound_runs ADD COLUMN team VARCHAR(320)"))
+    conn.execute(sa.text("ALTER TABLE agreebound_runs ADD COLUMN share VARCHAR(8) NOT NULL DEFAULT 'private'"))
+    conn.execute(sa.text("CREATE INDEX ix_agreebound_runs_owner ON agreebound_runs (owner)"))
+    if conn.dialect.name == "postgresql":  # SQLite does not enforce a VARCHAR's length
+        conn.execute(sa.text("ALTER TABLE agreebound_runs ALTER COLUMN id TYPE VARCHAR(32)"))
+        conn.execute(sa.text("ALTER TABLE agreebound_run_inputs ALTER COLUMN run_id TYPE VARCHAR(32)"))
+    T_AUDIT.create(conn)
+
+
 #: (version, what it does, how). Append only: a released migration never changes.
 MIGRATIONS: tuple[tuple[int, str, Callable[[Connection], None]], ...] = (
     (1, "runs, their inputs, and content-addressed blobs", _migration_1),
     (2, "blobs compressed when that pays (column encoding: raw, zstd)", _migration_2),
+    (3, "runs have an owner, a team and a sharing; 128-bit run ids; the audit trail", _migration_3),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -174,13 +222,23 @@ class Run:
     recipe: dict[str, Any]
     report: dict[str, Any] = field(repr=False)
     inputs: tuple[Input, ...] = ()
+    owner: str = LOCAL
+    team: str | None = None
+    share: str = "private"
 
     def summary(self) -> dict[str, Any]:
         """The run as one row of a listing (no report)."""
         return {"id": self.id, "created_utc": self.created_utc, "kind": self.kind, "data_name": self.data_name,
                 "judge": self.judge, "contract_id": self.contract_id, "verdict": self.verdict, "label": self.label,
                 "origin": self.origin, "tool_version": self.tool_version, "thresholds_source": self.thresholds_source,
+                "owner": self.owner, "team": self.team, "share": self.share,
                 "inputs": [{"role": i.role, "name": i.name, "sha256": i.sha256, "size": i.size} for i in self.inputs]}
+
+    def tombstone(self) -> dict[str, Any]:
+        """What the audit trail keeps of the run once it is deleted."""
+        return {"data_name": self.data_name, "kind": self.kind, "verdict": self.verdict, "label": self.label,
+                "owner": self.owner, "share": self.share, "created_utc": self.created_utc,
+                "bytes": sum(i.size for i in self.inputs)}
 
 
 def now_utc() -> str:
@@ -234,6 +292,43 @@ class Store:
         self.sqlite = engine.dialect.name == "sqlite"
         self.path = Path(engine.url.database) if self.sqlite and engine.url.database else None
         self.purpose, self.timeout = purpose, timeout
+        #: Who is asking (access.Viewer); None: the operator (the CLI, tests), who sees every run.
+        self.viewer: Viewer | None = None
+
+    def as_viewer(self, viewer: Viewer | None) -> "Store":
+        """This store (the same connections) as ``viewer`` sees it: listings, ids and reads are
+        limited to the runs they may see (access.may_see); deleting and sharing to their own."""
+        import copy
+
+        view = copy.copy(self)
+        view.viewer = viewer
+        return view
+
+    @property
+    def user(self) -> str:
+        """Who records, opens and deletes here (access.LOCAL for the operator)."""
+        return self.viewer.user if self.viewer is not None else LOCAL
+
+    @property
+    def named(self) -> str:
+        """The store by its kind, as a page may name it to anyone: no path, host or user."""
+        return "local SQLite file" if self.sqlite else "PostgreSQL store"
+
+    @property
+    def shown(self) -> str:
+        """Where the store is, for whoever may see it: the location for the operator and admins,
+        else its kind (:attr:`named`)."""
+        return self.where if self.viewer is None or self.viewer.admin else self.named
+
+    def _visible(self, q: Any) -> Any:
+        """``q`` limited to the runs the viewer may see (the same rule as access.may_see)."""
+        v = self.viewer
+        if v is None or v.admin:
+            return q
+        seen = [T_RUNS.c.owner == v.user, T_RUNS.c.share == "all"]
+        if v.team is not None:
+            seen.append(sa.and_(T_RUNS.c.share == "team", T_RUNS.c.team == v.team))
+        return q.where(sa.or_(*seen))
 
     # -- opening --
 
@@ -288,7 +383,7 @@ class Store:
         names = set(sa.inspect(self.engine).get_table_names())
         if names and "agreebound_meta" not in names:
             shown = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
-            raise StoreError(f"{self.where}: this database holds another application's tables ({printable(shown, 120)}) "
+            raise StoreError(f"{self.shown}: this database holds another application's tables ({printable(shown, 120)}) "
                              "and no agreebound runs; it was left untouched. Give --db or AGREEBOUND_DB another file")
         if names:
             version = self._version_readonly()
@@ -303,7 +398,7 @@ class Store:
             T_MIGRATIONS.create(conn, checkfirst=True)
             rows = dict(conn.execute(sa.select(T_META.c.key, T_META.c.value)).all())
             if rows and rows.get("app") != APP:
-                raise StoreError(f"{self.where}: its agreebound_meta table does not name agreebound; left untouched")
+                raise StoreError(f"{self.shown}: its agreebound_meta table does not name agreebound; left untouched")
             if not rows:
                 conn.execute(T_META.insert(), [{"key": "app", "value": APP}, {"key": "schema_version", "value": "0"}])
             current = int(rows.get("schema_version", "0"))
@@ -320,18 +415,18 @@ class Store:
         with self.engine.connect() as conn:
             rows = dict(conn.execute(sa.select(T_META.c.key, T_META.c.value)).all())
         if rows.get("app") != APP:
-            raise StoreError(f"{self.where}: its agreebound_meta table does not name agreebound; left untouched")
+            raise StoreError(f"{self.shown}: its agreebound_meta table does not name agreebound; left untouched")
         try:
             version = int(rows.get("schema_version", "0"))
         except ValueError:
-            raise StoreError(f"{self.where}: its schema version {printable(rows.get('schema_version'), 20)!r} is not "
+            raise StoreError(f"{self.shown}: its schema version {printable(rows.get('schema_version'), 20)!r} is not "
                              "a number; left untouched") from None
         self._check_not_newer(version)
         return version
 
     def _check_not_newer(self, version: int) -> None:
         if version > SCHEMA_VERSION:
-            raise StoreError(f"{self.where}: written by a newer agreebound (schema {version}; this is {__version__} "
+            raise StoreError(f"{self.shown}: written by a newer agreebound (schema {version}; this is {__version__} "
                              f"with schema {SCHEMA_VERSION}); upgrade agreebound to read it. It was left untouched")
 
     # -- transactions and errors --
@@ -357,41 +452,48 @@ class Store:
         except StoreError:
             raise
         except (sa.exc.SQLAlchemyError, sqlite3.Error, OSError) as e:
-            raise StoreError(f"{self.where}: {doing} failed: "
-                             f"{explain(e, outcome, path=self.path, timeout=self.timeout)}") from None
+            said = explain(e, outcome, path=self.path, timeout=self.timeout)
+            if self.shown != self.where and self.path is not None:  # no server folder for a viewer who is not an admin
+                said = said.replace(printable(str(self.path.parent), 120), "the server's data folder")
+            raise StoreError(f"{self.shown}: {doing} failed: {said}") from None
 
     # -- writing --
 
     def record(self, kind: str, inputs: Sequence[tuple[str, str, bytes]], report: dict[str, Any],
                recipe: dict[str, Any], thresholds: dict[str, Any], thresholds_source: str,
                label: str | None = None, origin: str = "cli", data_name: str | None = None,
-               digests: Sequence[str] | None = None) -> Run:
-        """Record one run: ``inputs`` are (role, file name, bytes), the first being the data;
-        ``digests`` their SHA-256 when the caller has them already (else computed). Blobs already
-        stored are not sent again. Returns the run as stored."""
+               digests: Sequence[str] | None = None, share: str = "private",
+               quota_bytes: int | None = None) -> Run:
+        """Record one run as the viewer's (:attr:`user`, their team), shared ``share``:
+        ``inputs`` are (role, file name, bytes), the first being the data; ``digests`` their
+        SHA-256 when the caller has them already (else computed). Blobs already stored are not sent
+        again. ``quota_bytes``: the most the owner's runs may store (their distinct files' bytes);
+        a run past it is refused. Returns the run as stored."""
         if kind not in ("panel", "judge"):
             raise ValueError(f"kind {kind!r}")
+        if share_problem(share):
+            raise StoreError(f"{share_problem(share)}. The run was not recorded")
         if not inputs:
             raise ValueError("a run has at least one input")
         total = sum(len(b) for _, _, b in inputs)
         for role, name, data in inputs:
             if len(data) > MAX_INPUT_BYTES:
-                raise StoreError(f"{self.where}: {printable(name, 80)} is {len(data):,} bytes; stored inputs are limited "
+                raise StoreError(f"{self.shown}: {printable(name, 80)} is {len(data):,} bytes; stored inputs are limited "
                                  f"to {MAX_INPUT_BYTES:,} bytes, as uploads are. The run was not recorded")
         if total > MAX_RUN_BYTES:
-            raise StoreError(f"{self.where}: the run's inputs are {total:,} bytes; a run is limited to "
+            raise StoreError(f"{self.shown}: the run's inputs are {total:,} bytes; a run is limited to "
                              f"{MAX_RUN_BYTES:,}. The run was not recorded")
         if label:
             why = label_problem(label)
             if why:
-                raise StoreError(f"{self.where}: the label {why}. The run was not recorded")
+                raise StoreError(f"{self.shown}: the label {why}. The run was not recorded")
         # a file name's bytes that are not UTF-8 are stored escaped: a name never stops a recording
         inputs = [(role, utf8_safe(name), data) for role, name, data in inputs]
         data_name = utf8_safe(data_name) if data_name else None
         for name in [n for _, n, _ in inputs] + ([data_name] if data_name else []):
             why = name_problem(name)
             if why:
-                raise StoreError(f"{self.where}: the input name {excerpt(name, 60)} {why}. The run was not "
+                raise StoreError(f"{self.shown}: the input name {excerpt(name, 60)} {why}. The run was not "
                                  "recorded")
         import hashlib
 
@@ -414,9 +516,12 @@ class Store:
         row = {"created_utc": created, "kind": kind, "data_name": data_name or inputs[0][1], "judge": judge,
                "contract_id": contract_id, "verdict": verdict, "label": label or None, "origin": origin,
                "tool_version": __version__, "thresholds_source": thresholds_source,
-               "thresholds_json": _dumps(thresholds), "recipe_json": _dumps(recipe), "report_json": _dumps(report)}
+               "thresholds_json": _dumps(thresholds), "recipe_json": _dumps(recipe), "report_json": _dumps(report),
+               "owner": self.user, "team": self.viewer.team if self.viewer is not None else None, "share": share}
         with self._guard("recording the run", OUTCOMES["record"]):
             with self._write() as conn:
+                if quota_bytes is not None:
+                    self._check_quota(conn, dict(zip(digests, (len(d) for _, _, d in inputs))), quota_bytes)
                 for (role, name, data), digest in zip(inputs, digests):
                     have = conn.execute(sa.select(T_BLOBS.c.size).where(T_BLOBS.c.sha256 == digest)).first()
                     if have is None:
@@ -426,14 +531,76 @@ class Store:
                         conn.execute(_insert_new(conn, T_BLOBS).values(sha256=digest, size=len(data), data=stored,
                                                                         encoding=encoding, created_utc=created))
                 for _ in range(8):
-                    run_id = secrets.token_hex(6)
+                    run_id = secrets.token_hex(RUN_ID_HEX // 2)
                     if conn.execute(sa.select(T_RUNS.c.id).where(T_RUNS.c.id == run_id)).first() is None:
                         break
                 conn.execute(T_RUNS.insert().values(id=run_id, **row))
                 rows = [{"run_id": run_id, "position": i, "role": role, "name": name, "sha256": digest, "size": len(data)}
                         for i, ((role, name, data), digest) in enumerate(zip(inputs, digests))]
                 conn.execute(T_INPUTS.insert(), rows)
-        return _run({"id": run_id, **row}, rows)
+                run = _run({"id": run_id, **row}, rows)
+                self._audit(conn, "record", run_id, {**run.tombstone(), "origin": origin}, at=created)
+        return run
+
+    def _check_quota(self, conn: Connection, sizes: dict[str, int], quota: int) -> None:
+        """Refuse a run whose new files would take the owner past ``quota`` bytes (files the owner's
+        runs hold already cost nothing more)."""
+        held = self._owner_blobs(conn, self.user)
+        used = sum(held.values())
+        new = sum(size for digest, size in sizes.items() if digest not in held)
+        if new and used + new > quota:
+            raise StoreError(f"this run's files ({_mb(new)}) would take your stored files past your quota: you store "
+                             f"{_mb(used)} of {_mb(quota)}. Delete runs you no longer need on the History page (or "
+                             "`agreebound delete`), or ask an admin to raise AGREEBOUND_QUOTA_MB. The run was not "
+                             "recorded")
+
+    @staticmethod
+    def _owner_blobs(conn: Connection, owner: str) -> dict[str, int]:
+        """The distinct files the owner's runs hold: SHA-256 -> bytes as uploaded."""
+        q = (sa.select(T_INPUTS.c.sha256, sa.func.max(T_INPUTS.c.size))
+             .join(T_RUNS, T_RUNS.c.id == T_INPUTS.c.run_id).where(T_RUNS.c.owner == owner)
+             .group_by(T_INPUTS.c.sha256))
+        return {sha: int(size) for sha, size in conn.execute(q)}
+
+    def usage(self, owner: str | None = None) -> int:
+        """Bytes of the distinct files ``owner``'s runs hold (default: the viewer's)."""
+        with self._guard("counting your stored files"):
+            with self.engine.connect() as conn:
+                return sum(self._owner_blobs(conn, owner or self.user).values())
+
+    def _audit(self, conn: Connection, action: str, run_id: str, detail: dict[str, Any], at: str | None = None) -> None:
+        conn.execute(T_AUDIT.insert().values(at_utc=at or now_utc(), actor=_text_column(self.user)[:320], action=action,
+                                             run_id=run_id[:32], detail=_dumps(detail)))
+
+    def note(self, action: str, run_id: str, **detail: Any) -> None:
+        """Add an event to the audit trail ("open": a run opened through a link or the History page;
+        "refused": a link to a run the viewer cannot open)."""
+        if action not in AUDIT_ACTIONS:
+            raise ValueError(f"action {action!r}")
+        with self._guard("writing the audit trail", "the event was not recorded"):
+            with self._write() as conn:
+                self._audit(conn, action, run_id, detail)
+
+    def trail(self, limit: int = 500, run_id: str | None = None) -> list[dict[str, Any]]:
+        """The newest audit events (admins and the operator only), newest first."""
+        if self.viewer is not None and not self.viewer.admin:
+            raise StoreError("the audit trail is shown to admins only")
+        limit = max(1, min(int(limit), MAX_AUDIT_ROWS))
+        q = sa.select(T_AUDIT).order_by(T_AUDIT.c.seq.desc()).limit(limit)
+        if run_id is not None:
+            q = q.where(T_AUDIT.c.run_id == run_id)
+        with self._guard("reading the audit trail"):
+            with self.engine.connect() as conn:
+                rows = conn.execute(q).mappings().all()
+        out = []
+        for r in rows:
+            try:
+                detail = json.loads(r["detail"])
+            except ValueError:
+                detail = {}
+            out.append({"at_utc": r["at_utc"], "actor": r["actor"], "action": r["action"], "run_id": r["run_id"],
+                        "detail": detail if isinstance(detail, dict) else {}})
+        return out
 
     def same_run(self, kind: str, data_name: str, digests: Sequence[str], recipe: dict[str, Any],
                  thresholds: dict[str, Any]) -> Run | None:
@@ -441,15 +608,21 @@ class Store:
         thresholds, if one was recorded: uploading it again opens it rather than adding a copy."""
         want_recipe = json.loads(json.dumps(recipe, sort_keys=True))
         want_thresholds = json.loads(json.dumps(thresholds, sort_keys=True))
-        for run in self.runs(name=data_name, kind=kind, limit=200, reports=False, skipped=[]):
+        for run in self.runs(name=data_name, kind=kind, limit=200, reports=False, skipped=[], owner=self.user):
             if ([i.sha256 for i in run.inputs] == list(digests) and run.recipe == want_recipe
                     and run.thresholds == want_thresholds):
                 return run
         return None
 
-    def delete(self, run_id: str) -> int:
-        """Delete a run, and the blobs no other run uses. Returns the number of blobs deleted."""
-        run_id = self.resolve(run_id)
+    def delete(self, run_id: str, action: str = "delete") -> int:
+        """Delete a run (its owner's or an admin's to delete), and the blobs no other run uses; the
+        audit trail keeps its tombstone (``action``: "delete", or "prune" for retention). Returns
+        the number of blobs deleted."""
+        run = self.get(run_id)
+        if self.viewer is not None and not may_change(self.viewer, run.owner):
+            raise StoreError(f"run {run.id} is not yours to delete (only its owner or an admin may); nothing was "
+                             "deleted")
+        run_id = run.id
         with self._guard("deleting the run", OUTCOMES["delete"]):
             with self._write() as conn:
                 shas = [r[0] for r in conn.execute(sa.select(T_INPUTS.c.sha256).where(T_INPUTS.c.run_id == run_id))]
@@ -460,34 +633,81 @@ class Store:
                     used = conn.execute(sa.select(T_INPUTS.c.run_id).where(T_INPUTS.c.sha256 == sha).limit(1)).first()
                     if used is None:
                         gone += conn.execute(T_BLOBS.delete().where(T_BLOBS.c.sha256 == sha)).rowcount
+                self._audit(conn, action, run_id, run.tombstone())
         return gone
+
+    def share(self, run_id: str, share: str) -> Run:
+        """Share a run (its owner's or an admin's to share) with ``share`` (access.SHARES); said in
+        the audit trail. Returns the run as now stored."""
+        if share_problem(share):
+            raise StoreError(f"{share_problem(share)}; {OUTCOMES['share']}")
+        run = self.get(run_id)
+        if self.viewer is not None and not may_change(self.viewer, run.owner):
+            raise StoreError(f"run {run.id} is not yours to share (only its owner or an admin may); "
+                             f"{OUTCOMES['share']}")
+        if run.share != share:
+            with self._guard("sharing the run", OUTCOMES["share"]):
+                with self._write() as conn:
+                    conn.execute(T_RUNS.update().where(T_RUNS.c.id == run.id).values(share=share))
+                    self._audit(conn, "share", run.id, {"from": run.share, "to": share, "owner": run.owner,
+                                                        "data_name": run.data_name})
+        return replace(run, share=share)
+
+    def older_than(self, days: int) -> list[Run]:
+        """The runs recorded more than ``days`` days ago (oldest first), that the viewer may delete."""
+        from datetime import timedelta
+
+        cutoff = (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        found = self.runs(until=cutoff, reports=False, skipped=[])
+        mine = [r for r in found if self.viewer is None or may_change(self.viewer, r.owner)]
+        return [r for r in reversed(mine) if r.created_utc < cutoff]
+
+    def prune(self, days: int) -> tuple[list[Run], int]:
+        """Retention: delete the runs older than ``days`` days (each leaves a "prune" tombstone in
+        the audit trail). Returns the runs deleted and the stored files freed."""
+        old = self.older_than(days)
+        freed = sum(self.delete(r.id, action="prune") for r in old)
+        return old, freed
 
     # -- reading --
 
-    def resolve(self, text: str) -> str:
-        """A run id from an id or a unique prefix of at least 4 hex digits."""
+    def resolve(self, text: str, prefix: bool = True) -> str:
+        """A run id the viewer may see, from its whole id or (``prefix``: the CLI's convenience) a
+        unique prefix of at least 4 hex digits of one of the viewer's own runs. An id that is
+        unknown and one the viewer may not see get the same answer: it reveals nothing."""
         given = str(text).strip().lower()
-        if not RUN_PREFIX.match(given):
-            raise StoreError(f"{printable(text, 40)!r} is not a run id (12 hex digits, or a unique prefix of 4 or more)")
+        pattern = RUN_PREFIX if prefix else RUN_ID
+        if not pattern.match(given):
+            expected = "32 hex digits, or a unique prefix of 4 or more of one of your runs" if prefix else "32 hex digits"
+            raise StoreError(f"{printable(text, 40)!r} is not a run id ({expected})")
+        missing = f"no run {given} that you can open in {self.shown}"
         with self._guard("finding the run"):
             with self.engine.connect() as conn:
-                ids = [r[0] for r in conn.execute(sa.select(T_RUNS.c.id).where(T_RUNS.c.id.like(given + "%")).limit(3))]
+                if RUN_ID.match(given):
+                    found = conn.execute(self._visible(sa.select(T_RUNS.c.id).where(T_RUNS.c.id == given))).first()
+                    if found is not None:
+                        return str(found[0])
+                    if not prefix:
+                        raise StoreError(missing)
+                ids = [r[0] for r in conn.execute(sa.select(T_RUNS.c.id).where(T_RUNS.c.id.like(given + "%"))
+                                                  .where(T_RUNS.c.owner == self.user).limit(2))]
         if not ids:
-            raise StoreError(f"no run {given} in {self.where}")
+            raise StoreError(missing)
         if len(ids) > 1:
-            raise StoreError(f"{given} names several runs ({', '.join(ids)}, ...); give more digits")
+            raise StoreError(f"{given} is the start of more than one of your runs; give more digits")
         return ids[0]
 
-    def get(self, run_id: str) -> Run:
-        run_id = self.resolve(run_id)
+    def get(self, run_id: str, prefix: bool = True) -> Run:
+        """The run (with its report) the viewer may see (:meth:`resolve`)."""
+        run_id = self.resolve(run_id, prefix)
         with self._guard("reading the run"):
             with self.engine.connect() as conn:
                 row = conn.execute(sa.select(T_RUNS).where(T_RUNS.c.id == run_id)).mappings().first()
                 inputs = conn.execute(sa.select(T_INPUTS).where(T_INPUTS.c.run_id == run_id)
                                       .order_by(T_INPUTS.c.position)).mappings().all()
         if row is None:
-            raise StoreError(f"no run {run_id} in {self.where}")
-        return _run(row, inputs, self.where)
+            raise StoreError(f"no run {run_id} in {self.shown}")
+        return _run(row, inputs, self.shown)
 
     def blob(self, sha256: str) -> bytes:
         """The bytes as uploaded (unpacked; :meth:`inputs` also checks them against the digest)."""
@@ -496,11 +716,11 @@ class Store:
                 row = conn.execute(sa.select(T_BLOBS.c.data, T_BLOBS.c.encoding, T_BLOBS.c.size)
                                    .where(T_BLOBS.c.sha256 == sha256)).first()
         if row is None:
-            raise StoreError(f"{self.where}: the stored input {sha256[:12]} is missing")
+            raise StoreError(f"{self.shown}: the stored input {sha256[:12]} is missing")
         try:
             return unpack(bytes(row[0]), row[1], int(row[2]))
         except ValueError as e:
-            raise StoreError(f"{self.where}: the stored input {sha256[:12]} cannot be read ({e}; the database is "
+            raise StoreError(f"{self.shown}: the stored input {sha256[:12]} cannot be read ({e}; the database is "
                              "damaged)") from None
 
     def inputs(self, run: Run) -> list[tuple[str, str, bytes]]:
@@ -511,7 +731,7 @@ class Store:
         for i in run.inputs:
             data = self.blob(i.sha256)
             if hashlib.sha256(data).hexdigest() != i.sha256:
-                raise StoreError(f"{self.where}: the stored input {printable(i.name, 60)} does not match its SHA-256 "
+                raise StoreError(f"{self.shown}: the stored input {printable(i.name, 60)} does not match its SHA-256 "
                                  "(the database is damaged)")
             out.append((i.role, i.name, data))
         return out
@@ -519,7 +739,7 @@ class Store:
     def runs(self, name: str | None = None, kind: str | None = None, judge: str | None = None,
              contract: str | None = None, verdict: str | None = None, since: str | None = None,
              until: str | None = None, limit: int | None = None, reports: bool = True,
-             skipped: list[str] | None = None) -> list[Run]:
+             skipped: list[str] | None = None, owner: str | None = None) -> list[Run]:
         """Runs, newest first, filtered (each filter exact; dates compare as ISO text, ``until``
         inclusive of its whole day when it is a date). ``reports=False``: summaries only (the
         report is left out: a listing of thousands of runs stays cheap). ``limit``: 1 to
@@ -529,15 +749,15 @@ class Store:
 
         A run whose stored JSON is damaged is a StoreError; with ``skipped`` (a list), it is left
         out of the listing and its id appended there instead, so one damaged run does not hide
-        the others."""
+        the others. Only the runs the viewer may see are listed (``owner``: only that user's)."""
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                                   or not 1 <= limit <= MAX_LISTED_RUNS):
             raise StoreError(f"a listing of runs holds 1 to {MAX_LISTED_RUNS:,} runs, not {printable(limit, 30)}")
         if any("\x00" in str(f) for f in (name, kind, judge, contract, verdict, since, until) if f is not None):
             return []
-        q = sa.select(*[c for c in T_RUNS.c if reports or c.name != "report_json"])
+        q = self._visible(sa.select(*[c for c in T_RUNS.c if reports or c.name != "report_json"]))
         for col, want in ((T_RUNS.c.data_name, name), (T_RUNS.c.kind, kind), (T_RUNS.c.judge, judge),
-                          (T_RUNS.c.contract_id, contract), (T_RUNS.c.verdict, verdict)):
+                          (T_RUNS.c.contract_id, contract), (T_RUNS.c.verdict, verdict), (T_RUNS.c.owner, owner)):
             if want is not None:
                 q = q.where(col == utf8_safe(str(want)))
         if since:
@@ -558,11 +778,11 @@ class Store:
                                           .order_by(T_INPUTS.c.run_id, T_INPUTS.c.position)).mappings():
                         inputs[r["run_id"]].append(r)
         if skipped is None:
-            return [_run(r, inputs[r["id"]], self.where) for r in rows]
+            return [_run(r, inputs[r["id"]], self.shown) for r in rows]
         out = []
         for r in rows:
             try:
-                out.append(_run(r, inputs[r["id"]], self.where))
+                out.append(_run(r, inputs[r["id"]], self.shown))
             except StoreError:
                 skipped.append(str(r["id"]))
         return out
@@ -627,6 +847,10 @@ def _insert_new(conn: Connection, table: sa.Table) -> Any:
     return insert(table).on_conflict_do_nothing()
 
 
+def _mb(n: int) -> str:
+    return f"{n:,} bytes" if n < 10**6 else f"{n / 10**6:,.1f} MB"
+
+
 def _dumps(obj: Any) -> str:
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     if LONE_SURROGATE.search(text):  # a file name that is not UTF-8, or a JSON input's lone \\ud800
@@ -661,7 +885,7 @@ def name_problem(name: str) -> str | None:
 
 def skipped_sentence(ids: Sequence[str]) -> str:
     """"1 run could not be read and was skipped: <id>" (up to 10 ids, then how many more)."""
-    shown = ", ".join(printable(i, 20) for i in ids[:10]) + (f", and {len(ids) - 10:,} more" if len(ids) > 10 else "")
+    shown = ", ".join(printable(i, 40) for i in ids[:10]) + (f", and {len(ids) - 10:,} more" if len(ids) > 10 else "")
     if len(ids) == 1:
         return f"1 run could not be read and was skipped: {shown}"
     return f"{len(ids):,} runs could not be read and were skipped: {shown}"
@@ -671,7 +895,7 @@ def _run(row: Any, inputs: Sequence[Any], where: str = "") -> Run:
     try:
         return _run_of(row, inputs)
     except (ValueError, TypeError, KeyError) as e:  # json.JSONDecodeError is a ValueError
-        raise StoreError(f"{where + ': ' if where else ''}run {printable(row['id'], 20)} cannot be read: its stored "
+        raise StoreError(f"{where + ': ' if where else ''}run {printable(row['id'], 40)} cannot be read: its stored "
                          f"data is damaged ({printable(e, 80)})") from None
 
 
@@ -691,7 +915,8 @@ def _run_of(row: Any, inputs: Sequence[Any]) -> Run:
     return Run(row["id"], row["created_utc"], row["kind"], row["data_name"], row["judge"], row["contract_id"],
                row["verdict"], row["label"], row["origin"], row["tool_version"], row["thresholds_source"],
                obj("thresholds_json"), obj("recipe_json"), obj("report_json") if "report_json" in row else {},
-               tuple(Input(i["role"], i["name"], i["sha256"], int(i["size"])) for i in inputs))
+               tuple(Input(i["role"], i["name"], i["sha256"], int(i["size"])) for i in inputs),
+               str(row.get("owner") or LOCAL), row.get("team"), str(row.get("share") or "private"))
 
 
 # --- SQLite --------------------------------------------------------------------------------------

@@ -1,0 +1,170 @@
+"""Runs that belong to someone: who may list, open, compare, share and delete a run, the audit
+trail and its tombstones, the per-user quota and retention (agreebound.access, agreebound.store).
+Each rule is checked on SQLite and PostgreSQL, through the store as the dashboard uses it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import sqlalchemy as sa
+
+from agreebound import access, store as store_mod
+from agreebound.access import Viewer, may_change, may_see, settings, signed_in_viewer
+from agreebound.store import Store, StoreError
+
+pytestmark = pytest.mark.parametrize("db_url", ["sqlite", "postgresql"], indirect=True)
+
+ALICE = Viewer("alice@red.example", "red", signed_in=True)
+ALAN = Viewer("alan@red.example", "red", signed_in=True)
+BOB = Viewer("bob@blue.example", "blue", signed_in=True)
+ADMIN = Viewer("root@blue.example", "blue", admin=True, signed_in=True)
+
+
+def record(s: Store, data: bytes, name: str = "x.csv", **kw) -> store_mod.Run:
+    return s.record("panel", [("ratings", name, data)], {"kind": "panel", "panel": {"verdict": "ENFORCE"}}, {}, {},
+                    "default", **kw)
+
+
+def test_a_private_run_is_invisible_to_another_user_by_listing_id_or_prefix(db_url):
+    with Store.open(db_url) as base:
+        alice, bob = base.as_viewer(ALICE), base.as_viewer(BOB)
+        run = record(alice, b"alice's ratings\n", "secret.csv")
+        assert run.owner == "alice@red.example" and run.team == "red" and run.share == "private"
+        assert re.fullmatch(r"[0-9a-f]{32}", run.id)  # 128 random bits
+        assert [r.id for r in alice.runs()] == [run.id]
+        assert bob.runs() == [] and bob.runs(name="secret.csv") == []
+        # unknown and invisible ids get the same answer, naming the store only by its kind
+        for attempt in (run.id, "f" * 32):
+            with pytest.raises(StoreError) as e:
+                bob.get(attempt, prefix=False)
+            assert str(e.value) == f"no run {attempt} that you can open in {bob.named}"
+        with pytest.raises(StoreError, match="that you can open"):
+            bob.get(run.id[:6])  # a prefix matches only the asker's own runs
+        with pytest.raises(StoreError, match="that you can open"):
+            bob.delete(run.id)
+        with pytest.raises(StoreError, match="that you can open"):
+            bob.share(run.id, "all")
+        assert alice.get(run.id[:6]).id == run.id
+        assert base.counts()["runs"] == 1  # nothing was deleted
+        # the operator (CLI) and an admin see it
+        assert base.get(run.id).id == run.id and base.as_viewer(ADMIN).get(run.id, prefix=False).owner == ALICE.user
+
+
+def test_sharing_with_the_team_and_with_everyone(db_url):
+    with Store.open(db_url) as base:
+        alice, alan, bob = base.as_viewer(ALICE), base.as_viewer(ALAN), base.as_viewer(BOB)
+        run = record(alice, b"1,2\n")
+        assert alice.share(run.id, "team").share == "team"
+        assert [r.id for r in alan.runs()] == [run.id] and alan.get(run.id, prefix=False).share == "team"
+        assert bob.runs() == []
+        with pytest.raises(StoreError, match="not yours to share"):
+            alan.share(run.id, "all")  # seeing is not owning
+        with pytest.raises(StoreError, match="not yours to delete"):
+            alan.delete(run.id)
+        alice.share(run.id, "all")
+        assert [r.id for r in bob.runs()] == [run.id]
+        assert bob.inputs(bob.get(run.id, prefix=False)) == [("ratings", "x.csv", b"1,2\n")]
+        # a team-less viewer sees "all" runs but never "team" ones
+        loner = base.as_viewer(Viewer("solo", None, signed_in=True))
+        assert [r.id for r in loner.runs()] == [run.id]
+        alice.share(run.id, "team")
+        assert loner.runs() == [] and bob.runs() == []
+        with pytest.raises(StoreError, match="sharing is one of private, team, all"):
+            alice.share(run.id, "world")
+
+
+def test_the_same_upload_by_another_user_is_their_own_run(db_url):
+    with Store.open(db_url) as base:
+        alice, bob = base.as_viewer(ALICE), base.as_viewer(BOB)
+        run = record(alice, b"same bytes\n", share="all")
+        assert bob.same_run("panel", "x.csv", [run.inputs[0].sha256], {}, {}) is None
+        assert alice.same_run("panel", "x.csv", [run.inputs[0].sha256], {}, {}).id == run.id
+        mine = record(bob, b"same bytes\n")
+        assert mine.owner == BOB.user and mine.id != run.id
+        assert base.counts()["blobs"] == 1  # the bytes are stored once
+
+
+def test_the_audit_trail_records_who_did_what_and_keeps_tombstones(db_url):
+    with Store.open(db_url) as base:
+        alice, admin = base.as_viewer(ALICE), base.as_viewer(ADMIN)
+        run = record(alice, b"a,b\n", "gone.csv", label="before the meeting")
+        alice.share(run.id, "team")
+        base.as_viewer(BOB).note("refused", run.id, how="link")
+        alice.note("open", run.id, how="link")
+        assert alice.delete(run.id) == 1
+        with pytest.raises(StoreError, match="admins only"):
+            alice.trail()
+        events = admin.trail()
+        assert [(e["action"], e["actor"]) for e in events] == [
+            ("delete", ALICE.user), ("open", ALICE.user), ("refused", BOB.user), ("share", ALICE.user),
+            ("record", ALICE.user)]
+        assert all(e["run_id"] == run.id for e in events)
+        tomb = events[0]["detail"]
+        assert tomb["data_name"] == "gone.csv" and tomb["verdict"] == "ENFORCE" and tomb["owner"] == ALICE.user
+        assert tomb["label"] == "before the meeting" and tomb["bytes"] == 4
+        assert events[3]["detail"]["from"] == "private" and events[3]["detail"]["to"] == "team"
+        assert base.counts()["runs"] == 0 and base.trail(run_id=run.id)[0]["action"] == "delete"
+
+
+def test_the_quota_counts_each_users_distinct_files(db_url):
+    with Store.open(db_url) as base:
+        alice, bob = base.as_viewer(ALICE), base.as_viewer(BOB)
+        record(alice, b"x" * 600, "a.csv", quota_bytes=1000)
+        record(alice, b"x" * 600, "a-again.csv", quota_bytes=1000)  # the same file again costs nothing more
+        assert alice.usage() == 600
+        with pytest.raises(StoreError) as e:
+            record(alice, b"y" * 500, "b.csv", quota_bytes=1000)
+        assert str(e.value) == ("this run's files (500 bytes) would take your "
+                                "stored files past your quota: you store 600 bytes of 1,000 bytes. Delete runs you no "
+                                "longer need on the History page (or `agreebound delete`), or ask an admin to raise "
+                                "AGREEBOUND_QUOTA_MB. The run was not recorded")
+        assert base.counts()["runs"] == 2
+        record(bob, b"y" * 500, "b.csv", quota_bytes=1000)  # Bob's quota is his own
+        assert bob.usage() == 500 and alice.usage() == 600
+
+
+def test_retention_deletes_old_runs_and_leaves_tombstones(db_url, monkeypatch):
+    times = iter(["2020-01-01T00:00:00.000000Z", "2020-01-02T00:00:00.000000Z"])
+    with Store.open(db_url) as base:
+        monkeypatch.setattr(store_mod, "now_utc", lambda: next(times))
+        old1, old2 = record(base, b"1\n", "old.csv"), record(base.as_viewer(ALICE), b"2\n", "old2.csv")
+        monkeypatch.undo()
+        new = record(base, b"3\n", "new.csv")
+        assert [r.id for r in base.as_viewer(ALICE).older_than(30)] == [old2.id]  # only what she may delete
+        gone, freed = base.prune(30)
+        assert [r.id for r in gone] == [old1.id, old2.id] and freed == 2
+        assert [r.id for r in base.runs()] == [new.id]
+        assert [(e["action"], e["run_id"]) for e in base.trail()[:2]] == [("prune", old2.id), ("prune", old1.id)]
+
+
+def test_runs_recorded_before_owners_existed_are_the_single_users(db_url):
+    with Store.open(db_url) as base:
+        run = record(base, b"legacy\n")
+        assert run.owner == access.LOCAL and run.share == "private"
+        assert base.as_viewer(BOB).runs() == []
+        with base.engine.connect() as conn:
+            cols = {c["name"] for c in sa.inspect(conn).get_columns("agreebound_runs")}
+        assert {"owner", "team", "share"} <= cols
+
+
+def test_rules_and_settings(db_url, monkeypatch):
+    assert may_see(BOB, ALICE.user, "red", "all") and not may_see(BOB, ALICE.user, "red", "team")
+    assert may_see(ALAN, ALICE.user, "red", "team") and not may_see(ALAN, ALICE.user, "red", "private")
+    assert may_see(ADMIN, ALICE.user, "red", "private") and may_change(ADMIN, ALICE.user)
+    assert not may_change(ALAN, ALICE.user)
+    monkeypatch.setenv(access.ADMINS_ENV, " Root@Blue.example , x@y.z")
+    monkeypatch.setenv(access.QUOTA_ENV, "0")
+    given = settings()
+    assert given.quota_bytes is None and given.admins == {"root@blue.example", "x@y.z"}
+    v = signed_in_viewer({"sub": "1", "email": "ROOT@blue.example"}, given)
+    assert v == Viewer("root@blue.example", "blue.example", admin=True, signed_in=True)
+    assert signed_in_viewer({"sub": "2", "email": "a@b.c", "team": ["red", "x"]}, given).team == "red"
+    assert signed_in_viewer({"sub": "3"}, given) == Viewer("sub:3", None, signed_in=True)
+    monkeypatch.setenv(access.QUOTA_ENV, "lots")
+    with pytest.raises(access.SettingError, match="AGREEBOUND_QUOTA_MB='lots' is not a whole number from 0 to"):
+        settings()
+    monkeypatch.delenv(access.QUOTA_ENV)
+    assert settings().quota_bytes == 1000 * 10**6
+    json.dumps(settings().describe())
