@@ -31,6 +31,7 @@ TEAM_CLAIM_ENV = "AGREEBOUND_TEAM_CLAIM"
 QUOTA_ENV = "AGREEBOUND_QUOTA_MB"
 RETENTION_ENV = "AGREEBOUND_RETENTION_DAYS"
 USER_ENV = "AGREEBOUND_USER"
+TEAM_ENV = "AGREEBOUND_TEAM"
 DEFAULT_TEAM_CLAIM = "team"
 #: Stored bytes per user, in MB (10**6 bytes): five uploads at the 200 MB limit. 0 means no limit.
 DEFAULT_QUOTA_MB = 1000
@@ -134,8 +135,9 @@ def signed_in_viewer(claims: dict, given: Settings) -> Viewer:
 
 
 def terminal_viewer() -> Viewer:
-    """The CLI's viewer: ``$AGREEBOUND_USER`` (default ``local``). Whoever runs the CLI holds the
-    database's own credentials, so it may see every run; it records runs as that user, and run-id
-    prefixes match only that user's own runs."""
-    user = os.environ.get(USER_ENV, "").strip()[:MAX_USER_CHARS] or LOCAL
-    return Viewer(user, None, admin=True, signed_in=False)
+    """The CLI's viewer: ``$AGREEBOUND_USER`` (default ``local``) of team ``$AGREEBOUND_TEAM``.
+    Whoever runs the CLI holds the database's own credentials, so it may see every run; it records
+    runs as that user, and run-id prefixes match only that user's own runs."""
+    user = os.environ.get(USER_ENV, "").strip().lower()[:MAX_USER_CHARS] or LOCAL
+    team = os.environ.get(TEAM_ENV, "").strip()[:MAX_USER_CHARS] or None
+    return Viewer(user, team, admin=True, signed_in=False)

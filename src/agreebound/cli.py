@@ -17,11 +17,13 @@ import subprocess
 import sys
 import tempfile
 import traceback
+from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
+from typing import Any, Iterator, NoReturn, Sequence
 
 from agreebound import __version__
+from agreebound.access import SHARE_WORDS, SHARES
 from agreebound.errors import InputError
 from agreebound.escape import printable
 
@@ -446,6 +448,8 @@ def _check_recording(args: argparse.Namespace) -> None:
     """--label before any work: it needs --record, and must be storable (UTF-8, no NUL, at most
     MAX_NAME_CHARS characters), so a run is never measured only to be refused at the end."""
     label = getattr(args, "label", None)
+    if getattr(args, "share", None) is not None and not args.record:
+        raise UsageError(f"agreebound {args.command}: --share says who sees a recorded run; add --record")
     if label is not None and not args.record:
         raise UsageError(f"agreebound {args.command}: --label names a recorded run; add --record")
     if label:
@@ -462,9 +466,32 @@ def _record(args: argparse.Namespace, report: dict[str, Any]) -> str:
     from agreebound.store import Store
 
     kind, inputs, recipe, t = args.run
-    with Store.open(args.db, purpose="record") as store:
-        run = store.record(kind, inputs, report, recipe, t.to_dict(), t.source, label=args.label, origin="cli")
-        return f"run {run.id} recorded in {store.where}"
+    with _open_store(args, "record") as store:
+        quota = _access_settings().quota_bytes
+        run = store.record(kind, inputs, report, recipe, t.to_dict(), t.source, label=args.label, origin="cli",
+                           share=args.share or "private", quota_bytes=quota)
+        shared = "" if run.share == "private" else f", shared with {SHARE_WORDS[run.share]}"
+        return f"run {run.id} recorded in {store.where} as {run.owner}'s{shared}"
+
+
+@contextmanager
+def _open_store(args: argparse.Namespace, purpose: str) -> Iterator[Any]:
+    """The history database as the terminal's user sees it (access.terminal_viewer: $AGREEBOUND_USER,
+    default "local"): every run listed, runs recorded as theirs, prefixes among their own runs."""
+    from agreebound.access import terminal_viewer
+    from agreebound.store import Store
+
+    with Store.open(args.db, purpose=purpose) as store:
+        yield store.as_viewer(terminal_viewer())
+
+
+def _access_settings() -> Any:
+    from agreebound.access import SettingError, settings
+
+    try:
+        return settings()
+    except SettingError as e:
+        raise UsageError(f"agreebound: {e}") from None
 
 
 class OutputError(Exception):
@@ -680,7 +707,7 @@ def _history(args: argparse.Namespace) -> int:
                          f"runs from 1 to {MAX_LISTED_RUNS:,}")
     args.since, args.until = _utc_bound("--since", args.since), _utc_bound("--until", args.until)
     skipped: list[str] = []
-    with Store.open(args.db, purpose="read") as store:
+    with _open_store(args, "read") as store:
         runs = store.runs(name=args.name, kind=args.kind, verdict=args.verdict, since=args.since, until=args.until,
                           limit=args.limit, reports=False, skipped=skipped)  # summaries: no reports read
         where = store.where
@@ -695,11 +722,12 @@ def _history(args: argparse.Namespace) -> int:
         if not runs:
             print(f"no runs{' for ' + repr(printable(args.name, 60)) if args.name else ''} in {where}")
             return
-        print(f"{'run':12}  {'recorded (UTC)':19}  {'kind':5}  {'verdict':16}  data  (label)")
+        width = max(len(r.id) for r in runs)
+        print(f"{'run':{width}}  {'recorded (UTC)':19}  {'kind':5}  {'verdict':16}  data  (label)  [owner, sharing]")
         for r in runs:
             label = f"  ({printable(r.label, 60)})" if r.label else ""
-            print(f"{r.id:12}  {r.created_utc[:19].replace('T', ' '):19}  {r.kind:5}  {r.verdict:16}  "
-                  f"{printable(r.data_name, 60)}{label}")
+            print(f"{r.id:{width}}  {r.created_utc[:19].replace('T', ' '):19}  {r.kind:5}  {r.verdict:16}  "
+                  f"{printable(r.data_name, 60)}{label}  [{printable(r.owner, 60)}, {r.share}]")
 
     _printing(body)
     return 0
@@ -709,9 +737,8 @@ def _compare(args: argparse.Namespace) -> int:
     import json
 
     from agreebound.history import CompareError, compare
-    from agreebound.store import Store
 
-    with Store.open(args.db, purpose="read") as store:
+    with _open_store(args, "read") as store:
         a, b = store.get(args.run_a), store.get(args.run_b)
     try:
         c = compare(a, b)
@@ -747,12 +774,60 @@ def _print_comparison(args: argparse.Namespace, a: Any, b: Any, c: Any, json: An
 
 
 def _delete(args: argparse.Namespace) -> int:
-    from agreebound.store import Store
-
-    with Store.open(args.db, purpose="delete") as store:
+    with _open_store(args, "delete") as store:
         run_id = store.resolve(args.run)
         gone = store.delete(run_id)
     print(f"deleted run {run_id} ({gone} stored input{'' if gone == 1 else 's'} no other run used)")
+    return 0
+
+
+def _share(args: argparse.Namespace) -> int:
+    with _open_store(args, "record") as store:
+        run = store.share(args.run, args.to)
+    print(f"run {run.id} ({printable(run.data_name, 60)}, {printable(run.owner, 60)}'s) is shared with "
+          f"{SHARE_WORDS[run.share]}")
+    return 0
+
+
+def _prune(args: argparse.Namespace) -> int:
+    """Retention: delete the runs older than --days (default $AGREEBOUND_RETENTION_DAYS)."""
+    days = args.days if args.days is not None else _access_settings().retention_days
+    if days is None or not 1 <= days <= 36_500:
+        raise UsageError("agreebound prune: give --days N (1 to 36,500), or set AGREEBOUND_RETENTION_DAYS")
+    with _open_store(args, "delete") as store:
+        if args.dry_run:
+            old, freed = store.older_than(days), 0
+        else:
+            old, freed = store.prune(days)
+    verb = "would delete" if args.dry_run else "deleted"
+    print(f"{verb} {len(old):,} run{'' if len(old) == 1 else 's'} recorded more than {days:,} days ago"
+          + ("" if args.dry_run else f" ({freed:,} stored input{'' if freed == 1 else 's'} no other run used)"))
+    for r in old:
+        print(f"  {r.id}  {r.created_utc[:19].replace('T', ' ')}  {printable(r.data_name, 60)}  "
+              f"[{printable(r.owner, 60)}]")
+    return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    import json
+
+    with _open_store(args, "read") as store:
+        events = store.trail(limit=args.limit, run_id=args.run)
+
+    def body() -> None:
+        if args.json:
+            sys.stdout.write(json.dumps(events, indent=2, sort_keys=True, ensure_ascii=True) + "\n")
+            return
+        for e in events:
+            d = e["detail"]
+            what = printable(d.get("data_name", ""), 60)
+            extra = f" {d.get('from')} -> {d.get('to')}" if e["action"] == "share" else ""
+            print(f"{e['at_utc'][:19].replace('T', ' ')}  {printable(e['actor'], 60)}  {e['action']:8}  "
+                  f"{e['run_id']}  {what}{extra}")
+        if not events:
+            print("no events")
+
+    _printing(body)
     return 0
 
 
@@ -785,13 +860,60 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    app = ROOT / "app.py"
-    if not app.exists():
-        print("agreebound serve runs the dashboard from a source checkout (app.py not found)", file=sys.stderr)
+    """Start the dashboard with the settings agreebound.serve chooses; --check prints them and
+    exits 1 on an unsafe combination (a public bind without sign-in)."""
+    from agreebound import serve
+    from agreebound.store import configured_url, describe
+
+    app = next((d / "app.py" for d in (ROOT, Path.cwd()) if (d / "app.py").is_file()), None)
+    if app is None:
+        print("agreebound serve runs the dashboard from a source checkout or the folder holding app.py (app.py not "
+              "found)", file=sys.stderr)
         return INPUT_ERROR
-    cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port),
-           "--browser.gatherUsageStats", "false"]
-    return subprocess.call(cmd, cwd=ROOT, env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"})
+    try:
+        plan = serve.plan(args.host, args.port, args.auth, [app.parent, Path.home()])
+    except serve.ServeError as e:
+        print(f"agreebound serve: {e}", file=sys.stderr)
+        return INPUT_ERROR
+    url = configured_url()
+    store_line = "recording off (AGREEBOUND_DB=off)" if url is None else describe(url)
+    if args.check:
+        print("\n".join(serve.check_lines(plan, store_line)))
+        print("unsafe: do not serve this way" if plan.unsafe else "safe to serve")
+        return 1 if plan.unsafe else 0
+    for line in plan.unsafe:
+        print(f"agreebound serve: WARNING: {line}", file=sys.stderr)
+    _prune_on_start(plan.access.retention_days)
+    try:
+        secrets_at = serve.secrets_file(plan)
+    except (serve.ServeError, OSError) as e:
+        print(f"agreebound serve: cannot write the sign-in settings for Streamlit: {e}", file=sys.stderr)
+        return INPUT_ERROR
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app), *plan.options(secrets_at)]
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.chdir(app.parent)
+    # the server replaces this process: a container's stop signal (or Ctrl-C) reaches Streamlit itself
+    os.execve(sys.executable, cmd, env)
+    return 0  # not reached
+
+
+def _prune_on_start(days: int | None) -> None:
+    """Retention applied when the server starts (AGREEBOUND_RETENTION_DAYS); a store that cannot be
+    opened is said and the server starts anyway (its pages say why there is no history)."""
+    if days is None:
+        return
+    from agreebound.store import StoreError, configured_url
+
+    if configured_url() is None:
+        return
+    try:
+        with _open_store(argparse.Namespace(db=None), "delete") as store:
+            old, _ = store.prune(days)
+        print(f"agreebound serve: retention: deleted {len(old):,} run(s) older than {days:,} days", file=sys.stderr)
+    except StoreError as e:
+        print(f"agreebound serve: retention not applied: {e}", file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -918,7 +1040,27 @@ def _store_parsers(sub: argparse._SubParsersAction) -> dict[str, argparse.Argume
     d.add_argument("run", metavar="RUN")
     _db(d)
     d.set_defaults(func=_delete)
-    return {"history": h, "compare": cm, "delete": d}
+
+    sh = sub.add_parser("share", help="who sees a run: private (its owner), team, or all (everyone signed in)")
+    sh.add_argument("run", metavar="RUN")
+    sh.add_argument("to", choices=SHARES, metavar="{private,team,all}")
+    _db(sh)
+    sh.set_defaults(func=_share)
+
+    pr = sub.add_parser("prune", help="retention: delete the runs older than N days (tombstones stay in the audit "
+                        "trail)")
+    pr.add_argument("--days", type=int, help="age in days (default: $AGREEBOUND_RETENTION_DAYS)")
+    pr.add_argument("--dry-run", action="store_true", help="list the runs that would be deleted; delete nothing")
+    _db(pr)
+    pr.set_defaults(func=_prune)
+
+    au = sub.add_parser("audit", help="the audit trail: who recorded, opened, shared and deleted which run, when")
+    au.add_argument("--run", help="only this run's events (its whole id)")
+    au.add_argument("--limit", type=int, default=200, help="the newest N events (default 200)")
+    au.add_argument("--json", action="store_true")
+    _db(au)
+    au.set_defaults(func=_audit)
+    return {"history": h, "compare": cm, "delete": d, "share": sh, "prune": pr, "audit": au}
 
 
 def _plain_parsers(sub: argparse._SubParsersAction) -> dict[str, argparse.ArgumentParser]:
@@ -937,8 +1079,16 @@ def _plain_parsers(sub: argparse._SubParsersAction) -> dict[str, argparse.Argume
     v.add_argument("--json", action="store_true", help="print the rows and checks as JSON")
     v.set_defaults(func=_validate)
 
-    s = sub.add_parser("serve", help="start the dashboard (source checkout)")
+    s = sub.add_parser("serve", help="start the dashboard (on this machine only, unless --host says otherwise)",
+                       description="Start the dashboard. Without sign-in it is single-user and binds to 127.0.0.1; a "
+                       "team's server binds to 0.0.0.0 with sign-in (--auth; see the README, Deploy for a team).")
+    s.add_argument("--host", help="the address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
+                   "interface, which without sign-in is warned about)")
     s.add_argument("--port", type=int, default=8501)
+    s.add_argument("--auth", action="store_true", help="require sign-in (fails unless a provider is configured: "
+                   "AGREEBOUND_OIDC_* or an [auth] section in .streamlit/secrets.toml)")
+    s.add_argument("--check", action="store_true", help="print what is configured and exit: 0 safe, 1 unsafe (a "
+                   "public address without sign-in, a short cookie secret), 3 not startable")
     s.set_defaults(func=_serve)
     return {"example": e, "validate": v, "serve": s}
 
@@ -962,6 +1112,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--record", action="store_true", help="record the run (inputs, thresholds, every value and "
                    "verdict) in the history database and print its id")
     p.add_argument("--label", help="a label for the recorded run (with --record)")
+    p.add_argument("--share", choices=SHARES, help="who sees the recorded run on a shared dashboard (with --record): "
+                   "private (default: you and admins), team (your team, $AGREEBOUND_TEAM), all (everyone signed in)")
     _db(p)
 
 

@@ -502,16 +502,7 @@ class Store:
         from agreebound.render.report import verdict_of
 
         verdict = verdict_of(report)
-        judge = contract_id = None
-        if report.get("kind") == "scored":  # a graded or pass/fail judge: no contract; the judge(s) audited
-            sc = report["scored"]
-            judge = _text_column(sc["decided_for"] if sc.get("decided_for") != "every judge" else ", ".join(sc["judges"]))
-        elif kind == "judge":
-            cal = report.get("calibration", {})
-            # the contract the snapshot is bound to (a draft of edited thresholds has its own id)
-            contract_id = (cal.get("contract") or {}).get("content_id") or (cal.get("decided_against") or {}).get("content_id")
-            judge = (cal.get("contract") or {}).get("judge_generator")
-            judge, contract_id = _text_column(judge), _text_column(contract_id)
+        judge, contract_id = _judge_columns(kind, report)
         created = now_utc()
         row = {"created_utc": created, "kind": kind, "data_name": data_name or inputs[0][1], "judge": judge,
                "contract_id": contract_id, "verdict": verdict, "label": label or None, "origin": origin,
@@ -845,6 +836,20 @@ def _insert_new(conn: Connection, table: sa.Table) -> Any:
     else:
         from sqlalchemy.dialects.sqlite import insert
     return insert(table).on_conflict_do_nothing()
+
+
+def _judge_columns(kind: str, report: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(judge, contract id) a run's listing shows: a graded or pass/fail judge's audited judge(s)
+    and no contract; a pairwise judge's generator and the contract its snapshot is bound to (a
+    draft of edited thresholds has its own id)."""
+    if report.get("kind") == "scored":
+        sc = report["scored"]
+        return _text_column(sc["decided_for"] if sc.get("decided_for") != "every judge" else ", ".join(sc["judges"])), None
+    if kind != "judge":
+        return None, None
+    cal = report.get("calibration", {})
+    contract_id = (cal.get("contract") or {}).get("content_id") or (cal.get("decided_against") or {}).get("content_id")
+    return _text_column((cal.get("contract") or {}).get("judge_generator")), _text_column(contract_id)
 
 
 def _mb(n: int) -> str:

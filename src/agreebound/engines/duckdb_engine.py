@@ -10,6 +10,7 @@ labels), so "1" and "1.0" become one category, as they do in memory.
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, NamedTuple, Sequence
 
 from agreebound.counts import PanelCounts
@@ -72,6 +73,18 @@ def _fast_name(expr: str) -> str:
 PATTERN_CHARS = "*?[]{}\\"
 
 
+def duckdb_said(e: BaseException, shown: str, files: Sequence[str], temp: str) -> str:
+    """DuckDB's first line of error as a user may see it: each input's path (as given, absolute, or
+    linked from ``temp``) is replaced by ``shown`` (the user's name for it), and the temporary
+    folder by words; a server's paths never reach a page."""
+    text = str(e).splitlines()[0][:600] if str(e).strip() else type(e).__name__
+    for f in sorted({*files, *(os.path.abspath(f) for f in files)}, key=len, reverse=True):
+        text = text.replace(f, shown)
+    for folder in {temp, os.path.realpath(temp)}:
+        text = re.sub(re.escape(folder) + r"[^\s'\"]*", "(a temporary file)", text)
+    return f"DuckDB could not read it: {text[:300]}"
+
+
 def literal_paths(files: list[str], tmp: str) -> list[str]:
     """The paths to give DuckDB so that it reads exactly these files. DuckDB reads every path as a
     pattern, a leading ~ as the home folder and a first part such as s3: or file: as a storage
@@ -123,7 +136,7 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
             _pattern_table_by_lists(con)
         patterns = _fetch_patterns(con, k)
     except duckdb.Error as e:
-        raise InputError(shown, None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:300]}") from None
+        raise InputError(shown, None, None, duckdb_said(e, shown, files, spill)) from None
     finally:
         con.close()
         shutil.rmtree(spill, ignore_errors=True)
@@ -377,7 +390,8 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
             if alpha_of(whole, level).value is not None:
                 units = _most_disagreeing_units(con, whole, level, k, top)
     except duckdb.Error as e:
-        raise InputError(files[0], None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:300]}") from None
+        name = os.path.basename(files[0])
+        raise InputError(name, None, None, duckdb_said(e, name, files, spill)) from None
     finally:
         con.close()
         shutil.rmtree(spill, ignore_errors=True)

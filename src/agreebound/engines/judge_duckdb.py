@@ -19,7 +19,7 @@ from typing import Any, Iterator, Sequence
 from agreebound.calibration import CalibrationMeasurement
 from agreebound.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.engines.common import input_files, is_parquet
-from agreebound.engines.duckdb_engine import MEMORY_LIMIT, literal_paths, quote_identifier
+from agreebound.engines.duckdb_engine import MEMORY_LIMIT, duckdb_said, literal_paths, quote_identifier
 from agreebound.engines.judge_sql import ID, audit, first_unreadable, memory_csv_error, q
 from agreebound.errors import InputError
 
@@ -238,7 +238,8 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
                 found = first_unreadable(files, names, "\t" if files[0].lower().endswith(".tsv") else ",")
                 if found is not None:
                     raise found from None
-        raise InputError(shown, None, None, f"DuckDB could not read it: {str(err).splitlines()[0][:300]}") from None
+        given = [*input_files(references), *input_files(observations)]
+        raise InputError(shown, None, None, duckdb_said(err, shown, given, spill)) from None
     finally:
         con.close()
         shutil.rmtree(spill, ignore_errors=True)

@@ -56,7 +56,7 @@ def duckdb_counts(paths: Sequence[str], level: str | None = None, shown: str | N
     import duckdb
 
     from agreebound.engines.common import input_files, is_parquet
-    from agreebound.engines.duckdb_engine import MEMORY_LIMIT, literal_paths
+    from agreebound.engines.duckdb_engine import MEMORY_LIMIT, duckdb_said, literal_paths
 
     files = input_files(list(paths))
     shown = shown or os.path.basename(files[0])
@@ -72,7 +72,7 @@ def duckdb_counts(paths: Sequence[str], level: str | None = None, shown: str | N
                         f"FROM {scan}")
             counts = counts_from(lambda sql: con.execute(sql).fetchall(), shown)
         except duckdb.Error as e:
-            raise InputError(shown, None, None, f"DuckDB could not read it: {str(e).splitlines()[0][:300]}") from None
+            raise InputError(shown, None, None, duckdb_said(e, shown, files, tmp)) from None
         finally:
             con.close()
     return measure_counts(counts, level)
