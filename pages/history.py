@@ -62,9 +62,20 @@ else:
         pick = a1.selectbox("Run", list(by_id), format_func=lambda i: runs.choice(by_id[i]), key="history_pick")
         a2.button("Open this run", key="history_open", on_click=runs.open_from_table,
                   help="Load its stored data, mapping and thresholds, and show its page")
-        with a3.popover("Delete this run"):
-            st.caption("The run, and its stored files when no other run uses them. This cannot be undone.")
-            st.button("Delete", key="history_delete", type="primary", on_click=runs.delete, args=(pick,))
+        picked = by_id[pick]
+        if runs.mine(picked):
+            with a3.popover("Delete this run"):
+                st.caption("The run, and its stored files when no other run uses them. This cannot be undone; the "
+                           "audit trail keeps a note of it.")
+                st.button("Delete", key="history_delete", type="primary", on_click=runs.delete, args=(pick,))
+            S.share_pick = picked.share
+            st.segmented_control("Who sees this run", runs.SHARES, key="share_pick", on_change=runs.share,
+                                 args=(pick,), format_func=runs.auth.share_words,
+                                 help="Only you (and admins); your team; or everyone signed in to this dashboard. "
+                                      "A link to the run opens it only for those who may see it.")
+        else:
+            a3.caption(widgets.md(f"{picked.owner}'s run, shared with {runs.auth.share_words(picked.share)}", 200))
+        st.caption(widgets.md(runs.usage_line(store), 200))
 
         st.subheader("Runs over time")
         series = list(dict.fromkeys(r.data_name for r in shown))  # the newest run's data first
@@ -103,3 +114,20 @@ else:
                 widgets.responsive_table(runs.compare_frame(c), key="compare_table")
     else:
         st.caption("No run matches these filters.")
+
+if store is not None and runs.auth.viewer().admin:
+    with st.expander("For admins: the store, retention and the audit trail"):
+        st.caption(widgets.md(f"Runs are recorded in {store.where}.", 400))
+        r1, r2 = st.columns([1, 3], vertical_alignment="bottom")
+        days = r1.number_input("Delete runs older than (days)", min_value=1, max_value=36_500, value=365,
+                               key="prune_days")
+        r2.button("Delete them now", key="prune_now", on_click=runs.prune, args=(int(days),),
+                  help="Every user's runs recorded more than this many days ago; `agreebound prune --days N` does the "
+                       "same from a terminal")
+        events, trail_error = runs.audit_trail(store)
+        if trail_error:
+            st.error(widgets.md(trail_error, 400))
+        else:
+            st.dataframe(widgets.safe_frame(runs.audit_frame(events)), hide_index=True, width="stretch",
+                         key="audit_table")
+            st.caption(f"The newest {len(events):,} events. Deleted runs keep their row here (a tombstone).")

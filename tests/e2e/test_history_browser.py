@@ -45,7 +45,7 @@ def test_upload_survives_a_reload_and_opens_from_its_link(page: Page, browser: B
     expect(sidebar).to_contain_text(f"Panel: upload: {name}")
     page.wait_for_function("() => location.search.includes('run=')", timeout=20_000)
     ids = run_ids(page.url)
-    assert len(ids) == 1 and re.fullmatch(r"[0-9a-f]{12}", ids[0])
+    assert len(ids) == 1 and re.fullmatch(r"[0-9a-f]{32}", ids[0])
     before = verdicts(page)
     assert before == ["violence: REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce",
                       "insult: REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce",

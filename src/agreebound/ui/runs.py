@@ -23,7 +23,9 @@ from agreebound.pipeline import (
     recipe_digest,
     scored_result,
 )
-from agreebound.store import Run, Store, StoreError, configured_url, describe, shared, skipped_sentence
+from agreebound.access import SHARES, SettingError, may_change, settings
+from agreebound.store import RUN_ID, Run, Store, StoreError, configured_url, describe, shared, skipped_sentence
+from agreebound.ui import auth
 from agreebound.thresholds import DEFAULT, ThresholdSet, threshold_set_from_dict
 from agreebound.ui.data import MEASURE_CALLS, Loaded, Upload
 
@@ -51,15 +53,21 @@ def store() -> Store | None:
     try:
         found = shared()
     except StoreError as e:
-        S.store_error = str(e)
+        S.store_error = auth.shown(str(e))
         return None
     S.store_error = None
-    return found
+    return found.as_viewer(auth.viewer())  # every listing, id and read as this visitor may see it
 
 
 def where() -> str:
+    """Where runs are recorded, as this visitor may be told: the location for an admin, else the
+    kind of store (no path, host or database user)."""
     url = configured_url()
-    return "off" if url is None else describe(url)
+    if url is None:
+        return "off"
+    if auth.viewer().admin:
+        return describe(url)
+    return "a PostgreSQL store" if url.startswith(("postgres", "postgresql")) else "a local SQLite file"
 
 
 def recording() -> bool:
@@ -151,14 +159,35 @@ def record(kind: str, loaded: Loaded, measured: Any, label: str | None = None) -
             S[f"record_error_{kind}"] = None
             return same
         run = s.record(stored_as, inputs, report.report, report.recipe, t.to_dict(), t.source, label=label,
-                       origin="dashboard", digests=digests)
+                       origin="dashboard", digests=digests, quota_bytes=_quota())
     except StoreError as e:
-        S[f"record_error_{kind}"] = (f"Not recorded: {e}. What you loaded stays loaded in this session, but a reload "
-                                     "will not bring it back.")
+        S[f"record_error_{kind}"] = (f"Not recorded: {auth.shown(str(e))}. What you loaded stays loaded in this "
+                                     "session, but a reload will not bring it back.")
         return None
     S[f"record_error_{kind}"] = None
     S[f"{kind}_run"] = run.id
     return run
+
+
+def _quota() -> int | None:
+    """The per-user quota in bytes (access.settings; a bad setting: the default, said by serve --check)."""
+    try:
+        return settings().quota_bytes
+    except SettingError:
+        from agreebound.access import Settings
+
+        return Settings().quota_bytes
+
+
+def usage_line(s: Store) -> str:
+    """"You store 12.3 MB of your 1,000 MB" (or with no limit)."""
+    try:
+        used = s.usage()
+    except StoreError as e:
+        return auth.shown(str(e))
+    quota = _quota()
+    held = f"{used:,} bytes" if used < 10**6 else f"{used / 10**6:,.1f} MB"
+    return f"Your runs store {held} of files" + (f", of your {quota / 10**6:,.0f} MB." if quota else " (no limit).")
 
 
 # --- the graded judge's slot -----------------------------------------------------------------------
@@ -356,7 +385,7 @@ def all_runs(s: Store, limit: int = 5000) -> tuple[list[Run], str | None]:
     try:
         found = s.runs(limit=limit, reports=False, skipped=skipped)
     except StoreError as e:
-        return [], str(e)
+        return [], auth.shown(str(e))
     _say_skipped(skipped)
     S.history_skipped = skipped  # said once: the timelines below name only the runs not said here
     return found, None
@@ -369,7 +398,7 @@ def filtered(s: Store, name: str | None, kind: str | None, judge: str | None, co
         return s.runs(name=name, kind=kind, judge=judge, contract=contract, verdict=verdict, since=since, until=until,
                       reports=False, skipped=[]), None
     except StoreError as e:
-        return [], str(e)
+        return [], auth.shown(str(e))
 
 
 def with_reports(s: Store, name: str, kind: str, limit: int = 200, **filters: Any) -> tuple[list[Run], str | None]:
@@ -379,7 +408,7 @@ def with_reports(s: Store, name: str, kind: str, limit: int = 200, **filters: An
     try:
         found = s.runs(name=name, kind=kind, limit=limit, skipped=skipped, **filters)
     except StoreError as e:
-        return [], str(e)
+        return [], auth.shown(str(e))
     said = set(S.get("history_skipped") or ())
     _say_skipped([i for i in skipped if i not in said])
     return found, None
@@ -387,9 +416,9 @@ def with_reports(s: Store, name: str, kind: str, limit: int = 200, **filters: An
 
 def full(s: Store, run_id: str) -> tuple[Run | None, str | None]:
     try:
-        return s.get(run_id), None
+        return s.get(run_id, prefix=False), None
     except StoreError as e:
-        return None, str(e)
+        return None, auth.shown(str(e))
 
 
 def timeline_of(of_data: list[Run]) -> Any:
@@ -459,6 +488,8 @@ def runs_frame(rows: list[Run]) -> "Any":
         "contract": [short_contract(r.contract_id) for r in rows],
         "thresholds": [r.thresholds_source for r in rows],
         "from": [r.origin for r in rows],
+        "owner": [r.owner for r in rows],
+        "shared with": [auth.share_words(r.share) for r in rows],
         "run": [r.id for r in rows],
     })
 
@@ -542,6 +573,62 @@ def chart_opener(key: str) -> Any:
     return opener
 
 
+def mine(r: Run) -> bool:
+    """The visitor may delete and share ``r`` (its owner, or an admin)."""
+    return may_change(auth.viewer(), r.owner)
+
+
+def share(run_id: str) -> None:
+    """on_change of a run's sharing control (``S.share_pick``)."""
+    s, to = store(), S.get("share_pick")
+    if s is None or to not in SHARES:
+        return
+    try:
+        run = s.share(run_id, to)
+    except StoreError as e:
+        S.history_message = ("error", auth.shown(str(e)))
+        return
+    S.history_message = ("info", f"Run {run.id} is shared with {auth.share_words(run.share)}.")
+
+
+def prune(days: int) -> None:
+    """An admin's retention on request: delete the runs older than ``days`` days."""
+    s = store()
+    if s is None:
+        return
+    try:
+        gone, freed = s.prune(days)
+    except StoreError as e:
+        S.history_message = ("error", auth.shown(str(e)))
+        return
+    S.history_message = ("info", f"Deleted {len(gone):,} run{'' if len(gone) == 1 else 's'} recorded more than "
+                                 f"{days:,} days ago ({freed:,} stored file{'' if freed == 1 else 's'} freed); the audit "
+                                 "trail keeps their tombstones.")
+
+
+def audit_trail(s: Store, limit: int = 500) -> tuple[list[dict[str, Any]], str | None]:
+    try:
+        return s.trail(limit=limit), None
+    except StoreError as e:
+        return [], auth.shown(str(e))
+
+
+def audit_frame(events: list[dict[str, Any]]) -> Any:
+    """The audit trail as a table (admins): when, who, what, which run, and the run as it was."""
+    import pandas as pd
+
+    def what(e: dict[str, Any]) -> str:
+        d = e["detail"]
+        if e["action"] == "share":
+            return f"{d.get('from')} -> {d.get('to')}"
+        return " · ".join(str(d[k]) for k in ("data_name", "verdict", "how") if d.get(k))
+
+    return pd.DataFrame({"when (UTC)": [e["at_utc"][:19].replace("T", " ") for e in events],
+                         "who": [e["actor"] for e in events], "did": [e["action"] for e in events],
+                         "run": [e["run_id"] for e in events], "what": [what(e) for e in events],
+                         "owner": [str(e["detail"].get("owner", "")) for e in events]})
+
+
 def delete(run_id: str) -> None:
     s = store()
     if s is None:
@@ -549,7 +636,7 @@ def delete(run_id: str) -> None:
     try:
         gone = s.delete(run_id)
     except StoreError as e:
-        S.history_message = ("error", str(e))
+        S.history_message = ("error", auth.shown(str(e)))
         return
     S.history_message = ("info", f"Deleted run {run_id} ({gone} stored file{'' if gone == 1 else 's'} no other run "
                                  "used).")

@@ -20,7 +20,7 @@ import streamlit as st
 
 from agreebound import interrupt
 from agreebound.escape import md_text
-from agreebound.ui import state, widgets
+from agreebound.ui import auth, state, widgets
 
 log = logging.getLogger("agreebound.ui")
 
@@ -89,6 +89,8 @@ def run_app() -> None:
     """The body of app.py."""
     st.set_page_config(page_title="Agreebound", layout="wide")
     interrupt.install(_stop_if_left)
+    if not auth.gate():  # a team's server: nothing of the data, the history or the server before sign-in
+        st.stop()
     if state.init() and st.query_params.get_all("run"):  # a link's runs: data, mapping, reading, thresholds
         guarded("the link's runs", widgets.open_link_runs)
     page = st.navigation(_pages())
@@ -96,6 +98,8 @@ def run_app() -> None:
     st.html(CSS)
     live = page.title == WHATIF  # its sliders rerun only their fragment, which draws the banner itself
     guarded("the sidebar", lambda: widgets.sidebar(live))
+    if warning := auth.public_warning():
+        st.warning(warning)
     if state.S.url_error:
         st.warning(md_text(state.S.url_error, 300))
     if not live:

@@ -3,6 +3,7 @@ banners, reason lists, the sidebar and the threshold editors."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from typing import Any
 
@@ -34,7 +35,7 @@ from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIA
 from agreebound.thresholds import NET_GATES, RANGES, SLIDER_SPAN
 from agreebound.pipeline import JudgeRecipe, PanelRecipe, Source, recipe_digest
 from agreebound.uncertainty import INTERVAL_METHODS
-from agreebound.ui import runs, state
+from agreebound.ui import auth, runs, state
 from agreebound.ui.data import (
     JUDGE_SAMPLES,
     PANEL_SAMPLES,
@@ -48,6 +49,7 @@ from agreebound.render.figures import RATE_LABELS, exact_text, fraction_text
 from agreebound.render.gates import NET_LABELS
 
 S = st.session_state
+log = logging.getLogger("agreebound.ui")
 
 VERDICT_TEXT = {
     Verdict.ENFORCE: "ENFORCE: reliable enough to act on",
@@ -488,6 +490,7 @@ def sidebar(live: bool = False) -> None:
                       help="Each upload that parses is recorded as a run: its bytes (stored once), mapping, "
                            "thresholds and verdicts. A reload or a ?run= link restores it.")
         st.caption(md(runs.status(), 300))
+        auth.sidebar_lines()
 
 
 # --- editors ---------------------------------------------------------------------------------
@@ -796,17 +799,22 @@ def record_controls(kind: str) -> None:
 # --- runs: opening one (from History or a link), recording this view ---------------------------
 
 
-def open_run(run_id: str, with_thresholds: bool = True) -> str | None:
+def open_run(run_id: str, with_thresholds: bool = True, how: str = "history") -> str | None:
     """Load a run's stored inputs into the session the way it read them; thresholds too unless
-    the link carries its own. Returns an error text (and keeps what was loaded) or None."""
+    the link carries its own. ``run_id``: the whole id (a link never opens a run by a prefix);
+    ``how``: "link" or "history", said in the audit trail with the opening (or the refusal).
+    Returns an error text (and keeps what was loaded) or None."""
     s = runs.store()
     if s is None:
         return S.get("store_error") or "recording is off: there is no history to open runs from"
     try:
-        run = s.get(run_id)
+        run = s.get(run_id, prefix=False)
         files = s.inputs(run)
     except runs.StoreError as e:
-        return str(e)
+        if runs.RUN_ID.match(str(run_id).strip().lower()):
+            _note(s, "refused", str(run_id).strip().lower(), how)
+        return auth.shown(str(e))
+    _note(s, "open", run.id, how)
     label = f"run {run.id}: {run.data_name}" + (f" ({run.label})" if run.label else "")
     if run.kind == "panel":
         recipe = runs.panel_replay(run, files)
@@ -824,6 +832,15 @@ def open_run(run_id: str, with_thresholds: bool = True) -> str | None:
         S.thresholds = runs.opened_thresholds(S.thresholds, run)
         state.clear_widgets()
     return None
+
+
+def _note(s: Any, action: str, run_id: str, how: str) -> None:
+    """An opening (or a refused link) in the audit trail; a trail that cannot be written does not
+    stop the run from opening (the failure goes to the server log)."""
+    try:
+        s.note(action, run_id, how=how)
+    except runs.StoreError:
+        log.warning("the audit trail could not record %s of run %s", action, run_id)
 
 
 def _as_upload(source: Source | None) -> Upload | None:
@@ -868,7 +885,7 @@ def open_link_runs() -> None:
     ids = [x for x in st.query_params.get_all("run") if x][:3]
     errors = []
     for run_id in ids:
-        error = open_run(run_id, with_thresholds="th" not in st.query_params)
+        error = open_run(run_id, with_thresholds="th" not in st.query_params, how="link")
         if error:
             errors.append(f"The link's run {run_id[:20]!r} could not be opened: {error}")
     if S.panel_source.run and any(k in st.query_params for k in runs.READING_PARAMS):

@@ -1,0 +1,103 @@
+"""Who is looking at the dashboard: sign-in (Streamlit's ``st.login``, OpenID Connect) on a team's
+server, the single user otherwise; and what a page may say about the server.
+
+Sign-in is on when Streamlit has an ``[auth]`` section in its secrets (``agreebound serve`` passes
+one built from the environment, or ``.streamlit/secrets.toml`` holds it). Then no page shows data
+until the visitor has signed in. Without it the dashboard is single-user: the one user owns every
+run and, on this machine only, is its admin; on an address other machines reach, every page warns.
+"""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from agreebound.access import LOCAL, SHARE_WORDS, Settings, SettingError, Viewer, settings, signed_in_viewer
+from agreebound.serve import LOOPBACK
+
+#: An absolute server path in a message (a folder and a name at least): replaced for non-admins.
+SERVER_PATH = re.compile(r"(?<![\w:/.])/(?:[\w.@+-]+/)+[\w.@+-]*")
+
+
+def signin_configured() -> bool:
+    """An [auth] section is in Streamlit's secrets (a missing or unreadable secrets file: no)."""
+    try:
+        return "auth" in st.secrets
+    except Exception:  # noqa: BLE001 - Streamlit raises its own error when no secrets file exists
+        return False
+
+
+def public() -> bool:
+    """The server listens on an address other machines can reach."""
+    return str(st.get_option("server.address") or "") not in LOOPBACK
+
+
+def viewer() -> Viewer:
+    """The visitor: the signed-in identity, or the single user (an admin on this machine only)."""
+    if signin_configured():
+        if not st.user.is_logged_in:
+            return Viewer("(not signed in)", None, admin=False, signed_in=False)
+        try:
+            given = settings()
+        except SettingError:  # said by `serve --check` and at start; the defaults meanwhile (no admins)
+            given = Settings()
+        return signed_in_viewer(st.user.to_dict(), given)
+    return Viewer(LOCAL, None, admin=not public(), signed_in=False)
+
+
+def gate() -> bool:
+    """True when the page may be drawn. With sign-in configured and no one signed in, draws the
+    sign-in page instead (nothing of the data, the history or the server) and returns False."""
+    if not signin_configured() or st.user.is_logged_in:
+        return True
+    # the only page, and no menu of the others (Streamlit would list pages/ by itself)
+    st.navigation([st.Page(_signin_page, title="Sign in", url_path="signin", default=True)], position="hidden").run()
+    return False
+
+
+def _signin_page() -> None:
+    st.title("Agreebound")
+    st.markdown("Is this verdict reliable enough to act on? This dashboard is shared by a team: sign in to see "
+                "your runs and the runs shared with you.")
+    st.button("Sign in", type="primary", on_click=st.login, key="sign_in")
+    if st.query_params.get_all("run"):
+        st.caption("You opened a link to a run: after signing in, open the link again.")
+
+
+def sidebar_lines() -> None:
+    """Who is signed in (with Sign out), or that the dashboard is single-user; the public warning."""
+    v = viewer()
+    if v.signed_in:
+        team = f" (team {v.team})" if v.team else " (no team)"
+        st.caption(md_plain(f"Signed in as {v.user}{team}" + (", an admin" if v.admin else "") + "."))
+        st.button("Sign out", key="sign_out", on_click=st.logout)
+    else:
+        st.caption("Single-user mode: no sign-in; every run here is yours.")
+
+
+def public_warning() -> str | None:
+    """The warning every page shows on an address others reach without sign-in."""
+    if public() and not signin_configured():
+        return ("This dashboard is reachable from other machines and has no sign-in: anyone who reaches it sees, "
+                "opens and deletes every run. Ask whoever runs it to turn sign-in on (agreebound serve --auth) or to "
+                "bind it to this machine only.")
+    return None
+
+
+def shown(text: str) -> str:
+    """A message as the visitor may see it: for anyone but an admin, server paths are replaced
+    (the store's own messages name it by kind already; this catches the rest, e.g. a folder)."""
+    if viewer().admin:
+        return text
+    return SERVER_PATH.sub("(a server path)", text)
+
+
+def md_plain(text: str) -> str:
+    from agreebound.escape import md_text
+
+    return md_text(text, 400)
+
+
+def share_words(share: str) -> str:
+    return SHARE_WORDS.get(share, share)
