@@ -108,21 +108,41 @@ def test_the_audit_trail_records_who_did_what_and_keeps_tombstones(db_url):
         assert base.counts()["runs"] == 0 and base.trail(run_id=run.id)[0]["action"] == "delete"
 
 
-def test_the_quota_counts_each_users_distinct_files(db_url):
+def test_the_quota_counts_each_users_distinct_files_and_each_runs_report(db_url):
+    json_bytes = len('{"kind":"panel","panel":{"verdict":"ENFORCE"}}') + len("{}") + len("{}")  # report, recipe, thresholds
     with Store.open(db_url) as base:
         alice, bob = base.as_viewer(ALICE), base.as_viewer(BOB)
         record(alice, b"x" * 600, "a.csv", quota_bytes=1000)
-        record(alice, b"x" * 600, "a-again.csv", quota_bytes=1000)  # the same file again costs nothing more
-        assert alice.usage() == 600
+        record(alice, b"x" * 600, "a-again.csv", quota_bytes=1000)  # the same file again costs only its report
+        assert alice.usage() == 600 + 2 * json_bytes
         with pytest.raises(StoreError) as e:
-            record(alice, b"y" * 500, "b.csv", quota_bytes=1000)
-        assert str(e.value) == ("this run's files (500 bytes) would take your "
-                                "stored files past your quota: you store 600 bytes of 1,000 bytes. Delete runs you no "
+            record(alice, b"y" * 300, "b.csv", quota_bytes=1000)
+        assert str(e.value) == (f"this run's files ({300 + json_bytes} bytes) would take your stored files past your "
+                                f"quota: you store {600 + 2 * json_bytes} bytes of 1,000 bytes. Delete runs you no "
                                 "longer need on the History page (or `agreebound delete`), or ask an admin to raise "
                                 "AGREEBOUND_QUOTA_MB. The run was not recorded")
-        assert base.counts()["runs"] == 2
+        # a run of the same file under another label still stores its own report: it is counted
+        for i in range(6):
+            record(alice, b"x" * 600, "a.csv", label=f"view {i}", quota_bytes=1000)
+        with pytest.raises(StoreError, match="past your quota"):
+            record(alice, b"x" * 600, "a.csv", label="one more", quota_bytes=1000)
+        assert base.counts()["runs"] == 8
         record(bob, b"y" * 500, "b.csv", quota_bytes=1000)  # Bob's quota is his own
-        assert bob.usage() == 500 and alice.usage() == 600
+        assert bob.usage() == 500 + json_bytes
+        with pytest.raises(StoreError, match="admins only"):
+            bob.counts()
+        with pytest.raises(StoreError, match="through a run you can open"):
+            bob.blob(alice.runs()[0].inputs[0].sha256)
+
+
+def test_refused_links_are_recorded_up_to_a_hundred_an_hour(db_url):
+    with Store.open(db_url) as base:
+        bob = base.as_viewer(BOB)
+        for i in range(store_mod.MAX_REFUSALS_PER_HOUR + 20):
+            bob.note("refused", f"{i:032x}", how="link")
+        assert len(base.trail(limit=1000)) == store_mod.MAX_REFUSALS_PER_HOUR
+        bob.note("open", "f" * 32, how="link")  # other events are not throttled
+        assert base.trail(limit=1)[0]["action"] == "open"
 
 
 def test_retention_deletes_old_runs_and_leaves_tombstones(db_url, monkeypatch):
@@ -159,9 +179,21 @@ def test_rules_and_settings(db_url, monkeypatch):
     given = settings()
     assert given.quota_bytes is None and given.admins == {"root@blue.example", "x@y.z"}
     v = signed_in_viewer({"sub": "1", "email": "ROOT@blue.example"}, given)
+    assert v == Viewer("sub:1@provider", None, admin=False, signed_in=True)  # an unverified address identifies no one
+    v = signed_in_viewer({"sub": "1", "email": "ROOT@blue.example", "email_verified": True}, given)
     assert v == Viewer("root@blue.example", "blue.example", admin=True, signed_in=True)
-    assert signed_in_viewer({"sub": "2", "email": "a@b.c", "team": ["red", "x"]}, given).team == "red"
-    assert signed_in_viewer({"sub": "3"}, given) == Viewer("sub:3", None, signed_in=True)
+    assert signed_in_viewer({"sub": "2", "email": "a@b.c", "email_verified": True, "team": ["red", "x"]},
+                            given).team == "red"
+    assert signed_in_viewer({"sub": "3", "iss": "https://id.example/realms/x"}, given) == Viewer(
+        "sub:3@id.example", None, signed_in=True)
+    # a claimed "local" is not the single user; a public mail domain is not a team
+    assert signed_in_viewer({"sub": "4", "email": "local", "email_verified": True}, given).user == "sub:4@provider"
+    assert signed_in_viewer({"sub": "5", "email": "x@gmail.com", "email_verified": True}, given).team is None
+    monkeypatch.setenv(access.ALLOWED_ENV, "ann@x.example, @red.example")
+    allowed = settings()
+    assert access.admitted(Viewer("alan@red.example"), allowed) and access.admitted(Viewer("ann@x.example"), allowed)
+    assert not access.admitted(Viewer("bob@x.example"), allowed)
+    assert not access.admitted(Viewer("sub:9@red.example"), allowed)
     monkeypatch.setenv(access.QUOTA_ENV, "lots")
     with pytest.raises(access.SettingError, match="AGREEBOUND_QUOTA_MB='lots' is not a whole number from 0 to"):
         settings()

@@ -477,8 +477,9 @@ def test_a_schema_1_database_is_migrated_keeping_its_runs(db_url, monkeypatch):
     finally:
         engine.dispose()
     with Store.open(db_url) as store:
-        run = store.get("0123")
-        assert run.report == report and run.tool_version == "0.0.9"
+        (listed,) = store.runs(name="old.csv")  # its 12-digit id was replaced by a 32-digit one
+        run = store.get(listed.id[:6])
+        assert run.report == report and run.tool_version == "0.0.9" and len(run.id) == 32
         assert store.inputs(run) == [("ratings", "old.csv", data)]
         assert counted(store) == {"runs": 1, "blobs": 1, "blob_bytes": len(data)}
         new = record_small(store, data, name="new.csv")  # the same bytes: found, not stored again

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 
 import pytest
 import sqlalchemy as sa
@@ -46,7 +47,11 @@ def test_schema_one_is_migrated_in_place_and_keeps_its_runs(db_url):
             versions = [r[0] for r in conn.execute(sa.text("SELECT version FROM agreebound_migrations ORDER BY version"))]
             meta = dict(conn.execute(sa.text("SELECT key, value FROM agreebound_meta")).all())
         assert versions == list(range(1, SCHEMA_VERSION + 1)) and meta["schema_version"] == str(SCHEMA_VERSION)
-        old = s.get("0123456789ab")
+        (old,) = s.runs(name="old.csv")
+        assert re.fullmatch(r"[0-9a-f]{32}", old.id) and old.owner == "local" and old.share == "private"
+        assert s.trail(run_id=old.id)[0]["detail"] == {"old_id": "0123456789ab"}  # a guessable id replaced, noted
+        with pytest.raises(StoreError, match="no run 0123456789ab that you can open"):
+            s.get("0123456789ab")
         assert s.inputs(old) == [("ratings", "old.csv", CSV)]  # stored raw by schema 1, read as raw
         new = s.record("panel", [("ratings", "new.csv", CSV + b"u9999,r1,1\n")], REPORT, {}, {}, "default")
         assert s.inputs(new)[0][2] == CSV + b"u9999,r1,1\n"

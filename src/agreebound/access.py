@@ -30,6 +30,7 @@ ADMINS_ENV = "AGREEBOUND_ADMINS"
 TEAM_CLAIM_ENV = "AGREEBOUND_TEAM_CLAIM"
 QUOTA_ENV = "AGREEBOUND_QUOTA_MB"
 RETENTION_ENV = "AGREEBOUND_RETENTION_DAYS"
+ALLOWED_ENV = "AGREEBOUND_ALLOWED"
 USER_ENV = "AGREEBOUND_USER"
 TEAM_ENV = "AGREEBOUND_TEAM"
 DEFAULT_TEAM_CLAIM = "team"
@@ -39,6 +40,12 @@ MAX_QUOTA_MB = 10**7
 MAX_RETENTION_DAYS = 36_500
 #: The longest identity stored (an e-mail address is at most 254 characters).
 MAX_USER_CHARS = 320
+#: E-mail domains shared by strangers: never a team (everyone at gmail.com is not one team).
+PUBLIC_MAIL_DOMAINS = frozenset({
+    "gmail.com", "googlemail.com", "outlook.com", "hotmail.com", "live.com", "msn.com", "yahoo.com", "ymail.com",
+    "icloud.com", "me.com", "mac.com", "aol.com", "proton.me", "protonmail.com", "pm.me", "gmx.com", "gmx.de",
+    "gmx.net", "web.de", "mail.com", "yandex.ru", "yandex.com", "qq.com", "163.com", "126.com", "zoho.com",
+    "fastmail.com", "hey.com", "tutanota.com"})
 
 
 class SettingError(ValueError):
@@ -80,6 +87,8 @@ class Settings:
     """The deployment's access settings (see the module's docstring)."""
 
     admins: frozenset[str] = frozenset()
+    #: Who may sign in: e-mail addresses and ``@domain``s (empty: whoever the provider signs in).
+    allowed: frozenset[str] = frozenset()
     team_claim: str = DEFAULT_TEAM_CLAIM
     quota_mb: int = DEFAULT_QUOTA_MB
     retention_days: int | None = None
@@ -91,6 +100,8 @@ class Settings:
     def describe(self) -> list[tuple[str, str]]:
         """(setting, value in words) for ``serve --check`` and the admins' view."""
         return [("admins", ", ".join(sorted(self.admins)) or "none (no one sees others' private runs)"),
+                ("admitted", ", ".join(sorted(self.allowed)) if self.allowed
+                 else "whoever the sign-in provider signs in (AGREEBOUND_ALLOWED unset)"),
                 ("team", f"the sign-in claim {self.team_claim!r}, else the e-mail address's domain"),
                 ("quota", "no limit" if self.quota_mb == 0 else f"{self.quota_mb:,} MB of stored files per user"),
                 ("retention", "runs are kept until deleted" if self.retention_days is None
@@ -113,25 +124,49 @@ def _whole(name: str, low: int, high: int) -> int | None:
 def settings() -> Settings:
     """The settings in force, from the environment; a bad value is a :class:`SettingError`."""
     admins = frozenset(a.strip().lower() for a in os.environ.get(ADMINS_ENV, "").split(",") if a.strip())
+    allowed = frozenset(a.strip().lower() for a in os.environ.get(ALLOWED_ENV, "").split(",") if a.strip())
     claim = os.environ.get(TEAM_CLAIM_ENV, "").strip() or DEFAULT_TEAM_CLAIM
     quota = _whole(QUOTA_ENV, 0, MAX_QUOTA_MB)
-    return Settings(admins, claim, DEFAULT_QUOTA_MB if quota is None else quota,
+    return Settings(admins, allowed, claim, DEFAULT_QUOTA_MB if quota is None else quota,
                     _whole(RETENTION_ENV, 1, MAX_RETENTION_DAYS))
 
 
-def signed_in_viewer(claims: dict, given: Settings) -> Viewer:
-    """The viewer a sign-in provider's claims identify: the e-mail address (else the subject) as
-    the user; the team from the configured claim (its first value when it is a list), else the
-    address's domain; an admin when the address is listed in ``AGREEBOUND_ADMINS``."""
+def verified_email(claims: dict) -> str | None:
+    """The e-mail address the provider vouches for (``email_verified`` true), else None: an address
+    a user could set themselves never identifies them."""
     email = str(claims.get("email") or "").strip().lower()
-    user = (email or f"sub:{claims.get('sub', '')}")[:MAX_USER_CHARS]
+    verified = claims.get("email_verified")
+    if "@" not in email or not (verified is True or str(verified).lower() == "true"):
+        return None
+    return email[:MAX_USER_CHARS]
+
+
+def signed_in_viewer(claims: dict, given: Settings) -> Viewer:
+    """The viewer a sign-in provider's claims identify: the verified e-mail address, else
+    ``sub:<subject>@<issuer host>`` (never ``local``, the single user); the team from the
+    configured claim (its first value when it is a list), else the verified address's domain
+    unless it is a public mail domain; an admin when the verified address is listed in
+    ``AGREEBOUND_ADMINS`` (or the subject form is)."""
+    from urllib.parse import urlparse
+
+    email = verified_email(claims)
+    issuer = urlparse(str(claims.get("iss") or "")).hostname or "provider"
+    user = email or f"sub:{str(claims.get('sub', ''))[:200]}@{issuer}"[:MAX_USER_CHARS]
     team = claims.get(given.team_claim)
     if isinstance(team, (list, tuple)):
         team = team[0] if team else None
-    if team is None and "@" in email:
+    if team is None and email is not None and email.rsplit("@", 1)[1] not in PUBLIC_MAIL_DOMAINS:
         team = email.rsplit("@", 1)[1]
-    return Viewer(user, str(team)[:MAX_USER_CHARS] if team else None, admin=bool(email) and email in given.admins,
-                  signed_in=True)
+    return Viewer(user, str(team)[:MAX_USER_CHARS] if team else None, admin=user in given.admins, signed_in=True)
+
+
+def admitted(viewer: Viewer, given: Settings) -> bool:
+    """``viewer`` may use this dashboard: no allow-list, or their address or its ``@domain`` is on it."""
+    if not given.allowed:
+        return True
+    if viewer.user in given.allowed:
+        return True
+    return not viewer.user.startswith("sub:") and ("@" + viewer.user.rsplit("@", 1)[-1]) in given.allowed
 
 
 def terminal_viewer() -> Viewer:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import os
 import re
 import secrets
@@ -46,15 +47,17 @@ from agreebound.escape import excerpt, printable
 from agreebound.limits import MAX_INPUT_BYTES, MAX_NAME_CHARS
 from agreebound.escape import LONE_SURROGATE, utf8_safe, utf8_safe_tree
 
+log = logging.getLogger("agreebound.store")
+
 ENV = "AGREEBOUND_DB"
 OFF = ("off", "none", "0", "false", "no")
 APP = "agreebound"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 30
-#: A run id: 32 lowercase hex digits (128 random bits; runs recorded before owners existed keep their
-#: 12). A link names a run by its whole id; the CLI also takes a unique prefix of 4 or more of the
-#: user's own runs.
-RUN_ID = re.compile(r"^(?:[0-9a-f]{12}|[0-9a-f]{32})$")
+#: A run id: 32 lowercase hex digits (128 random bits; runs recorded with 12 get 32 in schema 3). A
+#: link names a run by its whole id; the CLI also takes a unique prefix of 4 or more of the user's
+#: own runs.
+RUN_ID = re.compile(r"^[0-9a-f]{32}$")
 RUN_PREFIX = re.compile(r"^[0-9a-f]{4,32}$")
 RUN_ID_HEX = 32
 #: The bytes of all inputs of one run (the dashboard's upload limit per file, a run has at most a
@@ -71,9 +74,11 @@ TIMEOUT_RANGE_S = (2, 600)
 OUTCOMES = {"record": "nothing was recorded", "read": "the history cannot be read", "delete": "nothing was deleted",
             "share": "its sharing is unchanged"}
 #: What the audit trail records: a run recorded, opened (through a link or the History page),
-#: shared, deleted by its owner or an admin, deleted by retention (``prune``), or a link to a run
-#: the viewer cannot open.
-AUDIT_ACTIONS = ("record", "open", "share", "delete", "prune", "refused")
+#: shared, deleted by its owner or an admin, deleted by retention (``prune``), a link to a run
+#: the viewer cannot open, or a run's 12-digit id replaced by a 32-digit one (schema 3).
+AUDIT_ACTIONS = ("record", "open", "share", "delete", "prune", "refused", "reid")
+#: Refused links recorded per user and hour at most (the rest are not recorded).
+MAX_REFUSALS_PER_HOUR = 100
 #: The newest audit events one listing returns at most.
 MAX_AUDIT_ROWS = 100_000
 
@@ -181,6 +186,24 @@ def _migration_3(conn: Connection) -> None:
         conn.execute(sa.text("ALTER TABLE agreebound_runs ALTER COLUMN id TYPE VARCHAR(32)"))
         conn.execute(sa.text("ALTER TABLE agreebound_run_inputs ALTER COLUMN run_id TYPE VARCHAR(32)"))
     T_AUDIT.create(conn)
+    _new_ids(conn)
+
+
+def _new_ids(conn: Connection) -> None:
+    """Each run recorded with a 12-digit id (48 random bits: guessable) gets a 32-digit one; the
+    audit trail keeps the old id beside the new ("reid"), so an admin can find a run an old link
+    named. Links with the old id no longer open it."""
+    columns = [c["name"] for c in sa.inspect(conn).get_columns("agreebound_runs") if c["name"] != "id"]
+    names = ", ".join(columns)
+    old_ids = [r[0] for r in conn.execute(sa.text("SELECT id FROM agreebound_runs")) if len(str(r[0])) != RUN_ID_HEX]
+    for old in old_ids:
+        new = secrets.token_hex(RUN_ID_HEX // 2)
+        conn.execute(sa.text(f"INSERT INTO agreebound_runs (id, {names}) SELECT :new, {names} FROM agreebound_runs "
+                             "WHERE id = :old"), {"new": new, "old": old})
+        conn.execute(sa.text("UPDATE agreebound_run_inputs SET run_id = :new WHERE run_id = :old"), {"new": new, "old": old})
+        conn.execute(sa.text("DELETE FROM agreebound_runs WHERE id = :old"), {"old": old})
+        conn.execute(T_AUDIT.insert().values(at_utc=now_utc(), actor="migration", action="reid", run_id=new,
+                                             detail=_dumps({"old_id": old})))
 
 
 #: (version, what it does, how). Append only: a released migration never changes.
@@ -453,8 +476,10 @@ class Store:
             raise
         except (sa.exc.SQLAlchemyError, sqlite3.Error, OSError) as e:
             said = explain(e, outcome, path=self.path, timeout=self.timeout)
-            if self.shown != self.where and self.path is not None:  # no server folder for a viewer who is not an admin
-                said = said.replace(printable(str(self.path.parent), 120), "the server's data folder")
+            if self.shown != self.where:  # not an admin: the driver's words may name hosts, ports, folders
+                ref = secrets.token_hex(4)
+                log.warning("%s: %s failed (reference %s): %s", self.where, doing, ref, said)
+                said = f"{outcome} (the server's log has the reason, reference {ref})"
             raise StoreError(f"{self.shown}: {doing} failed: {said}") from None
 
     # -- writing --
@@ -512,7 +537,8 @@ class Store:
         with self._guard("recording the run", OUTCOMES["record"]):
             with self._write() as conn:
                 if quota_bytes is not None:
-                    self._check_quota(conn, dict(zip(digests, (len(d) for _, _, d in inputs))), quota_bytes)
+                    size = sum(len(row[c].encode("utf-8")) for c in JSON_COLUMNS)
+                    self._check_quota(conn, dict(zip(digests, (len(d) for _, _, d in inputs))), size, quota_bytes)
                 for (role, name, data), digest in zip(inputs, digests):
                     have = conn.execute(sa.select(T_BLOBS.c.size).where(T_BLOBS.c.sha256 == digest)).first()
                     if have is None:
@@ -533,13 +559,14 @@ class Store:
                 self._audit(conn, "record", run_id, {**run.tombstone(), "origin": origin}, at=created)
         return run
 
-    def _check_quota(self, conn: Connection, sizes: dict[str, int], quota: int) -> None:
-        """Refuse a run whose new files would take the owner past ``quota`` bytes (files the owner's
-        runs hold already cost nothing more)."""
+    def _check_quota(self, conn: Connection, sizes: dict[str, int], stored: int, quota: int) -> None:
+        """Refuse a run that would take the owner past ``quota`` bytes: its new files (files the
+        owner's runs hold already cost nothing more) and its own stored report, recipe and
+        thresholds (``stored``: each run stores its own)."""
         held = self._owner_blobs(conn, self.user)
-        used = sum(held.values())
-        new = sum(size for digest, size in sizes.items() if digest not in held)
-        if new and used + new > quota:
+        used = sum(held.values()) + self._owner_json(conn, self.user)
+        new = sum(size for digest, size in sizes.items() if digest not in held) + stored
+        if used + new > quota:
             raise StoreError(f"this run's files ({_mb(new)}) would take your stored files past your quota: you store "
                              f"{_mb(used)} of {_mb(quota)}. Delete runs you no longer need on the History page (or "
                              "`agreebound delete`), or ask an admin to raise AGREEBOUND_QUOTA_MB. The run was not "
@@ -553,11 +580,19 @@ class Store:
              .group_by(T_INPUTS.c.sha256))
         return {sha: int(size) for sha, size in conn.execute(q)}
 
-    def usage(self, owner: str | None = None) -> int:
-        """Bytes of the distinct files ``owner``'s runs hold (default: the viewer's)."""
+    @staticmethod
+    def _owner_json(conn: Connection, owner: str) -> int:
+        """Bytes of the owner's runs' own stored JSON (reports, recipes, thresholds)."""
+        total = sum(sa.func.coalesce(sa.func.length(T_RUNS.c[c]), 0) for c in JSON_COLUMNS)
+        return int(conn.execute(sa.select(sa.func.coalesce(sa.func.sum(total), 0)).where(T_RUNS.c.owner == owner))
+                   .scalar_one())
+
+    def usage(self) -> int:
+        """Bytes the viewer's runs hold against their quota: their distinct files and each run's
+        stored report, recipe and thresholds."""
         with self._guard("counting your stored files"):
             with self.engine.connect() as conn:
-                return sum(self._owner_blobs(conn, owner or self.user).values())
+                return sum(self._owner_blobs(conn, self.user).values()) + self._owner_json(conn, self.user)
 
     def _audit(self, conn: Connection, action: str, run_id: str, detail: dict[str, Any], at: str | None = None) -> None:
         conn.execute(T_AUDIT.insert().values(at_utc=at or now_utc(), actor=_text_column(self.user)[:320], action=action,
@@ -570,7 +605,17 @@ class Store:
             raise ValueError(f"action {action!r}")
         with self._guard("writing the audit trail", "the event was not recorded"):
             with self._write() as conn:
+                if action == "refused" and self._refusals_last_hour(conn) >= MAX_REFUSALS_PER_HOUR:
+                    return  # someone trying ids: the trail keeps the first ones an hour, not a flood
                 self._audit(conn, action, run_id, detail)
+
+    def _refusals_last_hour(self, conn: Connection) -> int:
+        from datetime import timedelta
+
+        since = (datetime.now(timezone.utc) - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        q = (sa.select(sa.func.count()).select_from(T_AUDIT).where(T_AUDIT.c.actor == self.user)
+             .where(T_AUDIT.c.action == "refused").where(T_AUDIT.c.at_utc >= since))
+        return int(conn.execute(q).scalar_one())
 
     def trail(self, limit: int = 500, run_id: str | None = None) -> list[dict[str, Any]]:
         """The newest audit events (admins and the operator only), newest first."""
@@ -701,6 +746,13 @@ class Store:
         return _run(row, inputs, self.shown)
 
     def blob(self, sha256: str) -> bytes:
+        """A stored file's bytes by its SHA-256: the operator's and admins' (others read the files
+        of a run they may see, through :meth:`inputs`)."""
+        if self.viewer is not None and not self.viewer.admin:
+            raise StoreError("stored files are read through a run you can open")
+        return self._blob(sha256)
+
+    def _blob(self, sha256: str) -> bytes:
         """The bytes as uploaded (unpacked; :meth:`inputs` also checks them against the digest)."""
         with self._guard("reading a stored input"):
             with self.engine.connect() as conn:
@@ -719,8 +771,10 @@ class Store:
         import hashlib
 
         out = []
+        if self.viewer is not None and not may_see(self.viewer, run.owner, run.team, run.share):
+            raise StoreError(f"no run {run.id} that you can open in {self.shown}")
         for i in run.inputs:
-            data = self.blob(i.sha256)
+            data = self._blob(i.sha256)
             if hashlib.sha256(data).hexdigest() != i.sha256:
                 raise StoreError(f"{self.shown}: the stored input {printable(i.name, 60)} does not match its SHA-256 "
                                  "(the database is damaged)")
@@ -779,7 +833,10 @@ class Store:
         return out
 
     def counts(self) -> dict[str, int]:
-        """Runs and blobs stored; the blobs' bytes as uploaded, and as stored (compressed)."""
+        """Runs and blobs stored; the blobs' bytes as uploaded, and as stored (compressed): the
+        operator's and admins' figures."""
+        if self.viewer is not None and not self.viewer.admin:
+            raise StoreError("the store's totals are shown to admins only")
         with self._guard("counting"):
             with self.engine.connect() as conn:
                 runs = conn.execute(sa.select(sa.func.count()).select_from(T_RUNS)).scalar_one()
@@ -850,6 +907,10 @@ def _judge_columns(kind: str, report: dict[str, Any]) -> tuple[str | None, str |
     cal = report.get("calibration", {})
     contract_id = (cal.get("contract") or {}).get("content_id") or (cal.get("decided_against") or {}).get("content_id")
     return _text_column((cal.get("contract") or {}).get("judge_generator")), _text_column(contract_id)
+
+
+#: A run's own stored JSON, counted against its owner's quota with its files.
+JSON_COLUMNS = ("report_json", "recipe_json", "thresholds_json")
 
 
 def _mb(n: int) -> str:
