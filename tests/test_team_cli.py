@@ -15,6 +15,7 @@ from agreebound.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "sample_data" / "detector_panel.csv"
+COOKIE = "5f0e8c2d9a7b41e3c6d8f0a2b4c6e8d0" * 2
 
 
 def cli(*args: str, env: dict[str, str] | None = None, **kw) -> subprocess.CompletedProcess:
@@ -49,7 +50,7 @@ def test_record_share_prune_and_audit_from_a_terminal(tmp_path):
     assert out.returncode == 0
     assert out.stdout == f"run {run_id} (detector_panel.csv, alice@red.example's) is shared with everyone signed in\n"
     out = cli("history", "--db", db, env=bob)
-    assert "[alice@red.example, all]" in out.stdout
+    assert re.search(rf"^{run_id}  .*  alice@red\.example  all      detector_panel\.csv$", out.stdout, re.M), out.stdout
     out = cli("audit", "--db", db, "--json", env=bob)
     assert out.returncode == 0
     import json
@@ -74,10 +75,13 @@ def test_the_quota_refuses_a_recording_with_exit_3(tmp_path):
                                           for line in lines[1:] for d in [line.split(',')[0]]]]) + "\n")
     out = cli("panel", str(DATA), "--record", "--db", db, env={"AGREEBOUND_QUOTA_MB": "1"})
     assert out.returncode == 1, out.stderr  # 238 kB fits in 1 MB
+    with Store.open(db) as s:
+        used = s.usage()  # the file's 238,111 bytes and its run's stored report
+    assert 238_111 < used < 300_000
     out = cli("panel", str(big), "--record", "--db", db, env={"AGREEBOUND_QUOTA_MB": "1"})
     assert out.returncode == 3
-    assert ("agreebound: this run's files (1.2 MB) would take your stored files past your quota: you store "
-            "238,111 bytes of 1.0 MB.") in out.stderr
+    assert re.search(r"agreebound: this run's files \(1\.\d MB\) would take your stored files past your quota: "
+                     rf"you store {used:,} bytes of 1\.0 MB\.", out.stderr), out.stderr
     with Store.open(db) as s:
         assert s.counts()["runs"] == 1
     out = cli("panel", str(DATA), "--record", "--label", "again", "--db", db, env={"AGREEBOUND_QUOTA_MB": "lots"})
@@ -102,16 +106,23 @@ def test_the_quota_refuses_a_recording_with_exit_3(tmp_path):
     (["--host", "0.0.0.0", "--auth"], {"AGREEBOUND_OIDC_METADATA_URL": "https://id.example/.well-known/openid-configuration",
                                        "AGREEBOUND_OIDC_CLIENT_ID": "c", "AGREEBOUND_OIDC_CLIENT_SECRET": "topsecret",
                                        "AGREEBOUND_OIDC_REDIRECT_URI": "https://review.example/oauth2callback",
-                                       "AGREEBOUND_COOKIE_SECRET": "k" * 64, "AGREEBOUND_UPLOAD_MB": "50",
+                                       "AGREEBOUND_COOKIE_SECRET": COOKIE, "AGREEBOUND_UPLOAD_MB": "50",
                                        "AGREEBOUND_ADMINS": "ops@review.example"},
      0, ["bind address: 0.0.0.0:8501 (reachable from other machines)", "upload limit: 50 MB per file",
          "admins: ops@review.example", "quota: 1,000 MB of stored files per user",
          "XSRF protection: on; cross-origin access: refused (CORS protection on); static file serving: off",
          "safe to serve"]),
+    (["--host", "0.0.0.0", "--auth"], {"AGREEBOUND_OIDC_METADATA_URL": "https://id.example/.well-known/openid-configuration",
+                                       "AGREEBOUND_OIDC_CLIENT_ID": "c", "AGREEBOUND_OIDC_CLIENT_SECRET": "topsecret",
+                                       "AGREEBOUND_OIDC_REDIRECT_URI": "http://review.example/oauth2callback",
+                                       "AGREEBOUND_COOKIE_SECRET": "a" * 40},
+     1, ["UNSAFE: the redirect URI http://review.example/oauth2callback is plain http on a public address",
+         "UNSAFE: the cookie secret repeats a few characters",
+         "note: anyone the sign-in provider signs in is admitted (AGREEBOUND_ALLOWED"]),
 ])
 def test_serve_check(args, env, code, said):
     out = cli("serve", "--check", *args, env=env)
     assert out.returncode == code, out.stdout + out.stderr
     for line in said:
         assert line in out.stdout + out.stderr
-    assert "topsecret" not in out.stdout + out.stderr and "k" * 64 not in out.stdout
+    assert "topsecret" not in out.stdout + out.stderr and COOKIE not in out.stdout

@@ -723,11 +723,14 @@ def _history(args: argparse.Namespace) -> int:
             print(f"no runs{' for ' + repr(printable(args.name, 60)) if args.name else ''} in {where}")
             return
         width = max(len(r.id) for r in runs)
-        print(f"{'run':{width}}  {'recorded (UTC)':19}  {'kind':5}  {'verdict':16}  data  (label)  [owner, sharing]")
-        for r in runs:
+        owners = [printable(r.owner, 60) for r in runs]
+        who = max(len("owner"), *(len(o) for o in owners))
+        print(f"{'run':{width}}  {'recorded (UTC)':19}  {'kind':5}  {'verdict':16}  {'owner':{who}}  {'shared':7}  "
+              "data  (label)")
+        for r, owner in zip(runs, owners):
             label = f"  ({printable(r.label, 60)})" if r.label else ""
             print(f"{r.id:{width}}  {r.created_utc[:19].replace('T', ' '):19}  {r.kind:5}  {r.verdict:16}  "
-                  f"{printable(r.data_name, 60)}{label}  [{printable(r.owner, 60)}, {r.share}]")
+                  f"{owner:{who}}  {r.share:7}  {printable(r.data_name, 60)}{label}")
 
     _printing(body)
     return 0
@@ -891,6 +894,11 @@ def _serve(args: argparse.Namespace) -> int:
         return INPUT_ERROR
     cmd = [sys.executable, "-m", "streamlit", "run", str(app), *plan.options(secrets_at)]
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    if plan.signin is not None:
+        env[serve.REQUIRE_SIGNIN_ENV] = "1"
+    if secrets_at is not None:  # the secrets are in the private file now, not in the server's environment
+        for name in serve.SECRET_ENV:
+            env.pop(name, None)
     sys.stdout.flush()
     sys.stderr.flush()
     os.chdir(app.parent)

@@ -29,6 +29,11 @@ OIDC_ENV = {"server_metadata_url": "AGREEBOUND_OIDC_METADATA_URL", "client_id": 
             "client_secret": "AGREEBOUND_OIDC_CLIENT_SECRET", "redirect_uri": "AGREEBOUND_OIDC_REDIRECT_URI",
             "cookie_secret": "AGREEBOUND_COOKIE_SECRET"}
 UPLOAD_ENV = "AGREEBOUND_UPLOAD_MB"
+#: Set by ``serve`` for the server it starts when sign-in is on: a page then refuses to show anything
+#: if the sign-in settings cannot be read (fail closed), instead of falling back to single-user mode.
+REQUIRE_SIGNIN_ENV = "AGREEBOUND_REQUIRE_SIGNIN"
+#: What the server's environment loses once the sign-in settings are written to its secrets file.
+SECRET_ENV = ("AGREEBOUND_OIDC_CLIENT_SECRET", "AGREEBOUND_COOKIE_SECRET")
 #: The shortest cookie secret taken as safe (it signs the sign-in cookie): 32 characters.
 MIN_COOKIE_SECRET = 32
 #: What every start sets, whatever the config files say: cross-site request forgery protection on,
@@ -101,6 +106,12 @@ def _auth_from_env() -> str | None:
     return "[auth]\n" + "".join(f"{k} = {_toml_string(v)}\n" for k, v in given.items())
 
 
+def _loopback_url(url: str) -> bool:
+    from urllib.parse import urlparse
+
+    return (urlparse(url).hostname or "") in LOOPBACK
+
+
 def _toml_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -138,6 +149,16 @@ def plan(host: str | None, port: int | None, want_auth: bool, roots: list[Path])
     if p.public and signin is None:
         p.unsafe.append(f"listening on {host} (reachable from other machines) with no sign-in: anyone who reaches it "
                         "opens, shares and deletes every run. Configure sign-in (--auth), or bind to 127.0.0.1")
+    redirect = os.environ.get(OIDC_ENV["redirect_uri"], "") if auth_toml is not None else ""
+    if p.public and redirect.startswith("http://") and not _loopback_url(redirect):
+        p.unsafe.append(f"the redirect URI {redirect} is plain http on a public address: the sign-in cookie would "
+                        "travel unencrypted. Serve it over https (a reverse proxy terminating TLS; README)")
+    if signin is not None and len(set(str(cookie or ""))) < 10 <= len(str(cookie or "")):
+        p.unsafe.append("the cookie secret repeats a few characters; it signs the sign-in cookie and must be random "
+                        "(python -c 'import secrets; print(secrets.token_hex(32))')")
+    if signin is not None and not access.allowed:
+        p.notes.append("anyone the sign-in provider signs in is admitted (AGREEBOUND_ALLOWED lists addresses or "
+                       "@domains to admit); with a public provider such as Google that is anyone with an account")
     if signin is not None and len(str(cookie or "")) < MIN_COOKIE_SECRET:
         p.unsafe.append(f"the cookie secret is {len(str(cookie or ''))} characters; it signs the sign-in cookie and "
                         f"needs at least {MIN_COOKIE_SECRET} random ones (python -c 'import secrets; "

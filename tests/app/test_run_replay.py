@@ -111,5 +111,7 @@ def test_two_runs_of_different_kinds_are_not_compared_and_say_why(tmp_path, caps
         assert c is None and why == f"run {judge.id} is a judge run and run {after.id} a panel run; compare runs of " \
             "one kind"
         c, why = runs.compared(s, "0123456789ab", after.id)
-        assert c is None and "no run 0123456789ab" in why
+        assert c is None and "'0123456789ab' is not a run id (32 hex digits)" in why
+        c, why = runs.compared(s, "0" * 32, after.id)
+        assert c is None and f"no run {'0' * 32} that you can open in" in why
         assert runs.timeline_of([after, before]) is not None

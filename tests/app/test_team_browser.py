@@ -80,13 +80,17 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     port = _free_port()
     with oidc.provider() as idp:
         for sub, (email, team_name) in USERS.items():
-            idp.add_user(sub, email=email, name=sub.title(), team=team_name)
+            idp.add_user(sub, email=email, name=sub.title(), team=team_name, email_verified=True)
+        # claims an admin's address the provider does not vouch for; a verified stranger
+        idp.add_user("mallory", email="root@ops.example", name="Mallory", team="ops", email_verified=False)
+        idp.add_user("eve", email="eve@elsewhere.example", name="Eve", email_verified=True)
         secret = {"client": "client-secret-" + secrets.token_hex(8), "cookie": secrets.token_hex(32)}
         env = {**os.environ, "AGREEBOUND_DB": f"sqlite:///{folder / 'runs.db'}", "XDG_DATA_HOME": str(folder / "data"),
                "AGREEBOUND_OIDC_METADATA_URL": idp.metadata_url, "AGREEBOUND_OIDC_CLIENT_ID": "agreebound",
                "AGREEBOUND_OIDC_CLIENT_SECRET": secret["client"], "AGREEBOUND_COOKIE_SECRET": secret["cookie"],
                "AGREEBOUND_OIDC_REDIRECT_URI": f"http://127.0.0.1:{port}/oauth2callback",
-               "AGREEBOUND_ADMINS": "root@ops.example", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+               "AGREEBOUND_ADMINS": "root@ops.example", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+               "AGREEBOUND_ALLOWED": "@red.example, @blue.example, root@ops.example"}
         check = subprocess.run([sys.executable, "-m", "agreebound.cli", "serve", "--port", str(port), "--auth",
                                 "--check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
         assert check.returncode == 0 and "sign-in: on, provider " + idp.metadata_url in check.stdout, check.stdout
@@ -148,6 +152,24 @@ def test_before_sign_in_nothing_shows(browser: Browser, team: dict):
         assert "Panel" not in shown and "History" not in shown and "Thresholds" not in shown
     assert "after signing in, open the link again" in shown
     context.close()
+
+
+def test_only_verified_and_admitted_people_get_in(browser: Browser, team: dict):
+    for sub, said in (("mallory", "You are signed in as sub:mallory@127.0.0.1, whom this dashboard does not admit."),
+                      ("eve", "You are signed in as eve@elsewhere.example, whom this dashboard does not admit.")):
+        context = browser.new_context()
+        page = context.new_page()
+        go(page, team["url"])
+        page.get_by_role("button", name="Sign in").click()
+        form = page.locator("form", has=page.locator("input[name='sub']"))
+        form.locator("input[name='sub']").fill(sub)
+        form.get_by_role("button", name="Authorize").click()
+        page.wait_for_url(team["url"] + "/", timeout=30_000)
+        settle(page)
+        go(page, f"{team['url']}/history")
+        shown = text(page)
+        assert said in shown and "History" not in shown and "Thresholds" not in shown, shown
+        context.close()
 
 
 def test_a_private_run_is_invisible_until_shared(people: dict[str, Page], team: dict, tmp_path: Path):

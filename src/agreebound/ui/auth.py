@@ -9,12 +9,23 @@ run and, on this machine only, is its admin; on an address other machines reach,
 
 from __future__ import annotations
 
+import os
 import re
+from typing import Any
 
 import streamlit as st
 
-from agreebound.access import LOCAL, SHARE_WORDS, Settings, SettingError, Viewer, settings, signed_in_viewer
-from agreebound.serve import LOOPBACK
+from agreebound.access import (
+    LOCAL,
+    SHARE_WORDS,
+    Settings,
+    SettingError,
+    Viewer,
+    admitted,
+    settings,
+    signed_in_viewer,
+)
+from agreebound.serve import LOOPBACK, REQUIRE_SIGNIN_ENV
 
 #: An absolute server path in a message (a folder and a name at least): replaced for non-admins.
 SERVER_PATH = re.compile(r"(?<![\w:/.])/(?:[\w.@+-]+/)+[\w.@+-]*")
@@ -29,8 +40,25 @@ def signin_configured() -> bool:
 
 
 def public() -> bool:
-    """The server listens on an address other machines can reach."""
-    return str(st.get_option("server.address") or "") not in LOOPBACK
+    """Other machines may be looking: the server listens on an address they can reach, or this
+    request came through another host name or a proxy (a reverse proxy in front of 127.0.0.1)."""
+    if str(st.get_option("server.address") or "") not in LOOPBACK:
+        return True
+    try:
+        headers = st.context.headers
+        host = str(headers.get("Host") or "")
+        forwarded = any(headers.get(h) for h in ("X-Forwarded-For", "X-Forwarded-Host", "Forwarded", "X-Real-Ip"))
+    except Exception:  # noqa: BLE001 - no request (a test's AppTest): the bind address decides
+        return False
+    name = host.rsplit(":", 1)[0].strip("[]") if host else ""
+    return forwarded or (bool(name) and name not in LOOPBACK)
+
+
+def _settings() -> Settings:
+    try:
+        return settings()
+    except SettingError:  # said by `serve --check` and at start; the defaults meanwhile (no admins)
+        return Settings()
 
 
 def viewer() -> Viewer:
@@ -38,22 +66,43 @@ def viewer() -> Viewer:
     if signin_configured():
         if not st.user.is_logged_in:
             return Viewer("(not signed in)", None, admin=False, signed_in=False)
-        try:
-            given = settings()
-        except SettingError:  # said by `serve --check` and at start; the defaults meanwhile (no admins)
-            given = Settings()
-        return signed_in_viewer(st.user.to_dict(), given)
+        return signed_in_viewer(st.user.to_dict(), _settings())
     return Viewer(LOCAL, None, admin=not public(), signed_in=False)
 
 
 def gate() -> bool:
     """True when the page may be drawn. With sign-in configured and no one signed in, draws the
     sign-in page instead (nothing of the data, the history or the server) and returns False."""
-    if not signin_configured() or st.user.is_logged_in:
-        return True
-    # the only page, and no menu of the others (Streamlit would list pages/ by itself)
-    st.navigation([st.Page(_signin_page, title="Sign in", url_path="signin", default=True)], position="hidden").run()
-    return False
+    if not signin_configured():
+        if os.environ.get(REQUIRE_SIGNIN_ENV) != "1":
+            return True
+        _only(_signin_missing)  # started with --auth, and the sign-in settings are gone: fail closed
+        return False
+    if not st.user.is_logged_in:
+        _only(_signin_page)
+        return False
+    if not admitted(viewer(), _settings()):
+        _only(_not_admitted)
+        return False
+    return True
+
+
+def _only(page: Any) -> None:
+    """``page`` as the only page, with no menu of the others (Streamlit would list pages/ itself)."""
+    st.navigation([st.Page(page, title="Sign in", url_path="signin", default=True)], position="hidden").run()
+
+
+def _signin_missing() -> None:
+    st.title("Agreebound")
+    st.error("This dashboard requires sign-in, and its sign-in settings cannot be read: nothing is shown. Ask whoever "
+             "runs it to check the server (agreebound serve --check).")
+
+
+def _not_admitted() -> None:
+    st.title("Agreebound")
+    st.warning(md_plain(f"You are signed in as {viewer().user}, whom this dashboard does not admit. Sign in with "
+                        "another account, or ask its admins to add you."))
+    st.button("Sign out", key="sign_out_refused", on_click=st.logout)
 
 
 def _signin_page() -> None:
@@ -91,6 +140,20 @@ def shown(text: str) -> str:
     if viewer().admin:
         return text
     return SERVER_PATH.sub("(a server path)", text)
+
+
+def store_error(text: str) -> str:
+    """Why the history store cannot be opened, as the visitor may see it: an admin reads the reason;
+    anyone else a reference to it in the server's log (the reason names the database's host, port
+    or folder)."""
+    if viewer().admin:
+        return text
+    import logging
+    import secrets
+
+    ref = secrets.token_hex(4)
+    logging.getLogger("agreebound.ui").warning("the history store cannot be opened (reference %s): %s", ref, text)
+    return f"the history cannot be used right now (the server's log has the reason, reference {ref})"
 
 
 def md_plain(text: str) -> str:

@@ -53,7 +53,7 @@ def store() -> Store | None:
     try:
         found = shared()
     except StoreError as e:
-        S.store_error = auth.shown(str(e))
+        S.store_error = auth.store_error(str(e))
         return None
     S.store_error = None
     return found.as_viewer(auth.viewer())  # every listing, id and read as this visitor may see it
@@ -222,7 +222,7 @@ def adopt_scored(source: Loaded, measure: Callable[[JudgeRecipe], Any] = measure
     except MemoryError:
         return memory_message(name)
     except Exception as e:  # noqa: BLE001 - never a traceback on screen; the message names the file
-        return f"{printable(name, 120)}: could not be read ({type(e).__name__}: {e})"
+        return auth.shown(f"{printable(name, 120)}: could not be read ({type(e).__name__}: {e})")
     S.scored_source = source  # adopted before recording: a failure there keeps it loaded
     S.scored_over = S.get("judge_source")  # the graded judge is the one the Judge page shows
     if S.get("scored_for") not in m.input.judges:

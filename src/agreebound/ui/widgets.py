@@ -186,7 +186,7 @@ def try_panel_source(loaded: Loaded) -> str | None:
     except MemoryError:
         return memory_message(_shown_name(loaded))
     except Exception as e:  # noqa: BLE001 - never a traceback on screen; the message names the file
-        return f"{_shown_name(loaded)}: could not be read ({type(e).__name__}: {e})"
+        return auth.shown(f"{_shown_name(loaded)}: could not be read ({type(e).__name__}: {e})")
     S.panel_source = loaded  # adopted before recording: a failure there keeps it loaded
     S.panel_source = runs.after_adopt("panel", loaded, measured)
     return None
@@ -200,7 +200,7 @@ def try_judge_source(loaded: Loaded) -> str | None:
     except MemoryError:
         return memory_message(_shown_name(loaded))
     except Exception as e:  # noqa: BLE001
-        return f"{_shown_name(loaded)}: could not be read ({type(e).__name__}: {e})"
+        return auth.shown(f"{_shown_name(loaded)}: could not be read ({type(e).__name__}: {e})")
     S.judge_source = loaded  # adopted before recording: a failure there keeps it loaded
     S.judge_source = runs.after_adopt("judge", loaded, measured)
     return None
