@@ -119,15 +119,17 @@ if store is not None and runs.auth.viewer().admin:
     with st.expander("For admins: the store, retention and the audit trail"):
         st.caption(widgets.md(f"Runs are recorded in {store.where}.", 400))
         r1, r2 = st.columns([1, 3], vertical_alignment="bottom")
-        days = r1.number_input("Delete runs older than (days)", min_value=1, max_value=36_500, value=365,
-                               key="prune_days")
-        r2.button("Delete them now", key="prune_now", on_click=runs.prune, args=(int(days),),
-                  help="Every user's runs recorded more than this many days ago; `agreebound prune --days N` does the "
-                       "same from a terminal")
+        days = int(r1.number_input("Delete runs older than (days)", min_value=1, max_value=36_500, value=365,
+                                   key="prune_days"))
+        with r2.popover("Delete them"):
+            st.caption(widgets.md(runs.prune_preview(store, days), 300) + " This cannot be undone; the audit trail "
+                       "keeps a tombstone of each. `agreebound prune --days N` does the same from a terminal.")
+            st.button("Delete", key="prune_now", type="primary", on_click=runs.prune, args=(days,))
         events, trail_error = runs.audit_trail(store)
         if trail_error:
             st.error(widgets.md(trail_error, 400))
         else:
             st.dataframe(widgets.safe_frame(runs.audit_frame(events)), hide_index=True, width="stretch",
                          key="audit_table")
-            st.caption(f"The newest {len(events):,} events. Deleted runs keep their row here (a tombstone).")
+            st.caption(f"The newest {len(events):,} event{'' if len(events) == 1 else 's'}. Deleted runs keep their "
+                       "row here (a tombstone); `agreebound audit` prints the whole trail.")

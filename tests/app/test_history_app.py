@@ -270,3 +270,34 @@ def test_a_database_failing_mid_session_is_said_on_the_history_page(db, capsys, 
     at = app(page="pages/history.py")
     assert "History unavailable:" in said(at.error) and "server closed the connection" in said(at.error)
     assert "No runs yet" not in said(at.info)
+
+
+def audit_table(at: AppTest):
+    (found,) = [d.value for d in at.dataframe if "did" in d.value.columns]
+    return found
+
+
+def test_the_single_user_is_the_admin_here_retention_asks_first_and_the_trail_shows_it(db, monkeypatch, capsys):
+    """On this machine without sign-in the one user is the admin: the store's location, retention
+    (with the count first, then a confirmation) and the audit trail are on the History page."""
+    Store.open(db).close()  # created and migrated first: the runs below are dated in 2020
+    times = iter(["2020-01-01T00:00:00.000000Z", "2020-01-02T00:00:00.000000Z"])
+    monkeypatch.setattr(store_module, "now_utc", lambda: next(times))
+    for name in ("detector_panel.csv", "krippendorff_2011.csv"):
+        assert main(["panel", str(S / name), "--record", "--db", db]) in (0, 1)
+    monkeypatch.undo()
+    monkeypatch.setenv("AGREEBOUND_DB", db)
+    at = app(page="pages/history.py")
+    assert "Single-user mode: no sign-in; every run here is yours." in said(at.caption)
+    assert f"Runs are recorded in {db}." in said(at.caption)
+    assert "2 runs recorded more than 365 days ago would be deleted." in said(at.caption)
+    trail = audit_table(at)
+    assert list(trail["did"]) == ["record", "record"] and list(trail["who"]) == ["local", "local"]
+    at.button(key="prune_now").click().run()
+    assert "Deleted 2 runs recorded more than 365 days ago (2 stored files freed); the audit trail keeps their " \
+           "tombstones." in said(at.info)
+    trail = audit_table(at)
+    assert list(trail["did"])[:2] == ["prune", "prune"]
+    assert set(trail["what"][:2]) == {"detector_panel.csv · REPORT_ONLY", "krippendorff_2011.csv · ENFORCE"}
+    with Store.open(db) as s:
+        assert s.counts()["runs"] == 0

@@ -115,7 +115,7 @@ def _signin_page() -> None:
 
 
 def sidebar_lines() -> None:
-    """Who is signed in (with Sign out), or that the dashboard is single-user; the public warning."""
+    """Who is signed in (with Sign out), or that the dashboard is single-user."""
     v = viewer()
     if v.signed_in:
         team = f" (team {v.team})" if v.team else " (no team)"

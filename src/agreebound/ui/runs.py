@@ -606,6 +606,15 @@ def prune(days: int) -> None:
                                  "trail keeps their tombstones.")
 
 
+def prune_preview(s: Store, days: int) -> str:
+    """How many runs (of every user) retention would delete now."""
+    try:
+        n = len(s.older_than(days))
+    except StoreError as e:
+        return auth.shown(str(e))
+    return f"{n:,} run{'' if n == 1 else 's'} recorded more than {days:,} days ago would be deleted."
+
+
 def audit_trail(s: Store, limit: int = 500) -> tuple[list[dict[str, Any]], str | None]:
     try:
         return s.trail(limit=limit), None
