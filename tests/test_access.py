@@ -200,3 +200,29 @@ def test_rules_and_settings(db_url, monkeypatch):
     monkeypatch.delenv(access.QUOTA_ENV)
     assert settings().quota_bytes == 1000 * 10**6
     json.dumps(settings().describe())
+
+
+def test_compare_by_id_refuses_another_users_private_run(db_url, monkeypatch):
+    from agreebound.ui import runs
+
+    monkeypatch.setattr(runs.auth, "viewer", lambda: BOB)  # the page's visitor (messages as Bob reads them)
+    with Store.open(db_url) as base:
+        alice, bob = base.as_viewer(ALICE), base.as_viewer(BOB)
+        private = record(alice, b"alice\n")
+        mine = record(bob, b"bob\n")
+        c, why = runs.compared(bob, private.id, mine.id)
+        assert c is None and why == f"no run {private.id} that you can open in {bob.named}"
+        run, why = runs.full(bob, private.id)
+        assert run is None and why == f"no run {private.id} that you can open in {bob.named}"
+
+
+def test_duckdb_messages_name_the_users_file_never_a_temporary_path(db_url, tmp_path):
+    from agreebound.engines.duckdb_engine import duckdb_said
+
+    spill = tmp_path / "agreebound-duckdb-x"
+    upload = tmp_path / "upload-7f3a" / "data.csv"
+    said = duckdb_said(Exception(f'Invalid Input Error: Error when sniffing file "{upload}": spilled to '
+                                 f"{spill}/duckdb_temp_storage-0.tmp"), "ratings.csv", [str(upload)], str(spill))
+    assert said == ('DuckDB could not read it: Invalid Input Error: Error when sniffing file "ratings.csv": spilled '
+                    "to (a temporary file)")
+    assert str(tmp_path) not in said
