@@ -412,6 +412,12 @@ def image() -> Iterator[Image]:
                "PYTHONPATH": os.pathsep.join([str(base / "app" / "src"), *site])}
         prefix = [shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={RUN_UID}", f"--regid={RUN_GID}",
                   "--clear-groups"] if root else []
+        if root and not all(_others_can_run(Path(p)) for p in site):
+            # The tests' venv lies under a folder closed to others (CI's fresh clone is in `mktemp -d`,
+            # mode 0700), which the image's /usr/local does not. The server's user may then read and
+            # search (never write) what it imports: it still runs as uid 65534 and writes only its
+            # own home and tmp.
+            prefix += ["--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search"]
         yield Image(base, prefix, uid, env)
     finally:
         shutil.rmtree(base, ignore_errors=True)
