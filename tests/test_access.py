@@ -39,7 +39,7 @@ def test_a_private_run_is_invisible_to_another_user_by_listing_id_or_prefix(db_u
         for attempt in (run.id, "f" * 32):
             with pytest.raises(StoreError) as e:
                 bob.get(attempt, prefix=False)
-            assert str(e.value) == f"no run {attempt} that you can open in {bob.named}"
+            assert str(e.value) == f"no run {attempt} that you can open here"
         with pytest.raises(StoreError, match="that you can open"):
             bob.get(run.id[:6])  # a prefix matches only the asker's own runs
         with pytest.raises(StoreError, match="that you can open"):
@@ -211,9 +211,9 @@ def test_compare_by_id_refuses_another_users_private_run(db_url, monkeypatch):
         private = record(alice, b"alice\n")
         mine = record(bob, b"bob\n")
         c, why = runs.compared(bob, private.id, mine.id)
-        assert c is None and why == f"no run {private.id} that you can open in {bob.named}"
+        assert c is None and why == f"no run {private.id} that you can open here"
         run, why = runs.full(bob, private.id)
-        assert run is None and why == f"no run {private.id} that you can open in {bob.named}"
+        assert run is None and why == f"no run {private.id} that you can open here"
 
 
 def test_duckdb_messages_name_the_users_file_never_a_temporary_path(db_url, tmp_path):

@@ -343,6 +343,12 @@ class Store:
         else its kind (:attr:`named`)."""
         return self.where if self.viewer is None or self.viewer.admin else self.named
 
+    @property
+    def here(self) -> str:
+        """Where a run was looked for, in a message: the store for the operator and admins; "here"
+        for anyone else (the same words whether the run does not exist or is not theirs)."""
+        return f"in {self.shown}" if self.shown == self.where else "here"
+
     def _visible(self, q: Any) -> Any:
         """``q`` limited to the runs the viewer may see (the same rule as access.may_see)."""
         v = self.viewer
@@ -716,7 +722,7 @@ class Store:
         if not pattern.match(given):
             expected = "32 hex digits, or a unique prefix of 4 or more of one of your runs" if prefix else "32 hex digits"
             raise StoreError(f"{printable(text, 40)!r} is not a run id ({expected})")
-        missing = f"no run {given} that you can open in {self.shown}"
+        missing = f"no run {given} that you can open {self.here}"
         with self._guard("finding the run"):
             with self.engine.connect() as conn:
                 if RUN_ID.match(given):
@@ -772,7 +778,7 @@ class Store:
 
         out = []
         if self.viewer is not None and not may_see(self.viewer, run.owner, run.team, run.share):
-            raise StoreError(f"no run {run.id} that you can open in {self.shown}")
+            raise StoreError(f"no run {run.id} that you can open {self.here}")
         for i in run.inputs:
             data = self._blob(i.sha256)
             if hashlib.sha256(data).hexdigest() != i.sha256:

@@ -150,6 +150,7 @@ def test_before_sign_in_nothing_shows(browser: Browser, team: dict):
         shown = text(page)
         assert "Sign in" in shown and "sign in to see your runs" in shown
         assert "Panel" not in shown and "History" not in shown and "Thresholds" not in shown
+        assert "Page not found" not in shown
     assert "after signing in, open the link again" in shown
     context.close()
 
@@ -192,15 +193,16 @@ def test_a_private_run_is_invisible_until_shared(people: dict[str, Page], team: 
     assert name not in text(bob) and "No runs yet" in text(bob)
     for attempt in (run_id, "0" * 32):
         go(bob, f"{url}/panel?run={attempt}")
-        expect(bob.get_by_text(f"The link's run '{attempt[:20]}' could not be opened: no run {attempt} that you can "
-                               "open in local SQLite file")).to_be_visible()
+        assert (f"The link's run '{attempt[:20]}' could not be opened: no run {attempt} that you can open here. If "
+                "someone sent you this link, ask them to share the run with you (History page, Who sees this run)."
+                in text(bob))
         assert name not in text(bob)
     go(bob, f"{url}/panel?run={run_id[:8]}")  # a prefix is no link
     expect(bob.get_by_text("is not a run id (32 hex digits)")).to_be_visible()
 
     # Alice shares with her team: Alan (team red) opens it, Bob (team blue) still cannot
     go(alice, f"{url}/history")
-    assert name in text(alice)
+    expect(alice.get_by_text("1 of 1 runs")).to_be_visible()  # her run (the table is drawn on a canvas)
     alice.get_by_role("radio", name="its owner's team").click()
     settle(alice)
     expect(alice.get_by_text(f"Run {run_id} is shared with its owner's team.")).to_be_visible()
@@ -216,6 +218,12 @@ def test_a_private_run_is_invisible_until_shared(people: dict[str, Page], team: 
     settle(alice)
     go(bob, f"{url}/panel?run={run_id}")
     expect(bob.locator("[data-testid='stSidebar']")).to_contain_text(f"Panel: run {run_id}: {name}")
+    # looking is not owning: Bob cannot record her data as a run of his own (which he could share on)
+    bob.get_by_text("History: record this view as a run").first.click()
+    bob.get_by_role("button", name="Record this view").first.click()
+    settle(bob)
+    assert (f"Not recorded: this is alice@red.example's run {run_id}, shared with you; only its owner (or an admin) "
+            "records new runs of its data" in text(bob))
     go(bob, f"{url}/history")
     assert "alice@red.example's run, shared with everyone signed in" in text(bob)
     expect(bob.get_by_role("button", name="Delete this run")).to_have_count(0)
@@ -268,3 +276,24 @@ def test_a_public_address_without_sign_in_warns_on_every_page(browser: Browser, 
     finally:
         said = _stop(proc)
     assert "agreebound serve: WARNING: listening on 0.0.0.0 (reachable from other machines) with no sign-in" in said
+
+
+def test_signing_out_stops_the_other_tabs(people: dict[str, Page], team: dict):
+    """Alan has two tabs; he signs out in one: the other shows nothing more of his until reloaded."""
+    first = people["alan"]
+    second = first.context.new_page()
+    go(second, f"{team['url']}/panel")
+    assert "Signed in as alan@red.example (team red)." in text(second)
+    go(first, f"{team['url']}/history")
+    first.get_by_role("button", name="Sign out").click()
+    first.get_by_role("button", name="End session").wait_for(timeout=30_000)  # at the provider: signed out here
+    go(first, team["url"])
+    assert "Sign in" in text(first)
+    second.get_by_role("button", name="Reset to defaults").click()  # any rerun of the old tab
+    settle(second)
+    shown = text(second)
+    assert "alan@red.example signed out in another tab or window. Reload this page to sign in again." in shown
+    assert "Thresholds" not in shown and "Panel: " not in shown
+    second.reload()
+    settle(second)
+    assert "Sign in" in text(second) and "alan@red.example" not in text(second)

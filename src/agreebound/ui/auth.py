@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+import threading
+import time
+from typing import Callable, Sequence
 
 import streamlit as st
 
@@ -70,26 +72,60 @@ def viewer() -> Viewer:
     return Viewer(LOCAL, None, admin=not public(), signed_in=False)
 
 
-def gate() -> bool:
+#: When each user last signed out through the sidebar's button (this server process): a session
+#: still holding that identity from before (another tab) shows nothing more until it is reloaded.
+_SIGNED_OUT: dict[str, float] = {}
+_SIGNED_OUT_LOCK = threading.Lock()
+
+
+def gate(paths: Sequence[str] = ()) -> bool:
     """True when the page may be drawn. With sign-in configured and no one signed in, draws the
-    sign-in page instead (nothing of the data, the history or the server) and returns False."""
+    sign-in page instead (nothing of the data, the history or the server) and returns False; the
+    same for someone not admitted, or a tab whose user signed out elsewhere. ``paths``: the pages'
+    URL paths, each answered by that page (a link to /panel shows it, not "page not found")."""
     if not signin_configured():
         if os.environ.get(REQUIRE_SIGNIN_ENV) != "1":
             return True
-        _only(_signin_missing)  # started with --auth, and the sign-in settings are gone: fail closed
+        _only(_signin_missing, paths)  # started with --auth, and the sign-in settings are gone: fail closed
         return False
     if not st.user.is_logged_in:
-        _only(_signin_page)
+        _only(_signin_page, paths)
         return False
-    if not admitted(viewer(), _settings()):
-        _only(_not_admitted)
+    v = viewer()
+    if not admitted(v, _settings()):
+        _only(_not_admitted, paths)
+        return False
+    try:  # when this session's sign-in was issued (the ID token's iat, in seconds)
+        issued = float(st.user.to_dict().get("iat") or 0)
+    except (TypeError, ValueError):
+        issued = 0.0
+    with _SIGNED_OUT_LOCK:
+        gone = _SIGNED_OUT.get(v.user, 0.0) - 1 > issued  # signed out after this sign-in (a second's slack)
+    if gone:
+        _only(_signed_out_elsewhere, paths)
         return False
     return True
 
 
-def _only(page: Any) -> None:
-    """``page`` as the only page, with no menu of the others (Streamlit would list pages/ itself)."""
-    st.navigation([st.Page(page, title="Sign in", url_path="signin", default=True)], position="hidden").run()
+def sign_out() -> None:
+    """on_click of Sign out: every other tab of this user stops showing data, then Streamlit's own
+    sign-out (its cookies cleared, the provider told)."""
+    with _SIGNED_OUT_LOCK:
+        _SIGNED_OUT[viewer().user] = time.time()
+    st.logout()
+
+
+def _only(page: Callable[[], None], paths: Sequence[str]) -> None:
+    """``page`` as the only page, at the app's root and at each of the pages' paths, with no menu
+    (Streamlit would list pages/ itself)."""
+    found = [st.Page(page, title="Sign in", url_path="signin", default=True)]
+    found += [st.Page(lambda: page(), title="Sign in", url_path=path) for path in paths]
+    st.navigation(found, position="hidden").run()
+
+
+def _signed_out_elsewhere() -> None:
+    st.title("Agreebound")
+    st.warning(md_plain(f"{viewer().user} signed out in another tab or window. Reload this page to sign in again."))
 
 
 def _signin_missing() -> None:
@@ -120,7 +156,7 @@ def sidebar_lines() -> None:
     if v.signed_in:
         team = f" (team {v.team})" if v.team else " (no team)"
         st.caption(md_plain(f"Signed in as {v.user}{team}" + (", an admin" if v.admin else "") + "."))
-        st.button("Sign out", key="sign_out", on_click=st.logout)
+        st.button("Sign out", key="sign_out", on_click=sign_out)
     else:
         st.caption("Single-user mode: no sign-in; every run here is yours.")
 

@@ -149,6 +149,12 @@ def record(kind: str, loaded: Loaded, measured: Any, label: str | None = None) -
         S["record_error_panel"] = ("Not recorded: data opened from the data folder stays in its folder (it can be any "
                                    "size) and is not copied into the history.")
         return None
+    theirs = _someone_elses(s, loaded.run)
+    if theirs is not None:
+        S[f"record_error_{kind}"] = (f"Not recorded: this is {theirs.owner}'s run {theirs.id}, shared with you; only its "
+                                     "owner (or an admin) records new runs of its data, so that unsharing it unshares "
+                                     "every copy. Upload a file of your own to record it as yours.")
+        return None
     try:
         report = report_of(kind, loaded, measured, t)
         inputs = list(report.inputs)
@@ -167,6 +173,18 @@ def record(kind: str, loaded: Loaded, measured: Any, label: str | None = None) -
     S[f"record_error_{kind}"] = None
     S[f"{kind}_run"] = run.id
     return run
+
+
+def _someone_elses(s: Store, run_id: str | None) -> Run | None:
+    """The run the session's data was opened from, when it belongs to someone else the visitor may
+    not change (shared with them): they may look at it, not copy it into a run of their own."""
+    if not run_id:
+        return None
+    try:
+        source = s.get(run_id, prefix=False)
+    except StoreError:
+        return None
+    return None if may_change(auth.viewer(), source.owner) else source
 
 
 def _quota() -> int | None:
@@ -588,7 +606,8 @@ def share(run_id: str) -> None:
     except StoreError as e:
         S.history_message = ("error", auth.shown(str(e)))
         return
-    S.history_message = ("info", f"Run {run.id} is shared with {auth.share_words(run.share)}.")
+    S.history_message = ("info", f"Run {run.id} is now private: only its owner (and admins) see it." if run.share == "private"
+                         else f"Run {run.id} is shared with {auth.share_words(run.share)}.")
 
 
 def prune(days: int) -> None:
@@ -629,8 +648,12 @@ def audit_frame(events: list[dict[str, Any]]) -> Any:
     def what(e: dict[str, Any]) -> str:
         d = e["detail"]
         if e["action"] == "share":
-            return f"{d.get('from')} -> {d.get('to')}"
-        return " · ".join(str(d[k]) for k in ("data_name", "verdict", "how") if d.get(k))
+            return f"{auth.share_words(str(d.get('from')))} -> {auth.share_words(str(d.get('to')))}"
+        if e["action"] == "reid":
+            return f"was run {d.get('old_id')}"
+        how = {"link": "through a link", "history": "from the History page"}.get(str(d.get("how")), d.get("how"))
+        return " · ".join(str(x) for x in (d.get("data_name"), d.get("verdict"), how,
+                                           "as an admin" if d.get("as_admin") else None) if x)
 
     return pd.DataFrame({"when (UTC)": [e["at_utc"][:19].replace("T", " ") for e in events],
                          "who": [e["actor"] for e in events], "did": [e["action"] for e in events],

@@ -89,7 +89,7 @@ def run_app() -> None:
     """The body of app.py."""
     st.set_page_config(page_title="Agreebound", layout="wide")
     interrupt.install(_stop_if_left)
-    if not auth.gate():  # a team's server: nothing of the data, the history or the server before sign-in
+    if not auth.gate([Path(path).stem for path, _ in PAGES[1:]]):  # a team's server: nothing before sign-in
         st.stop()
     if state.init() and st.query_params.get_all("run"):  # a link's runs: data, mapping, reading, thresholds
         guarded("the link's runs", widgets.open_link_runs)

@@ -814,7 +814,8 @@ def open_run(run_id: str, with_thresholds: bool = True, how: str = "history") ->
         if runs.RUN_ID.match(str(run_id).strip().lower()):
             _note(s, "refused", str(run_id).strip().lower(), how)
         return auth.shown(str(e))
-    _note(s, "open", run.id, how)
+    _note(s, "open", run.id, how, owner=run.owner, data_name=run.data_name,
+          as_admin=auth.viewer().user != run.owner and auth.viewer().admin)
     label = f"run {run.id}: {run.data_name}" + (f" ({run.label})" if run.label else "")
     if run.kind == "panel":
         recipe = runs.panel_replay(run, files)
@@ -834,11 +835,11 @@ def open_run(run_id: str, with_thresholds: bool = True, how: str = "history") ->
     return None
 
 
-def _note(s: Any, action: str, run_id: str, how: str) -> None:
+def _note(s: Any, action: str, run_id: str, how: str, **detail: Any) -> None:
     """An opening (or a refused link) in the audit trail; a trail that cannot be written does not
     stop the run from opening (the failure goes to the server log)."""
     try:
-        s.note(action, run_id, how=how)
+        s.note(action, run_id, how=how, **detail)
     except runs.StoreError:
         log.warning("the audit trail could not record %s of run %s", action, run_id)
 
@@ -887,7 +888,9 @@ def open_link_runs() -> None:
     for run_id in ids:
         error = open_run(run_id, with_thresholds="th" not in st.query_params, how="link")
         if error:
-            errors.append(f"The link's run {run_id[:20]!r} could not be opened: {error}")
+            ask = (" If someone sent you this link, ask them to share the run with you (History page, Who sees this "
+                   "run)." if "that you can open" in error else "")
+            errors.append(f"The link's run {run_id[:20]!r} could not be opened: {error}.{ask}")
     if S.panel_source.run and any(k in st.query_params for k in runs.READING_PARAMS):
         error = _reading_from_url()
         if error:
