@@ -265,7 +265,14 @@ class Run:
 
 
 def now_utc() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return utc_ago()
+
+
+def utc_ago(**delta: float) -> str:
+    """The UTC time ``delta`` ago (timedelta's keywords; none: now) as runs and events store it."""
+    from datetime import timedelta
+
+    return (datetime.now(timezone.utc) - timedelta(**delta)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 # --- where -------------------------------------------------------------------------------------
@@ -293,6 +300,11 @@ def configured_url(given: str | None = None) -> str | None:
     if "://" not in url:
         return f"sqlite:///{Path(url).expanduser().resolve()}"
     return url
+
+
+def kind_of(url: str) -> str:
+    """A store by its kind, as anyone may be told it: no path, host or user."""
+    return "PostgreSQL store" if url.startswith("postgres") else "local SQLite file"
 
 
 def describe(url: str) -> str:
@@ -335,7 +347,7 @@ class Store:
     @property
     def named(self) -> str:
         """The store by its kind, as a page may name it to anyone: no path, host or user."""
-        return "local SQLite file" if self.sqlite else "PostgreSQL store"
+        return kind_of(self.url)
 
     @property
     def shown(self) -> str:
@@ -573,8 +585,8 @@ class Store:
         used = sum(held.values()) + self._owner_json(conn, self.user)
         new = sum(size for digest, size in sizes.items() if digest not in held) + stored
         if used + new > quota:
-            raise StoreError(f"this run's files ({_mb(new)}) would take your stored files past your quota: you store "
-                             f"{_mb(used)} of {_mb(quota)}. Delete runs you no longer need on the History page (or "
+            raise StoreError(f"this run's files ({amount(new)}) would take your stored files past your quota: you store "
+                             f"{amount(used)} of {amount(quota)}. Delete runs you no longer need on the History page (or "
                              "`agreebound delete`), or ask an admin to raise AGREEBOUND_QUOTA_MB. The run was not "
                              "recorded")
 
@@ -616,9 +628,7 @@ class Store:
                 self._audit(conn, action, run_id, detail)
 
     def _refusals_last_hour(self, conn: Connection) -> int:
-        from datetime import timedelta
-
-        since = (datetime.now(timezone.utc) - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        since = utc_ago(hours=1)
         q = (sa.select(sa.func.count()).select_from(T_AUDIT).where(T_AUDIT.c.actor == self.user)
              .where(T_AUDIT.c.action == "refused").where(T_AUDIT.c.at_utc >= since))
         return int(conn.execute(q).scalar_one())
@@ -697,9 +707,7 @@ class Store:
 
     def older_than(self, days: int) -> list[Run]:
         """The runs recorded more than ``days`` days ago (oldest first), that the viewer may delete."""
-        from datetime import timedelta
-
-        cutoff = (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        cutoff = utc_ago(days=days)
         found = self.runs(until=cutoff, reports=False, skipped=[])
         mine = [r for r in found if self.viewer is None or may_change(self.viewer, r.owner)]
         return [r for r in reversed(mine) if r.created_utc < cutoff]
@@ -919,7 +927,8 @@ def _judge_columns(kind: str, report: dict[str, Any]) -> tuple[str | None, str |
 JSON_COLUMNS = ("report_json", "recipe_json", "thresholds_json")
 
 
-def _mb(n: int) -> str:
+def amount(n: int) -> str:
+    """Stored bytes in words: "600 bytes", "1.2 MB"."""
     return f"{n:,} bytes" if n < 10**6 else f"{n / 10**6:,.1f} MB"
 
 

@@ -56,7 +56,9 @@ def public() -> bool:
     return forwarded or (bool(name) and name not in LOOPBACK)
 
 
-def _settings() -> Settings:
+def deployment() -> Settings:
+    """The deployment's access settings (agreebound.access.settings); a bad value in the
+    environment falls back to the defaults here, and `serve --check` and the start say why."""
     try:
         return settings()
     except SettingError:  # said by `serve --check` and at start; the defaults meanwhile (no admins)
@@ -68,7 +70,7 @@ def viewer() -> Viewer:
     if signin_configured():
         if not st.user.is_logged_in:
             return Viewer("(not signed in)", None, admin=False, signed_in=False)
-        return signed_in_viewer(st.user.to_dict(), _settings())
+        return signed_in_viewer(st.user.to_dict(), deployment())
     return Viewer(LOCAL, None, admin=not public(), signed_in=False)
 
 
@@ -92,7 +94,7 @@ def gate(paths: Sequence[str] = ()) -> bool:
         _only(_signin_page, paths)
         return False
     v = viewer()
-    if not admitted(v, _settings()):
+    if not admitted(v, deployment()):
         _only(_not_admitted, paths)
         return False
     try:  # when this session's sign-in was issued (the ID token's iat, in seconds)

@@ -23,8 +23,19 @@ from agreebound.pipeline import (
     recipe_digest,
     scored_result,
 )
-from agreebound.access import SHARES, SettingError, may_change, settings
-from agreebound.store import RUN_ID, Run, Store, StoreError, configured_url, describe, shared, skipped_sentence
+from agreebound.access import SHARES, may_change
+from agreebound.store import (
+    RUN_ID,
+    Run,
+    Store,
+    StoreError,
+    amount,
+    configured_url,
+    describe,
+    kind_of,
+    shared,
+    skipped_sentence,
+)
 from agreebound.ui import auth
 from agreebound.thresholds import DEFAULT, ThresholdSet, threshold_set_from_dict
 from agreebound.ui.data import MEASURE_CALLS, Loaded, Upload
@@ -67,7 +78,7 @@ def where() -> str:
         return "off"
     if auth.viewer().admin:
         return describe(url)
-    return "a PostgreSQL store" if url.startswith(("postgres", "postgresql")) else "a local SQLite file"
+    return "a " + kind_of(url)
 
 
 def recording() -> bool:
@@ -188,13 +199,8 @@ def _someone_elses(s: Store, run_id: str | None) -> Run | None:
 
 
 def _quota() -> int | None:
-    """The per-user quota in bytes (access.settings; a bad setting: the default, said by serve --check)."""
-    try:
-        return settings().quota_bytes
-    except SettingError:
-        from agreebound.access import Settings
-
-        return Settings().quota_bytes
+    """The per-user quota in bytes (the deployment's settings, auth.deployment)."""
+    return auth.deployment().quota_bytes
 
 
 def usage_line(s: Store) -> str:
@@ -204,8 +210,7 @@ def usage_line(s: Store) -> str:
     except StoreError as e:
         return auth.shown(str(e))
     quota = _quota()
-    held = f"{used:,} bytes" if used < 10**6 else f"{used / 10**6:,.1f} MB"
-    return f"Your runs store {held} of files" + (f", of your {quota / 10**6:,.0f} MB." if quota else " (no limit).")
+    return f"Your runs store {amount(used)} of files" + (f", of your {amount(quota)}." if quota else " (no limit).")
 
 
 # --- the graded judge's slot -----------------------------------------------------------------------
