@@ -40,7 +40,9 @@ MIN_COOKIE_SECRET = 32
 #: cross-origin access refused (Streamlit's CORS *protection* on), no static file serving, no
 #: usage statistics, no browser opened.
 FIXED = {"server.enableXsrfProtection": "true", "server.enableCORS": "true", "server.enableStaticServing": "false",
-         "browser.gatherUsageStats": "false", "server.headless": "true"}
+         "browser.gatherUsageStats": "false", "server.headless": "true",
+         # a server's CPU goes to its users (bench/bench_load.py): no source watching, no full GC per rerun
+         "server.fileWatcherType": "none", "runner.postScriptGC": "false"}
 
 
 class ServeError(ValueError):

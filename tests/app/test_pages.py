@@ -443,6 +443,19 @@ def test_the_dashboard_and_the_cli_share_one_upload_limit():
     assert config["browser"]["gatherUsageStats"] is False and config["client"]["showErrorDetails"] == "none"
 
 
+def test_the_server_spends_its_cpu_on_its_users():
+    """Streamlit's full garbage collection after every rerun was half of a slider move's server CPU,
+    and its source watcher rescanned the folder on every change under it (bench/bench_load.py):
+    both are off for `make run` and for every `agreebound serve`."""
+    import tomllib
+
+    from agreebound import serve
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False and config["server"]["fileWatcherType"] == "none"
+    assert serve.FIXED["runner.postScriptGC"] == "false" and serve.FIXED["server.fileWatcherType"] == "none"
+
+
 def test_panel_page_other_coefficients_explain_the_gap_and_sliders_do_not_recompute():
     at = app("pages/panel.py")
     body = " ".join(shown(m.value) for m in at.markdown)
