@@ -27,6 +27,7 @@ Simulations use float64 and a seeded ``numpy.random.Generator``: deterministic f
 
 from __future__ import annotations
 
+import functools
 import math
 import struct
 from dataclasses import dataclass, field
@@ -79,15 +80,16 @@ class AlphaBootstrap:
     def defined(self) -> bool:
         return len(self.samples) > 0
 
-    @property
+    # read on every decision (a slider move): computed once per distribution
+    @functools.cached_property
     def low(self) -> float | None:
         return float(np.quantile(self.samples, (1 - self.level) / 2)) if self.defined else None
 
-    @property
+    @functools.cached_property
     def high(self) -> float | None:
         return float(np.quantile(self.samples, 1 - (1 - self.level) / 2)) if self.defined else None
 
-    @property
+    @functools.cached_property
     def se(self) -> float | None:
         """The standard error: the standard deviation of the draws (ddof 1), what a plan scales with
         the number of units (agreebound.gate.plan_alpha); None with fewer than two draws."""

@@ -485,3 +485,36 @@ def test_judge_page_shows_the_judge_against_the_human_reference():
     table = next(t.value for t in at.dataframe if "human preferred" in t.value.columns)
     assert list(table["human preferred"]) == ["a", "b", "tie"]
     assert list(table["judge: a"]) == [137, 60, 4] and list(table["judge: no majority"]) == [0, 0, 0]
+
+
+def test_a_slider_move_reuses_what_it_does_not_move():
+    """widgets.once: a value per object (by identity, held) and key. A What-if move re-decides only
+    what its threshold touches: the judge's decision is the same object after a panel slider move."""
+    from agreebound.ui import widgets
+
+    calls = []
+    a, b = [1], [1]  # equal, not the same object
+
+    def compute(x):
+        calls.append(x)
+        return object()
+
+    first = widgets.once("t", a, compute, ("k", 1))
+    assert widgets.once("t", a, compute, ("k", 1)) is first and len(calls) == 1
+    assert widgets.once("t", b, compute, ("k", 1)) is not first and len(calls) == 2
+    assert widgets.once("t", a, compute, ("k", 2)) is not first and len(calls) == 3
+    assert widgets.once("t", a, compute, [1]) is not None and len(calls) == 4  # unhashable key: computed
+
+    widgets._ONCE.clear()
+    at = app("pages/whatif.py")
+    judged = {k for k in widgets._ONCE if k[0] == "judge"}
+    panel = {k for k in widgets._ONCE if k[0] == "panel"}
+    assert len(judged) == 1 and len(panel) == 3  # the sample's judge, its panel's three dimensions
+    at.slider(key="slider_alpha_floor_permil").set_value(900).run()
+    assert not at.exception
+    # the panel re-decided under the new floor (the sample's sexual dimension, alpha 0.779, flips) ...
+    assert any(m.value.startswith("**sexual**: REPORT_ONLY") and "(was ENFORCE under the defaults)" in m.value
+               for m in at.markdown)
+    assert len({k for k in widgets._ONCE if k[0] == "panel"} - panel) == 3
+    # ... and the judge, whose thresholds did not move, was not decided again
+    assert {k for k in widgets._ONCE if k[0] == "judge"} == judged

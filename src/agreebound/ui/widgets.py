@@ -90,7 +90,11 @@ def md_table(frame: pd.DataFrame, limit: int = 200) -> pd.DataFrame:
     """A frame for st.table, which renders every cell and header as Markdown: each escaped, so a
     name or a ">= 9000" shows as the text it is (a leading ">" would be a quotation). ``limit``: the
     characters a cell shows (a longer one is cut, its length said)."""
-    out = frame.map(lambda v: "" if v is None else md(v, limit))
+    if frame.empty:
+        out = frame.map(lambda v: "" if v is None else md(v, limit))
+    else:  # by column, not frame.map (a third of a What-if move's table): the same cells
+        out = pd.DataFrame({i: ["" if v is None else md(v, limit) for v in frame.iloc[:, i].tolist()]
+                            for i in range(frame.shape[1])}, index=frame.index)
     out.columns = [md(c, 80) for c in frame.columns]
     return out
 
@@ -222,17 +226,41 @@ def dimension_table(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]
 
 def panel_decisions() -> dict[str, tuple[PanelMeasurement, PanelDecision]]:
     t = state.thresholds()
-    return {dim: (m, decide_panel(m, t.panel, t.source)) for dim, m in panels().items()}
+    return {dim: (m, once("panel", m, lambda m: decide_panel(m, t.panel, t.source), (t.panel, t.source)))
+            for dim, m in panels().items()}
+
+
+#: Values computed once per object and key: (what, id, key) -> (the object, its value). The object is
+#: held, so its id is not reused while the entry stands; the objects are the cached measurements every
+#: session shares, or one rerun's decision; the keys are frozen thresholds. Values are immutable.
+_ONCE: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+
+
+def once(what: str, obj: Any, compute: Any, key: Any = ()) -> Any:
+    """``compute(obj)``, once per object and ``key`` (what else it depends on): a slider move, in any
+    session, reuses what that slider does not move."""
+    k = (what, id(obj), key)
+    try:
+        hit = _ONCE.get(k)
+    except TypeError:  # a key that cannot be hashed: computed every time, as before
+        return compute(obj)
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    value = compute(obj)
+    if len(_ONCE) >= 1024:
+        _ONCE.clear()
+    _ONCE[k] = (obj, value)
+    return value
 
 
 def decided_under_defaults(m: PanelMeasurement) -> PanelDecision:
     """The panel decided under the default thresholds: what What-if compares the edited ones with."""
-    return decide_panel(m, runs.DEFAULT.panel)
+    return once("defaults", m, lambda m: decide_panel(m, runs.DEFAULT.panel))
 
 
 def decided_as_bound(bundle: JudgeBundle) -> CalibrationDecision:
     """The judge decided against its bound contract (the illustrative limits when it has none)."""
-    return decide(bundle.measurement, None)
+    return once("bound", bundle, lambda b: decide(b.measurement, None))
 
 
 def judge_decision() -> tuple[JudgeBundle, CalibrationDecision]:
@@ -242,7 +270,8 @@ def judge_decision() -> tuple[JudgeBundle, CalibrationDecision]:
 
     b = judge()
     intervals = judge_diagnostics_for(judge_key(S.judge_source), b.measurement).intervals
-    return b, decide(b.measurement, state.thresholds().calibration, intervals=intervals)
+    cal = state.thresholds().calibration
+    return b, once("judge", b, lambda b: decide(b.measurement, cal, intervals=intervals), cal)
 
 
 # --- display ---------------------------------------------------------------------------------
@@ -1085,7 +1114,8 @@ def judge_gate_list(bundle: JudgeBundle, d: CalibrationDecision) -> list[Any]:
     from agreebound.render.gates import judge_gates
     from agreebound.ui.data import judge_diagnostics_for
 
-    return judge_gates("judge", d, judge_diagnostics_for(judge_key(S.judge_source), bundle.measurement).intervals)
+    intervals = judge_diagnostics_for(judge_key(S.judge_source), bundle.measurement).intervals
+    return once("judge gates", d, lambda d: judge_gates("judge", d, intervals))
 
 
 def gate_words(g: Any) -> str:
