@@ -19,7 +19,7 @@ digest and shared; RSS is said before, after one session and after twenty).
 
 Targets (this machine, 2 cores): server CPU per slider move <= 0.05 s; with 20 sessions on What-if
 p95 <= 300 ms, max <= 1 s, 0 errors; no errors in any scenario. The script exits 1 when one is
-missed. ``--quick`` runs 1, 4 and 20 sessions and fewer actions.
+missed. ``--quick`` runs 1, 4 and 20 sessions and fewer actions; ``--only=whatif`` one scenario (no memory figures).
 
 Run: make bench (or .venv/bin/python bench/bench_load.py [--quick]). Writes bench/results/load.json.
 """
@@ -238,6 +238,7 @@ def report(rows: list[dict], mem: dict | None) -> list[str]:
 
 def main() -> None:
     quick = "--quick" in sys.argv
+    only = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")]
     counts = [1, 4, 20] if quick else SESSIONS
     actions = 6 if quick else ACTIONS
     rows: list[dict] = []
@@ -246,13 +247,15 @@ def main() -> None:
         data = million_bytes(tmp)
         with server(tmp) as (url, pid):
             asyncio.run(Session.open(url, ""))  # the first import and sample measurement, outside the figures
-            for scenario in ("whatif", "panel", "overview"):
+            for scenario in only or ("whatif", "panel", "overview"):
                 for n in counts:
                     rows.append(asyncio.run(phase(url, pid, scenario, n, actions)))
                     print(f"  {scenario} x{n}: done", flush=True)
-        with server(tmp) as (url, pid):  # a fresh server: the memory figures start clean
-            asyncio.run(Session.open(url, "panel"))
-            mem = asyncio.run(memory(url, pid, data))
+        mem = None
+        if not only:
+            with server(tmp) as (url, pid):  # a fresh server: the memory figures start clean
+                asyncio.run(Session.open(url, "panel"))
+                mem = asyncio.run(memory(url, pid, data))
     missed = report(rows, mem)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({"rows": rows, "memory": mem, "missed": missed}, indent=1))
