@@ -68,6 +68,7 @@ def as_matrix(rows: list[list], high: bool) -> np.ndarray:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(panels())
 def test_every_kernel_gives_the_same_exact_fraction_as_the_definition(drawn):

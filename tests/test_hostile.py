@@ -82,6 +82,7 @@ def test_the_corpus_is_generated_and_large():
             "judge tables"} <= categories
 
 
+@pytest.mark.slow
 def test_every_hostile_file_ends_in_a_verdict_or_one_located_line(tmp_path):
     manifest = json.loads((HOSTILE / "manifest.json").read_text())
     cases = [dict(c, argv=_argv(c), what=c["file"]) for c in manifest] + make_hostile_files.runtime_cases(tmp_path)

@@ -96,6 +96,7 @@ def test_the_default_interval_is_the_units_bootstrap():
     assert DEFAULT_INTERVAL == "units" and measure_panel(panel, "nominal", None).alpha_boot.method == "units"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setting", list(SETTINGS))
 def test_the_default_interval_covers_the_true_alpha_95_percent_of_the_time(setting):
     truth, covered = coverage(setting, seed=list(SETTINGS).index(setting))

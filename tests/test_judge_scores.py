@@ -207,6 +207,7 @@ def test_graded_measures_recover_planted_biases():
         assert m.low < 0.05 and m.high > -0.05, (name, m.low, m.high)
 
 
+@pytest.mark.slow
 def test_the_alpha_difference_interval_covers_95_percent():
     """The jackknife interval of the admissibility gate's difference, over 400 simulated audits of a
     judge exchangeable with three humans at 120 items (true difference 0): it covers 0 in 92.8-97.2%
