@@ -47,7 +47,7 @@ from wsclient import Action, Session  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).resolve().parent / "results" / "load.json"
 SESSIONS = [1, 4, 10, 20, 50]
-ACTIONS = 12  # per session and scenario
+ACTIONS = {"whatif": 12, "panel": 4, "overview": 6}  # per session (an upload measures ~1 s of CPU)
 FLOOR = "Alpha floor (permil)"
 RATINGS = "Ratings: CSV/TSV (any delimiter), Excel, Parquet, JSON Lines, Label Studio or Prodigy export"
 MEASURE = "Measure with this mapping"
@@ -198,14 +198,22 @@ def million_bytes(tmp: Path) -> bytes:
     return path.read_bytes()
 
 
-def report(rows: list[dict], mem: dict | None) -> list[str]:
+def header() -> None:
     print(f"{'scenario':9} {'n':>3} {'open med/max':>13} {'1st verdict':>11} {'action':8} {'median':>7} {'p95':>7} "
-          f"{'max':>7} {'cpu/act':>8} {'cores':>5} {'rss MB':>6} {'errors':>6}")
+          f"{'max':>7} {'cpu/act':>8} {'cores':>5} {'rss MB':>6} {'errors':>6}", flush=True)
+
+
+def line(r: dict) -> None:
+    for kind, a in r["actions"].items():
+        print(f"{r['scenario']:9} {r['sessions']:3} {r['open'].get('median_s', 0):6.2f}/{r['open'].get('max_s', 0):<6.2f}"
+              f"{r['first_verdict_max_s']:11.2f} {kind:8} {a['median_s']:7.3f} {a['p95_s']:7.3f} {a['max_s']:7.3f} "
+              f"{r['cpu_per_action_s']:8.4f} {r['server_cores_busy']:5.2f} {r['rss_mb']:6} {r['error_count']:6}", flush=True)
+
+
+def report(rows: list[dict], mem: dict | None) -> list[str]:
+    header()
     for r in rows:
-        for kind, a in r["actions"].items():
-            print(f"{r['scenario']:9} {r['sessions']:3} {r['open'].get('median_s', 0):6.2f}/{r['open'].get('max_s', 0):<6.2f}"
-                  f"{r['first_verdict_max_s']:11.2f} {kind:8} {a['median_s']:7.3f} {a['p95_s']:7.3f} {a['max_s']:7.3f} "
-                  f"{r['cpu_per_action_s']:8.4f} {r['server_cores_busy']:5.2f} {r['rss_mb']:6} {r['error_count']:6}")
+        line(r)
     missed = []
     wi = {r["sessions"]: r for r in rows if r["scenario"] == "whatif"}
     if 1 in wi:
@@ -240,17 +248,17 @@ def main() -> None:
     quick = "--quick" in sys.argv
     only = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")]
     counts = [1, 4, 20] if quick else SESSIONS
-    actions = 6 if quick else ACTIONS
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="agreebound-load-") as d:
         tmp = Path(d)
         data = million_bytes(tmp)
+        header()
         with server(tmp) as (url, pid):
             asyncio.run(Session.open(url, ""))  # the first import and sample measurement, outside the figures
             for scenario in only or ("whatif", "panel", "overview"):
                 for n in counts:
-                    rows.append(asyncio.run(phase(url, pid, scenario, n, actions)))
-                    print(f"  {scenario} x{n}: done", flush=True)
+                    rows.append(asyncio.run(phase(url, pid, scenario, n, max(2, ACTIONS[scenario] // (2 if quick else 1)))))
+                    line(rows[-1])
         mem = None
         if not only:
             with server(tmp) as (url, pid):  # a fresh server: the memory figures start clean
