@@ -75,14 +75,13 @@ def rss_mb(pid: int) -> float:
 
 
 @contextmanager
-def server(tmp: Path):
-    """``streamlit run app.py`` with the repository's own .streamlit/config.toml (what `make run`
-    and `agreebound serve` start), uploads recorded in a SQLite file of its own."""
+def running(argv: list[str], env: dict, out_path: Path):
+    """``python <argv> --server.port <free port>`` (a Streamlit server), waited for until healthy
+    and stopped afterwards: (url, process). Its output goes to ``out_path``."""
     port = free_port()
-    env = {**os.environ, "AGREEBOUND_DB": str(tmp / "runs.db"), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    out = (tmp / "server.out").open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
-                            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    out = out_path.open("wb")
+    proc = subprocess.Popen([sys.executable, *argv, "--server.port", str(port)], cwd=ROOT, env=env,
+                            stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 90
@@ -93,9 +92,9 @@ def server(tmp: Path):
                         break
             except OSError:
                 if time.time() > deadline or proc.poll() is not None:
-                    raise SystemExit("streamlit did not start: " + (tmp / "server.out").read_text(errors="replace")[-2000:])
+                    raise SystemExit("streamlit did not start: " + out_path.read_text(errors="replace")[-2000:])
                 time.sleep(0.3)
-        yield url, proc.pid
+        yield url, proc
     finally:
         proc.terminate()
         try:
@@ -103,6 +102,15 @@ def server(tmp: Path):
         except subprocess.TimeoutExpired:
             proc.kill()
         out.close()
+
+
+@contextmanager
+def server(tmp: Path):
+    """``streamlit run app.py`` with the repository's own .streamlit/config.toml (what `make run`
+    and `agreebound serve` start), uploads recorded in a SQLite file of its own: (url, pid)."""
+    env = {**os.environ, "AGREEBOUND_DB": str(tmp / "runs.db"), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    with running(["-m", "streamlit", "run", "app.py"], env, tmp / "server.out") as (url, proc):
+        yield url, proc.pid
 
 
 def shuffled_panel(rng: random.Random) -> bytes:

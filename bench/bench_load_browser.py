@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import statistics
 import sys
 import tempfile
 import time

@@ -30,13 +30,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -188,12 +185,6 @@ PROBE = """
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class ServerLog:
     """The server's timestamps (wall clock, ms), read incrementally."""
 
@@ -215,35 +206,14 @@ class ServerLog:
 
 @contextmanager
 def server(tmp: Path):
-    port = free_port()
+    from bench_load import running  # the load bench's server start and health wait
+
     log_path = tmp / "server-timing.log"
     log_path.touch()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "WHATIF_BENCH_LOG": str(log_path)}
-    out = (tmp / "server.out").open("wb")
-    proc = subprocess.Popen([sys.executable, "-c", SERVER, "run", "app.py", "--server.headless", "true",
-                             "--server.port", str(port), "--server.address", "127.0.0.1"],
-                            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                    if r.read() == b"ok":
-                        break
-            except OSError:
-                if time.time() > deadline or proc.poll() is not None:
-                    raise SystemExit("streamlit did not become healthy: "
-                                     + (tmp / "server.out").read_text(errors="replace")[-2000:])
-                time.sleep(0.3)
+    argv = ["-c", SERVER, "run", "app.py", "--server.headless", "true", "--server.address", "127.0.0.1"]
+    with running(argv, env, tmp / "server.out") as (url, _):
         yield url, ServerLog(log_path)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        out.close()
 
 
 def settle(page: Page, timeout: float = 120_000) -> None:
