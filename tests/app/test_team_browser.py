@@ -222,8 +222,13 @@ def test_a_private_run_is_invisible_until_shared(people: dict[str, Page], team: 
     bob.get_by_text("History: record this view as a run").first.click()
     bob.get_by_role("button", name="Record this view").first.click()
     settle(bob)
-    assert (f"Not recorded: this is alice@red.example's run {run_id}, shared with you; only its owner (or an admin) "
-            "records new runs of its data" in text(bob))
+    # waited for, not read at once: on a busy machine the click's rerun may start after settle returned
+    refused = (f"Not recorded: this is alice@red.example's run {run_id}, shared with you; only its owner (or an admin) "
+               "records new runs of its data")
+    deadline = time.time() + 60
+    while refused not in text(bob) and time.time() < deadline:
+        bob.wait_for_timeout(250)
+    assert refused in text(bob)
     go(bob, f"{url}/history")
     assert "alice@red.example's run, shared with everyone signed in" in text(bob)
     expect(bob.get_by_role("button", name="Delete this run")).to_have_count(0)
