@@ -5,12 +5,16 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+# Streamlit draws a grey placeholder (stSkeleton) while a lazily loaded element's code arrives; on a
+# busy machine that can outlast the script run (seen: the Judge page's uploaders and its styles).
+DRAWN = "() => !document.querySelector(\"[data-testid='stSkeleton']\")"
 
 
 def settle(page: Page) -> None:
     page.wait_for_selector(IDLE, timeout=60_000)
     page.wait_for_timeout(500)  # let a rerun that was just triggered start
     page.wait_for_selector(IDLE, timeout=60_000)
+    page.wait_for_function(DRAWN, timeout=60_000)
 
 
 def slider(page: Page, label: str):
