@@ -4,6 +4,7 @@ every level; counts of a split panel merge to the counts of the whole, in any or
 from __future__ import annotations
 
 from fractions import Fraction
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -71,6 +72,25 @@ def test_alpha_from_counts_is_alpha_by_its_definition(rows):
     c = counts_of(np.array(rows, dtype=object))
     for level in LEVELS:
         held_to_the_definition(c, rows, level)
+
+
+@settings(max_examples=150, deadline=None)
+@given(matrices)
+def test_units_held_as_a_count_matrix_or_as_entries_measure_the_same(rows):
+    """Up to DENSE_MAX_CATEGORIES values the numpy engine holds the units' histograms as a values x
+    units matrix; above, as sorted entries: the same counts, rows and alpha either way."""
+    coded = encode(np.array(rows, dtype=object))
+    held = C.from_coded(coded)
+    with mock.patch("agreebound.panel.DENSE_MAX_CATEGORIES", 0):
+        listed = C.from_coded(coded)
+    assert (held.patterns.matrix() is not None) == (len(coded.categories) > 0)  # no value: no matrix
+    assert listed.patterns.matrix() is None
+    assert held.equals(listed) and held.patterns.equals(listed.patterns)
+    assert held.units_by_m == listed.units_by_m and held.patterns.n_units == listed.patterns.n_units
+    for a, b in zip(held.patterns.rows()[:3], listed.patterns.rows()[:3]):
+        assert a.tolist() == b.tolist()
+    for level in LEVELS:
+        assert same(alpha(held, level), alpha(listed, level)), level
 
 
 @settings(max_examples=100, deadline=None)

@@ -37,13 +37,14 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import cached_property
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from agreebound.counts import PanelCounts, from_coded
+from agreebound.counts import PanelCounts, UnitPatterns, from_coded
 from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, RATIO_MAX_CATEGORIES
-from agreebound.panel import AlphaResult, exact_sum, seed_permil_from_totals
+from agreebound.panel import AlphaResult, exact_sum, seed_permil_from_totals, unit_sums
 from agreebound.categories import LEVELS, Categories, encode, int_array
 
 __all__ = ["Distances", "alpha", "alpha_without_each_rater", "category_distances", "check_level", "krippendorff_alpha",
@@ -117,7 +118,10 @@ def alpha(counts: PanelCounts, level: str = "nominal") -> AlphaResult:
 
 
 def _kernel(counts: PanelCounts) -> "_Histograms | _Pairs":
-    """The kernel over what the counts hold: their units' histograms, else their pair counts."""
+    """The kernel over what the counts hold: their units' histograms (as a count matrix, or as
+    entries), else their pair counts."""
+    if counts.patterns is not None and (matrix := counts.patterns.matrix()) is not None:
+        return _Matrix(matrix, counts.patterns)
     rows = counts.patterns.rows() if counts.patterns is not None else None
     return _Histograms(*rows) if rows is not None else _Pairs(counts.pairs)
 
@@ -265,7 +269,16 @@ class _Histograms:
 
     def __init__(self, code: np.ndarray, cnt: np.ndarray, starts: np.ndarray, weight: np.ndarray | None) -> None:
         self.code, self.cnt, self.starts, self.weight = code, cnt, starts, weight
-        self.m = np.add.reduceat(cnt, starts) if len(cnt) else np.zeros(0, dtype=np.int64)
+
+    @cached_property
+    def m(self) -> np.ndarray:
+        """Each row's ratings."""
+        return np.add.reduceat(self.cnt, self.starts) if len(self.cnt) else np.zeros(0, dtype=np.int64)
+
+    @cached_property
+    def different(self) -> np.ndarray:
+        """Each row's ordered pairs of different values, times its units: m^2 - sum_c n_c^2."""
+        return self._weighted(self.m * self.m - self._sumsq())
 
     def _weighted(self, per_row: np.ndarray) -> np.ndarray:
         if self.weight is None:
@@ -283,10 +296,10 @@ class _Histograms:
 
     def different_pairs(self) -> int:
         """Ordered pairs of different values within units (the seed's D)."""
-        return exact_sum(self._weighted(self.m * self.m - self._sumsq()))
+        return exact_sum(self.different)
 
     def nominal(self, n: int, n_c: np.ndarray) -> Disagreements | None:
-        obs_num, obs_den = _sum_by_m(self._weighted(self.m * self.m - self._sumsq()), self.m)
+        obs_num, obs_den = _sum_by_m(self.different, self.m)
         exp = _expected(n, n_c)
         if exp == 0:
             return None
@@ -309,6 +322,34 @@ class _Histograms:
 
     def coincidence(self, k: int) -> tuple[list[list[int]], int]:
         return _coincidence(self.code, self.cnt, self.starts, self.m, self.weight, k)
+
+
+class _Matrix(_Histograms):
+    """The kernel over the numpy engine's values x units count matrix (a unit a column): sizes,
+    pairs and totals a value at a time; other levels read the same units as entries."""
+
+    weight = None
+
+    def __init__(self, matrix: np.ndarray, patterns: UnitPatterns) -> None:
+        self.matrix, self.patterns = matrix, patterns  # the entries (code, cnt, starts): when first read
+
+    @cached_property
+    def _entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        return self.patterns.rows()
+
+    code = property(lambda self: self._entries[0])
+    cnt = property(lambda self: self._entries[1])
+    starts = property(lambda self: self._entries[2])
+
+    @cached_property
+    def m(self) -> np.ndarray:
+        return unit_sums(self.matrix)
+
+    def _sumsq(self) -> np.ndarray:
+        return unit_sums(self.matrix, square=True)
+
+    def pairable_totals(self, k: int) -> np.ndarray:
+        return self.matrix.sum(axis=1)
 
 
 class _Pairs:
@@ -377,18 +418,19 @@ def _as_float(x: Any) -> float:
 
 def _sum_by_m(q: np.ndarray, m: np.ndarray) -> tuple[int, int]:
     """sum_u q_u / (m_u - 1) as (numerator, denominator) of the exact total."""
-    order = np.argsort(m, kind="stable")
-    ms = m[order]
-    qs = q[order]
-    bounds = np.flatnonzero(np.r_[True, ms[1:] != ms[:-1], True])
+    if q.dtype != object and len(q) and q.min() >= 0 and int(q.max()) < _FLOAT_EXACT // len(q):
+        # every partial sum an integer below 2**53: float64 adds them exactly, in one pass
+        per_m = np.bincount(m, weights=q)
+        sums = {int(mm): int(per_m[mm]) for mm in np.flatnonzero(np.bincount(m))}
+    else:
+        order = np.argsort(m, kind="stable")
+        ms, qs = m[order], q[order]
+        bounds = np.flatnonzero(np.r_[True, ms[1:] != ms[:-1], True])
+        sums = {int(ms[b0]): exact_sum(qs[b0:b1]) for b0, b1 in zip(bounds[:-1], bounds[1:])}
     scale = 1
-    distinct = [int(ms[b]) for b in bounds[:-1]]
-    for mm in distinct:
+    for mm in sums:
         scale = math.lcm(scale, mm - 1)
-    total = 0
-    for (b0, b1), mm in zip(zip(bounds[:-1], bounds[1:]), distinct):
-        total += exact_sum(qs[b0:b1]) * (scale // (mm - 1))
-    return total, scale
+    return sum(s * (scale // (mm - 1)) for mm, s in sums.items()), scale
 
 
 def _power_sums(x: np.ndarray, cnt: np.ndarray, starts: np.ndarray, m_u: np.ndarray) -> np.ndarray:

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from agreebound.panel import per_unit_counts
+from agreebound.panel import per_unit_counts, per_unit_matrix, unit_sums
 from agreebound.categories import Categories, Coded
 
 
@@ -46,24 +46,47 @@ class UnitPatterns:
     units. Canonical (:func:`unit_patterns`): rows distinct and in one order, so two sources of the
     same units give equal arrays. Mergeable by adding units of equal rows.
 
-    The numpy engine holds one histogram per unit already (:meth:`of_units`); its canonical form is
-    made when first read (the units bootstrap, comparisons), while alpha reads the rows as held
-    (:meth:`rows`): measuring alpha in memory never pays for sorting the units' histograms."""
+    The numpy engine holds one histogram per unit already, as entries (:meth:`of_units`) or as the
+    columns of a values x units count matrix (:meth:`of_matrix`); its canonical form is made when first
+    read (the units bootstrap, comparisons), while alpha reads the rows as held (:meth:`rows`,
+    :meth:`matrix`): measuring alpha in memory never pays for sorting the units' histograms."""
 
     def __init__(self, codes: np.ndarray, counts: np.ndarray, units: np.ndarray) -> None:
         self._canonical: tuple[np.ndarray, np.ndarray, np.ndarray] | None = (codes, counts, units)
         self._per_unit: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._matrix: np.ndarray | None = None
 
     @classmethod
     def of_units(cls, code: np.ndarray, cnt: np.ndarray, starts: np.ndarray) -> "UnitPatterns":
         """One row per pairable unit: its (code, count) entries by code, rows starting at ``starts``."""
         p = cls.__new__(cls)
-        p._canonical, p._per_unit = None, (code, cnt, starts)
+        p._canonical, p._per_unit, p._matrix = None, (code, cnt, starts), None
         return p
+
+    @classmethod
+    def of_matrix(cls, matrix: np.ndarray) -> "UnitPatterns":
+        """One row per pairable unit: ``matrix[c, u]`` ratings of value c in unit u (int64, values x
+        units, every unit two or more)."""
+        p = cls.__new__(cls)
+        p._canonical, p._per_unit, p._matrix = None, None, matrix
+        return p
+
+    def matrix(self) -> np.ndarray | None:
+        """The values x units count matrix the rows are held as, if they are (:meth:`of_matrix`)."""
+        return self._matrix
+
+    def _units(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        if self._per_unit is None and self._matrix is not None:
+            unit, code = np.nonzero(self._matrix.T)  # by unit, then value
+            cnt = self._matrix[code, unit]
+            small = np.int32 if self._matrix.shape[0] < 2**31 else np.int64
+            starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]]) if len(unit) else np.zeros(0, dtype=np.int64)
+            self._per_unit = (code.astype(small), cnt, starts)
+        return self._per_unit
 
     def _form(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._canonical is None:
-            code, cnt, starts = self._per_unit  # type: ignore[misc]
+            code, cnt, starts = self._units()  # type: ignore[misc]
             owner = np.repeat(np.arange(len(starts), dtype=np.int64), np.diff(np.r_[starts, len(code)]))
             self._canonical = unit_patterns(owner, code, cnt, np.ones(len(starts), dtype=np.int64))._form()
         return self._canonical
@@ -85,6 +108,8 @@ class UnitPatterns:
 
     @property
     def n_units(self) -> int:
+        if self._matrix is not None:
+            return self._matrix.shape[1]
         if self._per_unit is not None:
             return len(self._per_unit[2])
         return int(self.units.sum())
@@ -97,8 +122,8 @@ class UnitPatterns:
     def rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
         """(code, count, starts, units per row) of the rows as held: one per unit (units None) when
         the numpy engine gave them, else the canonical ones. Alpha's histogram kernel reads these."""
-        if self._per_unit is not None:
-            return (*self._per_unit, None)
+        if (held := self._units()) is not None:
+            return (*held, None)
         row, code, cnt = self.entries()
         starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]]) if len(row) else np.zeros(0, dtype=np.int64)
         return code, cnt, starts, self.units
@@ -307,10 +332,24 @@ def from_coded(coded: Coded, raters: Sequence[str] | None = None, dimension: str
     cats = coded.categories
     k = len(cats)
     kind = kind or ("number" if cats.numeric else "label")
+    if (matrix := per_unit_matrix(coded)) is not None:
+        m_u = unit_sums(matrix)  # units without a rating too: m 0, not counted below
+        totals = matrix.sum(axis=1)
+        pairable = m_u >= 2
+        patterns = UnitPatterns.of_matrix(matrix if pairable.all() else matrix[:, pairable])
+    else:
+        m_u, totals, patterns = _entries_of(coded, k)
+    by_m = np.bincount(m_u) if len(m_u) else np.zeros(0, dtype=np.int64)
+    units_by_m = {int(m): int(by_m[m]) for m in np.flatnonzero(by_m) if m}
+    return PanelCounts(dimension, kind, cats, units_by_m, None, totals,
+                       partial(rater_counts_of, coded, tuple(raters)), patterns, raters=raters)
+
+
+def _entries_of(coded: Coded, k: int) -> tuple[np.ndarray, np.ndarray, UnitPatterns]:
+    """Every rated unit's size, the category totals and the pairable units' histograms as sorted
+    (unit, value, count) entries (:func:`per_unit_counts`: many units or values)."""
     _, code, cnt, starts = per_unit_counts(coded)
     m_u = np.add.reduceat(cnt, starts) if len(cnt) else np.zeros(0, dtype=np.int64)
-    by_m = np.bincount(m_u) if len(m_u) else np.zeros(0, dtype=np.int64)
-    units_by_m = {int(m): int(by_m[m]) for m in np.flatnonzero(by_m)}
     totals = np.bincount(code, weights=cnt, minlength=k).astype(np.int64) if k else np.zeros(0, dtype=np.int64)
     pairable = m_u >= 2
     if not pairable.all():  # unpairable units hold no pattern
@@ -319,9 +358,7 @@ def from_coded(coded: Coded, raters: Sequence[str] | None = None, dimension: str
         code, cnt = code[keep], cnt[keep]
         starts = np.r_[0, np.cumsum(lens[pairable])[:-1]].astype(np.int64) if pairable.any() \
             else np.zeros(0, dtype=np.int64)
-    patterns = UnitPatterns.of_units(code, cnt, starts)
-    return PanelCounts(dimension, kind, cats, units_by_m, None, totals,
-                       partial(rater_counts_of, coded, tuple(raters)), patterns, raters=raters)
+    return m_u, totals, UnitPatterns.of_units(code, cnt, starts)
 
 
 def rater_counts_of(coded: Coded, raters: Sequence[str]) -> dict[str, dict[int, int]]:

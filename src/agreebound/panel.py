@@ -30,6 +30,7 @@ import numpy as np
 
 from agreebound.categories import Categories, Coded, as_matrix
 from agreebound.gate import MEASURED, NOT_MEASURED, UNBOUNDED, UNDEFINED, Gate, Plan, evaluate, meets, plan_alpha
+from agreebound.limits import DENSE_MAX_CATEGORIES
 from agreebound.thresholds import ALPHA_FLOOR_DEFAULT, CITATIONS, PERMIL, RATIO_CAP_DEFAULT, PanelThresholds
 
 __all__ = [
@@ -194,13 +195,36 @@ def per_unit_counts(c: Coded) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     return unit, code, cnt, starts
 
 
+def per_unit_matrix(c: Coded) -> np.ndarray | None:
+    """Every unit's histogram as one column of a values x units count matrix (one bincount over the
+    ratings; value-major, so that a unit's size or totals are a few passes over contiguous rows),
+    or None where that matrix would be much larger than the ratings, or taller than
+    ``DENSE_MAX_CATEGORIES`` (then :func:`per_unit_counts`)."""
+    k = len(c.categories)
+    if not 0 < k <= DENSE_MAX_CATEGORIES or c.n_units * k > 2 * c.n_ratings + 1_000_000:
+        return None
+    key = c.code.astype(np.int64) * c.n_units
+    key += c.unit
+    return np.bincount(key, minlength=c.n_units * k).reshape(k, c.n_units)
+
+
+def unit_sums(matrix: np.ndarray, square: bool = False) -> np.ndarray:
+    """Each unit's ratings (sum of squared counts) from a values x units count matrix."""
+    out = np.zeros(matrix.shape[1], dtype=np.int64)
+    for row in matrix:
+        out += row * row if square else row
+    return out
+
+
 def exact_sum(a: np.ndarray) -> int:
     """The exact sum of an int64 (or object) array as a Python int (no int64 overflow)."""
     if a.dtype == object:
         return int(sum(a.tolist()))
     if len(a) == 0:
         return 0
-    hi, lo = np.divmod(a, 2**31)  # |hi| < 2**32, 0 <= lo < 2**31: sums of up to 2**31 terms fit
+    if max(-int(a.min()), int(a.max())) < 2**63 // len(a):  # no partial sum can overflow
+        return int(a.sum())
+    hi, lo = a >> 31, a & (2**31 - 1)  # floor division and remainder by 2**31: |hi| < 2**32, 0 <= lo < 2**31
     return int(hi.sum()) * 2**31 + int(lo.sum())
 
 
