@@ -16,7 +16,7 @@ from agreebound import counts as C
 from agreebound.alpha import alpha
 from agreebound.analysis import measure_counts, measure_panels
 from agreebound.cli import main
-from agreebound.engines import numpy_engine
+from agreebound.engines import duckdb_engine, numpy_engine
 from agreebound.engines.duckdb_engine import LongColumns, panel_counts
 from agreebound.errors import InputError
 from agreebound.io.formats import import_ratings
@@ -43,14 +43,21 @@ def write_csv(path: Path, rows) -> None:
     path.write_text("dimension,unit,rater,value\n" + "".join(",".join(r) + "\n" for r in rows))
 
 
+@pytest.mark.parametrize("packed", [True, False], ids=["histogram-as-one-number", "histogram-as-columns"])
 @pytest.mark.parametrize("seed", range(12))
-def test_duckdb_counts_equal_the_readers(tmp_path, seed):
+def test_duckdb_counts_equal_the_readers(tmp_path, seed, packed, monkeypatch):
+    """DuckDB groups unit histograms as one number where it fits (else as k columns): the same
+    counts as the in-memory reader's either way, unit patterns included."""
+    made = []
+    real = duckdb_engine._packed_patterns
+    monkeypatch.setattr(duckdb_engine, "_packed_patterns", lambda *a: made.append(packed and real(*a)) or made[-1])
     labels = seed % 3 == 0
     rows = long_rows(seed, labels)
     f = tmp_path / "ratings.csv"
     write_csv(f, rows)
     imported = import_ratings(f.name, f.read_bytes())
     got = panel_counts([str(f)], LongColumns(dimension="dimension"))
+    assert made == [packed]  # one pattern table, made by the route asked for
     assert set(got) == set(imported.panels)
     for dim, panel in imported.panels.items():
         mine = numpy_engine.panel_counts(panel)  # the in-memory engine: the same counts
@@ -265,6 +272,29 @@ def test_the_readers_rules_hold_out_of_core(tmp_path, capsys):
         assert code == 3 and why in err and out == "", (name, err)
         assert main(["panel", str(f), "--engine", "numpy"]) == 3  # refused in memory too
         capsys.readouterr()
+
+
+def test_a_rater_rating_a_unit_twice_is_found_by_every_route(tmp_path, capsys):
+    """DuckDB first gives each rater a bit of a mask per unit (up to 64 raters); more raters, a
+    flagged unit or names it cannot match send it to grouping by (unit, rater). Each route finds the
+    rater who rated a unit twice, as in memory, and a unit name in two dimensions is no repeat."""
+    def ratings(raters: int, twice: str | None = None, prefix: str = "r") -> str:
+        rows = [f"u{u},{prefix}{r},{(u + r) % 3}" for u in range(12) for r in range(raters)]
+        return "unit,rater,value\n" + "\n".join(rows + ([f"u7,{prefix}{twice},1"] if twice else [])) + "\n"
+    for name, text, why in (("few.csv", ratings(8, "3"), "rater 'r3' rated unit 'u7' again"),
+                            ("many.csv", ratings(70, "65"), "rater 'r65' rated unit 'u7' again"),
+                            ("spaced.csv", ratings(4, "2", " r"), "rater 'r2' rated unit 'u7' again")):
+        f = tmp_path / name
+        f.write_text(text)
+        code, out, err = run(capsys, "panel", str(f), "--engine", "duckdb")
+        assert code == 3 and why in err and out == "", (name, err)
+        assert main(["panel", str(f), "--engine", "numpy"]) == 3 and "again" in capsys.readouterr().err
+    for raters in (8, 70):  # no repeat: the same unit and rater names in two dimensions
+        f = tmp_path / f"dims{raters}.csv"
+        f.write_text("dimension,unit,rater,value\n" + "".join(
+            f"{d},u{u},r{r},{(u * r + len(d)) % 3}\n" for d in ("tone", "fact") for u in range(12) for r in range(raters)))
+        (m_code, m_out), (d_code, d_out) = both(capsys, f)
+        assert m_code == d_code in (0, 1) and verdicts(m_out) == verdicts(d_out) and len(verdicts(d_out)) == 2
 
 
 def test_a_mapping_s_missing_spellings_and_humans_hold_out_of_core(tmp_path, capsys):

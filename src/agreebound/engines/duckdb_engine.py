@@ -129,11 +129,14 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         _check_names(con, src, columns, keys, merged, shown)
         coding, by_rater = _code_values(con, columns, missing, shown)
         k = len(coding.values)
-        if 0 < k <= PIVOT_MAX_CATEGORIES:
-            sizes, pairs = _pairs_by_pivot(con, k, patterns=True)
+        if 0 < k <= PIVOT_MAX_CATEGORIES:  # each unit's histogram straight from g: no table in between
+            most = len({r for _, r, _, _ in by_rater})  # each rater rates a unit once (checked above)
+            sizes, pairs = _pairs_by_pivot(con, k, patterns=True, entries=_CODED, most=most)
         else:
+            con.execute(f"CREATE TEMP TABLE uc AS SELECT d, u, c, sum(n)::BIGINT AS n FROM {_CODED} GROUP BY d, u, c")
             sizes, pairs = _pairs_by_join(con)
             _pattern_table_by_lists(con)
+        con.execute("DROP TABLE g")
         patterns = _fetch_patterns(con, k)
     except duckdb.Error as e:
         raise InputError(shown, None, None, duckdb_said(e, shown, files, spill)) from None
@@ -171,14 +174,22 @@ def _keys(columns: LongColumns) -> _Keys:
 def _group_names(con: Any, src: str, columns: LongColumns, keys: _Keys) -> bool:
     """The table ``g``: ratings per (dimension, unit, value) (gid 2) and per (dimension, rater,
     value) (gid 4), names normalised. True when two spellings of a unit or rater name merged."""
-    # One scan, on the names as written: ratings per (unit, value) and per (rater, value), and per
-    # unit its ratings and distinct raters (a rater rating a unit twice is an error, as in memory).
+    # One scan, on the names as written: ratings per (unit, value) and per (rater, value).
     con.execute(f"""
         CREATE TEMP TABLE g0 AS
         SELECT {keys.raw_dim} AS d, {keys.raw_unit} AS u, {keys.raw_rater} AS r,
                trim(CAST({quote_identifier(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n, grouping(u, r, v) AS gid
         FROM {src}
         GROUP BY GROUPING SETS ((d, u, v), (d, r, v))""")
+    plain = "'[!-~]([ -~]*[!-~])?'"  # printable ASCII, no surrounding space: already normal
+    odd = [f"(gid = 2 AND regexp_full_match(u, {plain}) IS NOT TRUE)",
+           f"(gid = 4 AND regexp_full_match(r, {plain}) IS NOT TRUE)"]
+    if columns.dimension:
+        odd.append(f"regexp_full_match(d, {plain}) IS NOT TRUE")
+    respelled = con.execute("SELECT count(*) FROM g0 WHERE " + " OR ".join(odd)).fetchone()[0]
+    if not respelled:  # every name as the reader compares it already: g0 is g
+        con.execute("ALTER TABLE g0 RENAME TO g")
+        return False
     # Then the names as the reader compares them, on the grouped rows (far fewer than ratings);
     # plain printable ASCII names are already normal and skip the work.
     unit_norm = " || '\x1f' || ".join(
@@ -191,10 +202,7 @@ def _group_names(con: Any, src: str, columns: LongColumns, keys: _Keys) -> bool:
                nullif(nullif({unit_norm}, ''), {empty_unit}) AS u, nullif({_fast_name("r")}, '') AS r, v,
                sum(n)::BIGINT AS n, gid
         FROM g0 GROUP BY ALL""")
-    plain = "'[!-~]([ -~]*[!-~])?'"  # names already normal: no two spellings can merge
-    respelled = con.execute(f"""SELECT count(*) FROM g0 WHERE (gid = 2 AND NOT regexp_full_match(u, {plain}))
-                                OR (gid = 4 AND NOT regexp_full_match(r, {plain}))""").fetchone()[0]
-    merged = respelled and con.execute("""SELECT (SELECT count(DISTINCT (d, u)) FROM g0 WHERE gid = 2)
+    merged = con.execute("""SELECT (SELECT count(DISTINCT (d, u)) FROM g0 WHERE gid = 2)
                                  - (SELECT count(DISTINCT (d, u)) FROM g WHERE gid = 2)""").fetchone()[0] \
         or con.execute("""SELECT (SELECT count(DISTINCT (d, r)) FROM g0 WHERE gid = 4)
                                - (SELECT count(DISTINCT (d, r)) FROM g WHERE gid = 4)""").fetchone()[0]
@@ -214,13 +222,15 @@ def _check_names(con: Any, src: str, columns: LongColumns, keys: _Keys, merged: 
     for what, col, cond in empty:
         if col is not None and con.execute(f"SELECT count(*) FROM g WHERE {cond}").fetchone()[0]:
             raise InputError(shown, None, col, f"an empty {what} name; every rating needs one")
-    # A rater rating a unit twice: a second pass grouping by (unit, rater), which DuckDB spills to
-    # disk beyond its memory (in the grouping sets above it could not); names as written, or
-    # normalised when two spellings merged.
-    key_d, key_u, key_r = (keys.dim, f"nullif({keys.unit}, '')", keys.rater) if merged else \
-        (keys.raw_dim, keys.raw_unit, keys.raw_rater)
-    twice = con.execute(f"""SELECT d, u FROM (SELECT {key_d} AS d, {key_u} AS u, {key_r} AS r FROM {src})
-                            GROUP BY d, u, r HAVING count(*) > 1 LIMIT 1""").fetchone()
+    # A rater rating a unit twice: a second pass, on the names as written, or normalised when two
+    # spellings merged. First grouping units only (a rater a bit); where that cannot tell, grouping
+    # by (unit, rater), which DuckDB spills to disk beyond its memory (in the grouping sets above it
+    # could not).
+    named = (f"SELECT {keys.dim} AS d, nullif({keys.unit}, '') AS u, {keys.rater} AS r FROM {src}" if merged else
+             f"SELECT {keys.raw_dim} AS d, {keys.raw_unit} AS u, {keys.raw_rater} AS r FROM {src}")
+    if _each_rater_once(con, named, total):
+        return
+    twice = con.execute(f"SELECT d, u FROM ({named}) GROUP BY d, u, r HAVING count(*) > 1 LIMIT 1").fetchone()
     if twice:
         who = con.execute(f"""SELECT r FROM (SELECT {keys.rater} AS r, count(*) AS n FROM {src}
                               WHERE {keys.dim} = ? AND nullif({keys.unit}, '') = ? GROUP BY ALL) WHERE n > 1 LIMIT 1""",
@@ -231,9 +241,33 @@ def _check_names(con: Any, src: str, columns: LongColumns, keys: _Keys, merged: 
                          + "; each rater rates a unit once")
 
 
+def _each_rater_once(con: Any, named: str, total: int) -> bool:
+    """True when no rater rated a unit twice, found in one pass that groups units only: each
+    rating's rater is one bit of a 64-bit mask per unit (the unit by its hash), so a unit with
+    fewer bits than ratings may hold a rater twice, or share its hash with another unit. False
+    when this cannot tell (more than 64 raters, a unit so flagged, a rating not matched to a
+    rater of ``g``): the exact pass then decides."""
+    raters = [r for (r,) in con.execute("SELECT DISTINCT r FROM g WHERE gid = 4 AND r IS NOT NULL").fetchall()]
+    if not 0 < len(raters) <= 64:
+        return False
+    con.execute("CREATE TEMP TABLE rater_bit (r VARCHAR, bit INTEGER)")
+    con.executemany("INSERT INTO rater_bit VALUES (?, ?)", [(r, i) for i, r in enumerate(raters)])
+    flagged, seen = con.execute(f"""
+        SELECT count(*) FILTER (WHERE bit_count(b) < n), coalesce(sum(n), 0) FROM (
+            SELECT hash(d, u) AS h, count(*) AS n, bit_or(1::UBIGINT << bit) AS b
+            FROM ({named}) JOIN rater_bit USING (r) GROUP BY h)""").fetchone()
+    con.execute("DROP TABLE rater_bit")
+    return flagged == 0 and seen == total
+
+
+#: The ratings per (dimension, unit, value code) of ``g`` and ``vals`` (a unit's code may come
+#: from several spellings, in rows of their own): what the unit histograms are counted from.
+_CODED = "(SELECT g.d AS d, g.u AS u, vals.code AS c, g.n AS n FROM g JOIN vals ON g.v = vals.v WHERE g.gid = 2)"
+
+
 def _code_values(con: Any, columns: LongColumns, missing: Sequence[str], shown: str) -> tuple[Any, list[Any]]:
-    """The values' texts coded by the reader's rules, the ratings per (dimension, rater, value),
-    and the table ``uc`` (dimension, unit, code, ratings) in place of ``g``."""
+    """The values' texts coded by the reader's rules (the table ``vals``: text, code) and the
+    ratings per (dimension, rater, value)."""
     by_rater = con.execute("SELECT d, r, v, n FROM g WHERE gid = 4").fetchall()
 
     def where(text: str) -> tuple[Any, Any]:
@@ -244,32 +278,31 @@ def _code_values(con: Any, columns: LongColumns, missing: Sequence[str], shown: 
     con.execute("CREATE TEMP TABLE vals (v VARCHAR, code INTEGER)")
     if coding.code_of:
         con.executemany("INSERT INTO vals VALUES (?, ?)", list(coding.code_of.items()))
-    con.execute("""
-        CREATE TEMP TABLE uc AS
-        SELECT g.d, g.u, vals.code AS c, sum(g.n)::BIGINT AS n
-        FROM g JOIN vals ON g.v = vals.v WHERE g.gid = 2 GROUP BY g.d, g.u, vals.code""")
-    con.execute("DROP TABLE g")
     return coding, by_rater
 
 
-def _pairs_by_pivot(con: Any, k: int, patterns: bool = False) -> tuple[list[Any], list[Any]]:
+def _pairs_by_pivot(con: Any, k: int, patterns: bool = False, entries: str = "uc",
+                    most: int | None = None) -> tuple[list[Any], list[Any]]:
     """Each unit's histogram as k columns, then per (dimension, unit size) the sums of n_c * n_k.
+    ``entries``: the (d, u, c, n) rows counted (a code may come in several rows of a unit).
     ``patterns``: the histograms are grouped into the table ``pat`` (dimension, histogram, units),
-    the unit patterns, and the sums taken from it."""
+    the unit patterns, and the sums taken from it. ``most``: no unit holds a value more often
+    (its raters), which lets a histogram be grouped as one number (:func:`_packed_patterns`)."""
     hist = ", ".join(f"coalesce(sum(n) FILTER (WHERE c = {i}), 0)::BIGINT AS n{i}" for i in range(k))
     cells = pivot_cells(k)
     if not patterns:
         sums = ", ".join(f"sum(n{i} * n{j}{f' - n{i}' if i == j else ''})::HUGEINT" for i, j in cells)
         rows = con.execute(f"""
             SELECT d, m, count(*), {sums}
-            FROM (SELECT d, u, sum(n)::BIGINT AS m, {hist} FROM uc GROUP BY d, u)
+            FROM (SELECT d, u, sum(n)::BIGINT AS m, {hist} FROM {entries} GROUP BY d, u)
             GROUP BY d, m""").fetchall()
         return pairs_from_histograms(rows, k)
-    con.execute(f"""
-        CREATE TEMP TABLE pat AS
-        SELECT d, m, {", ".join(f"n{i}" for i in range(k))}, count(*)::BIGINT AS units
-        FROM (SELECT d, u, sum(n)::BIGINT AS m, {hist} FROM uc GROUP BY d, u)
-        GROUP BY ALL""")
+    if most is None or not _packed_patterns(con, k, entries, most + 1):
+        con.execute(f"""
+            CREATE TEMP TABLE pat AS
+            SELECT d, m, {", ".join(f"n{i}" for i in range(k))}, count(*)::BIGINT AS units
+            FROM (SELECT d, u, sum(n)::BIGINT AS m, {hist} FROM {entries} GROUP BY d, u)
+            GROUP BY ALL""")
     sums = ", ".join(f"sum(units::HUGEINT * (n{i} * n{j}{f' - n{i}' if i == j else ''}))::HUGEINT" for i, j in cells)
     rows = con.execute(f"SELECT d, m, sum(units)::BIGINT, {sums} FROM pat GROUP BY d, m").fetchall()
     con.execute(f"""
@@ -279,6 +312,24 @@ def _pairs_by_pivot(con: Any, k: int, patterns: bool = False) -> tuple[list[Any]
                    UNNEST([{", ".join(f"n{i}" for i in range(k))}]) AS n
             FROM pat WHERE m >= 2) WHERE n > 0""")
     return pairs_from_histograms(rows, k)
+
+
+def _packed_patterns(con: Any, k: int, entries: str, base: int) -> bool:
+    """The table ``pat`` as :func:`_pairs_by_pivot` makes it, each unit's histogram grouped as the
+    one number sum_c n_c * base^c (every n_c < base: its digits), which DuckDB groups several times
+    faster than k columns. False (nothing made) where that number would not fit in a HUGEINT."""
+    if base ** k >= 2**126:
+        return False
+    weights = ", ".join(f"({c}, CAST('{base ** c}' AS HUGEINT))" for c in range(k))
+    digits = [f"((key // CAST('{base ** c}' AS HUGEINT)) % {base})::BIGINT" for c in range(k)]
+    con.execute(f"""
+        CREATE TEMP TABLE pat AS
+        SELECT d, {" + ".join(digits)} AS m, {", ".join(f"{x} AS n{c}" for c, x in enumerate(digits))}, units
+        FROM (SELECT d, key, count(*)::BIGINT AS units
+              FROM (SELECT e.d, e.u, sum(e.n * w.w)::HUGEINT AS key
+                    FROM {entries} e JOIN (VALUES {weights}) w(c, w) ON e.c = w.c GROUP BY e.d, e.u)
+              GROUP BY d, key)""")
+    return True
 
 
 def _pattern_table_by_lists(con: Any) -> None:
