@@ -196,6 +196,22 @@ def test_record_this_view_with_a_label(db):
     assert runs[0].recipe == {"source": "bundle", "judge": None, "rebind": False}
 
 
+def test_data_from_a_run_that_cannot_be_checked_is_not_recorded_again(db, capsys):
+    """Recording fails closed: data opened from a run that can no longer be checked (deleted here;
+    on a team's server, also unshared since it was opened) is not copied into a new run."""
+    assert main(["panel", str(S / "detector_panel.csv"), "--record", "--db", db]) in (0, 1, 2)
+    run_id = last_run(capsys)
+    at = app({"run": run_id}, page="pages/panel.py")
+    with Store.open(db) as s:
+        s.delete(run_id)
+    at.button(key="record_panel").click().run()
+    assert not at.exception
+    assert (f"Not recorded: this data was opened from run {run_id}, which cannot be checked now (no run {run_id} "
+            "that you can open") in said(at.warning)
+    with Store.open(db) as s:
+        assert s.runs() == []
+
+
 def last_run(capsys) -> str:
     return capsys.readouterr().out.strip().splitlines()[-1].split()[1]
 

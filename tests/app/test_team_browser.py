@@ -228,6 +228,8 @@ def test_a_private_run_is_invisible_until_shared(people: dict[str, Page], team: 
     deadline = time.time() + 60
     while refused not in text(bob) and time.time() < deadline:
         bob.wait_for_timeout(250)
+    with Store.open(team["db"]) as s:  # whatever the page says, nothing of hers became his
+        assert [r.owner for r in s.runs()] == ["alice@red.example"]
     assert refused in text(bob)
     go(bob, f"{url}/history")
     assert "alice@red.example's run, shared with everyone signed in" in text(bob)

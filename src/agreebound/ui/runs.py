@@ -160,11 +160,8 @@ def record(kind: str, loaded: Loaded, measured: Any, label: str | None = None) -
         S["record_error_panel"] = ("Not recorded: data opened from the data folder stays in its folder (it can be any "
                                    "size) and is not copied into the history.")
         return None
-    theirs = _someone_elses(s, loaded.run)
-    if theirs is not None:
-        S[f"record_error_{kind}"] = (f"Not recorded: this is {theirs.owner}'s run {theirs.id}, shared with you; only its "
-                                     "owner (or an admin) records new runs of its data, so that unsharing it unshares "
-                                     "every copy. Upload a file of your own to record it as yours.")
+    if refusal := _not_to_copy(s, loaded.run):
+        S[f"record_error_{kind}"] = refusal
         return None
     try:
         report = report_of(kind, loaded, measured, t)
@@ -186,16 +183,23 @@ def record(kind: str, loaded: Loaded, measured: Any, label: str | None = None) -
     return run
 
 
-def _someone_elses(s: Store, run_id: str | None) -> Run | None:
-    """The run the session's data was opened from, when it belongs to someone else the visitor may
-    not change (shared with them): they may look at it, not copy it into a run of their own."""
+def _not_to_copy(s: Store, run_id: str | None) -> str | None:
+    """Why the visitor may not record the session's data as a run of their own, or None: they may.
+    Data opened from someone else's run they may only look at (shared with them) is theirs to look
+    at, not to copy; so is data from a run that cannot be checked now (unshared or deleted since it
+    was opened, or the store failing): the check fails closed."""
     if not run_id:
         return None
+    tail = ("only its owner (or an admin) records new runs of its data, so that unsharing it unshares every copy. "
+            "Upload a file of your own to record it as yours.")
     try:
         source = s.get(run_id, prefix=False)
-    except StoreError:
+    except StoreError as e:
+        return (f"Not recorded: this data was opened from run {run_id}, which cannot be checked now "
+                f"({auth.shown(str(e))}); {tail}")
+    if may_change(auth.viewer(), source.owner):
         return None
-    return None if may_change(auth.viewer(), source.owner) else source
+    return f"Not recorded: this is {source.owner}'s run {source.id}, shared with you; {tail}"
 
 
 def _quota() -> int | None:
