@@ -274,10 +274,28 @@ def test_the_readers_rules_hold_out_of_core(tmp_path, capsys):
         capsys.readouterr()
 
 
-def test_a_rater_rating_a_unit_twice_is_found_by_every_route(tmp_path, capsys):
+def test_a_histogram_that_would_carry_a_digit_is_grouped_as_columns(tmp_path, monkeypatch):
+    """The one-number grouping holds each count below (raters + 1). Units that merge under a name the
+    repeat check read apart (a unit column holding U+001F, which joins the unit's columns) can count
+    a value more often: the digits would carry, so the columns group them, as before."""
+    f = tmp_path / "joined.csv"
+    f.write_text("a,b,rater,value\nx\x1fy,z,r1,1\nx,y,r1,1\nx\x1fy,z,r2,2\nx,y,r2,1\n")
+    made = []
+    real = duckdb_engine._packed_patterns
+    monkeypatch.setattr(duckdb_engine, "_packed_patterns", lambda *a: made.append(real(*a)) or made[-1])
+    got = panel_counts([str(f)], LongColumns(unit=("a", "b")))["all"]
+    assert made == [False]  # carried: given up
+    assert got.units_by_m == {4: 1} and sum(got.category_totals) == 4  # sizes add up to the ratings
+
+
+def test_a_rater_rating_a_unit_twice_is_found_by_every_route(tmp_path, capsys, monkeypatch):
     """DuckDB first gives each rater a bit of a mask per unit (up to 64 raters); more raters, a
     flagged unit or names it cannot match send it to grouping by (unit, rater). Each route finds the
     rater who rated a unit twice, as in memory, and a unit name in two dimensions is no repeat."""
+    proved = []  # what the bits proved, per file read by DuckDB (the exact grouping ran after each False)
+    real = duckdb_engine._each_rater_once
+    monkeypatch.setattr(duckdb_engine, "_each_rater_once", lambda *a: proved.append(real(*a)) or proved[-1])
+
     def ratings(raters: int, twice: str | None = None, prefix: str = "r") -> str:
         rows = [f"u{u},{prefix}{r},{(u + r) % 3}" for u in range(12) for r in range(raters)]
         return "unit,rater,value\n" + "\n".join(rows + ([f"u7,{prefix}{twice},1"] if twice else [])) + "\n"
@@ -295,6 +313,8 @@ def test_a_rater_rating_a_unit_twice_is_found_by_every_route(tmp_path, capsys):
             f"{d},u{u},r{r},{(u * r + len(d)) % 3}\n" for d in ("tone", "fact") for u in range(12) for r in range(raters)))
         (m_code, m_out), (d_code, d_out) = both(capsys, f)
         assert m_code == d_code in (0, 1) and verdicts(m_out) == verdicts(d_out) and len(verdicts(d_out)) == 2
+    # the route each file took: only the bits of up to 64 raters, and no repeat, end the check early
+    assert proved == [False, False, False, True, False]
 
 
 def test_a_mapping_s_missing_spellings_and_humans_hold_out_of_core(tmp_path, capsys):

@@ -56,8 +56,8 @@ MAX_URL_PARAM_CHARS = 4_000
 #: the grouped bootstrap of non-nominal alpha and ratio alpha need it. Above, alpha and its
 #: bootstrap come from sorted values and moments in O(n) and the matrix is not drawn.
 COINCIDENCE_MAX_CATEGORIES = 64
-#: The numpy engine holds the units' histograms as a units x values count matrix (one bincount,
-#: then a pass per column) up to this many values; above, as sorted (unit, value, count) entries.
+#: The numpy engine holds the units' histograms as a values x units count matrix (one bincount,
+#: then a pass per value) up to this many values; above, as sorted (unit, value, count) entries.
 DENSE_MAX_CATEGORIES = 32
 #: Ratio alpha's distance ((a - b) / (a + b))^2 has a new denominator for every pair of values, so
 #: its exact expected disagreement needs the k x k matrix: it is computed up to this many values.

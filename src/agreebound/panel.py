@@ -222,7 +222,7 @@ def exact_sum(a: np.ndarray) -> int:
         return int(sum(a.tolist()))
     if len(a) == 0:
         return 0
-    if max(-int(a.min()), int(a.max())) < 2**63 // len(a):  # no partial sum can overflow
+    if max(-int(a.min()), int(a.max())) < 2**63 // a.size:  # no partial sum can overflow
         return int(a.sum())
     hi, lo = a >> 31, a & (2**31 - 1)  # floor division and remainder by 2**31: |hi| < 2**32, 0 <= lo < 2**31
     return int(hi.sum()) * 2**31 + int(lo.sum())

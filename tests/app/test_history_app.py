@@ -208,6 +208,7 @@ def test_data_from_a_run_that_cannot_be_checked_is_not_recorded_again(db, capsys
     assert not at.exception
     assert (f"Not recorded: this data was opened from run {run_id}, which cannot be checked now (no run {run_id} "
             "that you can open") in said(at.warning)
+    assert "Upload the file to record it anew." in said(at.warning)
     with Store.open(db) as s:
         assert s.runs() == []
 

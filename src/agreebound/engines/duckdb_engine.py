@@ -247,7 +247,7 @@ def _each_rater_once(con: Any, named: str, total: int) -> bool:
     fewer bits than ratings may hold a rater twice, or share its hash with another unit. False
     when this cannot tell (more than 64 raters, a unit so flagged, a rating not matched to a
     rater of ``g``): the exact pass then decides."""
-    raters = [r for (r,) in con.execute("SELECT DISTINCT r FROM g WHERE gid = 4 AND r IS NOT NULL").fetchall()]
+    raters = [r for (r,) in con.execute("SELECT DISTINCT r FROM g WHERE gid = 4 AND r IS NOT NULL LIMIT 65").fetchall()]
     if not 0 < len(raters) <= 64:
         return False
     con.execute("CREATE TEMP TABLE rater_bit (r VARCHAR, bit INTEGER)")
@@ -317,7 +317,9 @@ def _pairs_by_pivot(con: Any, k: int, patterns: bool = False, entries: str = "uc
 def _packed_patterns(con: Any, k: int, entries: str, base: int) -> bool:
     """The table ``pat`` as :func:`_pairs_by_pivot` makes it, each unit's histogram grouped as the
     one number sum_c n_c * base^c (every n_c < base: its digits), which DuckDB groups several times
-    faster than k columns. False (nothing made) where that number would not fit in a HUGEINT."""
+    faster than k columns. False (nothing made) where that number would not fit in a HUGEINT, or
+    where a digit carried (a count of ``base`` or more: units merged by a name the repeat check read
+    otherwise); carries lower the digits' sum, so equal sums prove there were none."""
     if base ** k >= 2**126:
         return False
     weights = ", ".join(f"({c}, CAST('{base ** c}' AS HUGEINT))" for c in range(k))
@@ -329,7 +331,11 @@ def _packed_patterns(con: Any, k: int, entries: str, base: int) -> bool:
               FROM (SELECT e.d, e.u, sum(e.n * w.w)::HUGEINT AS key
                     FROM {entries} e JOIN (VALUES {weights}) w(c, w) ON e.c = w.c GROUP BY e.d, e.u)
               GROUP BY d, key)""")
-    return True
+    whole = con.execute(f"SELECT (SELECT coalesce(sum(units * m), 0) FROM pat) = (SELECT coalesce(sum(n), 0) FROM {entries})"
+                        ).fetchone()[0]
+    if not whole:
+        con.execute("DROP TABLE pat")
+    return bool(whole)
 
 
 def _pattern_table_by_lists(con: Any) -> None:

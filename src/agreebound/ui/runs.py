@@ -190,16 +190,17 @@ def _not_to_copy(s: Store, run_id: str | None) -> str | None:
     was opened, or the store failing): the check fails closed."""
     if not run_id:
         return None
-    tail = ("only its owner (or an admin) records new runs of its data, so that unsharing it unshares every copy. "
-            "Upload a file of your own to record it as yours.")
     try:
         source = s.get(run_id, prefix=False)
     except StoreError as e:
         return (f"Not recorded: this data was opened from run {run_id}, which cannot be checked now "
-                f"({auth.shown(str(e))}); {tail}")
+                f"({auth.shown(str(e))}); data opened from a run is recorded again only while its owner can be "
+                "checked. Upload the file to record it anew.")
     if may_change(auth.viewer(), source.owner):
         return None
-    return f"Not recorded: this is {source.owner}'s run {source.id}, shared with you; {tail}"
+    return (f"Not recorded: this is {source.owner}'s run {source.id}, shared with you; only its owner (or an admin) "
+            "records new runs of its data, so that unsharing it unshares every copy. Upload a file of your own to "
+            "record it as yours.")
 
 
 def _quota() -> int | None:
