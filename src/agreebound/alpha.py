@@ -117,7 +117,7 @@ def alpha(counts: PanelCounts, level: str = "nominal") -> AlphaResult:
     return result(_ratio(d, n, n_c, *source()))
 
 
-def _kernel(counts: PanelCounts) -> "_Histograms | _Pairs":
+def _kernel(counts: PanelCounts) -> "_Matrix | _Histograms | _Pairs":
     """The kernel over what the counts hold: their units' histograms (as a count matrix, or as
     entries), else their pair counts."""
     if counts.patterns is not None and (matrix := counts.patterns.matrix()) is not None:
@@ -299,12 +299,7 @@ class _Histograms:
         return exact_sum(self.different)
 
     def nominal(self, n: int, n_c: np.ndarray) -> Disagreements | None:
-        obs_num, obs_den = _sum_by_m(self.different, self.m)
-        exp = _expected(n, n_c)
-        if exp == 0:
-            return None
-        d_o = Fraction(obs_num, obs_den * n)
-        return d_o, Fraction(exp, n * (n - 1)), (_as_float(d_o), _as_float(d_o))
+        return _nominal(self.different, self.m, n, n_c)
 
     def distances(self, n: int, n_c: np.ndarray, x_all: np.ndarray, d_scale: int) -> Disagreements | None:
         x = x_all[self.code]
@@ -324,32 +319,50 @@ class _Histograms:
         return _coincidence(self.code, self.cnt, self.starts, self.m, self.weight, k)
 
 
-class _Matrix(_Histograms):
-    """The kernel over the numpy engine's values x units count matrix (a unit a column): sizes,
-    pairs and totals a value at a time; other levels read the same units as entries."""
+def _nominal(different: np.ndarray, m: np.ndarray, n: int, n_c: np.ndarray) -> Disagreements | None:
+    """Nominal alpha's disagreements from each unit's ordered pairs of different values and size."""
+    obs_num, obs_den = _sum_by_m(different, m)
+    exp = _expected(n, n_c)
+    if exp == 0:
+        return None
+    d_o = Fraction(obs_num, obs_den * n)
+    return d_o, Fraction(exp, n * (n - 1)), (_as_float(d_o), _as_float(d_o))
 
-    weight = None
+
+class _Matrix:
+    """The kernel over the numpy engine's values x units count matrix (a unit a column): sizes,
+    pairs and totals a value at a time; the other levels read the same units as entries
+    (:class:`_Histograms`, made when first needed)."""
 
     def __init__(self, matrix: np.ndarray, patterns: UnitPatterns) -> None:
-        self.matrix, self.patterns = matrix, patterns  # the entries (code, cnt, starts): when first read
-
-    @cached_property
-    def _entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-        return self.patterns.rows()
-
-    code = property(lambda self: self._entries[0])
-    cnt = property(lambda self: self._entries[1])
-    starts = property(lambda self: self._entries[2])
+        self.matrix, self.patterns = matrix, patterns
 
     @cached_property
     def m(self) -> np.ndarray:
         return unit_sums(self.matrix)
 
-    def _sumsq(self) -> np.ndarray:
-        return unit_sums(self.matrix, square=True)
+    @cached_property
+    def different(self) -> np.ndarray:
+        return self.m * self.m - unit_sums(self.matrix, square=True)
+
+    @cached_property
+    def entries(self) -> _Histograms:
+        return _Histograms(*self.patterns.rows())
 
     def pairable_totals(self, k: int) -> np.ndarray:
         return self.matrix.sum(axis=1)
+
+    def different_pairs(self) -> int:
+        return exact_sum(self.different)
+
+    def nominal(self, n: int, n_c: np.ndarray) -> Disagreements | None:
+        return _nominal(self.different, self.m, n, n_c)
+
+    def distances(self, n: int, n_c: np.ndarray, x_all: np.ndarray, d_scale: int) -> Disagreements | None:
+        return self.entries.distances(n, n_c, x_all, d_scale)
+
+    def coincidence(self, k: int) -> tuple[list[list[int]], int]:
+        return self.entries.coincidence(k)
 
 
 class _Pairs:

@@ -188,18 +188,19 @@ def encode(ratings: Any) -> Coded:
     elif flat.dtype.kind == "f":
         codes, uniques = pd.factorize(flat, use_na_sentinel=True)  # hashing: no sort of every rating
         order = np.argsort(uniques, kind="stable")
-        remap = np.empty(len(uniques), dtype=np.int64)
+        remap = np.empty(len(uniques) + 1, dtype=np.int64)
         remap[order] = np.arange(len(uniques))
-        idx = np.flatnonzero(codes >= 0)
-        unit = idx // max(n_raters, 1)
-        return Coded(unit, idx - unit * n_raters, remap[codes[idx]], n_units, n_raters,
-                     Categories(floats=np.asarray(uniques, dtype=np.float64)[order]))
+        remap[-1] = -1
+        codes = remap[codes]
+        present = codes >= 0
+        cats = Categories(floats=np.asarray(uniques, dtype=np.float64)[order])
     else:
         codes, cats = _encode_objects(flat)
         present = codes >= 0
     idx = np.flatnonzero(present)
     codes = np.asarray(codes, dtype=np.int64)[idx]
-    return Coded(idx // max(n_raters, 1), idx % max(n_raters, 1), codes, n_units, n_raters, cats)
+    unit = idx // max(n_raters, 1)
+    return Coded(unit, idx - unit * n_raters, codes, n_units, n_raters, cats)
 
 
 def _encode_objects(flat: np.ndarray) -> tuple[np.ndarray, Categories]:

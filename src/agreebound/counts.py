@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from agreebound.panel import per_unit_counts, per_unit_matrix, unit_sums
+from agreebound.panel import dense_fits, per_unit_counts, per_unit_matrix, unit_sums
 from agreebound.categories import Categories, Coded
 
 
@@ -366,7 +366,7 @@ def rater_counts_of(coded: Coded, raters: Sequence[str]) -> dict[str, dict[int, 
     k = max(len(coded.categories), 1)
     per_rater: dict[str, dict[int, int]] = {r: {} for r in raters}
     key = coded.rater.astype(np.int64) * k + coded.code
-    if len(raters) * k <= 2 * len(key) + 1_000_000:  # one bincount, as per_unit_counts: no sort
+    if dense_fits(len(raters) * k, len(key)):  # one bincount, as per_unit_counts: no sort
         by_key = np.bincount(key, minlength=len(raters) * k)
         keys = np.flatnonzero(by_key)
         counts = by_key[keys]

@@ -170,6 +170,12 @@ class AlphaResult:
         return tuple(Fraction(sum(row), s) for row in self.coincidence_scaled)
 
 
+def dense_fits(cells: int, ratings: int) -> bool:
+    """Whether a count per cell (one bincount) is cheap beside the ratings: at most 2 per rating
+    and a million more; beyond, counts come from sorting the ratings."""
+    return cells <= 2 * ratings + 1_000_000
+
+
 def per_unit_counts(c: Coded) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(unit, code, count) of every (unit, value) present, sorted by unit then value; and the
     index where each unit's entries start. One bincount (or one sort) over the ratings."""
@@ -178,7 +184,7 @@ def per_unit_counts(c: Coded) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     key = c.unit.astype(np.int64)
     key *= k
     key += c.code
-    if c.n_units * k <= 2 * n + 1_000_000:
+    if dense_fits(c.n_units * k, n):
         counts = np.bincount(key, minlength=c.n_units * k)
         del key
         keys = np.flatnonzero(counts)
@@ -201,7 +207,7 @@ def per_unit_matrix(c: Coded) -> np.ndarray | None:
     or None where that matrix would be much larger than the ratings, or taller than
     ``DENSE_MAX_CATEGORIES`` (then :func:`per_unit_counts`)."""
     k = len(c.categories)
-    if not 0 < k <= DENSE_MAX_CATEGORIES or c.n_units * k > 2 * c.n_ratings + 1_000_000:
+    if not 0 < k <= DENSE_MAX_CATEGORIES or not dense_fits(c.n_units * k, c.n_ratings):
         return None
     key = c.code.astype(np.int64) * c.n_units
     key += c.unit
