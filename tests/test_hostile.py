@@ -26,7 +26,7 @@ SAMPLES = ROOT / "sample_data"
 sys.path.insert(0, str(ROOT / "tests" / "data"))
 
 import make_hostile_files  # noqa: E402
-from peak import run_cli  # noqa: E402
+from peak import run_cli, run_cli_forked  # noqa: E402
 
 PEAK_BOUND_MIB = 1024
 RAW_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
@@ -68,7 +68,7 @@ def _problems(r: dict) -> list[str]:
 def _runner(case: dict) -> dict:
     unchanged = case.get("unchanged")
     before = Path(unchanged).read_bytes() if unchanged else None
-    code, out, err, peak = run_cli(case["argv"], cwd=ROOT)
+    code, out, err, peak = run_cli_forked(case["argv"], cwd=ROOT)
     return {**case, "code": code, "out": out, "err": err, "peak": peak,
             "intact": before is None or Path(unchanged).read_bytes() == before}
 
@@ -99,6 +99,21 @@ def test_every_hostile_file_ends_in_a_verdict_or_one_located_line(tmp_path):
     assert len(results) >= 200
     codes = {r["code"] for r in results}
     assert codes <= {0, 1, 2, 3} and {1, 3} <= codes
+
+
+@pytest.mark.parametrize("argv", [
+    ["panel", "sample_data/detector_panel.csv", "--json"],
+    ["calibrate", "sample_data/judge_illustrative.json"],
+    ["panel", "sample_data/detector_panel.csv", "--level", "cardinal"],
+    ["panel", "tests/data/hostile/no_such_file.csv"],
+])
+def test_a_forked_run_says_what_a_new_process_says(argv):
+    """The corpus runs each case forked from a process with the CLI's imports loaded: that child
+    must exit, print and refuse exactly as `python -m agreebound.cli` started afresh does."""
+    fresh, forked = run_cli(argv, cwd=ROOT), run_cli_forked(argv, cwd=ROOT)
+    assert forked[:3] == fresh[:3]
+    assert fresh[0] in (0, 1, 3) and (fresh[1] or fresh[2])
+    assert 0 < forked[3] < PEAK_BOUND_MIB
 
 
 def test_no_crash_exit_code_is_ever_a_verdict(tmp_path):
