@@ -188,7 +188,7 @@ def details(bundle, d) -> None:
     diag = judge_diagnostics_for(widgets.judge_key(S.judge_source), m)
     left, right = st.columns([1, 1])
     with left:
-        st.plotly_chart(figures.calibration_rates(d, dark=widgets.dark()), width="stretch", key="cal_rates",
+        st.plotly_chart(widgets.figure(figures.calibration_rates, d, dark=widgets.dark()), width="stretch", key="cal_rates",
                         config=widgets.PLOT_CONFIG)
     with right:
         st.markdown(widgets.judge_diagnostics_text(diag, m))

@@ -109,14 +109,14 @@ def charts(dim, m, d) -> None:
         if m.alpha.value is None:
             st.info("alpha is undefined here: nothing to draw against the floor.")
         else:
-            st.plotly_chart(figures.alpha_bullet(m, d, dark=widgets.dark()), width="stretch",
+            st.plotly_chart(widgets.figure(figures.alpha_bullet, m, d, dark=widgets.dark()), width="stretch",
                             key=f"alpha_{dim}", config=widgets.PLOT_CONFIG)
         if m.rates:
-            st.plotly_chart(figures.rates_interval(m, d, dark=widgets.dark()), width="stretch",
+            st.plotly_chart(widgets.figure(figures.rates_interval, m, d, dark=widgets.dark()), width="stretch",
                             key=f"rates_{dim}", config=widgets.PLOT_CONFIG)
     with right:
         if m.alpha.coincidence_scaled is not None:
-            st.plotly_chart(figures.coincidence_heatmap(m, dark=widgets.dark()), width="stretch",
+            st.plotly_chart(widgets.figure(figures.coincidence_heatmap, m, dark=widgets.dark()), width="stretch",
                             key=f"coinc_{dim}", config=widgets.PLOT_CONFIG)
         elif m.alpha.n_categories:
             st.caption(f"The coincidence matrix is drawn for at most {widgets.COINCIDENCE_MAX_CATEGORIES} distinct "

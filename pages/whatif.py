@@ -169,7 +169,7 @@ def editors_and_strip() -> None:
                         help="The verdict of one gate as its threshold moves over its range: how far it is from flipping.")
     if pick is not None:
         g = gates[pick]
-        st.plotly_chart(figures.threshold_sweep(g, dark=widgets.dark()), width="stretch", key="sweep_chart",
+        st.plotly_chart(widgets.figure(figures.threshold_sweep, g, dark=widgets.dark()), width="stretch", key="sweep_chart",
                         config=widgets.PLOT_CONFIG)
         st.caption(f"{widgets.md(pick, 80)}: " + ("the gate has no measured value (" + (g.state or "") + ")"
                    if g.value is None else f"measured {g.fmt(g.value)}; the verdict flips when the threshold "

@@ -487,6 +487,55 @@ def test_judge_page_shows_the_judge_against_the_human_reference():
     assert list(table["judge: a"]) == [137, 60, 4] and list(table["judge: no majority"]) == [0, 0, 0]
 
 
+def test_a_rerun_draws_the_figures_it_drew_and_a_moved_threshold_draws_anew(monkeypatch):
+    """widgets.figure: a chart is built once per inputs (measurements and decisions by identity,
+    gates by value) and shared; a rerun that moves nothing builds none, a moved floor rebuilds
+    exactly what it moved, and a figure is the one the builder makes."""
+    from agreebound.render import figures
+    from agreebound.ui import widgets
+
+    built = []
+    for name in ("alpha_bullet", "rates_interval", "coincidence_heatmap", "gate_bullet", "threshold_sweep"):
+        real = getattr(figures, name)
+        monkeypatch.setattr(figures, name, (lambda real: lambda *a, **k: built.append(real.__name__) or real(*a, **k))(real))
+    at = app()
+    assert built.count("gate_bullet") >= 8  # the Overview's bullets
+    at.switch_page("pages/panel.py").run()
+    assert built.count("alpha_bullet") == built.count("coincidence_heatmap") == 3  # one per dimension
+    built.clear()
+    at.run()
+    at.switch_page("pages/overview.py").run()
+    at.switch_page("pages/panel.py").run()
+    assert not at.exception and texts(at.success) and at.get("plotly_chart")
+    assert built == []  # both pages drawn again from the figures they built
+    at.switch_page("pages/whatif.py").run()
+    built.clear()
+    at.slider(key="slider_alpha_floor_permil").set_value(917).run()  # a floor no other test sets
+    assert not at.exception
+    at.switch_page("pages/panel.py").run()
+    assert not at.exception
+    assert built.count("alpha_bullet") == 3  # the floor moved: each dimension's decision, and its bullet, is new
+    assert "floor 0.917" in str(at.get("plotly_chart")[0].proto.spec)
+    # by value: an equal gate (another rerun's) gets the figure built before; another value its own
+    from dataclasses import replace
+
+    from agreebound.analysis import decide_panel, measure_panels
+    from agreebound.io.formats import parse_ratings
+    from agreebound.render.gates import panel_gates
+    from agreebound.thresholds import PanelThresholds
+
+    monkeypatch.undo()
+    m = measure_panels(parse_ratings("k.csv", (SAMPLES / "krippendorff_2011.csv").read_bytes()), "interval")["all"]
+    gate = next(g for g in panel_gates("all", m, decide_panel(m, PanelThresholds())) if g.name == "alpha")
+    fig = widgets.figure(figures.gate_bullet, gate, dark=True)
+    assert widgets.figure(figures.gate_bullet, replace(gate), dark=True) is fig
+    assert fig.to_dict() == figures.gate_bullet(gate, dark=True).to_dict()
+    assert widgets.figure(figures.gate_bullet, gate, dark=False) is not fig
+    moved = replace(gate, threshold=gate.threshold / 2)
+    assert widgets.figure(figures.gate_bullet, moved, dark=True).to_dict() == figures.gate_bullet(moved, dark=True).to_dict()
+    assert widgets.figure(figures.gate_bullet, moved, dark=True).to_dict() != fig.to_dict()
+
+
 def test_a_slider_move_reuses_what_it_does_not_move(monkeypatch):
     """widgets.once: a value per object (by identity, held) and key. A What-if move re-decides only
     what its threshold touches: the panel's three dimensions, not the judge."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 import pandas as pd
@@ -46,7 +47,7 @@ from agreebound.ui.data import (
     measured_panel,
 )
 from agreebound.render.figures import RATE_LABELS, exact_text, fraction_text
-from agreebound.render.gates import NET_LABELS
+from agreebound.render.gates import NET_LABELS, GateView
 
 S = st.session_state
 log = logging.getLogger("agreebound.ui")
@@ -251,6 +252,40 @@ def once(what: str, obj: Any, compute: Any, key: Any = ()) -> Any:
         _ONCE.clear()
     _ONCE[k] = (obj, value)
     return value
+
+
+#: Figures built once per inputs: (builder, inputs) -> (the inputs held by identity, the figure). Building a
+#: plotly figure (its validation) was about two thirds of a Panel or Overview rerun's CPU, redone on every
+#: rerun for the same measurement. Figures are never changed after building (st.plotly_chart copies one
+#: before it serialises it), so sessions share them. Bounded: figures are larger than decisions.
+_FIGURES: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
+_FIGURES_MAX = 256
+
+
+def _figure_key(arg: Any) -> tuple[Any, ...]:
+    """A gate (rebuilt on every rerun, small and frozen) or a plain value by value; anything else
+    (measurements and decisions: the cached objects sessions share) by identity, held."""
+    if isinstance(arg, (GateView, tuple, str, int, Fraction)):
+        return ("value", type(arg), arg)
+    return ("id", id(arg))
+
+
+def figure(build: Any, *args: Any, **kw: Any) -> Any:
+    """``build(*args, **kw)``, a figure from agreebound.render.figures, built once per inputs: a
+    rerun (another session's too) whose inputs did not change reuses the figure it drew."""
+    k = (build, tuple(_figure_key(a) for a in args), tuple(sorted(kw.items())))
+    try:
+        hit = _FIGURES.get(k)
+    except TypeError:  # a keyword that cannot be hashed: built every time
+        return build(*args, **kw)
+    held = tuple(a for a, part in zip(args, k[1]) if part[0] == "id")
+    if hit is not None and len(hit[0]) == len(held) and all(x is y for x, y in zip(hit[0], held)):
+        return hit[1]
+    fig = build(*args, **kw)
+    if len(_FIGURES) >= _FIGURES_MAX:
+        _FIGURES.clear()
+    _FIGURES[k] = (held, fig)
+    return fig
 
 
 def decided_under_defaults(m: PanelMeasurement) -> PanelDecision:
@@ -1146,7 +1181,7 @@ def gate_block(g: Any, key: str, chart: bool = True) -> None:
     if chart and g.name != "detectors" and g.value is not None:
         from agreebound.render import figures
 
-        st.plotly_chart(figures.gate_bullet(g, dark=dark()), width="stretch", key=key, config=PLOT_CONFIG)
+        st.plotly_chart(figure(figures.gate_bullet, g, dark=dark()), width="stretch", key=key, config=PLOT_CONFIG)
 
 
 def fragile_note(gates: list[Any], plans: bool = False) -> None:
@@ -1196,7 +1231,7 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
     if co.pairs:
         left, right = st.columns(2)
         with left:
-            st.plotly_chart(figures.pair_heatmap(co, dark=dark()), width="stretch", key=f"pairs_{dim}",
+            st.plotly_chart(figure(figures.pair_heatmap, co, dark=dark()), width="stretch", key=f"pairs_{dim}",
                             config=PLOT_CONFIG)
         with right:
             labels = [f"{printable(p.a, 40)} / {printable(p.b, 40)}" for p in co.pairs]
@@ -1204,7 +1239,7 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
             first = next((i for i, p in enumerate(co.pairs) if (p.a in humans) != (p.b in humans)), 0)
             pick = st.selectbox("Confusion matrix of the pair (a detector against a person first)", range(len(labels)),
                                 index=first, format_func=lambda i: labels[i], key=f"pair_pick_{dim}")
-            st.plotly_chart(figures.confusion_heatmap(co.pairs[pick], pc.texts, dark=dark()), width="stretch",
+            st.plotly_chart(figure(figures.confusion_heatmap, co.pairs[pick], tuple(pc.texts), dark=dark()), width="stretch",
                             key=f"confusion_{dim}", config=PLOT_CONFIG)
     cats = [{"category": t, "share of values": f"{float(s):.1%}",
              "specific agreement": "" if a is None else f"{float(a):.3f}"}
