@@ -234,24 +234,29 @@ def panel_decisions() -> dict[str, tuple[PanelMeasurement, PanelDecision]]:
 #: Values computed once per object and key: (what, id, key) -> (the object, its value). The object is
 #: held, so its id is not reused while the entry stands; the objects are the cached measurements every
 #: session shares, or one rerun's decision; the keys are frozen thresholds. Values are immutable.
-_ONCE: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+_ONCE: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
+
+
+def _memo(table: dict, limit: int, key: tuple[Any, ...], held: tuple[Any, ...], compute: Any) -> Any:
+    """``compute()`` once per ``key``; the objects keyed by identity are ``held`` beside the value,
+    so a hit is only taken while they are the same objects (an id is never reused meanwhile)."""
+    try:
+        hit = table.get(key)
+    except TypeError:  # a key that cannot be hashed: computed every time
+        return compute()
+    if hit is not None and all(x is y for x, y in zip(hit[0], held)):
+        return hit[1]
+    value = compute()
+    if len(table) >= limit:
+        table.clear()
+    table[key] = (held, value)
+    return value
 
 
 def once(what: str, obj: Any, compute: Any, key: Any = ()) -> Any:
     """``compute(obj)``, once per object and ``key`` (what else it depends on): a slider move, in any
     session, reuses what that slider does not move."""
-    k = (what, id(obj), key)
-    try:
-        hit = _ONCE.get(k)
-    except TypeError:  # a key that cannot be hashed: computed every time, as before
-        return compute(obj)
-    if hit is not None and hit[0] is obj:
-        return hit[1]
-    value = compute(obj)
-    if len(_ONCE) >= 1024:
-        _ONCE.clear()
-    _ONCE[k] = (obj, value)
-    return value
+    return _memo(_ONCE, 1024, (what, id(obj), key), (obj,), lambda: compute(obj))
 
 
 #: Figures built once per inputs: (builder, inputs) -> (the inputs held by identity, the figure). Building a
@@ -259,33 +264,20 @@ def once(what: str, obj: Any, compute: Any, key: Any = ()) -> Any:
 #: rerun for the same measurement. Figures are never changed after building (st.plotly_chart copies one
 #: before it serialises it), so sessions share them. Bounded: figures are larger than decisions.
 _FIGURES: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
-_FIGURES_MAX = 256
 
 
-def _figure_key(arg: Any) -> tuple[Any, ...]:
-    """A gate (rebuilt on every rerun, small and frozen) or a plain value by value; anything else
-    (measurements and decisions: the cached objects sessions share) by identity, held."""
-    if isinstance(arg, (GateView, tuple, str, int, Fraction)):
-        return ("value", type(arg), arg)
-    return ("id", id(arg))
+def _by_value(arg: Any) -> bool:
+    """A gate (rebuilt on every rerun, small and frozen) or a plain value is keyed by value; anything
+    else (measurements and decisions: the cached objects sessions share) by identity, held."""
+    return isinstance(arg, (GateView, tuple, str, int, Fraction))
 
 
 def figure(build: Any, *args: Any, **kw: Any) -> Any:
     """``build(*args, **kw)``, a figure from agreebound.render.figures, built once per inputs: a
     rerun (another session's too) whose inputs did not change reuses the figure it drew."""
-    k = (build, tuple(_figure_key(a) for a in args), tuple(sorted(kw.items())))
-    try:
-        hit = _FIGURES.get(k)
-    except TypeError:  # a keyword that cannot be hashed: built every time
-        return build(*args, **kw)
-    held = tuple(a for a, part in zip(args, k[1]) if part[0] == "id")
-    if hit is not None and len(hit[0]) == len(held) and all(x is y for x, y in zip(hit[0], held)):
-        return hit[1]
-    fig = build(*args, **kw)
-    if len(_FIGURES) >= _FIGURES_MAX:
-        _FIGURES.clear()
-    _FIGURES[k] = (held, fig)
-    return fig
+    parts = tuple(("value", type(a), a) if _by_value(a) else ("id", id(a)) for a in args)
+    held = tuple(a for a in args if not _by_value(a))
+    return _memo(_FIGURES, 256, (build, parts, tuple(sorted(kw.items()))), held, lambda: build(*args, **kw))
 
 
 def decided_under_defaults(m: PanelMeasurement) -> PanelDecision:
