@@ -67,8 +67,11 @@ class _Source:
         if self.problem is not None:
             return
         self.columns = ", ".join(f"{self._text(f, types[f])} AS {q(f)}" for f in self.fields)
-        # a row whose every cell is empty is not a row, as in memory (a spreadsheet's ,,,)
-        self.blank = " AND ".join(f"coalesce(regexp_full_match({q(f)}, '\\s*'), true)" for f in self.fields)
+        # a row whose every cell is empty is not a row, as in memory (a spreadsheet's ,,,); RE2's \s is
+        # [\t\n\f\r ], so a cell whose first character is above ' ' is not blank: only those below
+        # pay for the expression (10x cheaper over a scan where most cells are not blank)
+        self.blank = " AND ".join(f"({q(f)} IS NULL OR ascii({q(f)}) <= 32 AND regexp_full_match({q(f)}, '\\s*'))"
+                                  for f in self.fields)
         con.execute(f"CREATE TEMP VIEW {self.view} AS SELECT * FROM (SELECT {self.columns} FROM {self._scan()}) "
                     f"WHERE NOT ({self.blank})")
         # file order: record indices from a single-threaded scan (CSV) or Parquet's own row numbers

@@ -233,15 +233,16 @@ def audit(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], con
           ) -> CalibrationMeasurement:
     """Validate and measure, in the in-memory path's order; ``e`` is the engine. The engine only
     aggregates (:func:`judge_counts`); the rates are measured as in memory (measure_counts)."""
-    n_refs, n_obs = _check_records(e, c)
-    _check_snapshot(e, c, header, contract_name, n_refs)
+    n_refs, n_obs, strays = _check_records(e, c)
+    _check_snapshot(e, c, header, contract_name, n_refs, strays)
     return measure_counts(c, header, judge_counts(e, c, n_obs))
 
 
-def _check_records(e: Any, c: JudgeCalibrationContract) -> tuple[int, int]:
+def _check_records(e: Any, c: JudgeCalibrationContract) -> tuple[int, int, tuple[int, int, int]]:
     """As the tabular form reads: the references file (no rows, its header, its cells), then the
     observations file the same way; then every record's rules. The numbers of references and
-    observations; the observations per case are left in table ``p``."""
+    observations, and the snapshot's counts that need table ``p`` alone (:func:`_strays`, counted
+    in the same scan of it, said later); the observations per case are left in table ``p``."""
     rules, refs, obs = Rules(e.dialect), e.refs, e.obs
     refs.check_header()
     ref_parse = rules.ref_parse()
@@ -256,10 +257,10 @@ def _check_records(e: Any, c: JudgeCalibrationContract) -> tuple[int, int]:
     parse = rules.obs_parse(obs.integer)
     _observation_table(e, c, parse)
     # a case's id once per case; generators and judges by their distinct values (few)
-    n_obs, *obs_bad_parse, obs_bad = e.run(f"""
+    n_obs, *obs_bad_parse, obs_bad, twice, other, changed = e.run(f"""
         SELECT coalesce(sum(n), 0), {', '.join(f"coalesce(sum(parse_{i}), 0)" for i in range(len(parse)))},
                coalesce(sum(CASE WHEN NOT {rules.id_ok('case_id')} OR ag <> ag2 OR bg <> bg2 OR jg <> jg2 THEN n
-                                 ELSE bad END), 0)
+                                 ELSE bad END), 0), {_strays(c)}
         FROM p""")[0]
     obs_bad += e.run(f"""SELECT count(*) FROM (SELECT ag AS v FROM p UNION SELECT bg AS v FROM p UNION
                          SELECT jg AS v FROM p) AS t WHERE NOT {rules.id_ok('v')}""")[0][0]
@@ -271,7 +272,17 @@ def _check_records(e: Any, c: JudgeCalibrationContract) -> tuple[int, int]:
             record_error(refs, rules.ref_record(), HumanReference, e.name)
         if obs_bad:  # some row may break a record rule: find the first that does, if any
             record_error(obs, rules.obs_record(), JudgeObservation, e.name)
-    return int(n_refs), int(n_obs)
+    return int(n_refs), int(n_obs), (int(twice), int(other), int(changed))
+
+
+def _strays(c: JudgeCalibrationContract) -> str:
+    """Per case of table ``p``: an (order, repetition) observed twice, another judge, candidates'
+    metadata that changes; counted over ``p``."""
+    judge = c.judge_generator.replace("'", "''")
+    return f"""coalesce(sum(CAST(nab <> bit_count(loab) + bit_count(hiab) AS INT)
+                            + CAST(nba <> bit_count(loba) + bit_count(hiba) AS INT)), 0),
+               count(*) FILTER (WHERE jg <> '{judge}' OR jg2 <> '{judge}'),
+               count(*) FILTER (WHERE ta <> ta2 OR tb <> tb2 OR ag <> ag2 OR bg <> bg2)"""
 
 
 def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str]) -> None:
@@ -312,11 +323,11 @@ def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str
 
 
 def _check_snapshot(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], contract_name: str,
-                    n_refs: int) -> None:
+                    n_refs: int, strays: tuple[int, int, int]) -> None:
     """The snapshot's rules, in the in-memory order: its header, unique case ids and observation
     keys, the binding to the contract, each observation's case, judge and metadata, completeness.
     The references are left in table ``r``."""
-    reps, judge, refs = c.repetitions_per_order, c.judge_generator.replace("'", "''"), e.refs
+    reps, refs = c.repetitions_per_order, e.refs
     fault = header_fault(*header)
     if fault:
         raise _snapshot_error(contract_name, fault)
@@ -327,13 +338,14 @@ def _check_snapshot(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any,
     if e.run("SELECT count(DISTINCT case_id) FROM r")[0][0] != n_refs:
         with e.sequential():
             _duplicate_reference(e)
-    twice, other, orphans, changed = e.run(f"""
-        SELECT coalesce(sum(CAST(nab <> bit_count(loab) + bit_count(hiab) AS INT)
-                            + CAST(nba <> bit_count(loba) + bit_count(hiba) AS INT)), 0),
-               count(*) FILTER (WHERE jg <> '{judge}' OR jg2 <> '{judge}'),
-               count(*) FILTER (WHERE r.case_id IS NULL),
-               count(*) FILTER (WHERE ta <> ta2 OR tb <> tb2 OR ag <> ag2 OR bg <> bg2)
-        FROM p LEFT JOIN r ON p.case_id = r.case_id""")[0]
+    twice, other, changed = strays
+    # one join for both sides' strays: cases observed without a reference (r.pref is never null in r),
+    # and references whose case does not hold exactly the repetitions 1..R in each order
+    orphans, incomplete = e.run(f"""
+        SELECT count(*) FILTER (WHERE r.pref IS NULL),
+               count(*) FILTER (WHERE r.pref IS NOT NULL AND (coalesce(gab, 0) <> {reps} OR coalesce(nab, 0) <> {reps}
+                                     OR coalesce(gba, 0) <> {reps} OR coalesce(nba, 0) <> {reps}))
+        FROM p FULL JOIN r ON p.case_id = r.case_id""")[0]
     if twice:
         with e.sequential():
             _duplicate_key(e)
@@ -343,10 +355,6 @@ def _check_snapshot(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any,
     if other or orphans or changed:
         with e.sequential():
             _observation_error(e, c)
-    incomplete = e.run(f"""
-        SELECT count(*) FROM r LEFT JOIN p ON r.case_id = p.case_id
-        WHERE coalesce(gab, 0) <> {reps} OR coalesce(nab, 0) <> {reps} OR coalesce(gba, 0) <> {reps}
-              OR coalesce(nba, 0) <> {reps}""")[0][0]
     if incomplete:
         with e.sequential():
             _incomplete(e, reps)
