@@ -30,6 +30,10 @@ class DuckDialect:
     name = "DuckDB"
 
     @staticmethod
+    def literal(text: str) -> str:
+        return "'" + text.replace("'", "''") + "'"
+
+    @staticmethod
     def full_match(x: str, pattern: str) -> str:
         return f"regexp_full_match({x}, '{pattern}')"
 

@@ -27,6 +27,7 @@ def _literal(text: str) -> str:
 
 class SparkDialect:
     name = "Spark"
+    literal = staticmethod(_literal)
 
     @staticmethod
     def full_match(x: str, pattern: str) -> str:

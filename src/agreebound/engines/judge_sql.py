@@ -59,6 +59,10 @@ DISAGREE = ("the {engine} engine reads these rows differently from the in-memory
 class Dialect(Protocol):
     name: str
 
+    def literal(self, text: str) -> str:
+        """``text`` as a quoted string in this dialect's SQL."""
+        ...
+
     def full_match(self, x: str, pattern: str) -> str: ...
 
     def reviewers_ok(self, x: str) -> str: ...
@@ -260,7 +264,7 @@ def _check_records(e: Any, c: JudgeCalibrationContract) -> tuple[int, int, tuple
     n_obs, *obs_bad_parse, obs_bad, twice, other, changed = e.run(f"""
         SELECT coalesce(sum(n), 0), {', '.join(f"coalesce(sum(parse_{i}), 0)" for i in range(len(parse)))},
                coalesce(sum(CASE WHEN NOT {rules.id_ok('case_id')} OR ag <> ag2 OR bg <> bg2 OR jg <> jg2 THEN n
-                                 ELSE bad END), 0), {_strays(c)}
+                                 ELSE bad END), 0), {_strays(e.dialect.literal(c.judge_generator))}
         FROM p""")[0]
     obs_bad += e.run(f"""SELECT count(*) FROM (SELECT ag AS v FROM p UNION SELECT bg AS v FROM p UNION
                          SELECT jg AS v FROM p) AS t WHERE NOT {rules.id_ok('v')}""")[0][0]
@@ -275,13 +279,12 @@ def _check_records(e: Any, c: JudgeCalibrationContract) -> tuple[int, int, tuple
     return int(n_refs), int(n_obs), (int(twice), int(other), int(changed))
 
 
-def _strays(c: JudgeCalibrationContract) -> str:
-    """Per case of table ``p``: an (order, repetition) observed twice, another judge, candidates'
-    metadata that changes; counted over ``p``."""
-    judge = c.judge_generator.replace("'", "''")
+def _strays(judge: str) -> str:
+    """Per case of table ``p``: an (order, repetition) observed twice, another judge than ``judge``
+    (quoted), candidates' metadata that changes; counted over ``p``."""
     return f"""coalesce(sum(CAST(nab <> bit_count(loab) + bit_count(hiab) AS INT)
                             + CAST(nba <> bit_count(loba) + bit_count(hiba) AS INT)), 0),
-               count(*) FILTER (WHERE jg <> '{judge}' OR jg2 <> '{judge}'),
+               count(*) FILTER (WHERE jg <> {judge} OR jg2 <> {judge}),
                count(*) FILTER (WHERE ta <> ta2 OR tb <> tb2 OR ag <> ag2 OR bg <> bg2)"""
 
 
@@ -385,10 +388,10 @@ def _duplicate_key(e: Any) -> None:
 def _observation_error(e: Any, c: JudgeCalibrationContract) -> None:
     """The first observation without a reference, of another judge, or whose candidates' metadata
     differs from its case's first valid observation."""
-    judge = c.judge_generator.replace("'", "''")
+    judge = e.dialect.literal(c.judge_generator)
     rows = e.run(f"""
         WITH v AS (SELECT n.o1, n.o2, n.case_id, n.od, n.rep, n.ta, n.tb, n.ag, n.bg, n.jg,
-                          r.case_id IS NOT NULL AS has_ref, n.jg = '{judge}' AS same_judge
+                          r.case_id IS NOT NULL AS has_ref, n.jg = {judge} AS same_judge
                    FROM (SELECT o1, o2, {q('case_id')} AS case_id, {q('order')} AS od,
                                 CAST({q('repetition')} AS BIGINT) AS rep, CAST({q('candidate_a_tokens')} AS BIGINT) AS ta,
                                 CAST({q('candidate_b_tokens')} AS BIGINT) AS tb, {q('candidate_a_generator')} AS ag,
@@ -426,7 +429,7 @@ def _incomplete(e: Any, reps: int) -> None:
     order = ORDERS[int(ob)]
     got = {int(v[0]) for v in e.run(
         f"SELECT DISTINCT CAST({q('repetition')} AS BIGINT) FROM {e.obs.view} WHERE {q('case_id')} = "
-        f"'{case_id.replace(chr(39), chr(39) * 2)}' AND {q('order')} = '{order}'")}
+        f"{e.dialect.literal(case_id)} AND {q('order')} = '{order}'")}
     raise InputError(e.obs.shown, None, "repetition", completeness_message(case_id, order, got, reps))
 
 
@@ -452,8 +455,8 @@ def _picks(label: str) -> str:
 def _case_table(e: Any, c: JudgeCalibrationContract) -> None:
     """Table ``k``: the in-memory engine's per-case facts (calibration._case_facts and _bias_facts)
     in SQL, from the validated tables ``r`` and ``p``."""
-    judge = c.judge_generator.replace("'", "''")
-    unnamed = [u.replace("'", "''") for u in UNNAMED]
+    judge = e.dialect.literal(c.judge_generator)
+    unnamed = [e.dialect.literal(u) for u in UNNAMED]
 
     def distinct(o: str) -> str:
         return f"CAST(a{o} > 0 AS INT) + CAST(b{o} > 0 AS INT) + CAST(t{o} > 0 AS INT)"
@@ -467,7 +470,7 @@ def _case_table(e: Any, c: JudgeCalibrationContract) -> None:
                 f"THEN (CASE WHEN a{o} = {top} THEN 0 WHEN b{o} = {top} THEN 1 ELSE 2 END) ELSE -1 END")
 
     def name(g: str, i: int) -> str:  # a generator's name; both unnamed: the candidates' slots
-        return (f"CASE WHEN coalesce(ag, '') = '' AND coalesce(bg, '') = '' THEN '{unnamed[i]}' "
+        return (f"CASE WHEN coalesce(ag, '') = '' AND coalesce(bg, '') = '' THEN {unnamed[i]} "
                 f"ELSE coalesce({g}, '') END")
 
     def case(cond: str, then: str) -> str:
@@ -484,11 +487,11 @@ def _case_table(e: Any, c: JudgeCalibrationContract) -> None:
                    aab + bab + tab + aba + bba + tba AS nobs,
                    CASE pref WHEN 0 THEN aab + aba WHEN 1 THEN bab + bba ELSE tab + tba END AS agree,
                    CASE WHEN pref = 0 AND ta < tb THEN 1 WHEN pref = 1 AND tb < ta THEN 0 ELSE -1 END AS verb,
-                   CASE WHEN ag = '{judge}' AND ag <> bg THEN 0 WHEN bg = '{judge}' AND ag <> bg THEN 1
+                   CASE WHEN ag = {judge} AND ag <> bg THEN 0 WHEN bg = {judge} AND ag <> bg THEN 1
                         ELSE -1 END AS selfc,
                    CASE WHEN ta > tb THEN 0 WHEN tb > ta THEN 1 ELSE -1 END AS lg,
                    CASE pref WHEN 0 THEN 1 WHEN 1 THEN 0 ELSE -1 END AS rj,
-                   NOT coalesce(ag = '{judge}', false) AND NOT coalesce(bg = '{judge}', false) AND pref <> 2 AS ctl,
+                   NOT coalesce(ag = {judge}, false) AND NOT coalesce(bg = {judge}, false) AND pref <> 2 AS ctl,
                    {name('ag', 0)} AS na, {name('bg', 1)} AS nb
             FROM d),
         y AS (

@@ -231,7 +231,7 @@ def panel_decisions() -> dict[str, tuple[PanelMeasurement, PanelDecision]]:
             for dim, m in panels().items()}
 
 
-#: Values computed once per object and key: (what, id, key) -> (the object, its value). The object is
+#: Values computed once per object and key: (what, id, key) -> ((the object,), its value). The object is
 #: held, so its id is not reused while the entry stands; the objects are the cached measurements every
 #: session shares, or one rerun's decision; the keys are frozen thresholds. Values are immutable.
 _ONCE: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
