@@ -117,6 +117,24 @@ def test_spark_compares_names_as_the_reader_does(spark, tmp_path):
         assert sp[d].n_units == len(panels[d].units) and set(sp[d].raters) == set(panels[d].raters) == set(dk[d].raters)
 
 
+def test_spark_trims_a_name_s_last_line_break_as_the_reader_does(spark, tmp_path):
+    """A name ending in a line break is that name trimmed (Java's ``$`` alone took it for plain):
+    Parquet here, as Spark's CSV reader splits a quoted field's line break into two rows."""
+    import csv
+
+    from agreebound.engines.spark_engine import panel_counts
+
+    f, g = tmp_path / "r.csv", tmp_path / "r.parquet"
+    rows = [("u1", "a", "1"), ("u1", "b", "2"), ("u2", "a\n", "1"), ("u2", "b", "1"), ("u3\n", "a", "2"), ("u3", "b", "2")]
+    with f.open("w", newline="") as out:
+        csv.writer(out).writerows([("unit", "rater", "value"), *rows])
+    pq.write_table(pa.table({k: [r[j] for r in rows] for j, k in enumerate(("unit", "rater", "value"))}), g)
+    panel = import_ratings(f.name, f.read_bytes()).panels["all"]
+    sp = panel_counts([str(g)], LongColumns(), spark=spark)["all"]
+    assert set(sp.raters) == set(panel.raters) == {"a", "b"}
+    assert sp.n_units == len(panel.units) == 3 and sp.equals(duck_counts([str(g)], LongColumns())["all"])
+
+
 @pytest.mark.parametrize("level, values", [("nominal", ["a", "b", "c"]), ("interval", ["1", "2", "3.5", "7"])])
 def test_spark_rater_diagnostics_are_duckdbs(spark, tmp_path, level, values):
     from agreebound.engines.duckdb_engine import rater_diagnostics as duck

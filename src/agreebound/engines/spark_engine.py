@@ -81,7 +81,8 @@ def _quiet_gateway(master: str) -> None:
 
 
 #: Names that are printable ASCII with no surrounding space are already as the reader compares them.
-PLAIN = "^[!-~]([ -~]*[!-~])?$"
+#: (Java's ``$`` also matches before a last line break, so that "a\n" would pass for plain: ``\z``.)
+PLAIN = "^[!-~]([ -~]*[!-~])?\\z"
 
 
 #: Up to this many distinct names that are not plain ASCII are normalised on the driver and joined
