@@ -58,7 +58,7 @@ test: $(VENV)/.test chromium postgresql java
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # Every benchmark runs even when one misses a target; make bench fails at the end if any did.
-BENCHES := alpha calibration formats dashboard cardinality import label_studio whatif load load_browser record engines judge_scale judge_bias strict_floor
+BENCHES := alpha calibration formats dashboard cardinality import label_studio whatif load load_browser record engines spark_stages judge_scale judge_bias strict_floor
 
 bench: $(VENV)/.test chromium postgresql java
 	@status=0; for b in $(BENCHES); do echo "== bench/bench_$$b.py"; $(PY) bench/bench_$$b.py || status=1; done; \

@@ -135,6 +135,46 @@ def test_spark_trims_a_name_s_last_line_break_as_the_reader_does(spark, tmp_path
     assert sp.n_units == len(panel.units) == 3 and sp.equals(duck_counts([str(g)], LongColumns())["all"])
 
 
+@pytest.mark.parametrize("unit", [("item",), ("item", "part")], ids=["one unit column", "two"])
+def test_spark_compares_unit_names_as_duckdb_when_only_they_are_respelled(spark, tmp_path, unit):
+    """Plain raters and dimension, respelled units only ("u1 ", a zero-width space): the first
+    pass notices them from the units alone, and the counts are DuckDB's."""
+    from agreebound.engines.spark_engine import panel_counts
+
+    rows = [("u1", "a", "1"), ("u1 ", "b", "2"), ("u2", "a", "1"), ("u2\u200b", "b", "1"), ("u3", "a", "2"),
+            ("u3", "b", "2")]
+    f = tmp_path / "r.csv"
+    f.write_text("item,part,rater,value\n" + "".join(f"{u},{'p' if len(unit) > 1 else ''},{r},{v}\n"
+                                                     for u, r, v in rows))
+    cols = LongColumns(unit=unit)
+    sp, dk = panel_counts([str(f)], cols, spark=spark)["all"], duck_counts([str(f)], cols)["all"]
+    assert sp.equals(dk) and sp.n_units == 3 and sp.n_ratings == 6
+
+
+@pytest.mark.parametrize("raters", [63, 64], ids=["one-pass mask", "above the mask: own pass"])
+def test_spark_finds_a_rater_twice_in_every_case_duckdb_does(spark, tmp_path, raters):
+    """Up to 63 raters, a rater rating a unit twice is found in the pass that counts the histograms;
+    above, in a pass of its own. Either way: said before a bad value, found among missing cells too,
+    and a unit whose ratings are all missing counts nowhere, as on DuckDB."""
+    from agreebound.engines.spark_engine import panel_counts
+
+    cols = LongColumns(dimension="dimension")
+    rows = [("tox", f"u{u}", f"r{r:02d}", str((u * r) % 3)) for u in range(4) for r in range(raters)]
+    rows += [("tox", "u9", "r00", "NA"), ("tox", "u9", "r01", ""), ("spam", "u1", "r00", "1"), ("spam", "u1", "r01", "2")]
+    f = tmp_path / "r.csv"
+    write(f, rows)
+    sp, dk = panel_counts([str(f)], cols, spark=spark), duck_counts([str(f)], cols)
+    assert set(sp) == {"tox", "spam"} and all(sp[d].equals(dk[d]) for d in dk)
+    assert sp["tox"].n_units == 4 and len(sp["tox"].raters) == raters  # u9 (missing cells only) is no unit
+    twice = "rater 'r01' rated unit 'u9' again; each rater rates a unit once"
+    for extra in ([("tox", "u9", "r01", "NA")],  # twice among missing cells only
+                  [("tox", "u2", "r01", "2"), ("spam", "u1", "r02", "1" * 40)]):  # twice, and a bad value
+        write(f, rows + extra)
+        with pytest.raises(Exception) as e:
+            panel_counts([str(f)], cols, spark=spark)
+        assert str(e.value).endswith(twice.replace("u9", extra[0][1])), str(e.value)
+
+
 @pytest.mark.parametrize("level, values", [("nominal", ["a", "b", "c"]), ("interval", ["1", "2", "3.5", "7"])])
 def test_spark_rater_diagnostics_are_duckdbs(spark, tmp_path, level, values):
     from agreebound.engines.duckdb_engine import rater_diagnostics as duck

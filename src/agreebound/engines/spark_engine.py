@@ -15,13 +15,16 @@ file named a*.csv is read alone, as by every other engine and as the report list
 from __future__ import annotations
 
 import os
+import re
 import sys
 import warnings
+from functools import reduce
 from typing import Any, Sequence
 
 from agreebound.counts import PanelCounts
 from agreebound.engines.common import (
     PIVOT_MAX_CATEGORIES,
+    Coding,
     LongColumns,
     assemble,
     check_columns,
@@ -90,6 +93,13 @@ PLAIN = "^[!-~]([ -~]*[!-~])?\\z"
 MAPPING_MAX = 100_000
 
 
+def as_text(df: Any, cols: Sequence[str]) -> Any:
+    """``df`` with its columns ``cols`` (names, never empty) as strings."""
+    from pyspark.sql import functions as F
+
+    return df.select(*[F.col(f"`{c}`").cast("string").alias(c) if c in cols else F.col(f"`{c}`") for c in df.columns])
+
+
 def normalised_names(spark: Any, df: Any, cols: Sequence[str]) -> Any:
     """``df`` with its name columns ``cols`` as strings compared as the in-memory reader compares
     names (agreebound.escape.normalise_name: NFC, invisible characters removed, whitespace trimmed).
@@ -101,7 +111,7 @@ def normalised_names(spark: Any, df: Any, cols: Sequence[str]) -> Any:
     from agreebound.escape import normalise_name
 
     cols = [c for c in dict.fromkeys(cols) if c]
-    out = df.select(*[F.col(f"`{c}`").cast("string").alias(c) if c in cols else F.col(f"`{c}`") for c in df.columns])
+    out = as_text(df, cols)
     odd = out.select(F.explode(F.array(*[F.col(f"`{c}`") for c in cols])).alias("raw")) \
         .where(F.col("raw").isNotNull() & ~F.col("raw").rlike(PLAIN)).distinct()
     found = [r[0] for r in odd.limit(MAPPING_MAX + 1).collect()]
@@ -120,6 +130,38 @@ def normalised_names(spark: Any, df: Any, cols: Sequence[str]) -> Any:
     return out
 
 
+#: PLAIN for Python's re.fullmatch.
+_PLAIN = re.compile("[!-~]([ -~]*[!-~])?")
+
+
+def _ratings(df: Any, columns: LongColumns) -> Any:
+    """The ratings (d, u, r, v) of the frame ``df`` (its name columns strings), names compared as
+    the reader compares them when ``df``'s are (an empty name is none), a unit's columns joined by
+    U+001F; ``odd``: a unit name is not plain (PLAIN), so that the names as written are not."""
+    from pyspark.sql import functions as F
+
+    def name(c: str) -> Any:
+        t = F.col(f"`{c}`")
+        return F.when(t == "", F.lit(None)).otherwise(t)
+
+    parts = [F.coalesce(name(c), F.lit("")) for c in columns.unit]
+    unit = parts[0] if len(parts) == 1 else F.concat_ws("\x1f", *parts)
+    unit = F.when(unit == ("\x1f" * (len(parts) - 1)), F.lit(None)).otherwise(unit)
+    odd = reduce(lambda a, b: a | b, [F.col(f"`{c}`").isNotNull() & ~F.col(f"`{c}`").rlike(PLAIN) for c in columns.unit])
+    dim = name(columns.dimension) if columns.dimension else F.lit("all")
+    return df.select(dim.alias("d"), unit.alias("u"), name(columns.rater).alias("r"),
+                     F.trim(F.col(f"`{columns.value}`").cast("string")).alias("v"), odd.alias("odd"))
+
+
+def _by_rater(r: Any) -> list[tuple[Any, ...]]:
+    """One pass over the ratings ``r``: per (d, r, v) the ratings, those with no unit name, and
+    those whose unit name is not plain."""
+    from pyspark.sql import functions as F
+
+    return [tuple(x) for x in r.groupBy("d", "r", "v").agg(
+        F.count(F.lit(1)), F.count(F.when(F.col("u").isNull(), 1)), F.count(F.when(F.col("odd"), 1))).collect()]
+
+
 def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, missing: Sequence[str] = (),
                  master: str = "local[2]", spark: Any = None) -> dict[str, PanelCounts]:
     """Counts per dimension of the long ratings in ``paths`` (files or patterns Spark can list)."""
@@ -130,40 +172,44 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
     files = spark_files(paths)
     spark = spark or session(master)
     try:
-        df = _names_read(spark, files, columns)
-
-        def name(c: str) -> Any:  # as the reader compares names; empty is no name
-            t = F.col(f"`{c}`")
-            return F.when(t == "", F.lit(None)).otherwise(t)
-
-        parts = [F.coalesce(name(c), F.lit("")) for c in columns.unit]
-        unit = parts[0] if len(parts) == 1 else F.concat_ws("\x1f", *parts)
-        unit = F.when(unit == ("\x1f" * (len(parts) - 1)), F.lit(None)).otherwise(unit) if len(parts) > 1 else \
-            F.when(unit == "", F.lit(None)).otherwise(unit)
-        dim = name(columns.dimension) if columns.dimension else F.lit("all")
-        r = df.select(dim.alias("d"), unit.alias("u"), name(columns.rater).alias("r"),
-                      F.trim(F.col(f"`{columns.value}`").cast("string")).alias("v"))
-        by_rater = [tuple(x) for x in r.groupBy("d", "r", "v").count().collect()]
+        df = _read(spark, files)
+        check_columns(files, df.columns, columns)
+        names = [c for c in dict.fromkeys([columns.dimension, *columns.unit, columns.rater]) if c]
+        # names as written first: when every one is plain ASCII (PLAIN), they are as the reader
+        # compares them, and this one pass over the ratings is the first count
+        r = _ratings(as_text(df, names), columns)
+        rows = _by_rater(r)
+        if any(x[5] for x in rows) or any(x[i] is not None and not _PLAIN.fullmatch(x[i]) for x in rows for i in (0, 1)):
+            r = _ratings(normalised_names(spark, df, names), columns)
+            rows = _by_rater(r)
+        by_rater = [x[:4] for x in rows]
         if not by_rater:
             raise InputError(files[0], None, None, "no ratings: the files have a header but no data rows")
         for what, col, pos in (("dimension", columns.dimension, 0), ("rater", columns.rater, 1)):
             if col is not None and any(row[pos] is None for row in by_rater):
                 raise InputError(files[0], None, col, f"an empty {what} name; every rating needs one")
-        if r.where(F.col("u").isNull()).limit(1).count():
+        if any(x[4] for x in rows):
             raise InputError(files[0], None, columns.unit[0], "an empty unit name; every rating needs one")
-        twice = r.groupBy("d", "u", "r").count().where(F.col("count") > 1).first()
-        if twice is not None:
-            raise InputError(files[0], None, columns.rater, f"rater {twice['r']!r} rated unit "
-                             f"{str(twice['u']).replace(chr(0x1f), ' | ')!r} again; each rater rates a unit once")
 
         def where(text: str) -> tuple[Any, Any]:
             row = r.where(F.col("v") == text).select("u", "r").first()
             return (row[0], row[1]) if row else ("?", "?")
 
-        coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, files, columns.value, where)
-        vals = spark.createDataFrame(list(coding.code_of.items()) or [("", -1)], "v string, c int")
-        uc = r.join(F.broadcast(vals), "v").groupBy("d", "u", "c").agg(F.count(F.lit(1)).alias("n"))
-        sizes, pairs, patterns = _pairs(uc, len(coding.values), patterns=True)
+        try:
+            coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, files, columns.value, where)
+        except InputError:
+            _refuse_twice(r, files, columns)  # a rater rating a unit twice is said first, as by every engine
+            raise
+        raters = sorted({x[1] for x in by_rater})
+        k = len(coding.values)
+        if 0 < k <= PIVOT_MAX_CATEGORIES and len(raters) <= RATER_BITS:
+            sizes, pairs, patterns = _pairs_by_pivot(_histograms(r, coding, raters), k, lambda: _refuse_twice(
+                r, files, columns))
+        else:
+            _refuse_twice(r, files, columns)
+            vals = spark.createDataFrame(list(coding.code_of.items()) or [("", -1)], "v string, c int")
+            uc = r.join(F.broadcast(vals), "v").groupBy("d", "u", "c").agg(F.count(F.lit(1)).alias("n"))
+            sizes, pairs, patterns = _pairs(uc, k, patterns=True)
     except (PySparkException, Py4JJavaError) as e:
         raise InputError(files[0], None, None, f"Spark could not read it: {spark_error(e)}") from None
     return assemble(coding, by_rater, sizes, pairs, patterns)
@@ -186,6 +232,63 @@ def spark_error(e: BaseException) -> str:
     return message.splitlines()[0][:300]
 
 
+#: Up to this many raters, a rater rating a unit twice is found in the pass that counts each unit's
+#: histogram: each rater is one bit of a 64-bit mask per unit (the sign bit left unused), and a
+#: unit with more ratings than bits holds a rater twice. Above it, a pass of its own groups by
+#: (unit, rater).
+RATER_BITS = 63
+
+
+def _refuse_twice(r: Any, files: Sequence[str], columns: LongColumns) -> None:
+    """The reader's error when a rater rated a unit twice in the (d, u, r, v) ratings ``r``."""
+    from pyspark.sql import functions as F
+
+    twice = r.groupBy("d", "u", "r").count().where(F.col("count") > 1).first()
+    if twice is not None:
+        raise InputError(files[0], None, columns.rater, f"rater {twice['r']!r} rated unit "
+                         f"{str(twice['u']).replace(chr(0x1f), ' | ')!r} again; each rater rates a unit once")
+
+
+def _histograms(r: Any, coding: Coding, raters: Sequence[str]) -> Any:
+    """Each unit's histogram straight from the ratings ``r`` (no join): (d, u, m, n0..n{k-1}, t),
+    ``m`` its coded ratings (0: none), ``t`` 1 when it holds a rater twice (see RATER_BITS)."""
+    from itertools import chain
+
+    from pyspark.sql import functions as F
+
+    codes = F.create_map(*chain.from_iterable((F.lit(t), F.lit(c)) for t, c in coding.code_of.items()))
+    bits = F.create_map(*chain.from_iterable((F.lit(x), F.lit(1 << i).cast("long")) for i, x in enumerate(raters)))
+    # a missing spelling or an empty cell has no code (null), as the join with the codes drops it
+    rows = r.select("d", "u", F.try_element_at(codes, F.col("v")).alias("c"), F.try_element_at(bits, F.col("r")).alias("b"))
+    return rows.groupBy("d", "u").agg(
+        F.count("c").alias("m"), *[F.count(F.when(F.col("c") == i, 1)).alias(f"n{i}") for i in range(len(coding.values))],
+        (F.count(F.lit(1)) > F.bit_count(F.bit_or("b"))).cast("int").alias("t"))
+
+
+def _pairs_by_pivot(hist: Any, k: int, twice: Any) -> Any:
+    """Sizes, pairs and unit patterns from the unit histograms ``hist`` (d, u, m, n0.., t): grouped
+    into the distinct histograms once (cached), each figure counted from those. ``twice()`` is
+    called (it raises the reader's error) when a unit holds a rater twice; a unit with no coded
+    rating (m = 0) counts nowhere."""
+    from pyspark.sql import functions as F
+
+    pat = hist.groupBy("d", "m", *[f"n{i}" for i in range(k)]).agg(
+        F.count(F.lit(1)).alias("units"), F.max("t").alias("t")).cache()
+    units = F.col("units").cast("decimal(38,0)")
+    sums = [F.sum(units * (F.col(f"n{i}") * F.col(f"n{j}") - (F.col(f"n{i}") if i == j else F.lit(0))))
+            .cast("decimal(38,0)").alias(f"p{i}_{j}") for i, j in pivot_cells(k)]
+    rows = [tuple(x) for x in pat.groupBy("d", "m").agg(F.max("t"), F.sum("units"), *sums).collect()]
+    if twice is not None and any(x[2] for x in rows):
+        twice()
+        raise RuntimeError("the rater mask found a rater twice in a unit; the exact pass did not")
+    sizes, pairs = pairs_from_histograms([(d, m, *rest) for d, m, _, *rest in rows if m], k)
+
+    def entries(row: Any) -> list[tuple[int, int]]:
+        return [(i, int(row[f"n{i}"])) for i in range(k) if row[f"n{i}"]]
+
+    return sizes, pairs, _patterns(pat, pat.where(F.col("m") >= 2), entries)
+
+
 def _pairs(uc: Any, k: int, patterns: bool = False) -> Any:
     """Per (dimension, unit size) the units and the pair counts, from (d, u, c, n) rows: each unit's
     histogram as k columns up to PIVOT_MAX_CATEGORIES, a self-join above. ``patterns``: also each
@@ -201,32 +304,31 @@ def _pairs(uc: Any, k: int, patterns: bool = False) -> Any:
                     .cast("decimal(38,0)").alias(f"p{i}_{j}") for i, j in pivot_cells(k)]
             rows = [tuple(x) for x in hist.groupBy("d", "m").agg(F.count(F.lit(1)), *sums).collect()]
             return pairs_from_histograms(rows, k)
-        pat = hist.groupBy("d", "m", *[f"n{i}" for i in range(k)]).agg(F.count(F.lit(1)).alias("units")).cache()
-        units = F.col("units").cast("decimal(38,0)")
-        sums = [F.sum(units * (F.col(f"n{i}") * F.col(f"n{j}") - (F.col(f"n{i}") if i == j else F.lit(0))))
-                .cast("decimal(38,0)").alias(f"p{i}_{j}") for i, j in pivot_cells(k)]
-        rows = [tuple(x) for x in pat.groupBy("d", "m").agg(F.sum("units"), *sums).collect()]
-        sizes, pairs = pairs_from_histograms(rows, k)
-        pairable = pat.where(F.col("m") >= 2)
+        return _pairs_by_pivot(hist.withColumn("t", F.lit(0)), k, None)
+    um = uc.groupBy("d", "u").agg(F.sum("n").alias("m"))
+    sizes = [tuple(x) for x in um.groupBy("d", "m").count().collect()]
+    a, b = uc.alias("a"), uc.select("d", "u", F.col("c").alias("c2"), F.col("n").alias("n2")).alias("b")
+    joined = a.join(b, ["d", "u"]).join(um, ["d", "u"]).where(F.col("m") >= 2)
+    w = F.col("n") * F.col("n2") - F.when(F.col("c") == F.col("c2"), F.col("n")).otherwise(F.lit(0))
+    pairs = [tuple(x) for x in joined.groupBy("d", "m", "c", "c2").agg(F.sum(w).cast("decimal(38,0)")).collect()]
+    if not patterns:
+        return sizes, pairs
+    cells = uc.groupBy("d", "u").agg(F.sort_array(F.collect_list(F.struct("c", "n"))).alias("cells"),
+                                     F.sum("n").alias("m"))
+    pat = cells.where(F.col("m") >= 2).groupBy("d", "cells").agg(F.count(F.lit(1)).alias("units")).cache()
 
-        def entries(row: Any) -> list[tuple[int, int]]:
-            return [(i, int(row[f"n{i}"])) for i in range(k) if row[f"n{i}"]]
-    else:
-        um = uc.groupBy("d", "u").agg(F.sum("n").alias("m"))
-        sizes = [tuple(x) for x in um.groupBy("d", "m").count().collect()]
-        a, b = uc.alias("a"), uc.select("d", "u", F.col("c").alias("c2"), F.col("n").alias("n2")).alias("b")
-        joined = a.join(b, ["d", "u"]).join(um, ["d", "u"]).where(F.col("m") >= 2)
-        w = F.col("n") * F.col("n2") - F.when(F.col("c") == F.col("c2"), F.col("n")).otherwise(F.lit(0))
-        pairs = [tuple(x) for x in joined.groupBy("d", "m", "c", "c2").agg(F.sum(w).cast("decimal(38,0)")).collect()]
-        if not patterns:
-            return sizes, pairs
-        cells = uc.groupBy("d", "u").agg(F.sort_array(F.collect_list(F.struct("c", "n"))).alias("cells"),
-                                         F.sum("n").alias("m"))
-        pat = pairable = cells.where(F.col("m") >= 2).groupBy("d", "cells").agg(F.count(F.lit(1)).alias("units")) \
-            .cache()
+    def entries(row: Any) -> list[tuple[int, int]]:
+        return [(int(e["c"]), int(e["n"])) for e in row["cells"]]
 
-        def entries(row: Any) -> list[tuple[int, int]]:
-            return [(int(e["c"]), int(e["n"])) for e in row["cells"]]
+    return sizes, pairs, _patterns(pat, pat, entries)
+
+
+def _patterns(pat: Any, pairable: Any, entries: Any) -> dict[str, Any]:
+    """Each dimension's unit patterns from the cached distinct histograms ``pat`` (None for one with
+    more than MAX_PATTERNS): ``pairable`` its rows of units with two ratings or more, ``entries(row)``
+    a row's (code, count) pairs. ``pat`` is released."""
+    from pyspark.sql import functions as F
+
     from agreebound.counts import MAX_PATTERNS
 
     many = [(x[0], int(x[1])) for x in pairable.groupBy("d").count().collect()]
@@ -239,7 +341,7 @@ def _pairs(uc: Any, k: int, patterns: bool = False) -> Any:
                 d_.append(row["d"]), pid.append(i), held.append(int(row["units"])), code.append(c), n_.append(n)
         found.update(patterns_from_entries(d_, pid, held, code, n_))
     pat.unpersist()
-    return sizes, pairs, found
+    return found
 
 
 def _names_read(spark: Any, files: list[str], columns: LongColumns) -> Any:
