@@ -138,3 +138,49 @@ def test_engine_rows_with_duplicate_spellings_merge_by_value():
     assert c.categories == (1, 2) and c.category_totals == (2, 2)
     assert dict(c.rater_counts["a"]) == {0: 2}
     assert alpha(c, "nominal").value == krippendorff_alpha(encode(np.array([[1, 2], [1, 2]], dtype=object))).value
+
+
+def coded_by_reading(rows):
+    """The coding's definition, not agreebound's: every present rating (unit, rater, value) in
+    reading order; the categories are the distinct values, sorted, each shown as first read."""
+    present = [(i, j, v) for i, row in enumerate(rows) for j, v in enumerate(row) if v == v]  # NaN is missing
+    firsts = list(dict.fromkeys(v for _, _, v in present))  # 0.0 == -0.0: the first one read is kept
+    cats = sorted(firsts)
+    return [i for i, _, _ in present], [j for _, j, _ in present], [cats.index(v) for _, _, v in present], cats
+
+
+whole_or_not = st.one_of(st.integers(-3, 3).map(float), st.sampled_from(
+    [float("nan"), -0.0, 0.0, 0.5, 65534.0, 65535.0, 65536.0, 2.0**53, -(2.0**53) + 1, 1e30, float("inf")]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda r: st.lists(st.lists(whole_or_not, min_size=r, max_size=r), max_size=12)),
+       st.sampled_from([np.float64, np.float32]))
+def test_float_ratings_code_as_their_sorted_distinct_values(rows, dtype):
+    """Whole numbers spanning fewer than 2**16 values are coded by one bincount, anything else by
+    hashing: either way each rating's code is its value's rank, and 0.0 and -0.0 are one category
+    shown as the first one read."""
+    matrix = np.array(rows, dtype=dtype).reshape(len(rows), -1) if rows else np.zeros((0, 2), dtype=dtype)
+    rows = matrix.tolist()
+    unit, rater, code, cats = coded_by_reading(rows)
+    coded = encode(matrix)
+    assert (coded.unit.tolist(), coded.rater.tolist(), coded.code.tolist()) == (unit, rater, code)
+    shown = coded.categories.floats
+    assert shown.tolist() == cats and [np.signbit(x) for x in shown] == [np.signbit(x) for x in cats]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda r: st.lists(st.lists(st.one_of(
+    st.integers(-3, 3), st.sampled_from([65533, 65535, 2**62, -(2**62)])), min_size=r, max_size=r), max_size=12)))
+def test_integer_ratings_code_as_their_sorted_distinct_values(rows):
+    matrix = np.array(rows, dtype=np.int64).reshape(len(rows), -1) if rows else np.zeros((0, 2), dtype=np.int64)
+    unit, rater, code, cats = coded_by_reading(matrix.tolist())
+    coded = encode(matrix)
+    assert (coded.unit.tolist(), coded.rater.tolist(), coded.code.tolist()) == (unit, rater, code)
+    assert list(coded.categories.values) == cats
+
+
+def test_the_first_zero_read_names_the_category():
+    assert str(encode(np.array([[-0.0, 0.0], [1.0, np.nan]])).categories.floats[0]) == "-0.0"
+    assert str(encode(np.array([[0.0, -0.0], [1.0, np.nan]])).categories.floats[0]) == "0.0"
+    assert encode(np.array([[2.5, 2.0]])).code.tolist() == [1, 0]  # not whole: 2.5 is not read as 2

@@ -182,25 +182,72 @@ def encode(ratings: Any) -> Coded:
     if flat.dtype.kind == "b":
         raise ValueError("ratings must not be booleans: use 0/1 or labels")
     if flat.dtype.kind in "iu":
-        uniques, codes = np.unique(flat, return_inverse=True)
-        cats = Categories(exact=[int(u) for u in uniques])
-        present = np.ones(len(flat), dtype=bool)
+        idx, (codes, cats) = None, _encode_ints(flat)
     elif flat.dtype.kind == "f":
-        codes, uniques = pd.factorize(flat, use_na_sentinel=True)  # hashing: no sort of every rating
-        order = np.argsort(uniques, kind="stable")
-        remap = np.empty(len(uniques) + 1, dtype=np.int64)
-        remap[order] = np.arange(len(uniques))
-        remap[-1] = -1
-        codes = remap[codes]
-        present = codes >= 0
-        cats = Categories(floats=np.asarray(uniques, dtype=np.float64)[order])
+        idx, codes, cats = _encode_floats(flat)
     else:
         codes, cats = _encode_objects(flat)
-        present = codes >= 0
-    idx = np.flatnonzero(present)
-    codes = np.asarray(codes, dtype=np.int64)[idx]
-    unit = idx // max(n_raters, 1)
-    return Coded(unit, idx - unit * n_raters, codes, n_units, n_raters, cats)
+        idx = np.flatnonzero(codes >= 0)
+        codes = codes[idx]
+    if idx is None:  # every cell rated: units and raters by repetition, no division
+        unit = np.repeat(np.arange(n_units, dtype=np.int64), n_raters)
+        rater = np.tile(np.arange(n_raters, dtype=np.int64), n_units)
+    else:
+        unit, rater = np.divmod(idx, max(n_raters, 1))
+    return Coded(unit, rater, np.asarray(codes, dtype=np.int64), n_units, n_raters, cats)
+
+
+SMALL_RANGE = 1 << 16  # whole-number ratings spanning fewer values are coded by one bincount
+
+
+def _small_range(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes and the sorted distinct values of ``values`` when they are whole numbers (of any
+    dtype) spanning fewer than SMALL_RANGE values: one bincount, no hashing or sorting of every
+    rating. None otherwise (or when empty)."""
+    if not len(values):
+        return None
+    lo, hi = values.min().item(), values.max().item()
+    if not (-(2**53) < lo <= hi < 2**53) or hi - lo >= SMALL_RANGE:  # NaN/inf fail the first test
+        return None
+    whole = values.astype(np.int64, copy=False)
+    if values.dtype.kind == "f" and not np.array_equal(whole, values):
+        return None
+    base = 0 if 0 <= lo and hi < 2 * SMALL_RANGE else int(lo)  # small whole numbers index as they are
+    offset = whole - base if base else whole
+    seen = np.bincount(offset) > 0
+    table = np.cumsum(seen) - 1
+    return table[offset], np.flatnonzero(seen) + base
+
+
+def _encode_ints(flat: np.ndarray) -> tuple[np.ndarray, Categories]:
+    if (small := _small_range(flat)) is not None:
+        codes, uniques = small
+    else:
+        uniques, codes = np.unique(flat, return_inverse=True)
+    return codes, Categories(exact=[int(u) for u in uniques])
+
+
+def _encode_floats(flat: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, Categories]:
+    """The present cells' indexes (None: all present), their codes and the categories. A float is
+    its own category; 0.0 and -0.0 are one, shown as the first one read."""
+    idx = np.flatnonzero(flat == flat)  # NaN is not itself
+    idx = None if len(idx) == len(flat) else idx
+    present = flat if idx is None else flat[idx]
+    if (small := _small_range(present)) is not None:
+        codes, uniques = small
+        floats = uniques.astype(np.float64)
+        if 0 in uniques and np.signbit(present[np.argmax(present == 0)]):
+            floats[np.searchsorted(uniques, 0)] = -0.0
+        return idx, codes, Categories(floats=floats)
+    codes, uniques = pd.factorize(flat, use_na_sentinel=True)  # hashing: no sort of every rating
+    order = np.argsort(uniques, kind="stable")
+    remap = np.empty(len(uniques) + 1, dtype=np.int64)
+    remap[order] = np.arange(len(uniques))
+    remap[-1] = -1
+    codes = remap[codes]
+    if idx is not None:
+        codes = codes[idx]
+    return idx, codes, Categories(floats=np.asarray(uniques, dtype=np.float64)[order])
 
 
 def _encode_objects(flat: np.ndarray) -> tuple[np.ndarray, Categories]:
