@@ -1,4 +1,6 @@
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -13,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 # inherit this) or a test goes to one throwaway database per test session, unless a test names its own.
 _SESSION_DB = Path(tempfile.mkdtemp(prefix="agreebound-test-db-")) / "runs.db"
 os.environ["AGREEBOUND_DB"] = f"sqlite:///{_SESSION_DB}"
+atexit.register(shutil.rmtree, _SESSION_DB.parent, ignore_errors=True)  # each test process's own, gone with it
 
 # CI runs the property tests with fixed seeds, so a run is reproducible; locally they explore.
 settings.register_profile("ci", derandomize=True, print_blob=True)
