@@ -4,7 +4,6 @@ The sliders and the verdict strip live in one fragment: a slider move reruns onl
 (decide, on cached measurements), and the strip stays in view beside the sliders.
 """
 
-import pandas as pd
 import streamlit as st
 
 from agreebound.render.gates import panel_gates
@@ -149,15 +148,15 @@ def editors_and_strip() -> None:
                      "edited": r["now"].verdict.value, "changed": "yes" if r["base"].verdict != r["now"].verdict else "",
                      "gate flipped": ", ".join(g.label for g in r["flipped"]),
                      "measured against the threshold in force": "; ".join(g.margin for g in r["gates"][1:])})
-    widgets.responsive_table(pd.DataFrame(table), "verdict_table")
+    widgets.responsive_table(table, "verdict_table")
     own = "bound contract" if bound.contract_given else "illustrative limits (no contract)"
-    widgets.responsive_table(pd.DataFrame([{
+    widgets.responsive_table([{
         "judge": "decision", own: bound.decision, "edited": jd.decision,
-        "changed": "yes" if bound.decision != jd.decision else ""}]), "judge_verdict_table")
+        "changed": "yes" if bound.decision != jd.decision else ""}], "judge_verdict_table")
     st.markdown(f"{own[0].upper() + own[1:]}: `{contract.content_id}`")
     st.markdown(f"Edited ({jd.contract_kind}): `{jd.decided_against.content_id}`")
     if graded_rows := scored.verdict_rows():
-        widgets.responsive_table(pd.DataFrame(graded_rows), "scored_verdict_table")
+        widgets.responsive_table(graded_rows, "scored_verdict_table")
 
     st.header("Threshold sweep")
     gates = {f"{dim}: {g.label}": g for dim, (m, d) in decisions.items() for g in panel_gates(dim, m, d)[1:]}

@@ -80,3 +80,19 @@ def test_html_report_escapes_names_in_charts_and_text():
     page = panel_html(ms, DEFAULT, panel_report(ms, DEFAULT, [("html_names.csv", b"x")]))
     assert "<a href=http://evil.example>" not in page and "<img src=x onerror" not in page
     assert "&lt;a href=http:" in page  # shown, as text (plotly then writes its "/" as \\u002f)
+
+
+def test_a_dashboard_table_is_the_same_escaped_text_from_rows_or_from_a_frame():
+    """st.table renders every cell and header as Markdown: whether a page hands the rows or a frame,
+    the Arrow table sent holds each as escaped text, cut at the limit, None as an empty cell."""
+    import pandas as pd
+
+    from agreebound.ui.widgets import md_table, raw_columns
+
+    rows = [{"*name*": ">= 9000", "n": 3, "note": None}, {"*name*": "<b>x</b>", "n": 4, "note": "y" * 30}]
+    from_rows = md_table(*raw_columns(rows), limit=10)
+    assert from_rows.equals(md_table(*raw_columns(pd.DataFrame(rows)), limit=10))
+    assert from_rows.column_names == [md_text("*name*", 80), "n", "note"]
+    assert from_rows.to_pydict() == {md_text("*name*", 80): [md_text(">= 9000", 10), md_text("<b>x</b>", 10)],
+                                     "n": ["3", "4"], "note": ["", md_text("y" * 30, 10)]}
+    assert from_rows.column(0).to_pylist()[0].startswith("\\>")  # not a quotation

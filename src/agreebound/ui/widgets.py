@@ -9,6 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from agreebound.analysis import PanelMeasurement, decide_panel, level_note, level_verdicts
@@ -87,43 +88,63 @@ def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
 TABLE_ROWS = 100
 
 
-def md_table(frame: pd.DataFrame, limit: int = 200) -> pd.DataFrame:
-    """A frame for st.table, which renders every cell and header as Markdown: each escaped, so a
-    name or a ">= 9000" shows as the text it is (a leading ">" would be a quotation). ``limit``: the
-    characters a cell shows (a longer one is cut, its length said)."""
-    if frame.empty:
-        out = frame.map(lambda v: "" if v is None else md(v, limit))
-    else:  # by column, not frame.map (a third of a What-if move's table): the same cells
-        out = pd.DataFrame({i: ["" if v is None else md(v, limit) for v in frame.iloc[:, i].tolist()]
-                            for i in range(frame.shape[1])}, index=frame.index)
-    out.columns = [md(c, 80) for c in frame.columns]
-    return out
+#: A table as the pages build it: a frame, or its rows as dicts (no frame to build on each rerun).
+Table = pd.DataFrame | list[dict[str, Any]]
 
 
-def text_table(frame: pd.DataFrame, width: str = "stretch", limit: int = 200) -> None:
+def raw_columns(table: Table) -> tuple[list[Any], list[list[Any]]]:
+    """A table's column names and its cells, by column (rows as dicts: keys in first-seen order).
+    A frame's text column holds a None as a missing value (NaN): it is a None again, an empty cell."""
+    if isinstance(table, pd.DataFrame):
+        def cells(col: pd.Series) -> list[Any]:
+            if pd.api.types.is_string_dtype(col.dtype) and col.isna().any():
+                return [None if v is None or v != v else v for v in col.tolist()]
+            return col.tolist()
+        return list(table.columns), [cells(table.iloc[:, i]) for i in range(table.shape[1])]
+    names = list(dict.fromkeys(k for row in table for k in row))
+    return names, [[row.get(k) for row in table] for k in names]
+
+
+def md_table(names: list[Any], columns: list[list[Any]], limit: int = 200) -> pa.Table:
+    """The table st.table draws, from :func:`raw_columns`: every header and cell escaped as Markdown
+    (st.table renders each as Markdown, so a name or a ">= 9000" shows as the text it is: a leading
+    ">" would be a quotation), as an Arrow table of strings, which st.table sends as it is (a frame
+    would be converted on every rerun). ``limit``: the characters a cell shows (a longer one is cut,
+    its length said)."""
+    return pa.Table.from_arrays([pa.array(["" if v is None else md(v, limit) for v in c], type=pa.string())
+                                 for c in columns], names=[md(c, 80) for c in names])
+
+
+def _grid(table: Table) -> None:
+    frame = table if isinstance(table, pd.DataFrame) else pd.DataFrame(table)
+    st.dataframe(safe_frame(frame), hide_index=True, width="stretch")
+
+
+def text_table(table: Table, width: str = "stretch", limit: int = 200) -> None:
     """A short table whose cells wrap and are shown whole (st.dataframe draws a canvas grid that
     cuts a long cell at its column's edge). Long tables stay a grid that scrolls."""
-    if len(frame) > TABLE_ROWS:
-        st.dataframe(safe_frame(frame), hide_index=True, width="stretch")
+    if len(table) > TABLE_ROWS:
+        _grid(table)
     else:
-        st.table(md_table(frame, limit), hide_index=True, width=width)
+        st.table(md_table(*raw_columns(table), limit), hide_index=True, width=width)
 
 
-def responsive_table(frame: pd.DataFrame, key: str, limit: int = 200) -> None:
+def responsive_table(table: Table, key: str, limit: int = 200) -> None:
     """Wide screens: the table, its cells wrapped and whole. Phones: one stacked block per row,
     every column shown (columns this many would not fit). CSS in the frame (ui.shell) shows one or
     the other. A long table is one scrollable grid on every screen."""
-    if len(frame) > TABLE_ROWS:
-        st.caption(f"{len(frame):,} rows: a grid that scrolls; drag a column's edge to widen it.")
-        st.dataframe(safe_frame(frame), hide_index=True, width="stretch")
+    if len(table) > TABLE_ROWS:
+        st.caption(f"{len(table):,} rows: a grid that scrolls; drag a column's edge to widen it.")
+        _grid(table)
         return
+    names, columns = raw_columns(table)
     with st.container(key=f"{key}_wideview"):
-        text_table(frame, limit=limit)
+        st.table(md_table(names, columns, limit), hide_index=True, width="stretch")
+    heads = [md(c, 60) for c in names[1:]]
     with st.container(key=f"{key}_narrowview"):
-        for _, row in frame.iterrows():
-            head, *rest = list(row.items())
-            st.markdown(f"**{md(head[1], 80)}**  \n" + "  \n".join(f"{md(c, 60)}: {md(v, limit)}" for c, v in rest
-                                                                     if v is not None and v != ""))
+        for first, *rest in zip(*columns):
+            st.markdown(f"**{md(first, 80)}**  \n" + "  \n".join(f"{h}: {md(v, limit)}" for h, v in zip(heads, rest)
+                                                                if v is not None and v != ""))
 
 
 # --- loading ---------------------------------------------------------------------------------
