@@ -114,17 +114,14 @@ def run_app() -> None:
     _freeze_once()
 
 
-_frozen: list[bool] = []
-
-
 def _freeze_once() -> None:
     """After the process's first page run (every module imported, the samples measured): the
     objects alive then are left out of Python's full collections, which otherwise walked them all
     and stopped every session for 120-190 ms each time (streamlit's own collection after each run
     is off, .streamlit/config.toml). Later objects are collected as ever; what dies among the
-    frozen ones in a reference cycle stays (what the first run left, once)."""
-    if not _frozen:
-        _frozen.append(True)
+    frozen ones in a reference cycle stays (what the first run left, once). Whether it was done is
+    the interpreter's own count of frozen objects."""
+    if gc.get_freeze_count() == 0:
         gc.collect()
         gc.freeze()
 

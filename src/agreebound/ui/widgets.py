@@ -126,7 +126,11 @@ def text_table(table: Table, width: str = "stretch", limit: int = 200) -> None:
     if len(table) > TABLE_ROWS:
         _grid(table)
     else:
-        st.table(md_table(*raw_columns(table), limit), hide_index=True, width=width)
+        _short_table(*raw_columns(table), width, limit)
+
+
+def _short_table(names: list[Any], columns: list[list[Any]], width: str, limit: int) -> None:
+    st.table(md_table(names, columns, limit), hide_index=True, width=width)
 
 
 def responsive_table(table: Table, key: str, limit: int = 200) -> None:
@@ -139,7 +143,7 @@ def responsive_table(table: Table, key: str, limit: int = 200) -> None:
         return
     names, columns = raw_columns(table)
     with st.container(key=f"{key}_wideview"):
-        st.table(md_table(names, columns, limit), hide_index=True, width="stretch")
+        _short_table(names, columns, "stretch", limit)
     heads = [md(c, 60) for c in names[1:]]
     with st.container(key=f"{key}_narrowview"):
         for first, *rest in zip(*columns):
