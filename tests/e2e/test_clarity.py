@@ -37,17 +37,18 @@ def in_view(page: Page, selector: str) -> bool:
     return box is not None and box["y"] < vp["height"] and box["y"] + box["height"] > 0
 
 
-@pytest.mark.parametrize("width, height", [(1440, 900), (390, 844)])
-def test_a_shared_link_with_edited_thresholds_shows_the_banner_on_every_page(browser: Browser, app_url: str,
-                                                                              width: int, height: int):
+def test_a_shared_link_with_edited_thresholds_shows_the_banner_on_every_page(browser: Browser, app_url: str):
     for path in PAGES:
-        page = open_page(browser, f"{app_url}/{path}?{LINK}", width, height)
+        page = open_page(browser, f"{app_url}/{path}?{LINK}", 1440, 900)
         banner = page.locator(".st-key-edited_thresholds")
         expect(banner).to_contain_text("alpha floor 0.150 (default 0.600)")
         expect(banner).to_contain_text("spread cap 4.60x (default 2.00x)")
-        assert in_view(page, ".st-key-edited_thresholds"), path  # on the first screen, phones too
-        if path == "":
-            page.screenshot(path=str(ARTIFACTS / f"banner-{width}.png"))
+        for width, height in ((1440, 900), (390, 844)):  # the same page on a phone's screen
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(300)  # the layout follows the width
+            assert in_view(page, ".st-key-edited_thresholds"), (path, width)  # on the first screen, phones too
+            if path == "":
+                page.screenshot(path=str(ARTIFACTS / f"banner-{width}.png"))
         page.context.close()
 
 
@@ -98,17 +99,31 @@ def test_the_what_if_strip_updates_in_view_after_a_slider_move(browser: Browser,
     page.context.close()
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_nothing_serious_on_any_page(browser: Browser, app_url: str, scheme: str):
+def to_dark(page: Page) -> None:
+    """The browser turns to dark, as a user's system setting would, and the page reruns: Streamlit
+    re-themes its own elements at once, but the charts' colours are the server's choice, read from
+    the browser's theme at each run (the same page as opened in dark: test_dark_mode_... below)."""
+    page.emulate_media(color_scheme="dark")
+    page.locator("body").press("r")  # Streamlit's rerun key
+    settle(page)
+
+
+def test_axe_finds_nothing_serious_on_any_page_in_light_or_dark(browser: Browser, app_url: str):
     found = {}
     for path in PAGES + [f"?{LINK}"]:
-        page = open_page(browser, f"{app_url}/{path}", 1440, 900, scheme)
-        page.wait_for_timeout(800)  # charts drawn
-        results = Axe().run(page).response
-        found[path or "overview"] = [(v["id"], v["impact"], len(v["nodes"])) for v in results["violations"]
-                                     if v["impact"] in ("serious", "critical")]
+        page = open_page(browser, f"{app_url}/{path}", 1440, 900, "light")
+        for scheme in ("light", "dark"):
+            if scheme == "dark":
+                to_dark(page)
+                background = page.locator("[data-testid='stApp']").evaluate("e => getComputedStyle(e).backgroundColor")
+                assert contrast(_rgb(background), "#0e1117") < 1.3, (path, background)  # the dark theme is on
+            page.wait_for_timeout(800)  # charts drawn
+            results = Axe().run(page).response
+            found[(scheme, path or "overview")] = [(v["id"], v["impact"], len(v["nodes"])) for v in results["violations"]
+                                                   if v["impact"] in ("serious", "critical")]
         assert page.title() != "Agreebound"  # each page its own tab title
         page.context.close()
+    assert len(found) == 2 * len(PAGES + [LINK])
     assert found == {k: [] for k in found}
 
 
@@ -117,20 +132,31 @@ def _rgb(css: str) -> str:
     return "#" + "".join(f"{n:02x}" for n in nums)
 
 
+def marker_strokes(page: Page) -> list[str]:
+    """The stroke colours of the first bullet chart's shapes (its threshold line among them)."""
+    page.wait_for_timeout(800)
+    return page.locator(".st-key-dimension_0 .js-plotly-plot").first.locator(
+        ".shapelayer path, .layer-above path").evaluate_all(
+        "els => els.map(e => getComputedStyle(e).stroke).filter(s => s && s !== 'none')")
+
+
 def test_dark_mode_threshold_markers_are_visible(browser: Browser, app_url: str):
     page = open_page(browser, app_url, 1440, 900, "dark")
-    page.wait_for_timeout(800)
     background = _rgb(page.locator("[data-testid='stApp']").evaluate("e => getComputedStyle(e).backgroundColor"))
     assert contrast(background, "#0e1117") < 1.3  # the dark theme is on
     # the threshold line of the first bullet chart: a shape whose stroke is the marker colour
-    strokes = page.locator(".st-key-dimension_0 .js-plotly-plot").first.locator(
-        ".shapelayer path, .layer-above path").evaluate_all(
-        "els => els.map(e => getComputedStyle(e).stroke).filter(s => s && s !== 'none')")
+    strokes = marker_strokes(page)
     colours = {_rgb(s) for s in strokes if s.startswith("rgb")}
     assert colours, strokes
     assert max(contrast(c, background) for c in colours) >= 3.0, (colours, background)
     page.screenshot(path=str(ARTIFACTS / "overview-dark.png"))
     page.context.close()
+    # a page opened in light and turned dark (the axe test's dark pages) draws the same charts
+    light = open_page(browser, app_url, 1440, 900, "light")
+    assert marker_strokes(light) != strokes
+    to_dark(light)
+    assert marker_strokes(light) == strokes
+    light.context.close()
 
 
 def test_on_a_phone_wide_tables_stack_instead_of_cutting_columns(browser: Browser, app_url: str):
