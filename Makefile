@@ -55,7 +55,7 @@ java:
 TEST_WORKERS ?= 2
 
 test: $(VENV)/.test chromium postgresql java
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Every benchmark runs even when one misses a target; make bench fails at the end if any did.
 BENCHES := alpha calibration formats dashboard cardinality import label_studio whatif load load_browser record engines spark_stages judge_scale judge_bias strict_floor

@@ -23,6 +23,24 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+def _weight(item: pytest.Item) -> int:
+    """0: drives a browser (the longest files: a server, Chromium, several pages each); 1: a long
+    run (marked slow) or Spark's JVM; 2: the rest."""
+    if item.get_closest_marker("e2e"):
+        return 0
+    return 1 if item.get_closest_marker("slow") or "spark" in item.nodeid.lower() else 2
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The heaviest test files first, so that `make test`'s two processes (a file at a time each,
+    `--dist loadfile --no-loadscope-reorder`) never end with one running a long browser file alone:
+    a file's weight is its heaviest test's, files keep their collected order within a weight."""
+    heaviest: dict[str, int] = {}
+    for item in items:
+        heaviest[item.nodeid.split("::")[0]] = min(heaviest.get(item.nodeid.split("::")[0], 2), _weight(item))
+    items.sort(key=lambda item: heaviest[item.nodeid.split("::")[0]])  # stable: file order kept within a weight
+
+
 @pytest.fixture(autouse=True)
 def fresh_caches(request):
     """Dashboard tests (tests/app) start from empty caches and a zeroed measurement count."""
