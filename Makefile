@@ -50,8 +50,9 @@ java:
 	  mkdir -p /usr/share/man/man1; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
 
-# Two processes, a test module each at a time (its fixtures, such as a module's server, start once):
-# 22 -> 17 minutes on this 2-core machine. Four processes were slower (20 minutes), the work being CPU.
+# Two processes, a test module each at a time (its fixtures, such as a module's server, start once),
+# the heaviest modules first (tests/conftest.py orders them; --no-loadscope-reorder keeps that order):
+# 824 s on this 2-core machine. Three processes took 816 s with the CPU busy throughout (25 s idle).
 TEST_WORKERS ?= 2
 
 test: $(VENV)/.test chromium postgresql java
