@@ -103,8 +103,12 @@ def to_dark(page: Page) -> None:
     """The browser turns to dark, as a user's system setting would, and the page reruns: Streamlit
     re-themes its own elements at once, but the charts' colours are the server's choice, read from
     the browser's theme at each run (the same page as opened in dark: test_dark_mode_... below)."""
+    page.evaluate("""() => { const app = document.querySelector("[data-testid='stApp']"); window.__reran = false;
+        new MutationObserver(() => { window.__reran = true; })  // the page was idle: any change is a run
+            .observe(app, {attributeFilter: ["data-test-script-state"]}); }""")
     page.emulate_media(color_scheme="dark")
     page.locator("body").press("r")  # Streamlit's rerun key
+    page.wait_for_function("() => window.__reran", timeout=30_000)  # the rerun began (not only the key pressed)
     settle(page)
 
 
