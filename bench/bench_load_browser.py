@@ -120,10 +120,8 @@ async def moves(page, count: int, seed: int) -> list[float]:
 async def browsers(url: str, pid: int, count: int) -> dict:
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        c_open = chromium_cpu()
-        opened = await asyncio.gather(*(open_page(browser, url) for _ in range(USERS)))
+        opened, open_cpu = await opened_at_once(browser, url)
         c_server, c_client = cpu_seconds(pid), chromium_cpu()
-        open_cpu = (c_client - c_open) / USERS
         times = await asyncio.gather(*(moves(page, count, 7 + i) for i, (page, _) in enumerate(opened)))
         n = sum(len(t) for t in times)
         server_cpu, client_cpu = (cpu_seconds(pid) - c_server) / n, (chromium_cpu() - c_client) / n
@@ -139,14 +137,19 @@ ONE_LINE_APP = ("import streamlit as st\nst.title('What-if thresholds')\n"
                 "with st.container(key='whatif_strip'):\n    st.markdown('ENFORCE')\n")
 
 
-async def opened_at_once(url: str, path: str = "whatif") -> tuple[list[float], float]:
-    """``USERS`` contexts open ``url/path`` at the same moment: each one's time to a verdict, and
-    Chromium's CPU seconds per page."""
+async def opened_at_once(browser, url: str, path: str = "whatif") -> tuple[list[tuple[object, float]], float]:
+    """``USERS`` contexts of ``browser`` open ``url/path`` at the same moment: each page with its
+    time to a verdict, and Chromium's CPU seconds per page."""
+    c0 = chromium_cpu()
+    opened = await asyncio.gather(*(open_page(browser, url, path) for _ in range(USERS)))
+    return opened, (chromium_cpu() - c0) / USERS
+
+
+async def floor_once(url: str) -> tuple[list[float], float]:
+    """The one-line app opened at once in a browser of its own: the times and the CPU per page."""
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        c0 = chromium_cpu()
-        opened = await asyncio.gather(*(open_page(browser, url, path) for _ in range(USERS)))
-        cpu = (chromium_cpu() - c0) / USERS
+        opened, cpu = await opened_at_once(browser, url, "")
         await browser.close()
     return [round(s, 2) for _, s in opened], cpu
 
@@ -159,8 +162,8 @@ def floor(tmp: Path) -> dict:
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     argv = ["-m", "streamlit", "run", str(app), "--server.headless", "true", "--runner.postScriptGC", "false"]
     with running(argv, env, tmp / "floor.out") as (url, _):
-        asyncio.run(opened_at_once(url, ""))  # the server's first run, outside the figures
-        times, cpu = asyncio.run(opened_at_once(url, ""))
+        asyncio.run(floor_once(url))  # the server's first run, outside the figures
+        times, cpu = asyncio.run(floor_once(url))
     return {"first_verdict_s": times, "chromium_cpu_per_page_s": round(cpu, 3)}
 
 

@@ -35,10 +35,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """The heaviest test files first, so that `make test`'s two processes (a file at a time each,
     `--dist loadfile --no-loadscope-reorder`) never end with one running a long browser file alone:
     a file's weight is its heaviest test's, files keep their collected order within a weight."""
-    heaviest: dict[str, int] = {}
+    heaviest: dict[Path, int] = {}
     for item in items:
-        heaviest[item.nodeid.split("::")[0]] = min(heaviest.get(item.nodeid.split("::")[0], 2), _weight(item))
-    items.sort(key=lambda item: heaviest[item.nodeid.split("::")[0]])  # stable: file order kept within a weight
+        heaviest[item.path] = min(heaviest.get(item.path, 2), _weight(item))
+    items.sort(key=lambda item: heaviest[item.path])  # stable: file order kept within a weight
 
 
 @pytest.fixture(autouse=True)

@@ -119,8 +119,7 @@ def test_axe_finds_nothing_serious_on_any_page_in_light_or_dark(browser: Browser
         for scheme in ("light", "dark"):
             if scheme == "dark":
                 to_dark(page)
-                background = page.locator("[data-testid='stApp']").evaluate("e => getComputedStyle(e).backgroundColor")
-                assert contrast(_rgb(background), "#0e1117") < 1.3, (path, background)  # the dark theme is on
+                assert contrast(background(page), "#0e1117") < 1.3, path  # the dark theme is on
             page.wait_for_timeout(800)  # charts drawn
             results = Axe().run(page).response
             found[(scheme, path or "overview")] = [(v["id"], v["impact"], len(v["nodes"])) for v in results["violations"]
@@ -136,6 +135,11 @@ def _rgb(css: str) -> str:
     return "#" + "".join(f"{n:02x}" for n in nums)
 
 
+def background(page: Page) -> str:
+    """The app's background colour as #rrggbb."""
+    return _rgb(page.locator("[data-testid='stApp']").evaluate("e => getComputedStyle(e).backgroundColor"))
+
+
 def marker_strokes(page: Page) -> list[str]:
     """The stroke colours of the first bullet chart's shapes (its threshold line among them)."""
     page.wait_for_timeout(800)
@@ -146,13 +150,13 @@ def marker_strokes(page: Page) -> list[str]:
 
 def test_dark_mode_threshold_markers_are_visible(browser: Browser, app_url: str):
     page = open_page(browser, app_url, 1440, 900, "dark")
-    background = _rgb(page.locator("[data-testid='stApp']").evaluate("e => getComputedStyle(e).backgroundColor"))
-    assert contrast(background, "#0e1117") < 1.3  # the dark theme is on
+    dark = background(page)
+    assert contrast(dark, "#0e1117") < 1.3  # the dark theme is on
     # the threshold line of the first bullet chart: a shape whose stroke is the marker colour
     strokes = marker_strokes(page)
     colours = {_rgb(s) for s in strokes if s.startswith("rgb")}
     assert colours, strokes
-    assert max(contrast(c, background) for c in colours) >= 3.0, (colours, background)
+    assert max(contrast(c, dark) for c in colours) >= 3.0, (colours, dark)
     page.screenshot(path=str(ARTIFACTS / "overview-dark.png"))
     page.context.close()
     # a page opened in light and turned dark (the axe test's dark pages) draws the same charts
