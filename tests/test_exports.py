@@ -4,7 +4,9 @@ with no hand editing beyond the one flag a user is told about."""
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -17,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import exports  # noqa: E402
 
 FOLDER = Path(tempfile.mkdtemp(prefix="agreebound-exports-"))
+atexit.register(shutil.rmtree, FOLDER, ignore_errors=True)  # made at import, gone with the process
 MANIFEST = exports.generate(FOLDER)
 PUBLISHED = {"nominal": "113/152", "ordinal": "108577/133160",
              "interval": "951/1120", "ratio": "18222619/22852465"}

@@ -45,10 +45,9 @@ def streamed_rows(data: bytes, sheet: str) -> list[tuple[int, tuple]]:
     return list(iter_rows(open_workbook("book.xlsx", data), sheet))
 
 
-def _corpus() -> list[Path]:
+def _corpus(folder: Path) -> list[Path]:
     import exports
 
-    folder = Path(__import__("tempfile").mkdtemp(prefix="agreebound-xlsx-"))
     exports.generate(folder)
     return sorted(folder.glob("*.xlsx")) + sorted((ROOT / "sample_data").rglob("*.xlsx"))
 
@@ -74,8 +73,8 @@ def _odd_workbook() -> bytes:
     return buf.getvalue()
 
 
-def test_every_corpus_workbook_reads_as_openpyxl_reads_it():
-    books = _corpus()
+def test_every_corpus_workbook_reads_as_openpyxl_reads_it(tmp_path):
+    books = _corpus(tmp_path)
     assert len(books) >= 20, [b.name for b in books]
     compared = 0
     for path in books:
