@@ -285,13 +285,15 @@ def measure(page: Page, log: ServerLog, act) -> dict:
     }
 
 
-#: The alpha-floor slider, by its key: not "the first slider", which while the page is still being
-#: drawn can be another (the judge's minimum reviewers, seen under load).
+#: The sliders moved, by their keys: not "the first" or "the last slider", which while the page is
+#: still being drawn (or with a contract's net gates shown) can be others: the judge's minimum
+#: reviewers was pressed instead of the alpha floor under load.
 FLOOR_SLIDER = ".st-key-slider_alpha_floor_permil input[type=range]"
+JUDGE_SLIDER = ".st-key-slider_maximum_self_preference_bps input[type=range]"
 
 
 def slider(page: Page, which: str):
-    return page.locator(FLOOR_SLIDER) if which == "floor" else page.get_by_role("slider").last
+    return page.locator(FLOOR_SLIDER if which == "floor" else JUDGE_SLIDER)
 
 
 def slider_moves(page: Page, log: ServerLog, which: str, keys: list[str]) -> list[dict]:
