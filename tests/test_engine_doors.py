@@ -75,15 +75,18 @@ def one_file_verdict(report: dict, f: Path) -> None:
     assert [(d["verdict"], d["units"], d["ratings"]) for d in dims] == [("REFUSE_SINGLE", 4, 4)]
 
 
-@pytest.mark.parametrize("engine", [None, "numpy", "duckdb", "spark"])
-def test_a_starred_name_is_read_alone(request, capsys, starred, engine):
-    """Spark's run shares the module's session (that Spark's own output stays off stderr is
-    checked in a process of its own: test_spark_bad_input_is_one_line_on_stderr)."""
-    if engine == "spark":
-        request.getfixturevalue("spark")
+@pytest.mark.parametrize("engine", [None, "numpy", "duckdb"])
+def test_a_starred_name_is_read_alone(capsys, starred, engine):
     code, out, err = run(capsys, "panel", str(starred), "--json", *(["--engine", engine] if engine else []))
     assert (code, err) == (2, "")
     one_file_verdict(json.loads(out), starred)
+
+
+def test_a_starred_name_is_read_alone_by_spark(starred):
+    """In a process of its own: Spark's answer, and nothing else on stderr."""
+    proc = cli("panel", str(starred), "--engine", "spark", "--json", timeout=300)
+    assert (proc.returncode, proc.stderr) == (2, "")
+    one_file_verdict(json.loads(proc.stdout), starred)
 
 
 def test_a_pattern_is_expanded_once_and_listed(capsys, tmp_path):
