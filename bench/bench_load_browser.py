@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_load import cpu_seconds, phase, running, server, summary  # noqa: E402
-from bench_whatif import CHROMIUM, FLOOR_SLIDER, LAUNCH_ARGS, PROBE, STRIP, VIEWPORT  # noqa: E402
+from bench_whatif import CHROMIUM, FLOOR_SLIDER, IDLE, LAUNCH_ARGS, PROBE, STRIP, VIEWPORT, slider  # noqa: E402
 from playwright.async_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 from playwright.async_api import async_playwright  # noqa: E402
 
@@ -83,10 +83,10 @@ async def press(page, key: str) -> None:
     """Focus the alpha-floor slider and press ``key``; press again (at most twice more) if the
     slider's value did not change within 5 s."""
     for attempt in range(3):
-        slider = page.locator(FLOOR_SLIDER)
-        handle = await slider.element_handle()
+        floor = slider(page, "floor")
+        handle = await floor.element_handle()
         before = await handle.evaluate("el => el.value")  # an <input type=range>
-        await slider.focus()
+        await floor.focus()
         await page.evaluate("window.__wb.arm()")
         await page.keyboard.press(key)
         try:
@@ -101,7 +101,7 @@ async def press(page, key: str) -> None:
 async def moves(page, count: int, seed: int) -> list[float]:
     rng = random.Random(seed)
     out = []
-    await page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=180_000)
+    await page.wait_for_selector(IDLE, timeout=180_000)
     await page.wait_for_selector(FLOOR_SLIDER, timeout=180_000)  # drawn after the strip: a user waits for it too
     for i in range(count):
         await asyncio.sleep(rng.uniform(0.5, 1.5))
