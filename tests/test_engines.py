@@ -43,21 +43,27 @@ def write_csv(path: Path, rows) -> None:
     path.write_text("dimension,unit,rater,value\n" + "".join(",".join(r) + "\n" for r in rows))
 
 
-@pytest.mark.parametrize("packed", [True, False], ids=["histogram-as-one-number", "histogram-as-columns"])
+@pytest.mark.parametrize("route", ["one-scan", "histogram-as-one-number", "histogram-as-columns"])
 @pytest.mark.parametrize("seed", range(12))
-def test_duckdb_counts_equal_the_readers(tmp_path, seed, packed, monkeypatch):
-    """DuckDB groups unit histograms as one number where it fits (else as k columns): the same
-    counts as the in-memory reader's either way, unit patterns included."""
-    made = []
-    real = duckdb_engine._packed_patterns
-    monkeypatch.setattr(duckdb_engine, "_packed_patterns", lambda *a: made.append(packed and real(*a)) or made[-1])
+def test_duckdb_counts_equal_the_readers(tmp_path, seed, route, monkeypatch):
+    """DuckDB counts plain data in one scan (each unit's histogram of texts as one number); the
+    general path groups unit histograms as one number where it fits, else as k columns: the same
+    counts as the in-memory reader's on every route, unit patterns included."""
+    made, scanned = [], []
+    real, one = duckdb_engine._packed_patterns, duckdb_engine._one_scan
+    monkeypatch.setattr(duckdb_engine, "_packed_patterns",
+                        lambda *a: made.append(route == "histogram-as-one-number" and real(*a)) or made[-1])
+    monkeypatch.setattr(duckdb_engine, "_one_scan",
+                        lambda *a: scanned.append(one(*a) if route == "one-scan" else None) or scanned[-1])
     labels = seed % 3 == 0
     rows = long_rows(seed, labels)
     f = tmp_path / "ratings.csv"
     write_csv(f, rows)
     imported = import_ratings(f.name, f.read_bytes())
     got = panel_counts([str(f)], LongColumns(dimension="dimension"))
-    assert made == [packed]  # one pattern table, made by the route asked for
+    # the route asked for: one scan, or one pattern table made as asked
+    assert (scanned[0] is not None, made) == ((True, []) if route == "one-scan" else
+                                              (False, [route == "histogram-as-one-number"]))
     assert set(got) == set(imported.panels)
     for dim, panel in imported.panels.items():
         mine = numpy_engine.panel_counts(panel)  # the in-memory engine: the same counts
@@ -66,6 +72,37 @@ def test_duckdb_counts_equal_the_readers(tmp_path, seed, packed, monkeypatch):
             a, b = alpha(mine, level), alpha(got[dim], level)
             assert (a.value, a.seed_permil, a.pairs, a.observed_disagreement, a.coincidence_scaled) == \
                 (b.value, b.seed_permil, b.pairs, b.observed_disagreement, b.coincidence_scaled)
+
+
+def test_one_scan_counts_only_what_its_head_proves_and_else_gives_way(tmp_path, monkeypatch):
+    """The one-scan route reads the raters' names and the value texts from the head of the data
+    (here its first 8 rows). A text or two new raters of one unit found only after it, or a name
+    the reader would normalise, send the data to the general path; a single new rater in a unit is
+    still told apart. Every route gives the in-memory reader's counts."""
+    monkeypatch.setattr(duckdb_engine, "HEAD_ROWS", 8)
+    taken = []
+    one = duckdb_engine._one_scan
+
+    def recorded(*a):
+        got = one(*a)
+        taken.append(got is not None)
+        return got
+    monkeypatch.setattr(duckdb_engine, "_one_scan", recorded)
+    head = [("q", f"u{u}", r, str((u + i) % 3)) for u in range(4) for i, r in enumerate("ab")]  # 8 rows: a, b; 0-2
+    cases = {"plain": ([("q", "u9", "a", "1"), ("q", "u9", "b", "2")], True),
+             "late_text": ([("q", "u9", "a", "1"), ("q", "u9", "b", "7")], False),
+             "one_new_rater": ([("q", "u9", "a", "1"), ("q", "u9", "z", "2")], True),
+             "two_new_raters": ([("q", "u9", "y", "1"), ("q", "u9", "z", "2")], False),
+             "accented": ([("q", "caf\u00e9", "b", "1")], False)}
+    for name, (tail, fast) in cases.items():
+        rows = ([("q", "caf\u00e9", "a", "0")] if name == "accented" else []) + head + tail
+        f = tmp_path / f"{name}.csv"
+        write_csv(f, rows)
+        taken.clear()
+        got = panel_counts([str(f)], LongColumns(dimension="dimension"))
+        assert taken == [fast], name
+        panel = import_ratings(f.name, f.read_bytes()).panels["q"]
+        assert got["q"].equals(numpy_engine.panel_counts(panel)), name
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
@@ -293,8 +330,9 @@ def test_a_rater_rating_a_unit_twice_is_found_by_every_route(tmp_path, capsys, m
     flagged unit or names it cannot match send it to grouping by (unit, rater). Each route finds the
     rater who rated a unit twice, as in memory, and a unit name in two dimensions is no repeat."""
     proved = []  # what the bits proved, per file read by DuckDB (the exact grouping ran after each False)
-    real = duckdb_engine._each_rater_once
+    real, one = duckdb_engine._each_rater_once, duckdb_engine._one_scan
     monkeypatch.setattr(duckdb_engine, "_each_rater_once", lambda *a: proved.append(real(*a)) or proved[-1])
+    monkeypatch.setattr(duckdb_engine, "_one_scan", lambda *a: proved.append(one(*a)) or proved[-1])
 
     def ratings(raters: int, twice: str | None = None, prefix: str = "r") -> str:
         rows = [f"u{u},{prefix}{r},{(u + r) % 3}" for u in range(12) for r in range(raters)]
@@ -313,8 +351,11 @@ def test_a_rater_rating_a_unit_twice_is_found_by_every_route(tmp_path, capsys, m
             f"{d},u{u},r{r},{(u * r + len(d)) % 3}\n" for d in ("tone", "fact") for u in range(12) for r in range(raters)))
         (m_code, m_out), (d_code, d_out) = both(capsys, f)
         assert m_code == d_code in (0, 1) and verdicts(m_out) == verdicts(d_out) and len(verdicts(d_out)) == 2
-    # the route each file took: only the bits of up to 64 raters, and no repeat, end the check early
-    assert proved == [False, False, False, True, False]
+    # the route each file took: a repeat, a rater's name to trim or over 63 raters leave the one-scan
+    # route (None) for the bits of the general path; only its bits of up to 64 raters, and no
+    # repeat, end the check early; with no repeat, 8 plain raters are counted in one scan
+    routes = [x if isinstance(x, bool) else "one scan" if x is not None else None for x in proved]
+    assert routes == [None, False, None, False, None, False, "one scan", None, False]
 
 
 def test_a_mapping_s_missing_spellings_and_humans_hold_out_of_core(tmp_path, capsys):

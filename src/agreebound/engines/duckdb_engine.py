@@ -32,7 +32,7 @@ from agreebound.errors import InputError
 from agreebound.escape import INVISIBLE_RE2, excerpt
 
 __all__ = ["LongColumns", "panel_counts", "PIVOT_MAX_CATEGORIES", "MEMORY_LIMIT", "source", "literal_paths",
-           "quote_identifier"]
+           "quote_identifier", "string_list"]
 
 
 def quote_identifier(name: str) -> str:
@@ -40,8 +40,13 @@ def quote_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def string_list(texts: Sequence[str]) -> str:
+    """SQL for a list of these strings, each quoted."""
+    return "[" + ", ".join("'" + t.replace("'", "''") + "'" for t in texts) + "]"
+
+
 def source(files: list[str], delimiter: str | None = None) -> str:
-    listing = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
+    listing = string_list(files)
     if is_parquet(files):
         return f"read_parquet({listing}, union_by_name = true)"
     delim = delimiter or ("\\t" if files[0].lower().endswith(".tsv") else ",")
@@ -125,6 +130,9 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         have = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src} LIMIT 0").fetchall()]
         check_columns([shown], have, columns)
         keys = _keys(columns)
+        one = _one_scan(con, src, columns, keys, missing, shown)
+        if one is not None:
+            return assemble(*one)
         merged = _group_names(con, src, columns, keys)
         _check_names(con, src, columns, keys, merged, shown)
         coding, by_rater = _code_values(con, columns, missing, shown)
@@ -144,6 +152,88 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         con.close()
         shutil.rmtree(spill, ignore_errors=True)
     return assemble(coding, by_rater, sizes, pairs, patterns)
+
+
+#: Rows read from the head of the data for the names of its raters and the texts of its values.
+HEAD_ROWS = 100_000
+#: Printable ASCII with no surrounding space: a name that is already as the reader compares it.
+PLAIN = "[!-~]([ -~]*[!-~])?"
+
+
+def _one_scan(con: Any, src: str, columns: LongColumns, keys: _Keys, missing: Sequence[str],
+              shown: str) -> tuple[Any, ...] | None:
+    """The counts in one scan of the data, when its head names every rater and value text (up to
+    63 raters and PIVOT_MAX_CATEGORIES texts) and every name is plain (:data:`PLAIN`); otherwise
+    None, and nothing is left behind (the general path then reads the data its own way).
+
+    Per unit the scan keeps its ratings, a mask of its raters (a bit per rater name of the head,
+    one bit shared by any other name) and its histogram of texts as one number (digit t: the
+    ratings with text t, in base raters + 2). A unit whose mask holds as many bits as it has
+    ratings has no rater twice, so no digit reaches the base and the number is the histogram.
+    Per (rater, value) it keeps the ratings. Returns assemble()'s arguments."""
+    value = f"trim(CAST({quote_identifier(columns.value)} AS VARCHAR))"
+    unit_plain = PLAIN if len(columns.unit) == 1 else f"{PLAIN}(\x1f{PLAIN}){{{len(columns.unit) - 1}}}"
+    plain = (f"regexp_full_match({keys.raw_unit}, '{unit_plain}') AND regexp_full_match({keys.raw_rater}, '{PLAIN}')"
+             + (f" AND regexp_full_match({keys.raw_dim}, '{PLAIN}')" if columns.dimension else ""))
+    head = con.execute(f"SELECT DISTINCT {keys.raw_rater}, {value}, coalesce({plain}, false) "
+                       f"FROM (SELECT * FROM {src} LIMIT {HEAD_ROWS})").fetchall()
+    raters = sorted({r for r, _, _ in head if r is not None})
+    texts = sorted({v for _, v, _ in head if v is not None})
+    base = len(raters) + 2
+    # a name to normalise, too many raters or texts (a histogram is one BIGINT, whose sum over all
+    # the ratings, in the (rater, value) set, fits a HUGEINT): the general path
+    if not all(ok for _, _, ok in head) or not 0 < len(raters) <= 63 or not 0 < len(texts) <= PIVOT_MAX_CATEGORIES \
+            or base ** (len(texts) + 1) >= 2**62:
+        return None
+
+    # text t weighs base^t; a text not in the head has the top digit, its own
+    known = string_list(texts)
+    weights = "[" + ", ".join(f"{base ** t}::BIGINT" for t in range(len(texts))) + "]"
+    con.execute(f"""
+        CREATE TEMP TABLE one AS
+        SELECT d, u, r, v, count(*)::BIGINT AS n, bit_or(b) AS b, sum(w)::HUGEINT AS key, grouping(u, r, v) AS gid
+        FROM (SELECT d, u, r, v, 1::UBIGINT << coalesce(list_position({string_list(raters)}, r) - 1, 63) AS b,
+                     CASE WHEN v IS NULL THEN 0::BIGINT
+                          ELSE coalesce(list_extract({weights}, list_position({known}, v)),
+                                        {base ** len(texts)}::BIGINT) END AS w
+              FROM (SELECT {keys.raw_dim} AS d, {keys.raw_unit} AS u, {keys.raw_rater} AS r, {value} AS v FROM {src}))
+        GROUP BY GROUPING SETS ((d, u), (d, r, v))""")
+    # beyond the head: a name to normalise, a unit with fewer rater bits than ratings (a rater twice,
+    # or two raters the head did not name), a text it did not hold: the general path
+    odd = (f"(gid = 3 AND regexp_full_match(u, '{unit_plain}') IS NOT TRUE) "
+           f"OR (gid = 4 AND regexp_full_match(r, '{PLAIN}') IS NOT TRUE) "
+           f"OR (gid = 3 AND bit_count(b) < n) OR (gid = 4 AND v IS NOT NULL AND NOT list_contains({known}, v))"
+           + (f" OR regexp_full_match(d, '{PLAIN}') IS NOT TRUE" if columns.dimension else ""))
+    if con.execute(f"SELECT count(*) FROM one WHERE {odd}").fetchone()[0]:
+        con.execute("DROP TABLE one")
+        return None
+    by_rater = con.execute("SELECT d, r, v, n FROM one WHERE gid = 4").fetchall()
+
+    def digit(t: int) -> str:  # the ratings of a unit with text t
+        return f"((key // CAST('{base ** t}' AS HUGEINT)) % {base})::BIGINT"
+
+    def where(text: str) -> tuple[Any, Any]:
+        i = texts.index(text)
+        row = con.execute(f"SELECT u FROM one WHERE gid = 3 AND {digit(i)} > 0 LIMIT 1").fetchone()
+        return (row[0] if row else "?"), next((r for _, r, v, _ in by_rater if v == text), "?")
+
+    coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, [shown], columns.value, where)
+    k = len(coding.values)
+    if k == 0:
+        con.execute("DROP TABLE one")
+        return None
+    hist = [" + ".join(digit(t) for t, text in enumerate(texts) if coding.code_of.get(text) == c) for c in range(k)]
+    cols = ", ".join(f"n{c}" for c in range(k))
+    con.execute(f"""
+        CREATE TEMP TABLE pat AS
+        SELECT d, {" + ".join(f"n{c}" for c in range(k))} AS m, {cols}, sum(units)::BIGINT AS units
+        FROM (SELECT d, {", ".join(f"{h} AS n{c}" for c, h in enumerate(hist))}, units
+              FROM (SELECT d, key, count(*)::BIGINT AS units FROM one WHERE gid = 3 GROUP BY d, key))
+        WHERE {" + ".join(f"n{c}" for c in range(k))} > 0
+        GROUP BY ALL""")
+    con.execute("DROP TABLE one")
+    sizes, pairs = _pairs_of_patterns(con, k)
+    return coding, by_rater, sizes, pairs, _fetch_patterns(con, k)
 
 
 class _Keys(NamedTuple):
@@ -303,6 +393,13 @@ def _pairs_by_pivot(con: Any, k: int, patterns: bool = False, entries: str = "uc
             SELECT d, m, {", ".join(f"n{i}" for i in range(k))}, count(*)::BIGINT AS units
             FROM (SELECT d, u, sum(n)::BIGINT AS m, {hist} FROM {entries} GROUP BY d, u)
             GROUP BY ALL""")
+    return _pairs_of_patterns(con, k)
+
+
+def _pairs_of_patterns(con: Any, k: int) -> tuple[list[Any], list[Any]]:
+    """Sizes and pairs from the unit patterns of table ``pat`` (d, m, n0.., units), and the table
+    ``pat_entries`` (dimension, pattern id, units, code, count) of its pairable patterns."""
+    cells = pivot_cells(k)
     sums = ", ".join(f"sum(units::HUGEINT * (n{i} * n{j}{f' - n{i}' if i == j else ''}))::HUGEINT" for i, j in cells)
     rows = con.execute(f"SELECT d, m, sum(units)::BIGINT, {sums} FROM pat GROUP BY d, m").fetchall()
     con.execute(f"""

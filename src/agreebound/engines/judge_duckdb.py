@@ -19,7 +19,7 @@ from typing import Any, Iterator, Sequence
 from agreebound.calibration import CalibrationMeasurement
 from agreebound.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.engines.common import input_files, is_parquet
-from agreebound.engines.duckdb_engine import MEMORY_LIMIT, duckdb_said, literal_paths, quote_identifier
+from agreebound.engines.duckdb_engine import MEMORY_LIMIT, duckdb_said, literal_paths, quote_identifier, string_list
 from agreebound.engines.judge_sql import ID, audit, first_unreadable, memory_csv_error, q
 from agreebound.errors import InputError
 
@@ -107,7 +107,7 @@ class _Source:
                          f"{','.join(self.fields)}")
 
     def _scan(self, files: Sequence[str] | None = None, numbered: bool = False) -> str:
-        listing = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in (files or self.read)) + "]"
+        listing = string_list(files or self.read)
         if self.parquet:
             extra = ", file_row_number = true" if numbered else ""
             return f"read_parquet({listing}, union_by_name = true{extra})"
