@@ -5,6 +5,10 @@ A unit's ratings may sit in any row of any file: grouping by unit (and dimension
 Values are grouped by their text (trimmed); the distinct texts are then read by the same rules as
 every other path (agreebound.io.values.classify_values: missing spellings, numbers held exactly,
 labels), so "1" and "1.0" become one category, as they do in memory.
+
+Data whose head names its raters and value texts, with plain names, is counted in one scan
+(:func:`_one_scan`); anything that head did not foresee takes the general path, which reads names
+as the reader compares them and proves no rater rated a unit twice in a pass of its own.
 """
 
 from __future__ import annotations
