@@ -166,15 +166,17 @@ PLAIN = "[!-~]([ -~]*[!-~])?"
 
 def _one_scan(con: Any, src: str, columns: LongColumns, keys: _Keys, missing: Sequence[str],
               shown: str) -> tuple[Any, ...] | None:
-    """The counts in one scan of the data, when its head names every rater and value text (up to
-    63 raters and PIVOT_MAX_CATEGORIES texts) and every name is plain (:data:`PLAIN`); otherwise
+    """The counts in one scan of the data, when its head names every value text (up to
+    PIVOT_MAX_CATEGORIES) and up to 63 raters, and every name is plain (:data:`PLAIN`); otherwise
     None, and nothing is left behind (the general path then reads the data its own way).
 
     Per unit the scan keeps its ratings, a mask of its raters (a bit per rater name of the head,
     one bit shared by any other name) and its histogram of texts as one number (digit t: the
-    ratings with text t, in base raters + 2). A unit whose mask holds as many bits as it has
-    ratings has no rater twice, so no digit reaches the base and the number is the histogram.
-    Per (rater, value) it keeps the ratings. Returns assemble()'s arguments."""
+    ratings with text t). A unit whose mask holds as many bits as it has ratings has no rater
+    twice; where a unit holds fewer (raters the head did not name), a pass of its own decides, as
+    on the general path. A digit that carried lowers the digits' sum below the unit's ratings: the
+    general path then counts. Per (rater, value) it keeps the ratings. Returns assemble()'s
+    arguments."""
     value = f"trim(CAST({quote_identifier(columns.value)} AS VARCHAR))"
     unit_plain = PLAIN if len(columns.unit) == 1 else f"{PLAIN}(\x1f{PLAIN}){{{len(columns.unit) - 1}}}"
     plain = (f"regexp_full_match({keys.raw_unit}, '{unit_plain}') AND regexp_full_match({keys.raw_rater}, '{PLAIN}')"
@@ -183,38 +185,49 @@ def _one_scan(con: Any, src: str, columns: LongColumns, keys: _Keys, missing: Se
                        f"FROM (SELECT * FROM {src} LIMIT {HEAD_ROWS})").fetchall()
     raters = sorted({r for r, _, _ in head if r is not None})
     texts = sorted({v for _, v, _ in head if v is not None})
-    base = len(raters) + 2
-    # a name to normalise, too many raters or texts (a histogram is one BIGINT, whose sum over all
-    # the ratings, in the (rater, value) set, fits a HUGEINT): the general path
+    # digits: the texts, then any other text, then missing values; a histogram is one BIGINT (whose
+    # sum over all the ratings, in the (rater, value) set, fits a HUGEINT), in the largest base that
+    # allows, and at least the head's raters + 2 (no digit of a unit its rater bits prove reaches it)
+    digits = len(texts) + 2
+    base = int(2 ** (62 / digits))
+    while base ** digits >= 2**62:
+        base -= 1
+    # a name to normalise, too many raters or texts: the general path
     if not all(ok for _, _, ok in head) or not 0 < len(raters) <= 63 or not 0 < len(texts) <= PIVOT_MAX_CATEGORIES \
-            or base ** (len(texts) + 1) >= 2**62:
+            or base < len(raters) + 2:
         return None
-
-    # text t weighs base^t; a text not in the head has the top digit, its own
     known = string_list(texts)
     weights = "[" + ", ".join(f"{base ** t}::BIGINT" for t in range(len(texts))) + "]"
     con.execute(f"""
         CREATE TEMP TABLE one AS
         SELECT d, u, r, v, count(*)::BIGINT AS n, bit_or(b) AS b, sum(w)::HUGEINT AS key, grouping(u, r, v) AS gid
         FROM (SELECT d, u, r, v, 1::UBIGINT << coalesce(list_position({string_list(raters)}, r) - 1, 63) AS b,
-                     CASE WHEN v IS NULL THEN 0::BIGINT
+                     CASE WHEN v IS NULL THEN {base ** (digits - 1)}::BIGINT
                           ELSE coalesce(list_extract({weights}, list_position({known}, v)),
                                         {base ** len(texts)}::BIGINT) END AS w
               FROM (SELECT {keys.raw_dim} AS d, {keys.raw_unit} AS u, {keys.raw_rater} AS r, {value} AS v FROM {src}))
         GROUP BY GROUPING SETS ((d, u), (d, r, v))""")
-    # beyond the head: a name to normalise, a unit with fewer rater bits than ratings (a rater twice,
-    # or two raters the head did not name), a text it did not hold: the general path
+
+    def digit(t: int) -> str:  # the ratings of a unit with text t (digit t)
+        return f"((key // CAST('{base ** t}' AS HUGEINT)) % {base})::BIGINT"
+    # beyond the head: a name to normalise, or a text it did not hold: the general path
     odd = (f"(gid = 3 AND regexp_full_match(u, '{unit_plain}') IS NOT TRUE) "
            f"OR (gid = 4 AND regexp_full_match(r, '{PLAIN}') IS NOT TRUE) "
-           f"OR (gid = 3 AND bit_count(b) < n) OR (gid = 4 AND v IS NOT NULL AND NOT list_contains({known}, v))"
+           f"OR (gid = 4 AND v IS NOT NULL AND NOT list_contains({known}, v))"
            + (f" OR regexp_full_match(d, '{PLAIN}') IS NOT TRUE" if columns.dimension else ""))
-    if con.execute(f"SELECT count(*) FROM one WHERE {odd}").fetchone()[0]:
+    odd, unproven, total = con.execute(f"""
+        SELECT count(*) FILTER (WHERE {odd}), count(*) FILTER (WHERE gid = 3 AND bit_count(b) < n),
+               coalesce(sum(n) FILTER (WHERE gid = 4), 0) FROM one""").fetchone()
+    # a unit with fewer rater bits than ratings (a rater twice, or raters the head did not name) may
+    # have carried a digit (the digits' sum then falls below its ratings)
+    if odd or unproven and con.execute(
+            f"SELECT count(*) FROM one WHERE gid = 3 AND {' + '.join(digit(t) for t in range(digits))} <> n").fetchone()[0]:
         con.execute("DROP TABLE one")
         return None
+    if unproven:
+        named = f"SELECT {keys.raw_dim} AS d, {keys.raw_unit} AS u, {keys.raw_rater} AS r FROM {src}"
+        _no_rater_twice(con, src, columns, keys, named, total, shown, "one")
     by_rater = con.execute("SELECT d, r, v, n FROM one WHERE gid = 4").fetchall()
-
-    def digit(t: int) -> str:  # the ratings of a unit with text t
-        return f"((key // CAST('{base ** t}' AS HUGEINT)) % {base})::BIGINT"
 
     def where(text: str) -> tuple[Any, Any]:
         i = texts.index(text)
@@ -317,12 +330,19 @@ def _check_names(con: Any, src: str, columns: LongColumns, keys: _Keys, merged: 
         if col is not None and con.execute(f"SELECT count(*) FROM g WHERE {cond}").fetchone()[0]:
             raise InputError(shown, None, col, f"an empty {what} name; every rating needs one")
     # A rater rating a unit twice: a second pass, on the names as written, or normalised when two
-    # spellings merged. First grouping units only (a rater a bit); where that cannot tell, grouping
-    # by (unit, rater), which DuckDB spills to disk beyond its memory (in the grouping sets above it
-    # could not).
+    # spellings merged.
     named = (f"SELECT {keys.dim} AS d, nullif({keys.unit}, '') AS u, {keys.rater} AS r FROM {src}" if merged else
              f"SELECT {keys.raw_dim} AS d, {keys.raw_unit} AS u, {keys.raw_rater} AS r FROM {src}")
-    if _each_rater_once(con, named, total):
+    _no_rater_twice(con, src, columns, keys, named, total, shown, "g")
+
+
+def _no_rater_twice(con: Any, src: str, columns: LongColumns, keys: _Keys, named: str, total: int, shown: str,
+                    table: str) -> None:
+    """The reader's error when a rater rated a unit twice, in a pass over the ratings ``named`` (d,
+    u, r; ``total`` of them; ``table`` holds their raters in its (d, r, v) rows, gid 4). First
+    grouping units only (a rater a bit); where that cannot tell, grouping by (unit, rater), which
+    DuckDB spills to disk beyond its memory (in grouping sets it could not)."""
+    if _each_rater_once(con, named, total, table):
         return
     twice = con.execute(f"SELECT d, u FROM ({named}) GROUP BY d, u, r HAVING count(*) > 1 LIMIT 1").fetchone()
     if twice:
@@ -335,13 +355,14 @@ def _check_names(con: Any, src: str, columns: LongColumns, keys: _Keys, merged: 
                          + "; each rater rates a unit once")
 
 
-def _each_rater_once(con: Any, named: str, total: int) -> bool:
+def _each_rater_once(con: Any, named: str, total: int, table: str = "g") -> bool:
     """True when no rater rated a unit twice, found in one pass that groups units only: each
     rating's rater is one bit of a 64-bit mask per unit (the unit by its hash), so a unit with
     fewer bits than ratings may hold a rater twice, or share its hash with another unit. False
     when this cannot tell (more than 64 raters, a unit so flagged, a rating not matched to a
-    rater of ``g``): the exact pass then decides."""
-    raters = [r for (r,) in con.execute("SELECT DISTINCT r FROM g WHERE gid = 4 AND r IS NOT NULL LIMIT 65").fetchall()]
+    rater of ``table``): the exact pass then decides."""
+    raters = [r for (r,) in con.execute(f"SELECT DISTINCT r FROM {table} WHERE gid = 4 AND r IS NOT NULL LIMIT 65"
+                                        ).fetchall()]
     if not 0 < len(raters) <= 64:
         return False
     con.execute("CREATE TEMP TABLE rater_bit (r VARCHAR, bit INTEGER)")
