@@ -386,6 +386,20 @@ def test_a_rater_rating_a_unit_twice_is_found_by_every_route(tmp_path, capsys, m
     assert routes == [False, None, False, None, False, "one scan", None, False]
 
 
+@pytest.mark.parametrize("rater", ["b", "caf\u00e9"], ids=["one-scan", "general"])
+def test_columns_named_like_the_engine_s_own_names_are_read_as_mapped(tmp_path, rater):
+    """A file whose rater column is called u and whose unit column is called r (the names DuckDB's
+    queries give their own columns) is read as mapped, on both routes (a name to normalise, after
+    the head, takes the general path)."""
+    f = tmp_path / "named.csv"
+    f.write_text("r,u,v\n" + "".join(f"i{i},a,{i % 2}\ni{i},{rater if i > 2 else 'b'},{i % 3 % 2}\n" for i in range(6)))
+    got = panel_counts([str(f)], LongColumns(unit=("r",), rater="u", value="v"))["all"]
+    renamed = tmp_path / "renamed.csv"
+    renamed.write_text(f.read_text().replace("r,u,v", "unit,rater,value", 1))
+    assert got.equals(numpy_engine.panel_counts(import_ratings(renamed.name, renamed.read_bytes()).panels["all"]))
+    assert sorted(got.raters) == sorted({"a", rater, "b"})
+
+
 def test_a_mapping_s_missing_spellings_and_humans_hold_out_of_core(tmp_path, capsys):
     f = tmp_path / "m.csv"
     f.write_text("unit,rater,value\n" + "".join(f"u{i},{r},{v}\n" for i, row in enumerate(

@@ -284,11 +284,11 @@ def _group_names(con: Any, src: str, columns: LongColumns, keys: _Keys) -> bool:
     # One scan, on the names as written: ratings per (unit, value) and per (rater, value).
     con.execute(f"""
         CREATE TEMP TABLE g0 AS
-        SELECT {keys.raw_dim} AS d, {keys.raw_unit} AS u, {keys.raw_rater} AS r,
-               trim(CAST({quote_identifier(columns.value)} AS VARCHAR)) AS v, count(*)::BIGINT AS n, grouping(u, r, v) AS gid
-        FROM {src}
-        GROUP BY GROUPING SETS ((d, u, v), (d, r, v))""")
-    plain = "'[!-~]([ -~]*[!-~])?'"  # printable ASCII, no surrounding space: already normal
+        SELECT d, u, r, v, count(*)::BIGINT AS n, grouping(u, r, v) AS gid
+        FROM (SELECT {keys.raw_dim} AS d, {keys.raw_unit} AS u, {keys.raw_rater} AS r,
+                     trim(CAST({quote_identifier(columns.value)} AS VARCHAR)) AS v FROM {src})
+        GROUP BY GROUPING SETS ((d, u, v), (d, r, v))""")  # (grouped by its own names: a column may be "u")
+    plain = f"'{PLAIN}'"  # printable ASCII, no surrounding space: already normal
     odd = [f"(gid = 2 AND regexp_full_match(u, {plain}) IS NOT TRUE)",
            f"(gid = 4 AND regexp_full_match(r, {plain}) IS NOT TRUE)"]
     if columns.dimension:
