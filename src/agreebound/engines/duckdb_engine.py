@@ -73,9 +73,20 @@ def _name(expr: str) -> str:
 _SPACE = r"[\s\p{Z}\x{0b}\x{1c}-\x{1f}\x{85}]"
 
 
+#: Rows read from the head of the data for the names of its raters and the texts of its values.
+HEAD_ROWS = 100_000
+#: Printable ASCII with no surrounding space: a name that is already as the reader compares it.
+PLAIN = "[!-~]([ -~]*[!-~])?"
+
+
+def _digit(base: int, t: int) -> str:
+    """SQL for digit t of a histogram packed as one number ``key`` in ``base``: the count of code t."""
+    return f"((key // CAST('{base ** t}' AS HUGEINT)) % {base})::BIGINT"
+
+
 def _fast_name(expr: str) -> str:
     """_name, skipped for printable ASCII with no surrounding space (already normal)."""
-    return f"CASE WHEN regexp_full_match({expr}, '[!-~]([ -~]*[!-~])?') THEN {expr} ELSE {_name(expr)} END"
+    return f"CASE WHEN regexp_full_match({expr}, '{PLAIN}') THEN {expr} ELSE {_name(expr)} END"
 
 
 #: Characters DuckDB may read as a pattern (or, the backslash, as an escape) in a path.
@@ -158,10 +169,6 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
     return assemble(coding, by_rater, sizes, pairs, patterns)
 
 
-#: Rows read from the head of the data for the names of its raters and the texts of its values.
-HEAD_ROWS = 100_000
-#: Printable ASCII with no surrounding space: a name that is already as the reader compares it.
-PLAIN = "[!-~]([ -~]*[!-~])?"
 
 
 def _one_scan(con: Any, src: str, columns: LongColumns, keys: _Keys, missing: Sequence[str],
@@ -208,8 +215,8 @@ def _one_scan(con: Any, src: str, columns: LongColumns, keys: _Keys, missing: Se
               FROM (SELECT {keys.raw_dim} AS d, {keys.raw_unit} AS u, {keys.raw_rater} AS r, {value} AS v FROM {src}))
         GROUP BY GROUPING SETS ((d, u), (d, r, v))""")
 
-    def digit(t: int) -> str:  # the ratings of a unit with text t (digit t)
-        return f"((key // CAST('{base ** t}' AS HUGEINT)) % {base})::BIGINT"
+    def digit(t: int) -> str:  # the ratings of a unit with text t
+        return _digit(base, t)
     # beyond the head: a name to normalise, or a text it did not hold: the general path
     odd = (f"(gid = 3 AND regexp_full_match(u, '{unit_plain}') IS NOT TRUE) "
            f"OR (gid = 4 AND regexp_full_match(r, '{PLAIN}') IS NOT TRUE) "
@@ -239,18 +246,27 @@ def _one_scan(con: Any, src: str, columns: LongColumns, keys: _Keys, missing: Se
     if k == 0:
         con.execute("DROP TABLE one")
         return None
-    hist = [" + ".join(digit(t) for t, text in enumerate(texts) if coding.code_of.get(text) == c) for c in range(k)]
-    cols = ", ".join(f"n{c}" for c in range(k))
-    con.execute(f"""
-        CREATE TEMP TABLE pat AS
-        SELECT d, {" + ".join(f"n{c}" for c in range(k))} AS m, {cols}, sum(units)::BIGINT AS units
-        FROM (SELECT d, {", ".join(f"{h} AS n{c}" for c, h in enumerate(hist))}, units
-              FROM (SELECT d, key, count(*)::BIGINT AS units FROM one WHERE gid = 3 GROUP BY d, key))
-        WHERE {" + ".join(f"n{c}" for c in range(k))} > 0
-        GROUP BY ALL""")
+    _pattern_table_by_texts(con, coding, texts, base)
     con.execute("DROP TABLE one")
     sizes, pairs = _pairs_of_patterns(con, k)
     return coding, by_rater, sizes, pairs, _fetch_patterns(con, k)
+
+
+def _pattern_table_by_texts(con: Any, coding: Any, texts: Sequence[str], base: int) -> None:
+    """The table ``pat`` (d, m, n0.., units) from the units of table ``one``, each histogram of
+    texts a number (digit t: text t) in ``base``: texts of one code summed, units with no coded
+    rating left out."""
+    k = len(coding.values)
+    hist = [" + ".join(_digit(base, t) for t, text in enumerate(texts) if coding.code_of.get(text) == c)
+            for c in range(k)]
+    size = " + ".join(f"n{c}" for c in range(k))
+    con.execute(f"""
+        CREATE TEMP TABLE pat AS
+        SELECT d, {size} AS m, {", ".join(f"n{c}" for c in range(k))}, sum(units)::BIGINT AS units
+        FROM (SELECT d, {", ".join(f"{h} AS n{c}" for c, h in enumerate(hist))}, units
+              FROM (SELECT d, key, count(*)::BIGINT AS units FROM one WHERE gid = 3 GROUP BY d, key))
+        WHERE {size} > 0
+        GROUP BY ALL""")
 
 
 class _Keys(NamedTuple):
@@ -445,7 +461,7 @@ def _packed_patterns(con: Any, k: int, entries: str, base: int) -> bool:
     if base ** k >= 2**126:
         return False
     weights = ", ".join(f"({c}, CAST('{base ** c}' AS HUGEINT))" for c in range(k))
-    digits = [f"((key // CAST('{base ** c}' AS HUGEINT)) % {base})::BIGINT" for c in range(k)]
+    digits = [_digit(base, c) for c in range(k)]
     con.execute(f"""
         CREATE TEMP TABLE pat AS
         SELECT d, {" + ".join(digits)} AS m, {", ".join(f"{x} AS n{c}" for c, x in enumerate(digits))}, units
