@@ -28,12 +28,15 @@ def test_bombs_are_refused_and_the_server_keeps_serving(page: Page, app_url: str
     for name in ("one_row_60m_cells.xlsx", "normal_head_then_keys.jsonl", "padded_1_9gb.xlsx", "billion_laughs.xlsx"):
         uploader.locator("input[type='file']").set_input_files(str(cases[name]["path"]))
         settle(page)
+        words = page.get_by_text(cases[name]["words"]).first
         measure = page.get_by_role("button", name="Measure with this mapping")
+        # waited for, not read at once: on a busy machine the upload's rerun may start after settle
+        # returned, and neither the refusal nor the preview's button is drawn yet
+        expect(words.or_(measure).first).to_be_visible(timeout=60_000)
         if measure.count():  # the preview's first 10,000 lines were ordinary: the whole file is refused
             measure.click()
             settle(page)
-        # waited for, not read at once: on a busy machine the upload's rerun may start after settle returned
-        expect(page.get_by_text(cases[name]["words"]).first).to_be_visible(timeout=60_000)
+        expect(words).to_be_visible(timeout=60_000)
         assert page.locator("[data-testid='stException']").count() == 0
         page.screenshot(path=str(ARTIFACTS / f"panel-bomb-{name.split('.')[0]}.png"), full_page=True)
         cancel = page.get_by_role("button", name="Cancel (keep the data loaded before)")
