@@ -74,6 +74,34 @@ def test_duckdb_counts_equal_the_readers(tmp_path, seed, route, monkeypatch):
                 (b.value, b.seed_permil, b.pairs, b.observed_disagreement, b.coincidence_scaled)
 
 
+#: One dimension's texts are numbers ("1" and "1.0" one value); another's hold "01", a label (a
+#: leading zero), which makes all of its texts labels. Each dimension is read on its own.
+NUMBERS_BESIDE_LABELS = [("q", "u1", "a", "1"), ("q", "u1", "b", "1.0"), ("q", "u2", "a", "2"), ("q", "u2", "b", "2"),
+                         ("q", "u3", "a", "1"), ("q", "u3", "b", "1"), ("s", "u1", "a", "01"), ("s", "u1", "b", "1"),
+                         ("s", "u2", "a", "2"), ("s", "u2", "b", "2.0")]
+
+
+@pytest.mark.parametrize("route", ["one-scan", "histogram-as-one-number", "histogram-as-columns"])
+def test_each_dimension_reads_its_values_on_its_own_as_in_memory(tmp_path, route, monkeypatch):
+    """A review found DuckDB reading the texts of all dimensions at once: "01" in dimension s made
+    q's "1" and "1.0" two labels (alpha 6/11, REPORT_ONLY) where the in-memory reader reads q's
+    values as the numbers 1 and 2 (alpha 1, ENFORCE). Every route now counts each dimension's
+    categories as in memory."""
+    real, one = duckdb_engine._packed_patterns, duckdb_engine._one_scan
+    monkeypatch.setattr(duckdb_engine, "_packed_patterns",
+                        lambda *a: route == "histogram-as-one-number" and real(*a))
+    monkeypatch.setattr(duckdb_engine, "_one_scan", lambda *a: one(*a) if route == "one-scan" else None)
+    f = tmp_path / "glob.csv"
+    write_csv(f, NUMBERS_BESIDE_LABELS)
+    got = panel_counts([str(f)], LongColumns(dimension="dimension"))
+    panels = import_ratings(f.name, f.read_bytes()).panels
+    assert (got["q"].kind, got["q"].categories, got["s"].kind, got["s"].categories) == \
+        ("number", (1, 2), "label", ("01", "1", "2", "2.0"))
+    for d, panel in panels.items():
+        assert got[d].equals(numpy_engine.panel_counts(panel)), d
+    assert alpha(got["q"], "nominal").value == 1
+
+
 def test_one_scan_counts_only_what_its_head_proves_and_else_gives_way(tmp_path, monkeypatch):
     """The one-scan route reads the raters' names and the value texts from the head of the data
     (here its first 8 rows). A text found only after it, or a name the reader would normalise, send

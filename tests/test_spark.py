@@ -63,6 +63,20 @@ def test_spark_counts_are_duckdbs_and_the_readers(spark, tmp_path, values):
         assert sp[d].equals(dk[d]) and sp[d].equals(mine), d
 
 
+def test_spark_reads_each_dimension_s_values_on_its_own(spark, tmp_path):
+    """ "01" (a label) in one dimension leaves another dimension's "1" and "1.0" one number, as in memory."""
+    from agreebound.engines.spark_engine import panel_counts
+    from test_engines import NUMBERS_BESIDE_LABELS
+
+    f = tmp_path / "glob.csv"
+    write(f, NUMBERS_BESIDE_LABELS)
+    sp = panel_counts([str(f)], LongColumns(dimension="dimension"), spark=spark)
+    panels = import_ratings(f.name, f.read_bytes()).panels
+    assert (sp["q"].kind, sp["q"].categories, sp["s"].kind) == ("number", (1, 2), "label")
+    for d, p in panels.items():
+        assert sp[d].equals(C.from_coded(p.coded, list(p.raters), d)), d
+
+
 def test_spark_reads_parquet_parts_as_the_whole(spark, tmp_path):
     from agreebound.engines.spark_engine import panel_counts
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import glob
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -99,6 +99,19 @@ class Coding:
     kind: str  # "number" | "label"
     values: tuple[Any, ...]
     code_of: dict[str, int]
+    number_of: dict[str, Any] = field(default_factory=dict)  # the texts that read as numbers: their number
+
+    def within(self, texts: Iterable[str]) -> tuple[str, list[Any]]:
+        """The kind, and each code's category, as one dimension holding ``texts`` (coded texts)
+        reads them on its own, as the in-memory reader reads each dimension: where the texts of
+        all dimensions are labels but this one's are all numbers, they are numbers here (codes
+        of one number merge). A code this dimension does not hold is given a category it holds."""
+        mine = [t for t in texts if t in self.code_of]
+        if self.kind == "number" or not mine or not all(t in self.number_of for t in mine):
+            return self.kind, list(self.values)
+        by_code = {self.code_of[t]: self.number_of[t] for t in mine}
+        some = by_code[min(by_code)]
+        return "number", [by_code.get(c, some) for c in range(len(self.values))]
 
 
 def code_texts(texts: Sequence[str], missing: Sequence[str], files: Sequence[str], column: str,
@@ -112,12 +125,14 @@ def code_texts(texts: Sequence[str], missing: Sequence[str], files: Sequence[str
         unit, rater = where(texts[i])
         name = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} files)"
         raise InputError(name, None, column, f"{why} (unit {excerpt(unit)}, rater {excerpt(rater)})")
+    number_of = {t: float_value(float(kinds.floats[i])) for i, t in enumerate(texts)
+                 if not kinds.missing[i] and kinds.number[i]}
     numbers = all(kinds.number[i] for i in range(len(texts)) if not kinds.missing[i])
-    value_of = {t: (float_value(float(kinds.floats[i])) if numbers else t)
-                for i, t in enumerate(texts) if not kinds.missing[i]}
+    value_of = {t: (number_of[t] if numbers else t) for i, t in enumerate(texts) if not kinds.missing[i]}
     values = sorted(set(value_of.values())) if numbers else sorted(set(value_of.values()), key=str)
     code_of_value = {v: i for i, v in enumerate(values)}
-    return Coding("number" if numbers else "label", tuple(values), {t: code_of_value[v] for t, v in value_of.items()})
+    return Coding("number" if numbers else "label", tuple(values), {t: code_of_value[v] for t, v in value_of.items()},
+                  number_of)
 
 
 def pairs_from_histograms(rows: Sequence[Sequence[Any]], k: int) -> tuple[list[Any], list[Any]]:
@@ -167,20 +182,23 @@ def assemble(coding: Coding, by_rater: Sequence[Sequence[Any]], sizes: Sequence[
     MAX_PATTERNS; a dimension not in it has no pairable unit), or None when not counted."""
     totals: dict[str, list[int]] = {}
     raters: dict[str, list[tuple[str, int | None, int]]] = {}
+    held: dict[str, set[str]] = {}  # each dimension's texts
     k = len(coding.values)
     for d, r, v, n in by_rater:
+        held.setdefault(d, set()).add(v)
         c = coding.code_of.get(v) if v is not None else None
         raters.setdefault(d, []).append((r, c, int(n) if c is not None else 0))  # a rater with missing cells only
         if c is not None:
             totals.setdefault(d, [0] * k)[c] += int(n)
     out = {}
     for d in sorted(raters):
+        kind, categories = coding.within(held[d])
         if patterns is None:
             mine, too_many = None, False
         else:
             mine = patterns.get(d, unit_patterns([], [], [], []))
             too_many = d in patterns and patterns[d] is None
-        counts = from_rows(d, coding.kind, coding.values, {int(m): int(n) for dd, m, n in sizes if dd == d},
+        counts = from_rows(d, kind, categories, {int(m): int(n) for dd, m, n in sizes if dd == d},
                            [(m, c, kk, n) for dd, m, c, kk, n in pairs if dd == d], totals.get(d, [0] * k), raters[d],
                            mine, too_many)
         out[d] = drop_unused(counts)
