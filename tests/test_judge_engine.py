@@ -99,6 +99,74 @@ def test_randomized_snapshots_give_the_in_memory_audit(tmp_path, seed):
     same(expected, out_of_core(c2, rs, os_))
 
 
+@pytest.mark.parametrize("bits, packed", [(3, True), (2, False)], ids=["packed", "too-many-to-pack"])
+def test_the_counts_per_case_are_packed_only_where_they_fit(tmp_path, monkeypatch, bits, packed):
+    """Table p sums a case's counts as bit fields of one number; where a case holds 2^FIELD_BITS
+    observations or more (a field could overflow into the next), they are counted one by one. Both
+    give the in-memory audit (here 3 repetitions: 6 observations a case, fields of 3 bits or 2)."""
+    from agreebound.engines import judge_duckdb, judge_sql
+
+    monkeypatch.setattr(judge_sql, "FIELD_BITS", bits)
+    made = []
+    real = judge_duckdb._Engine.table
+    monkeypatch.setattr(judge_duckdb._Engine, "table", lambda self, name, sql: made.append(name) or real(self, name, sql))
+    contract, refs, obs, header = judge_frames(80, 3, BEHAVIOURS[1], seed=5)
+    c, [r], [o] = write_trio(tmp_path, contract, refs, obs.sample(frac=1, random_state=5), header)
+    expected = in_memory(c, r, o).measurement
+    got = out_of_core(c, [r], [o])
+    same(expected, got)
+    assert got.counts == expected.counts
+    assert made.count("pk") == (1 if packed else 2)
+
+
+def test_many_generator_names_are_grouped_as_texts(tmp_path, monkeypatch):
+    """Up to MAX_CODED_NAMES names, table p holds each generator's place in their sorted list; with
+    more it holds the texts: the same audit either way (every bias count included)."""
+    from agreebound.engines import judge_sql
+
+    contract, refs, obs, header, gens, _ = named_frames(120, 2, 1)
+    c, [r], [o] = write_trio(tmp_path, contract, refs, obs, header)
+    expected = in_memory(c, r, o).measurement
+    held = []
+    real = judge_sql.Names.__init__
+    monkeypatch.setattr(judge_sql.Names, "__init__", lambda self, d, names: held.append(list(names)) or real(self, d, names))
+    for most in (64, 3):  # the pool's 4 names: places, then texts
+        monkeypatch.setattr(judge_sql, "MAX_CODED_NAMES", most)
+        got = out_of_core(c, [r], [o])
+        same(expected, got)
+        assert got.counts == expected.counts and got.bias == expected.bias
+    assert held == [sorted({*gens.ravel(), contract.judge_generator}), []]
+
+
+def test_a_name_after_the_head_has_the_names_grouped_as_texts(tmp_path, monkeypatch):
+    """Names are read from the head of the observations; a name found after it (here a head of 3
+    rows, one name in it) sends the grouping back to the texts: the same audit, table p made twice."""
+    from agreebound.engines import judge_duckdb, judge_sql
+
+    contract, refs, obs, header, gens, _ = named_frames(100, 2, 2)
+    obs = obs.sort_values("candidate_a_generator", kind="stable").reset_index(drop=True)
+    c, [r], [o] = write_trio(tmp_path, contract, refs, obs, header)
+    expected = in_memory(c, r, o).measurement
+    made = []
+    real = judge_duckdb._Engine.table
+    monkeypatch.setattr(judge_duckdb._Engine, "table", lambda self, name, sql: made.append(name) or real(self, name, sql))
+    monkeypatch.setattr(judge_sql, "HEAD_ROWS", 3)
+    got = out_of_core(c, [r], [o])
+    same(expected, got)
+    assert got.counts == expected.counts and got.bias == expected.bias
+    assert made.count("pk") == 2
+
+
+def test_a_reference_twice_for_a_case_never_observed_is_found(tmp_path):
+    """The references' ids are counted only when the join says one may be there twice: a case id
+    twice among cases with no observation shows as an incomplete case, and is said as a duplicate,
+    as in memory."""
+    contract, r, o, header = _text_frames()
+    extra = r.iloc[[0, 0]].assign(case_id="case-9999998")
+    expected, got = _both(tmp_path, contract, pd.concat([r, extra], ignore_index=True), o, header)
+    assert got == expected and "case-9999998" in got and f"row {len(r) + 3}" in got
+
+
 def test_the_sample_trio_and_its_published_rates(tmp_path):
     c, r, o = (SAMPLES / f"judge_failing_{x}" for x in ("contract.json", "references.csv", "observations.csv"))
     m = out_of_core(c, [r], [o])

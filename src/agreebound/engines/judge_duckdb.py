@@ -48,6 +48,20 @@ class DuckDialect:
         return f"len(string_split({x}, ';'))"
 
     @staticmethod
+    def index_in(names: Sequence[str], x: str) -> str:
+        texts = "[" + ", ".join(DuckDialect.literal(t) for t in names) + "]"
+        return f"list_position({texts}, {x})"
+
+    @staticmethod
+    def text_at(names: Sequence[str], i: str) -> str:
+        texts = "[" + ", ".join(DuckDialect.literal(t) for t in names) + "]"
+        return f"{texts}[{i}]"
+
+    @staticmethod
+    def field(x: str, shift: int, mask: int) -> str:
+        return f"(({x} >> {shift}) & {mask})"
+
+    @staticmethod
     def smallest_ids(group: str, where: str, n: int) -> str:
         return f"SELECT m, unnest(ids) FROM (SELECT {group} AS m, min(case_id, {n}) AS ids FROM k WHERE {where} GROUP BY m)"
 
@@ -201,6 +215,9 @@ class _Engine:
 
     def table(self, name: str, sql: str) -> None:
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {sql}")
+
+    def view(self, name: str, sql: str) -> None:
+        self.con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
 
     @contextlib.contextmanager
     def sequential(self) -> Iterator[None]:

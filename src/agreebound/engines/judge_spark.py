@@ -44,6 +44,20 @@ class SparkDialect:
         return f"size(split({x}, ';'))"
 
     @staticmethod
+    def index_in(names: Sequence[str], x: str) -> str:
+        texts = "[" + ", ".join(_literal(t) for t in names) + "]"
+        return f"nullif(array_position(array({texts[1:-1]}), {x}), 0)"
+
+    @staticmethod
+    def text_at(names: Sequence[str], i: str) -> str:
+        texts = "[" + ", ".join(_literal(t) for t in names) + "]"
+        return f"element_at(array({texts[1:-1]}), CAST({i} AS INT))"
+
+    @staticmethod
+    def field(x: str, shift: int, mask: int) -> str:
+        return f"(shiftright({x}, {shift}) & {mask})"
+
+    @staticmethod
     def smallest_ids(group: str, where: str, n: int) -> str:
         return (f"SELECT m, case_id FROM (SELECT {group} AS m, case_id, row_number() OVER (PARTITION BY {group} "
                 f"ORDER BY case_id) AS i FROM k WHERE {where}) AS y WHERE i <= {n}")
@@ -159,6 +173,9 @@ class _Engine:
         df = self.spark.sql(sql).persist(StorageLevel.MEMORY_AND_DISK)
         df.createOrReplaceTempView(name)
         self.cached.append(df)
+
+    def view(self, name: str, sql: str) -> None:
+        self.spark.sql(sql).createOrReplaceTempView(name)
 
     @contextlib.contextmanager
     def sequential(self) -> Iterator[None]:

@@ -11,10 +11,13 @@ as in memory, so the message, the file and the row are the in-memory path's.
 
 The observations are read in one grouped scan: per case, each order's selections and a bit mask of
 its repetitions (duplicates without a distinct count), the candidates' metadata as the min and max
-of each field (equal when it never changes); ids are checked once per case.
+of each field (equal when it never changes); ids are checked once per case. The counts are summed
+packed into a few numbers and the names held as numbers where they fit (:func:`_observation_table`):
+grouping 1e8 observations is then about twice as fast. References and observations are joined once.
 
-An engine gives: ``run(sql)`` (rows), ``table(name, sql)`` (materialised), ``sequential()`` (a
-context in which scans keep file order), the dialect's few functions, and two sources
+An engine gives: ``run(sql)`` (rows), ``table(name, sql)`` (materialised), ``view(name, sql)``
+(computed where read), ``sequential()`` (a context in which scans keep file order), the dialect's
+few functions, and two sources
 (references, observations) with ``view`` (the rows as text columns named as the fields; "order"
 is ``od_``),
 ``numbered`` (the same with the order columns ``o1, o2``), ``first(condition, after)`` and
@@ -23,7 +26,7 @@ is ``od_``),
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from typing import Any, NamedTuple, Protocol, Sequence
 
 from agreebound.calibration import CalibrationMeasurement, measure_counts
 from agreebound.contract import (
@@ -71,6 +74,18 @@ class Dialect(Protocol):
 
     def smallest_ids(self, group: str, where: str, n: int) -> str:
         """(group, case_id) rows: the n smallest case ids of each group of table k."""
+        ...
+
+    def index_in(self, texts: Sequence[str], x: str) -> str:
+        """``x``'s place (from 1) in ``texts``; null where it is null or not there."""
+        ...
+
+    def text_at(self, texts: Sequence[str], i: str) -> str:
+        """The text at place ``i`` (from 1) of ``texts``; null where ``i`` is null."""
+        ...
+
+    def field(self, x: str, shift: int, mask: int) -> str:
+        """The bits of the BIGINT ``x`` from ``shift`` up, ``mask`` (2^bits - 1) of them."""
         ...
 
 
@@ -237,16 +252,18 @@ def audit(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], con
           ) -> CalibrationMeasurement:
     """Validate and measure, in the in-memory path's order; ``e`` is the engine. The engine only
     aggregates (:func:`judge_counts`); the rates are measured as in memory (measure_counts)."""
-    n_refs, n_obs, strays = _check_records(e, c)
-    _check_snapshot(e, c, header, contract_name, n_refs, strays)
-    return measure_counts(c, header, judge_counts(e, c, n_obs))
+    n_refs, n_obs, strays, (names, counts) = _check_records(e, c)
+    _check_snapshot(e, c, header, contract_name, n_refs, strays, counts)
+    return measure_counts(c, header, judge_counts(e, c, n_obs, names))
 
 
-def _check_records(e: Any, c: JudgeCalibrationContract) -> tuple[int, int, tuple[int, int, int]]:
+def _check_records(e: Any, c: JudgeCalibrationContract
+                   ) -> tuple[int, int, tuple[int, int, int], tuple["Names", "Counts"]]:
     """As the tabular form reads: the references file (no rows, its header, its cells), then the
     observations file the same way; then every record's rules. The numbers of references and
-    observations, and the snapshot's counts that need table ``p`` alone (:func:`_strays`, counted
-    in the same scan of it, said later); the observations per case are left in table ``p``."""
+    observations, the snapshot's counts that need table ``p`` alone (:func:`_strays`, counted in
+    the same scan of it, said later), and how ``p`` holds names and counts; the observations per case
+    are left in table ``p``."""
     rules, refs, obs = Rules(e.dialect), e.refs, e.obs
     refs.check_header()
     ref_parse = rules.ref_parse()
@@ -259,15 +276,16 @@ def _check_records(e: Any, c: JudgeCalibrationContract) -> tuple[int, int, tuple
         parse_error(refs, ref_parse, dict(zip(ref_parse, ref_bad_parse)))
     obs.check_header()
     parse = rules.obs_parse(obs.integer)
-    _observation_table(e, c, parse)
+    names, counts = _observation_table(e, c, parse)
     # a case's id once per case; generators and judges by their distinct values (few)
     n_obs, *obs_bad_parse, obs_bad, twice, other, changed = e.run(f"""
         SELECT coalesce(sum(n), 0), {', '.join(f"coalesce(sum(parse_{i}), 0)" for i in range(len(parse)))},
                coalesce(sum(CASE WHEN NOT {rules.id_ok('case_id')} OR ag <> ag2 OR bg <> bg2 OR jg <> jg2 THEN n
-                                 ELSE bad END), 0), {_strays(e.dialect.literal(c.judge_generator))}
+                                 ELSE bad END), 0), {_strays(names.literal(c.judge_generator))}
         FROM p""")[0]
-    obs_bad += e.run(f"""SELECT count(*) FROM (SELECT ag AS v FROM p UNION SELECT bg AS v FROM p UNION
-                         SELECT jg AS v FROM p) AS t WHERE NOT {rules.id_ok('v')}""")[0][0]
+    obs_bad += names.not_ids() if names.names else e.run(
+        f"""SELECT count(*) FROM (SELECT ag AS v FROM p UNION SELECT bg AS v FROM p UNION
+            SELECT jg AS v FROM p) AS t WHERE NOT {rules.id_ok('v')}""")[0][0]
     with e.sequential():
         if n_obs == 0:
             obs.no_rows()
@@ -276,7 +294,7 @@ def _check_records(e: Any, c: JudgeCalibrationContract) -> tuple[int, int, tuple
             record_error(refs, rules.ref_record(), HumanReference, e.name)
         if obs_bad:  # some row may break a record rule: find the first that does, if any
             record_error(obs, rules.obs_record(), JudgeObservation, e.name)
-    return int(n_refs), int(n_obs), (int(twice), int(other), int(changed))
+    return int(n_refs), int(n_obs), (int(twice), int(other), int(changed)), (names, counts)
 
 
 def _strays(judge: str) -> str:
@@ -288,45 +306,121 @@ def _strays(judge: str) -> str:
                count(*) FILTER (WHERE ta <> ta2 OR tb <> tb2 OR ag <> ag2 OR bg <> bg2)"""
 
 
-def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str]) -> None:
-    """Table ``p``, the observations in one grouped scan: per case, each order's selections and a
-    bit mask of its repetitions, the cells that do not parse or break a cheap rule, and the min and
-    max of each candidate's metadata and of the judge (equal when it never changes)."""
+#: Table ``p``'s counts are summed per case as fields of FIELD_BITS bits, packed FIELDS_PER_WORD to a
+#: BIGINT (one aggregate in place of seven: DuckDB's grouping is several times faster). No field
+#: reaches 2^FIELD_BITS while a case holds fewer observations; a valid case holds at most
+#: 2 x MAX_REPETITION, and a case with more (an observation repeated) is counted unpacked.
+FIELD_BITS, FIELDS_PER_WORD = 9, 7
+
+
+def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str]) -> tuple["Names", "Counts"]:
+    """Table ``p`` (a view over the table ``pk`` where the counts are packed), the observations in
+    one grouped scan: per case, each order's selections and a bit mask of its repetitions, the
+    cells that do not parse or break a cheap rule, and the min and max of each candidate's metadata
+    and of the judge (equal when it never changes); and how it holds these names and counts."""
     reps, obs = c.repetitions_per_order, e.obs
     cheap = " AND ".join([_in("od", ORDERS), _in("selected_candidate", CANDIDATES),
                           f"coalesce(rp BETWEEN 1 AND {MAX_REPETITION}, false)",
                           f"coalesce(ta BETWEEN 1 AND {MAX_TOKENS}, false)", f"coalesce(tb BETWEEN 1 AND {MAX_TOKENS}, false)",
                           "ag IS NOT NULL AND bg IS NOT NULL AND jg IS NOT NULL"])
+    counted = [(f"{x}{o}", f"od = '{o}'{f' AND {cond}' if cond else ''}") for o in ORDERS for x, cond in (
+        ("a", "sel = 0"), ("b", "sel = 1"), ("t", "sel = 2"), ("n", ""), ("g", f"rp <= {reps}"))]
+    counted += [(f"parse_{i}", cond) for i, cond in enumerate(parse.values())] + [("bad", f"NOT ({cheap})")]
+    bit = "CAST(pow(2, rp - {0}) AS BIGINT)"
+    masks = [(f"{half}{o}", f"coalesce(bit_or(CASE WHEN rp BETWEEN {lo} AND {lo + 49} THEN {bit.format(lo)} ELSE 0 END) "
+              f"FILTER (WHERE od = '{o}'), 0)") for o in ORDERS for half, lo in (("lo", 1), ("hi", 51))]
+    ranges = [(f"{x}{two}", f"{how}({x})") for x in ("ta", "tb", "ag", "bg", "jg") for two, how in (("", "min"), ("2", "max"))]
+    aggregates = ", ".join(f"{sql} AS {name}" for name, sql in masks + ranges)
 
-    def per_order(o: str) -> str:
-        bit = "CAST(pow(2, rp - {0}) AS BIGINT)"
-        return (f"count(*) FILTER (WHERE od = '{o}' AND sel = 0) AS a{o}, "
-                f"count(*) FILTER (WHERE od = '{o}' AND sel = 1) AS b{o}, "
-                f"count(*) FILTER (WHERE od = '{o}' AND sel = 2) AS t{o}, count(*) FILTER (WHERE od = '{o}') AS n{o}, "
-                f"count(*) FILTER (WHERE od = '{o}' AND rp <= {reps}) AS g{o}, "
-                f"coalesce(bit_or(CASE WHEN rp BETWEEN 1 AND 50 THEN {bit.format(1)} ELSE 0 END) "
-                f"FILTER (WHERE od = '{o}'), 0) AS lo{o}, "
-                f"coalesce(bit_or(CASE WHEN rp BETWEEN 51 AND 100 THEN {bit.format(51)} ELSE 0 END) "
-                f"FILTER (WHERE od = '{o}'), 0) AS hi{o}")
-
-    e.table("p", f"""
-        SELECT case_id, count(*) AS n, {per_order('ab')}, {per_order('ba')},
-               {', '.join(f"count(*) FILTER (WHERE {cond}) AS parse_{i}" for i, cond in enumerate(parse.values()))},
-               count(*) FILTER (WHERE NOT ({cheap})) AS bad,
-               min(ta) AS ta, max(ta) AS ta2, min(tb) AS tb, max(tb) AS tb2, min(ag) AS ag, max(ag) AS ag2,
-               min(bg) AS bg, max(bg) AS bg2, min(jg) AS jg, max(jg) AS jg2
+    def grouped(names: Names) -> str:  # the observations grouped by case, names as ``names`` holds them
+        return f"""{aggregates}
         FROM (SELECT {q('case_id')} AS case_id, {q('order')} AS od, {', '.join(q(f) for f in INT_FIELDS)},
                      try_cast({q('repetition')} AS BIGINT) AS rp,
                      CASE {q('selected_candidate')} WHEN 'a' THEN 0 WHEN 'b' THEN 1 WHEN 'tie' THEN 2 END AS sel,
                      {q('selected_candidate')} AS selected_candidate,
                      try_cast({q('candidate_a_tokens')} AS BIGINT) AS ta, try_cast({q('candidate_b_tokens')} AS BIGINT) AS tb,
-                     {q('candidate_a_generator')} AS ag, {q('candidate_b_generator')} AS bg, {q('judge_generator')} AS jg
+                     {names.held(q('candidate_a_generator'))} AS ag, {names.held(q('candidate_b_generator'))} AS bg,
+                     {names.held(q('judge_generator'))} AS jg
               FROM {obs.view}) AS x
-        GROUP BY case_id""")
+        GROUP BY case_id"""
+    words = [counted[i:i + FIELDS_PER_WORD] for i in range(0, len(counted), FIELDS_PER_WORD)]
+    packed = ", ".join("CAST(sum({}) AS BIGINT) AS w{}".format(" + ".join(
+        f"CASE WHEN {cond} THEN {2 ** (FIELD_BITS * i)} ELSE 0 END" for i, (_, cond) in enumerate(word)), j)
+        for j, word in enumerate(words))
+    one_by_one = ", ".join(f"count(*) FILTER (WHERE {cond}) AS {name}" for name, cond in counted)
+    # packed, with the head's names as places; once more, as it must, where a case holds too many
+    # observations to pack or a name the head did not hold
+    names, fits = Names(e.dialect, _head_names(e)), True
+    e.table("pk", f"SELECT case_id, count(*) AS n, {packed}, {grouped(names)}")
+    most, unknown = e.run(f"SELECT coalesce(max(n), 0), count(*) FILTER (WHERE {names.unknown()}) FROM pk")[0]
+    if most >= 2 ** FIELD_BITS or unknown:
+        fits, names = most < 2 ** FIELD_BITS, (Names(e.dialect, []) if unknown else names)
+        e.table("pk", f"SELECT case_id, count(*) AS n, {packed if fits else one_by_one}, {grouped(names)}")
+    counts = Counts([f"w{j}" for j in range(len(words))], [
+        e.dialect.field(f"w{j}", FIELD_BITS * i, 2 ** FIELD_BITS - 1) + f" AS {name}"
+        for j, word in enumerate(words) for i, (name, _) in enumerate(word)]) if fits else \
+        Counts([name for name, _ in counted], [name for name, _ in counted])
+    e.view("p", f"SELECT case_id, n, {', '.join([name for name, _ in masks + ranges] + counts.fields)} FROM pk")
+    return names, counts
+
+
+class Counts(NamedTuple):
+    """The columns of table ``pk`` that hold a case's counts, and the SQL that reads each count
+    (named) from them."""
+
+    stored: list[str]
+    fields: list[str]
+
+
+class Names:
+    """How table ``p`` (and what is made from it) holds the generators' and judges' names: as
+    themselves, or, when there are up to MAX_CODED_NAMES of them, each as its place (from 1) in
+    their sorted list, which orders as the names do (DuckDB groups numbers much faster than texts)."""
+
+    def __init__(self, dialect: Dialect, names: Sequence[str]) -> None:
+        self.dialect, self.names = dialect, list(names)
+
+    def held(self, x: str) -> str:
+        """The name ``x`` (SQL) as ``p`` holds it: 0 for a name not among them (:meth:`unknown`)."""
+        if not self.names:
+            return x
+        return f"CASE WHEN {x} IS NULL THEN NULL ELSE coalesce({self.dialect.index_in(self.names, x)}, 0) END"
+
+    def unknown(self) -> str:
+        """A case of ``p`` (min columns) with a name not among them."""
+        return "ag = 0 OR bg = 0 OR jg = 0" if self.names else "false"
+
+    def literal(self, text: str) -> str:
+        """``text`` as ``p`` holds it, for comparing (0, no place, when it is not one of the names)."""
+        if not self.names:
+            return self.dialect.literal(text)
+        return str(self.names.index(text) + 1) if text in self.names else "0"
+
+    def text(self, x: str) -> str:
+        """The name that the column ``x`` of ``p`` holds."""
+        return self.dialect.text_at(self.names, x) if self.names else x
+
+    def not_ids(self) -> int:
+        """How many of the names break the id rule (a name's rule as in memory: contract.ID_PATTERN)."""
+        return sum(ID_PATTERN.fullmatch(name) is None for name in self.names)
+
+
+#: Up to this many distinct generator and judge names in the first HEAD_ROWS observations, table ``p``
+#: holds each as its place (:class:`Names`); a name after them has the texts grouped instead.
+MAX_CODED_NAMES, HEAD_ROWS = 64, 100_000
+
+
+def _head_names(e: Any) -> list[str]:
+    """The distinct candidates' generators and judges of the observations' head, sorted (as the
+    engines order texts: by code point); none where there are more than MAX_CODED_NAMES."""
+    head = f"(SELECT * FROM {e.obs.view} LIMIT {HEAD_ROWS}) AS h"
+    found = e.run(" UNION ".join(f"SELECT {q(x)} AS v FROM {head} WHERE {q(x)} IS NOT NULL"
+                                 for x in ("candidate_a_generator", "candidate_b_generator", "judge_generator")))
+    return sorted(str(v) for (v,) in found) if len(found) <= MAX_CODED_NAMES else []
 
 
 def _check_snapshot(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], contract_name: str,
-                    n_refs: int, strays: tuple[int, int, int]) -> None:
+                    n_refs: int, strays: tuple[int, int, int], counts: Counts) -> None:
     """The snapshot's rules, in the in-memory order: its header, unique case ids and observation
     keys, the binding to the contract, each observation's case, judge and metadata, completeness.
     The references are left in table ``r``."""
@@ -338,17 +432,28 @@ def _check_snapshot(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any,
     e.table("r", f"""SELECT {q('case_id')} AS case_id, CASE {q('preferred_candidate')} WHEN 'a' THEN 0 WHEN 'b' THEN 1
                      ELSE 2 END AS pref, {e.dialect.count_ids(q('reviewer_ids'))} AS nrev,
                      {q('adjudicated')} = 'true' AS adj FROM {refs.view}""")
-    if e.run("SELECT count(DISTINCT case_id) FROM r")[0][0] != n_refs:
+    # one join of references and observations per case, the table ``j`` (its counts as ``pk`` holds
+    # them; the view ``jv`` reads them), made once: it counts both sides' strays (cases observed
+    # without a reference: pref, never null in r, is null; references whose case does not hold
+    # exactly the repetitions 1..R in each order) and is what is measured
+    e.table("j", f"""
+        SELECT coalesce(r.case_id, pk.case_id) AS case_id, r.pref, r.nrev, r.adj, pk.ta, pk.tb, pk.ag, pk.bg,
+               {", ".join(f"pk.{x}" for x in counts.stored)}
+        FROM pk FULL JOIN r ON pk.case_id = r.case_id""")
+    e.view("jv", f"SELECT case_id, pref, nrev, adj, ta, tb, ag, bg, {', '.join(counts.fields)} FROM j")
+    orphans, incomplete, observed = e.run(f"""
+        SELECT count(*) FILTER (WHERE pref IS NULL),
+               count(*) FILTER (WHERE pref IS NOT NULL AND (coalesce(gab, 0) <> {reps} OR coalesce(nab, 0) <> {reps}
+                                     OR coalesce(gba, 0) <> {reps} OR coalesce(nba, 0) <> {reps})),
+               count(nab)
+        FROM jv""")[0]
+    # a case id twice in the references: an observed case then joins twice (more rows than cases of
+    # p), one not observed is incomplete; only then are the references' ids counted
+    if (observed != e.run("SELECT count(*) FROM pk")[0][0] or incomplete) and \
+            e.run("SELECT count(DISTINCT case_id) FROM r")[0][0] != n_refs:
         with e.sequential():
             _duplicate_reference(e)
     twice, other, changed = strays
-    # one join for both sides' strays: cases observed without a reference (r.pref is never null in r),
-    # and references whose case does not hold exactly the repetitions 1..R in each order
-    orphans, incomplete = e.run(f"""
-        SELECT count(*) FILTER (WHERE r.pref IS NULL),
-               count(*) FILTER (WHERE r.pref IS NOT NULL AND (coalesce(gab, 0) <> {reps} OR coalesce(nab, 0) <> {reps}
-                                     OR coalesce(gba, 0) <> {reps} OR coalesce(nba, 0) <> {reps}))
-        FROM p FULL JOIN r ON p.case_id = r.case_id""")[0]
     if twice:
         with e.sequential():
             _duplicate_key(e)
@@ -452,10 +557,11 @@ def _picks(label: str) -> str:
     return f"CASE {label} WHEN 0 THEN aab + aba WHEN 1 THEN bab + bba ELSE 0 END"
 
 
-def _case_table(e: Any, c: JudgeCalibrationContract) -> None:
-    """Table ``k``: the in-memory engine's per-case facts (calibration._case_facts and _bias_facts)
-    in SQL, from the validated tables ``r`` and ``p``."""
-    judge = e.dialect.literal(c.judge_generator)
+def _case_table(e: Any, c: JudgeCalibrationContract, names: Names) -> None:
+    """The view ``k``: the in-memory engine's per-case facts (calibration._case_facts and
+    _bias_facts) in SQL, from the validated join ``jv`` (every case there has its reference and its
+    observations). A view: each query over it computes the facts it reads, from the one join."""
+    judge = names.literal(c.judge_generator)
     unnamed = [e.dialect.literal(u) for u in UNNAMED]
 
     def distinct(o: str) -> str:
@@ -470,18 +576,18 @@ def _case_table(e: Any, c: JudgeCalibrationContract) -> None:
                 f"THEN (CASE WHEN a{o} = {top} THEN 0 WHEN b{o} = {top} THEN 1 ELSE 2 END) ELSE -1 END")
 
     def name(g: str, i: int) -> str:  # a generator's name; both unnamed: the candidates' slots
-        return (f"CASE WHEN coalesce(ag, '') = '' AND coalesce(bg, '') = '' THEN {unnamed[i]} "
-                f"ELSE coalesce({g}, '') END")
+        return (f"CASE WHEN coalesce({names.text('ag')}, '') = '' AND coalesce({names.text('bg')}, '') = '' "
+                f"THEN {unnamed[i]} ELSE coalesce({names.text(g)}, '') END")
 
     def case(cond: str, then: str) -> str:
         return f"CASE WHEN {cond} THEN {then} ELSE 0 END"
 
     stable = "vab >= 0 AND vba >= 0"
-    e.table("k", f"""
+    e.view("k", f"""
         WITH d AS (
-            SELECT r.case_id, r.pref, r.nrev, r.adj, p.aab, p.bab, p.tab, p.aba, p.bba, p.tba, p.ta, p.tb, p.ag, p.bg,
+            SELECT case_id, pref, nrev, adj, aab, bab, tab, aba, bba, tba, ta, tb, ag, bg,
                    {distinct('ab')} AS dab, {distinct('ba')} AS dba
-            FROM r JOIN p ON r.case_id = p.case_id),
+            FROM jv),
         x AS (
             SELECT *, {verdict('ab')} AS vab, {verdict('ba')} AS vba, {majority('ab')} AS mab, {majority('ba')} AS mba,
                    aab + bab + tab + aba + bba + tba AS nobs,
@@ -516,11 +622,11 @@ def _case_table(e: Any, c: JudgeCalibrationContract) -> None:
         FROM y""")
 
 
-def judge_counts(e: Any, c: JudgeCalibrationContract, n_obs: int) -> JudgeCounts:
+def judge_counts(e: Any, c: JudgeCalibrationContract, n_obs: int, names: Names) -> JudgeCounts:
     """The audit's counts (agreebound.judge_counts), aggregated by the engine from the validated
-    tables ``r`` (references) and ``p`` (observations per case) through the per-case facts of
-    table ``k`` (:func:`_case_table`), summed."""
-    _case_table(e, c)
+    join ``jv`` (each case's reference and observations) through the per-case facts of the view
+    ``k`` (:func:`_case_table`), summed."""
+    _case_table(e, c, names)
     big = "DECIMAL(38,0)"
     row = e.run(f"""
         SELECT count(*), {', '.join(_rate(y, m) for y, m in RATE_COLUMNS)}, count(*) FILTER (WHERE NOT adj),
