@@ -102,6 +102,26 @@ def test_each_dimension_reads_its_values_on_its_own_as_in_memory(tmp_path, route
     assert alpha(got["q"], "nominal").value == 1
 
 
+@pytest.mark.parametrize("route", ["one-scan", "general"])
+def test_a_bad_value_names_the_same_unit_and_rater_every_run(tmp_path, route, monkeypatch):
+    """A value that cannot be read is said with a unit and a rater holding it: the first of each by
+    name (with two threads the first found changed from run to run), a unit of two columns shown
+    with its parts joined by " | " as in memory (it was shown with a raw U+001F)."""
+    one = duckdb_engine._one_scan
+    monkeypatch.setattr(duckdb_engine, "_one_scan", lambda *a: one(*a) if route == "one-scan" else None)
+    bad = "1" * 25
+    f = tmp_path / "parts.csv"
+    f.write_text("unit,part,rater,value\n" + "".join(f"u{u},p{p},{r},{bad if (u, r) in ((3, 'c'), (2, 'b')) else u % 2}\n"
+                                                     for u in range(1, 5) for p in (1, 2) for r in "abc"))
+    messages = set()
+    for _ in range(3):
+        with pytest.raises(InputError) as e:
+            panel_counts([str(f)], LongColumns(unit=("unit", "part")), threads=2)
+        messages.add(str(e.value))
+    [said] = messages
+    assert "(unit 'u2 | p1', rater 'b')" in said and "\x1f" not in said, said
+
+
 def test_one_scan_counts_only_what_its_head_proves_and_else_gives_way(tmp_path, monkeypatch):
     """The one-scan route reads the raters' names and the value texts from the head of the data
     (here its first 8 rows). A text found only after it, or a name the reader would normalise, send

@@ -17,6 +17,7 @@ from agreebound.alpha import unit_disagreement
 from agreebound.counts import PanelCounts, UnitPatterns, from_rows, unit_patterns
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
+from agreebound.io.mapping import UNIT_JOIN
 from agreebound.io.values import classify_values
 from agreebound.categories import float_value
 
@@ -117,14 +118,17 @@ class Coding:
 def code_texts(texts: Sequence[str], missing: Sequence[str], files: Sequence[str], column: str,
                where: Any) -> Coding:
     """Read the distinct texts as in memory ("1" and "1.0" one number; missing spellings dropped);
-    a bad one is an InputError naming a unit and rater that hold it (``where(text)``)."""
+    a bad one is an InputError naming a unit and a rater that hold it (``where(text)``: the first
+    of each by name, so that every run names the same; a unit of several columns shown as in
+    memory, its parts joined by " | ")."""
     texts = sorted(set(texts))
     kinds, bad = classify_values(texts, missing)
     if bad is not None:
         i, why = bad
         unit, rater = where(texts[i])
         name = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} files)"
-        raise InputError(name, None, column, f"{why} (unit {excerpt(unit)}, rater {excerpt(rater)})")
+        shown = excerpt(str(unit).replace("\x1f", UNIT_JOIN))
+        raise InputError(name, None, column, f"{why} (unit {shown}, rater {excerpt(rater)})")
     number_of = {t: float_value(float(kinds.floats[i])) for i, t in enumerate(texts)
                  if not kinds.missing[i] and kinds.number[i]}
     numbers = all(kinds.number[i] for i in range(len(texts)) if not kinds.missing[i])

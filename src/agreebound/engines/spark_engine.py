@@ -37,6 +37,7 @@ from agreebound.engines.common import (
     unit_counts,
 )
 from agreebound.errors import InputError
+from agreebound.io.mapping import UNIT_JOIN
 
 
 #: The session's settings (also given to the JVM at its launch, as spark-submit's --conf).
@@ -192,8 +193,8 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
             raise InputError(files[0], None, columns.unit[0], "an empty unit name; every rating needs one")
 
         def where(text: str) -> tuple[Any, Any]:
-            row = r.where(F.col("v") == text).select("u", "r").first()
-            return (row[0], row[1]) if row else ("?", "?")
+            row = r.where(F.col("v") == text).agg(F.min("u"), F.min("r")).first()
+            return (row[0], row[1]) if row and row[0] is not None else ("?", "?")
 
         try:
             coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, files, columns.value, where)
@@ -246,7 +247,7 @@ def _refuse_twice(r: Any, files: Sequence[str], columns: LongColumns) -> None:
     twice = r.groupBy("d", "u", "r").count().where(F.col("count") > 1).first()
     if twice is not None:
         raise InputError(files[0], None, columns.rater, f"rater {twice['r']!r} rated unit "
-                         f"{str(twice['u']).replace(chr(0x1f), ' | ')!r} again; each rater rates a unit once")
+                         f"{str(twice['u']).replace(chr(0x1f), UNIT_JOIN)!r} again; each rater rates a unit once")
 
 
 def _histograms(r: Any, coding: Coding, raters: Sequence[str]) -> Any:
