@@ -112,6 +112,10 @@ class _Source:
         every.createOrReplaceTempView(self.everything)  # record indices count the blank rows too
         every.where(~blank).createOrReplaceTempView(self.numbered)
 
+    def number(self, field: str) -> str:
+        """The field's cell as a BIGINT (null where it is not one)."""
+        return f"try_cast({q(field)} AS BIGINT)"
+
     def check_header(self) -> None:
         if self.problem is None:
             return

@@ -20,8 +20,8 @@ An engine gives: ``run(sql)`` (rows), ``table(name, sql)`` (materialised), ``vie
 few functions, and two sources
 (references, observations) with ``view`` (the rows as text columns named as the fields; "order"
 is ``od_``),
-``numbered`` (the same with the order columns ``o1, o2``), ``first(condition, after)`` and
-``where(position)``.
+``numbered`` (the same with the order columns ``o1, o2``), ``number(field)`` (a field as a BIGINT),
+``first(condition, after)`` and ``where(position)``.
 """
 
 from __future__ import annotations
@@ -335,10 +335,10 @@ def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str
     def grouped(names: Names) -> str:  # the observations grouped by case, names as ``names`` holds them
         return f"""{aggregates}
         FROM (SELECT {q('case_id')} AS case_id, {q('order')} AS od, {', '.join(q(f) for f in INT_FIELDS)},
-                     try_cast({q('repetition')} AS BIGINT) AS rp,
+                     {obs.number('repetition')} AS rp,
                      CASE {q('selected_candidate')} WHEN 'a' THEN 0 WHEN 'b' THEN 1 WHEN 'tie' THEN 2 END AS sel,
                      {q('selected_candidate')} AS selected_candidate,
-                     try_cast({q('candidate_a_tokens')} AS BIGINT) AS ta, try_cast({q('candidate_b_tokens')} AS BIGINT) AS tb,
+                     {obs.number('candidate_a_tokens')} AS ta, {obs.number('candidate_b_tokens')} AS tb,
                      {names.held(q('candidate_a_generator'))} AS ag, {names.held(q('candidate_b_generator'))} AS bg,
                      {names.held(q('judge_generator'))} AS jg
               FROM {obs.view}) AS x
@@ -576,8 +576,9 @@ def _case_table(e: Any, c: JudgeCalibrationContract, names: Names) -> None:
                 f"THEN (CASE WHEN a{o} = {top} THEN 0 WHEN b{o} = {top} THEN 1 ELSE 2 END) ELSE -1 END")
 
     def name(g: str, i: int) -> str:  # a generator's name; both unnamed: the candidates' slots
-        return (f"CASE WHEN coalesce({names.text('ag')}, '') = '' AND coalesce({names.text('bg')}, '') = '' "
-                f"THEN {unnamed[i]} ELSE coalesce({names.text(g)}, '') END")
+        if names.names:  # validated ids (never empty), each held as its place, which orders as they do
+            return g
+        return f"CASE WHEN coalesce(ag, '') = '' AND coalesce(bg, '') = '' THEN {unnamed[i]} ELSE coalesce({g}, '') END"
 
     def case(cond: str, then: str) -> str:
         return f"CASE WHEN {cond} THEN {then} ELSE 0 END"
@@ -652,7 +653,8 @@ def judge_counts(e: Any, c: JudgeCalibrationContract, n_obs: int, names: Names) 
         "SELECT pref, mab, mba, count(*) FROM k GROUP BY pref, mab, mba")}
     # every case of a full audit has its human reference: labelled
     verdicts = {(str(f), str(s), True, int(m), int(w), int(y)): int(n) for f, s, m, w, y, n in e.run(
-        "SELECT g1, g2, nobs, w, hy, count(*) FROM k WHERE g1 <> g2 AND nobs > 0 GROUP BY g1, g2, nobs, w, hy")}
+        f"SELECT {names.text('g1')}, {names.text('g2')}, nobs, w, hy, count(*) FROM k WHERE g1 <> g2 AND nobs > 0 "
+        "GROUP BY g1, g2, nobs, w, hy")}
     return JudgeCounts(n_cases, n_obs, rates, dict(sorted(reviewers.items())),
                        {m: tuple(sorted(v)) for m, v in sorted(ids.items())}, unadjudicated, tuple(sorted(unadj_ids)),
                        (agree_no_tie, obs_no_tie), noisy, patterns, first_both, second_both, self_longer,
