@@ -49,13 +49,11 @@ class DuckDialect:
 
     @staticmethod
     def index_in(names: Sequence[str], x: str) -> str:
-        texts = "[" + ", ".join(DuckDialect.literal(t) for t in names) + "]"
-        return f"list_position({texts}, {x})"
+        return f"list_position([{', '.join(DuckDialect.literal(t) for t in names)}], {x})"
 
     @staticmethod
     def text_at(names: Sequence[str], i: str) -> str:
-        texts = "[" + ", ".join(DuckDialect.literal(t) for t in names) + "]"
-        return f"{texts}[{i}]"
+        return f"[{', '.join(DuckDialect.literal(t) for t in names)}][{i}]"
 
     @staticmethod
     def field(x: str, shift: int, mask: int) -> str:

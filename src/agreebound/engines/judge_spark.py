@@ -45,13 +45,11 @@ class SparkDialect:
 
     @staticmethod
     def index_in(names: Sequence[str], x: str) -> str:
-        texts = "[" + ", ".join(_literal(t) for t in names) + "]"
-        return f"nullif(array_position(array({texts[1:-1]}), {x}), 0)"
+        return f"nullif(array_position(array({', '.join(_literal(t) for t in names)}), {x}), 0)"
 
     @staticmethod
     def text_at(names: Sequence[str], i: str) -> str:
-        texts = "[" + ", ".join(_literal(t) for t in names) + "]"
-        return f"element_at(array({texts[1:-1]}), CAST({i} AS INT))"
+        return f"element_at(array({', '.join(_literal(t) for t in names)}), CAST({i} AS INT))"
 
     @staticmethod
     def field(x: str, shift: int, mask: int) -> str:
