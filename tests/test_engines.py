@@ -103,6 +103,20 @@ def test_each_dimension_reads_its_values_on_its_own_as_in_memory(tmp_path, route
 
 
 @pytest.mark.parametrize("route", ["one-scan", "general"])
+def test_a_dimension_with_no_value_reads_as_in_memory(tmp_path, route, monkeypatch):
+    """A dimension whose every value is missing, beside one of labels: numbers with no category,
+    as the in-memory reader reads it (it took the other dimension's label kind)."""
+    one = duckdb_engine._one_scan
+    monkeypatch.setattr(duckdb_engine, "_one_scan", lambda *a: one(*a) if route == "one-scan" else None)
+    f = tmp_path / "empty.csv"
+    write_csv(f, [("q", "u1", "a", "NA"), ("q", "u1", "b", "NA"), ("s", "u1", "a", "x"), ("s", "u1", "b", "y")])
+    got = panel_counts([str(f)], LongColumns(dimension="dimension"))
+    for d, panel in import_ratings(f.name, f.read_bytes()).panels.items():
+        assert got[d].equals(numpy_engine.panel_counts(panel)), d
+    assert (got["q"].kind, got["q"].categories, got["s"].kind) == ("number", (), "label")
+
+
+@pytest.mark.parametrize("route", ["one-scan", "general"])
 def test_a_bad_value_names_the_same_unit_and_rater_every_run(tmp_path, route, monkeypatch):
     """A value that cannot be read is said with a unit and a rater holding it: the first of each by
     name (with two threads the first found changed from run to run), a unit of two columns shown

@@ -119,6 +119,21 @@ def test_the_counts_per_case_are_packed_only_where_they_fit(tmp_path, monkeypatc
     assert made.count("pk") == (1 if packed else 2)
 
 
+def crowded_case(o: pd.DataFrame, copies: int = 600) -> pd.DataFrame:
+    """The observations with one of them, an order-ba pick of b, written ``copies`` times more: a
+    case far past what its counts can hold packed (a field of 9 bits; the top one at bit 54)."""
+    row = o[(o["order"] == "ba") & (o["selected_candidate"] == "b")].iloc[[0]]
+    return pd.concat([o, pd.concat([row] * copies)], ignore_index=True)
+
+
+def test_a_case_too_large_to_pack_is_said_as_in_memory(tmp_path):
+    """A case observed 600 times more (an export appended to itself, a constant case id) overflowed
+    the packed sum (an engine error, no row named); it is counted one by one and said as in memory."""
+    contract, r, o, header = _text_frames()
+    expected, got = _both(tmp_path, contract, r, crowded_case(o), header)
+    assert got == expected and f"row {len(o) + 2}" in got, got
+
+
 def test_many_generator_names_are_grouped_as_texts(tmp_path, monkeypatch):
     """Up to MAX_CODED_NAMES names, table p holds each generator's place in their sorted list; with
     more it holds the texts: the same audit either way (every bias count included)."""

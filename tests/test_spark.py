@@ -252,19 +252,23 @@ def test_spark_bias_counts_and_measures_are_the_in_memory_ones(spark, tmp_path):
 
 
 @pytest.mark.parametrize("role, row, field, value", [
+    ("observations", None, None, None),                        # a case too large to pack
     ("observations", 95, "candidate_b_tokens", "many"),        # a cell that does not parse
     ("references", 12, "preferred_candidate", "both"),         # a record rule
     ("observations", 101, "repetition", "1"),                  # a duplicate key
     ("observations", 141, "candidate_b_tokens", "7"),          # metadata changes
     ("observations", 155, "repetition", "9"),                  # incomplete
-], ids=["parse", "record", "duplicate", "metadata", "incomplete"])
+], ids=["crowded", "parse", "record", "duplicate", "metadata", "incomplete"])
 def test_spark_judge_reports_bad_rows_as_in_memory(spark, tmp_path, role, row, field, value):
     from agreebound.engines.judge_spark import judge_measurement
     from agreebound.errors import InputError
-    from test_judge_engine import _text_frames, in_memory
+    from test_judge_engine import _text_frames, crowded_case, in_memory
 
     contract, r, o, header = _text_frames()
-    (r if role == "references" else o).loc[row, field] = value
+    if row is None:
+        o = crowded_case(o)
+    else:
+        (r if role == "references" else o).loc[row, field] = value
     c = tmp_path / "contract.json"
     c.write_text(json.dumps({"contract": __import__("dataclasses").asdict(contract), "snapshot": header}))
     rp, op = tmp_path / "references.csv", tmp_path / "observations.csv"

@@ -108,7 +108,9 @@ class Coding:
         all dimensions are labels but this one's are all numbers, they are numbers here (codes
         of one number merge). A code this dimension does not hold is given a category it holds."""
         mine = [t for t in texts if t in self.code_of]
-        if self.kind == "number" or not mine or not all(t in self.number_of for t in mine):
+        if not mine:  # no value here: numbers, as the in-memory reader reads an empty dimension
+            return "number", list(self.values)
+        if self.kind == "number" or not all(t in self.number_of for t in mine):
             return self.kind, list(self.values)
         by_code = {self.code_of[t]: self.number_of[t] for t in mine}
         some = by_code[min(by_code)]

@@ -60,6 +60,10 @@ class DuckDialect:
         return f"(({x} >> {shift}) & {mask})"
 
     @staticmethod
+    def packed_sum(x: str) -> str:
+        return f"try_cast(sum({x}) AS BIGINT)"  # DuckDB sums BIGINTs as a HUGEINT
+
+    @staticmethod
     def smallest_ids(group: str, where: str, n: int) -> str:
         return f"SELECT m, unnest(ids) FROM (SELECT {group} AS m, min(case_id, {n}) AS ids FROM k WHERE {where} GROUP BY m)"
 

@@ -56,6 +56,10 @@ class SparkDialect:
         return f"(shiftright({x}, {shift}) & {mask})"
 
     @staticmethod
+    def packed_sum(x: str) -> str:
+        return f"try_sum(CAST({x} AS BIGINT))"  # null, not an error (ANSI mode), where it overflows
+
+    @staticmethod
     def smallest_ids(group: str, where: str, n: int) -> str:
         return (f"SELECT m, case_id FROM (SELECT {group} AS m, case_id, row_number() OVER (PARTITION BY {group} "
                 f"ORDER BY case_id) AS i FROM k WHERE {where}) AS y WHERE i <= {n}")

@@ -88,6 +88,11 @@ class Dialect(Protocol):
         """The bits of the BIGINT ``x`` from ``shift`` up, ``mask`` (2^bits - 1) of them."""
         ...
 
+    def packed_sum(self, x: str) -> str:
+        """The sum of the BIGINT ``x`` as a BIGINT, null where it does not fit (a case too large to
+        pack, counted again one by one: never an error)."""
+        ...
+
 
 def q(name: str) -> str:
     """A field's column in the sources' views: its own name, but "order" (an SQL keyword) is od_."""
@@ -344,8 +349,8 @@ def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str
               FROM {obs.view}) AS x
         GROUP BY case_id"""
     words = [counted[i:i + FIELDS_PER_WORD] for i in range(0, len(counted), FIELDS_PER_WORD)]
-    packed = ", ".join("CAST(sum({}) AS BIGINT) AS w{}".format(" + ".join(
-        f"CASE WHEN {cond} THEN {2 ** (FIELD_BITS * i)} ELSE 0 END" for i, (_, cond) in enumerate(word)), j)
+    packed = ", ".join("{} AS w{}".format(e.dialect.packed_sum(" + ".join(
+        f"CASE WHEN {cond} THEN {2 ** (FIELD_BITS * i)} ELSE 0 END" for i, (_, cond) in enumerate(word))), j)
         for j, word in enumerate(words))
     one_by_one = ", ".join(f"count(*) FILTER (WHERE {cond}) AS {name}" for name, cond in counted)
     # packed, with the head's names as places; once more, as it must, where a case holds too many

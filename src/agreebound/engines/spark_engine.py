@@ -193,8 +193,8 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
             raise InputError(files[0], None, columns.unit[0], "an empty unit name; every rating needs one")
 
         def where(text: str) -> tuple[Any, Any]:
-            row = r.where(F.col("v") == text).agg(F.min("u"), F.min("r")).first()
-            return (row[0], row[1]) if row and row[0] is not None else ("?", "?")
+            row = r.where(F.col("v") == text).orderBy("u", "r").select("u", "r").first()  # a rating that holds it
+            return (row[0], row[1]) if row else ("?", "?")
 
         try:
             coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, files, columns.value, where)
