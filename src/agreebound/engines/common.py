@@ -129,8 +129,7 @@ def code_texts(texts: Sequence[str], missing: Sequence[str], files: Sequence[str
         i, why = bad
         unit, rater = where(texts[i])
         name = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} files)"
-        shown = excerpt(str(unit).replace("\x1f", UNIT_JOIN))
-        raise InputError(name, None, column, f"{why} (unit {shown}, rater {excerpt(rater)})")
+        raise InputError(name, None, column, f"{why} (unit {excerpt(unit_shown(unit))}, rater {excerpt(rater)})")
     number_of = {t: float_value(float(kinds.floats[i])) for i, t in enumerate(texts)
                  if not kinds.missing[i] and kinds.number[i]}
     numbers = all(kinds.number[i] for i in range(len(texts)) if not kinds.missing[i])
@@ -139,6 +138,17 @@ def code_texts(texts: Sequence[str], missing: Sequence[str], files: Sequence[str
     code_of_value = {v: i for i, v in enumerate(values)}
     return Coding("number" if numbers else "label", tuple(values), {t: code_of_value[v] for t, v in value_of.items()},
                   number_of)
+
+
+def unit_shown(unit: Any) -> str:
+    """An engine's unit key (its columns' names joined by U+001F) as the in-memory reader shows a
+    unit of several columns: joined by " | "."""
+    return str(unit).replace("\x1f", UNIT_JOIN)
+
+
+def first_rater(by_rater: Sequence[Sequence[Any]], text: str) -> Any:
+    """The first rater by name, of an engine's (d, r, text, n) rows, holding ``text`` ("?": none)."""
+    return min((r for _, r, v, _ in by_rater if v == text), default="?")
 
 
 def pairs_from_histograms(rows: Sequence[Sequence[Any]], k: int) -> tuple[list[Any], list[Any]]:

@@ -24,6 +24,7 @@ from agreebound.engines.common import (
     assemble,
     check_columns,
     code_texts,
+    first_rater,
     input_files,
     is_parquet,
     most_disagreeing,
@@ -31,10 +32,10 @@ from agreebound.engines.common import (
     patterns_from_entries,
     pivot_cells,
     unit_counts,
+    unit_shown,
 )
 from agreebound.errors import InputError
 from agreebound.escape import INVISIBLE_RE2, excerpt
-from agreebound.io.mapping import UNIT_JOIN
 
 __all__ = ["LongColumns", "panel_counts", "PIVOT_MAX_CATEGORIES", "MEMORY_LIMIT", "source", "literal_paths",
            "quote_identifier", "string_list"]
@@ -240,7 +241,7 @@ def _one_scan(con: Any, src: str, columns: LongColumns, keys: _Keys, missing: Se
     def where(text: str) -> tuple[Any, Any]:
         i = texts.index(text)
         row = con.execute(f"SELECT min(u) FROM one WHERE gid = 3 AND {digit(i)} > 0").fetchone()
-        return (row[0] if row and row[0] is not None else "?"), min((r for _, r, v, _ in by_rater if v == text), default="?")
+        return (row[0] if row and row[0] is not None else "?"), first_rater(by_rater, text)
 
     coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, [shown], columns.value, where)
     k = len(coding.values)
@@ -367,7 +368,7 @@ def _no_rater_twice(con: Any, src: str, columns: LongColumns, keys: _Keys, named
                               WHERE {keys.dim} = ? AND nullif({keys.unit}, '') = ? GROUP BY ALL) WHERE n > 1 LIMIT 1""",
                           [twice[0], twice[1]]).fetchone()
         raise InputError(shown, None, columns.rater, f"rater {excerpt(who[0] if who else '?')} rated unit "
-                         f"{excerpt(str(twice[1]).replace(chr(0x1f), UNIT_JOIN))} again"
+                         f"{excerpt(unit_shown(twice[1]))} again"
                          + (f" in dimension {excerpt(twice[0])}" if columns.dimension else "")
                          + "; each rater rates a unit once")
 
@@ -404,7 +405,7 @@ def _code_values(con: Any, columns: LongColumns, missing: Sequence[str], shown: 
 
     def where(text: str) -> tuple[Any, Any]:
         row = con.execute("SELECT min(u) FROM g WHERE gid = 2 AND v = ?", [text]).fetchone()
-        return (row[0] if row and row[0] is not None else "?"), min((r for _, r, v, _ in by_rater if v == text), default="?")
+        return (row[0] if row and row[0] is not None else "?"), first_rater(by_rater, text)
 
     coding = code_texts([v for _, _, v, _ in by_rater if v is not None], missing, [shown], columns.value, where)
     con.execute("CREATE TEMP TABLE vals (v VARCHAR, code INTEGER)")

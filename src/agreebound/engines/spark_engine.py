@@ -35,9 +35,9 @@ from agreebound.engines.common import (
     patterns_from_entries,
     pivot_cells,
     unit_counts,
+    unit_shown,
 )
 from agreebound.errors import InputError
-from agreebound.io.mapping import UNIT_JOIN
 
 
 #: The session's settings (also given to the JVM at its launch, as spark-submit's --conf).
@@ -247,7 +247,7 @@ def _refuse_twice(r: Any, files: Sequence[str], columns: LongColumns) -> None:
     twice = r.groupBy("d", "u", "r").count().where(F.col("count") > 1).first()
     if twice is not None:
         raise InputError(files[0], None, columns.rater, f"rater {twice['r']!r} rated unit "
-                         f"{str(twice['u']).replace(chr(0x1f), UNIT_JOIN)!r} again; each rater rates a unit once")
+                         f"{unit_shown(twice['u'])!r} again; each rater rates a unit once")
 
 
 def _histograms(r: Any, coding: Coding, raters: Sequence[str]) -> Any:
