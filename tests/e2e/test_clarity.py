@@ -107,6 +107,11 @@ def to_dark(page: Page) -> None:
         new MutationObserver(() => { window.__reran = true; })  // the page was idle: any change is a run
             .observe(app, {attributeFilter: ["data-test-script-state"]}); }""")
     page.emulate_media(color_scheme="dark")
+    # the rerun sends the theme the page shows: press the key only once the page has turned dark
+    # (pressed earlier, the run may read the old theme: one CI run drew light markers here)
+    page.wait_for_function("""() => { const [r, g, b] = getComputedStyle(document.querySelector(
+        "[data-testid='stApp']")).backgroundColor.match(/\\d+/g).map(Number); return r + g + b < 150; }""",
+                           timeout=30_000)
     page.locator("body").press("r")  # Streamlit's rerun key
     page.wait_for_function("() => window.__reran", timeout=30_000)  # the rerun began (not only the key pressed)
     settle(page)
