@@ -65,7 +65,7 @@ class DuckDialect:
 
     @staticmethod
     def smallest_ids(group: str, where: str, n: int) -> str:
-        return f"SELECT m, unnest(ids) FROM (SELECT {group} AS m, min(case_id, {n}) AS ids FROM k WHERE {where} GROUP BY m)"
+        return f"SELECT m, unnest(ids) FROM (SELECT {group} AS m, min(case_id, {n}) AS ids FROM r WHERE {where} GROUP BY m)"
 
 
 class _Source:

@@ -62,7 +62,7 @@ class SparkDialect:
     @staticmethod
     def smallest_ids(group: str, where: str, n: int) -> str:
         return (f"SELECT m, case_id FROM (SELECT {group} AS m, case_id, row_number() OVER (PARTITION BY {group} "
-                f"ORDER BY case_id) AS i FROM k WHERE {where}) AS y WHERE i <= {n}")
+                f"ORDER BY case_id) AS i FROM r WHERE {where}) AS y WHERE i <= {n}")
 
 
 class _Source:

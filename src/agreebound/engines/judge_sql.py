@@ -13,7 +13,9 @@ The observations are read in one grouped scan: per case, each order's selections
 its repetitions (duplicates without a distinct count), the candidates' metadata as the min and max
 of each field (equal when it never changes); ids are checked once per case. The counts are summed
 packed into a few numbers and the names held as numbers where they fit (:func:`_observation_table`):
-grouping 1e8 observations is then about twice as fast. References and observations are joined once.
+grouping 1e8 observations is then about twice as fast. References and observations are joined
+once, grouped by what the audit reads of a case: the measures are summed over a few kinds of case,
+each with its number of cases.
 
 An engine gives: ``run(sql)`` (rows), ``table(name, sql)`` (materialised), ``view(name, sql)``
 (computed where read), ``sequential()`` (a context in which scans keep file order), the dialect's
@@ -73,7 +75,7 @@ class Dialect(Protocol):
     def count_ids(self, x: str) -> str: ...
 
     def smallest_ids(self, group: str, where: str, n: int) -> str:
-        """(group, case_id) rows: the n smallest case ids of each group of table k."""
+        """(group, case_id) rows: the n smallest case ids of each group of the references' table r."""
         ...
 
     def index_in(self, texts: Sequence[str], x: str) -> str:
@@ -285,7 +287,7 @@ def _check_records(e: Any, c: JudgeCalibrationContract
     # a case's id once per case; generators and judges by their distinct values (few)
     n_obs, *obs_bad_parse, obs_bad, twice, other, changed = e.run(f"""
         SELECT coalesce(sum(n), 0), {', '.join(f"coalesce(sum(parse_{i}), 0)" for i in range(len(parse)))},
-               coalesce(sum(CASE WHEN NOT {rules.id_ok('case_id')} OR ag <> ag2 OR bg <> bg2 OR jg <> jg2 THEN n
+               coalesce(sum(CASE WHEN NOT {rules.id_ok('case_id')} OR names_vary THEN n
                                  ELSE bad END), 0), {_strays(names.literal(c.judge_generator))}
         FROM p""")[0]
     obs_bad += names.not_ids() if names.names else e.run(
@@ -303,12 +305,10 @@ def _check_records(e: Any, c: JudgeCalibrationContract
 
 
 def _strays(judge: str) -> str:
-    """Per case of table ``p``: an (order, repetition) observed twice, another judge than ``judge``
-    (quoted), candidates' metadata that changes; counted over ``p``."""
-    return f"""coalesce(sum(CAST(nab <> bit_count(loab) + bit_count(hiab) AS INT)
-                            + CAST(nba <> bit_count(loba) + bit_count(hiba) AS INT)), 0),
-               count(*) FILTER (WHERE jg <> {judge} OR jg2 <> {judge}),
-               count(*) FILTER (WHERE ta <> ta2 OR tb <> tb2 OR ag <> ag2 OR bg <> bg2)"""
+    """The cases of table ``p`` with an (order, repetition) observed twice, with another judge than
+    ``judge`` (as ``p`` holds it), with candidates' metadata that changes."""
+    return f"""count(*) FILTER (WHERE twice), count(*) FILTER (WHERE jg <> {judge} OR judge_varies),
+               count(*) FILTER (WHERE metadata_varies)"""
 
 
 #: Table ``p``'s counts are summed per case as fields of FIELD_BITS bits, packed FIELDS_PER_WORD to a
@@ -320,9 +320,11 @@ FIELD_BITS, FIELDS_PER_WORD = 9, 7
 
 def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str]) -> tuple["Names", "Counts"]:
     """Table ``p`` (a view over the table ``pk`` where the counts are packed), the observations in
-    one grouped scan: per case, each order's selections and a bit mask of its repetitions, the
-    cells that do not parse or break a cheap rule, and the min and max of each candidate's metadata
-    and of the judge (equal when it never changes); and how it holds these names and counts."""
+    one grouped scan: per case, each order's selections, the cells that do not parse or break a
+    cheap rule, each candidate's metadata and the judge (their least values) and whether they vary,
+    and whether an (order, repetition) is observed twice (told by bit masks of the repetitions,
+    where every row is valid: a row that is not is an error found first); and how ``p`` holds these
+    names and counts."""
     reps, obs = c.repetitions_per_order, e.obs
     cheap = " AND ".join([_in("od", ORDERS), _in("selected_candidate", CANDIDATES),
                           f"coalesce(rp BETWEEN 1 AND {MAX_REPETITION}, false)",
@@ -332,10 +334,15 @@ def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str
         ("a", "sel = 0"), ("b", "sel = 1"), ("t", "sel = 2"), ("n", ""), ("g", f"rp <= {reps}"))]
     counted += [(f"parse_{i}", cond) for i, cond in enumerate(parse.values())] + [("bad", f"NOT ({cheap})")]
     bit = "CAST(pow(2, rp - {0}) AS BIGINT)"
-    masks = [(f"{half}{o}", f"coalesce(bit_or(CASE WHEN rp BETWEEN {lo} AND {lo + 49} THEN {bit.format(lo)} ELSE 0 END) "
-              f"FILTER (WHERE od = '{o}'), 0)") for o in ORDERS for half, lo in (("lo", 1), ("hi", 51))]
-    ranges = [(f"{x}{two}", f"{how}({x})") for x in ("ta", "tb", "ag", "bg", "jg") for two, how in (("", "min"), ("2", "max"))]
-    aggregates = ", ".join(f"{sql} AS {name}" for name, sql in masks + ranges)
+    masks = [f"bit_count(coalesce(bit_or(CASE WHEN rp BETWEEN {lo} AND {lo + 49} THEN {bit.format(lo)} ELSE 0 END) "
+             f"FILTER (WHERE od = '{o}'), 0))" for o in ORDERS for lo in (1, 51)]
+
+    def varies(*xs: str) -> str:
+        return " OR ".join(f"min({x}) <> max({x})" for x in xs)
+    facts = [(x, f"min({x})") for x in ("ta", "tb", "ag", "bg", "jg")] + [
+        ("twice", f"count(*) <> {' + '.join(masks)}"), ("names_vary", varies("ag", "bg", "jg")),
+        ("judge_varies", varies("jg")), ("metadata_varies", varies("ta", "tb", "ag", "bg"))]
+    aggregates = ", ".join(f"{sql} AS {name}" for name, sql in facts)
 
     def grouped(names: Names) -> str:  # the observations grouped by case, names as ``names`` holds them
         return f"""{aggregates}
@@ -365,7 +372,7 @@ def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str
         e.dialect.field(f"w{j}", FIELD_BITS * i, 2 ** FIELD_BITS - 1) + f" AS {name}"
         for j, word in enumerate(words) for i, (name, _) in enumerate(word)]) if fits else \
         Counts([name for name, _ in counted], [name for name, _ in counted])
-    e.view("p", f"SELECT case_id, n, {', '.join([name for name, _ in masks + ranges] + counts.fields)} FROM pk")
+    e.view("p", f"SELECT case_id, n, {', '.join([name for name, _ in facts] + counts.fields)} FROM pk")
     return names, counts
 
 
@@ -437,20 +444,27 @@ def _check_snapshot(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any,
     e.table("r", f"""SELECT {q('case_id')} AS case_id, CASE {q('preferred_candidate')} WHEN 'a' THEN 0 WHEN 'b' THEN 1
                      ELSE 2 END AS pref, {e.dialect.count_ids(q('reviewer_ids'))} AS nrev,
                      {q('adjudicated')} = 'true' AS adj FROM {refs.view}""")
-    # one join of references and observations per case, the table ``j`` (its counts as ``pk`` holds
-    # them; the view ``jv`` reads them), made once: it counts both sides' strays (cases observed
-    # without a reference: pref, never null in r, is null; references whose case does not hold
-    # exactly the repetitions 1..R in each order) and is what is measured
+    # one join of references and observations, grouped by what the audit reads of a case (table
+    # ``j``: a row per kind of case with its number of cases, ``cnt``; its counts as ``pk`` holds
+    # them, the view ``jv`` reads them): it counts both sides' strays (cases observed without a
+    # reference: pref, never null in r, is null; references whose case does not hold exactly the
+    # repetitions 1..R in each order) and is what is measured. The number of reviewers is kept up
+    # to REVIEWER_CAP, the candidates' lengths as which is longer (0: a, 1: b, -1: neither): all the
+    # audit reads of them.
+    longer = "CASE WHEN pk.ta > pk.tb THEN 0 WHEN pk.tb > pk.ta THEN 1 ELSE -1 END"
     e.table("j", f"""
-        SELECT coalesce(r.case_id, pk.case_id) AS case_id, r.pref, r.nrev, r.adj, pk.ta, pk.tb, pk.ag, pk.bg,
-               {", ".join(f"pk.{x}" for x in counts.stored)}
-        FROM pk FULL JOIN r ON pk.case_id = r.case_id""")
-    e.view("jv", f"SELECT case_id, pref, nrev, adj, ta, tb, ag, bg, {', '.join(counts.fields)} FROM j")
+        SELECT r.pref, least(r.nrev, {REVIEWER_CAP}) AS nrev, r.adj, {longer} AS lg, pk.ag, pk.bg,
+               {", ".join(f"pk.{x}" for x in counts.stored)}, count(*) AS cnt
+        FROM pk FULL JOIN r ON pk.case_id = r.case_id
+        GROUP BY r.pref, least(r.nrev, {REVIEWER_CAP}), r.adj, {longer}, pk.ag, pk.bg,
+                 {", ".join(f"pk.{x}" for x in counts.stored)}""")
+    e.view("jv", f"SELECT pref, nrev, adj, lg, ag, bg, {', '.join(counts.fields)}, cnt FROM j")
     orphans, incomplete, observed = e.run(f"""
-        SELECT count(*) FILTER (WHERE pref IS NULL),
-               count(*) FILTER (WHERE pref IS NOT NULL AND (coalesce(gab, 0) <> {reps} OR coalesce(nab, 0) <> {reps}
-                                     OR coalesce(gba, 0) <> {reps} OR coalesce(nba, 0) <> {reps})),
-               count(nab)
+        SELECT coalesce(sum(cnt) FILTER (WHERE pref IS NULL), 0),
+               coalesce(sum(cnt) FILTER (WHERE pref IS NOT NULL AND (
+                   coalesce(gab, 0) <> {reps} OR coalesce(nab, 0) <> {reps}
+                   OR coalesce(gba, 0) <> {reps} OR coalesce(nba, 0) <> {reps})), 0),
+               coalesce(sum(cnt) FILTER (WHERE nab IS NOT NULL), 0)
         FROM jv""")[0]
     # a case id twice in the references: an observed case then joins twice (more rows than cases of
     # p), one not observed is incomplete; only then are the references' ids counted
@@ -543,15 +557,18 @@ def _incomplete(e: Any, reps: int) -> None:
     raise InputError(e.obs.shown, None, "repetition", completeness_message(case_id, order, got, reps))
 
 
+def _total(x: str, where: str = "") -> str:
+    """The sum over the cases of view ``k`` of ``x`` (each row is ``cnt`` cases), as a DECIMAL(38,0);
+    0 where there is none."""
+    return (f"CAST(coalesce(sum(({x}) * cnt){f' FILTER (WHERE {where})' if where else ''}, 0) AS DECIMAL(38,0))")
+
+
 def _rate(y: str, m: str) -> str:
-    big = "DECIMAL(38,0)"
-    y = f"({y})"
-    return (f"CAST(coalesce(sum({y}), 0) AS {big}), CAST(coalesce(sum({m}), 0) AS {big}), "
-            f"count(*) FILTER (WHERE {m} > 0), CAST(coalesce(sum({y} * {y}), 0) AS {big}), "
-            f"CAST(coalesce(sum({y} * {m}), 0) AS {big}), CAST(coalesce(sum({m} * {m}), 0) AS {big})")
+    return ", ".join([_total(y), _total(m), _total("1", f"{m} > 0"), _total(f"({y}) * ({y})"), _total(f"({y}) * {m}"),
+                      _total(f"{m} * {m}")])
 
 
-#: Each rate of ALL_RATE_NAMES as (per-case numerator, per-case denominator): columns of table k.
+#: Each rate of ALL_RATE_NAMES as (per-case numerator, per-case denominator): columns of view k.
 RATE_COLUMNS = (("agree", "nobs"), ("flipped", "fopp"), ("unst", "CAST(2 AS BIGINT)"), ("verr", "vopp"),
                 ("serr", "sopp"), ("fpick", "ndec"), ("fboth + sboth", "dpair"), ("merr", "mopp"),
                 ("lpick", "lobs"), ("lpick - hlong * lobs", "lobs"), ("cerr", "copp"))
@@ -565,7 +582,8 @@ def _picks(label: str) -> str:
 def _case_table(e: Any, c: JudgeCalibrationContract, names: Names) -> None:
     """The view ``k``: the in-memory engine's per-case facts (calibration._case_facts and
     _bias_facts) in SQL, from the validated join ``jv`` (every case there has its reference and its
-    observations). A view: each query over it computes the facts it reads, from the one join."""
+    observations), a row per kind of case with its number of cases ``cnt``. A view: each query over
+    it computes the facts it reads, from the one grouped join."""
     judge = names.literal(c.judge_generator)
     unnamed = [e.dialect.literal(u) for u in UNNAMED]
 
@@ -591,24 +609,23 @@ def _case_table(e: Any, c: JudgeCalibrationContract, names: Names) -> None:
     stable = "vab >= 0 AND vba >= 0"
     e.view("k", f"""
         WITH d AS (
-            SELECT case_id, pref, nrev, adj, aab, bab, tab, aba, bba, tba, ta, tb, ag, bg,
+            SELECT pref, nrev, adj, aab, bab, tab, aba, bba, tba, lg, ag, bg, cnt,
                    {distinct('ab')} AS dab, {distinct('ba')} AS dba
             FROM jv),
         x AS (
             SELECT *, {verdict('ab')} AS vab, {verdict('ba')} AS vba, {majority('ab')} AS mab, {majority('ba')} AS mba,
                    aab + bab + tab + aba + bba + tba AS nobs,
                    CASE pref WHEN 0 THEN aab + aba WHEN 1 THEN bab + bba ELSE tab + tba END AS agree,
-                   CASE WHEN pref = 0 AND ta < tb THEN 1 WHEN pref = 1 AND tb < ta THEN 0 ELSE -1 END AS verb,
+                   CASE WHEN pref = 0 AND lg = 1 THEN 1 WHEN pref = 1 AND lg = 0 THEN 0 ELSE -1 END AS verb,
                    CASE WHEN ag = {judge} AND ag <> bg THEN 0 WHEN bg = {judge} AND ag <> bg THEN 1
                         ELSE -1 END AS selfc,
-                   CASE WHEN ta > tb THEN 0 WHEN tb > ta THEN 1 ELSE -1 END AS lg,
                    CASE pref WHEN 0 THEN 1 WHEN 1 THEN 0 ELSE -1 END AS rj,
                    NOT coalesce(ag = {judge}, false) AND NOT coalesce(bg = {judge}, false) AND pref <> 2 AS ctl,
                    {name('ag', 0)} AS na, {name('bg', 1)} AS nb
             FROM d),
         y AS (
             SELECT *, pref <> 2 AND lg >= 0 AS uneq, na <= nb AS afirst FROM x)
-        SELECT case_id, pref, nrev, adj, dab, dba, mab, mba, nobs, agree,
+        SELECT cnt, pref, nrev, adj, dab, dba, mab, mba, nobs, agree,
                CAST({stable} AS BIGINT) AS fopp, CAST({stable} AND vab <> vba AS BIGINT) AS flipped,
                CAST(CAST(dab > 1 AS INT) + CAST(dba > 1 AS INT) AS BIGINT) AS unst,
                CASE WHEN verb >= 0 THEN nobs ELSE 0 END AS vopp, {_picks('verb')} AS verr,
@@ -633,32 +650,30 @@ def judge_counts(e: Any, c: JudgeCalibrationContract, n_obs: int, names: Names) 
     join ``jv`` (each case's reference and observations) through the per-case facts of the view
     ``k`` (:func:`_case_table`), summed."""
     _case_table(e, c, names)
-    big = "DECIMAL(38,0)"
     row = e.run(f"""
-        SELECT count(*), {', '.join(_rate(y, m) for y, m in RATE_COLUMNS)}, count(*) FILTER (WHERE NOT adj),
-               CAST(coalesce(sum(agree) FILTER (WHERE pref <> 2), 0) AS {big}),
-               CAST(coalesce(sum(nobs) FILTER (WHERE pref <> 2), 0) AS {big}),
-               count(*) FILTER (WHERE (dab > 1 OR dba > 1) AND mab >= 0 AND mba >= 0 AND mab <> mba),
-               coalesce(sum(fboth), 0), coalesce(sum(sboth), 0), count(*) FILTER (WHERE rlong AND sopp > 0),
-               count(*) FILTER (WHERE rlong AND copp > 0),
-               count(*) FILTER (WHERE 2 * fpick > ndec), count(*) FILTER (WHERE 2 * fpick < ndec)
+        SELECT {_total("1")}, {', '.join(_rate(y, m) for y, m in RATE_COLUMNS)}, {_total("1", "NOT adj")},
+               {_total("agree", "pref <> 2")}, {_total("nobs", "pref <> 2")},
+               {_total("1", "(dab > 1 OR dba > 1) AND mab >= 0 AND mba >= 0 AND mab <> mba")},
+               {_total("fboth")}, {_total("sboth")}, {_total("1", "rlong AND sopp > 0")},
+               {_total("1", "rlong AND copp > 0")}, {_total("1", "2 * fpick > ndec")}, {_total("1", "2 * fpick < ndec")}
         FROM k""")[0]
     n_cases, at = int(row[0]), 1 + 6 * len(ALL_RATE_NAMES)
     rates = {name: RateStats(*(int(v or 0) for v in row[1 + 6 * i: 7 + 6 * i])) for i, name in enumerate(ALL_RATE_NAMES)}
     (unadjudicated, agree_no_tie, obs_no_tie, noisy, first_both, second_both, self_longer, control_longer,
      first_lean, second_lean) = (int(v) for v in row[at:])
+    # k's nrev is capped at REVIEWER_CAP; the ids are the references' (after validation, the cases
+    # of k are exactly those of r, each once)
     cap = REVIEWER_CAP
-    reviewers = {int(m): int(n) for m, n in e.run(
-        f"SELECT least(nrev, {cap}) AS m, count(*) FROM k GROUP BY least(nrev, {cap})")}
+    reviewers = {int(m): int(n) for m, n in e.run("SELECT nrev, sum(cnt) FROM k GROUP BY nrev")}
     ids: dict[int, list[str]] = {}
     for m, case_id in e.run(e.dialect.smallest_ids(f"least(nrev, {cap})", f"nrev < {cap}", ISSUE_IDS)):
         ids.setdefault(int(m), []).append(case_id)
-    unadj_ids = [x[0] for x in e.run(f"SELECT case_id FROM k WHERE NOT adj ORDER BY case_id LIMIT {ISSUE_IDS}")]
+    unadj_ids = [x[0] for x in e.run(f"SELECT case_id FROM r WHERE NOT adj ORDER BY case_id LIMIT {ISSUE_IDS}")]
     patterns = {(int(a), int(b), int(d)): int(n) for a, b, d, n in e.run(
-        "SELECT pref, mab, mba, count(*) FROM k GROUP BY pref, mab, mba")}
+        "SELECT pref, mab, mba, sum(cnt) FROM k GROUP BY pref, mab, mba")}
     # every case of a full audit has its human reference: labelled
     verdicts = {(str(f), str(s), True, int(m), int(w), int(y)): int(n) for f, s, m, w, y, n in e.run(
-        f"SELECT {names.text('g1')}, {names.text('g2')}, nobs, w, hy, count(*) FROM k WHERE g1 <> g2 AND nobs > 0 "
+        f"SELECT {names.text('g1')}, {names.text('g2')}, nobs, w, hy, sum(cnt) FROM k WHERE g1 <> g2 AND nobs > 0 "
         "GROUP BY g1, g2, nobs, w, hy")}
     return JudgeCounts(n_cases, n_obs, rates, dict(sorted(reviewers.items())),
                        {m: tuple(sorted(v)) for m, v in sorted(ids.items())}, unadjudicated, tuple(sorted(unadj_ids)),
