@@ -349,6 +349,26 @@ def test_bad_rows_are_reported_as_in_memory(tmp_path, name, role, row, field, va
     assert f"row {row + 2}" in got or "repetition" in got  # the data row under the header, or a case's set
 
 
+@pytest.mark.parametrize("head", [100_000, 3], ids=["names-in-the-head", "names-after-the-head"])
+@pytest.mark.parametrize("edits", [
+    {(141, "candidate_b_tokens"): "7", (141, "candidate_b_generator"): "candidate-new"},
+    {(141, "candidate_b_tokens"): "7", (142, "candidate_a_generator"): "GPT 4"},
+    {(141, "candidate_a_tokens"): "2000000", (142, "judge_generator"): "judge-new"},
+    {(143, "candidate_a_tokens"): "9", (141, "judge_generator"): "judge-new"},
+], ids=["new-name-and-length", "bad-name-after-length", "length-out-of-range-and-judge", "judge-and-length"])
+def test_a_case_whose_names_and_lengths_both_change_is_said_as_in_memory(tmp_path, monkeypatch, head, edits):
+    """Where the names are places, a case's lengths and names are one number: a case where several
+    change, a name the head did not hold among them, gives the in-memory message and row."""
+    from agreebound.engines import judge_sql
+
+    monkeypatch.setattr(judge_sql, "HEAD_ROWS", head)
+    contract, r, o, header = _text_frames()
+    for (row, field), value in edits.items():
+        o.loc[row, field] = value
+    expected, got = _both(tmp_path, contract, r, o, header)
+    assert got == expected
+
+
 def test_the_first_of_several_bad_rows_in_file_order(tmp_path):
     contract, r, o, header = _text_frames()
     o.loc[200, "order"] = "xx"

@@ -337,15 +337,8 @@ def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str
     masks = [f"bit_count(coalesce(bit_or(CASE WHEN rp BETWEEN {lo} AND {lo + 49} THEN {bit.format(lo)} ELSE 0 END) "
              f"FILTER (WHERE od = '{o}'), 0))" for o in ORDERS for lo in (1, 51)]
 
-    def varies(*xs: str) -> str:
-        return " OR ".join(f"min({x}) <> max({x})" for x in xs)
-    facts = [(x, f"min({x})") for x in ("ta", "tb", "ag", "bg", "jg")] + [
-        ("twice", f"count(*) <> {' + '.join(masks)}"), ("names_vary", varies("ag", "bg", "jg")),
-        ("judge_varies", varies("jg")), ("metadata_varies", varies("ta", "tb", "ag", "bg"))]
-    aggregates = ", ".join(f"{sql} AS {name}" for name, sql in facts)
-
     def grouped(names: Names) -> str:  # the observations grouped by case, names as ``names`` holds them
-        return f"""{aggregates}
+        return f"""{", ".join(f"{sql} AS {name}" for name, sql in _case_facts(e.dialect, names, masks))}
         FROM (SELECT {q('case_id')} AS case_id, {q('order')} AS od, {', '.join(q(f) for f in INT_FIELDS)},
                      {obs.number('repetition')} AS rp,
                      CASE {q('selected_candidate')} WHEN 'a' THEN 0 WHEN 'b' THEN 1 WHEN 'tie' THEN 2 END AS sel,
@@ -372,7 +365,8 @@ def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str
         e.dialect.field(f"w{j}", FIELD_BITS * i, 2 ** FIELD_BITS - 1) + f" AS {name}"
         for j, word in enumerate(words) for i, (name, _) in enumerate(word)]) if fits else \
         Counts([name for name, _ in counted], [name for name, _ in counted])
-    e.view("p", f"SELECT case_id, n, {', '.join([name for name, _ in facts] + counts.fields)} FROM pk")
+    facts = [name for name, _ in _case_facts(e.dialect, names, masks)]
+    e.view("p", f"SELECT case_id, n, {', '.join(facts + counts.fields)} FROM pk")
     return names, counts
 
 
@@ -429,6 +423,34 @@ def _head_names(e: Any) -> list[str]:
     found = e.run(" UNION ".join(f"SELECT {q(x)} AS v FROM {head} WHERE {q(x)} IS NOT NULL"
                                  for x in ("candidate_a_generator", "candidate_b_generator", "judge_generator")))
     return sorted(str(v) for (v,) in found) if len(found) <= MAX_CODED_NAMES else []
+
+
+#: Where the names are places (:class:`Names`), a case's metadata (both candidates' lengths, their
+#: generators, the judge) is summed up as one BIGINT of these fields (name, bits), high to low: its
+#: least value holds the five, and it varies iff one of them does (two aggregates in place of ten).
+METADATA_FIELDS = (("ta", 20), ("tb", 20), ("ag", 7), ("bg", 7), ("jg", 7))
+assert MAX_TOKENS < 2 ** 20 and MAX_CODED_NAMES < 2 ** 7 and sum(bits for _, bits in METADATA_FIELDS) < 63
+
+
+def _case_facts(d: Dialect, names: Names, masks: Sequence[str]) -> list[tuple[str, str]]:
+    """A case's facts beside its counts, as (name, aggregate): its candidates' lengths and names and
+    its judge (their least values); whether its names vary (a doubt that sends its rows through
+    the record rules), whether its judge varies, whether its metadata varies; whether an (order,
+    repetition) is observed twice (the rows beyond the repetitions ``masks`` hold)."""
+    twice = ("twice", f"count(*) <> {' + '.join(masks)}")
+    if not names.names:
+        def varies(*xs: str) -> str:
+            return " OR ".join(f"min({x}) <> max({x})" for x in xs)
+        return [(x, f"min({x})") for x in ("ta", "tb", "ag", "bg", "jg")] + [
+            twice, ("names_vary", varies("ag", "bg", "jg")), ("judge_varies", varies("jg")),
+            ("metadata_varies", varies("ta", "tb", "ag", "bg"))]
+    shifts = [sum(bits for _, bits in METADATA_FIELDS[i + 1:]) for i in range(len(METADATA_FIELDS))]
+    # a row whose lengths are out of range (then a record error) is left out: it cannot be packed
+    meta = (f"CASE WHEN ta BETWEEN 1 AND {MAX_TOKENS} AND tb BETWEEN 1 AND {MAX_TOKENS} THEN "
+            f"{' + '.join(f'{x} * {2 ** shift}' for (x, _), shift in zip(METADATA_FIELDS, shifts))} END")
+    varies = f"min({meta}) <> max({meta})"
+    return [(x, d.field(f"min({meta})", shift, 2 ** bits - 1)) for (x, bits), shift in zip(METADATA_FIELDS, shifts)] + [
+        twice, ("names_vary", varies), ("judge_varies", varies), ("metadata_varies", varies)]
 
 
 def _check_snapshot(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], contract_name: str,
