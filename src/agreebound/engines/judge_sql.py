@@ -9,11 +9,11 @@ a count over the whole data first (cheap); only when a count says a rule may be 
 offending row found, in file order, and its cells read back and put through the same Python rules
 as in memory, so the message, the file and the row are the in-memory path's.
 
-The observations are read in one grouped scan: per case, each order's selections and a bit mask of
-its repetitions (duplicates without a distinct count), the candidates' metadata as the min and max
-of each field (equal when it never changes); ids are checked once per case. The counts are summed
-packed into a few numbers and the names held as numbers where they fit (:func:`_observation_table`):
-grouping 1e8 observations is then about twice as fast. References and observations are joined
+The observations are read in one grouped scan: per case, each order's selections, whether a
+repetition is seen twice (bit masks: no distinct count), the candidates' metadata as its least
+values and whether they vary (one packed number where the names are places); ids are checked once
+per case. The counts are summed packed into a few numbers and the names held as numbers where
+they fit (:func:`_observation_table`): grouping 1e8 observations is then about twice as fast. References and observations are joined
 once, grouped by what the audit reads of a case: the measures are summed over a few kinds of case,
 each with its number of cases.
 
