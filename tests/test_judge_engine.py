@@ -353,7 +353,7 @@ def test_bad_rows_are_reported_as_in_memory(tmp_path, name, role, row, field, va
 @pytest.mark.parametrize("edits", [
     {(141, "candidate_b_tokens"): "7", (141, "candidate_b_generator"): "candidate-new"},
     {(141, "candidate_b_tokens"): "7", (142, "candidate_a_generator"): "GPT 4"},
-    {(141, "candidate_a_tokens"): "2000000", (142, "judge_generator"): "judge-new"},
+    {(141, "candidate_a_tokens"): "4194304", (142, "judge_generator"): "judge-new"},  # 2^22: past 63 bits if packed
     {(143, "candidate_a_tokens"): "9", (141, "judge_generator"): "judge-new"},
 ], ids=["new-name-and-length", "bad-name-after-length", "length-out-of-range-and-judge", "judge-and-length"])
 def test_a_case_whose_names_and_lengths_both_change_is_said_as_in_memory(tmp_path, monkeypatch, head, edits):
@@ -367,6 +367,19 @@ def test_a_case_whose_names_and_lengths_both_change_is_said_as_in_memory(tmp_pat
         o.loc[row, field] = value
     expected, got = _both(tmp_path, contract, r, o, header)
     assert got == expected
+
+
+@pytest.mark.parametrize("last", [64, 100])
+def test_a_case_observed_at_many_repetitions_is_incomplete_as_in_memory(tmp_path, last):
+    """Repetitions 1..last in both orders of one case: every row valid, none twice, the case not
+    what the contract asks. All four masks' bits summed reach 2 x last (an overflow of DuckDB's
+    TINYINT bit counts once, an engine error): the in-memory completeness message."""
+    contract, r, o, header = _text_frames()
+    first = o[o["case_id"] == o.loc[0, "case_id"]]
+    more = [first[first["order"] == od].iloc[[0]].assign(repetition=str(rep))
+            for od in ("ab", "ba") for rep in range(3, last + 1)]
+    expected, got = _both(tmp_path, contract, r, pd.concat([o, *more], ignore_index=True), header)
+    assert got == expected and "repetition" in got and o.loc[0, "case_id"] in got
 
 
 def test_the_first_of_several_bad_rows_in_file_order(tmp_path):

@@ -13,9 +13,9 @@ The observations are read in one grouped scan: per case, each order's selections
 repetition is seen twice (bit masks: no distinct count), the candidates' metadata as its least
 values and whether they vary (one packed number where the names are places); ids are checked once
 per case. The counts are summed packed into a few numbers and the names held as numbers where
-they fit (:func:`_observation_table`): grouping 1e8 observations is then about twice as fast. References and observations are joined
-once, grouped by what the audit reads of a case: the measures are summed over a few kinds of case,
-each with its number of cases.
+they fit (:func:`_observation_table`): grouping 1e8 observations is then about twice as fast.
+References and observations are joined once, grouped by what the audit reads of a case: the
+measures are summed over a few kinds of case, each with its number of cases.
 
 An engine gives: ``run(sql)`` (rows), ``table(name, sql)`` (materialised), ``view(name, sql)``
 (computed where read), ``sequential()`` (a context in which scans keep file order), the dialect's
@@ -306,7 +306,9 @@ def _check_records(e: Any, c: JudgeCalibrationContract
 
 def _strays(judge: str) -> str:
     """The cases of table ``p`` with an (order, repetition) observed twice, with another judge than
-    ``judge`` (as ``p`` holds it), with candidates' metadata that changes."""
+    ``judge`` (as ``p`` holds it) or one that varies, with candidates' metadata that changes. Where
+    the names are places, any change counts in both of the last two: both send the audit to the
+    same search for the first such observation (:func:`_observation_error`)."""
     return f"""count(*) FILTER (WHERE twice), count(*) FILTER (WHERE jg <> {judge} OR judge_varies),
                count(*) FILTER (WHERE metadata_varies)"""
 
@@ -334,8 +336,9 @@ def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str
         ("a", "sel = 0"), ("b", "sel = 1"), ("t", "sel = 2"), ("n", ""), ("g", f"rp <= {reps}"))]
     counted += [(f"parse_{i}", cond) for i, cond in enumerate(parse.values())] + [("bad", f"NOT ({cheap})")]
     bit = "CAST(pow(2, rp - {0}) AS BIGINT)"
-    masks = [f"bit_count(coalesce(bit_or(CASE WHEN rp BETWEEN {lo} AND {lo + 49} THEN {bit.format(lo)} ELSE 0 END) "
-             f"FILTER (WHERE od = '{o}'), 0))" for o in ORDERS for lo in (1, 51)]
+    # each a BIGINT: DuckDB's bit_count is a TINYINT, and the four reach 200
+    masks = [f"CAST(bit_count(coalesce(bit_or(CASE WHEN rp BETWEEN {lo} AND {lo + 49} THEN {bit.format(lo)} ELSE 0 END) "
+             f"FILTER (WHERE od = '{o}'), 0)) AS BIGINT)" for o in ORDERS for lo in (1, 51)]
 
     def grouped(names: Names) -> str:  # the observations grouped by case, names as ``names`` holds them
         return f"""{", ".join(f"{sql} AS {name}" for name, sql in _case_facts(e.dialect, names, masks))}
@@ -393,7 +396,9 @@ class Names:
         return f"CASE WHEN {x} IS NULL THEN NULL ELSE coalesce({self.dialect.index_in(self.names, x)}, 0) END"
 
     def unknown(self) -> str:
-        """A case of ``p`` (min columns) with a name not among them."""
+        """A case of ``p`` with a name not among them, in its least names. A name the head did not hold
+        may hide in a case whose names or lengths vary; such a case is an error found from the
+        texts (its rows go through the record rules, then :func:`_observation_error`)."""
         return "ag = 0 OR bg = 0 OR jg = 0" if self.names else "false"
 
     def literal(self, text: str) -> str:
@@ -428,8 +433,8 @@ def _head_names(e: Any) -> list[str]:
 #: Where the names are places (:class:`Names`), a case's metadata (both candidates' lengths, their
 #: generators, the judge) is summed up as one BIGINT of these fields (name, bits), high to low: its
 #: least value holds the five, and it varies iff one of them does (two aggregates in place of ten).
-METADATA_FIELDS = (("ta", 20), ("tb", 20), ("ag", 7), ("bg", 7), ("jg", 7))
-assert MAX_TOKENS < 2 ** 20 and MAX_CODED_NAMES < 2 ** 7 and sum(bits for _, bits in METADATA_FIELDS) < 63
+PACKED_METADATA = (("ta", 20), ("tb", 20), ("ag", 7), ("bg", 7), ("jg", 7))
+assert MAX_TOKENS < 2 ** 20 and MAX_CODED_NAMES < 2 ** 7 and sum(bits for _, bits in PACKED_METADATA) < 63
 
 
 def _case_facts(d: Dialect, names: Names, masks: Sequence[str]) -> list[tuple[str, str]]:
@@ -444,12 +449,12 @@ def _case_facts(d: Dialect, names: Names, masks: Sequence[str]) -> list[tuple[st
         return [(x, f"min({x})") for x in ("ta", "tb", "ag", "bg", "jg")] + [
             twice, ("names_vary", varies("ag", "bg", "jg")), ("judge_varies", varies("jg")),
             ("metadata_varies", varies("ta", "tb", "ag", "bg"))]
-    shifts = [sum(bits for _, bits in METADATA_FIELDS[i + 1:]) for i in range(len(METADATA_FIELDS))]
+    shifts = [sum(bits for _, bits in PACKED_METADATA[i + 1:]) for i in range(len(PACKED_METADATA))]
     # a row whose lengths are out of range (then a record error) is left out: it cannot be packed
     meta = (f"CASE WHEN ta BETWEEN 1 AND {MAX_TOKENS} AND tb BETWEEN 1 AND {MAX_TOKENS} THEN "
-            f"{' + '.join(f'{x} * {2 ** shift}' for (x, _), shift in zip(METADATA_FIELDS, shifts))} END")
+            f"{' + '.join(f'{x} * {2 ** shift}' for (x, _), shift in zip(PACKED_METADATA, shifts))} END")
     varies = f"min({meta}) <> max({meta})"
-    return [(x, d.field(f"min({meta})", shift, 2 ** bits - 1)) for (x, bits), shift in zip(METADATA_FIELDS, shifts)] + [
+    return [(x, d.field(f"min({meta})", shift, 2 ** bits - 1)) for (x, bits), shift in zip(PACKED_METADATA, shifts)] + [
         twice, ("names_vary", varies), ("judge_varies", varies), ("metadata_varies", varies)]
 
 
@@ -669,8 +674,8 @@ def _case_table(e: Any, c: JudgeCalibrationContract, names: Names) -> None:
 
 def judge_counts(e: Any, c: JudgeCalibrationContract, n_obs: int, names: Names) -> JudgeCounts:
     """The audit's counts (agreebound.judge_counts), aggregated by the engine from the validated
-    join ``jv`` (each case's reference and observations) through the per-case facts of the view
-    ``k`` (:func:`_case_table`), summed."""
+    join ``jv`` (each kind of case's reference and observations, with its number of cases) through
+    the per-case facts of the view ``k`` (:func:`_case_table`), summed with their weights."""
     _case_table(e, c, names)
     row = e.run(f"""
         SELECT {_total("1")}, {', '.join(_rate(y, m) for y, m in RATE_COLUMNS)}, {_total("1", "NOT adj")},
