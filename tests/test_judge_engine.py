@@ -182,6 +182,15 @@ def test_a_reference_twice_for_a_case_never_observed_is_found(tmp_path):
     assert got == expected and "case-9999998" in got and f"row {len(r) + 3}" in got
 
 
+def test_a_reference_never_observed_is_incomplete_as_in_memory(tmp_path):
+    """Only the observed cases are joined to their references: a reference that no case joined is
+    counted as incomplete (the references less those joined) and said as in memory, here the last."""
+    contract, r, o, header = _text_frames()
+    extra = r.iloc[[len(r) - 1]].assign(case_id="case-9999998")
+    expected, got = _both(tmp_path, contract, pd.concat([r, extra], ignore_index=True), o, header)
+    assert got == expected and "case-9999998" in got
+
+
 def test_the_sample_trio_and_its_published_rates(tmp_path):
     c, r, o = (SAMPLES / f"judge_failing_{x}" for x in ("contract.json", "references.csv", "observations.csv"))
     m = out_of_core(c, [r], [o])

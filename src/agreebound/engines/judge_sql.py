@@ -471,31 +471,33 @@ def _check_snapshot(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any,
     e.table("r", f"""SELECT {q('case_id')} AS case_id, CASE {q('preferred_candidate')} WHEN 'a' THEN 0 WHEN 'b' THEN 1
                      ELSE 2 END AS pref, {e.dialect.count_ids(q('reviewer_ids'))} AS nrev,
                      {q('adjudicated')} = 'true' AS adj FROM {refs.view}""")
-    # one join of references and observations, grouped by what the audit reads of a case (table
-    # ``j``: a row per kind of case with its number of cases, ``cnt``; its counts as ``pk`` holds
-    # them, the view ``jv`` reads them): it counts both sides' strays (cases observed without a
+    # one join of the observed cases to their references, grouped by what the audit reads of a case
+    # (table ``j``: a row per kind of case with its number of cases, ``cnt``; its counts as ``pk``
+    # holds them, the view ``jv`` reads them): it counts both sides' strays (cases observed without a
     # reference: pref, never null in r, is null; references whose case does not hold exactly the
-    # repetitions 1..R in each order) and is what is measured. The number of reviewers is kept up
-    # to REVIEWER_CAP, the candidates' lengths as which is longer (0: a, 1: b, -1: neither): all the
-    # audit reads of them.
+    # repetitions 1..R in each order, among them those not observed: the references that no case
+    # joined, as each joins at most one case of pk) and is what is measured. The number of reviewers
+    # is kept up to REVIEWER_CAP, the candidates' lengths as which is longer (0: a, 1: b, -1:
+    # neither): all the audit reads of them. A left join: a full one takes about twice as long.
     longer = "CASE WHEN pk.ta > pk.tb THEN 0 WHEN pk.tb > pk.ta THEN 1 ELSE -1 END"
     e.table("j", f"""
         SELECT r.pref, least(r.nrev, {REVIEWER_CAP}) AS nrev, r.adj, {longer} AS lg, pk.ag, pk.bg,
                {", ".join(f"pk.{x}" for x in counts.stored)}, count(*) AS cnt
-        FROM pk FULL JOIN r ON pk.case_id = r.case_id
+        FROM pk LEFT JOIN r ON pk.case_id = r.case_id
         GROUP BY r.pref, least(r.nrev, {REVIEWER_CAP}), r.adj, {longer}, pk.ag, pk.bg,
                  {", ".join(f"pk.{x}" for x in counts.stored)}""")
     e.view("jv", f"SELECT pref, nrev, adj, lg, ag, bg, {', '.join(counts.fields)}, cnt FROM j")
-    orphans, incomplete, observed = e.run(f"""
+    orphans, incomplete, joined, matched = e.run(f"""
         SELECT coalesce(sum(cnt) FILTER (WHERE pref IS NULL), 0),
                coalesce(sum(cnt) FILTER (WHERE pref IS NOT NULL AND (
                    coalesce(gab, 0) <> {reps} OR coalesce(nab, 0) <> {reps}
                    OR coalesce(gba, 0) <> {reps} OR coalesce(nba, 0) <> {reps})), 0),
-               coalesce(sum(cnt) FILTER (WHERE nab IS NOT NULL), 0)
+               coalesce(sum(cnt), 0), coalesce(sum(cnt) FILTER (WHERE pref IS NOT NULL), 0)
         FROM jv""")[0]
+    incomplete += n_refs - matched  # the references not observed
     # a case id twice in the references: an observed case then joins twice (more rows than cases of
     # p), one not observed is incomplete; only then are the references' ids counted
-    if (observed != e.run("SELECT count(*) FROM pk")[0][0] or incomplete) and \
+    if (joined != e.run("SELECT count(*) FROM pk")[0][0] or incomplete) and \
             e.run("SELECT count(DISTINCT case_id) FROM r")[0][0] != n_refs:
         with e.sequential():
             _duplicate_reference(e)
