@@ -326,7 +326,7 @@ def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str
     cheap rule, each candidate's metadata and the judge (their least values) and whether they vary,
     and whether an (order, repetition) is observed twice (told by bit masks of the repetitions,
     where every row is valid: a row that is not is an error found first); and how ``p`` holds these
-    names and counts."""
+    names and counts. The view ``pks`` reads the same facts, with the counts as ``pk`` stores them."""
     reps, obs = c.repetitions_per_order, e.obs
     cheap = " AND ".join([_in("od", ORDERS), _in("selected_candidate", CANDIDATES),
                           f"coalesce(rp BETWEEN 1 AND {MAX_REPETITION}, false)",
@@ -340,8 +340,8 @@ def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str
     masks = [f"CAST(bit_count(coalesce(bit_or(CASE WHEN rp BETWEEN {lo} AND {lo + 49} THEN {bit.format(lo)} ELSE 0 END) "
              f"FILTER (WHERE od = '{o}'), 0)) AS BIGINT)" for o in ORDERS for lo in (1, 51)]
 
-    def grouped(names: Names) -> str:  # the observations grouped by case, names as ``names`` holds them
-        return f"""{", ".join(f"{sql} AS {name}" for name, sql in _case_facts(e.dialect, names, masks))}
+    def grouped(names: Names, facts: Facts) -> str:  # the observations grouped by case, names as ``names`` holds them
+        return f"""{", ".join(f"{sql} AS {name}" for name, sql in facts.stored)}
         FROM (SELECT {q('case_id')} AS case_id, {q('order')} AS od, {', '.join(q(f) for f in INT_FIELDS)},
                      {obs.number('repetition')} AS rp,
                      CASE {q('selected_candidate')} WHEN 'a' THEN 0 WHEN 'b' THEN 1 WHEN 'tie' THEN 2 END AS sel,
@@ -359,17 +359,21 @@ def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str
     # packed, with the head's names as places; once more, as it must, where a case holds too many
     # observations to pack or a name the head did not hold
     names, fits = Names(e.dialect, _head_names(e)), True
-    e.table("pk", f"SELECT case_id, count(*) AS n, {packed}, {grouped(names)}")
-    most, unknown = e.run(f"SELECT coalesce(max(n), 0), count(*) FILTER (WHERE {names.unknown()}) FROM pk")[0]
+    facts = _case_facts(e.dialect, names, masks)
+    e.table("pk", f"SELECT case_id, count(*) AS n, {packed}, {grouped(names, facts)}")
+    most, unknown = e.run(f"SELECT coalesce(max(n), 0), count(*) FILTER (WHERE {names.unknown()}) FROM "
+                          f"(SELECT n, {facts.read_sql()} FROM pk) AS x")[0]
     if most >= 2 ** FIELD_BITS or unknown:
         fits, names = most < 2 ** FIELD_BITS, (Names(e.dialect, []) if unknown else names)
-        e.table("pk", f"SELECT case_id, count(*) AS n, {packed if fits else one_by_one}, {grouped(names)}")
+        facts = _case_facts(e.dialect, names, masks)
+        e.table("pk", f"SELECT case_id, count(*) AS n, {packed if fits else one_by_one}, {grouped(names, facts)}")
     counts = Counts([f"w{j}" for j in range(len(words))], [
         e.dialect.field(f"w{j}", FIELD_BITS * i, 2 ** FIELD_BITS - 1) + f" AS {name}"
         for j, word in enumerate(words) for i, (name, _) in enumerate(word)]) if fits else \
         Counts([name for name, _ in counted], [name for name, _ in counted])
-    facts = [name for name, _ in _case_facts(e.dialect, names, masks)]
-    e.view("p", f"SELECT case_id, n, {', '.join(facts + counts.fields)} FROM pk")
+    # p reads the counts one by one; pks keeps them as stored (fewer columns to join and group)
+    e.view("p", f"SELECT case_id, n, {facts.read_sql()}, {', '.join(counts.fields)} FROM pk")
+    e.view("pks", f"SELECT case_id, {facts.read_sql()}, {', '.join(counts.stored)} FROM pk")
     return names, counts
 
 
@@ -437,25 +441,39 @@ PACKED_METADATA = (("ta", 20), ("tb", 20), ("ag", 7), ("bg", 7), ("jg", 7))
 assert MAX_TOKENS < 2 ** 20 and MAX_CODED_NAMES < 2 ** 7 and sum(bits for _, bits in PACKED_METADATA) < 63
 
 
-def _case_facts(d: Dialect, names: Names, masks: Sequence[str]) -> list[tuple[str, str]]:
-    """A case's facts beside its counts, as (name, aggregate): its candidates' lengths and names and
-    its judge (their least values); whether its names vary (a doubt that sends its rows through
-    the record rules), whether its judge varies, whether its metadata varies; whether an (order,
-    repetition) is observed twice (the rows beyond the repetitions ``masks`` hold)."""
+class Facts(NamedTuple):
+    """A case's facts beside its counts: as table ``pk`` stores them, (name, aggregate); as ``p`` reads
+    them, (name, SQL over the stored)."""
+
+    stored: list[tuple[str, str]]
+    read: list[tuple[str, str]]
+
+    def read_sql(self) -> str:
+        return ", ".join(f"{sql} AS {name}" for name, sql in self.read)
+
+
+def _case_facts(d: Dialect, names: Names, masks: Sequence[str]) -> Facts:
+    """A case's facts beside its counts: its candidates' lengths and names and its judge (their least
+    values); whether its names vary (a doubt that sends its rows through the record rules), whether
+    its judge varies, whether its metadata varies; whether an (order, repetition) is observed twice
+    (the rows beyond the repetitions ``masks`` hold). Where the names are places, the first five are
+    stored as one packed number and the three doubts as one flag (a narrower table to write, and to
+    join)."""
     twice = ("twice", f"count(*) <> {' + '.join(masks)}")
     if not names.names:
         def varies(*xs: str) -> str:
             return " OR ".join(f"min({x}) <> max({x})" for x in xs)
-        return [(x, f"min({x})") for x in ("ta", "tb", "ag", "bg", "jg")] + [
+        stored = [(x, f"min({x})") for x in ("ta", "tb", "ag", "bg", "jg")] + [
             twice, ("names_vary", varies("ag", "bg", "jg")), ("judge_varies", varies("jg")),
             ("metadata_varies", varies("ta", "tb", "ag", "bg"))]
+        return Facts(stored, [(name, name) for name, _ in stored])
     shifts = [sum(bits for _, bits in PACKED_METADATA[i + 1:]) for i in range(len(PACKED_METADATA))]
     # a row whose lengths are out of range (then a record error) is left out: it cannot be packed
     meta = (f"CASE WHEN ta BETWEEN 1 AND {MAX_TOKENS} AND tb BETWEEN 1 AND {MAX_TOKENS} THEN "
             f"{' + '.join(f'{x} * {2 ** shift}' for (x, _), shift in zip(PACKED_METADATA, shifts))} END")
-    varies = f"min({meta}) <> max({meta})"
-    return [(x, d.field(f"min({meta})", shift, 2 ** bits - 1)) for (x, bits), shift in zip(PACKED_METADATA, shifts)] + [
-        twice, ("names_vary", varies), ("judge_varies", varies), ("metadata_varies", varies)]
+    return Facts([("meta", f"min({meta})"), twice, ("varies", f"min({meta}) <> max({meta})")], [
+        (x, d.field("meta", shift, 2 ** bits - 1)) for (x, bits), shift in zip(PACKED_METADATA, shifts)] + [
+        ("twice", "twice"), ("names_vary", "varies"), ("judge_varies", "varies"), ("metadata_varies", "varies")])
 
 
 def _check_snapshot(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], contract_name: str,
@@ -479,11 +497,11 @@ def _check_snapshot(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any,
     # joined, as each joins at most one case of pk) and is what is measured. The number of reviewers
     # is kept up to REVIEWER_CAP, the candidates' lengths as which is longer (0: a, 1: b, -1:
     # neither): all the audit reads of them. A left join: a full one takes about twice as long.
-    longer = "CASE WHEN pk.ta > pk.tb THEN 0 WHEN pk.tb > pk.ta THEN 1 ELSE -1 END"
+    longer = "CASE WHEN pk.ta > pk.tb THEN 0 WHEN pk.tb > pk.ta THEN 1 ELSE -1 END"  # pk: its facts as p reads them
     e.table("j", f"""
         SELECT r.pref, least(r.nrev, {REVIEWER_CAP}) AS nrev, r.adj, {longer} AS lg, pk.ag, pk.bg,
                {", ".join(f"pk.{x}" for x in counts.stored)}, count(*) AS cnt
-        FROM pk LEFT JOIN r ON pk.case_id = r.case_id
+        FROM pks AS pk LEFT JOIN r ON pk.case_id = r.case_id
         GROUP BY r.pref, least(r.nrev, {REVIEWER_CAP}), r.adj, {longer}, pk.ag, pk.bg,
                  {", ".join(f"pk.{x}" for x in counts.stored)}""")
     e.view("jv", f"SELECT pref, nrev, adj, lg, ag, bg, {', '.join(counts.fields)}, cnt FROM j")
