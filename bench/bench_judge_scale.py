@@ -94,9 +94,9 @@ def write(folder: Path, observations: int) -> tuple[Path, Path, Path]:
 
 
 def frames(c: Path, r: Path, o: Path) -> tuple[float, float, str]:
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write(_FRAMES)
-    peak = f.name + ".peak"
+    script = c.parent / "frames_path.py"  # in the run's temporary folder: gone with it
+    script.write_text(_FRAMES)
+    peak = str(script) + ".peak"
     child = ("import atexit, runpy, sys\n"
              "def _peak(path=sys.argv[1]):\n"
              "    kb = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"
@@ -105,7 +105,7 @@ def frames(c: Path, r: Path, o: Path) -> tuple[float, float, str]:
              "script = sys.argv[2]; sys.argv = [script] + sys.argv[3:]\n"
              "runpy.run_path(script, run_name='__main__')\n")
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", child, peak, f.name, str(c), str(r), str(o)], capture_output=True,
+    out = subprocess.run([sys.executable, "-c", child, peak, str(script), str(c), str(r), str(o)], capture_output=True,
                          text=True, timeout=7200)
     dt = time.perf_counter() - t0
     if out.returncode:
