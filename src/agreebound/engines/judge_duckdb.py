@@ -39,8 +39,10 @@ class DuckDialect:
 
     @staticmethod
     def reviewers_ok(x: str) -> str:
+        # ids joined by ';' (no id holds one, none is empty), matched whole: one match per cell where
+        # one per id took 3.7 s of 25M references' 6.3 s; sorted and distinct, as in memory
         parts = f"string_split({x}, ';')"
-        return (f"coalesce({x} <> '' AND list_bool_and(list_transform({parts}, lambda e: regexp_full_match(e, '{ID}'))) "
+        return (f"coalesce(regexp_full_match({x}, '(?:{ID})(?:;(?:{ID}))*') "
                 f"AND list_sort({parts}) = {parts} AND len(list_distinct({parts})) = len({parts}), false)")
 
     @staticmethod
