@@ -890,7 +890,9 @@ def _ok_bool(s: pd.Series) -> np.ndarray:
     return np.zeros(len(s), dtype=bool)
 
 
-def _valid_reviewers(items: tuple[Any, ...]) -> bool:
+def valid_reviewers(items: tuple[Any, ...]) -> bool:
+    """A reference's reviewers: canonical ids in strictly increasing order, at least one (the rule
+    the engines' SQL restates; tests/test_judge_engine.py holds DuckDB's to it)."""
     return bool(items) and all(type(r) is str and ID_PATTERN.fullmatch(r) for r in items) and all(
         a < b for a, b in zip(items, items[1:]))
 
@@ -905,12 +907,12 @@ def _ok_reviewers(s: pd.Series) -> np.ndarray:
                                dtype=bool, count=len(values))
         if hashable.any():
             codes, uniques = pd.factorize(values[hashable])
-            table = np.fromiter((_valid_reviewers(u) for u in uniques), dtype=bool, count=len(uniques))
+            table = np.fromiter((valid_reviewers(u) for u in uniques), dtype=bool, count=len(uniques))
             out[hashable] = table[codes]
     for i in np.flatnonzero(~kinds):
         v = values[i]
         if isinstance(v, (list, np.ndarray)):
-            out[i] = _valid_reviewers(tuple(_py(v)))
+            out[i] = valid_reviewers(tuple(_py(v)))
     return out
 
 

@@ -311,7 +311,7 @@ def _reference_table(e: Any, rules: Rules, parse: dict[str, str]) -> None:
     what the audit reads of it; and, for the checks that come first, whether each of its cells does
     not parse (``parse_i``) and whether it breaks a record rule (``bad``). Every expression here
     reads any text without failing, so the table is made before the references are known valid:
-    one scan where there were two (a check, then the table), 4-5 s of 45 at 1e8 observations."""
+    one scan where there were two (a check, then the table): 0.9 s of 45 at 1e8 observations."""
     flags = "".join(f"{x} AS parse_{i}, " for i, x in enumerate(parse.values()))
     e.table("r", f"""SELECT {q('case_id')} AS case_id, CASE {q('preferred_candidate')} WHEN 'a' THEN 0 WHEN 'b' THEN 1
                      ELSE 2 END AS pref, {e.dialect.count_ids(q('reviewer_ids'))} AS nrev,
