@@ -97,6 +97,7 @@ def frames(c: Path, r: Path, o: Path) -> tuple[float, float, str]:
     script = c.parent / "frames_path.py"  # in the run's temporary folder: gone with it
     script.write_text(_FRAMES)
     peak = str(script) + ".peak"
+    Path(peak).unlink(missing_ok=True)  # each repetition's own: a run that wrote none fails, not reads the last
     child = ("import atexit, runpy, sys\n"
              "def _peak(path=sys.argv[1]):\n"
              "    kb = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"
