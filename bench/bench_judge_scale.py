@@ -96,8 +96,8 @@ def write(folder: Path, observations: int) -> tuple[Path, Path, Path]:
 def frames(c: Path, r: Path, o: Path) -> tuple[float, float, str]:
     script = c.parent / "frames_path.py"  # in the run's temporary folder: gone with it
     script.write_text(_FRAMES)
-    peak = str(script) + ".peak"
-    Path(peak).unlink(missing_ok=True)  # each repetition's own: a run that wrote none fails, not reads the last
+    peak = c.parent / "frames_path.peak"
+    peak.unlink(missing_ok=True)  # each repetition's own: a run that wrote none fails, not reads the last
     child = ("import atexit, runpy, sys\n"
              "def _peak(path=sys.argv[1]):\n"
              "    kb = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"
@@ -106,13 +106,13 @@ def frames(c: Path, r: Path, o: Path) -> tuple[float, float, str]:
              "script = sys.argv[2]; sys.argv = [script] + sys.argv[3:]\n"
              "runpy.run_path(script, run_name='__main__')\n")
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", child, peak, str(script), str(c), str(r), str(o)], capture_output=True,
+    out = subprocess.run([sys.executable, "-c", child, str(peak), str(script), str(c), str(r), str(o)], capture_output=True,
                          text=True, timeout=7200)
     dt = time.perf_counter() - t0
     if out.returncode:
         raise SystemExit(f"frames path failed: {out.stderr[-500:]}")
     result = json.loads(out.stdout)
-    return dt, int(Path(peak).read_text()) / 1024, json.dumps(result["rates"]) + " " + result["decision"]
+    return dt, int(peak.read_text()) / 1024, json.dumps(result["rates"]) + " " + result["decision"]
 
 
 def cli(c: Path, r: Path, o: Path) -> tuple[float, float, str]:

@@ -633,12 +633,13 @@ def test_a_partial_audits_diagnostics_from_counts_are_those_of_the_rows():
 def test_duckdb_reviewers_rule_is_the_in_memory_one_on_any_text():
     """The reviewers' cell is matched whole (ids joined by ';'), not id by id: on 100,000 texts of
     ids, near-ids and separators (and a missing cell), DuckDB passes exactly the cells the in-memory
-    path passes: split on ';' as its reader does, then its record rule (calibration.valid_reviewers)."""
+    path passes: the cell as it holds it (judge_sql.typed), then its record rule (calibration.valid_reviewers)."""
     import random
     import duckdb
 
     from agreebound.calibration import valid_reviewers
     from agreebound.engines.judge_duckdb import DuckDialect
+    from agreebound.engines.judge_sql import typed
 
     rng = random.Random(5)
     pieces = ["abc", "abd", "x1.y", "rev:q", "ab", "Abc", "abc ", "", "a" * 96, "b" * 97, "abc\n", "é12"]
@@ -646,8 +647,8 @@ def test_duckdb_reviewers_rule_is_the_in_memory_one_on_any_text():
         ";".join(rng.choice(pieces) for _ in range(rng.randint(1, 4))) for _ in range(50_000)] + [
         "".join(rng.choice("abz09._:-;A \n") for _ in range(rng.randint(0, 12))) for _ in range(50_000)]
 
-    def python(text: str | None) -> bool:  # as the reader splits a cell (io/records.py), then the record rule
-        return text is not None and valid_reviewers(tuple(text.split(";")) if text else ())
+    def python(text: str | None) -> bool:  # the cell as the in-memory form holds it, then the record rule
+        return text is not None and valid_reviewers(typed(["reviewer_ids"], {"reviewer_ids": text})[0])
 
     frame = pd.DataFrame({"x": texts})  # noqa: F841 - read by DuckDB by name
     got = [r[0] for r in duckdb.connect().execute(f"SELECT {DuckDialect.reviewers_ok('x')} FROM frame").fetchall()]
