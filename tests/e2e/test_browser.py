@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from dashboard_helpers import settle, slider
-from playwright.sync_api import Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -152,10 +152,12 @@ def test_report_downloads_from_the_panel_page(page: Page, app_url: str):
     assert insult["explanation"][0].startswith("Raters agree on 84% of the pairs they rated together")
 
 
-def test_crafted_link_and_markup_names_fetch_nothing_and_link_nowhere(page: Page, app_url: str):
-    """User text is data: a hand-made ?th= and names full of Markdown and HTML render as text."""
+def test_crafted_link_and_markup_names_fetch_nothing_and_link_nowhere(context: BrowserContext, app_url: str):
+    """User text is data: a hand-made ?th= and names full of Markdown and HTML render as text. In a
+    context of its own (not the shared tab), since it counts every request the browser makes."""
     from urllib.parse import quote, urlparse
 
+    page = context.new_page()
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     evil = ("![p](http://evil.example/pixel.png) [go](http://evil.example/x) <img src=http://evil.example/i.png> "

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from dashboard_helpers import settle, slider
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from agreebound.render.figures import contrast
 
@@ -23,9 +23,10 @@ LINK = "th=" + json.dumps({"panel": {"alpha_floor_permil": 150, "ratio_cap_permi
 pytestmark = pytest.mark.e2e
 
 
-def open_page(browser: Browser, url: str, width: int = 1440, height: int = 900, scheme: str = "light") -> Page:
-    ctx = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-    page = ctx.new_page()
+def open_page(page: Page, url: str, width: int = 1440, height: int = 900, scheme: str = "light") -> Page:
+    """``url`` opened afresh in the test's tab, at this size and colour scheme."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.emulate_media(color_scheme=scheme)
     page.goto(url)
     settle(page)
     return page
@@ -37,9 +38,9 @@ def in_view(page: Page, selector: str) -> bool:
     return box is not None and box["y"] < vp["height"] and box["y"] + box["height"] > 0
 
 
-def test_a_shared_link_with_edited_thresholds_shows_the_banner_on_every_page(browser: Browser, app_url: str):
+def test_a_shared_link_with_edited_thresholds_shows_the_banner_on_every_page(page: Page, app_url: str):
     for path in PAGES:
-        page = open_page(browser, f"{app_url}/{path}?{LINK}", 1440, 900)
+        open_page(page, f"{app_url}/{path}?{LINK}", 1440, 900)
         banner = page.locator(".st-key-edited_thresholds")
         expect(banner).to_contain_text("alpha floor 0.150 (default 0.600)")
         expect(banner).to_contain_text("spread cap 4.60x (default 2.00x)")
@@ -49,22 +50,20 @@ def test_a_shared_link_with_edited_thresholds_shows_the_banner_on_every_page(bro
             assert in_view(page, ".st-key-edited_thresholds"), (path, width)  # on the first screen, phones too
             if path == "":
                 page.screenshot(path=str(ARTIFACTS / f"banner-{width}.png"))
-        page.context.close()
 
 
-def test_the_phone_first_screen_shows_the_overall_verdicts(browser: Browser, app_url: str):
-    page = open_page(browser, app_url, 390, 844)
+def test_the_phone_first_screen_shows_the_overall_verdicts(page: Page, app_url: str):
+    open_page(page, app_url, 390, 844)
     headline = page.locator(".st-key-headline")
     expect(headline).to_contain_text("Panel (sample data): 1 of 3 dimensions may be enforced at the nominal level (the default).")
     expect(headline).to_contain_text("Judge (sample data): fails 4 of 5 gates.")
     box = headline.bounding_box()
     assert box["y"] + box["height"] <= 844
     page.screenshot(path=str(ARTIFACTS / "overview-phone.png"))
-    page.context.close()
 
 
-def test_overview_sentences_and_a_bullet_chart_per_gate(browser: Browser, app_url: str):
-    page = open_page(browser, app_url, 1440, 900)
+def test_overview_sentences_and_a_bullet_chart_per_gate(page: Page, app_url: str):
+    open_page(page, app_url, 1440, 900)
     expect(page.get_by_text("Why: alpha (nominal) 0.236, needs 0.600: 0.364 short; spread 3.90x, cap 2.00x: 1.90x over.")).to_be_visible()
     charts = page.locator(".st-key-dimension_0 .js-plotly-plot")
     expect(charts).to_have_count(2)
@@ -72,11 +71,10 @@ def test_overview_sentences_and_a_bullet_chart_per_gate(browser: Browser, app_ur
     expect(page.locator(".st-key-judge_gates .js-plotly-plot")).to_have_count(5)
     assert "limit 5.0%" in page.locator(".st-key-judge_gates .js-plotly-plot").nth(1).text_content()
     page.screenshot(path=str(ARTIFACTS / "overview-1440.png"), full_page=True)
-    page.context.close()
 
 
-def test_the_what_if_strip_updates_in_view_after_a_slider_move(browser: Browser, app_url: str):
-    page = open_page(browser, f"{app_url}/whatif", 1440, 900)
+def test_the_what_if_strip_updates_in_view_after_a_slider_move(page: Page, app_url: str):
+    open_page(page, f"{app_url}/whatif", 1440, 900)
     strip = page.locator(".st-key-whatif_strip")
     expect(strip).to_contain_text("sexual: ENFORCE at nominal (same as the defaults)", timeout=20_000)
     floor = slider(page, "Alpha floor (permil)")
@@ -96,7 +94,6 @@ def test_the_what_if_strip_updates_in_view_after_a_slider_move(browser: Browser,
     expect(strip).to_contain_text("self-preference 56.5%, limit 100.0%: 43.5 points to spare: passes (flipped from fails)", timeout=20_000)
     assert in_view(page, ".st-key-whatif_strip")
     page.screenshot(path=str(ARTIFACTS / "whatif-strip.png"))
-    page.context.close()
 
 
 def to_dark(page: Page) -> None:
@@ -117,10 +114,10 @@ def to_dark(page: Page) -> None:
     settle(page)
 
 
-def test_axe_finds_nothing_serious_on_any_page_in_light_or_dark(browser: Browser, app_url: str):
+def test_axe_finds_nothing_serious_on_any_page_in_light_or_dark(page: Page, app_url: str):
     found = {}
     for path in PAGES + [f"?{LINK}"]:
-        page = open_page(browser, f"{app_url}/{path}", 1440, 900, "light")
+        open_page(page, f"{app_url}/{path}", 1440, 900, "light")
         for scheme in ("light", "dark"):
             if scheme == "dark":
                 to_dark(page)
@@ -130,7 +127,6 @@ def test_axe_finds_nothing_serious_on_any_page_in_light_or_dark(browser: Browser
             found[(scheme, path or "overview")] = [(v["id"], v["impact"], len(v["nodes"])) for v in results["violations"]
                                                    if v["impact"] in ("serious", "critical")]
         assert page.title() != "Agreebound"  # each page its own tab title
-        page.context.close()
     assert len(found) == 2 * len(PAGES + [LINK])
     assert found == {k: [] for k in found}
 
@@ -153,8 +149,8 @@ def marker_strokes(page: Page) -> list[str]:
         "els => els.map(e => getComputedStyle(e).stroke).filter(s => s && s !== 'none')")
 
 
-def test_dark_mode_threshold_markers_are_visible(browser: Browser, app_url: str):
-    page = open_page(browser, app_url, 1440, 900, "dark")
+def test_dark_mode_threshold_markers_are_visible(page: Page, app_url: str):
+    open_page(page, app_url, 1440, 900, "dark")
     dark = background(page)
     assert contrast(dark, "#0e1117") < 1.3  # the dark theme is on
     # the threshold line of the first bullet chart: a shape whose stroke is the marker colour
@@ -163,25 +159,21 @@ def test_dark_mode_threshold_markers_are_visible(browser: Browser, app_url: str)
     assert colours, strokes
     assert max(contrast(c, dark) for c in colours) >= 3.0, (colours, dark)
     page.screenshot(path=str(ARTIFACTS / "overview-dark.png"))
-    page.context.close()
     # a page opened in light and turned dark (the axe test's dark pages) draws the same charts
-    light = open_page(browser, app_url, 1440, 900, "light")
+    light = open_page(page, app_url, 1440, 900, "light")
     assert marker_strokes(light) != strokes
     to_dark(light)
     assert marker_strokes(light) == strokes
-    light.context.close()
 
 
-def test_on_a_phone_wide_tables_stack_instead_of_cutting_columns(browser: Browser, app_url: str):
-    page = open_page(browser, f"{app_url}/judge", 390, 844)
+def test_on_a_phone_wide_tables_stack_instead_of_cutting_columns(page: Page, app_url: str):
+    open_page(page, f"{app_url}/judge", 390, 844)
     expect(page.locator(".st-key-gates_table_wideview")).to_be_hidden()
     stacked = page.locator(".st-key-gates_table_narrowview")
     expect(stacked).to_be_visible()
     expect(stacked).to_contain_text("margin: 15 fewer flips would pass")  # the last column, whole
     box = stacked.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390
-    page.context.close()
-    page = open_page(browser, f"{app_url}/judge", 1440, 900)
+    open_page(page, f"{app_url}/judge", 1440, 900)
     expect(page.locator(".st-key-gates_table_narrowview")).to_be_hidden()
     expect(page.locator(".st-key-gates_table_wideview")).to_be_visible()
-    page.context.close()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from dashboard_helpers import settle, slider
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -55,8 +55,9 @@ CLIPPED = """() => {
 }"""
 
 
-def open_page(browser: Browser, url: str, width: int, height: int) -> Page:
-    page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+def open_page(page: Page, url: str, width: int, height: int) -> Page:
+    """``url`` opened afresh in the test's tab, at this size."""
+    page.set_viewport_size({"width": width, "height": height})
     page.goto(url)
     settle(page)
     return page
@@ -80,8 +81,8 @@ def wide_or_stacked(page: Page, key: str, width: int) -> None:
 
 
 @pytest.mark.parametrize("width, height", VIEWPORTS)
-def test_the_judge_gate_table_shows_every_cell_whole(browser: Browser, app_url: str, width: int, height: int):
-    page = open_page(browser, f"{app_url}/judge", width, height)
+def test_the_judge_gate_table_shows_every_cell_whole(page: Page, app_url: str, width: int, height: int):
+    open_page(page, f"{app_url}/judge", width, height)
     wide_or_stacked(page, "gates_table", width)
     table = page.locator(f".st-key-gates_table_{'wideview' if width > PHONE else 'narrowview'}")
     for words in ("margin", "15 fewer flips would pass", "gate", "FAIL", "cases / observations", "240 / 1,440"):
@@ -90,12 +91,11 @@ def test_the_judge_gate_table_shows_every_cell_whole(browser: Browser, app_url: 
     assert found["cells"] >= (6 * 8 if width > PHONE else 5), found  # a header and 5 rows of 8; or 5 blocks
     table.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"layout-judge-gates-{width}.png"))
-    page.context.close()
 
 
 @pytest.mark.parametrize("width, height", VIEWPORTS)
-def test_the_what_if_verdict_tables_show_every_cell_whole(browser: Browser, app_url: str, width: int, height: int):
-    page = open_page(browser, f"{app_url}/whatif", width, height)
+def test_the_what_if_verdict_tables_show_every_cell_whole(page: Page, app_url: str, width: int, height: int):
+    open_page(page, f"{app_url}/whatif", width, height)
     wide_or_stacked(page, "verdict_table", width)
     wide_or_stacked(page, "judge_verdict_table", width)
     table = page.locator(f".st-key-verdict_table_{'wideview' if width > PHONE else 'narrowview'}")
@@ -105,15 +105,14 @@ def test_the_what_if_verdict_tables_show_every_cell_whole(browser: Browser, app_
     whole(page)
     table.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"layout-whatif-table-{width}.png"))
-    page.context.close()
 
 
 @pytest.mark.parametrize("width, height", VIEWPORTS)
-def test_the_panel_level_and_detector_tables_show_every_cell_whole(browser: Browser, app_url: str, width: int,
+def test_the_panel_level_and_detector_tables_show_every_cell_whole(page: Page, app_url: str, width: int,
                                                                      height: int):
     """The bundled "Detector panel" sample: 0/1 ratings, so every level is admissible (a level table)
     and the positive category 1 gives each detector a rate (a detector table)."""
-    page = open_page(browser, f"{app_url}/panel", width, height)
+    open_page(page, f"{app_url}/panel", width, height)
     tables = page.locator("[data-testid='stTable']")
     levels = tables.filter(has_text="not compared (ratio needs a true zero)").first  # the first tab's
     detectors = tables.filter(has_text="Wilson 95%").first
@@ -125,13 +124,12 @@ def test_the_panel_level_and_detector_tables_show_every_cell_whole(browser: Brow
     assert len(found["tables"]) == 2, found
     detectors.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"layout-panel-tables-{width}.png"))
-    page.context.close()
 
 
 @pytest.mark.parametrize("width, height, least", [(1440, 900, 400), (390, 844, 280)])
-def test_the_judge_rates_chart_keeps_a_usable_plot_width(browser: Browser, app_url: str, width: int, height: int,
+def test_the_judge_rates_chart_keeps_a_usable_plot_width(page: Page, app_url: str, width: int, height: int,
                                                          least: int):
-    page = open_page(browser, f"{app_url}/judge", width, height)
+    open_page(page, f"{app_url}/judge", width, height)
     chart = page.locator(".js-plotly-plot").first
     expect(chart).to_contain_text("Judge rates against the contract's thresholds")
     chart.scroll_into_view_if_needed()
@@ -139,7 +137,6 @@ def test_the_judge_rates_chart_keeps_a_usable_plot_width(browser: Browser, app_u
     figure = chart.bounding_box()["width"]
     assert plot >= least and plot >= 0.8 * figure, (plot, figure)
     chart.screenshot(path=str(ARTIFACTS / f"layout-judge-rates-{width}.png"))
-    page.context.close()
 
 
 def _clear(brief: dict, control: dict) -> bool:
@@ -147,8 +144,8 @@ def _clear(brief: dict, control: dict) -> bool:
     return control["y"] >= brief["y"] + brief["height"] and control["y"] + control["height"] <= 844
 
 
-def test_on_a_phone_the_what_if_strip_stays_in_view_collapsed_to_what_changed(browser: Browser, app_url: str):
-    page = open_page(browser, f"{app_url}/whatif", 390, 844)
+def test_on_a_phone_the_what_if_strip_stays_in_view_collapsed_to_what_changed(page: Page, app_url: str):
+    open_page(page, f"{app_url}/whatif", 390, 844)
     brief = page.locator(".st-key-whatif_brief_narrowview")
     expect(page.locator(".st-key-whatif_strip")).to_be_hidden()  # the full strip would scroll away above
     expect(brief).to_contain_text("Verdicts as under the defaults")
@@ -174,11 +171,10 @@ def test_on_a_phone_the_what_if_strip_stays_in_view_collapsed_to_what_changed(br
                                  "getComputedStyle(document.querySelector(\"[data-testid='stApp']\")).backgroundColor]")
     assert sticky == app  # opaque, in the app's own colour: the sliders pass under it unseen
     page.screenshot(path=str(ARTIFACTS / "layout-whatif-phone-strip.png"))
-    page.context.close()
 
 
-def test_on_a_phone_the_panel_verdict_comes_before_the_uploaders(browser: Browser, app_url: str):
-    page = open_page(browser, f"{app_url}/panel", 390, 844)
+def test_on_a_phone_the_panel_verdict_comes_before_the_uploaders(page: Page, app_url: str):
+    open_page(page, f"{app_url}/panel", 390, 844)
     headline = page.locator(".st-key-panel_headline")
     expect(headline).to_contain_text("Panel (sample data): 1 of 3 dimensions may be enforced")
     expect(headline).to_contain_text("violence: REPORT_ONLY · insult: REPORT_ONLY · sexual: ENFORCE")
@@ -186,12 +182,11 @@ def test_on_a_phone_the_panel_verdict_comes_before_the_uploaders(browser: Browse
     box = headline.bounding_box()
     assert box["y"] + box["height"] <= min(844, uploader.bounding_box()["y"])  # first screen, above the uploader
     page.screenshot(path=str(ARTIFACTS / "layout-panel-phone-first-screen.png"))
-    page.context.close()
 
 
-def test_on_a_phone_the_overview_keeps_the_judge_gates_in_order_and_names_no_hidden_sidebar(browser: Browser,
+def test_on_a_phone_the_overview_keeps_the_judge_gates_in_order_and_names_no_hidden_sidebar(page: Page,
                                                                                             app_url: str):
-    page = open_page(browser, app_url, 390, 844)
+    open_page(page, app_url, 390, 844)
     gates = page.locator(".st-key-judge_gates strong").filter(
         has_text=re.compile("^(Human agreement|Position flip|Repeat variance|Verbosity bias|Self-preference)$"))
     expect(gates).to_have_count(5)
@@ -201,11 +196,10 @@ def test_on_a_phone_the_overview_keeps_the_judge_gates_in_order_and_names_no_hid
     main = page.locator("[data-testid='stMain']").inner_text()
     assert "sidebar" not in main.lower()  # a phone hides it: the thresholds are said inline
     expect(page.locator(".st-key-headline")).to_contain_text("alpha floor 0.600, spread cap 2.00x")
-    page.context.close()
 
 
-def test_gates_that_cannot_be_evaluated_are_a_line_of_text(browser: Browser, app_url: str):
-    page = open_page(browser, f"{app_url}/judge", 1440, 900)
+def test_gates_that_cannot_be_evaluated_are_a_line_of_text(page: Page, app_url: str):
+    open_page(page, f"{app_url}/judge", 1440, 900)
     page.locator("[data-testid='stSelectbox']").filter(has_text="Or pick a sample").first.click()
     page.get_by_role("option", name="MT-Bench judgments by gpt-4, with human votes (a partial audit)", exact=True).click()
     settle(page)
@@ -214,4 +208,3 @@ def test_gates_that_cannot_be_evaluated_are_a_line_of_text(browser: Browser, app
     box = page.locator(".st-key-judge_gates")
     expect(box).to_contain_text("Repeat variance not checked: repeat variance not evaluable")
     expect(box.locator(".js-plotly-plot")).to_have_count(3)  # 5 gates, 2 not evaluable: no empty charts
-    page.context.close()

@@ -71,6 +71,12 @@ def settle(page: Page, charts: int) -> None:
     page.wait_for_timeout(600)  # responsive charts re-lay out after the first paint
 
 
+@pytest.fixture
+def page(context: BrowserContext) -> Page:
+    """A context of its own (not the process's shared tab): the test counts every request the report makes."""
+    return context.new_page()
+
+
 @pytest.mark.skipif(Axe is None, reason="axe-playwright-python is not installed (pip install -e '.[test]')")
 @pytest.mark.parametrize("name", list(CASES))
 def test_report_is_accessible_offline_whole_and_printable(page: Page, tmp_path, name):
