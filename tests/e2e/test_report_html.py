@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import BrowserContext, Page
 
 from agreebound.cli import main
 
