@@ -1,4 +1,6 @@
 import atexit
+import fcntl
+import json
 import os
 import shutil
 import sys
@@ -60,6 +62,28 @@ def fresh_caches(request):
         st.cache_resource.clear()
         data.MEASURE_CALLS.clear()
     yield
+
+
+@pytest.fixture(scope="session")
+def bomb_cases(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> tuple[Path, list[dict]]:
+    """The memory bombs (tests/data/make_hostile_files.py: bomb_cases) in one folder for the whole
+    test run: `make test`'s processes share it, the first to ask makes the files (about 13
+    CPU-seconds: two workbooks unpack to 2.8 GB) while the other waits on a lock. Returns the
+    folder and the cases (path, the words a refusal says, what the file is). Read-only to tests."""
+    root = tmp_path_factory.getbasetemp()
+    if worker_id != "master":  # pytest-xdist: each process has its own folder inside the run's
+        root = root.parent
+    folder, listing = root / "bombs", root / "bombs" / "cases.json"
+    with open(root / "bombs.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not listing.exists():  # written last: a process that died half-way leaves no listing
+            sys.path.insert(0, str(Path(__file__).parent / "data"))
+            import make_hostile_files
+
+            folder.mkdir(exist_ok=True)
+            made = make_hostile_files.bomb_cases(folder)
+            listing.write_text(json.dumps([{**case, "path": case["path"].name} for case in made]))
+    return folder, [{**case, "path": folder / case["path"]} for case in json.loads(listing.read_text())]
 
 
 # --- databases for the run store (agreebound.store) ----------------------------------------------

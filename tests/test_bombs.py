@@ -29,11 +29,9 @@ SECONDS = 30
 
 
 @pytest.fixture(scope="module")
-def bombs(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("bombs")
-    cases = make_hostile_files.bomb_cases(tmp)
-    make_hostile_files.stale_dimension_workbook(tmp / "stale_dimension.xlsx")
-    return tmp, cases
+def bombs(bomb_cases):
+    """The run's bomb files (tests/conftest.py: made once, shared with the browser's bomb test)."""
+    return bomb_cases
 
 
 def test_the_bombs_are_what_they_claim(bombs):
@@ -76,9 +74,9 @@ def test_json_key_bombs_name_the_line_where_the_limit_was_crossed(bombs):
                                     "is 20,000")
 
 
-def test_a_stale_dimension_reads_all_400_ratings_and_says_how_many_rows(bombs):
-    tmp, _ = bombs
-    path = tmp / "stale_dimension.xlsx"
+def test_a_stale_dimension_reads_all_400_ratings_and_says_how_many_rows(tmp_path):
+    path = tmp_path / "stale_dimension.xlsx"
+    make_hostile_files.stale_dimension_workbook(path)
     proc = subprocess.run([sys.executable, "-m", "agreebound.cli", "panel", str(path), "--json"],
                           capture_output=True, timeout=120)
     report = json.loads(proc.stdout)

@@ -1,10 +1,9 @@
 """Memory bombs uploaded in a real browser: each is one located message, the data loaded before
 stays, and the server goes on serving another session (issue 21). The files are made at test
-time (tests/data/make_hostile_files.py: bomb_cases)."""
+time (tests/data/make_hostile_files.py: bomb_cases), once per run (tests/conftest.py)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,15 +12,11 @@ from playwright.sync_api import Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
-sys.path.insert(0, str(ROOT / "tests" / "data"))
-
-import make_hostile_files  # noqa: E402
-
 pytestmark = pytest.mark.e2e
 
 
-def test_bombs_are_refused_and_the_server_keeps_serving(page: Page, app_url: str, browser, tmp_path):
-    cases = {c["path"].name: c for c in make_hostile_files.bomb_cases(tmp_path)}
+def test_bombs_are_refused_and_the_server_keeps_serving(page: Page, app_url: str, browser, bomb_cases):
+    cases = {c["path"].name: c for c in bomb_cases[1]}  # made once per run (tests/conftest.py)
     page.goto(f"{app_url}/panel")
     settle(page)
     uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: CSV/TSV")
