@@ -52,7 +52,8 @@ java:
 
 # Two processes, a test module each at a time (its fixtures, such as a module's server, start once),
 # the heaviest modules first (tests/conftest.py orders them; --no-loadscope-reorder keeps that order):
-# 824 s on this 2-core machine. Three processes took 816 s with the CPU busy throughout (25 s idle).
+# 803-886 s on this 2-core machine, whose speed varies from run to run; the CPU is busy throughout
+# (68 of 1,717 CPU-seconds idle). Three processes took 816 s against 824 s for two.
 TEST_WORKERS ?= 2
 
 test: $(VENV)/.test chromium postgresql java
