@@ -65,13 +65,13 @@ def fresh_caches(request):
 
 
 @pytest.fixture(scope="session")
-def bomb_cases(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> tuple[Path, list[dict]]:
+def bomb_cases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]]:
     """The memory bombs (tests/data/make_hostile_files.py: bomb_cases) in one folder for the whole
     test run: `make test`'s processes share it, the first to ask makes the files (about 13
     CPU-seconds: two workbooks unpack to 2.8 GB) while the other waits on a lock. Returns the
     folder and the cases (path, the words a refusal says, what the file is). Read-only to tests."""
     root = tmp_path_factory.getbasetemp()
-    if worker_id != "master":  # pytest-xdist: each process has its own folder inside the run's
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # pytest-xdist: each process has its own folder inside the run's
         root = root.parent
     folder, listing = root / "bombs", root / "bombs" / "cases.json"
     with open(root / "bombs.lock", "w") as lock:
@@ -82,8 +82,11 @@ def bomb_cases(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> tupl
 
             folder.mkdir(exist_ok=True)
             made = make_hostile_files.bomb_cases(folder)
-            listing.write_text(json.dumps([{**case, "path": case["path"].name} for case in made]))
-    return folder, [{**case, "path": folder / case["path"]} for case in json.loads(listing.read_text())]
+            draft = listing.with_suffix(".tmp")
+            draft.write_text(json.dumps([{**case, "path": case["path"].name} for case in made]))
+            draft.replace(listing)  # whole or not at all
+        cases = json.loads(listing.read_text())
+    return folder, [{**case, "path": folder / case["path"]} for case in cases]
 
 
 # --- databases for the run store (agreebound.store) ----------------------------------------------

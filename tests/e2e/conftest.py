@@ -73,14 +73,19 @@ def page(_tab, browser_context_args) -> Iterator[Page]:
     Each test still opens its pages by URL (page.goto: a new Streamlit session, nothing carried
     over from the last test's), but in a tab that has loaded the app before: Chromium then keeps
     its renderer and the compiled JavaScript, and a page load costs about 4 CPU-seconds where a new
-    context per test cost about 7.5 (Panel page, measured on this 2-core machine). What the app
-    keeps in the browser's storage (the sidebar's state and width) is cleared after each test.
-    A test that watches the tab's requests or opens files gets its own context (`context`)."""
+    context per test cost about 7.5 (Panel page, measured on this 2-core machine). After each test
+    the cookies and the app's storage (the sidebar's state and width) are cleared; the HTTP cache
+    and the compiled code are kept, as a returning user's browser keeps them. A test that watches
+    the tab's requests or opens file:// pages makes its own (`context`). pytest-playwright's
+    --tracing, --video and --screenshot record only the contexts it makes, so not this tab."""
     tab = _tab()
     tab.set_viewport_size(browser_context_args["viewport"])
     tab.emulate_media(media="screen", color_scheme="light")
     yield tab
-    if not tab.is_closed() and tab.url.startswith("http"):
+    if tab.is_closed():
+        return
+    tab.context.clear_cookies()
+    if tab.url.startswith("http"):
         try:
             tab.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
         except PlaywrightError:

@@ -160,10 +160,10 @@ def test_dark_mode_threshold_markers_are_visible(page: Page, app_url: str):
     assert max(contrast(c, dark) for c in colours) >= 3.0, (colours, dark)
     page.screenshot(path=str(ARTIFACTS / "overview-dark.png"))
     # a page opened in light and turned dark (the axe test's dark pages) draws the same charts
-    light = open_page(page, app_url, 1440, 900, "light")
-    assert marker_strokes(light) != strokes
-    to_dark(light)
-    assert marker_strokes(light) == strokes
+    open_page(page, app_url, 1440, 900, "light")
+    assert marker_strokes(page) != strokes
+    to_dark(page)
+    assert marker_strokes(page) == strokes
 
 
 def test_on_a_phone_wide_tables_stack_instead_of_cutting_columns(page: Page, app_url: str):
