@@ -28,16 +28,10 @@ PEAK_MIB = 1024
 SECONDS = 30
 
 
-@pytest.fixture(scope="module")
-def bombs(bomb_cases):
-    """The run's bomb files (tests/conftest.py: made once, shared with the browser's bomb test)."""
-    return bomb_cases
-
-
-def test_the_bombs_are_what_they_claim(bombs):
+def test_the_bombs_are_what_they_claim(bomb_cases):
     import zipfile
 
-    tmp, cases = bombs
+    tmp, cases = bomb_cases
     assert len(cases) == 9
     one_row = zipfile.ZipFile(tmp / "one_row_60m_cells.xlsx").getinfo("xl/worksheets/sheet1.xml")
     # 60 million cells, under the 1 GB a sheet may unpack to: refused by counting, not by size
@@ -49,8 +43,8 @@ def test_the_bombs_are_what_they_claim(bombs):
 
 
 @pytest.mark.parametrize("index", range(9))
-def test_each_bomb_is_one_located_line_within_bounds_in_the_cli(bombs, index):
-    _, cases = bombs
+def test_each_bomb_is_one_located_line_within_bounds_in_the_cli(bomb_cases, index):
+    _, cases = bomb_cases
     case = cases[index]
     started = time.monotonic()
     code, out, err, peak = run_cli(["panel", str(case["path"])], timeout=120)
@@ -63,8 +57,8 @@ def test_each_bomb_is_one_located_line_within_bounds_in_the_cli(bombs, index):
     assert seconds < SECONDS, (case["what"], seconds)
 
 
-def test_json_key_bombs_name_the_line_where_the_limit_was_crossed(bombs):
-    tmp, _ = bombs
+def test_json_key_bombs_name_the_line_where_the_limit_was_crossed(bomb_cases):
+    tmp, _ = bomb_cases
     code, _, err, _ = run_cli(["panel", str(tmp / "new_key_every_line.jsonl")])
     assert code == 3
     assert err.decode().strip() == ("new_key_every_line.jsonl, line 6325: 6,325 records x 6,325 distinct fields is "
@@ -118,8 +112,8 @@ _APP = textwrap.dedent("""
 """)
 
 
-def test_each_bomb_through_the_dashboard_upload_keeps_what_was_loaded(bombs):
-    tmp, cases = bombs
+def test_each_bomb_through_the_dashboard_upload_keeps_what_was_loaded(bomb_cases):
+    tmp, cases = bomb_cases
     proc = subprocess.run([sys.executable, "-c", _APP, str(ROOT), *(str(c["path"]) for c in cases)],
                           capture_output=True, timeout=600, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]

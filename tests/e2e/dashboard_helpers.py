@@ -1,4 +1,5 @@
-"""What the browser tests share: waiting for the app to settle and finding a slider by its label."""
+"""What the browser tests share: opening a page at a size, waiting for the app to settle and finding
+a slider by its label."""
 
 from __future__ import annotations
 
@@ -22,3 +23,12 @@ def slider(page: Page, label: str):
     found = page.locator("[data-testid='stSlider']").filter(has_text=label).get_by_role("slider")
     expect(found).to_have_count(1)
     return found
+
+
+def open_page(page: Page, url: str, width: int = 1440, height: int = 900, scheme: str = "light") -> Page:
+    """``url`` opened afresh (a new Streamlit session) in the test's tab, at this size and colour scheme."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.emulate_media(color_scheme=scheme)
+    page.goto(url)
+    settle(page)
+    return page

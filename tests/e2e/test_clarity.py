@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from dashboard_helpers import settle, slider
+from dashboard_helpers import open_page, settle, slider
 from playwright.sync_api import Page, expect
 
 from agreebound.render.figures import contrast
@@ -21,15 +21,6 @@ PAGES = ["", "panel", "judge", "whatif", "help", "history"]
 LINK = "th=" + json.dumps({"panel": {"alpha_floor_permil": 150, "ratio_cap_permil": 4600}}, separators=(",", ":"))
 
 pytestmark = pytest.mark.e2e
-
-
-def open_page(page: Page, url: str, width: int = 1440, height: int = 900, scheme: str = "light") -> Page:
-    """``url`` opened afresh in the test's tab, at this size and colour scheme."""
-    page.set_viewport_size({"width": width, "height": height})
-    page.emulate_media(color_scheme=scheme)
-    page.goto(url)
-    settle(page)
-    return page
 
 
 def in_view(page: Page, selector: str) -> bool:

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from dashboard_helpers import settle, slider
+from dashboard_helpers import open_page, settle, slider
 from playwright.sync_api import Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,14 +53,6 @@ CLIPPED = """() => {
   }
   return out;
 }"""
-
-
-def open_page(page: Page, url: str, width: int, height: int) -> Page:
-    """``url`` opened afresh in the test's tab, at this size."""
-    page.set_viewport_size({"width": width, "height": height})
-    page.goto(url)
-    settle(page)
-    return page
 
 
 def whole(page: Page) -> dict:
