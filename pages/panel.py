@@ -69,8 +69,10 @@ def dimension_views(decisions) -> list:
         pick = st.selectbox(f"Dimension ({len(decisions):,}, worst verdicts first)", order, key="panel_dimension",
                             format_func=lambda d: widgets.printable(d, 80))  # options are plain text, not Markdown
         return [(st.container(), pick, decisions[pick])]
-    tabs = st.tabs([widgets.md(dim, 60) for dim in decisions])
-    return [(tab, dim, md) for tab, (dim, md) in zip(tabs, decisions.items())]
+    # Only the open tab is drawn (a click on another reruns): three dimensions' charts, tables and
+    # diagnostics at once made the page three times the work for the browser and the server.
+    tabs = st.tabs([widgets.md(dim, 60) for dim in decisions], key="panel_tab", on_change="rerun")
+    return [(tab, dim, md) for tab, (dim, md) in zip(tabs, decisions.items()) if tab.open]
 
 
 def headline_numbers(dim, m, d) -> None:
@@ -195,12 +197,18 @@ def results(decisions) -> None:
         with tab:
             headline_numbers(dim, m, d)
             charts(dim, m, d)
-            with st.expander("Diagnostics: which rater, which units"):
-                diagnostics(dim, m)
-            with st.expander("Other coefficients: percent agreement, kappa, pi, Gwet's AC1, Brennan-Prediger"):
-                other_coefficients(dim, m, d)
-            with st.expander("Exact numbers"):
-                exact_numbers(m, d)
+            # Computed and drawn when opened (a click reruns), not on every load of the page.
+            with st.expander("Diagnostics: which rater, which units", key=f"diagnostics_{dim}",
+                             on_change="rerun") as shown:
+                if shown.open:
+                    diagnostics(dim, m)
+            with st.expander("Other coefficients: percent agreement, kappa, pi, Gwet's AC1, Brennan-Prediger",
+                             key=f"coefficients_{dim}", on_change="rerun") as shown:
+                if shown.open:
+                    other_coefficients(dim, m, d)
+            with st.expander("Exact numbers", key=f"exact_{dim}", on_change="rerun") as shown:
+                if shown.open:
+                    exact_numbers(m, d)
 
     st.header("Report")
     widgets.record_controls("panel")

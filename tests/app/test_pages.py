@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from agreebound.ui import data
+from panel_view import open_panel
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -474,18 +475,19 @@ def test_after_its_first_page_the_server_leaves_what_it_loaded_out_of_full_colle
 
 
 def test_panel_page_other_coefficients_explain_the_gap_and_sliders_do_not_recompute():
-    at = app("pages/panel.py")
-    body = " ".join(shown(m.value) for m in at.markdown)
-    # the sample's insult dimension: 84% agreement, alpha 0.431, prevalence of '0'
-    assert ("- Raters agree on 84% of the pairs they rated together, yet alpha is 0.431: alpha counts only the "
-            "agreement beyond what chance would give with these marginals.") in body
-    assert "- Prevalence: one category ('0') holds 83% of the values." in body
+    at = open_panel(app("pages/panel.py"), "violence", "coefficients")
     tables = [t.value for t in at.dataframe]
     coef = next(t for t in tables if "coefficient" in t.columns and "chance" in t.columns)
     assert list(coef["coefficient"]) == ["percent agreement", "Conger's kappa", "Fleiss' kappa", "Gwet's AC1",
                                          "Brennan-Prediger"]
     assert list(coef["exact"]) == ["191/240", "325897/1321822", "60413/256413", "507587/703587", "71/120"]
     assert at.selectbox(key="pair_pick_violence").value == 2  # a detector against the person first
+    open_panel(at, "insult", "coefficients")
+    body = " ".join(shown(m.value) for m in at.markdown)
+    # the sample's insult dimension: 84% agreement, alpha 0.431, prevalence of '0'
+    assert ("- Raters agree on 84% of the pairs they rated together, yet alpha is 0.431: alpha counts only the "
+            "agreement beyond what chance would give with these marginals.") in body
+    assert "- Prevalence: one category ('0') holds 83% of the values." in body
     calls = data.MEASURE_CALLS["coefficients"]
     at.switch_page("pages/whatif.py").run()
     at.slider(key="slider_alpha_floor_permil").set_value(300).run()
@@ -518,12 +520,13 @@ def test_a_rerun_draws_the_figures_it_drew_and_a_moved_threshold_draws_anew(monk
     at = app()
     assert built.count("gate_bullet") >= 8  # the Overview's bullets
     at.switch_page("pages/panel.py").run()
-    assert built.count("alpha_bullet") == built.count("coincidence_heatmap") == 3  # one per dimension
+    assert built.count("alpha_bullet") == built.count("coincidence_heatmap") == 1  # the open tab's dimension
     built.clear()
     at.run()
     at.switch_page("pages/overview.py").run()
     at.switch_page("pages/panel.py").run()
-    assert not at.exception and texts(at.success) and at.get("plotly_chart")
+    assert not at.exception and at.get("plotly_chart")
+    assert any(t.startswith("violence: REPORT_ONLY") for t in texts(at.warning))  # the open tab's verdict
     assert built == []  # both pages drawn again from the figures they built
     at.switch_page("pages/whatif.py").run()
     built.clear()
@@ -531,7 +534,12 @@ def test_a_rerun_draws_the_figures_it_drew_and_a_moved_threshold_draws_anew(monk
     assert not at.exception
     at.switch_page("pages/panel.py").run()
     assert not at.exception
-    assert built.count("alpha_bullet") == 3  # the floor moved: each dimension's decision, and its bullet, is new
+    assert built.count("alpha_bullet") == 1  # the floor moved: the open dimension's decision, and its bullet, is new
+    built.clear()
+    open_panel(at, "sexual")  # another tab: its own bullet, built when opened
+    assert built.count("alpha_bullet") == built.count("coincidence_heatmap") == 1
+    assert "floor 0.917" in str(at.get("plotly_chart")[0].proto.spec)
+    open_panel(at, "violence")
     assert "floor 0.917" in str(at.get("plotly_chart")[0].proto.spec)
     # by value: an equal gate (another rerun's) gets the figure built before; another value its own
     from dataclasses import replace

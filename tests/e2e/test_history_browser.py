@@ -21,9 +21,12 @@ pytestmark = pytest.mark.e2e
 
 
 def verdicts(page: Page) -> list[str]:
-    """The verdict banners and alpha lines a reader sees on the Panel page, in order."""
+    """The verdicts a reader sees on the Panel page, in order: the line of every dimension's at the
+    top, then the verdict banner of the open dimension's tab."""
+    top = page.locator(".st-key-panel_headline").inner_text().splitlines()
     alerts = [t.strip() for t in page.locator("[data-testid='stAlertContainer']").all_inner_texts()]
-    return [t for t in alerts if re.search(r"(ENFORCE|REPORT_ONLY|REFUSE_SINGLE)( at the \w+ level \([^)]*\))?: ", t)]
+    return ([t.strip() for t in top if " · " in t]
+            + [t for t in alerts if re.search(r"(ENFORCE|REPORT_ONLY|REFUSE_SINGLE)( at the \w+ level \([^)]*\))?: ", t)])
 
 
 def run_ids(url: str) -> list[str]:
@@ -47,9 +50,8 @@ def test_upload_survives_a_reload_and_opens_from_its_link(page: Page, browser: B
     ids = run_ids(page.url)
     assert len(ids) == 1 and re.fullmatch(r"[0-9a-f]{32}", ids[0])
     before = verdicts(page)
-    assert before == ["violence: REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce",
-                      "insult: REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce",
-                      "sexual: ENFORCE at the nominal level (the default): reliable enough to act on"]
+    assert before == ["violence: REPORT_ONLY · insult: REPORT_ONLY · sexual: ENFORCE",
+                      "violence: REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce"]
 
     page.reload()
     settle(page)
@@ -63,6 +65,10 @@ def test_upload_survives_a_reload_and_opens_from_its_link(page: Page, browser: B
     settle(other)
     expect(other.locator("[data-testid='stSidebar']")).to_contain_text(f"Panel: run {ids[0]}: {name}")
     assert verdicts(other) == before
+    other.get_by_role("tab", name="sexual").click()  # another dimension's tab: drawn when opened
+    expect(other.get_by_text("sexual: ENFORCE at the nominal level (the default): reliable enough to act on")).to_be_visible()
+    settle(other)
+    assert verdicts(other) == [before[0], "sexual: ENFORCE at the nominal level (the default): reliable enough to act on"]
     fresh.close()
 
 
