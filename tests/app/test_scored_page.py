@@ -208,3 +208,21 @@ def test_the_pairwise_view_comes_back_and_the_graded_judge_stays_one_click_away(
     assert not at.exception, at.exception
     assert [e.value for e in at.error] == ["FAIL_CALIBRATION (every judge must pass: the worst of 2 decides)"]
     assert data.MEASURE_CALLS["scored"] == 1
+
+
+def test_three_judges_get_a_tab_each_and_only_the_open_tab_is_drawn():
+    """More than two judges: a tab each, the judge decided for first. Only the open tab's section
+    (its gates, alphas, measures and figures) is drawn; another tab's is drawn when opened."""
+    frame = scored_frame([ScoredJudge("judge-model"), ScoredJudge("model-b", noise=0.9),
+                          ScoredJudge("model-c", leniency=0.6)], 120, 3, seed=5).drop(columns=["line"])
+    at = upload(app(), "three.csv", frame.to_csv(index=False).encode())
+    assert "Loaded: upload: three.csv: 120 items, 3 judges, 3 human raters; read as scores table." in said(at)
+    labels = [t.label for t in at.tabs]  # Markdown: user text escaped
+    assert [shown(t) for t in labels] == ["judge-model", "model-b", "model-c"]
+    assert [shown(h.value) for h in at.subheader if "judge" in h.value or "model" in h.value] == ["judge-model"]
+    charts = len(at.get("plotly_chart"))
+    at.session_state["scored_tab"] = labels[2]  # a click on model-c's tab
+    at.run()
+    assert not at.exception, at.exception
+    assert [shown(h.value) for h in at.subheader if "judge" in h.value or "model" in h.value] == ["model-c"]
+    assert len(at.get("plotly_chart")) == charts  # one judge's figures, whichever tab is open

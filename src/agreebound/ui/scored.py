@@ -276,9 +276,12 @@ def page() -> None:
     verdict(m, d)
     agreements = sorted(m.agreements, key=lambda a: a.judge != d.judge)  # the judge decided for first
     if len(agreements) > 2:  # many judges: one tab each (labels escaped: tab labels are Markdown)
-        for tab, (i, a) in zip(st.tabs([widgets.md(a.judge, 40) for a in agreements]), enumerate(agreements)):
-            with tab:
-                judge_section(m, d, a, i)
+        # only the open tab is drawn (a click on another reruns), as on the Panel page
+        tabs = st.tabs([widgets.md(a.judge, 40) for a in agreements], key="scored_tab", on_change="rerun")
+        for tab, (i, a) in zip(tabs, enumerate(agreements)):
+            if tab.open:
+                with tab:
+                    judge_section(m, d, a, i)
     else:
         for i, a in enumerate(agreements):
             judge_section(m, d, a, i)
