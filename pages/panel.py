@@ -61,8 +61,8 @@ def loaded_caption(m) -> None:
 
 
 def dimension_views(decisions) -> list:
-    """(container, dimension, (measurement, decision)) to draw: a tab each, or (many dimensions)
-    one table of all and the details of the one chosen (worst first)."""
+    """(container, dimension, (measurement, decision)) to draw: the open one of a tab each, or
+    (many dimensions) one table of all and the details of the one chosen (worst first)."""
     if len(decisions) > widgets.DETAIL_DIMENSIONS:
         st.dataframe(widgets.safe_frame(widgets.dimension_table(decisions)), hide_index=True, width="stretch")
         order = widgets.worst_first(decisions)
@@ -71,7 +71,7 @@ def dimension_views(decisions) -> list:
         return [(st.container(), pick, decisions[pick])]
     # Only the open tab is drawn (a click on another reruns): three dimensions' charts, tables and
     # diagnostics at once made the page three times the work for the browser and the server.
-    tabs = st.tabs([widgets.md(dim, 60) for dim in decisions], key="panel_tab", on_change="rerun")
+    tabs = st.tabs(widgets.tab_labels(list(decisions), 60), key="panel_tab", on_change="rerun")
     return [(tab, dim, md) for tab, (dim, md) in zip(tabs, decisions.items()) if tab.open]
 
 
@@ -135,7 +135,8 @@ def charts(dim, m, d) -> None:
 
 
 def diagnostics(dim, m) -> None:
-    """Which rater, which units: in memory at once; a data folder's with DuckDB, on request."""
+    """Which rater, which units (drawn when its expander is opened): in memory at once; a data
+    folder's with DuckDB, on request."""
     recipe = S.panel_source.recipe
     src = recipe.ratings[0]
     diag = None

@@ -40,6 +40,9 @@ def folder(tmp_path, monkeypatch):
     return tmp_path
 
 
+DIMENSIONS = ("violence", "insult", "sexual")
+
+
 def verdicts(at: AppTest) -> tuple[list[str], str]:
     """The Panel page's line of every dimension's verdict (sorted: DuckDB lists the dimensions in
     another order), and the open tab's verdict banner."""
@@ -56,14 +59,14 @@ def test_parts_measured_with_duckdb_give_the_in_memory_verdicts(folder):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     at.switch_page("pages/panel.py").run()
-    memory = verdicts(open_panel(at, "sexual"))
+    memory = {dim: verdicts(open_panel(at, dim)) for dim in DIMENSIONS}  # each tab's banner, opened
     at.selectbox(key="folder_pick").set_value("weekly/*.parquet").run()
     at.button(key="folder_measure").click().run()
     assert not at.exception
     assert at.session_state["panel_source"].label == "data folder: weekly/*.parquet"
-    counted = verdicts(open_panel(at, "sexual"))
-    assert counted == memory and "sexual: ENFORCE at the nominal level" in counted[1]
-    assert counted[0] == ["insult: REPORT_ONLY", "sexual: ENFORCE", "violence: REPORT_ONLY"]
+    counted = {dim: verdicts(open_panel(at, dim)) for dim in DIMENSIONS}
+    assert counted == memory and "sexual: ENFORCE at the nominal level" in counted["sexual"][1]
+    assert counted["violence"][0] == ["insult: REPORT_ONLY", "sexual: ENFORCE", "violence: REPORT_ONLY"]
     calls = dict(data.MEASURE_CALLS)
     at.switch_page("pages/whatif.py").run()
     at.slider(key="slider_alpha_floor_permil").set_value(400).run()

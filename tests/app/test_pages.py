@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from agreebound.ui import data
-from panel_view import open_panel
+from panel_view import SECTIONS, open_panel
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -391,6 +391,8 @@ def test_markup_in_names_is_shown_as_text():
     at = app("pages/panel.py")
     upload_ratings(at, "markdown_names.csv", (HOSTILE / "markdown_names.csv").read_bytes())
     assert not at.error
+    open_panel(at, "all", *SECTIONS)  # the per-rater diagnostics and coefficients name the raters too
+    assert not at.error and len(at.dataframe) >= 3
     caption = next(c.value for c in at.caption if c.value.startswith("Loaded:"))
     # every Markdown character of the names is escaped, so no link or image can form
     assert "\\[click\\]\\(http\u2060\\:\\/\\/evil\\.example\\/x\\)" in caption and "\\!\\[i\\]" in caption
@@ -475,7 +477,10 @@ def test_after_its_first_page_the_server_leaves_what_it_loaded_out_of_full_colle
 
 
 def test_panel_page_other_coefficients_explain_the_gap_and_sliders_do_not_recompute():
-    at = open_panel(app("pages/panel.py"), "violence", "coefficients")
+    at = open_panel(app("pages/panel.py"), "violence", "coefficients", "exact")
+    exact = "\n".join(c.value for c in at.code)
+    assert exact.splitlines()[:3] == ["alpha      = 520132/2203311", "D_o        = 719/3513", "D_e        = 734437/2741311"]
+    assert "seed alpha = 254 permil" in exact and "seed ratio = 3900 permil" in exact  # the seed's integer formulas
     tables = [t.value for t in at.dataframe]
     coef = next(t for t in tables if "coefficient" in t.columns and "chance" in t.columns)
     assert list(coef["coefficient"]) == ["percent agreement", "Conger's kappa", "Fleiss' kappa", "Gwet's AC1",
@@ -492,7 +497,10 @@ def test_panel_page_other_coefficients_explain_the_gap_and_sliders_do_not_recomp
     at.switch_page("pages/whatif.py").run()
     at.slider(key="slider_alpha_floor_permil").set_value(300).run()
     at.switch_page("pages/panel.py").run()
+    open_panel(at, "insult", "coefficients")  # drawn again (its coefficients shown), not measured again
+    assert "- Prevalence: one category ('0') holds 83% of the values." in " ".join(shown(m.value) for m in at.markdown)
     assert not at.exception and data.MEASURE_CALLS["coefficients"] == calls  # sliders only decide
+    open_panel(at, "violence")  # alpha 0.236 is still under the moved floor 0.300
     assert "violence: REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce" in texts(at.warning)  # alpha's verdict
 
 

@@ -65,6 +65,20 @@ def md(text: Any, limit: int | None = 200) -> str:
     return md_text(text, limit)
 
 
+def tab_labels(names: list[Any], limit: int) -> list[str]:
+    """Tab labels for ``names`` (Markdown: escaped, shortened to ``limit``), each one distinct. A
+    tab that tracks its state is known by its label: two names that shorten alike would give two
+    tabs one label, and a click on the second would open the first. A repeat gets " (2)", " (3)"."""
+    labels: list[str] = []
+    for name in names:
+        label, n = md(name, limit), 1
+        while label in labels:
+            n += 1
+            label = f"{md(name, limit)} ({n})"
+        labels.append(label)
+    return labels
+
+
 def show_error(slot: str, suffix: str) -> None:
     """The remembered error of ``slot`` (an InputError's line: user text, so escaped)."""
     message = state.error(slot)
