@@ -69,10 +69,9 @@ def dimension_views(decisions) -> list:
         pick = st.selectbox(f"Dimension ({len(decisions):,}, worst verdicts first)", order, key="panel_dimension",
                             format_func=lambda d: widgets.printable(d, 80))  # options are plain text, not Markdown
         return [(st.container(), pick, decisions[pick])]
-    # Only the open tab is drawn (a click on another reruns): three dimensions' charts, tables and
-    # diagnostics at once made the page three times the work for the browser and the server.
-    tabs = st.tabs(widgets.tab_labels(list(decisions), 60), key="panel_tab", on_change="rerun")
-    return [(tab, dim, md) for tab, (dim, md) in zip(tabs, decisions.items()) if tab.open]
+    tab, i = widgets.open_tab(list(decisions), 60, key="panel_tab")
+    dim = list(decisions)[i]
+    return [(tab, dim, decisions[dim])]
 
 
 def headline_numbers(dim, m, d) -> None:
@@ -198,18 +197,11 @@ def results(decisions) -> None:
         with tab:
             headline_numbers(dim, m, d)
             charts(dim, m, d)
-            # Computed and drawn when opened (a click reruns), not on every load of the page.
-            with st.expander("Diagnostics: which rater, which units", key=f"diagnostics_{dim}",
-                             on_change="rerun") as shown:
-                if shown.open:
-                    diagnostics(dim, m)
-            with st.expander("Other coefficients: percent agreement, kappa, pi, Gwet's AC1, Brennan-Prediger",
-                             key=f"coefficients_{dim}", on_change="rerun") as shown:
-                if shown.open:
-                    other_coefficients(dim, m, d)
-            with st.expander("Exact numbers", key=f"exact_{dim}", on_change="rerun") as shown:
-                if shown.open:
-                    exact_numbers(m, d)
+            widgets.section_when_open("Diagnostics: which rater, which units", f"diagnostics_{dim}",
+                                      lambda: diagnostics(dim, m))
+            widgets.section_when_open("Other coefficients: percent agreement, kappa, pi, Gwet's AC1, Brennan-Prediger",
+                                      f"coefficients_{dim}", lambda: other_coefficients(dim, m, d))
+            widgets.section_when_open("Exact numbers", f"exact_{dim}", lambda: exact_numbers(m, d))
 
     st.header("Report")
     widgets.record_controls("panel")

@@ -276,13 +276,9 @@ def page() -> None:
     verdict(m, d)
     agreements = sorted(m.agreements, key=lambda a: a.judge != d.judge)  # the judge decided for first
     if len(agreements) > 2:  # many judges: one tab each (labels escaped: tab labels are Markdown)
-        # only the open tab is drawn (a click on another reruns): each judge's section is two gate
-        # charts, two figures and two tables, and the browser drew every hidden one on each load
-        tabs = st.tabs(widgets.tab_labels([a.judge for a in agreements], 40), key="scored_tab", on_change="rerun")
-        for tab, (i, a) in zip(tabs, enumerate(agreements)):
-            if tab.open:
-                with tab:
-                    judge_section(m, d, a, i)
+        tab, i = widgets.open_tab([a.judge for a in agreements], 40, key="scored_tab")
+        with tab:
+            judge_section(m, d, agreements[i], i)
     else:
         for i, a in enumerate(agreements):
             judge_section(m, d, a, i)

@@ -4,6 +4,7 @@ banners, reason lists, the sidebar and the threshold editors."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -65,7 +66,16 @@ def md(text: Any, limit: int | None = 200) -> str:
     return md_text(text, limit)
 
 
-def tab_labels(names: list[Any], limit: int) -> list[str]:
+def open_tab(names: list[Any], limit: int, key: str) -> tuple[Any, int]:
+    """A tab for each of ``names`` that tracks which one is open (a click on another reruns): the
+    open tab's container and its index. Only it is drawn; the hidden tabs stay empty, so a page
+    does not make the browser (and the server) draw what nobody looks at."""
+    tabs = st.tabs(_tab_labels(names, limit), key=key, on_change="rerun")
+    i = next((i for i, t in enumerate(tabs) if t.open), 0)
+    return tabs[i], i
+
+
+def _tab_labels(names: list[Any], limit: int) -> list[str]:
     """Tab labels for ``names`` (Markdown: escaped, shortened to ``limit``), each one distinct. A
     tab that tracks its state is known by its label: two names that shorten alike would give two
     tabs one label, and a click on the second would open the first. A repeat gets " (2)", " (3)"."""
@@ -77,6 +87,13 @@ def tab_labels(names: list[Any], limit: int) -> list[str]:
             label = f"{md(name, limit)} ({n})"
         labels.append(label)
     return labels
+
+
+def section_when_open(label: str, key: str, draw: Callable[[], None]) -> None:
+    """An expander whose content is computed and drawn only while it is open (a click reruns)."""
+    with st.expander(label, key=key, on_change="rerun") as shown:
+        if shown.open:
+            draw()
 
 
 def show_error(slot: str, suffix: str) -> None:
