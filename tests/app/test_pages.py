@@ -504,6 +504,32 @@ def test_panel_page_other_coefficients_explain_the_gap_and_sliders_do_not_recomp
     assert "violence: REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce" in texts(at.warning)  # alpha's verdict
 
 
+def test_a_tab_opened_again_shows_what_was_left_open_in_it():
+    """Only the open tab is drawn, and Streamlit forgets the state of what a run does not draw: the
+    sections left open in a dimension's tab, and the pair picked there, are as they were when the
+    tab opens again; another page forgets them, as it forgets its own widgets."""
+    def drawn(at: AppTest) -> tuple[bool, bool, bool, int | None]:
+        body = " ".join(m.value for m in at.markdown)
+        picks = [s.value for s in at.selectbox if s.key == "pair_pick_violence"]
+        return ("**Alpha with each rater removed**" in body, bool(picks), any("D_o" in c.value for c in at.code),
+                picks[0] if picks else None)
+
+    at = open_panel(app("pages/panel.py"), "violence", "diagnostics", "coefficients")
+    assert drawn(at) == (True, True, False, 2)  # the sample's default pair: a detector against the person
+    at.selectbox(key="pair_pick_violence").set_value(0).run()
+    assert drawn(at) == (True, True, False, 0)
+    open_panel(at, "insult")  # violence's tab closed: none of its sections drawn
+    assert drawn(at) == (False, False, False, None)
+    open_panel(at, "violence")  # opened again: Diagnostics and Other coefficients open, the pair kept
+    assert drawn(at) == (True, True, False, 0)
+    at.switch_page("pages/whatif.py").run()
+    at.switch_page("pages/panel.py").run()
+    open_panel(at, "violence")  # another page in between: the Panel page starts afresh
+    assert drawn(at) == (False, False, False, None)
+    open_panel(at, "violence", "coefficients")
+    assert drawn(at) == (False, True, False, 2)
+
+
 def test_judge_page_shows_the_judge_against_the_human_reference():
     at = app("pages/judge.py")
     body = " ".join(shown(m.value) for m in at.markdown)

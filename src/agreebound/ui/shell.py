@@ -96,6 +96,7 @@ def run_app() -> None:
         guarded("the link's runs", widgets.open_link_runs)
     page = st.navigation(_pages())
     st.set_page_config(page_title=f"{page.title} · Agreebound")  # each page its own tab title
+    state.entered(page.title)
     st.html(CSS)
     live = page.title == WHATIF  # its sliders rerun only their fragment, which draws the banner itself
     guarded("the sidebar", lambda: widgets.sidebar(live))

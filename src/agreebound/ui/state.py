@@ -209,6 +209,20 @@ def presets() -> dict[str, ThresholdSet]:
 
 
 
+def entered(page: str) -> None:
+    """Each run of ``page``: the sections left open (:func:`left_open`) are kept while the user
+    stays on one page and forgotten when they go to another, as Streamlit keeps a hidden widget's
+    value under ``persist_state="page"``."""
+    if S.get("page_in_view") != page:
+        S.page_in_view, S.left_open = page, set()
+
+
+def left_open() -> set[str]:
+    """The keys of the lazily drawn sections (widgets.section_when_open) left open on this page:
+    a section whose tab was closed opens again as it was left when its tab does."""
+    return S.setdefault("left_open", set())
+
+
 def remember_error(slot: str, message: str | None) -> None:
     S.errors[slot] = message
 

@@ -90,10 +90,18 @@ def _tab_labels(names: list[Any], limit: int) -> list[str]:
 
 
 def section_when_open(label: str, key: str, draw: Callable[[], None]) -> None:
-    """An expander whose content is computed and drawn only while it is open (a click reruns)."""
+    """An expander whose content is computed and drawn only while it is open (a click reruns).
+    Left open in a tab, it is open again when that tab is: Streamlit forgets the state of an
+    expander that a run did not draw (its tab closed), so the page remembers it (state.left_open)."""
+    left_open = state.left_open()
+    if key not in S and key in left_open:
+        S[key] = True
     with st.expander(label, key=key, on_change="rerun") as shown:
         if shown.open:
+            left_open.add(key)
             draw()
+        else:
+            left_open.discard(key)
 
 
 def show_error(slot: str, suffix: str) -> None:
@@ -1286,7 +1294,8 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
             humans = set(m.humans)
             first = next((i for i, p in enumerate(co.pairs) if (p.a in humans) != (p.b in humans)), 0)
             pick = st.selectbox("Confusion matrix of the pair (a detector against a person first)", range(len(labels)),
-                                index=first, format_func=lambda i: labels[i], key=f"pair_pick_{dim}")
+                                index=first, format_func=lambda i: labels[i], key=f"pair_pick_{dim}",
+                                persist_state="page")  # kept while its tab is closed
             st.plotly_chart(figure(figures.confusion_heatmap, co.pairs[pick], tuple(pc.texts), dark=dark()), width="stretch",
                             key=f"confusion_{dim}", config=PLOT_CONFIG)
     cats = [{"category": t, "share of values": f"{float(s):.1%}",
