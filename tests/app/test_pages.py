@@ -169,8 +169,13 @@ def test_labels_at_interval_level_fall_back_with_the_reason():
     upload_ratings(at, "labels.csv", b"unit,det-a,det-b\nu1,yes,yes\nu2,no,yes\nu3,no,no\n")
     at.selectbox(key="level_widget").set_value("interval").run()
     assert not at.exception
-    assert any("interval alpha needs numeric values" in e for e in texts(at.error))
+    fallback = [e for e in texts(at.error) if "interval alpha needs numeric values" in e]
+    assert len(fallback) == 1 and fallback[0].endswith("(shown at the suggested level instead)")
     assert "(nominal)" in " ".join(m.value for m in at.markdown)
+    at.run()  # a rerun (a click on a tab or a section): the verdict still rests on the fallback, still said
+    assert [e for e in texts(at.error) if "interval alpha needs numeric values" in e] == fallback
+    at.selectbox(key="level_widget").set_value("nominal").run()  # chosen again: nothing left to explain
+    assert not at.error and "(nominal)" in " ".join(m.value for m in at.markdown)
 
 
 def test_slider_flips_a_verdict_without_remeasuring_and_reset_restores_it():

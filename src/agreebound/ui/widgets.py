@@ -257,6 +257,7 @@ def try_panel_source(loaded: Loaded) -> str | None:
     except Exception as e:  # noqa: BLE001 - never a traceback on screen; the message names the file
         return auth.shown(f"{_shown_name(loaded)}: could not be read ({type(e).__name__}: {e})")
     S.panel_source = loaded  # adopted before recording: a failure there keeps it loaded
+    state.remember_error("level", None)  # measured at the level in force: no fallback to say
     S.panel_source = runs.after_adopt("panel", loaded, measured)
     return None
 
@@ -717,7 +718,7 @@ def level_picker(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -
     auto = f"auto: {defaults[0]} (the default)" if len(defaults) == 1 else "auto: the default per dimension"
     if "level_widget" not in S or S.level_widget not in LEVEL_OPTIONS:
         S.level_widget = S.level if S.level in LEVEL_OPTIONS else "auto"
-    st.selectbox("Level of measurement", LEVEL_OPTIONS, key="level_widget", on_change=_copy,
+    st.selectbox("Level of measurement", LEVEL_OPTIONS, key="level_widget", on_change=_choose,
                  args=("level_widget", "level"), format_func=lambda v: auto if v == "auto" else v,
                  help="nominal: categories; ordinal: ranks; interval: differences; ratio: proportions. auto: "
                       "nominal (the specification's level), or interval for numbers with decimals or more than 20 "
@@ -746,7 +747,7 @@ def positive_picker(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]
         S.positive = "auto"
     if "positive_widget" not in S or S.positive_widget not in options:
         S.positive_widget = S.positive
-    st.selectbox("Positive category (detector rates)", options, key="positive_widget", on_change=_copy,
+    st.selectbox("Positive category (detector rates)", options, key="positive_widget", on_change=_choose,
                  args=("positive_widget", "positive"),
                  format_func=lambda v: f"{printable(v, 60)} (suggested)" if v in offered and v != "auto"
                  else printable(v, 60),
@@ -789,6 +790,7 @@ def switch_level(level: str) -> None:
     """The one-click switch: the level becomes the user's choice (the picker follows)."""
     S.level = level
     S.pop("level_widget", None)
+    state.remember_error("level", None)  # a new choice: the fallback said for the earlier one is over
 
 
 INTERVALS = {"units": "units (cluster bootstrap): a 95% interval",
@@ -808,6 +810,12 @@ def interval_picker() -> None:
 
 def _copy(src: str, dst: str) -> None:
     S[dst] = S[src]
+
+
+def _choose(src: str, dst: str) -> None:
+    """A level or positive category chosen: the fallback said for the earlier choice is over."""
+    _copy(src, dst)
+    state.remember_error("level", None)
 
 
 def sample_picker(kind: str) -> None:
