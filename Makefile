@@ -52,9 +52,10 @@ java:
 
 # Two processes, a test module each at a time (its fixtures, such as a module's server, start once),
 # the heaviest modules first (tests/conftest.py orders them; --no-loadscope-reorder keeps that order):
-# 625-886 s on this 2-core machine, whose speed varies from run to run (625-670 s on one day); the CPU
-# is busy throughout (1,136 CPU-seconds busy against 1,184 before the Panel page drew only its open
-# tab, side by side). Three processes took 816 s against 824 s for two (measured earlier).
+# 504-886 s on this 2-core machine, whose speed varies from day to day (504-559 s on 2026-12-04, from
+# a fresh clone and a warm venv; 625-670 s on 2026-12-01); the CPU is busy throughout (1,136 CPU-s
+# against 1,184 before the Panel page drew only its open tab, side by side). Three processes took
+# 816 s against 824 s for two (measured earlier).
 TEST_WORKERS ?= 2
 
 test: $(VENV)/.test chromium postgresql java
