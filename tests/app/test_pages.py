@@ -176,6 +176,10 @@ def test_labels_at_interval_level_fall_back_with_the_reason():
     assert [e for e in texts(at.error) if "interval alpha needs numeric values" in e] == fallback
     at.selectbox(key="level_widget").set_value("nominal").run()  # chosen again: nothing left to explain
     assert not at.error and "(nominal)" in " ".join(m.value for m in at.markdown)
+    at.selectbox(key="level_widget").set_value("interval").run()
+    assert [e for e in texts(at.error) if "interval alpha needs numeric values" in e] == fallback
+    at.selectbox(key="panel_sample").set_value("Krippendorff (2011) reliability data").run()  # other data
+    assert not at.error
 
 
 def test_slider_flips_a_verdict_without_remeasuring_and_reset_restores_it():
@@ -527,12 +531,39 @@ def test_a_tab_opened_again_shows_what_was_left_open_in_it():
     assert drawn(at) == (False, False, False, None)
     open_panel(at, "violence")  # opened again: Diagnostics and Other coefficients open, the pair kept
     assert drawn(at) == (True, True, False, 0)
+    at.session_state["diagnostics_violence"] = False  # closed by the user: closed when the tab returns
+    at.run()
+    open_panel(at, "sexual")
+    open_panel(at, "violence")
+    assert drawn(at) == (False, True, False, 0)
     at.switch_page("pages/whatif.py").run()
     at.switch_page("pages/panel.py").run()
     open_panel(at, "violence")  # another page in between: the Panel page starts afresh
     assert drawn(at) == (False, False, False, None)
     open_panel(at, "violence", "coefficients")
     assert drawn(at) == (False, True, False, 2)
+
+
+def test_other_data_starts_its_tabs_afresh_whatever_the_last_data_left_open():
+    """A tab is known by its dimension's name, and every file without a dimension column has one
+    named 'all': what the last data's tab was left showing (a section open, a pair picked) is not
+    carried to other data."""
+    def pick(at: AppTest) -> int | None:
+        return next((s.value for s in at.selectbox if s.key == "pair_pick_all"), None)
+
+    at = app("pages/panel.py")
+    upload_ratings(at, "a.csv", b"unit,r1,r2,r3,r4\n" + b"".join(f"u{i},{i % 2},{i % 3 % 2},{i % 2},1\n".encode()
+                                                                   for i in range(12)))
+    at = open_panel(at, "all", "coefficients")
+    assert pick(at) == 0  # no person among the raters: the first pair
+    at.selectbox(key="pair_pick_all").set_value(5).run()
+    assert pick(at) == 5
+    upload_ratings(at, "b.csv", b"unit,x1,x2,x3,x4\n" + b"".join(f"u{i},{i % 2},1,{i % 3 % 2},{i % 2}\n".encode()
+                                                                  for i in range(12)))
+    assert "x1" in " ".join(c.value for c in at.caption)  # b.csv is the data now
+    assert pick(at) is None  # Other coefficients closed, as a new tab's are
+    at = open_panel(at, "all", "coefficients")
+    assert pick(at) == 0  # the default pair, not the one picked in a.csv
 
 
 def test_judge_page_shows_the_judge_against_the_human_reference():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import Any
 
 import streamlit as st
 
@@ -209,18 +210,27 @@ def presets() -> dict[str, ThresholdSet]:
 
 
 
-def entered(page: str) -> None:
-    """Each run of ``page``: the sections left open (:func:`left_open`) are kept while the user
-    stays on one page and forgotten when they go to another, as Streamlit keeps a hidden widget's
-    value under ``persist_state="page"``."""
-    if S.get("page_in_view") != page:
-        S.page_in_view, S.left_open = page, set()
+def entered(title: str) -> None:
+    """Each run of the page titled ``title``: what the user left in its tabs (:func:`tab_views`)
+    is kept while they stay on one page and forgotten when they go to another, as Streamlit keeps
+    a hidden widget's value under ``persist_state="page"``."""
+    if S.get("page_in_view") != title:
+        S.page_in_view, S.tab_views = title, {}
 
 
-def left_open() -> set[str]:
-    """The keys of the lazily drawn sections (widgets.section_when_open) left open on this page:
-    a section whose tab was closed opens again as it was left when its tab does."""
-    return S.setdefault("left_open", set())
+def tab_views() -> dict[str, Any]:
+    """What the user left in this page's tabs, by widget key: a section open (widgets.section_when_open),
+    a pair picked. Streamlit forgets a widget that a run does not draw (its tab closed); the page
+    draws it again from here when its tab opens."""
+    return S.setdefault("tab_views", {})
+
+
+def forget_tab_views() -> None:
+    """Other data adopted: its tabs start as new ones do (sections closed, pairs at their defaults),
+    whatever the earlier data's tabs of the same names were left showing."""
+    for key in tab_views():
+        S.pop(key, None)
+    S.tab_views = {}
 
 
 def remember_error(slot: str, message: str | None) -> None:

@@ -91,17 +91,14 @@ def _tab_labels(names: list[Any], limit: int) -> list[str]:
 
 def section_when_open(label: str, key: str, draw: Callable[[], None]) -> None:
     """An expander whose content is computed and drawn only while it is open (a click reruns).
-    Left open in a tab, it is open again when that tab is: Streamlit forgets the state of an
-    expander that a run did not draw (its tab closed), so the page remembers it (state.left_open)."""
-    left_open = state.left_open()
-    if key not in S and key in left_open:
+    Left open in a tab, it is open again when that tab is (state.tab_views)."""
+    views = state.tab_views()
+    if key not in S and views.get(key):
         S[key] = True
     with st.expander(label, key=key, on_change="rerun") as shown:
+        views[key] = shown.open
         if shown.open:
-            left_open.add(key)
             draw()
-        else:
-            left_open.discard(key)
 
 
 def show_error(slot: str, suffix: str) -> None:
@@ -258,6 +255,7 @@ def try_panel_source(loaded: Loaded) -> str | None:
         return auth.shown(f"{_shown_name(loaded)}: could not be read ({type(e).__name__}: {e})")
     S.panel_source = loaded  # adopted before recording: a failure there keeps it loaded
     state.remember_error("level", None)  # measured at the level in force: no fallback to say
+    state.forget_tab_views()
     S.panel_source = runs.after_adopt("panel", loaded, measured)
     return None
 
@@ -1047,6 +1045,7 @@ def _reading_from_url() -> str | None:
         panels()  # a level or category the data cannot take falls back there, and says so
     except Exception as e:  # noqa: BLE001
         S.level, S.interval, S.positive = old
+        state.remember_error("level", None)  # the reading is the earlier one again: no fallback to say
         return str(e)
     return None
 
@@ -1301,9 +1300,12 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
             labels = [f"{printable(p.a, 40)} / {printable(p.b, 40)}" for p in co.pairs]
             humans = set(m.humans)
             first = next((i for i, p in enumerate(co.pairs) if (p.a in humans) != (p.b in humans)), 0)
+            key, views = f"pair_pick_{dim}", state.tab_views()
+            if S.get(key) not in range(len(labels)):  # first drawn, or drawn again as its tab left it
+                S[key] = views[key] if views.get(key) in range(len(labels)) else first
             pick = st.selectbox("Confusion matrix of the pair (a detector against a person first)", range(len(labels)),
-                                index=first, format_func=lambda i: labels[i], key=f"pair_pick_{dim}",
-                                persist_state="page")  # kept while its tab is closed
+                                format_func=lambda i: labels[i], key=key)
+            views[key] = pick
             st.plotly_chart(figure(figures.confusion_heatmap, co.pairs[pick], tuple(pc.texts), dark=dark()), width="stretch",
                             key=f"confusion_{dim}", config=PLOT_CONFIG)
     cats = [{"category": t, "share of values": f"{float(s):.1%}",
