@@ -189,9 +189,7 @@ def results(decisions) -> None:
     widgets.interval_picker()
 
     widgets.show_error("panel", "(the data loaded before is still shown)")
-    # Said until the user chooses again or loads other data, not only on the run that fell back:
-    # a click on a tab or a section reruns the page.
-    widgets.show_error("level", "(shown at the suggested level instead)")
+    widgets.show_level_fallback()  # on every run while it holds: a click on a tab or a section reruns
     loaded_caption(next(iter(decisions.values()))[0])
     for tab, dim, (m, d) in dimension_views(decisions):
         with tab:

@@ -233,6 +233,16 @@ def forget_tab_views() -> None:
     S.tab_views = {}
 
 
+def remember_fallback(message: str, reading: tuple[Any, ...]) -> None:
+    """The level (or positive category) chosen could not read the data, which was measured at the
+    suggested one: why, and the ``reading`` fallen back to (the message holds while it is in force)."""
+    S.level_fallback = (reading, message)
+
+
+def fallback() -> tuple[tuple[Any, ...], str] | None:
+    return S.get("level_fallback")
+
+
 def remember_error(slot: str, message: str | None) -> None:
     S.errors[slot] = message
 

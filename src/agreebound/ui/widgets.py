@@ -4,7 +4,7 @@ banners, reason lists, the sidebar and the threshold editors."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -89,14 +89,21 @@ def _tab_labels(names: list[Any], limit: int) -> list[str]:
     return labels
 
 
+def _as_tab_left(key: str, default: Any, allowed: Container[Any]) -> None:
+    """Before widget ``key`` of a tab drawn only while open (:func:`open_tab`) is drawn: the value
+    it had when its tab was left (state.tab_views), else ``default``. Streamlit forgets a widget
+    that a run did not draw; the caller records the value drawn there."""
+    views = state.tab_views()
+    if S.get(key) not in allowed:
+        S[key] = views[key] if views.get(key) in allowed else default
+
+
 def section_when_open(label: str, key: str, draw: Callable[[], None]) -> None:
     """An expander whose content is computed and drawn only while it is open (a click reruns).
-    Left open in a tab, it is open again when that tab is (state.tab_views)."""
-    views = state.tab_views()
-    if key not in S and views.get(key):
-        S[key] = True
+    Left open in a tab, it is open again when that tab is."""
+    _as_tab_left(key, False, (True, False))
     with st.expander(label, key=key, on_change="rerun") as shown:
-        views[key] = shown.open
+        state.tab_views()[key] = shown.open
         if shown.open:
             draw()
 
@@ -202,11 +209,24 @@ def panels() -> dict[str, PanelMeasurement]:
     try:
         return _measure_panel_source(S.panel_source, S.level, S.positive)
     except InputError as e:
-        state.remember_error("level", str(e))
         S.level, S.positive = "auto", "auto"
         for key in ("level_widget", "positive_widget"):
             S.pop(key, None)
+        state.remember_fallback(str(e), _reading())
         return _measure_panel_source(S.panel_source, "auto", "auto")
+
+
+def _reading() -> tuple[str, Any, Any]:
+    """The loaded panel's reading: its data (by digest), the level and the positive category."""
+    return recipe_digest(S.panel_source.recipe), S.level, S.positive
+
+
+def show_level_fallback() -> None:
+    """Why the verdicts are not at the level (or positive category) the user chose: said for as
+    long as the reading in force is the one the page fell back to (the same data, level, category)."""
+    said = state.fallback()
+    if said is not None and said[0] == _reading():
+        st.error(md(said[1], 400) + " (shown at the suggested level instead)")
 
 
 def judge() -> JudgeBundle:
@@ -254,7 +274,6 @@ def try_panel_source(loaded: Loaded) -> str | None:
     except Exception as e:  # noqa: BLE001 - never a traceback on screen; the message names the file
         return auth.shown(f"{_shown_name(loaded)}: could not be read ({type(e).__name__}: {e})")
     S.panel_source = loaded  # adopted before recording: a failure there keeps it loaded
-    state.remember_error("level", None)  # measured at the level in force: no fallback to say
     state.forget_tab_views()
     S.panel_source = runs.after_adopt("panel", loaded, measured)
     return None
@@ -716,7 +735,7 @@ def level_picker(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -
     auto = f"auto: {defaults[0]} (the default)" if len(defaults) == 1 else "auto: the default per dimension"
     if "level_widget" not in S or S.level_widget not in LEVEL_OPTIONS:
         S.level_widget = S.level if S.level in LEVEL_OPTIONS else "auto"
-    st.selectbox("Level of measurement", LEVEL_OPTIONS, key="level_widget", on_change=_choose,
+    st.selectbox("Level of measurement", LEVEL_OPTIONS, key="level_widget", on_change=_copy,
                  args=("level_widget", "level"), format_func=lambda v: auto if v == "auto" else v,
                  help="nominal: categories; ordinal: ranks; interval: differences; ratio: proportions. auto: "
                       "nominal (the specification's level), or interval for numbers with decimals or more than 20 "
@@ -745,7 +764,7 @@ def positive_picker(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]
         S.positive = "auto"
     if "positive_widget" not in S or S.positive_widget not in options:
         S.positive_widget = S.positive
-    st.selectbox("Positive category (detector rates)", options, key="positive_widget", on_change=_choose,
+    st.selectbox("Positive category (detector rates)", options, key="positive_widget", on_change=_copy,
                  args=("positive_widget", "positive"),
                  format_func=lambda v: f"{printable(v, 60)} (suggested)" if v in offered and v != "auto"
                  else printable(v, 60),
@@ -788,7 +807,6 @@ def switch_level(level: str) -> None:
     """The one-click switch: the level becomes the user's choice (the picker follows)."""
     S.level = level
     S.pop("level_widget", None)
-    state.remember_error("level", None)  # a new choice: the fallback said for the earlier one is over
 
 
 INTERVALS = {"units": "units (cluster bootstrap): a 95% interval",
@@ -808,12 +826,6 @@ def interval_picker() -> None:
 
 def _copy(src: str, dst: str) -> None:
     S[dst] = S[src]
-
-
-def _choose(src: str, dst: str) -> None:
-    """A level or positive category chosen: the fallback said for the earlier choice is over."""
-    _copy(src, dst)
-    state.remember_error("level", None)
 
 
 def sample_picker(kind: str) -> None:
@@ -1045,7 +1057,6 @@ def _reading_from_url() -> str | None:
         panels()  # a level or category the data cannot take falls back there, and says so
     except Exception as e:  # noqa: BLE001
         S.level, S.interval, S.positive = old
-        state.remember_error("level", None)  # the reading is the earlier one again: no fallback to say
         return str(e)
     return None
 
@@ -1300,12 +1311,10 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
             labels = [f"{printable(p.a, 40)} / {printable(p.b, 40)}" for p in co.pairs]
             humans = set(m.humans)
             first = next((i for i, p in enumerate(co.pairs) if (p.a in humans) != (p.b in humans)), 0)
-            key, views = f"pair_pick_{dim}", state.tab_views()
-            if S.get(key) not in range(len(labels)):  # first drawn, or drawn again as its tab left it
-                S[key] = views[key] if views.get(key) in range(len(labels)) else first
+            _as_tab_left(f"pair_pick_{dim}", first, range(len(labels)))
             pick = st.selectbox("Confusion matrix of the pair (a detector against a person first)", range(len(labels)),
-                                format_func=lambda i: labels[i], key=key)
-            views[key] = pick
+                                format_func=lambda i: labels[i], key=f"pair_pick_{dim}")
+            state.tab_views()[f"pair_pick_{dim}"] = pick
             st.plotly_chart(figure(figures.confusion_heatmap, co.pairs[pick], tuple(pc.texts), dark=dark()), width="stretch",
                             key=f"confusion_{dim}", config=PLOT_CONFIG)
     cats = [{"category": t, "share of values": f"{float(s):.1%}",
