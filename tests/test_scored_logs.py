@@ -408,7 +408,7 @@ def test_a_damaged_eval_archive_is_refused():
     data = bytearray(_read("inspect_ai_model_graded_qa.eval"))
     at = data.find(b"samples/q1_epoch_1.json") + len(b"samples/q1_epoch_1.json") + 40  # inside its compressed data
     data[at:at + 8] = b"\x00" * 8
-    with pytest.raises(InputError, match=r"^x.eval, column 'samples/q1_epoch_1.json': "):
+    with pytest.raises(InputError, match=r"^x.eval, member 'samples/q1_epoch_1.json': "):
         read_scored_log("x.eval", bytes(data))
 
 

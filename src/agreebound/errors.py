@@ -13,16 +13,18 @@ class InputError(Exception):
     shown escaped, and long parts are cut.
     """
 
-    def __init__(self, file: str, row: int | None, column: str | None, reason: str, row_label: str = "row"):
+    def __init__(self, file: str, row: int | None, column: str | None, reason: str, row_label: str = "row",
+                 column_label: str = "column"):
         super().__init__(reason)
         self.file, self.row, self.column, self.reason, self.row_label = file, row, column, reason, row_label
+        self.column_label = column_label
 
     def __str__(self) -> str:
         parts = [printable(self.file, 120)]
         if self.row is not None:
             parts.append(f"{self.row_label} {self.row}")
         if self.column is not None:
-            parts.append(f"column '{printable(self.column, 60)}'")
+            parts.append(f"{self.column_label} '{printable(self.column, 60)}'")
         text = ", ".join(parts) + f": {printable(self.reason)}"
         if len(text) > MESSAGE_CHARS:
             text = text[: MESSAGE_CHARS - 3] + "..."

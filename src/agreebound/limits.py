@@ -49,6 +49,11 @@ MAX_SHARED_STRINGS = 4_000_000
 #: but 30,000 cells of 32,767 characters pack into 2 MB. Ratings' labels are at most
 #: MAX_NAME_CHARS each; this leaves room for long comment columns beside them.
 MAX_XLSX_TEXT_CHARS = 100_000_000
+#: One JSON member of an archive (an inspect_ai ``.eval`` log's header or one sample, attachments
+#: included), counted as it inflates: a member is held whole while it is parsed (its bytes, its
+#: text and its objects, about three times this at the worst), so this keeps one member's reading
+#: within a few hundred MB. Real samples, long agent transcripts with images included, are a few MB.
+MAX_ARCHIVE_JSON_MEMBER_BYTES = 64 * 10**6
 #: Characters of a URL parameter (the thresholds travel in ``?th=``).
 MAX_URL_PARAM_CHARS = 4_000
 

@@ -13,6 +13,8 @@ import io
 import json
 import os
 import random
+import struct
+import zlib
 from pathlib import Path
 from typing import Any, Callable
 
@@ -536,6 +538,70 @@ def bomb_cases(tmp: Path) -> list[dict[str, Any]]:
     ):
         _workbook_with_sheet(tmp / name, lambda f, xml=xml: f.write(xml))
         add(name, None, words, name.replace("_", " ").removesuffix(".xlsx") + " sheet XML")
+    return out
+
+
+def _zip_of(members: list[tuple[str, int, bytes, int]]) -> bytes:
+    """A zip archive written by hand: (name, method, compressed bytes, declared unpacked size), so a
+    test can declare any size and use Zstandard (method 93, inspect_ai's), which zipfile cannot write.
+    A compressed member's CRC is left 0: a bounded reader stops long before it could check one."""
+    out, central = bytearray(), bytearray()
+    for name, method, data, size in members:
+        raw = name.encode()
+        at = len(out)
+        crc = zlib.crc32(data) if method == 0 else 0
+        out += struct.pack("<IHHHHHIIIHH", 0x04034B50, 63, 0, method, 0, 0x21, crc, len(data), size, len(raw), 0)
+        out += raw + data
+        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 63, 63, 0, method, 0, 0x21, crc, len(data), size,
+                               len(raw), 0, 0, 0, 0, 0, at)
+        central += raw
+    eocd = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(central), len(out), 0)
+    return bytes(out + central + eocd)
+
+
+def _deflated_spaces(prefix: bytes, mib: int) -> bytes:
+    """``prefix`` then ``mib`` MiB of spaces, raw deflate: one compressed MiB block repeated (each
+    block ends in a full flush, so the same bytes inflate to the same MiB); about 1 KB per MiB."""
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    head = c.compress(prefix) + c.flush(zlib.Z_FULL_FLUSH)
+    block = c.compress(b" " * 2**20) + c.flush(zlib.Z_FULL_FLUSH)
+    return head + block * mib + c.flush()
+
+
+def _zstd_spaces(prefix: bytes, mib: int) -> bytes:
+    """``prefix`` then ``mib`` MiB of spaces as concatenated Zstandard frames (a valid stream)."""
+    import pyarrow as pa
+
+    frame = pa.compress(b" " * 2**24, codec="zstd", asbytes=True)
+    return pa.compress(prefix, codec="zstd", asbytes=True) + frame * (mib // 16)
+
+
+EVAL_HEAD = b'{"version": 2, "status": "success", "eval": {"task": "bomb", "model": "m"}, "pad": "'
+
+
+def eval_bomb_cases(tmp: Path) -> list[dict[str, Any]]:
+    """inspect_ai ``.eval`` archives that inflate far past their size (made at test time): each must
+    end in exit 3 with one located line, under 400 MB and within seconds, in the CLI and through the
+    dashboard's judge upload. The member limit (64 MB) is what stops each, whatever its header says."""
+    out: list[dict[str, Any]] = []
+
+    def add(name: str, members: list[tuple[str, int, bytes, int]], what: str) -> None:
+        path = tmp / name
+        path.write_bytes(_zip_of(members))
+        out.append({"path": path, "member": members[-1][0], "what": what})
+
+    mib = 2**20
+    add("deflate_header_1_9gb.eval", [("header.json", 8, _deflated_spaces(EVAL_HEAD, 1812), 1812 * mib + len(EVAL_HEAD))],
+        "a 1.9 MB archive whose header.json (deflate) inflates to 1.9 GB, declared")
+    add("zstd_header_3gb_declared_small.eval", [("header.json", 93, _zstd_spaces(EVAL_HEAD, 2848), 2005)],
+        "a Zstandard header.json that inflates to 3 GB but declares 2 KB")
+    add("zstd_header_1_9gb.eval", [("header.json", 93, _zstd_spaces(EVAL_HEAD, 1808), 1808 * mib + len(EVAL_HEAD))],
+        "a Zstandard header.json that inflates to 1.9 GB, declared")
+    header = json.dumps({"version": 2, "status": "success", "eval": {"task": "t", "model": "m"}}).encode()
+    sample = b'{"id": "q1", "epoch": 1, "scores": {"s": {"value": "C"}}, "pad": "'
+    add("zstd_sample_1_9gb.eval", [("header.json", 0, header, len(header)),
+                                   ("samples/q1_epoch_1.json", 93, _zstd_spaces(sample, 1808), 1808 * mib + len(sample))],
+        "a readable header, then a Zstandard sample that inflates to 1.9 GB")
     return out
 
 

@@ -41,12 +41,8 @@ be left out when the log has only one item that fits.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
-import struct
-import zipfile
-import zlib
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
@@ -55,11 +51,12 @@ import pandas as pd
 
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
+from agreebound.io.archive import open_archive
 from agreebound.io.json_toml import DuplicateKey, json_depth, no_duplicates
 from agreebound.io.readers import json_line_records, judge_log_shape
 from agreebound.io.sniff import sniff
 from agreebound.io.tables import decode_text, read_csv, transcode
-from agreebound.limits import MAX_NESTING, MAX_PARQUET_UNCOMPRESSED_BYTES, MAX_ROWS
+from agreebound.limits import MAX_ARCHIVE_JSON_MEMBER_BYTES, MAX_NESTING, MAX_ROWS
 
 SCORE_COLUMNS = ("item", "rater", "role", "score", "model", "length", "confidence", "line")
 
@@ -220,58 +217,46 @@ def _json_allowing_nan(name: str, data: bytes) -> Any:
         raise InputError(name, None, None, str(e)) from None
 
 
-_ZSTD = 93  # the ZIP method number of Zstandard, which inspect_ai's .eval archives use
+#: What the reader keeps of an inspect_ai sample (:func:`_inspect` reads no other field): a sample's
+#: messages, events and attachments are dropped as soon as it is parsed, so the archive's samples
+#: are never all held at once.
+_SAMPLE_FIELDS = ("id", "epoch", "scores")
 
 
-def _member(name: str, zf: zipfile.ZipFile, blob: bytes, info: zipfile.ZipInfo) -> bytes:
-    """One archive member's bytes. Zstandard members (which Python's zipfile cannot inflate before
-    3.14) are decompressed with pyarrow's codec, bounded by the declared size and checked by CRC."""
-    if info.compress_type != _ZSTD:
-        try:
-            return zf.read(info)
-        except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, zlib.error) as e:
-            raise InputError(name, None, info.filename, f"cannot read this part ({excerpt(str(e), 80)})") from None
-    import pyarrow as pa
-
-    at = info.header_offset
-    head = blob[at:at + 30]
-    if len(head) < 30 or head[:4] != b"PK\x03\x04":
-        raise InputError(name, None, info.filename, "the archive's entry for this part is damaged")
-    start = at + 30 + struct.unpack("<H", head[26:28])[0] + struct.unpack("<H", head[28:30])[0]
-    raw = blob[start:start + info.compress_size]
-    try:
-        out = pa.Codec("zstd").decompress(raw, decompressed_size=info.file_size).to_pybytes()
-    except (pa.ArrowException, ValueError, OSError) as e:
-        raise InputError(name, None, info.filename, f"cannot decompress this part ({excerpt(str(e), 80)})") from None
-    if zlib.crc32(out) != info.CRC:
-        raise InputError(name, None, info.filename, "this part fails its checksum (a damaged archive)")
-    return out
+def _kept(sample: Any) -> Any:
+    if not isinstance(sample, dict):
+        return sample
+    kept = {k: sample[k] for k in _SAMPLE_FIELDS if k in sample}
+    output = sample.get("output")
+    if isinstance(output, dict) and "completion" in output:
+        kept["output"] = {"completion": output["completion"]}
+    return kept
 
 
 def _inspect_archive(name: str, data: bytes) -> dict[str, Any]:
     """An inspect_ai ``.eval`` archive (a zip: header.json, samples/<id>_epoch_<n>.json) as the same
-    object a ``--log-format json`` log holds: the header's fields and ``samples``."""
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-        infos = zf.infolist()
-    except (zipfile.BadZipFile, ValueError, OSError) as e:
-        raise InputError(name, None, None, f"not a readable .eval archive ({excerpt(str(e), 80)})") from None
-    total = sum(i.file_size for i in infos)
-    if total > MAX_PARQUET_UNCOMPRESSED_BYTES:
-        raise InputError(name, None, None, f"the archive unpacks to {total / 10**6:,.0f} MB; the limit is "
-                         f"{MAX_PARQUET_UNCOMPRESSED_BYTES / 10**6:,.0f} MB")
+    object a ``--log-format json`` log holds: the header's fields and ``samples``. Every member is
+    inflated through :mod:`agreebound.io.archive`, bounded while it inflates."""
+    archive = open_archive(name, data, ".eval archive")
+    infos = archive.infos()
     by_name = {i.filename: i for i in infos}
     first = by_name.get("header.json") or by_name.get("_journal/start.json")
     if first is None:
         raise InputError(name, None, None, "a zip archive without header.json: not an inspect_ai .eval log")
-    obj = _json_allowing_nan(f"{name}:{first.filename}", _member(name, zf, data, first))
+
+    def member(info: Any) -> Any:
+        text = archive.read(info, "JSON member", MAX_ARCHIVE_JSON_MEMBER_BYTES)
+        return _json_allowing_nan(f"{name}:{info.filename}", text)
+
+    obj = member(first)
     if not isinstance(obj, dict):
         raise InputError(name, None, first.filename, "expected a JSON object")
     samples = [i for i in infos if i.filename.startswith("samples/") and i.filename.endswith(".json")]
     if len(samples) > MAX_ROWS:
         raise InputError(name, None, None, f"{len(samples):,} samples; the limit is {MAX_ROWS:,}")
     obj = dict(obj)
-    obj["samples"] = [_json_allowing_nan(f"{name}:{i.filename}", _member(name, zf, data, i)) for i in samples]
+    obj.pop("samples", None)
+    obj["samples"] = [_kept(member(i)) for i in samples]
     return obj
 
 

@@ -6,8 +6,8 @@ silently cut 400 ratings to 10) and keeps whitespace between elements as element
 padding held in memory). This reader parses the parts itself with expat, one 64 KiB chunk at a
 time:
 
-- every member it inflates is bounded by its declared size (``zipfile`` stops at the declared size
-  and fails the CRC past it), checked against a limit per kind of member before inflating;
+- every member is inflated through :mod:`agreebound.io.archive`, which counts the bytes as they
+  come out against a limit per kind of member (and the archive's total), whatever the header says;
 - a row holds at most :data:`MAX_COLUMNS` cells and a column index past Excel's last column is
   refused; cells are counted over the sheet (:data:`MAX_CELLS`), rows likewise;
 - a cell's text is at most Excel's own 32,767 characters; a shared-string table at most
@@ -32,12 +32,12 @@ from typing import Any, Callable, Iterator
 from xml.parsers import expat
 
 from agreebound.errors import InputError
+from agreebound.io.archive import Archive, open_archive
 from agreebound.escape import excerpt
 from agreebound.interrupt import checkpoint
 from agreebound.limits import (
     MAX_CELLS,
     MAX_COLUMNS,
-    MAX_PARQUET_UNCOMPRESSED_BYTES,
     MAX_ROWS,
     MAX_SHARED_STRINGS,
     MAX_XLSX_PART_BYTES,
@@ -115,7 +115,7 @@ class Workbook:
     """What a sheet's cells need: the sheets (name -> part), shared strings, date styles, epoch."""
 
     name: str
-    zf: zipfile.ZipFile
+    archive: Archive
     sheets: dict[str, str]
     strings_part: str | None
     styles_part: str | None
@@ -123,6 +123,10 @@ class Workbook:
     _strings: list[str] | None = None
     _styles: tuple[set[int], set[int]] | None = None
     text_held: int = 0  # characters of text kept (shared strings, cells), against MAX_XLSX_TEXT_CHARS
+
+    @property
+    def zf(self) -> zipfile.ZipFile:
+        return self.archive.zf
 
     def hold(self, chars: int) -> None:
         """Count text about to be kept: 30,000 cells of 32,767 characters each are a 2 MB file."""
@@ -137,14 +141,7 @@ class Workbook:
         except KeyError:
             raise InputError(self.name, None, None, f"the workbook lists {what} ({excerpt(part, 60)}) "
                              "but does not hold it") from None
-        if info.file_size > limit:
-            raise InputError(self.name, None, None, f"the workbook's {what} unpacks to {info.file_size / 10**6:,.0f} "
-                             f"MB; the limit is {limit / 10**6:,.0f} MB")
-        try:
-            return self.zf.open(info)
-        except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError) as e:
-            raise InputError(self.name, None, None, f"the workbook's {what} cannot be unpacked "
-                             f"({excerpt(str(e), 80)})") from None
+        return self.archive.open(info, what, limit)
 
     def strings(self) -> list[str]:
         if self._strings is None:
@@ -155,22 +152,6 @@ class Workbook:
         if self._styles is None:
             self._styles = (set(), set()) if self.styles_part is None else _date_styles(self)
         return self._styles
-
-
-def check_archive(name: str, data: bytes) -> zipfile.ZipFile:
-    """The archive's directory, and its total unpacked size, before anything is inflated."""
-    import io
-
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-        infos = zf.infolist()
-    except (zipfile.BadZipFile, ValueError, OSError) as e:
-        raise InputError(name, None, None, f"not a readable .xlsx file ({excerpt(str(e), 80)})") from None
-    total = sum(i.file_size for i in infos)
-    if total > MAX_PARQUET_UNCOMPRESSED_BYTES:
-        raise InputError(name, None, None, f"the workbook unpacks to {total / 10**6:,.0f} MB; the limit is "
-                         f"{MAX_PARQUET_UNCOMPRESSED_BYTES / 10**6:,.0f} MB")
-    return zf
 
 
 def _rels(book: Workbook, part: str) -> dict[str, tuple[str, str]]:
@@ -193,8 +174,9 @@ def _rels(book: Workbook, part: str) -> dict[str, tuple[str, str]]:
 
 
 def open_workbook(name: str, data: bytes) -> Workbook:
-    zf = check_archive(name, data)
-    book = Workbook(name, zf, {}, None, None, False)
+    archive = open_archive(name, data, "workbook")
+    zf = archive.zf
+    book = Workbook(name, archive, {}, None, None, False)
     root = _rels(book, "")
     workbook_part = next((t for kind, t in root.values() if kind == "officeDocument"), "xl/workbook.xml")
     if workbook_part not in zf.NameToInfo:
