@@ -224,6 +224,50 @@ def _checked_header(table: Table) -> list[str]:
     return names
 
 
+def _nested(text: str) -> bool:
+    """The cell's text is a list or an object (JSON, or Python's repr as pandas writes a list
+    column to CSV): ``[...]`` or ``{...}`` that parses as one."""
+    import ast
+
+    if len(text) > 100 * MAX_NAME_CHARS:  # longer than any label: refused as a label elsewhere
+        return False
+    for parse in (json.loads, ast.literal_eval):
+        try:
+            if isinstance(parse(text), (list, dict, tuple, set)):
+                return True
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return False
+
+
+def refuse_nested(table: Table, col: Column, label: str) -> None:
+    """A list or an object in a cell is never a category, a rater or a unit: an export that nests
+    its annotations (a tool's ``responses``, a dataset's ``annotators``/``labels`` lists) read as
+    labels gives an alpha of nothing real. Refused at its first row, naming the field. Records'
+    nested fields arrive here as their JSON text (agreebound.io.readers._scalar)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = col.text
+    if arr is None or not len(arr):
+        return
+    arr = arr.cast(pa.string())
+    stripped = pc.utf8_trim_whitespace(arr)
+    candidates = pc.or_(pc.and_(pc.starts_with(stripped, "["), pc.ends_with(stripped, "]")),
+                        pc.and_(pc.starts_with(stripped, "{"), pc.ends_with(stripped, "}")))
+    found = [int(i) for i in np.flatnonzero(candidates.fill_null(False).to_numpy(zero_copy_only=False))
+             if _nested(stripped[int(i)].as_py())]
+    if not found:
+        return
+    i = int(np.flatnonzero(np.isin(col.codes, found))[0])
+    kind = "an object" if stripped[int(col.codes[i])].as_py().startswith("{") else "a list"
+    raise InputError(table.file, table.row_of(i), label,
+                     f"{kind} in a cell ({excerpt(arr[int(col.codes[i])].as_py())}): a cell holds one label, "
+                     "never a list or an object. An export that nests its annotations (per-question responses, "
+                     "lists of annotators and labels) needs one row per unit, rater and label",
+                     row_label=table.row_label)
+
+
 def _names_column(table: Table, col: Column, label: str) -> tuple[np.ndarray, Names, int]:
     """A column of names: codes into normalised distinct names (merged where normalising makes
     two spellings one), the names, and how many spellings were normalised. Vectorised: Python
@@ -234,6 +278,7 @@ def _names_column(table: Table, col: Column, label: str) -> tuple[np.ndarray, Na
     if (col.codes < 0).any():
         raise InputError(table.file, table.row_of(int(np.flatnonzero(col.codes < 0)[0])), label,
                          "expected a name, the cell is empty")
+    refuse_nested(table, col, label)
     arr = col.text
     if arr is None:  # Parquet ids typed as numbers
         arr = pa.array([name_text(u) for u in col.uniques], pa.string())
@@ -316,6 +361,8 @@ def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]
                    missing: Sequence[str] = (), decimal: str = ".") -> tuple[list[np.ndarray], ValueKinds]:
     """Value columns on one shared list of distinct values; the first bad value is located.
     ``decimal=","``: 1,5 is the number 1.5 (a European spreadsheet's CSV)."""
+    for c, label in zip(cols, label_of):
+        refuse_nested(table, c, label)
     texts = [c.text for c in cols]
     kinds: ValueKinds | None = None
     bad: tuple[int, str] | None = None
