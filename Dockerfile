@@ -34,7 +34,7 @@ WORKDIR /app
 # compileall: the bytecode is made once here, since the server's user cannot write it under /app.
 COPY pyproject.toml README.md ./
 COPY src/ src/
-RUN pip install --no-cache-dir -e . \
+RUN pip install --no-cache-dir -e '.[postgres]' \
  && python -m compileall -q src
 
 # What the server reads at run time: the app and its pages (serve finds app.py in the working

@@ -71,7 +71,7 @@ def test_outputs_and_exit_codes(capsys, argv, code, lines):
     (["panel", S / "detector_panel.csv", "--dimension", "gore"], "detector_panel.csv, column 'dimension': no dimension 'gore'"),
     (["panel", S / "detector_panel.csv", "--preset", "nope"], "--preset: no preset 'nope'; available:"),
     (["panel", ROOT / "does-not-exist.csv"], "does-not-exist.csv: cannot read the file (No such file or directory)"),
-    (["panel", S / "detector_panel.csv", "--report", "out.pdf"], "out.pdf: --report needs a .json, .md or .html file name"),
+    (["panel", S / "detector_panel.csv", "--report", "out.pdf"], "out.pdf: --report needs a .json, .md, .html or .xml (JUnit) file name"),
 ])
 def test_input_errors_exit_3_with_the_line_on_stderr(capsys, argv, message):
     code, out, err = run(capsys, *argv)

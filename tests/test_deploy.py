@@ -551,7 +551,8 @@ def test_the_start_command_becomes_healthy(server: Server, image: Image):
 
 def test_the_start_command_sets_the_protections(server: Server, image: Image):
     argv = _streamlit_argv(server)
-    assert argv[1:4] == ["-m", "streamlit", "run"] and argv[4] == str(image.app / "app.py")
+    # the dashboard is found through the package (agreebound.resources): agreebound/site/app.py
+    assert argv[1:4] == ["-m", "streamlit", "run"] and argv[4].endswith("/agreebound/site/app.py")
     options = dict(a.removeprefix("--").split("=", 1) for a in argv[5:])
     assert options == {**serve.FIXED, "server.address": "0.0.0.0", "server.port": str(server.port),
                        "server.maxUploadSize": "50", "secrets.files": options["secrets.files"]}

@@ -22,16 +22,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterator, NoReturn, Sequence
 
-from agreebound import __version__
+from agreebound.version import __version__
 from agreebound.access import SHARE_WORDS, SHARES
-from agreebound.errors import InputError
+from agreebound.errors import InputError, missing_extra
 from agreebound.escape import printable
 
 INPUT_ERROR = 3
 INTERNAL_ERROR = 4
 INTERRUPTED = 130
-ROOT = Path(__file__).resolve().parents[2]
-REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
+REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm", ".xml")
 _RAW = argparse.RawDescriptionHelpFormatter  # keeps the examples' line breaks in --help
 
 EXIT_CODE_HELP = """exit codes:
@@ -157,7 +156,7 @@ def _check_report_path(path: str, inputs: Sequence[str]) -> None:
                 raise InputError(path, None, None, "--report names one of the inputs; writing it would destroy "
                                  "the input. Choose another file name")
     if p.suffix.lower() not in REPORT_SUFFIXES:
-        raise InputError(path, None, None, "--report needs a .json, .md or .html file name")
+        raise InputError(path, None, None, "--report needs a .json, .md, .html or .xml (JUnit) file name")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise InputError(path, None, None, f"--report: the folder {printable(str(parent))} does not exist")
@@ -198,15 +197,17 @@ def _write_report(path: str, text: str) -> None:
 # --- commands ---------------------------------------------------------------------------------
 
 
-def _render(path: str, report: dict[str, Any], html_fn: Any) -> str:
+def _render(path: str, result: Any) -> str:
     from agreebound.render.report import to_json, to_markdown
 
     suffix = Path(path).suffix.lower()
     if suffix == ".json":
-        return to_json(report)
+        return to_json(result.report)
     if suffix in (".md", ".markdown"):
-        return to_markdown(report)
-    return html_fn()
+        return to_markdown(result.report)
+    if suffix == ".xml":
+        return result.junit()
+    return result.html()
 
 
 def _inputs(args: argparse.Namespace, *names: str) -> list[str]:
@@ -284,7 +285,7 @@ def _panel(args: argparse.Namespace) -> int:
     result = _run(args, recipe)
     if args.record:
         args.run = ("panel", list(result.inputs), result.recipe, result.thresholds)
-    return _emit(args, result.report, result.html, _print_panel)
+    return _emit(args, result, _print_panel)
 
 
 def _print_panel(report: dict[str, Any]) -> None:
@@ -421,12 +422,13 @@ def _check_report_path_any(path: str, inputs: Sequence[str]) -> None:
     _check_report_path(str(Path(path).with_suffix(".json")), inputs)
 
 
-def _emit(args: argparse.Namespace, report: dict[str, Any], html: Any, print_text: Any) -> int:
+def _emit(args: argparse.Namespace, result: Any, print_text: Any) -> int:
     """Write --report, print JSON or text, and return the verdict's exit code."""
     from agreebound.render.report import EXIT_CODES, to_json, verdict_of
 
+    report = result.report
     if args.report:
-        _write_report(args.report, _render(args.report, report, html))
+        _write_report(args.report, _render(args.report, result))
         if args.report != getattr(args, "report_given", args.report):  # a generated name: say it
             print(f"agreebound: wrote {printable(args.report)}", file=sys.stderr)
     code = EXIT_CODES[verdict_of(report)]
@@ -517,7 +519,7 @@ def _calibrate(args: argparse.Namespace) -> int:
                          "or verdicts, with human labels); a pairwise judge's verdicts have no level of measurement")
     if args.record:
         args.run = ("judge", list(result.inputs), result.recipe, result.thresholds)
-    return _emit(args, result.report, result.html, _print_scored if result.kind == "scored" else _print_calibration)
+    return _emit(args, result, _print_scored if result.kind == "scored" else _print_calibration)
 
 
 def _print_scored(report: dict[str, Any]) -> None:
@@ -841,6 +843,33 @@ def _example(args: argparse.Namespace) -> int:
     return 0
 
 
+def _samples(args: argparse.Namespace) -> int:
+    """Copy the bundled samples into a folder, so the README's examples run from an install."""
+    from agreebound.resources import copy_samples, samples
+
+    dest = Path(args.folder)
+    try:
+        written = copy_samples(dest)
+    except OSError as e:
+        print(f"agreebound samples: cannot write into {printable(str(dest), 200)} ({printable(e, 160)})",
+              file=sys.stderr)
+        return INPUT_ERROR
+    total = sum(1 for p in samples().rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    kept = total - len(written)
+    print(f"{len(written)} sample files written to {printable(str(dest), 200)}"
+          + (f" ({kept} already there, left as they were)" if kept else "")
+          + f"; try: agreebound panel {printable(str(dest / 'detector_panel.csv'), 200)}")
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    """Print the JSON report's schema, as the package ships it."""
+    from agreebound.resources import schema_text
+
+    sys.stdout.write(schema_text())
+    return 0
+
+
 def _validate(args: argparse.Namespace) -> int:
     """Planted judges audited by the pipeline and read against their plants: 0 when all hold."""
     import json
@@ -868,10 +897,12 @@ def _serve(args: argparse.Namespace) -> int:
     from agreebound import serve
     from agreebound.store import configured_url, describe
 
-    app = next((d / "app.py" for d in (ROOT, Path.cwd()) if (d / "app.py").is_file()), None)
-    if app is None:
-        print("agreebound serve runs the dashboard from a source checkout or the folder holding app.py (app.py not "
-              "found)", file=sys.stderr)
+    from agreebound.resources import MissingResource, app_script
+
+    try:
+        app = app_script()
+    except MissingResource as e:
+        print(f"agreebound serve: {e}", file=sys.stderr)
         return INPUT_ERROR
     try:
         plan = serve.plan(args.host, args.port, args.auth, [app.parent, Path.home()])
@@ -1098,7 +1129,15 @@ def _plain_parsers(sub: argparse._SubParsersAction) -> dict[str, argparse.Argume
     s.add_argument("--check", action="store_true", help="print what is configured and exit: 0 safe, 1 unsafe (a "
                    "public address without sign-in, a short cookie secret), 3 not startable")
     s.set_defaults(func=_serve)
-    return {"example": e, "validate": v, "serve": s}
+
+    sa = sub.add_parser("samples", help="copy the bundled sample files into a folder (default ./sample_data), so "
+                        "the examples run as written")
+    sa.add_argument("folder", nargs="?", default="sample_data", help="where to write them (made if missing; files "
+                    "already there are left as they are)")
+    sa.set_defaults(func=_samples)
+    sc = sub.add_parser("schema", help="print the JSON report's schema (JSON Schema 2020-12, with a versioned $id)")
+    sc.set_defaults(func=_schema)
+    return {"example": e, "validate": v, "serve": s, "samples": sa, "schema": sc}
 
 
 def _reading(p: argparse.ArgumentParser) -> None:
@@ -1115,7 +1154,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--thresholds", help="thresholds file (JSON or TOML)")
     p.add_argument("--preset", help="a preset: built-in (" + ", ".join(PRESETS) + ") or from --thresholds")
     p.add_argument("--json", action="store_true", help="print the JSON report")
-    p.add_argument("--report", metavar="PATH", help="write a report: .json, .md or self-contained .html; a folder "
+    p.add_argument("--report", metavar="PATH", help="write a report: .json, .md, self-contained .html, or .xml (JUnit: "
+                   "a test case per gate, for CI); a folder "
                    "ending in / gets the HTML report under a generated name (data-domain-UTC time.html)")
     p.add_argument("--record", action="store_true", help="record the run (inputs, thresholds, every value and "
                    "verdict) in the history database and print its id")
@@ -1175,6 +1215,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("agreebound: interrupted", file=sys.stderr)
         return INTERRUPTED
+    except ModuleNotFoundError as e:
+        if (extra := missing_extra(e)) is None:
+            return _internal(e)
+        print(f"agreebound: {extra}", file=sys.stderr)
+        return INPUT_ERROR
     except MemoryError:  # every reader is bounded before the work; what still does not fit is too large here
         print("agreebound: the input needs more memory than this machine has; it is too large or too wide to "
               "read here (see the limits in docs/formats.md)", file=sys.stderr)

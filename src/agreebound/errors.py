@@ -50,3 +50,27 @@ def memory_message(name: str) -> str:
     keeps what was loaded and goes on serving; the CLI says the same without a name and exits 3)."""
     return (f"{printable(name, 120)}: reading it needed more memory than this machine has; the file is too "
             "large or too wide to read here (see the limits in docs/formats.md)")
+
+
+#: Optional parts, by the top-level module a feature imports: the extra that installs it, and what
+#: it adds. ``pip install agreebound`` is the dashboard and the command line on files, DuckDB included.
+EXTRAS = {
+    "pyspark": ("spark", "the Spark engine (--engine spark)"),
+    "psycopg": ("postgres", "a PostgreSQL history store (AGREEBOUND_DB=postgresql://...)"),
+}
+
+
+def missing_extra(error: ModuleNotFoundError) -> str | None:
+    """The message for an optional part that is not installed (naming the extra to install), or
+    None when the missing module is not an optional part's (then it is a bug).
+
+    >>> missing_extra(ModuleNotFoundError("No module named 'pyspark'", name="pyspark"))
+    "the Spark engine (--engine spark) needs the optional part 'spark', which is not installed: pip install 'agreebound[spark]'"
+    >>> missing_extra(ModuleNotFoundError("No module named 'numpy'", name="numpy")) is None
+    True
+    """
+    top = (error.name or "").split(".")[0]
+    if top not in EXTRAS:
+        return None
+    extra, what = EXTRAS[top]
+    return f"{what} needs the optional part {extra!r}, which is not installed: pip install 'agreebound[{extra}]'"

@@ -321,6 +321,26 @@ class Report:
     imported: Any = None
 
     @property
+    def verdict(self) -> str:
+        """The verdict the exit code reports: a panel's worst dimension's, or the judge's decision."""
+        from agreebound.render.report import verdict_of
+
+        return verdict_of(self.report)
+
+    @property
+    def exit_code(self) -> int:
+        """The command line's exit code for this verdict (0, 1 or 2; see the README)."""
+        from agreebound.render.report import EXIT_CODES
+
+        return EXIT_CODES[self.verdict]
+
+    def to_json(self) -> str:
+        """The JSON report, as ``--json`` prints it (schema: ``agreebound schema``)."""
+        from agreebound.render.report import to_json
+
+        return to_json(self.report)
+
+    @property
     def decisions(self) -> Any:
         """The panel's decision per dimension, or the judge's decision (cheap: decide only)."""
         if self.kind == "scored":
@@ -335,6 +355,16 @@ class Report:
         from agreebound.analysis import decide_panel
 
         return {d: decide_panel(m, self.thresholds.panel) for d, m in self.measurements.items()}
+
+    def junit(self) -> str:
+        """The gates as a JUnit XML report (``--report gates.xml``): one test case per gate."""
+        from agreebound.render.junit import calibration_junit, panel_junit, scored_junit
+
+        if self.kind == "scored":
+            return scored_junit(self.report)
+        if self.kind == "judge":
+            return calibration_junit(self.bundle, self.thresholds, self.report)
+        return panel_junit(self.measurements, self.thresholds, self.report)
 
     def html(self) -> str:
         from agreebound.render.html import calibration_html, panel_html, scored_html

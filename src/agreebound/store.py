@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterator, Sequence
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from agreebound import __version__
+from agreebound.version import __version__
 from agreebound.access import LOCAL, SHARES, Viewer, may_change, may_see, share_problem
 from agreebound.escape import excerpt, printable
 from agreebound.limits import MAX_INPUT_BYTES, MAX_NAME_CHARS

@@ -13,7 +13,7 @@ from dataclasses import asdict
 from fractions import Fraction
 from typing import Any, Sequence
 
-from agreebound import __version__
+from agreebound.version import __version__
 from agreebound.analysis import PanelMeasurement, decide_panel, level_note, level_verdicts
 from agreebound.calibration import CalibrationDecision, decide, seed_view, unavailable
 from agreebound.judge_bias import verdict_notes
@@ -38,7 +38,9 @@ from agreebound.panel import AB_UNDEFINED, PanelDecision
 from agreebound.escape import LONE_SURROGATE, utf8_safe_tree
 from agreebound.thresholds import ThresholdSet
 
-SCHEMA_ID = "https://agreebound.invalid/schemas/report.schema.json"
+#: The report schema's ``$id`` and every report's ``$schema``: versioned with the schema (v1), not
+#: with the package; ``agreebound schema`` prints the schema the package ships (schemas/ in a checkout).
+SCHEMA_ID = "urn:agreebound:schema:report:v1"
 #: A verdict's exit code is its severity read downwards (agreebound.gate.SEVERITY, the one table):
 #: 0 licenses action, 1 does not (INCOMPLETE, a partial judge audit, is never a pass), 2 is refused.
 EXIT_CODES = {verdict: 2 - severity for verdict, severity in SEVERITY.items()}

@@ -27,6 +27,7 @@ from agreebound.io.mapping import Mapping
 from agreebound.io.templates import TEMPLATES, Template
 from agreebound.judge_input import JudgeBundle
 from agreebound.limits import DIAGNOSTIC_RATERS
+from agreebound.resources import samples
 from agreebound.pipeline import (
     OUT_OF_CORE,
     JudgeRecipe,
@@ -46,8 +47,7 @@ from agreebound.uncertainty import (
     unit_disagreement,
 )
 
-ROOT = Path(__file__).resolve().parents[3]
-SAMPLES = ROOT / "sample_data"
+SAMPLES = samples()
 MEASURE_CALLS: Counter[str] = Counter()
 
 
