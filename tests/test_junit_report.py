@@ -85,3 +85,15 @@ def test_user_text_is_data_in_the_xml(tmp_path):
     names = [s.get("name") for s in root.iter("testsuite")]
     assert any(n.startswith('x"><script>&amp;]]>: ') for n in names), names
     assert b"<script>" not in (tmp_path / "r.xml").read_bytes()
+
+
+def test_strict_mode_on_a_judge_keeps_its_bound_contract(tmp_path):
+    import json
+
+    proc = _cli("calibrate", str(S / "judge_failing.json"), "--strict", "--json", cwd=tmp_path)
+    report = json.loads(proc.stdout)
+    c = report["calibration"]
+    assert (proc.returncode, c["decision"], c["contract_origin"], c["decided_against"]["kind"]) == \
+        (1, "FAIL_CALIBRATION", "given", "bound")
+    assert report["thresholds"]["calibration"]["strict"] is True
+    assert all(r["bound_passed"] is not None for r in c["rates"] if r["evaluable"])

@@ -237,7 +237,7 @@ def _panel_recipe(args: argparse.Namespace) -> Any:
                        dimension=args.dimension, engine=args.engine, master=args.master, interval=args.interval,
                        positive=UNSET if args.positive is None else args.positive, rates=_source(args.rates),
                        sheet=args.sheet, missing=_names(args.missing), coefficients=args.coefficients,
-                       thresholds=_source(args.thresholds), preset=args.preset)
+                       thresholds=_source(args.thresholds), preset=args.preset, strict=args.strict)
 
 
 def _checks(args: argparse.Namespace, domain: str) -> Any:
@@ -512,7 +512,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     recipe = JudgeRecipe(Source.at(args.bundle), references=_source(args.references),
                          observations=_source(args.observations), contract=_source(args.contract),
                          mapping=_source(args.mapping), judge=args.judge, engine=args.engine, master=args.master,
-                         thresholds=_source(args.thresholds), preset=args.preset, level=args.level)
+                         thresholds=_source(args.thresholds), preset=args.preset, level=args.level,
+                         strict=args.strict)
     result = _run(args, recipe)
     if args.level and result.kind != "scored":
         raise UsageError("agreebound calibrate: --level is for a graded or pass/fail judge's log (scores on a scale "
@@ -1153,6 +1154,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--thresholds", help="thresholds file (JSON or TOML)")
     p.add_argument("--preset", help="a preset: built-in (" + ", ".join(PRESETS) + ") or from --thresholds")
+    p.add_argument("--strict", action="store_true", help="strict mode: every gate decides on its 95%% interval's "
+                   "bound too, so a fragile verdict (its interval includes the threshold) fails; for CI jobs that "
+                   "must not act on a verdict another sample could reverse")
     p.add_argument("--json", action="store_true", help="print the JSON report")
     p.add_argument("--report", metavar="PATH", help="write a report: .json, .md, self-contained .html, or .xml (JUnit: "
                    "a test case per gate, for CI); a folder "

@@ -155,6 +155,9 @@ class PanelRecipe:
     #: How messages and the measurement name the data (the dashboard's data folder: the data set's
     #: name in the folder, never a server path); None: the first file's name.
     display: str | None = None
+    #: Strict mode (``--strict``): every gate decides on its 95% interval's bound too, so a fragile
+    #: gate fails; the thresholds' values are unchanged.
+    strict: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form (the keys runs have always stored: mapping, level, positive, dimension,
@@ -195,6 +198,8 @@ class JudgeRecipe:
     preset: str | None = None
     #: a graded judge's level of measurement (source "scored"); None: the kind's default, said so
     level: str | None = None
+    #: Strict mode (``--strict``), as for a panel: on the contract's own thresholds too
+    strict: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form: source, judge, rebind (and a graded judge's level when one was chosen)."""
@@ -403,7 +408,20 @@ def thresholds_of(recipe: PanelRecipe | JudgeRecipe, inputs: list[tuple[str, str
             raise InputError(where, None, None, f"no preset {printable(recipe.preset, 60)!r}; available: "
                              f"{', '.join(sorted(presets))}")
         t = presets[recipe.preset]
+    if recipe.strict:
+        t = replace(t, panel=replace(t.panel, strict=True), scored=replace(t.scored, strict=True),
+                    calibration=None if t.calibration is None else replace(t.calibration, strict=True))
     return t
+
+
+def _strict_contract(recipe: JudgeRecipe, t: Any, contract: Any) -> Any:
+    """``--strict`` on the contract's own thresholds: the same fields (the decision stays against
+    the bound contract, not a draft), decided on their bounds."""
+    if not recipe.strict or t.calibration is not None:
+        return t
+    from agreebound.thresholds import CalibrationThresholds
+
+    return replace(t, calibration=CalibrationThresholds.from_contract(contract, strict=True))
 
 
 def run(recipe: PanelRecipe | JudgeRecipe, check: Check | None = None) -> Report:
@@ -570,7 +588,7 @@ def engine_counts(engine: str, files: Sequence[str], m: Any, missing: Sequence[s
         try:
             from agreebound.engines import spark_engine
         except ImportError:
-            raise RecipeError("--engine spark needs pyspark (pip install pyspark) and Java 17") from None
+            raise RecipeError("--engine spark needs pyspark (pip install 'agreebound[spark]') and Java 17") from None
         return spark_engine.panel_counts(list(files), columns, missing=missing, master=master)
     from agreebound.engines.duckdb_engine import panel_counts
 
@@ -696,7 +714,8 @@ def _judge(recipe: JudgeRecipe, check: Check | None) -> Report:
         if engine in OUT_OF_CORE:
             return _judge_out_of_core(recipe, engine, name, data, t, inputs, check)
     bundle = measure_judge(read_judge(recipe, source, name, data, inputs, t.calibration))
-    return judge_result(replace(recipe, source=source), bundle, t, inputs)
+    return judge_result(replace(recipe, source=source), bundle, _strict_contract(recipe, t, bundle.measurement.contract),
+                        inputs)
 
 
 def judge_result(recipe: JudgeRecipe, bundle: Any, t: Any, inputs: Sequence[tuple[str, str, Any]]) -> Report:
@@ -769,6 +788,7 @@ def _judge_out_of_core(recipe: JudgeRecipe, engine: str, name: str, data: bytes,
         contract, header, m = judge_measurement(name, data, refs, obs)
     empty = pd.DataFrame()  # out of core: no frames, only the measurement's counts
     bundle = JudgeBundle(name, contract, header[0], header[1], header[2], empty, empty, m)
+    t = _strict_contract(recipe, t, m.contract)
     read = [(n, b) for _, n, b in inputs] + _files_read([*refs, *obs], remote)
     report = calibration_report(bundle, t, read)
     return Report("judge", report, t, tuple(inputs), replace(recipe, source="tables").to_dict(), bundle=bundle)
