@@ -35,6 +35,7 @@ and alpha is read from them through the panel path in both (:func:`table_alpha`)
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
@@ -43,15 +44,15 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from agreebound.alpha import alpha, krippendorff_alpha
-from agreebound.categories import encode
+from agreebound.alpha import alpha
+from agreebound.categories import Categories, encode
 from agreebound.coefficients import coefficients, t_quantile, weight_matrix
 from agreebound.confidence import Calibration, calibration
-from agreebound.counts import PanelCounts, from_rows
+from agreebound.counts import PanelCounts, from_rows, pairs_of_rows
 from agreebound.errors import InputError
 from agreebound.gate import NOT_EVALUABLE, Gate, evaluate, plan_se, worst
 from agreebound.judge_bias import Measure
-from agreebound.limits import MAX_SCORE_VALUES
+from agreebound.limits import MAX_JUDGES, MAX_SCORE_MAGNITUDE, MAX_SCORE_VALUES, MIN_SCORE_MAGNITUDE, SCORE_RANGE
 from agreebound.judge_counts import RateStats
 from agreebound.thresholds import ScoredThresholds
 from agreebound.uncertainty import Z95, rate_interval
@@ -92,8 +93,26 @@ class ScoredInput:
     def raters(self) -> tuple[str, ...]:
         return self.judges + self.humans
 
+    @cached_property
+    def rater_at(self) -> dict[str, int]:
+        """Each rater's column (looked up once: a search of the raters per lookup is quadratic in them)."""
+        return {r: i for i, r in enumerate(self.raters)}
+
     def column(self, rater: str) -> np.ndarray:
-        return self.matrix[:, self.raters.index(rater)]
+        return self.matrix[:, self.rater_at[rater]]
+
+    @cached_property
+    def human_mean(self) -> np.ndarray:
+        """Each item's mean human score, NaN where no human scored it (:func:`reference`)."""
+        h = self.matrix[:, len(self.judges):]
+        counts = (~np.isnan(h)).sum(1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(counts > 0, np.nansum(h, axis=1) / np.maximum(counts, 1), np.nan)
+
+    @cached_property
+    def two_humans(self) -> np.ndarray:
+        """The items two or more humans scored (the admissibility gate's items)."""
+        return (~np.isnan(self.matrix[:, len(self.judges):])).sum(1) >= 2
 
     @cached_property
     def values(self) -> tuple[float, ...]:
@@ -136,12 +155,18 @@ def scored_input(frame: pd.DataFrame, file: str = "") -> ScoredInput:
     if np.isnan(score).any():
         i = int(np.flatnonzero(np.isnan(score))[0])
         raise InputError(file, int(line[i]), "score", "expected a number (a score, or 1/0 for pass/fail)")
+    _check_magnitude(file, line, "score", score, SCORE_RANGE, floor=MIN_SCORE_MAGNITUDE)
     check_scale(file, len(np.unique(score)))
     role = f["role"].astype(str).to_numpy()
     judges = tuple(dict.fromkeys(f["rater"].astype(str)[role == "judge"]))
-    humans = tuple(dict.fromkeys(f["rater"].astype(str)[role == "human"]))
     if not judges:
         raise InputError(file, None, "role", "no judge scores (role 'judge')")
+    check_judges(file, len(judges))
+    humans = tuple(dict.fromkeys(f["rater"].astype(str)[role == "human"]))
+    if "length" in f:
+        ln = pd.to_numeric(f["length"], errors="coerce").to_numpy(dtype=float)
+        _check_magnitude(file, line, "length", ln[~np.isnan(ln)], "an answer length from -10^15 to 10^15",
+                         np.flatnonzero(~np.isnan(ln)))
     items = tuple(dict.fromkeys(f["item"].astype(str)))
     ii = pd.Index(items).get_indexer(f["item"].astype(str))
     raters = judges + humans
@@ -152,6 +177,27 @@ def scored_input(frame: pd.DataFrame, file: str = "") -> ScoredInput:
     model, length, conf = _per_item(f, ii, ri, len(items), len(judges))
     notes = () if keep.all() else (f"{int((~keep).sum()):,} scores with a role other than judge or human left out",)
     return ScoredInput(file, items, judges, humans, matrix, model, length, conf, notes)
+
+
+def _check_magnitude(file: str, line: np.ndarray, column: str, values: np.ndarray, expected: str,
+                     at: np.ndarray | None = None, floor: float = 0.0) -> None:
+    """Every value finite, within MAX_SCORE_MAGNITUDE and 0 or at least ``floor`` in size, else the
+    first that is not, located (``at``: the values' positions in the table, when they are a part of
+    its rows)."""
+    size = np.abs(values)
+    bad = ~(size <= MAX_SCORE_MAGNITUDE) | ((size < floor) & (size > 0))  # NaN and infinities fail <=
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        row = int(line[i if at is None else at[i]])
+        raise InputError(file, row, column, f"expected {expected}, got {float(values[i])!r}")
+
+
+def check_judges(file: str, judges: int) -> None:
+    """At most MAX_JUDGES judges in one audit, checked before any judge is measured."""
+    if judges > MAX_JUDGES:
+        raise InputError(file, None, "rater", f"{judges:,} judges (raters with the role judge); one audit compares at "
+                         f"most {MAX_JUDGES:,} judges, each measured against the humans: audit the log in parts of "
+                         f"at most {MAX_JUDGES:,} judges")
 
 
 def check_scale(file: str, distinct: int) -> None:
@@ -370,10 +416,7 @@ def reference(x: ScoredInput) -> np.ndarray:
     """Each item's human consensus: the mean of its human scores; NaN where no human scored it. The
     control in the length effect and the baseline of self-preference (a mean, so it carries no
     rounding: a median of two would be their minimum, and every judge would look lenient)."""
-    h = x.matrix[:, len(x.judges):]
-    counts = (~np.isnan(h)).sum(1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, np.nansum(h, axis=1) / np.maximum(counts, 1), np.nan)
+    return x.human_mean
 
 
 @dataclass(frozen=True)
@@ -488,23 +531,40 @@ def _difference(jh: PooledAlpha, hh: PooledAlpha) -> Measure:
                    low, high, method, definition, "coefficient", se=se, cases=n)
 
 
-def agreement(x: ScoredInput, judge: str, level: str) -> JudgeAgreement:
-    """One judge against the humans: the gates' alphas (with their jackknife intervals) and, by
-    kind, the measures beside them."""
-    jpairs = [(judge, h) for h in x.humans]
+@dataclass(frozen=True)
+class HumanSide:
+    """What every judge of a log is held against, measured once for all of them: the humans' pooled
+    alpha over the items two or more humans scored, and each two humans' alpha."""
+
+    pooled: PooledAlpha | None  # None: fewer than two humans
+    measure: Measure | None
+    alphas: tuple[PairAlpha, ...]
+
+
+def human_side(x: ScoredInput, level: str) -> HumanSide:
     hpairs = [(a, b) for i, a in enumerate(x.humans) for b in x.humans[i + 1:]]
-    two = (~np.isnan(x.matrix[:, len(x.judges):])).sum(1) >= 2  # items two or more humans scored
+    if not hpairs:
+        return HumanSide(None, None, ())
+    hh = pooled_alpha(x, hpairs, level, x.two_humans)
+    ha = _pooled_measure("human_alpha", "humans vs humans: alpha", hh,
+                         "alpha of the human-human pairs: two humans' scores on an item one unit of two values",
+                         "no item has two or more humans' scores")
+    return HumanSide(hh, ha, tuple(pair_alpha(x, a, b, level) for a, b in hpairs))
+
+
+def agreement(x: ScoredInput, judge: str, level: str, humans: HumanSide | None = None) -> JudgeAgreement:
+    """One judge against the humans: the gates' alphas (with their jackknife intervals) and, by
+    kind, the measures beside them. ``humans``: the humans' side measured once for every judge of
+    the log (:func:`human_side`), else measured here."""
+    humans = humans or human_side(x, level)
+    jpairs = [(judge, h) for h in x.humans]
     ja = _pooled_measure("judge_alpha", "judge vs humans: alpha", pooled_alpha(x, jpairs, level),
                          "alpha of the judge-human pairs: each human's score and the judge's on an item they both "
                          "scored is one unit of two values", NO_HUMANS)
-    ha = diff = None
-    if hpairs:
-        hh = pooled_alpha(x, hpairs, level, two)
-        ha = _pooled_measure("human_alpha", "humans vs humans: alpha", hh,
-                             "alpha of the human-human pairs: two humans' scores on an item one unit of two values",
-                             "no item has two or more humans' scores")
-        diff = _difference(pooled_alpha(x, jpairs, level, two), hh)
-    alphas = tuple(pair_alpha(x, a, b, level) for a, b in jpairs + hpairs)
+    ha, diff = humans.measure, None
+    if humans.pooled is not None:
+        diff = _difference(pooled_alpha(x, jpairs, level, x.two_humans), humans.pooled)
+    alphas = tuple(pair_alpha(x, a, b, level) for a, b in jpairs) + humans.alphas
     pairs = Pairs.of(x, judge)
     if len(pairs.item):
         measures = (graded_measures if x.kind == "graded" else binary_measures)(x, judge, pairs, level)
@@ -525,7 +585,7 @@ def stated_confidence(x: ScoredInput, judge: str) -> Calibration | None:
     """The judge's stated probability of pass against the humans' verdict, one forecast per item
     (the humans' majority; an item the humans split evenly has no verdict and is left out, counted).
     None when the judge states no confidence on two or more such items."""
-    p = x.confidence[:, x.judges.index(judge)]
+    p = x.confidence[:, x.rater_at[judge]]
     ref = reference(x)
     verdict = ~np.isnan(p) & ~np.isnan(ref) & ~np.isnan(x.column(judge))
     split = verdict & (ref == 0.5)
@@ -603,7 +663,11 @@ def _central_tendency(pairs: Pairs) -> Measure:
         vh = s[..., 4] / n - (s[..., 2] / n) ** 2
         return np.sqrt(np.maximum(vj, 0) / vh)
 
-    rows = pairs.rows([np.ones(len(j)), j, h, j * j, h * h])
+    # the moments about the humans' mean (a variance is the same about any point): raw squares of
+    # scores far from zero (10^12 + 1, 10^12 + 2, ...) would cancel to noise in s2/n - (s/n)^2
+    o = float(h.mean()) if len(h) else 0.0
+    jc, hc = j - o, h - o
+    rows = pairs.rows([np.ones(len(j)), jc, hc, jc * jc, hc * hc])
     exact = float(np.std(j) / np.std(h)) if len(j) > 1 and np.std(h) > 0 else None
     return _jack_measure("central_tendency", TITLES["central_tendency"], exact, "ratio",
                          stat, rows, "the standard deviation of the judge's scores over that of the humans' scores, "
@@ -719,17 +783,100 @@ class JudgePanel:
 def judge_panel(x: ScoredInput, level: str, agreements: Sequence[JudgeAgreement]) -> JudgePanel | None:
     if len(x.judges) < 2:
         return None
-    k = len(x.judges)
-    m = x.matrix[:, :k]
-
-    def alpha_of(cols: list[int]) -> Fraction | None:
-        rows = [[None if np.isnan(v) else _num(v) for v in row] for row in m[:, cols]]
-        return krippendorff_alpha(rows, level).value
-
-    full = alpha_of(list(range(k)))
-    without = {x.judges[i]: alpha_of([c for c in range(k) if c != i]) for i in range(k)} if k > 2 else {}
+    full, without = _judge_panel_alphas(x, level)
     drop, why = _drop(full, without, agreements)
     return JudgePanel(full, without, drop, why)
+
+
+def _judge_panel_alphas(x: ScoredInput, level: str) -> tuple[Fraction | None, dict[str, Fraction | None]]:
+    """Alpha among the judges, and without each judge (three judges or more), through the panel path
+    (agreebound.alpha) from pair counts. Leaving one judge out changes only the items it scored, so
+    each judge's counts are the panel's less its items' pairs plus the same items' pairs without its
+    score: every judge's alpha costs its own items, not the whole log again (the whole log once per
+    judge was quadratic in the judges)."""
+    k = len(x.judges)
+    m = x.matrix[:, :k]
+    item, judge = np.nonzero(~np.isnan(m))  # by item, then judge
+    score = m[item, judge]
+    vals = np.unique(score)
+    c = max(len(vals), 1)
+    code = np.searchsorted(vals, score).astype(np.int64)
+    # each item's histogram of the judges' scores: entries (item, value, count), by item then value
+    keys, at, cnt = np.unique(item * c + code, return_inverse=True, return_counts=True)
+    e_item, e_code = keys // c, keys % c
+    starts = np.flatnonzero(np.r_[True, e_item[1:] != e_item[:-1]]) if len(keys) else np.zeros(0, dtype=np.int64)
+    lens = np.diff(np.r_[starts, len(keys)])
+    size = np.add.reduceat(cnt, starts) if len(keys) else np.zeros(0, dtype=np.int64)
+    unit_of_entry = np.repeat(np.arange(len(starts)), lens)
+    cats = Categories(floats=vals)
+    totals = np.bincount(code, minlength=c)
+    pairs = pairs_of_rows(e_code, cnt, starts, None, c)
+    by_m = np.bincount(size) if len(size) else np.zeros(0, dtype=np.int64)
+
+    ranked = sorted(x.judges)
+
+    def alpha_of(pairs_m: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]], units_by_m: np.ndarray,
+                 tot: np.ndarray, raters: list[str]) -> Fraction | None:
+        counts = PanelCounts("judges", "number", cats, {int(s): int(units_by_m[s]) for s in np.flatnonzero(units_by_m)
+                                                       if s}, pairs_m, tot, {}, raters=raters)
+        return alpha(counts, level).value
+
+    full = alpha_of(pairs, by_m, totals, ranked)
+    if k <= 2:
+        return full, {}
+    without: dict[str, Fraction | None] = {}
+    # the judge's cells by judge (stable: by item within a judge), and the entry each cell is in
+    order = np.argsort(judge, kind="stable")
+    bounds = np.searchsorted(judge[order], np.arange(k + 1))
+    for i, name in enumerate(x.judges):
+        mine = order[bounds[i]:bounds[i + 1]]  # the judge's cells
+        units = unit_of_entry[at[mine]]  # the items it scored, as histogram rows
+        rows = _ranges_of(starts[units], lens[units])  # those items' entries
+        owner = np.repeat(np.arange(len(units)), lens[units])
+        less = cnt[rows] - (rows == np.repeat(at[mine], lens[units]))  # its score taken out
+        keep = less > 0
+        before = pairs_of_rows(e_code[rows], cnt[rows], np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+                               if len(owner) else np.zeros(0, dtype=np.int64), None, c)
+        o2 = owner[keep]
+        after = pairs_of_rows(e_code[rows][keep], less[keep], np.flatnonzero(np.r_[True, o2[1:] != o2[:-1]])
+                              if len(o2) else np.zeros(0, dtype=np.int64), None, c)
+        units_m = by_m.copy()
+        np.subtract.at(units_m, size[units], 1)
+        np.add.at(units_m, size[units] - 1, 1)
+        r = bisect_left(ranked, name)
+        without[name] = alpha_of(_pairs_sum(pairs, before, after, c), units_m,
+                                 totals - np.bincount(code[mine], minlength=c), ranked[:r] + ranked[r + 1:])
+    return full, without
+
+
+def _ranges_of(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """The indices starts[j] .. starts[j] + lens[j] - 1 of every j, concatenated."""
+    if not len(lens):
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(lens)
+    return np.arange(ends[-1], dtype=np.int64) - np.repeat(ends - lens, lens) + np.repeat(starts, lens)
+
+
+def _pairs_sum(full: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]],
+               less: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]],
+               more: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]], c: int
+               ) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Pair counts (m -> (c, k, count), sorted by (c, k), counts > 0): ``full - less + more``. Exact
+    in int64: a size's pair count is at most the square of the ratings (MAX_ROWS squared < 2^63)."""
+    out = dict(full)
+    for m in set(less) | set(more):
+        parts = [(p, sign) for p, sign in ((full.get(m), 1), (less.get(m), -1), (more.get(m), 1)) if p is not None]
+        key = np.concatenate([p[0] * c + p[1] for p, _ in parts])
+        w = np.concatenate([np.asarray(p[2], dtype=np.int64) * sign for p, sign in parts])
+        uniq, inv = np.unique(key, return_inverse=True)
+        total = np.zeros(len(uniq), dtype=np.int64)
+        np.add.at(total, inv, w)
+        keep = total > 0
+        if keep.any():
+            out[m] = (uniq[keep] // c, uniq[keep] % c, total[keep])
+        else:
+            out.pop(m, None)
+    return out
 
 
 def _drop(full: Fraction | None, without: dict[str, Fraction | None], agreements: Sequence[JudgeAgreement]
@@ -777,8 +924,13 @@ class ScoredMeasurement:
     def notes(self) -> tuple[str, ...]:
         return self.read_notes + self.input.notes
 
+    @cached_property
+    def _by_judge(self) -> dict[str, JudgeAgreement]:
+        return {a.judge: a for a in self.agreements}
+
     def agreement(self, judge: str) -> JudgeAgreement:
-        return next(a for a in self.agreements if a.judge == judge)
+        """The judge's audit (a lookup: pages ask for every judge's in turn)."""
+        return self._by_judge[judge]
 
     @property
     def kind_words(self) -> str:
@@ -832,7 +984,8 @@ def measure_scored(frame: pd.DataFrame, file: str = "", level: str | None = None
     kind = x.kind
     chosen = "user" if level else "data"
     level = level or default_level(kind)
-    agreements = tuple(agreement(x, j, level) for j in x.judges)
+    humans = human_side(x, level)
+    agreements = tuple(agreement(x, j, level, humans) for j in x.judges)
     return ScoredMeasurement(x, kind, level, chosen, agreements, judge_panel(x, level, agreements),
                              dict(identity or {}), shape, tuple(notes), dict(labels or {}))
 

@@ -67,6 +67,23 @@ DENSE_MAX_CATEGORIES = 32
 #: Ratio alpha's distance ((a - b) / (a + b))^2 has a new denominator for every pair of values, so
 #: its exact expected disagreement needs the k x k matrix: it is computed up to this many values.
 RATIO_MAX_CATEGORIES = COINCIDENCE_MAX_CATEGORIES
+#: The largest score (and answer length) magnitude read, 10^15: below 2^53 (9.007e15), so every
+#: whole number up to it is held exactly by a float64 as the file wrote it; and the audit's float
+#: sums stay finite with room to spare (a square at most 1e30, times MAX_ROWS pairs 1e37; alpha's
+#: expected disagreement (2 x 10^7 pairs)^2 x (2 x 10^15)^2 = 1.6e45, against float64's 1.8e308).
+#: Beyond it a score is refused, located, before any sum is taken.
+MAX_SCORE_MAGNITUDE = 10**15
+#: The smallest magnitude of a score other than 0, 10^-15: a score is read exactly, as the decimal
+#: it prints as, and alpha at the interval level squares the scores' common denominator, which a
+#: float must still hold (from 10^-15 up, with a float's 17 digits at most, it is below 10^64; a
+#: score of 5e-324 made it an integer no float holds: an internal error).
+MIN_SCORE_MAGNITUDE = 1e-15
+SCORE_RANGE = "a score from -10^15 to 10^15, 0 or at least 10^-15 in size"
+#: One audit compares at most this many judges: each judge is measured against the humans with its
+#: own intervals (a few ms a judge, linear: 1,000 judges take about 3 s from the command line, 20,000
+#: took 84 s to measure), and the report lists every judge. More are refused before the work, with
+#: their count.
+MAX_JUDGES = 1_000
 #: A graded judge's scale: at most this many distinct scores (its audit builds score x score tables
 #: for every pair of raters, so the tables grow with the square of this).
 MAX_SCORE_VALUES = 200

@@ -16,7 +16,9 @@ import tempfile
 from typing import Any, Callable, Sequence
 
 from agreebound.errors import InputError
-from agreebound.judge_scores import ScoredCounts, check_scale, measure_counts
+from agreebound.limits import MAX_SCORE_MAGNITUDE, MIN_SCORE_MAGNITUDE, SCORE_RANGE
+from agreebound.judge_scores import (ScoredCounts,
+                                     check_judges, check_scale, measure_counts)
 
 #: A source's rows as (item, rater, role, score) with the score as a number (NULL: not a number).
 PAIRS = ("SELECT a.rater AS ra, b.rater AS rb, a.score AS sa, b.score AS sb, count(*) AS n FROM scores a "
@@ -28,6 +30,11 @@ PAIRS_TWO = ("SELECT a.rater AS ra, b.rater AS rb, a.score AS sa, b.score AS sb,
 ROLES = "SELECT rater, min(role), max(role), count(DISTINCT item) FROM scores GROUP BY rater"
 DUPLICATE = "SELECT item, rater FROM scores GROUP BY item, rater HAVING count(*) > 1 LIMIT 1"
 NOT_A_NUMBER = "SELECT count(*) FROM scores WHERE score IS NULL"
+#: A score beyond MAX_SCORE_MAGNITUDE, an infinity or NaN (DuckDB and Spark SQL order NaN above every
+#: number, so the one comparison finds it too), or one other than 0 below MIN_SCORE_MAGNITUDE: the
+#: first, with its item and rater.
+OUT_OF_RANGE = (f"SELECT item, rater, score FROM scores WHERE abs(score) > {MAX_SCORE_MAGNITUDE} OR (score <> 0 "
+                f"AND abs(score) < {MIN_SCORE_MAGNITUDE!r}) ORDER BY item, rater LIMIT 1")
 
 
 def counts_from(run: Callable[[str], list[tuple[Any, ...]]], shown: str) -> ScoredCounts:
@@ -38,6 +45,10 @@ def counts_from(run: Callable[[str], list[tuple[Any, ...]]], shown: str) -> Scor
                          f"{str(dup[0][0])[:60]}: one score per rater and item")
     if run(NOT_A_NUMBER)[0][0]:
         raise InputError(shown, None, "score", "expected a number (a score, or 1/0 for pass/fail)")
+    far = run(OUT_OF_RANGE)
+    if far:
+        raise InputError(shown, None, "score", f"expected {SCORE_RANGE}, got {float(far[0][2])!r} (rater "
+                         f"{str(far[0][1])[:60]}, item {str(far[0][0])[:60]})")
     roles: dict[str, str] = {}
     items: dict[str, int] = {}
     for rater, low, high, n in run(ROLES):
@@ -45,6 +56,7 @@ def counts_from(run: Callable[[str], list[tuple[Any, ...]]], shown: str) -> Scor
             raise InputError(shown, None, "role", f"rater {str(rater)[:60]} has the role {str(low)[:20]!r}"
                              + ("" if low == high else f" and {str(high)[:20]!r}") + ": expected judge or human")
         roles[str(rater)], items[str(rater)] = str(low), int(n)
+    check_judges(shown, sum(role == "judge" for role in roles.values()))  # before the pairs: they grow with its square
     check_scale(shown, run("SELECT count(DISTINCT score) FROM scores")[0][0])
     pairs = [(str(a), str(b), float(x), float(y), int(n)) for a, b, x, y, n in run(PAIRS)]
     pairs2 = [(str(a), str(b), float(x), float(y), int(n)) for a, b, x, y, n in run(PAIRS_TWO)]

@@ -56,7 +56,8 @@ from agreebound.io.json_toml import DuplicateKey, json_depth, no_duplicates
 from agreebound.io.readers import json_line_records, judge_log_shape
 from agreebound.io.sniff import sniff
 from agreebound.io.tables import decode_text, read_csv, transcode
-from agreebound.limits import MAX_ARCHIVE_JSON_MEMBER_BYTES, MAX_NESTING, MAX_ROWS
+from agreebound.limits import (MAX_ARCHIVE_JSON_MEMBER_BYTES, MAX_NESTING, MAX_ROWS, MAX_SCORE_MAGNITUDE,
+                               MIN_SCORE_MAGNITUDE, SCORE_RANGE)
 
 SCORE_COLUMNS = ("item", "rater", "role", "score", "model", "length", "confidence", "line")
 
@@ -84,26 +85,59 @@ _WORDS = {"c": (1.0, "C"), "i": (0.0, "I"), "p": (0.5, "P"), "pass": (1.0, "pass
           "partial": (0.5, "P")}
 
 
+class ScoreRangeError(ValueError):
+    """A number that cannot be a score: beyond MAX_SCORE_MAGNITUDE (or infinite), or not 0 and
+    smaller than MIN_SCORE_MAGNITUDE; its text is what was expected."""
+
+
+def _in_range(f: float) -> tuple[float, None]:
+    if not score_size(f):
+        raise ScoreRangeError(SCORE_RANGE)
+    return f, None
+
+
+def score_size(f: float) -> bool:
+    """Within MAX_SCORE_MAGNITUDE, and 0 or at least MIN_SCORE_MAGNITUDE in size (NaN: False)."""
+    return abs(f) <= MAX_SCORE_MAGNITUDE and (f == 0 or abs(f) >= MIN_SCORE_MAGNITUDE)
+
+
+def number_of(v: Any) -> float | None:
+    """A JSON number as a float: None for a boolean, text, NaN, an infinity or an integer too large
+    for a float (``float(10**400)`` raises; so does ``math.isfinite`` of it)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:
+        return None
+    return f if math.isfinite(f) else None
+
+
 def score_value(v: Any) -> tuple[float, str | None] | None:
     """A written score as a number and its display label; None when the value is missing or NaN
-    (not scored); ValueError when it is not a score.
+    (not scored: each reader says whether a NaN may stand for a missing score); ValueError when it
+    is not a score, ScoreRangeError when it is a number of a size no score has (:func:`score_size`).
 
     >>> score_value("C"), score_value("P"), score_value(True), score_value(7), score_value(" 8.5 ")
     ((1.0, 'C'), (0.5, 'P'), (1.0, 'true'), (7.0, None), (8.5, None))
     >>> score_value(float("nan")) is None, score_value("") is None
     (True, True)
+    >>> score_value(1e308)
+    Traceback (most recent call last):
+    ...
+    agreebound.io.scored_logs.ScoreRangeError: a score from -10^15 to 10^15, 0 or at least 10^-15 in size
     """
     if v is None:
         return None
     if isinstance(v, bool):
         return (1.0, "true") if v else (0.0, "false")
     if isinstance(v, (int, float)):
+        if isinstance(v, int) and abs(v) > MAX_SCORE_MAGNITUDE:  # before float(): 10**400 overflows it
+            raise ScoreRangeError(SCORE_RANGE)
         f = float(v)
         if math.isnan(f):
             return None
-        if math.isinf(f):
-            raise ValueError("an infinite score")
-        return f, None
+        return _in_range(f)
     if isinstance(v, str):
         s = v.strip()
         if not s:
@@ -114,9 +148,9 @@ def score_value(v: Any) -> tuple[float, str | None] | None:
             f = float(s)
         except ValueError:
             raise ValueError("not a score") from None
-        if math.isnan(f) or math.isinf(f):
+        if math.isnan(f):
             raise ValueError("not a finite score")
-        return f, None
+        return _in_range(f)
     raise ValueError("not a score")
 
 
@@ -405,13 +439,16 @@ def _inspect(name: str, log: dict[str, Any]) -> _Gathered:
                 raise InputError(name, at, f"scores.{scorer}", "expected a score object with a value", row_label="sample")
             try:
                 value = score_value(sc["value"])
+            except ScoreRangeError as e:
+                raise InputError(name, at, f"scores.{scorer}.value", f"expected {e}, got {excerpt(sc['value'])}",
+                                 row_label="sample") from None
             except ValueError:
                 raise InputError(name, at, f"scores.{scorer}.value", "expected a grade (C, I, P), a number or a "
                                  f"boolean, got {excerpt(sc['value'])}", row_label="sample") from None
             grader = _grading_model(sc) or _inspect_grader(ev, scorer)
             graders.setdefault(scorer, grader)
             if value is None:
-                got.left_out[0][1].append(at)
+                _unscored(name, got, at, scorer, sc)
                 continue
             if value[1] is not None:
                 got.labels[value[0]] = value[1]
@@ -424,6 +461,31 @@ def _inspect(name: str, log: dict[str, Any]) -> _Gathered:
     got.notes.append(f"read as an inspect_ai log of task {ev.get('task', '?')}: items are sample id/epoch; "
                      "C = 1, I = 0, P = 0.5; lengths are the graded answers' whitespace tokens")
     return got
+
+
+def _unscored(name: str, got: _Gathered, at: int, scorer: str, sc: dict[str, Any]) -> None:
+    """An inspect_ai score without a value (NaN, null): left out and counted by the reason the log
+    records for it: "no grade in the grader's reply" only where the grader failed (inspect's reason
+    ``grader_failed``, or its explanation "Grade not found in model output"); another recorded
+    reason is counted under its own name. Without a reason a missing value is not a judgment the
+    reader can explain: refused, located."""
+    reason = sc.get("reason")
+    explanation = sc.get("explanation")
+    if reason == "grader_failed" or (isinstance(explanation, str) and explanation.startswith("Grade not found")):
+        got.left_out[0][1].append(at)
+        return
+    if isinstance(reason, str) and reason.strip():
+        why = f"unscored judgments (reason {excerpt(reason, 40)} in the log)"
+        bucket = next((b for w, b in got.left_out if w == why), None)
+        if bucket is None:
+            bucket = []
+            got.left_out.append((why, bucket))
+        bucket.append(at)
+        return
+    shown = "NaN" if isinstance(sc["value"], float) else excerpt(sc["value"])
+    raise InputError(name, at, f"scores.{scorer}.value", f"expected a grade (C, I, P), a number or a boolean, got "
+                     f"{shown} with no reason recorded (inspect records why a judgment is unscored, e.g. reason "
+                     "grader_failed)", row_label="sample")
 
 
 def _rater_names(graders: dict[str, str]) -> dict[str, str]:
@@ -513,13 +575,31 @@ def _promptfoo(name: str, doc: dict[str, Any]) -> _Gathered:
 
 
 def _promptfoo_score(name: str, at: int, field_: str, c: dict[str, Any]) -> float:
+    """A model-graded component's score; only where it has none (absent or null) its pass flag (1 or
+    0). A score that is there but not a number (text, NaN, an infinity) or beyond MAX_SCORE_MAGNITUDE
+    is refused, located: the pass flag never stands in for a score the grader wrote."""
     score = c.get("score")
-    if isinstance(score, (int, float)) and not isinstance(score, bool) and math.isfinite(score):
-        return float(score)
-    if isinstance(c.get("pass"), bool):
-        return 1.0 if c["pass"] else 0.0
-    raise InputError(name, at, f"{field_}.score", f"expected a number or a pass, got {excerpt(score)}",
-                     row_label="record")
+    if score is None:
+        if isinstance(c.get("pass"), bool):
+            return 1.0 if c["pass"] else 0.0
+        raise InputError(name, at, f"{field_}.score", f"expected a number or a pass, got {excerpt(score)}",
+                         row_label="record")
+    f = number_of(score)
+    if f is not None and score_size(f):
+        return f
+    if f is not None or (isinstance(score, (int, float)) and not isinstance(score, bool) and not _is_nan(score)):
+        raise InputError(name, at, f"{field_}.score", f"expected {SCORE_RANGE}, got {excerpt(score)}",
+                         row_label="record")
+    if not isinstance(c.get("pass"), bool):
+        raise InputError(name, at, f"{field_}.score", f"expected a number or a pass, got {excerpt(score)}",
+                         row_label="record")
+    shown = "NaN" if _is_nan(score) else excerpt(score)
+    raise InputError(name, at, f"{field_}.score", f"expected a number, got {shown} (the assertion's pass flag is "
+                     "read only where it has no score)", row_label="record")
+
+
+def _is_nan(v: Any) -> bool:
+    return isinstance(v, float) and math.isnan(v)
 
 
 # --- FastChat MT-Bench single-answer grading -------------------------------------------------------
@@ -559,7 +639,7 @@ def _mt_bench_single(name: str, records: list[dict[str, Any]], lines: list[int])
         if isinstance(judge, list) and len(judge) > 1:
             templates.setdefault(str(judge[1]))
         score = r["score"]
-        if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+        if number_of(score) is None:
             raise InputError(name, line, "score", f"expected a rating from 1 to 10 (or -1), got {excerpt(score)}",
                              row_label="line")
         if score == -1:
@@ -590,10 +670,12 @@ def _judgekit_value(name: str, r: dict[str, Any], line: int) -> tuple[float, flo
         return InputError(name, line, field_, f"{what}, got {excerpt(r.get(field_))}", row_label="line")
 
     def number(field_: str, default: float | None = None) -> float:
-        v = r.get(field_, default)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        f = number_of(r.get(field_, default))
+        if f is None:
             raise bad(field_, "expected a number")
-        return float(v)
+        if not score_size(f):
+            raise bad(field_, f"expected {SCORE_RANGE}")
+        return f
 
     if r["kind"] == "graded":
         score, low, high = number("score"), number("scale_min", 1.0), number("scale_max", 5.0)
@@ -630,8 +712,7 @@ def _judgekit(name: str, records: list[dict[str, Any]], lines: list[int]) -> _Ga
         else:
             got.labels.update({1.0: "pass", 0.0: "fail"})
         rater = str(r.get("judge_id", "judge"))
-        length = r.get("candidate_len")
-        length = float(length) if isinstance(length, (int, float)) and not isinstance(length, bool) else math.nan
+        length = _optional_number(name, line, "candidate_len", r.get("candidate_len"), "line", strict=False)
         got.rows.append(_row(str(r["item_id"]), rater, "human" if rater == "human" else "judge", score,
                              str(r.get("candidate_model") or ""), length, p_pass, line))
     judges = list(dict.fromkeys(r["rater"] for r in got.rows if r["role"] == "judge"))
@@ -677,15 +758,23 @@ def _csv_rows(table: Any, data: bytes) -> list[int]:
     return [table.row_of(i) for i in range(table.n_rows)]
 
 
-def _optional_number(name: str, line: int, field_: str, v: Any, label: str) -> float:
+def _optional_number(name: str, line: int, field_: str, v: Any, label: str, strict: bool = True) -> float:
+    """An optional number (an answer's length, a confidence): NaN when absent; a value that is not a
+    finite number is refused, located (``strict`` False: read as absent, as judgekit's optional
+    fields are), and so is one beyond MAX_SCORE_MAGNITUDE."""
     if v is None or v == "":
         return math.nan
     try:
         f = float(v) if not isinstance(v, bool) else math.nan
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         f = math.nan
     if math.isnan(f) or math.isinf(f):
+        if not strict and (not isinstance(v, (int, float)) or isinstance(v, bool)):
+            return math.nan
         raise InputError(name, line, field_, f"expected a number, got {excerpt(v)}", row_label=label)
+    if not abs(f) <= MAX_SCORE_MAGNITUDE:
+        raise InputError(name, line, field_, f"expected a number from -10^15 to 10^15, got {excerpt(v)}",
+                         row_label=label)
     return f
 
 
@@ -717,8 +806,15 @@ def _table_rows(name: str, records: list[dict[str, Any]], lines: list[int], labe
 
 
 def _label_value(name: str, line: int, field_: str, v: Any, label: str) -> tuple[float, str | None] | None:
+    """A scores table's or human label file's score; None for an empty cell (or null): a missing score.
+    NaN is not a missing score there (no tool writes a table's gap as NaN): refused, located."""
+    if _is_nan(v):
+        raise InputError(name, line, field_, "expected a number or a verdict (pass/fail, yes/no, true/false, C/I/P), "
+                         "got NaN (a missing score is an empty cell or null)", row_label=label)
     try:
         return score_value(v)
+    except ScoreRangeError as e:
+        raise InputError(name, line, field_, f"expected {e}, got {excerpt(v)}", row_label=label) from None
     except ValueError:
         raise InputError(name, line, field_, "expected a number or a verdict (pass/fail, yes/no, true/false, C/I/P), "
                          f"got {excerpt(v)}", row_label=label) from None
