@@ -1,8 +1,10 @@
 """A list or an object in a cell is never a category, a rater or a unit (issue 50): an annotation
 tool's nested export, the same flattened, and a dataset's list columns were read as labels (alpha
--130 and -229 permil, or REFUSE_SINGLE) with no warning. Each is refused at its first record, naming
-the field, exit 3; a nested field the mapping does not use never stops a file; labels that merely
-look bracketed stay labels."""
+-130 and -229 permil, or REFUSE_SINGLE) with no warning. The shapes that are known are now read
+(Argilla's exports and a dataset's annotators/labels lists: tests/test_datasets_shapes.py); any
+other list or object in a used column is refused at its first record, naming the field, exit 3; a
+nested field the mapping does not use never stops a file; labels that merely look bracketed stay
+labels."""
 
 from __future__ import annotations
 
@@ -20,18 +22,18 @@ def _labels(i: int) -> list[str]:
     return [CATS[(i + j * (i % 2)) % 3] for j in range(3)]
 
 
-def _argilla_nested(i: int) -> dict:
-    return {"id": f"r{i}", "fields": {"text": f"t{i}"}, "status": "completed",
-            "responses": {"label": [{"user_id": u, "value": v, "status": "submitted"} for u, v in zip(USERS, _labels(i))]}}
+def _votes_objects(i: int) -> dict:
+    """A tool's record whose votes are an object per rater (no known export: never read as labels)."""
+    return {"id": f"r{i}", "text": f"t{i}", "votes": {u: v for u, v in zip(USERS, _labels(i))}}
 
 
-def _argilla_flat(i: int) -> dict:
-    return {"id": f"r{i}", "text": f"t{i}", "label.responses": _labels(i), "label.responses.users": list(USERS),
-            "label.responses.status": ["submitted"] * 3, "status": "completed"}
+def _long_with_list_values(i: int) -> dict:
+    """One row per rating whose value is a list (a multi-label answer): not one category."""
+    return {"unit": f"r{i // 3}", "rater": USERS[i % 3], "value": _labels(i)[:2]}
 
 
-def _dataset_lists(i: int) -> dict:
-    return {"id": f"r{i}", "text": f"t{i}", "annotators": list(USERS), "labels": _labels(i)}
+def _list_in_a_wide_column(i: int) -> dict:
+    return {"id": f"r{i}", "u1": _labels(i)[0], "u2": _labels(i)[1:]}
 
 
 def _cli(path) -> tuple[int, str, str]:
@@ -44,14 +46,14 @@ TAIL = ("a cell holds one label, never a list or an object. An export that nests
 
 
 @pytest.mark.parametrize("name,make,array,said", [
-    ("argilla_nested.json", _argilla_nested, True,
-     "argilla_nested.json, record 1, column 'fields': an object in a cell ('{\"text\": \"t0\"}'): "),
-    ("argilla_flat.jsonl", _argilla_flat, False,
-     "argilla_flat.jsonl, line 1, column 'label.responses': a list in a cell ('[\"pos\", \"pos\", \"pos\"]'): "),
-    ("dataset_lists.jsonl", _dataset_lists, False,
-     "dataset_lists.jsonl, line 1, column 'annotators': a list in a cell ('[\"u1\", \"u2\", \"u3\"]'): "),
+    ("votes.json", _votes_objects, True,
+     "votes.json, record 1, column 'votes': an object in a cell ('{\"u1\": \"pos\", \"u2\": \"pos\", \"u3\": \"pos\"}'): "),
+    ("multi_label.jsonl", _long_with_list_values, False,
+     "multi_label.jsonl, line 1, column 'value': a list in a cell ('[\"pos\", \"pos\"]'): "),
+    ("wide_list.jsonl", _list_in_a_wide_column, False,
+     "wide_list.jsonl, line 1, column 'u2': a list in a cell ('[\"pos\", \"pos\"]'): "),
 ])
-def test_nested_exports_are_refused_at_their_first_record_naming_the_field(tmp_path, name, make, array, said):
+def test_unknown_nested_shapes_are_refused_at_their_first_record_naming_the_field(tmp_path, name, make, array, said):
     records = [make(i) for i in range(30)]
     path = tmp_path / name
     path.write_text(json.dumps(records) if array else "".join(json.dumps(r) + "\n" for r in records))

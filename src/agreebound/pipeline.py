@@ -15,10 +15,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from agreebound.errors import InputError
 from agreebound.escape import normalise_name, printable
@@ -52,10 +54,20 @@ class RecipeError(Exception):
 
 def read_file(path: str) -> tuple[str, bytes]:
     """A regular file's name and bytes; the size is checked with stat before reading, and
-    devices, pipes and folders are refused without opening them."""
+    devices, pipes and folders are refused without opening them. ``-`` is standard input, a URL
+    (``s3://``, ``https://``) is read by agreebound.io.remote, and a Hugging Face dataset's
+    ``save_to_disk`` folder by agreebound.io.dataset_shapes: each within the same size limit."""
     from agreebound.engines.common import regular_file
+    from agreebound.io.remote import is_remote, is_stdin, read_remote
     from agreebound.io.tables import check_size
 
+    if is_stdin(path) or is_remote(path):
+        return read_remote(path)
+    if os.path.isdir(path):
+        from agreebound.io.dataset_shapes import is_saved_dataset, read_saved_dataset
+
+        if is_saved_dataset(path):
+            return read_saved_dataset(path)
     name = Path(path).name or path
     st = regular_file(path, folder_hint="give a file")
     check_size(name, st.st_size)
@@ -78,7 +90,9 @@ class Source:
 
     @classmethod
     def at(cls, path: str) -> "Source":
-        return cls(Path(path).name or path, None, path)
+        from agreebound.io.remote import is_remote, is_stdin, url_name
+
+        return cls(url_name(path) if is_stdin(path) or is_remote(path) else Path(path).name or path, None, path)
 
     def read(self) -> tuple[str, bytes]:
         if self.data is not None:
@@ -99,6 +113,8 @@ class Source:
         if self.data is not None:
             return hashlib.sha256(self.data).hexdigest()
         assert self.path is not None
+        if self.path == "-":  # standard input: its bytes (read once, kept)
+            return hashlib.sha256(self.read()[1]).hexdigest()
         try:
             st = os.stat(self.path)
             stamp = f"{self.path}\0{st.st_size}\0{st.st_mtime_ns}\n"
@@ -246,15 +262,30 @@ def recipe_digest(recipe: PanelRecipe | JudgeRecipe) -> str:
 # --- the engine choice -------------------------------------------------------------------------
 
 
-def _large_long_file(path: str) -> bool:
+def _size(path: str) -> int | None:
+    """A local file's size, or an ``s3://`` object's (asked of the server); None when unknown."""
+    from agreebound.io.remote import is_remote, remote_size
+
+    if is_remote(path):
+        return remote_size(path)
     try:
-        return os.stat(path).st_size > MAX_INPUT_BYTES and Path(path).suffix.lower() in (".csv", ".tsv", ".parquet",
-                                                                                          ".pq")
+        return os.stat(path).st_size
     except OSError:
+        return None
+
+
+def _large_long_file(path: str) -> bool:
+    if Path(path).suffix.lower() not in (".csv", ".tsv", ".parquet", ".pq"):
         return False
+    size = _size(path)
+    return size is not None and size > MAX_INPUT_BYTES
 
 
 def _pattern(path: str) -> bool:
+    from agreebound.io.remote import is_pattern, is_remote
+
+    if is_remote(path):  # an s3:// key's pattern (an https URL's ? is its query)
+        return is_pattern(path)
     return any(ch in path for ch in "*?[") and not os.path.isfile(path)
 
 
@@ -299,11 +330,9 @@ def judge_engine(recipe: JudgeRecipe) -> str:
             continue
         if _pattern(path) or Path(path).suffix.lower() in (".parquet", ".pq"):
             return "duckdb"
-        try:
-            if os.stat(path).st_size > MAX_INPUT_BYTES:
-                return "duckdb"
-        except OSError:
-            pass
+        size = _size(path)
+        if size is not None and size > MAX_INPUT_BYTES:
+            return "duckdb"
     return "numpy"
 
 
@@ -625,13 +654,52 @@ def _measure_counted(recipe: PanelRecipe, engine: str, files: Sequence[str], m: 
             for d, c in counts.items()}
 
 
-def _engine_files(recipe: PanelRecipe, engine: str) -> tuple[list[str], bool]:
-    """The files an out-of-core engine reads (patterns expanded) and whether they are remote."""
+@contextmanager
+def _local_files(paths: Sequence[str], engine: str) -> Iterator[tuple[list[str], bool]]:
+    """The files an out-of-core engine reads (patterns expanded) and whether they are remote (a
+    cluster's storage, read by Spark itself). DuckDB reads local files here (its S3 extension cannot
+    be installed everywhere): ``s3://`` objects (patterns expanded from the bucket's listing) are
+    copied to a temporary folder first, removed afterwards, and a message naming a copy names its URL."""
     from agreebound.engines.common import input_files
+    from agreebound.io import remote as rm
 
-    paths = [s.given for s in recipe.ratings]
-    remote = engine == "spark" and "://" in paths[0]
-    return (paths if remote else input_files(paths)), remote
+    if engine == "spark" and any("://" in p for p in paths):
+        yield list(paths), True
+        return
+    if not any(rm.is_remote(p) or rm.is_stdin(p) for p in paths):
+        yield input_files(paths), False
+        return
+    for p in paths:
+        if rm.is_stdin(p):
+            raise InputError(rm.STDIN, None, None, f"the {engine} engine reads files; standard input is read in "
+                             "memory (--engine numpy)")
+        rm.check_scheme(p)
+        if rm.is_remote(p) and rm.scheme(p) != "s3":
+            raise InputError(p, None, None, f"the {engine} engine reads local files and s3:// objects; an "
+                             f"{rm.scheme(p)} URL is read in memory (--engine numpy)")
+    urls = [u for p in paths for u in (rm.expand(p) if rm.is_remote(p) and rm.is_pattern(p) else [p])]
+    with tempfile.TemporaryDirectory(prefix="agreebound-s3-") as tmp:
+        objects = [u for u in urls if rm.is_remote(u)]
+        copies = dict(zip(objects, rm.stage(objects, tmp)))
+        try:
+            yield input_files([copies.get(u, u) for u in urls]), False
+        except InputError as e:
+            raise _named_as_given(e, {c: u for u, c in copies.items()}) from None
+
+
+def _named_as_given(e: InputError, given: dict[str, str]) -> InputError:
+    """The same error with each local copy's path replaced by the URL it was copied from."""
+    def said(text: str) -> str:
+        for local in sorted(given, key=len, reverse=True):
+            text = text.replace(local, given[local])
+        return text
+
+    return InputError(said(e.file), e.row, e.column, said(e.reason), e.row_label, e.column_label)
+
+
+def _engine_files(recipe: PanelRecipe, engine: str) -> Any:
+    """The files an out-of-core engine reads for the recipe's ratings (:func:`_local_files`)."""
+    return _local_files([s.given for s in recipe.ratings], engine)
 
 
 def _panel_out_of_core(recipe: PanelRecipe, engine: str, check: Check | None) -> Report:
@@ -639,13 +707,13 @@ def _panel_out_of_core(recipe: PanelRecipe, engine: str, check: Check | None) ->
     from them exactly as in memory."""
     from agreebound.render.report import panel_report
 
-    files, remote = _engine_files(recipe, engine)
-    m = long_columns(recipe, engine, files, remote)
-    if check is not None:
-        check(engine, files)
-    t = thresholds_of(recipe, None)
-    measurements = _measure_counted(recipe, engine, files, m)
-    inputs = _files_read(files, remote)
+    with _engine_files(recipe, engine) as (files, remote):
+        m = long_columns(recipe, engine, files, remote)
+        if check is not None:
+            check(engine, files)
+        t = thresholds_of(recipe, None)
+        measurements = _measure_counted(recipe, engine, files, m)
+        inputs = _files_read(files, remote)
     report = panel_report(measurements, t, inputs)
     return Report("panel", report, t, tuple(("ratings", n, d) for n, d in inputs), {}, measurements)
 
@@ -764,7 +832,6 @@ def _judge_out_of_core(recipe: JudgeRecipe, engine: str, name: str, data: bytes,
     intervals and report are the in-memory ones."""
     import pandas as pd
 
-    from agreebound.engines.common import input_files
     from agreebound.judge_input import JudgeBundle
     from agreebound.render.report import calibration_report
 
@@ -772,24 +839,29 @@ def _judge_out_of_core(recipe: JudgeRecipe, engine: str, name: str, data: bytes,
         check(engine, None)
     assert recipe.references is not None and recipe.observations is not None
     paths = (recipe.references.given, recipe.observations.given)
-    remote = engine == "spark" and any("://" in p for p in paths)
-    refs, obs = ([paths[0]], [paths[1]]) if remote else (input_files([paths[0]]), input_files([paths[1]]))
-    if check is not None:
-        check(engine, [recipe.first.given, *refs, *obs])
-    if engine == "spark":
-        try:
-            from agreebound.engines.judge_spark import judge_measurement as spark_judge
-        except ImportError:
-            raise RecipeError("--engine spark needs pyspark (pip install pyspark) and Java 17") from None
-        contract, header, m = spark_judge(name, data, refs, obs, master=recipe.master)
-    else:
-        from agreebound.engines.judge_duckdb import judge_measurement
+    on_cluster = engine == "spark" and any("://" in p for p in paths)  # Spark reads both where they are
 
-        contract, header, m = judge_measurement(name, data, refs, obs)
+    def files(path: str) -> Any:
+        return nullcontext(([path], True)) if on_cluster else _local_files([path], engine)
+
+    with files(paths[0]) as (refs, remote), files(paths[1]) as (obs, _):
+        if check is not None:
+            check(engine, [recipe.first.given, *refs, *obs])
+        if engine == "spark":
+            try:
+                from agreebound.engines.judge_spark import judge_measurement as spark_judge
+            except ImportError:
+                raise RecipeError("--engine spark needs pyspark (pip install 'agreebound[spark]') and Java 17") from None
+            contract, header, m = spark_judge(name, data, refs, obs, master=recipe.master)
+        else:
+            from agreebound.engines.judge_duckdb import judge_measurement
+
+            contract, header, m = judge_measurement(name, data, refs, obs)
+        files_read = _files_read([*refs, *obs], remote)
     empty = pd.DataFrame()  # out of core: no frames, only the measurement's counts
     bundle = JudgeBundle(name, contract, header[0], header[1], header[2], empty, empty, m)
     t = _strict_contract(recipe, t, m.contract)
-    read = [(n, b) for _, n, b in inputs] + _files_read([*refs, *obs], remote)
+    read = [(n, b) for _, n, b in inputs] + files_read
     report = calibration_report(bundle, t, read)
     return Report("judge", report, t, tuple(inputs), replace(recipe, source="tables").to_dict(), bundle=bundle)
 
@@ -830,8 +902,8 @@ def measure_panel_recipe(recipe: PanelRecipe, imported: Any = None) -> dict[str,
     digest); read here when None or when the recipe names roles (they are written into what is read)."""
     engine = panel_engine(recipe)
     if engine in OUT_OF_CORE:
-        files, remote = _engine_files(recipe, engine)
-        return _measure_counted(recipe, engine, files, long_columns(recipe, engine, files, remote))
+        with _engine_files(recipe, engine) as (files, remote):
+            return _measure_counted(recipe, engine, files, long_columns(recipe, engine, files, remote))
     if imported is None or recipe.humans is not None or recipe.detectors is not None:
         imported = import_panel(recipe, [])
     return _measure_read(recipe, imported, [])
@@ -846,8 +918,8 @@ def rater_diagnostics(recipe: PanelRecipe, dimension: str, level: str, max_rater
     from agreebound.engines.common import LongColumns
     from agreebound.engines.duckdb_engine import rater_diagnostics as duckdb_diagnostics
 
-    files, _ = _engine_files(recipe, engine)
-    m = long_columns(recipe, engine, files, False)
-    cols = LongColumns(tuple(m.unit) or ("unit",), m.rater or "rater", m.value or "value", m.dimension)
-    return duckdb_diagnostics(list(files), cols, dimension, level, missing=m.missing or (), max_raters=max_raters,
-                              delimiter=m.delimiter)
+    with _engine_files(recipe, engine) as (files, _):
+        m = long_columns(recipe, engine, files, False)
+        cols = LongColumns(tuple(m.unit) or ("unit",), m.rater or "rater", m.value or "value", m.dimension)
+        return duckdb_diagnostics(list(files), cols, dimension, level, missing=m.missing or (),
+                                  max_raters=max_raters, delimiter=m.delimiter)

@@ -51,7 +51,12 @@ def input_files(paths: Sequence[str]) -> list[str]:
     opening it (a pipe or a device would block a reader forever)."""
     out: list[str] = []
     for p in paths:
-        if os.path.lexists(p) or "://" in p or not any(ch in p for ch in GLOB_CHARS):
+        if "://" in p and not os.path.lexists(p):
+            # agreebound.pipeline copies s3:// objects to a temporary folder for DuckDB; Spark reads
+            # a cluster's storage itself (engines.spark_engine.spark_files)
+            raise InputError(p, None, None, "a URL, and DuckDB reads local files here: run it through "
+                             "'agreebound panel' / 'agreebound calibrate', which copy s3:// objects for it")
+        if os.path.lexists(p) or not any(ch in p for ch in GLOB_CHARS):
             found = [p]
         else:
             found = sorted(glob.glob(p))

@@ -19,6 +19,7 @@ import numpy as np
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
 from agreebound.interrupt import checkpoint
+from agreebound.io.dataset_shapes import arrow_source, is_arrow, parquet_shaped, read_shaped, records_shape, shape_format
 from agreebound.io.json_toml import DuplicateKey, json_depth, no_constant, no_duplicates, read_json
 from agreebound.io.mapping import Mapping
 from agreebound.io.prelude import Prelude, plan_rows, prelude, rewrite
@@ -483,6 +484,10 @@ def _json_source(name: str, utf8: bytes, sn: Sniffed, notices: list[str], head_r
             table, notes = prodigy(name, records, head_rows)
             return Source(table, "prodigy", sn, tuple(notices) + notes,
                           mapping=Mapping("long", ("unit",), "rater", "value", "dimension"))
+        shape = records_shape([r for r, _ in head if isinstance(r, dict)])  # lists of raters and labels, Argilla
+        if shape is not None:
+            table, notes, known = read_shaped(name, shape, records, row_label, head_rows)
+            return Source(table, shape_format(shape), sn, tuple(notices) + notes, mapping=known)
     table = _records_table(name, records, row_label, head_rows=head_rows)
     return Source(table, sn.format, sn, tuple(notices))
 
@@ -504,10 +509,16 @@ def read_source(name: str, data: bytes, mapping: Mapping | None = None, head_row
         raise InputError(name, None, None, "expected the file's bytes")
     data = bytes(data)
     check_size(name, len(data))
+    if is_arrow(data):  # a Hugging Face dataset's Arrow file, or its save_to_disk folder (pipeline.read_file)
+        table, notes, known, kind = arrow_source(name, data, head_rows)
+        return Source(table, kind, Sniffed("parquet"), notes, mapping=known)
     sn = sniff(name, data)
     header = True if mapping is None else mapping.header
     notices: list[str] = [sn.notice] if sn.notice else []
     if sn.format == "parquet":
+        shaped = parquet_shaped(name, data, head_rows)  # list columns of raters and labels, Argilla's export
+        if shaped is not None:
+            return Source(shaped[0], shaped[3], sn, shaped[1], mapping=shaped[2])
         return Source(read_parquet(name, data, head_rows), "parquet", sn)
     if sn.format == "xlsx":
         table, sheets, xl_notes = read_xlsx(name, data, mapping.sheet if mapping else None, header, head_rows)

@@ -412,6 +412,10 @@ def read_parquet(name: str, data: bytes, head_rows: int | None = None) -> Table:
     if rows == 0:
         raise InputError(name, None, None, "the Parquet file has no rows")
     for f in schema:
+        if _list_type(f.type):  # a shape of list columns agreebound.io.dataset_shapes knows was read before
+            raise InputError(name, None, f.name, f"a list column ({f.type}): a cell holds one label. A list of "
+                             "raters beside a list of their labels is read when the columns are named as "
+                             "docs/formats.md lists (e.g. annotators and labels)")
         if not _plain_type(f.type):
             raise InputError(name, None, f.name, f"column of type {f.type}; expected whole numbers, decimals, "
                              "true/false or text")
@@ -446,6 +450,12 @@ def _pandas_index(schema: Any) -> tuple[str, ...]:
         return tuple(c for c in meta.get("index_columns", []) if isinstance(c, str))
     except Exception:  # noqa: BLE001 - metadata is a hint; a file without it is read as it is
         return ()
+
+
+def _list_type(t: Any) -> bool:
+    import pyarrow.types as pt
+
+    return pt.is_list(t) or pt.is_large_list(t) or pt.is_fixed_size_list(t)
 
 
 def _plain_type(t: Any) -> bool:

@@ -1,0 +1,469 @@
+"""Inputs that are not local files: ``s3://`` objects (AWS or any S3-compatible server), ``http(s)://``
+URLs and standard input (``-``), read as bytes within the same size limit as a local file.
+
+S3 is reached through pyarrow's built-in S3 filesystem, configured by the standard variables:
+``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN`` (or a profile, as the AWS
+SDK finds it), ``AWS_REGION`` / ``AWS_DEFAULT_REGION``, and ``AWS_ENDPOINT_URL_S3`` /
+``AWS_ENDPOINT_URL`` for an S3-compatible endpoint (MinIO, Ceph, a test server). An ``s3://``
+pattern (``s3://bucket/ratings/*.parquet``) is expanded from the bucket's listing. An http(s) URL is
+the user's own explicit input: fetched once, never listed, never retried.
+
+Nothing here waits forever: a connection is given :data:`TIMEOUT` seconds, and a transfer that
+makes no progress for as long is stopped and said so (``AGREEBOUND_NETWORK_TIMEOUT`` sets it).
+Every failure is one :class:`InputError` naming the URL and what happened: a missing bucket or
+object, refused credentials, an endpoint that cannot be reached.
+
+>>> is_remote("s3://bucket/ratings.csv"), is_remote("ratings.csv"), is_remote("-")
+(True, False, False)
+>>> url_name("s3://bucket/panels/week%201.csv"), url_name("https://example.org/"), url_name("-")
+('week 1.csv', 'example.org', 'stdin')
+>>> s3_parts("s3://bucket/a/b.parquet")
+('bucket', 'a/b.parquet')
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+from urllib.parse import unquote, urlsplit
+
+from agreebound.errors import InputError
+from agreebound.escape import excerpt, printable
+from agreebound.limits import MAX_INPUT_BYTES
+
+#: Seconds to connect, and seconds a transfer may make no progress, before it is stopped.
+TIMEOUT = 30.0
+#: The name standard input is given in messages and reports.
+STDIN = "stdin"
+#: At most this many objects are listed to expand one ``s3://`` pattern.
+MAX_LISTED = 100_000
+SCHEMES = ("s3", "http", "https")
+GLOB_CHARS = "*?["
+_CHUNK = 1 << 20
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def timeout() -> float:
+    """:data:`TIMEOUT`, or ``AGREEBOUND_NETWORK_TIMEOUT`` seconds when set (a positive number)."""
+    given = os.environ.get("AGREEBOUND_NETWORK_TIMEOUT", "")
+    try:
+        value = float(given)
+    except ValueError:
+        return TIMEOUT
+    return value if 0 < value < 86_400 else TIMEOUT
+
+
+def is_stdin(path: str) -> bool:
+    return path == "-"
+
+
+def is_remote(path: str) -> bool:
+    """A URL (``scheme://...``), not a local path."""
+    return bool(_URL.match(path))
+
+
+def scheme(url: str) -> str:
+    return url.split("://", 1)[0].lower()
+
+
+def url_name(path: str) -> str:
+    """How a URL's data is named in messages and reports: the last part of its path, as the
+    local file of the same name would be (else the host); standard input is "stdin"."""
+    if is_stdin(path):
+        return STDIN
+    parts = urlsplit(path)
+    last = unquote(parts.path.rstrip("/").rsplit("/", 1)[-1])
+    return last or parts.netloc or path
+
+
+def s3_parts(url: str) -> tuple[str, str]:
+    """(bucket, key) of an ``s3://`` URL."""
+    rest = url.split("://", 1)[1]
+    bucket, _, key = rest.partition("/")
+    return bucket, key
+
+
+def is_pattern(url: str) -> bool:
+    """An ``s3://`` URL whose key holds * ? or [ (expanded by :func:`expand`)."""
+    return scheme(url) == "s3" and any(ch in s3_parts(url)[1] for ch in GLOB_CHARS)
+
+
+def _unsupported(url: str) -> InputError:
+    return InputError(url, None, None, f"cannot read {scheme(url)}:// URLs; agreebound reads local files, s3:// "
+                      "(AWS or an S3-compatible endpoint through AWS_ENDPOINT_URL), http(s):// and - (standard "
+                      "input); with --engine spark the cluster reads its own storage")
+
+
+# --- bounded waiting ---------------------------------------------------------------------------
+
+
+def _bounded(url: str, work: Callable[[], Any], progress: Callable[[], int] | None = None,
+             what: str = "no answer") -> Any:
+    """``work()`` in a daemon thread, stopped (said as an InputError) when it makes no progress
+    for :func:`timeout` seconds: a server that accepts a connection and never answers cannot
+    hold the command forever, whatever the client library's own timeouts do."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread as it was
+            box["error"] = e
+
+    limit = timeout()
+    thread = threading.Thread(target=run, name="agreebound-remote", daemon=True)
+    thread.start()
+    seen, since = -1, time.monotonic()
+    while thread.is_alive():
+        thread.join(0.1)
+        now = progress() if progress is not None else 0
+        if now != seen:
+            seen, since = now, time.monotonic()
+        elif time.monotonic() - since > limit:
+            raise InputError(url, None, None, f"cannot reach it: {what} within {limit:g} s "
+                             "(AGREEBOUND_NETWORK_TIMEOUT sets the wait)")
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+# --- standard input ----------------------------------------------------------------------------
+
+_stdin: bytes | None = None
+
+
+def read_stdin() -> tuple[str, bytes]:
+    """Standard input's bytes, named "stdin", read once (a second read gets the same bytes) and
+    refused past the size limit; a terminal is refused rather than waited on."""
+    global _stdin
+    from agreebound.io.tables import check_size
+
+    if _stdin is None:
+        stream = sys.stdin
+        if stream is None or getattr(stream, "buffer", None) is None:
+            raise InputError(STDIN, None, None, "there is no standard input to read")
+        if stream.isatty():
+            raise InputError(STDIN, None, None, "- reads standard input, and it is a terminal: pipe the data in "
+                             "(agreebound panel - < ratings.csv)")
+        data = stream.buffer.read(MAX_INPUT_BYTES + 1)
+        check_size(STDIN, len(data))
+        _stdin = data
+    return STDIN, _stdin
+
+
+# --- S3 ----------------------------------------------------------------------------------------
+
+
+def _endpoint() -> str | None:
+    return os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or None
+
+
+def s3_filesystem(bucket: str | None = None) -> Any:
+    """pyarrow's S3 filesystem from the standard AWS variables (credentials are found by the AWS
+    SDK: the variables, then the shared files, then the instance's role). The endpoint variables
+    are read here, since pyarrow does not read them itself; with an endpoint and no region, the
+    region is us-east-1 (what S3-compatible servers expect)."""
+    import pyarrow.fs as pafs
+
+    kwargs: dict[str, Any] = {"connect_timeout": timeout(), "request_timeout": timeout(),
+                              "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=2)}
+    endpoint = _endpoint()
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+    if endpoint:
+        parts = urlsplit(endpoint if "://" in endpoint else "https://" + endpoint)
+        kwargs["endpoint_override"] = parts.netloc + parts.path.rstrip("/")
+        kwargs["scheme"] = parts.scheme or "https"
+        region = region or "us-east-1"
+    elif not region and bucket:
+        try:  # the bucket's own region, as the AWS CLI finds it
+            region = pafs.resolve_s3_region(bucket)
+        except Exception:  # noqa: BLE001 - the SDK's own rules decide then
+            region = None
+    if region:
+        kwargs["region"] = region
+    return pafs.S3FileSystem(**kwargs)
+
+
+def _where() -> str:
+    """Where S3 requests go, as messages say it (never a user:password an endpoint URL may hold)."""
+    endpoint = _endpoint()
+    if not endpoint:
+        return "S3"
+    parts = urlsplit(endpoint if "://" in endpoint else "https://" + endpoint)
+    shown = f"{parts.scheme}://{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "") + parts.path.rstrip("/")
+    return f"the S3 endpoint {printable(shown, 120)}"
+
+
+def _s3_error(url: str, e: BaseException, fs: Any = None) -> InputError:
+    """pyarrow's (the AWS SDK's) error as one line saying what happened."""
+    text = str(e)
+    bucket, key = s3_parts(url)
+    if isinstance(e, FileNotFoundError) or "NO_SUCH_KEY" in text or "Path does not exist" in text:
+        return _not_found(url, fs)
+    if "NO_SUCH_BUCKET" in text:
+        return InputError(url, None, None, f"no bucket {excerpt(bucket)} at {_where()}")
+    if any(code in text for code in ("ACCESS_DENIED", "INVALID_ACCESS_KEY_ID", "SIGNATURE_DOES_NOT_MATCH",
+                                     "InvalidAccessKeyId", "AccessDenied", "SignatureDoesNotMatch", "EXPIRED_TOKEN",
+                                     "HTTP response code: 403")):
+        return InputError(url, None, None, f"access refused by {_where()}: check the credentials "
+                          "(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) and their rights on the bucket")
+    if "NETWORK_CONNECTION" in text or "curlCode" in text:
+        detail = text.split("Details:", 1)[-1].strip() if "Details:" in text else text
+        return InputError(url, None, None, f"cannot reach {_where()} ({printable(detail, 120)})")
+    return InputError(url, None, None, f"cannot read it from {_where()} ({printable(text.splitlines()[0] if text else type(e).__name__, 160)})")
+
+
+def _no_bucket(url: str, fs: Any) -> bool:
+    """The URL's bucket is known to be missing (False when it exists or cannot be looked up)."""
+    import pyarrow.fs as pafs
+
+    if fs is None:
+        return False
+    try:
+        return bool(_bounded(url, lambda: fs.get_file_info(s3_parts(url)[0])).type == pafs.FileType.NotFound)
+    except Exception:  # noqa: BLE001 - the object is missing either way
+        return False
+
+
+def _not_found(url: str, fs: Any) -> InputError:
+    """A missing object, or the bucket itself missing (said apart when the bucket can be looked up)."""
+    bucket, key = s3_parts(url)
+    if _no_bucket(url, fs):
+        return InputError(url, None, None, f"no bucket {excerpt(bucket)} at {_where()}")
+    return InputError(url, None, None, f"no object {excerpt(key)} in bucket {excerpt(bucket)} at {_where()}")
+
+
+def _s3_info(url: str) -> tuple[Any, Any]:
+    """(filesystem, FileInfo) of an ``s3://`` URL's object, or an InputError saying what is wrong."""
+    import pyarrow.fs as pafs
+
+    bucket, key = s3_parts(url)
+    if not bucket or not key or key.endswith("/"):
+        raise InputError(url, None, None, "give an object: s3://bucket/path/file.csv (or a pattern such as "
+                         "s3://bucket/ratings/*.parquet)")
+    try:
+        fs = _bounded(url, lambda: s3_filesystem(bucket))
+        info = _bounded(url, lambda: fs.get_file_info(f"{bucket}/{key}"))
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001 - pyarrow's many error types: said in one line
+        raise _s3_error(url, e) from None
+    if info.type == pafs.FileType.NotFound:
+        raise _not_found(url, fs)
+    if info.type == pafs.FileType.Directory:
+        raise InputError(url, None, None, "this is a folder of objects; give an object, or a pattern such as "
+                         f"{url.rstrip('/')}/*.csv")
+    return fs, info
+
+
+def remote_size(url: str) -> int | None:
+    """An ``s3://`` object's size in bytes (None: another URL, or not known before reading)."""
+    if scheme(url) != "s3" or is_pattern(url):
+        return None
+    return int(_s3_info(url)[1].size)
+
+
+def _s3_copy(url: str, fs: Any, info: Any, write: Callable[[bytes], None], limit: int | None) -> int:
+    """Stream the object through ``write`` in chunks; stopped when it stalls. Returns the bytes read."""
+    done = [0]
+
+    def work() -> int:
+        with fs.open_input_stream(info.path) as f:
+            while True:
+                block = f.read(_CHUNK)
+                if not block:
+                    return done[0]
+                done[0] += len(block)
+                if limit is not None and done[0] > limit:
+                    return done[0]
+                write(block)
+
+    try:
+        return int(_bounded(url, work, lambda: done[0], "no data"))
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001
+        raise _s3_error(url, e, fs) from None
+
+
+def read_s3(url: str) -> tuple[str, bytes]:
+    """An ``s3://`` object's name and bytes; its size is checked before it is read."""
+    from agreebound.io.tables import check_size
+
+    name = url_name(url)
+    fs, info = _s3_info(url)
+    check_size(name, int(info.size))
+    parts: list[bytes] = []
+    size = _s3_copy(url, fs, info, parts.append, MAX_INPUT_BYTES)
+    check_size(name, size)
+    return name, b"".join(parts)
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """A key pattern as glob reads a path: * and ? within one part, [..] a character set, ** any
+    parts."""
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            end = pattern.find("]", i + 2)
+            if end < 0:
+                out.append(re.escape(ch))
+            else:
+                body = pattern[i + 1:end]
+                body = "^" + body[1:] if body.startswith("!") else body
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def expand(url: str) -> list[str]:
+    """An ``s3://`` pattern's objects, sorted by key, from the bucket's listing under the pattern's
+    fixed prefix; an object named as written (a key holding * or [) is that object alone."""
+    import pyarrow.fs as pafs
+
+    bucket, key = s3_parts(url)
+    fs = None
+    try:
+        fs = _bounded(url, lambda: s3_filesystem(bucket))
+        if _bounded(url, lambda: fs.get_file_info(f"{bucket}/{key}")).type == pafs.FileType.File:
+            return [url]
+        first = min(key.find(ch) for ch in GLOB_CHARS if ch in key)
+        prefix = key[:first].rsplit("/", 1)[0] if "/" in key[:first] else ""
+        rest = key[len(prefix):].lstrip("/")  # the pattern below the prefix: one level, unless it holds / or **
+        selector = pafs.FileSelector(f"{bucket}/{prefix}".rstrip("/"), recursive="/" in rest or "**" in rest,
+                                     allow_not_found=True)
+        listed = _bounded(url, lambda: fs.get_file_info(selector))
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001
+        raise _s3_error(url, e, fs) from None
+    if len(listed) > MAX_LISTED:
+        raise InputError(url, None, None, f"the pattern's prefix lists more than {MAX_LISTED:,} objects; give a "
+                         "narrower pattern")
+    match = _glob_regex(key)
+    keys = sorted(i.path.split("/", 1)[1] for i in listed
+                  if i.type == pafs.FileType.File and match.match(i.path.split("/", 1)[1]))
+    if not keys:
+        if not listed and _no_bucket(url, fs):  # nothing under the prefix: is there a bucket at all?
+            raise InputError(url, None, None, f"no bucket {excerpt(bucket)} at {_where()}")
+        raise InputError(url, None, None, "no object matches this pattern")
+    return [f"s3://{bucket}/{k}" for k in keys]
+
+
+def stage(urls: Sequence[str], folder: str) -> list[str]:
+    """Copy ``s3://`` objects into ``folder`` (each in its own sub-folder, under its own name) for
+    an engine that reads local files (DuckDB: its S3 extension cannot be installed everywhere),
+    streamed in chunks, after checking the disk has room. Returns the local paths, in order."""
+    sized = [(u, *_s3_info(u)) for u in urls]
+    need = sum(int(info.size) for _, _, info in sized)
+    free = shutil.disk_usage(folder).free
+    if need > free:
+        raise InputError(urls[0], None, None, f"the objects hold {need:,} bytes and the temporary folder "
+                         f"({folder}) has {free:,} free; set TMPDIR to a larger disk")
+    out = []
+    for i, (url, fs, info) in enumerate(sized):
+        target = Path(folder) / str(i) / url_name(url)
+        target.parent.mkdir(parents=True)
+        with open(target, "wb") as f:
+            def write(block: bytes, f: Any = f) -> None:
+                f.write(block)
+
+            _s3_copy(url, fs, info, write, None)
+        out.append(str(target))
+    return out
+
+
+# --- http(s) ----------------------------------------------------------------------------------
+
+
+def read_http(url: str) -> tuple[str, bytes]:
+    """An http(s) URL's body: one GET, redirects followed, its declared length checked against the
+    size limit before the body is read, and the body read no further than the limit."""
+    import socket
+    import urllib.error
+    import urllib.request
+
+    from agreebound.io.tables import check_size
+    from agreebound.version import __version__
+
+    name = url_name(url)
+    limit = timeout()
+    request = urllib.request.Request(url, headers={"User-Agent": f"agreebound/{__version__}"})
+    done = [0]
+    host = urlsplit(url).netloc
+
+    def work() -> bytes:
+        with urllib.request.urlopen(request, timeout=limit) as response:  # noqa: S310 - the user's own URL
+            declared = response.headers.get("Content-Length")
+            if declared and declared.isdigit():
+                check_size(name, int(declared))
+            parts: list[bytes] = []
+            while True:
+                block = response.read(_CHUNK)
+                if not block:
+                    return b"".join(parts)
+                done[0] += len(block)
+                parts.append(block)
+                if done[0] > MAX_INPUT_BYTES:
+                    return b"".join(parts)
+
+    try:
+        data = _bounded(url, work, lambda: done[0])
+    except InputError:
+        raise
+    except urllib.error.HTTPError as e:
+        raise InputError(url, None, None, f"cannot read it: the server answered HTTP {e.code} "
+                         f"{printable(str(e.reason), 60)}") from None
+    except urllib.error.URLError as e:
+        reason = e.reason
+        said = "no answer" if isinstance(reason, (socket.timeout, TimeoutError)) else \
+            getattr(reason, "strerror", None) or str(reason)
+        raise InputError(url, None, None, f"cannot reach {printable(host, 80)} ({printable(str(said), 120)})") from None
+    except (socket.timeout, TimeoutError):
+        raise InputError(url, None, None, f"cannot reach {printable(host, 80)}: no answer within {limit:g} s") from None
+    except (OSError, ValueError) as e:  # a connection reset mid-body, a malformed URL
+        raise InputError(url, None, None, f"cannot read it ({printable(str(e), 120)})") from None
+    check_size(name, len(data))
+    return name, data
+
+
+# --- any ---------------------------------------------------------------------------------------
+
+
+def read_remote(path: str) -> tuple[str, bytes]:
+    """The name and bytes of ``-`` (standard input) or a URL."""
+    if is_stdin(path):
+        return read_stdin()
+    kind = scheme(path)
+    if kind == "s3":
+        if is_pattern(path):
+            raise InputError(path, None, None, "a pattern of objects is read out of core (--engine duckdb); "
+                             "in memory, give one object")
+        return read_s3(path)
+    if kind in ("http", "https"):
+        return read_http(path)
+    raise _unsupported(path)
+
+
+def check_scheme(path: str) -> None:
+    """Refuse, before any work, a URL of a kind agreebound does not read."""
+    if is_remote(path) and scheme(path) not in SCHEMES:
+        raise _unsupported(path)
