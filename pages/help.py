@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from agreebound.resources import doc_text
-from agreebound.ui.data import templates
+from agreebound.ui.data import help_text, templates
 from agreebound.ui import shell
 
 shell.enter(__file__)
@@ -75,4 +74,4 @@ for i, t in enumerate(templates()):
         st.download_button(f"{t.title} ({t.file_name})", t.build, file_name=t.file_name, mime=t.mime,
                            key=f"template_{t.key}", on_click="ignore", width="stretch")
         st.caption(t.what)
-st.markdown(doc_text("formats.md"))
+st.markdown(help_text())

@@ -74,7 +74,7 @@ else:
                                  help="Only you (and admins); your team; or everyone signed in to this dashboard. "
                                       "A link to the run opens it only for those who may see it.")
         else:
-            a3.caption(widgets.md(f"{picked.owner}'s run, shared with {runs.auth.share_words(picked.share)}", 200))
+            a3.caption(widgets.md(f"{picked.owner_name}'s run, shared with {runs.auth.share_words(picked.share)}", 200))
         st.caption(widgets.md(runs.usage_line(store), 200))
 
         st.subheader("Runs over time")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 import sqlalchemy as sa
@@ -135,14 +136,29 @@ def test_the_quota_counts_each_users_distinct_files_and_each_runs_report(db_url)
             bob.blob(alice.runs()[0].inputs[0].sha256)
 
 
-def test_refused_links_are_recorded_up_to_a_hundred_an_hour(db_url):
+def test_openings_and_refusals_share_one_bound_and_what_is_left_out_is_counted(db_url):
+    bound = store_mod.MAX_LOOKS_PER_HOUR
+    assert bound == 100
     with Store.open(db_url) as base:
-        bob = base.as_viewer(BOB)
-        for i in range(store_mod.MAX_REFUSALS_PER_HOUR + 20):
+        bob, alice = base.as_viewer(BOB), base.as_viewer(ALICE)
+        run = record(alice, b"1,2\n", share="all")
+        for i in range(bound - 10):  # opening runs, as fast as one clicks (60 in 15.5 s was seen)
+            bob.note("open", run.id, how="history")
+        for i in range(10 + 25):  # then trying ids
             bob.note("refused", f"{i:032x}", how="link")
-        assert len(base.trail(limit=1000)) == store_mod.MAX_REFUSALS_PER_HOUR
-        bob.note("open", "f" * 32, how="link")  # other events are not throttled
-        assert base.trail(limit=1)[0]["action"] == "open"
+        for _ in range(5):
+            bob.note("open", run.id, how="link")
+        alice.note("open", run.id, how="link")  # the bound is each user's own
+        alice.share(run.id, "team")  # and only openings and refusals are bounded
+        events = base.trail(limit=1000)
+        bobs = [e for e in events if e["actor"] == BOB.user]
+        assert [e["action"] for e in bobs].count("open") == bound - 10
+        assert [e["action"] for e in bobs].count("refused") == 10
+        (left_out,) = [e for e in bobs if e["action"] == "unrecorded"]  # one event counts them all
+        assert left_out["detail"]["open"] == 5 and left_out["detail"]["refused"] == 25
+        assert left_out["detail"]["bound"] == "100 openings and refusals an hour" and left_out["run_id"] == ""
+        assert len(bobs) == bound + 1
+        assert [(e["actor"], e["action"]) for e in events[:2]] == [(ALICE.user, "share"), (ALICE.user, "open")]
 
 
 def test_retention_deletes_old_runs_and_leaves_tombstones(db_url, monkeypatch):
@@ -178,28 +194,109 @@ def test_rules_and_settings(db_url, monkeypatch):
     monkeypatch.setenv(access.QUOTA_ENV, "0")
     given = settings()
     assert given.quota_bytes is None and given.admins == {"root@blue.example", "x@y.z"}
-    v = signed_in_viewer({"sub": "1", "email": "ROOT@blue.example"}, given)
-    assert v == Viewer("sub:1@provider", None, admin=False, signed_in=True)  # an unverified address identifies no one
-    v = signed_in_viewer({"sub": "1", "email": "ROOT@blue.example", "email_verified": True}, given)
-    assert v == Viewer("root@blue.example", "blue.example", admin=True, signed_in=True)
-    assert signed_in_viewer({"sub": "2", "email": "a@b.c", "email_verified": True, "team": ["red", "x"]},
-                            given).team == "red"
-    assert signed_in_viewer({"sub": "3", "iss": "https://id.example/realms/x"}, given) == Viewer(
-        "sub:3@id.example", None, signed_in=True)
-    # a claimed "local" is not the single user; a public mail domain is not a team
-    assert signed_in_viewer({"sub": "4", "email": "local", "email_verified": True}, given).user == "sub:4@provider"
-    assert signed_in_viewer({"sub": "5", "email": "x@gmail.com", "email_verified": True}, given).team is None
+    v = signed_in_viewer({"iss": ISSUER, "sub": "1", "email": "ROOT@blue.example"}, given)
+    # an unverified address identifies no one, makes no admin and places no one in a team
+    assert v == Viewer(f"{ISSUER}|1", None, admin=False, signed_in=True, email=None, shown="sub:1@id.example",
+                       legacy=("sub:1@id.example",))
+    v = signed_in_viewer({"iss": ISSUER, "sub": "1", "email": "ROOT@blue.example", "email_verified": True}, given)
+    assert (v.user, v.name, v.email, v.team, v.admin) == (f"{ISSUER}|1", "root@blue.example", "root@blue.example",
+                                                          None, True)
+    assert signed_in_viewer({"iss": ISSUER, "sub": "2", "email": "a@b.c", "email_verified": True,
+                             "team": ["red", "x"]}, given).team == "red"
+    assert signed_in_viewer({"sub": "3", "iss": "https://id.example/realms/x"}, given).name == "sub:3@id.example"
+    # a claimed "local" is not the single user; no subject is no one
+    local = signed_in_viewer({"iss": ISSUER, "sub": "4", "email": "local", "email_verified": True}, given)
+    assert local.user == f"{ISSUER}|4" and local.name == "sub:4@id.example"
+    nobody = signed_in_viewer({"iss": ISSUER, "email": "x@red.example", "email_verified": True}, given)
+    assert nobody.user == "" and not access.admitted(nobody, given)
     monkeypatch.setenv(access.ALLOWED_ENV, "ann@x.example, @red.example")
     allowed = settings()
-    assert access.admitted(Viewer("alan@red.example"), allowed) and access.admitted(Viewer("ann@x.example"), allowed)
-    assert not access.admitted(Viewer("bob@x.example"), allowed)
-    assert not access.admitted(Viewer("sub:9@red.example"), allowed)
+    assert access.admitted(signed_in(allowed, "9", "Alan@Red.example "), allowed)
+    assert access.admitted(signed_in(allowed, "8", "ann@x.example"), allowed)
+    assert not access.admitted(signed_in(allowed, "7", "bob@x.example"), allowed)
+    assert not access.admitted(signed_in(allowed, "6", "alan@red.example", verified=False), allowed)
     monkeypatch.setenv(access.QUOTA_ENV, "lots")
     with pytest.raises(access.SettingError, match="AGREEBOUND_QUOTA_MB='lots' is not a whole number from 0 to"):
         settings()
     monkeypatch.delenv(access.QUOTA_ENV)
     assert settings().quota_bytes == 1000 * 10**6
     json.dumps(settings().describe())
+
+
+ISSUER = "https://id.example"
+
+
+def signed_in(given: access.Settings, sub: str, email: str, verified: bool = True, **claims) -> Viewer:
+    return signed_in_viewer({"iss": ISSUER, "sub": sub, "email": email, "email_verified": verified, **claims}, given)
+
+
+def test_an_identity_is_the_providers_account_not_its_address(db_url, monkeypatch):
+    """Issue 50: a second account whose verified address was 'ALICE@RED.EXAMPLE ' was taken for
+    alice@red.example and saw her private run."""
+    monkeypatch.setenv(access.ADMINS_ENV, "alice@red.example")
+    monkeypatch.setenv(access.ALLOWED_ENV, "@red.example")
+    given = settings()
+    alice = signed_in(given, "248289761001", "alice@red.example", team="red")
+    twin = signed_in(given, "990000000002", "ALICE@RED.EXAMPLE ", team="red")
+    # the same address for what is shown, the allowed list and the admins' list; two owners
+    assert alice.name == twin.name == "alice@red.example" and alice.admin and twin.admin
+    assert access.admitted(twin, given)
+    assert alice.user == f"{ISSUER}|248289761001" != twin.user == f"{ISSUER}|990000000002"
+    assert not may_see(replace(twin, admin=False), alice.user, "red", "private")
+    assert not may_change(replace(twin, admin=False), alice.user)
+    with Store.open(db_url) as base:
+        mine = record(base.as_viewer(replace(alice, admin=False)), b"alice's\n", "secret.csv")
+        assert mine.owner == alice.user and mine.owner_name == "alice@red.example"
+        other = base.as_viewer(replace(twin, admin=False))
+        assert other.runs() == [] and other.runs(name="secret.csv") == []
+        with pytest.raises(StoreError, match="that you can open"):
+            other.get(mine.id, prefix=False)
+        with pytest.raises(StoreError, match="that you can open"):
+            other.get(mine.id[:6])
+        # listings name the owner by address, never by key
+        base.as_viewer(alice).sign_in()
+        (listed,) = base.runs()
+        assert listed.owner == alice.user and listed.owner_name == "alice@red.example"
+        assert base.get(mine.id).summary()["owner_shown"] == "alice@red.example"
+        assert base.trail()[0]["actor"] == alice.user and base.trail()[0]["actor_shown"] == "alice@red.example"
+    # a key stays one per account and bounded, however long the subject
+    assert len(access.identity_key(ISSUER, "s" * 400)) <= access.MAX_USER_CHARS
+    assert access.identity_key(ISSUER, "s" * 400) != access.identity_key(ISSUER, "s" * 401)
+
+
+def test_a_team_is_a_claim_or_a_named_domain_never_any_mail_domain(db_url, monkeypatch):
+    """Issue 50: p1@yahoo.co.uk shared a run with its owner's team and p2@yahoo.co.uk, a stranger,
+    opened it."""
+    given = settings()
+    p1, p2 = signed_in(given, "p1", "p1@yahoo.co.uk"), signed_in(given, "p2", "p2@yahoo.co.uk")
+    assert p1.team is None and p2.team is None  # a mail domain is no team unless the deployment names it
+    with Store.open(db_url) as base:
+        run = record(base.as_viewer(p1), b"p1's\n")
+        base.as_viewer(p1).share(run.id, "team")
+        assert base.as_viewer(p2).runs() == []
+        with pytest.raises(StoreError, match="that you can open"):
+            base.as_viewer(p2).get(run.id, prefix=False)
+    # a claim places a verified address in a team; an unverified one in none, whatever it claims
+    assert signed_in(given, "a", "a@red.example", team="red").team == "red"
+    assert signed_in(given, "m", "a@red.example", verified=False, team="red").team is None
+    assert signed_in(given, "n", "a@red.example", verified=False).team is None
+    # a domain is a team when the deployment names it (and a claim still comes first)
+    monkeypatch.setenv(access.TEAM_DOMAINS_ENV, " @Red.example, blue.example")
+    named = settings()
+    assert named.team_domains == {"red.example", "blue.example"}
+    assert signed_in(named, "a", "alan@red.example").team == "red.example"
+    assert signed_in(named, "b", "bo@red.example", team="ops").team == "ops"
+    assert signed_in(named, "c", "carl@red.example", verified=False).team is None
+    assert signed_in(named, "p1", "p1@yahoo.co.uk").team is None
+    assert ("team", "the sign-in claim 'team' of a verified address, else the address's domain for blue.example, "
+            "red.example") in named.describe()
+    assert ("team", "the sign-in claim 'team' of a verified address; a mail domain is no team "
+            "(AGREEBOUND_TEAM_DOMAINS unset)") in given.describe()
+    for bad, said in (("gmail.com", "AGREEBOUND_TEAM_DOMAINS: gmail.com is a public mail domain"),
+                      ("red example", "AGREEBOUND_TEAM_DOMAINS: 'red example' is not a mail domain")):
+        monkeypatch.setenv(access.TEAM_DOMAINS_ENV, bad)
+        with pytest.raises(access.SettingError, match=said):
+            settings()
 
 
 def test_compare_by_id_refuses_another_users_private_run(db_url, monkeypatch):

@@ -5,6 +5,7 @@ always read back exactly; on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 
@@ -12,6 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from agreebound import store as st
+from agreebound.access import Viewer
 from agreebound.store import SCHEMA_VERSION, Store, StoreError, pack, unpack
 
 CSV = b"unit,rater,value\n" + b"".join(f"u{i},r{i % 7},{i % 3}\n".encode() for i in range(5000))
@@ -99,3 +101,66 @@ def test_a_damaged_blob_is_a_store_error(tmp_path):
             conn.execute(sa.text("UPDATE agreebound_blobs SET data = :d, encoding = 'raw'"), {"d": CSV[:-1] + b"X"})
         with pytest.raises(StoreError, match="does not match its SHA-256"):
             s.inputs(run)
+
+
+def schema_three(url: str, owners: list[str]) -> list[str]:
+    """A database exactly as schema 3 left it: one private run of each owner in ``owners`` (an
+    earlier version stored a signed-in owner as the verified address, or as ``sub:<subject>@<host>``
+    without one). Returns their ids."""
+    engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+    ids = []
+    with engine.begin() as conn:
+        st.T_META.create(conn)
+        st.T_MIGRATIONS.create(conn)
+        for version, description, apply in st.MIGRATIONS[:3]:
+            apply(conn)
+            conn.execute(st.T_MIGRATIONS.insert().values(version=version, description=description,
+                                                         applied_utc="2026-11-01T00:00:00Z"))
+        conn.execute(st.T_META.insert(), [{"key": "app", "value": "agreebound"}, {"key": "schema_version", "value": "3"}])
+        for i, owner in enumerate(owners):
+            ids.append(f"{i:032x}")
+            conn.execute(st.T_RUNS.insert().values(
+                id=ids[-1], created_utc=f"2026-11-01T00:00:0{i}.000000Z", kind="panel", data_name=f"old{i}.csv",
+                verdict="ENFORCE", origin="dashboard", tool_version="0.1.0", thresholds_source="default",
+                thresholds_json="{}", recipe_json="{}", report_json=json.dumps(REPORT), owner=owner, team="red",
+                share="private"))
+    engine.dispose()
+    return ids
+
+
+def test_runs_owned_by_an_address_go_to_the_first_account_that_signs_in_with_it(db_url):
+    """Schema 4: owners are accounts (issuer and subject). A run an earlier version stored under an
+    address is claimed by the account that signs in with that verified address first; an account
+    whose address is the same after case-folding and trimming, but whose subject differs, gets
+    none of it, then or later. An unverified account claims what was stored under its subject."""
+    from agreebound.access import Settings, signed_in_viewer
+
+    def account(sub: str, email: str, verified: bool = True):
+        return signed_in_viewer({"iss": "https://id.example", "sub": sub, "email": email, "email_verified": verified,
+                                 "team": "red"}, Settings())
+
+    alice, twin = account("248289761001", "alice@red.example"), account("990000000002", "ALICE@RED.EXAMPLE ")
+    mallory = account("mallory", "root@ops.example", verified=False)
+    a1, a2, m1, l1 = schema_three(db_url, ["alice@red.example", "alice@red.example", "sub:mallory@id.example",
+                                           "local"])
+    with Store.open(db_url) as s:
+        with s.engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT max(version) FROM agreebound_migrations")).scalar_one() == 4
+        assert {r.id: r.owner for r in s.runs()}[a1] == "alice@red.example"  # kept as it was until claimed
+        assert s.as_viewer(alice).sign_in() == [("alice@red.example", 2)]
+        assert s.as_viewer(twin).sign_in() == []
+        assert s.as_viewer(mallory).sign_in() == [("sub:mallory@id.example", 1)]
+        owners = {r.id: r.owner for r in s.runs()}
+        assert owners == {a1: alice.user, a2: alice.user, m1: mallory.user, l1: "local"}  # no run lost
+        assert sorted(r.id for r in s.as_viewer(alice).runs()) == [a1, a2]
+        assert s.as_viewer(twin).runs() == []
+        assert [r.owner_name for r in s.as_viewer(alice).runs()] == ["alice@red.example"] * 2
+        claim = s.trail(limit=10)[1]
+        assert (claim["action"], claim["actor"], claim["detail"]["from"], claim["detail"]["runs"]) == (
+            "claim", alice.user, "alice@red.example", 2)
+        # a run recorded later under the address (a terminal's AGREEBOUND_USER) is hers at her next sign-in
+        late = s.as_viewer(Viewer("alice@red.example", "red")).record(
+            "panel", [("ratings", "late.csv", CSV)], REPORT, {}, {}, "default")
+        assert s.as_viewer(twin).sign_in() == [] and s.as_viewer(twin).runs() == []
+        assert s.as_viewer(alice).sign_in() == [("alice@red.example", 1)]
+        assert s.as_viewer(alice).get(late.id, prefix=False).owner == alice.user

@@ -16,6 +16,10 @@ from agreebound.store import Store
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "sample_data" / "detector_panel.csv"
 COOKIE = "5f0e8c2d9a7b41e3c6d8f0a2b4c6e8d0" * 2
+#: A complete sign-in configuration through an https provider.
+SIGNIN = {"AGREEBOUND_OIDC_METADATA_URL": "https://id.example/.well-known/openid-configuration",
+          "AGREEBOUND_OIDC_CLIENT_ID": "c", "AGREEBOUND_OIDC_CLIENT_SECRET": "topsecret",
+          "AGREEBOUND_OIDC_REDIRECT_URI": "https://review.example/oauth2callback", "AGREEBOUND_COOKIE_SECRET": COOKIE}
 
 
 def cli(*args: str, env: dict[str, str] | None = None, **kw) -> subprocess.CompletedProcess:
@@ -103,26 +107,63 @@ def test_the_quota_refuses_a_recording_with_exit_3(tmp_path):
                                        "AGREEBOUND_COOKIE_SECRET": "short"},
      1, ["sign-in: on, provider https://id.example/.well-known/openid-configuration",
          "UNSAFE: the cookie secret is 5 characters"]),
-    (["--host", "0.0.0.0", "--auth"], {"AGREEBOUND_OIDC_METADATA_URL": "https://id.example/.well-known/openid-configuration",
-                                       "AGREEBOUND_OIDC_CLIENT_ID": "c", "AGREEBOUND_OIDC_CLIENT_SECRET": "topsecret",
-                                       "AGREEBOUND_OIDC_REDIRECT_URI": "https://review.example/oauth2callback",
-                                       "AGREEBOUND_COOKIE_SECRET": COOKIE, "AGREEBOUND_UPLOAD_MB": "50",
-                                       "AGREEBOUND_ADMINS": "ops@review.example"},
+    (["--host", "0.0.0.0", "--auth"], {**SIGNIN, "AGREEBOUND_UPLOAD_MB": "50", "AGREEBOUND_ADMINS": "ops@review.example",
+                                       "AGREEBOUND_ALLOWED": "@review.example"},
      0, ["bind address: 0.0.0.0:8501 (reachable from other machines)", "upload limit: 50 MB per file",
-         "admins: ops@review.example", "quota: 1,000 MB of stored files per user",
+         "admins: ops@review.example", "admitted: @review.example", "quota: 1,000 MB of stored files per user",
+         "team: the sign-in claim 'team' of a verified address; a mail domain is no team (AGREEBOUND_TEAM_DOMAINS unset)",
          "XSRF protection: on; cross-origin access: refused (CORS protection on); static file serving: off",
          "safe to serve"]),
-    (["--host", "0.0.0.0", "--auth"], {"AGREEBOUND_OIDC_METADATA_URL": "https://id.example/.well-known/openid-configuration",
-                                       "AGREEBOUND_OIDC_CLIENT_ID": "c", "AGREEBOUND_OIDC_CLIENT_SECRET": "topsecret",
-                                       "AGREEBOUND_OIDC_REDIRECT_URI": "http://review.example/oauth2callback",
+    (["--host", "0.0.0.0", "--auth"], {**SIGNIN, "AGREEBOUND_OIDC_REDIRECT_URI": "http://review.example/oauth2callback",
                                        "AGREEBOUND_COOKIE_SECRET": "a" * 40},
      1, ["UNSAFE: the redirect URI http://review.example/oauth2callback is plain http on a public address",
-         "UNSAFE: the cookie secret repeats a few characters",
-         "note: anyone the sign-in provider signs in is admitted (AGREEBOUND_ALLOWED"]),
+         "UNSAFE: the cookie secret repeats a few characters"]),
+    # issue 50: open sign-up on a public address is unsafe, not a note (each new account is a new quota)
+    (["--host", "0.0.0.0", "--auth"], {**SIGNIN, "AGREEBOUND_ADMINS": "ops@review.example"},
+     1, ["UNSAFE: open sign-up on a public address: AGREEBOUND_ALLOWED is unset, so anyone the sign-in provider signs "
+         "in is admitted, and each new account gets a quota of 1,000 MB of its own: the quota bounds each identity, "
+         "not the server's disk. List the addresses or @domains to admit in AGREEBOUND_ALLOWED",
+         "unsafe: do not serve this way"]),
+    (["--host", "0.0.0.0", "--auth"], {**SIGNIN, "AGREEBOUND_QUOTA_MB": "0"},
+     1, ["each new account gets no limit of its own"]),
+    # on this machine only (a reverse proxy in front), open sign-up stays a note
+    (["--auth"], SIGNIN, 0, ["note: anyone the sign-in provider signs in is admitted (AGREEBOUND_ALLOWED", "safe to serve"]),
+    # issue 50: a provider reached over plain http on another host is unsafe, wherever the dashboard binds
+    (["--auth"], {**SIGNIN, "AGREEBOUND_OIDC_METADATA_URL": "http://id.example/.well-known/openid-configuration"},
+     1, ["UNSAFE: the sign-in provider http://id.example/.well-known/openid-configuration is reached over plain http "
+         "on another host: whoever is on the way can change its keys and sign in as anyone. Give its https:// address",
+         "unsafe: do not serve this way"]),
+    (["--auth"], {**SIGNIN, "AGREEBOUND_OIDC_METADATA_URL": "HTTP://10.0.0.5:8080/.well-known/openid-configuration"},
+     1, ["UNSAFE: the sign-in provider HTTP://10.0.0.5:8080/.well-known/openid-configuration is reached over plain"]),
+    # a provider on this machine (a test's, a sidecar's) may speak plain http
+    (["--auth"], {**SIGNIN, "AGREEBOUND_OIDC_METADATA_URL": "http://127.0.0.2:5000/.well-known/openid-configuration"},
+     0, ["sign-in: on, provider http://127.0.0.2:5000/.well-known/openid-configuration", "safe to serve"]),
 ])
 def test_serve_check(args, env, code, said):
     out = cli("serve", "--check", *args, env=env)
     assert out.returncode == code, out.stdout + out.stderr
     for line in said:
-        assert line in out.stdout + out.stderr
+        assert line in out.stdout + out.stderr, out.stdout + out.stderr
     assert "topsecret" not in out.stdout + out.stderr and COOKIE not in out.stdout
+
+
+def test_a_plain_http_provider_in_secrets_toml_is_unsafe_too(tmp_path, monkeypatch):
+    """The check reads every provider of an [auth] section Streamlit reads itself ([auth.<name>]
+    sections included), not only the one from the environment."""
+    from agreebound import serve
+
+    for name in serve.OIDC_ENV.values():
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AGREEBOUND_ALLOWED", "@review.example")
+    (tmp_path / ".streamlit").mkdir()
+    secrets_toml = tmp_path / ".streamlit" / "secrets.toml"
+    secrets_toml.write_text(f'[auth]\nredirect_uri = "https://review.example/oauth2callback"\ncookie_secret = "{COOKIE}"\n'
+                            '[auth.okta]\nclient_id = "c"\nclient_secret = "s"\n'
+                            'server_metadata_url = "http://okta.example/.well-known/openid-configuration"\n')
+    p = serve.plan("0.0.0.0", None, True, [tmp_path])
+    assert p.unsafe == ["the sign-in provider http://okta.example/.well-known/openid-configuration is reached over "
+                        "plain http on another host: whoever is on the way can change its keys and sign in as anyone. "
+                        "Give its https:// address"]
+    secrets_toml.write_text(secrets_toml.read_text().replace("http://okta", "https://okta"))
+    assert serve.plan("0.0.0.0", None, True, [tmp_path]).unsafe == []
+    assert serve.loopback_host("127.0.0.2") and serve.loopback_host("[::1]") and not serve.loopback_host("10.0.0.5")

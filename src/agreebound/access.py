@@ -1,8 +1,11 @@
 """Who may see, open, share and delete a run: the one place the rules live.
 
 A *viewer* is who is asking: the signed-in identity on a shared dashboard (OpenID Connect through
-Streamlit's ``st.login``), ``local`` in single-user mode, or the operator at a terminal. A run
-records its owner, the owner's team at the time, and how far it is shared:
+Streamlit's ``st.login``), ``local`` in single-user mode, or the operator at a terminal. A signed-in
+identity is the provider's account, its issuer and subject (:func:`identity_key`), never an e-mail
+address: two accounts whose addresses differ only in case or spaces are two people. The verified
+address is what is shown, and what the admins' and the allowed lists name. A run records its owner
+(that key), the owner's team at the time, and how far it is shared:
 
 - ``private``: its owner (and admins) only; every run starts private;
 - ``team``: also everyone whose team is the owner's;
@@ -18,6 +21,7 @@ environment, read by :func:`settings`; each has a stated default.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 #: How far a run is shared, narrowest first.
@@ -33,6 +37,7 @@ RETENTION_ENV = "AGREEBOUND_RETENTION_DAYS"
 ALLOWED_ENV = "AGREEBOUND_ALLOWED"
 USER_ENV = "AGREEBOUND_USER"
 TEAM_ENV = "AGREEBOUND_TEAM"
+TEAM_DOMAINS_ENV = "AGREEBOUND_TEAM_DOMAINS"
 DEFAULT_TEAM_CLAIM = "team"
 #: Stored bytes per user, in MB (10**6 bytes): five uploads at the 200 MB limit. 0 means no limit.
 DEFAULT_QUOTA_MB = 1000
@@ -40,7 +45,13 @@ MAX_QUOTA_MB = 10**7
 MAX_RETENTION_DAYS = 36_500
 #: The longest identity stored (an e-mail address is at most 254 characters).
 MAX_USER_CHARS = 320
-#: E-mail domains shared by strangers: never a team (everyone at gmail.com is not one team).
+#: Between an identity's issuer and subject in its key (neither an issuer URL nor "local" holds it
+#: next to a subject, so no key is an address, the single user or a terminal's name by accident).
+KEY_SEPARATOR = "|"
+#: A domain as AGREEBOUND_TEAM_DOMAINS lists it: letters, digits, hyphens, dots, at least one dot.
+DOMAIN = re.compile(r"^(?=.{3,253}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$")
+#: Mail domains shared by strangers, refused in AGREEBOUND_TEAM_DOMAINS (a slip, not a team). This
+#: list is no test of who is a stranger: a domain is a team only when the deployment names it.
 PUBLIC_MAIL_DOMAINS = frozenset({
     "gmail.com", "googlemail.com", "outlook.com", "hotmail.com", "live.com", "msn.com", "yahoo.com", "ymail.com",
     "icloud.com", "me.com", "mac.com", "aol.com", "proton.me", "protonmail.com", "pm.me", "gmx.com", "gmx.de",
@@ -54,14 +65,27 @@ class SettingError(ValueError):
 
 @dataclass(frozen=True)
 class Viewer:
-    """Who is asking. ``team``: the team their runs are shared with (None: no team);
-    ``admin``: sees and may delete every run, the audit trail and where the store is;
-    ``signed_in``: identified by a sign-in provider (else single-user mode or a terminal)."""
+    """Who is asking. ``user``: the identity runs are owned by (a signed-in account's
+    :func:`identity_key`, ``local``, or a terminal's ``$AGREEBOUND_USER``); ``team``: the team their
+    runs are shared with (None: no team); ``admin``: sees and may delete every run, the audit trail
+    and where the store is; ``signed_in``: identified by a sign-in provider (else single-user mode
+    or a terminal); ``email``: the address the provider verified (None: none); ``shown``: how
+    pages name them (the verified address, else ``sub:<subject>@<issuer host>``; empty: ``user``);
+    ``legacy``: the owner names earlier versions stored this account's runs under (its address,
+    its subject form), which it may claim once (agreebound.store.Store.sign_in)."""
 
     user: str
     team: str | None = None
     admin: bool = False
     signed_in: bool = False
+    email: str | None = None
+    shown: str = ""
+    legacy: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The viewer as a page names them: the verified address, never the key."""
+        return self.shown or self.user
 
 
 def may_see(viewer: Viewer, owner: str, team: str | None, share: str) -> bool:
@@ -92,6 +116,9 @@ class Settings:
     team_claim: str = DEFAULT_TEAM_CLAIM
     quota_mb: int = DEFAULT_QUOTA_MB
     retention_days: int | None = None
+    #: Mail domains that are teams (a verified address there without a team claim is in the team
+    #: named by its domain); empty: teams come from the claim only.
+    team_domains: frozenset[str] = frozenset()
 
     @property
     def quota_bytes(self) -> int | None:
@@ -102,7 +129,9 @@ class Settings:
         return [("admins", ", ".join(sorted(self.admins)) or "none (no one sees others' private runs)"),
                 ("admitted", ", ".join(sorted(self.allowed)) if self.allowed
                  else "whoever the sign-in provider signs in (AGREEBOUND_ALLOWED unset)"),
-                ("team", f"the sign-in claim {self.team_claim!r}, else the e-mail address's domain"),
+                ("team", f"the sign-in claim {self.team_claim!r} of a verified address"
+                 + (f", else the address's domain for {', '.join(sorted(self.team_domains))}" if self.team_domains
+                    else "; a mail domain is no team (AGREEBOUND_TEAM_DOMAINS unset)")),
                 ("quota", "no limit" if self.quota_mb == 0 else f"{self.quota_mb:,} MB of stored files per user"),
                 ("retention", "runs are kept until deleted" if self.retention_days is None
                  else f"runs older than {self.retention_days:,} days are deleted by `agreebound prune`")]
@@ -121,52 +150,112 @@ def _whole(name: str, low: int, high: int) -> int | None:
     return value
 
 
+def fold(address: str) -> str:
+    """An address (or ``@domain``) as the lists compare it: trimmed and case-folded."""
+    return address.strip().casefold()
+
+
+def _names(name: str) -> frozenset[str]:
+    """A comma-separated list: addresses and ``@domain``s folded; a ``sub:`` name kept as given (a
+    subject is case-sensitive)."""
+    found = (a.strip() for a in os.environ.get(name, "").split(","))
+    return frozenset(a if a.startswith("sub:") else fold(a) for a in found if a)
+
+
+def _team_domains() -> frozenset[str]:
+    found = set()
+    for given in os.environ.get(TEAM_DOMAINS_ENV, "").split(","):
+        domain = fold(given).removeprefix("@")
+        if not domain:
+            continue
+        if not DOMAIN.match(domain):
+            raise SettingError(f"{TEAM_DOMAINS_ENV}: {given.strip()[:60]!r} is not a mail domain (expected names such "
+                               "as red.example, comma-separated)")
+        if domain in PUBLIC_MAIL_DOMAINS:
+            raise SettingError(f"{TEAM_DOMAINS_ENV}: {domain} is a public mail domain; its users are strangers to "
+                               "each other, not a team")
+        found.add(domain)
+    return frozenset(found)
+
+
 def settings() -> Settings:
     """The settings in force, from the environment; a bad value is a :class:`SettingError`."""
-    admins = frozenset(a.strip().lower() for a in os.environ.get(ADMINS_ENV, "").split(",") if a.strip())
-    allowed = frozenset(a.strip().lower() for a in os.environ.get(ALLOWED_ENV, "").split(",") if a.strip())
     claim = os.environ.get(TEAM_CLAIM_ENV, "").strip() or DEFAULT_TEAM_CLAIM
     quota = _whole(QUOTA_ENV, 0, MAX_QUOTA_MB)
-    return Settings(admins, allowed, claim, DEFAULT_QUOTA_MB if quota is None else quota,
-                    _whole(RETENTION_ENV, 1, MAX_RETENTION_DAYS))
+    return Settings(_names(ADMINS_ENV), _names(ALLOWED_ENV), claim, DEFAULT_QUOTA_MB if quota is None else quota,
+                    _whole(RETENTION_ENV, 1, MAX_RETENTION_DAYS), _team_domains())
 
 
 def verified_email(claims: dict) -> str | None:
-    """The e-mail address the provider vouches for (``email_verified`` true), else None: an address
-    a user could set themselves never identifies them."""
-    email = str(claims.get("email") or "").strip().lower()
+    """The e-mail address the provider vouches for (``email_verified`` true), trimmed and
+    case-folded, else None: an address a user could set themselves never identifies them."""
+    email = fold(str(claims.get("email") or ""))
     verified = claims.get("email_verified")
     if "@" not in email or not (verified is True or str(verified).lower() == "true"):
         return None
     return email[:MAX_USER_CHARS]
 
 
+def identity_key(issuer: str, subject: str) -> str:
+    """The owner key of a provider's account: ``<issuer>|<subject>`` as the ID token gives them
+    (both compared exactly: a subject is case-sensitive); one longer than :data:`MAX_USER_CHARS`
+    is ``<issuer, cut>|sha256:<digest of both>``, still one key per account.
+
+    >>> identity_key("https://id.example", "248289761001")
+    'https://id.example|248289761001'
+    >>> len(identity_key("https://id.example", "x" * 400)) <= MAX_USER_CHARS
+    True
+    """
+    key = f"{issuer}{KEY_SEPARATOR}{subject}"
+    if len(key) <= MAX_USER_CHARS:
+        return key
+    import hashlib
+
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{issuer[:MAX_USER_CHARS - 80]}{KEY_SEPARATOR}sha256:{digest}"
+
+
 def signed_in_viewer(claims: dict, given: Settings) -> Viewer:
-    """The viewer a sign-in provider's claims identify: the verified e-mail address, else
-    ``sub:<subject>@<issuer host>`` (never ``local``, the single user); the team from the
-    configured claim (its first value when it is a list), else the verified address's domain
-    unless it is a public mail domain; an admin when the verified address is listed in
-    ``AGREEBOUND_ADMINS`` (or the subject form is)."""
+    """The viewer a sign-in provider's claims identify: the account (issuer and subject; no
+    subject: no one, never admitted), shown as its verified address, else as
+    ``sub:<subject>@<issuer host>``. A verified address has a team: the configured claim (its
+    first value when it is a list), else its domain when ``AGREEBOUND_TEAM_DOMAINS`` names it; an
+    unverified one has none, whatever the claims say. An admin when the verified address (or the
+    ``sub:`` form) is listed in ``AGREEBOUND_ADMINS``."""
     from urllib.parse import urlparse
 
+    issuer = str(claims.get("iss") or "")
+    subject = str(claims.get("sub") or "")
     email = verified_email(claims)
-    issuer = urlparse(str(claims.get("iss") or "")).hostname or "provider"
-    user = email or f"sub:{str(claims.get('sub', ''))[:200]}@{issuer}"[:MAX_USER_CHARS]
-    team = claims.get(given.team_claim)
-    if isinstance(team, (list, tuple)):
-        team = team[0] if team else None
-    if team is None and email is not None and email.rsplit("@", 1)[1] not in PUBLIC_MAIL_DOMAINS:
-        team = email.rsplit("@", 1)[1]
-    return Viewer(user, str(team)[:MAX_USER_CHARS] if team else None, admin=user in given.admins, signed_in=True)
+    host = urlparse(issuer).hostname or "provider"
+    subject_form = f"sub:{subject[:200]}@{host}"[:MAX_USER_CHARS]
+    if not subject:
+        return Viewer("", None, signed_in=True, shown=email or "(an account without a subject)")
+    team = None
+    if email is not None:
+        team = claims.get(given.team_claim)
+        if isinstance(team, (list, tuple)):
+            team = team[0] if team else None
+        domain = email.rsplit("@", 1)[1]
+        if not team and domain in given.team_domains:
+            team = domain
+    legacy = tuple(dict.fromkeys([subject_form] + ([email, str(claims.get("email")).strip().lower()[:MAX_USER_CHARS]]
+                                                  if email else [])))
+    admin = (email is not None and email in given.admins) or subject_form in given.admins
+    return Viewer(identity_key(issuer, subject), str(team)[:MAX_USER_CHARS] if team else None, admin=admin,
+                  signed_in=True, email=email, shown=email or subject_form, legacy=legacy)
 
 
 def admitted(viewer: Viewer, given: Settings) -> bool:
-    """``viewer`` may use this dashboard: no allow-list, or their address or its ``@domain`` is on it."""
+    """``viewer`` may use this dashboard: an account with a subject, and no allow-list or their
+    verified address or its ``@domain`` is on it."""
+    if not viewer.user:
+        return False
     if not given.allowed:
         return True
-    if viewer.user in given.allowed:
-        return True
-    return not viewer.user.startswith("sub:") and ("@" + viewer.user.rsplit("@", 1)[-1]) in given.allowed
+    if viewer.email is None:
+        return viewer.signed_in and viewer.shown.startswith("sub:") and viewer.shown in given.allowed
+    return viewer.email in given.allowed or ("@" + viewer.email.rsplit("@", 1)[-1]) in given.allowed
 
 
 def terminal_viewer() -> Viewer:

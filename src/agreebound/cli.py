@@ -473,7 +473,7 @@ def _record(args: argparse.Namespace, report: dict[str, Any]) -> str:
         run = store.record(kind, inputs, report, recipe, t.to_dict(), t.source, label=args.label, origin="cli",
                            share=args.share or "private", quota_bytes=quota)
         shared = "" if run.share == "private" else f", shared with {SHARE_WORDS[run.share]}"
-        return f"run {run.id} recorded in {store.where} as {run.owner}'s{shared}"
+        return f"run {run.id} recorded in {store.where} as {run.owner_name}'s{shared}"
 
 
 @contextmanager
@@ -726,7 +726,7 @@ def _history(args: argparse.Namespace) -> int:
             print(f"no runs{' for ' + repr(printable(args.name, 60)) if args.name else ''} in {where}")
             return
         width = max(len(r.id) for r in runs)
-        owners = [printable(r.owner, 60) for r in runs]
+        owners = [printable(r.owner_name, 60) for r in runs]
         who = max(len("owner"), *(len(o) for o in owners))
         print(f"{'run':{width}}  {'recorded (UTC)':19}  {'kind':5}  {'verdict':16}  {'owner':{who}}  {'shared':7}  "
               "data  (label)")
@@ -790,7 +790,7 @@ def _delete(args: argparse.Namespace) -> int:
 def _share(args: argparse.Namespace) -> int:
     with _open_store(args, "record") as store:
         run = store.share(args.run, args.to)
-    print(f"run {run.id} ({printable(run.data_name, 60)}, {printable(run.owner, 60)}'s) is shared with "
+    print(f"run {run.id} ({printable(run.data_name, 60)}, {printable(run.owner_name, 60)}'s) is shared with "
           f"{SHARE_WORDS[run.share]}")
     return 0
 
@@ -810,7 +810,7 @@ def _prune(args: argparse.Namespace) -> int:
           + ("" if args.dry_run else f" ({freed:,} stored input{'' if freed == 1 else 's'} no other run used)"))
     for r in old:
         print(f"  {r.id}  {r.created_utc[:19].replace('T', ' ')}  {printable(r.data_name, 60)}  "
-              f"[{printable(r.owner, 60)}]")
+              f"[{printable(r.owner_name, 60)}]")
     return 0
 
 
@@ -828,7 +828,7 @@ def _audit(args: argparse.Namespace) -> int:
             d = e["detail"]
             what = printable(d.get("data_name", ""), 60)
             extra = f" {d.get('from')} -> {d.get('to')}" if e["action"] == "share" else ""
-            print(f"{e['at_utc'][:19].replace('T', ' ')}  {printable(e['actor'], 60)}  {e['action']:8}  "
+            print(f"{e['at_utc'][:19].replace('T', ' ')}  {printable(e.get('actor_shown', e['actor']), 60)}  {e['action']:8}  "
                   f"{e['run_id']}  {what}{extra}")
         if not events:
             print("no events")

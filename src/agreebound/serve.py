@@ -65,7 +65,7 @@ class Plan:
 
     @property
     def public(self) -> bool:
-        return self.host not in LOOPBACK
+        return not loopback_host(self.host)
 
     def options(self, secrets_file: Path | None = None) -> list[str]:
         """Streamlit's command-line options for this plan."""
@@ -78,7 +78,8 @@ class Plan:
 
 
 def _auth_from_file(roots: list[Path]) -> tuple[str | None, str | None, str | None]:
-    """(where, metadata URL, cookie secret) of an [auth] section in a secrets.toml Streamlit reads."""
+    """(where, metadata URL, cookie secret) of an [auth] section in a secrets.toml Streamlit reads
+    (the metadata URLs of all its providers, comma-separated, when it names several)."""
     for folder in roots:
         path = folder / ".streamlit" / "secrets.toml"
         try:
@@ -89,7 +90,10 @@ def _auth_from_file(roots: list[Path]) -> tuple[str | None, str | None, str | No
             raise ServeError(f"{path}: cannot be read as TOML ({e})") from None
         auth = data.get("auth")
         if isinstance(auth, dict) and auth:
-            return str(path), auth.get("server_metadata_url"), auth.get("cookie_secret")
+            urls = [str(auth["server_metadata_url"])] if auth.get("server_metadata_url") else []
+            urls += [str(v["server_metadata_url"]) for v in auth.values()  # [auth.<provider>] sections
+                     if isinstance(v, dict) and v.get("server_metadata_url")]
+            return str(path), ", ".join(urls) or None, auth.get("cookie_secret")
     return None, None, None
 
 
@@ -111,7 +115,29 @@ def _auth_from_env() -> str | None:
 def _loopback_url(url: str) -> bool:
     from urllib.parse import urlparse
 
-    return (urlparse(url).hostname or "") in LOOPBACK
+    try:
+        host = urlparse(url).hostname or ""
+    except ValueError:  # a malformed address is no loopback
+        return False
+    return loopback_host(host)
+
+
+def loopback_host(host: str) -> bool:
+    """``host`` names this machine only: localhost, or an address in 127.0.0.0/8 or ::1."""
+    import ipaddress
+
+    if host.strip("[]").lower() in LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def plain_http_provider(url: str) -> bool:
+    """The sign-in provider at ``url`` (its discovery document) is reached over plain http on
+    another host: whoever is on the way can change its keys and sign in as anyone."""
+    return url.strip().lower().startswith("http://") and not _loopback_url(url.strip())
 
 
 def _toml_string(text: str) -> str:
@@ -158,7 +184,16 @@ def plan(host: str | None, port: int | None, want_auth: bool, roots: list[Path])
     if signin is not None and len(set(str(cookie or ""))) < 10 <= len(str(cookie or "")):
         p.unsafe.append("the cookie secret repeats a few characters; it signs the sign-in cookie and must be random "
                         "(python -c 'import secrets; print(secrets.token_hex(32))')")
-    if signin is not None and not access.allowed:
+    for url in [u.strip() for u in str(provider or "").split(",")] if signin is not None else []:
+        if plain_http_provider(url):
+            p.unsafe.append(f"the sign-in provider {url} is reached over plain http on another host: whoever is on the "
+                            "way can change its keys and sign in as anyone. Give its https:// address")
+    if signin is not None and not access.allowed and p.public:
+        quota = "no limit" if access.quota_mb == 0 else f"a quota of {access.quota_mb:,} MB"
+        p.unsafe.append(f"open sign-up on a public address: AGREEBOUND_ALLOWED is unset, so anyone the sign-in provider "
+                        f"signs in is admitted, and each new account gets {quota} of its own: the quota bounds each "
+                        "identity, not the server's disk. List the addresses or @domains to admit in AGREEBOUND_ALLOWED")
+    elif signin is not None and not access.allowed:
         p.notes.append("anyone the sign-in provider signs in is admitted (AGREEBOUND_ALLOWED lists addresses or "
                        "@domains to admit); with a public provider such as Google that is anyone with an account")
     if signin is not None and len(str(cookie or "")) < MIN_COOKIE_SECRET:

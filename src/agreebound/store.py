@@ -42,7 +42,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from agreebound.version import __version__
-from agreebound.access import LOCAL, SHARES, Viewer, may_change, may_see, share_problem
+from agreebound.access import LOCAL, MAX_USER_CHARS, SHARES, Viewer, may_change, may_see, share_problem
+from agreebound.errors import missing_extra
 from agreebound.escape import excerpt, printable
 from agreebound.limits import MAX_INPUT_BYTES, MAX_NAME_CHARS
 from agreebound.escape import LONE_SURROGATE, utf8_safe, utf8_safe_tree
@@ -75,10 +76,15 @@ OUTCOMES = {"record": "nothing was recorded", "read": "the history cannot be rea
             "share": "its sharing is unchanged"}
 #: What the audit trail records: a run recorded, opened (through a link or the History page),
 #: shared, deleted by its owner or an admin, deleted by retention (``prune``), a link to a run
-#: the viewer cannot open, or a run's 12-digit id replaced by a 32-digit one (schema 3).
-AUDIT_ACTIONS = ("record", "open", "share", "delete", "prune", "refused", "reid")
-#: Refused links recorded per user and hour at most (the rest are not recorded).
-MAX_REFUSALS_PER_HOUR = 100
+#: the viewer cannot open, a run's 12-digit id replaced by a 32-digit one (schema 3), the runs an
+#: earlier version stored under an address or a subject form claimed by the account that signed in
+#: with it (``claim``, schema 4), and how many openings and refusals were left out (``unrecorded``).
+AUDIT_ACTIONS = ("record", "open", "share", "delete", "prune", "refused", "reid", "claim", "unrecorded")
+#: What a viewer does as often as they click: opening runs and following links to runs they
+#: cannot open. Together they are recorded up to :data:`MAX_LOOKS_PER_HOUR` per user in any hour;
+#: past it, one "unrecorded" event per user and hour counts what was left out, by action.
+LOOKS = ("open", "refused")
+MAX_LOOKS_PER_HOUR = 100
 #: The newest audit events one listing returns at most.
 MAX_AUDIT_ROWS = 100_000
 
@@ -141,6 +147,19 @@ T_AUDIT = sa.Table("agreebound_audit", meta,
                    sa.Column("action", sa.String(16), nullable=False),
                    sa.Column("run_id", sa.String(32), nullable=False, index=True),
                    sa.Column("detail", sa.Text, nullable=False))
+#: Each signed-in account (access.identity_key) and how pages name it: its verified address when
+#: it last signed in (else its ``sub:`` form). A run's owner is the key; this is only for showing it.
+T_IDENTITIES = sa.Table("agreebound_identities", meta,
+                        sa.Column("key", sa.String(320), primary_key=True),
+                        sa.Column("shown", sa.String(320), nullable=False),
+                        sa.Column("seen_utc", sa.String(40), nullable=False))
+#: An owner name an earlier version stored runs under (a verified address, a ``sub:`` form), and
+#: the account that claimed it: the first to sign in with it. Claimed once: an account whose
+#: address is the same after case-folding and trimming, but whose subject differs, gets none of it.
+T_CLAIMS = sa.Table("agreebound_owner_claims", meta,
+                    sa.Column("legacy", sa.String(320), primary_key=True),
+                    sa.Column("key", sa.String(320), nullable=False, index=True),
+                    sa.Column("at_utc", sa.String(40), nullable=False))
 
 
 def _migration_1(conn: Connection) -> None:
@@ -206,11 +225,29 @@ def _new_ids(conn: Connection) -> None:
                                              detail=_dumps({"old_id": old})))
 
 
+def _migration_4(conn: Connection) -> None:
+    """Owners are accounts (issuer and subject), not addresses: the table of accounts (how each is
+    shown) and the table of claims. Runs stored under an address or a ``sub:`` form stay as they are
+    until the account with that address or subject signs in and claims them (Store.sign_in): no run
+    is lost, and none is given to an account that merely shares an address after case-folding."""
+    v4 = sa.MetaData()  # frozen here, as released
+    sa.Table("agreebound_identities", v4,
+             sa.Column("key", sa.String(320), primary_key=True),
+             sa.Column("shown", sa.String(320), nullable=False),
+             sa.Column("seen_utc", sa.String(40), nullable=False))
+    sa.Table("agreebound_owner_claims", v4,
+             sa.Column("legacy", sa.String(320), primary_key=True),
+             sa.Column("key", sa.String(320), nullable=False, index=True),
+             sa.Column("at_utc", sa.String(40), nullable=False))
+    v4.create_all(conn)
+
+
 #: (version, what it does, how). Append only: a released migration never changes.
 MIGRATIONS: tuple[tuple[int, str, Callable[[Connection], None]], ...] = (
     (1, "runs, their inputs, and content-addressed blobs", _migration_1),
     (2, "blobs compressed when that pays (column encoding: raw, zstd)", _migration_2),
     (3, "runs have an owner, a team and a sharing; 128-bit run ids; the audit trail", _migration_3),
+    (4, "owners are accounts (issuer and subject); accounts and their claims of earlier owners", _migration_4),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -248,19 +285,27 @@ class Run:
     owner: str = LOCAL
     team: str | None = None
     share: str = "private"
+    #: How pages name the owner (their verified address when they last signed in); None: as ``owner``.
+    owner_shown: str | None = None
+
+    @property
+    def owner_name(self) -> str:
+        """The owner as a page names them: the address, never the account's key."""
+        return self.owner_shown or self.owner
 
     def summary(self) -> dict[str, Any]:
         """The run as one row of a listing (no report)."""
         return {"id": self.id, "created_utc": self.created_utc, "kind": self.kind, "data_name": self.data_name,
                 "judge": self.judge, "contract_id": self.contract_id, "verdict": self.verdict, "label": self.label,
                 "origin": self.origin, "tool_version": self.tool_version, "thresholds_source": self.thresholds_source,
-                "owner": self.owner, "team": self.team, "share": self.share,
+                "owner": self.owner, "owner_shown": self.owner_name, "team": self.team, "share": self.share,
                 "inputs": [{"role": i.role, "name": i.name, "sha256": i.sha256, "size": i.size} for i in self.inputs]}
 
     def tombstone(self) -> dict[str, Any]:
         """What the audit trail keeps of the run once it is deleted."""
         return {"data_name": self.data_name, "kind": self.kind, "verdict": self.verdict, "label": self.label,
-                "owner": self.owner, "share": self.share, "created_utc": self.created_utc,
+                "owner": self.owner, "owner_shown": self.owner_name, "share": self.share,
+                "created_utc": self.created_utc,
                 "bytes": sum(i.size for i in self.inputs)}
 
 
@@ -397,7 +442,12 @@ class Store:
             if parsed.drivername in ("postgresql", "postgres"):
                 parsed = parsed.set(drivername="postgresql+psycopg")
             timeout = connect_timeout()
-            engine = sa.create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": timeout})
+            try:
+                engine = sa.create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": timeout})
+            except ModuleNotFoundError as e:  # the [postgres] extra is not installed: the user's to add
+                if (extra := missing_extra(e)) is None:
+                    raise
+                raise StoreError(f"{describe(url)}: {extra}") from None
         else:
             raise StoreError(f"{describe(url)}: unsupported database {printable(backend, 30)!r}; "
                              "agreebound stores runs in SQLite or PostgreSQL")
@@ -573,7 +623,7 @@ class Store:
                 rows = [{"run_id": run_id, "position": i, "role": role, "name": name, "sha256": digest, "size": len(data)}
                         for i, ((role, name, data), digest) in enumerate(zip(inputs, digests))]
                 conn.execute(T_INPUTS.insert(), rows)
-                run = _run({"id": run_id, **row}, rows)
+                run = _run({"id": run_id, **row, "owner_shown": self.viewer.name if self.viewer else None}, rows)
                 self._audit(conn, "record", run_id, {**run.tombstone(), "origin": origin}, at=created)
         return run
 
@@ -613,8 +663,15 @@ class Store:
                 return sum(self._owner_blobs(conn, self.user).values()) + self._owner_json(conn, self.user)
 
     def _audit(self, conn: Connection, action: str, run_id: str, detail: dict[str, Any], at: str | None = None) -> None:
-        conn.execute(T_AUDIT.insert().values(at_utc=at or now_utc(), actor=_text_column(self.user)[:320], action=action,
-                                             run_id=run_id[:32], detail=_dumps(detail)))
+        conn.execute(T_AUDIT.insert().values(at_utc=at or now_utc(), actor=_actor(self.user), action=action,
+                                             run_id=run_id[:32], detail=_dumps(self._by(detail))))
+
+    def _by(self, detail: dict[str, Any]) -> dict[str, Any]:
+        """An event's detail with how the actor was named when they acted (their verified address),
+        when that is not their key."""
+        if self.viewer is not None and self.viewer.name != self.viewer.user:
+            return {**detail, "actor_shown": self.viewer.name}
+        return detail
 
     def note(self, action: str, run_id: str, **detail: Any) -> None:
         """Add an event to the audit trail ("open": a run opened through a link or the History page;
@@ -623,15 +680,70 @@ class Store:
             raise ValueError(f"action {action!r}")
         with self._guard("writing the audit trail", "the event was not recorded"):
             with self._write() as conn:
-                if action == "refused" and self._refusals_last_hour(conn) >= MAX_REFUSALS_PER_HOUR:
-                    return  # someone trying ids: the trail keeps the first ones an hour, not a flood
+                if action in LOOKS and self._looks_last_hour(conn) >= MAX_LOOKS_PER_HOUR:
+                    self._left_out(conn, action)  # clicking through runs, or trying ids: counted, not a flood
+                    return
                 self._audit(conn, action, run_id, detail)
 
-    def _refusals_last_hour(self, conn: Connection) -> int:
-        since = utc_ago(hours=1)
-        q = (sa.select(sa.func.count()).select_from(T_AUDIT).where(T_AUDIT.c.actor == self.user)
-             .where(T_AUDIT.c.action == "refused").where(T_AUDIT.c.at_utc >= since))
+    def _looks_last_hour(self, conn: Connection) -> int:
+        """The viewer's openings and refusals recorded in the last hour."""
+        q = (sa.select(sa.func.count()).select_from(T_AUDIT).where(T_AUDIT.c.actor == _actor(self.user))
+             .where(T_AUDIT.c.action.in_(LOOKS)).where(T_AUDIT.c.at_utc >= utc_ago(hours=1)))
         return int(conn.execute(q).scalar_one())
+
+    def _left_out(self, conn: Connection, action: str) -> None:
+        """Count an event past the bound in the viewer's "unrecorded" event of the last hour (one is
+        added when there is none): how many of each action, and when the last was."""
+        row = conn.execute(sa.select(T_AUDIT.c.seq, T_AUDIT.c.detail).where(T_AUDIT.c.actor == _actor(self.user))
+                           .where(T_AUDIT.c.action == "unrecorded").where(T_AUDIT.c.at_utc >= utc_ago(hours=1))
+                           .order_by(T_AUDIT.c.seq.desc()).limit(1)).first()
+        try:
+            counts = json.loads(row[1]) if row is not None else {}
+        except ValueError:
+            counts = {}
+        counts = {k: int(counts.get(k) or 0) for k in LOOKS if isinstance(counts, dict)}
+        counts[action] = counts.get(action, 0) + 1
+        detail = {**counts, "last_utc": now_utc(), "bound": f"{MAX_LOOKS_PER_HOUR} openings and refusals an hour"}
+        if row is None:
+            self._audit(conn, "unrecorded", "", detail)
+        else:
+            conn.execute(T_AUDIT.update().where(T_AUDIT.c.seq == row[0]).values(detail=_dumps(self._by(detail))))
+
+    def sign_in(self) -> list[tuple[str, int]]:
+        """The viewer (a signed-in account) as the store remembers it: how pages name it (its
+        verified address), and the owner names earlier versions stored its runs under (its address,
+        its ``sub:`` form; access.Viewer.legacy) claimed for it, its runs re-keyed to it, when no
+        other account claimed them first; each such claim is said in the audit trail. Returns
+        (name claimed, runs re-keyed) for each claim this sign-in made or renewed."""
+        v = self.viewer
+        if v is None or not v.signed_in or not v.user:
+            return []
+        done = []
+        with self._guard("remembering who signed in", "your earlier runs were not looked for"):
+            with self._write() as conn:
+                key, shown, now = _actor(v.user), _actor(v.name), now_utc()
+                known = conn.execute(sa.select(T_IDENTITIES.c.shown).where(T_IDENTITIES.c.key == key)).first()
+                if known is None:
+                    conn.execute(T_IDENTITIES.insert().values(key=key, shown=shown, seen_utc=now))
+                elif known[0] != shown:
+                    conn.execute(T_IDENTITIES.update().where(T_IDENTITIES.c.key == key).values(shown=shown, seen_utc=now))
+                for legacy in v.legacy:
+                    legacy = _actor(legacy)
+                    if legacy in (key, LOCAL, ""):
+                        continue
+                    holder = conn.execute(sa.select(T_CLAIMS.c.key).where(T_CLAIMS.c.legacy == legacy)).first()
+                    if holder is None:
+                        conn.execute(_insert_new(conn, T_CLAIMS).values(legacy=legacy, key=key, at_utc=now))
+                        holder = conn.execute(sa.select(T_CLAIMS.c.key).where(T_CLAIMS.c.legacy == legacy)).first()
+                    if holder is None or holder[0] != key:
+                        continue  # another account claimed this name first: its runs stay that account's
+                    moved = conn.execute(T_RUNS.update().where(T_RUNS.c.owner == legacy).values(owner=key)).rowcount
+                    if moved:
+                        conn.execute(T_AUDIT.insert().values(at_utc=now, actor=key, action="claim", run_id="",
+                                                             detail=_dumps({"from": legacy, "runs": moved,
+                                                                            "shown": shown})))
+                        done.append((legacy, int(moved)))
+        return done
 
     def trail(self, limit: int = 500, run_id: str | None = None) -> list[dict[str, Any]]:
         """The newest audit events (admins and the operator only), newest first."""
@@ -650,8 +762,9 @@ class Store:
                 detail = json.loads(r["detail"])
             except ValueError:
                 detail = {}
+            detail = detail if isinstance(detail, dict) else {}
             out.append({"at_utc": r["at_utc"], "actor": r["actor"], "action": r["action"], "run_id": r["run_id"],
-                        "detail": detail if isinstance(detail, dict) else {}})
+                        "actor_shown": str(detail.get("actor_shown") or r["actor"]), "detail": detail})
         return out
 
     def same_run(self, kind: str, data_name: str, digests: Sequence[str], recipe: dict[str, Any],
@@ -752,7 +865,7 @@ class Store:
         run_id = self.resolve(run_id, prefix)
         with self._guard("reading the run"):
             with self.engine.connect() as conn:
-                row = conn.execute(sa.select(T_RUNS).where(T_RUNS.c.id == run_id)).mappings().first()
+                row = conn.execute(_with_owner_shown(sa.select(T_RUNS)).where(T_RUNS.c.id == run_id)).mappings().first()
                 inputs = conn.execute(sa.select(T_INPUTS).where(T_INPUTS.c.run_id == run_id)
                                       .order_by(T_INPUTS.c.position)).mappings().all()
         if row is None:
@@ -814,7 +927,7 @@ class Store:
             raise StoreError(f"a listing of runs holds 1 to {MAX_LISTED_RUNS:,} runs, not {printable(limit, 30)}")
         if any("\x00" in str(f) for f in (name, kind, judge, contract, verdict, since, until) if f is not None):
             return []
-        q = self._visible(sa.select(*[c for c in T_RUNS.c if reports or c.name != "report_json"]))
+        q = self._visible(_with_owner_shown(sa.select(*[c for c in T_RUNS.c if reports or c.name != "report_json"])))
         for col, want in ((T_RUNS.c.data_name, name), (T_RUNS.c.kind, kind), (T_RUNS.c.judge, judge),
                           (T_RUNS.c.contract_id, contract), (T_RUNS.c.verdict, verdict), (T_RUNS.c.owner, owner)):
             if want is not None:
@@ -939,6 +1052,17 @@ def _dumps(obj: Any) -> str:
     return text
 
 
+def _actor(user: str) -> str:
+    """An identity as a text column holds it (UTF-8, no NUL, at most MAX_USER_CHARS)."""
+    return _text_column(str(user))[:MAX_USER_CHARS]
+
+
+def _with_owner_shown(q: Any) -> Any:
+    """``q`` (a select of runs) with ``owner_shown``: how pages name each run's owner."""
+    return (q.add_columns(T_IDENTITIES.c.shown.label("owner_shown"))
+            .select_from(T_RUNS.outerjoin(T_IDENTITIES, T_IDENTITIES.c.key == T_RUNS.c.owner)))
+
+
 def _text_column(text: Any) -> Any:
     """Text read from an input (a judge's name) as a text column holds it: UTF-8, no NUL (escaped)."""
     return utf8_safe(text).replace("\x00", "\\x00") if isinstance(text, str) else text
@@ -997,7 +1121,8 @@ def _run_of(row: Any, inputs: Sequence[Any]) -> Run:
                row["verdict"], row["label"], row["origin"], row["tool_version"], row["thresholds_source"],
                obj("thresholds_json"), obj("recipe_json"), obj("report_json") if "report_json" in row else {},
                tuple(Input(i["role"], i["name"], i["sha256"], int(i["size"])) for i in inputs),
-               str(row.get("owner") or LOCAL), row.get("team"), str(row.get("share") or "private"))
+               str(row.get("owner") or LOCAL), row.get("team"), str(row.get("share") or "private"),
+               row.get("owner_shown"))
 
 
 # --- SQLite --------------------------------------------------------------------------------------

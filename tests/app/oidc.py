@@ -50,6 +50,8 @@ if TYPE_CHECKING:
 HOST = "127.0.0.1"
 # Streamlit's identity cookie (streamlit/web/server/starlette/starlette_server_config.py).
 USER_COOKIE = "_streamlit_user"
+# Set while a provider on another host runs (Authlib would refuse its plain http otherwise).
+INSECURE_ENV = "AUTHLIB_INSECURE_TRANSPORT"
 # The app has finished a script run (the same selector as tests/e2e/dashboard_helpers.py).
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 
@@ -79,21 +81,71 @@ class Provider:
 
 
 @contextmanager
-def provider() -> Iterator[Provider]:
-    """Start the mock provider on 127.0.0.1 and a free port; stop it (and its thread) on exit.
+def provider(host: str = HOST) -> Iterator[Provider]:
+    """Start the mock provider on ``host`` (default 127.0.0.1) and a free port; stop it (and its
+    thread) on exit.
 
     ``run_server_in_thread`` binds "localhost" with IPv4 (werkzeug only picks IPv6 for a host
     containing ":"), i.e. 127.0.0.1; ``require_nonce`` makes the mock check the nonce Authlib sends.
+    Another ``host`` (this machine's address on its network, :func:`network_address`) serves the
+    same app through werkzeug's threaded server bound there: a provider "on another host", over
+    plain http, as far as the dashboard can tell.
     """
-    from oidc_provider_mock import run_server_in_thread
-
-    with run_server_in_thread(port=0, require_nonce=True) as server:
-        idp = Provider(issuer=f"http://{HOST}:{server.server_port}")
+    with _serving(host) as server:
+        idp = Provider(issuer=f"http://{host}:{server.server_port}")
         with urllib.request.urlopen(idp.metadata_url, timeout=10) as response:
             issuer = json.load(response)["issuer"]
         if issuer != idp.issuer:
             raise RuntimeError(f"the mock provider names itself {issuer}, expected {idp.issuer}")
         yield idp
+
+
+@contextmanager
+def _serving(host: str) -> Iterator[Any]:
+    if host == HOST:
+        from oidc_provider_mock import run_server_in_thread
+
+        with run_server_in_thread(port=0, require_nonce=True) as server:
+            yield server
+        return
+    import os
+    import threading
+
+    import werkzeug.serving
+    from oidc_provider_mock import app
+
+    # Authlib's server side refuses plain http to a host other than localhost unless told: this
+    # provider is meant to be insecure. The variable is read per request, in this process only.
+    before = os.environ.get(INSECURE_ENV)
+    os.environ[INSECURE_ENV] = "1"
+    server = werkzeug.serving.make_server(host, 0, app(require_nonce=True), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+        if before is None:
+            os.environ.pop(INSECURE_ENV, None)
+        else:
+            os.environ[INSECURE_ENV] = before
+
+
+def network_address() -> str | None:
+    """This machine's IPv4 address on its network (not loopback), or None when it has none: the
+    address a packet to the outside would leave from (a UDP "connect" sends nothing)."""
+    import ipaddress
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: routed like any outside address, never answered
+            found = s.getsockname()[0]
+        except OSError:
+            return None
+    return None if ipaddress.ip_address(found).is_loopback else found
 
 
 def _toml_string(value: str) -> str:

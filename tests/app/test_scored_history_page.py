@@ -282,11 +282,11 @@ def test_the_history_table_names_a_graded_run():
     run = SimpleNamespace(kind="judge", recipe={"source": "scored", "judge": None, "rebind": False, "level": "nominal"},
                           report=None, created_utc="2026-01-02T03:04:05Z", verdict="PASS_CALIBRATION", data_name="g.csv",
                           label=None, judge="a, b", contract_id=None, thresholds_source="default", origin="cli", id="ab12",
-                          owner="alice@red.example", share="team")
+                          owner="https://id.red.example|8f2c", owner_name="alice@red.example", share="team")
     frame = runs.runs_frame([run])
     assert isinstance(frame, pd.DataFrame)
     assert frame.iloc[0][["kind", "level", "judge", "owner", "shared with"]].tolist() == [
-        "judge (graded)", "nominal", "a, b", "alice@red.example", "its owner's team"]
+        "judge (graded)", "nominal", "a, b", "alice@red.example", "its owner's team"]  # the address, not the key
 
 
 def test_nothing_is_recorded_with_recording_off_and_record_this_view_keeps_the_judge_decided_for(db):

@@ -5,15 +5,22 @@ Sign-in is on when Streamlit has an ``[auth]`` section in its secrets (``agreebo
 one built from the environment, or ``.streamlit/secrets.toml`` holds it). Then no page shows data
 until the visitor has signed in. Without it the dashboard is single-user: the one user owns every
 run and, on this machine only, is its admin; on an address other machines reach, every page warns.
+
+With sign-in on, files offered for download are private to the account they were made for
+(:func:`private_downloads`): Streamlit serves them at ``/media/<id>`` to any request, cookie or not,
+so each gets a random id (not the hash of its content) and a report made by a click is deleted
+:data:`DOWNLOAD_TTL_S` seconds later, and at once when its owner signs out.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import secrets
 import threading
 import time
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import streamlit as st
 
@@ -27,7 +34,9 @@ from agreebound.access import (
     settings,
     signed_in_viewer,
 )
-from agreebound.serve import LOOPBACK, REQUIRE_SIGNIN_ENV
+from agreebound.serve import LOOPBACK, REQUIRE_SIGNIN_ENV, plain_http_provider
+
+log = logging.getLogger("agreebound.ui")
 
 #: An absolute server path in a message (a folder and a name at least): replaced for non-admins.
 SERVER_PATH = re.compile(r"(?<![\w:/.])/(?:[\w.@+-]+/)+[\w.@+-]*")
@@ -69,7 +78,7 @@ def viewer() -> Viewer:
     """The visitor: the signed-in identity, or the single user (an admin on this machine only)."""
     if signin_configured():
         if not st.user.is_logged_in:
-            return Viewer("(not signed in)", None, admin=False, signed_in=False)
+            return Viewer("", None, admin=False, signed_in=False, shown="(not signed in)")
         return signed_in_viewer(st.user.to_dict(), deployment())
     return Viewer(LOCAL, None, admin=not public(), signed_in=False)
 
@@ -97,24 +106,199 @@ def gate(paths: Sequence[str] = ()) -> bool:
     if not admitted(v, deployment()):
         _only(_not_admitted, paths)
         return False
-    try:  # when this session's sign-in was issued (the ID token's iat, in seconds)
-        issued = float(st.user.to_dict().get("iat") or 0)
-    except (TypeError, ValueError):
-        issued = 0.0
-    with _SIGNED_OUT_LOCK:
-        gone = _SIGNED_OUT.get(v.user, 0.0) - 1 > issued  # signed out after this sign-in (a second's slack)
-    if gone:
+    if _signed_out_since(v.user, _issued()):
         _only(_signed_out_elsewhere, paths)
         return False
+    private_downloads()
+    _remember(v)
     return True
 
 
-def sign_out() -> None:
-    """on_click of Sign out: every other tab of this user stops showing data, then Streamlit's own
-    sign-out (its cookies cleared, the provider told)."""
+def _issued() -> float:
+    """When this session's sign-in was issued (the ID token's iat, in seconds; 0 unknown)."""
+    try:
+        return float(st.user.to_dict().get("iat") or 0)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _signed_out_since(user: str, issued: float) -> bool:
+    """``user`` signed out (the sidebar's button) after a sign-in issued at ``issued`` (a second's slack)."""
     with _SIGNED_OUT_LOCK:
-        _SIGNED_OUT[viewer().user] = time.time()
+        return _SIGNED_OUT.get(user, 0.0) - 1 > issued
+
+
+#: When this server process last told the store who signed in (account -> time.monotonic()): once
+#: every :data:`REMEMBER_S` per account, not at every rerun.
+_REMEMBERED: dict[str, float] = {}
+REMEMBER_S = 300.0
+
+
+def _remember(v: Viewer) -> None:
+    """The store learns how to name this account and hands it the runs earlier versions stored
+    under its address or subject form, unless another account claimed them first
+    (agreebound.store.Store.sign_in). A store that cannot be used is said in the log and tried
+    again at the next rerun; the page goes on (its history says why it has none)."""
+    now = time.monotonic()
+    with _SIGNED_OUT_LOCK:
+        if now - _REMEMBERED.get(v.user, -REMEMBER_S) < REMEMBER_S:
+            return
+    from agreebound.store import StoreError, configured_url, shared
+
+    if configured_url() is None:
+        return
+    try:
+        claimed = shared().as_viewer(v).sign_in()
+    except StoreError as e:
+        log.warning("the store could not note who signed in: %s", e)
+        return
+    with _SIGNED_OUT_LOCK:
+        _REMEMBERED[v.user] = now
+    for legacy, n in claimed:
+        log.info("%s claimed %d run(s) recorded as %s", v.user, n, legacy)
+
+
+def sign_out() -> None:
+    """on_click of Sign out: every other tab of this user stops showing data, the files made for
+    them to download are deleted, then Streamlit's own sign-out (its cookies cleared, the provider
+    told)."""
+    user = viewer().user
+    with _SIGNED_OUT_LOCK:
+        _SIGNED_OUT[user] = time.time()
+    _drop_downloads(user)
     st.logout()
+
+
+#: Seconds a file made by a click on a download button (a report) stays at its address: the
+#: browser fetches it as soon as it is made; a link to it kept or passed on is dead after this.
+DOWNLOAD_TTL_S = 15.0
+#: Files made for an account to download that may still be stored (id -> account).
+_DOWNLOADS: dict[str, str] = {}
+_DOWNLOADS_LOCK = threading.Lock()
+#: In the thread storing a download: the account it is for, and whether it expires (a click's).
+_MAKING = threading.local()
+
+
+def private_downloads() -> None:
+    """Make this server's downloads private to the signed-in account they were made for (once per
+    Streamlit runtime). Streamlit stores a download button's file in memory and serves it at
+    ``/media/<id>`` to any request, with no cookie and no session, under an id that is a hash of
+    its content (so anyone who knows or can guess the content has its address). Here:
+
+    - each file offered for download gets a random 128-bit id (unguessable: knowing the report
+      does not give its address);
+    - a file made by a click (a report: the buttons pass a callable, so nothing is stored before
+      the click) is deleted :data:`DOWNLOAD_TTL_S` seconds after it was made, and is not made at
+      all for a session whose account signed out since the button was drawn;
+    - every file made for an account is deleted when it signs out (the sidebar's Sign out).
+
+    A file shown as part of a page (a static download button) lives while the page shows it, as
+    Streamlit keeps it, under its random id. Streamlit's own cleanup still runs. This replaces
+    what Streamlit names by content (``memory_media_file_storage._calculate_file_id``) and wraps
+    the media manager's ``add`` and ``add_deferred`` for this runtime: the browser test
+    (tests/app/test_team_browser.py) fetches a report with no cookie to hold it."""
+    from streamlit import runtime
+    from streamlit.runtime import memory_media_file_storage as storage
+
+    if not runtime.exists():
+        return
+    mgr = runtime.get_instance().media_file_mgr
+    if getattr(mgr, "agreebound_private", False):
+        return
+    with _DOWNLOADS_LOCK:
+        if getattr(mgr, "agreebound_private", False):
+            return
+        if not getattr(storage._calculate_file_id, "agreebound_private", False):
+            by_content = storage._calculate_file_id
+
+            def file_id(data: bytes, mimetype: str, filename: str | None = None) -> str:
+                made_for = getattr(_MAKING, "made_for", None)
+                if made_for is None:
+                    return by_content(data, mimetype, filename)
+                _MAKING.made_for = None
+                return _made(*made_for)
+
+            file_id.agreebound_private = True  # type: ignore[attr-defined]
+            storage._calculate_file_id = file_id
+        add, add_deferred = mgr.add, mgr.add_deferred
+
+        def add_private(path_or_data: Any, mimetype: str, coordinates: str, file_name: str | None = None,
+                        is_for_static_download: bool = False) -> str:
+            if is_for_static_download:
+                _MAKING.made_for = (viewer().user, None)
+            try:
+                return add(path_or_data, mimetype, coordinates, file_name=file_name,
+                           is_for_static_download=is_for_static_download)
+            finally:
+                _MAKING.made_for = None
+
+        def add_deferred_private(data_callable: Callable[[], Any], mimetype: str | None, coordinates: str,
+                                 file_name: str | None = None, *, element_id: str = "") -> str:
+            user, issued = viewer().user, _issued()
+
+            def make() -> Any:
+                _MAKING.made_for = None
+                if not user or _signed_out_since(user, issued):
+                    raise PermissionError("the account this download was offered to has signed out")
+                data = data_callable()
+                _MAKING.made_for = (user, DOWNLOAD_TTL_S)  # Streamlit stores it next, in this thread
+                return data
+
+            return add_deferred(make, mimetype, coordinates, file_name=file_name, element_id=element_id)
+
+        mgr.add, mgr.add_deferred = add_private, add_deferred_private  # type: ignore[method-assign]
+        setattr(mgr, "agreebound_private", True)
+
+
+def _made(user: str, ttl: float | None) -> str:
+    """A random id for a file made for ``user``, deleted after ``ttl`` seconds (None: when
+    Streamlit's cleanup or the user's sign-out deletes it)."""
+    file_id = secrets.token_hex(16)
+    with _DOWNLOADS_LOCK:
+        _DOWNLOADS[file_id] = user
+        stale = len(_DOWNLOADS) > 1000
+    if stale:  # ids Streamlit's cleanup deleted already: forgotten here too
+        _forget_deleted()
+    if ttl is not None:
+        timer = threading.Timer(ttl, _drop_files, args=([file_id],))
+        timer.daemon = True
+        timer.start()
+    return file_id
+
+
+def _forget_deleted() -> None:
+    from streamlit import runtime
+
+    if not runtime.exists():
+        return
+    mgr = runtime.get_instance().media_file_mgr
+    with _DOWNLOADS_LOCK:
+        ids = list(_DOWNLOADS)
+    gone = [i for i in ids if mgr.read_file(i) is None]
+    with _DOWNLOADS_LOCK:
+        for i in gone:
+            _DOWNLOADS.pop(i, None)
+
+
+def _drop_downloads(user: str) -> None:
+    with _DOWNLOADS_LOCK:
+        ids = [i for i, u in _DOWNLOADS.items() if u == user]
+    _drop_files(ids)
+
+
+def _drop_files(ids: list[str]) -> None:
+    """Delete these files from Streamlit's media storage: their addresses answer 404 from now on
+    (Streamlit's cleanup forgets their entries later, as it does its own)."""
+    from streamlit import runtime
+
+    with _DOWNLOADS_LOCK:
+        for i in ids:
+            _DOWNLOADS.pop(i, None)
+    if not ids or not runtime.exists():
+        return
+    storage = runtime.get_instance().media_file_mgr._storage
+    for i in ids:
+        storage.delete_file(i)
 
 
 def _only(page: Callable[[], None], paths: Sequence[str]) -> None:
@@ -127,7 +311,7 @@ def _only(page: Callable[[], None], paths: Sequence[str]) -> None:
 
 def _signed_out_elsewhere() -> None:
     st.title("Agreebound")
-    st.warning(md_plain(f"{viewer().user} signed out in another tab or window. Reload this page to sign in again."))
+    st.warning(md_plain(f"{viewer().name} signed out in another tab or window. Reload this page to sign in again."))
 
 
 def _signin_missing() -> None:
@@ -138,7 +322,7 @@ def _signin_missing() -> None:
 
 def _not_admitted() -> None:
     st.title("Agreebound")
-    st.warning(md_plain(f"You are signed in as {viewer().user}, whom this dashboard does not admit. Sign in with "
+    st.warning(md_plain(f"You are signed in as {viewer().name}, whom this dashboard does not admit. Sign in with "
                         "another account, or ask its admins to add you."))
     st.button("Sign out", key="sign_out_refused", on_click=st.logout)
 
@@ -147,6 +331,8 @@ def _signin_page() -> None:
     st.title("Agreebound")
     st.markdown("Is this verdict reliable enough to act on? This dashboard is shared by a team: sign in to see "
                 "your runs and the runs shared with you.")
+    if warning := provider_warning():
+        st.warning(warning)
     st.button("Sign in", type="primary", on_click=st.login, key="sign_in")
     if st.query_params.get_all("run"):
         st.caption("You opened a link to a run: after signing in, open the link again.")
@@ -157,19 +343,43 @@ def sidebar_lines() -> None:
     v = viewer()
     if v.signed_in:
         team = f" (team {v.team})" if v.team else " (no team)"
-        st.caption(md_plain(f"Signed in as {v.user}{team}" + (", an admin" if v.admin else "") + "."))
+        st.caption(md_plain(f"Signed in as {v.name}{team}" + (", an admin" if v.admin else "") + "."))
         st.button("Sign out", key="sign_out", on_click=sign_out)
     else:
         st.caption("Single-user mode: no sign-in; every run here is yours.")
 
 
 def public_warning() -> str | None:
-    """The warning every page shows on an address others reach without sign-in."""
+    """The warning every page shows on an address others reach without sign-in, or with sign-in
+    through a provider reached over plain http on another host."""
     if public() and not signin_configured():
         return ("This dashboard is reachable from other machines and has no sign-in: anyone who reaches it sees, "
                 "opens and deletes every run. Ask whoever runs it to turn sign-in on (agreebound serve --auth) or to "
                 "bind it to this machine only.")
-    return None
+    return provider_warning()
+
+
+def provider_warning() -> str | None:
+    """Said on every page, the sign-in page first, when sign-in goes through a provider reached over
+    plain http on another host (agreebound.serve.plain_http_provider; ``serve --check`` calls it
+    unsafe)."""
+    if not signin_configured():
+        return None
+    try:
+        auth = st.secrets["auth"].to_dict()
+    except Exception:  # noqa: BLE001 - unreadable secrets: gate() fails closed on its own
+        return None
+    urls = [auth.get("server_metadata_url")] + [v.get("server_metadata_url") for v in auth.values()
+                                                 if isinstance(v, dict)]
+    plain = next((str(u) for u in urls if u and plain_http_provider(str(u))), None)
+    if plain is None:
+        return None
+    from agreebound.escape import md_text
+
+    return md_text(f"Sign-in here goes through {plain[:200]}, reached over plain http on another host: whoever is on "
+                   "the way can read or change what it answers, and sign in as anyone. Ask whoever runs this "
+                   "dashboard to give the provider's https:// address (agreebound serve --check calls this unsafe).",
+                   600)
 
 
 def shown(text: str) -> str:

@@ -27,7 +27,7 @@ from agreebound.io.mapping import Mapping
 from agreebound.io.templates import TEMPLATES, Template
 from agreebound.judge_input import JudgeBundle
 from agreebound.limits import DIAGNOSTIC_RATERS
-from agreebound.resources import samples
+from agreebound.resources import doc_text, samples
 from agreebound.pipeline import (
     OUT_OF_CORE,
     JudgeRecipe,
@@ -48,6 +48,11 @@ from agreebound.uncertainty import (
 )
 
 SAMPLES = samples()
+
+
+def help_text() -> str:
+    """The Help page's format reference (docs/formats.md), read from the installed package."""
+    return doc_text("formats.md")
 MEASURE_CALLS: Counter[str] = Counter()
 
 

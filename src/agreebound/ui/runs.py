@@ -198,7 +198,7 @@ def _not_to_copy(s: Store, run_id: str | None) -> str | None:
                 "checked. Upload the file to record it anew.")
     if may_change(auth.viewer(), source.owner):
         return None
-    return (f"Not recorded: this is {source.owner}'s run {source.id}, shared with you; only its owner (or an admin) "
+    return (f"Not recorded: this is {source.owner_name}'s run {source.id}, shared with you; only its owner (or an admin) "
             "records new runs of its data, so that unsharing it unshares every copy. Upload a file of your own to "
             "record it as yours.")
 
@@ -516,7 +516,7 @@ def runs_frame(rows: list[Run]) -> "Any":
         "contract": [short_contract(r.contract_id) for r in rows],
         "thresholds": [r.thresholds_source for r in rows],
         "from": [r.origin for r in rows],
-        "owner": [r.owner for r in rows],
+        "owner": [r.owner_name for r in rows],
         "shared with": [auth.share_words(r.share) for r in rows],
         "run": [r.id for r in rows],
     })
@@ -666,7 +666,7 @@ def audit_frame(events: list[dict[str, Any]]) -> Any:
                                            "as an admin" if d.get("as_admin") else None) if x)
 
     return pd.DataFrame({"when (UTC)": [e["at_utc"][:19].replace("T", " ") for e in events],
-                         "who": [e["actor"] for e in events], "did": [e["action"] for e in events],
+                         "who": [e.get("actor_shown", e["actor"]) for e in events], "did": [e["action"] for e in events],
                          "run": [e["run_id"] for e in events], "what": [what(e) for e in events],
                          "owner": [str(e["detail"].get("owner", "")) for e in events]})
 
