@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
 
-.PHONY: run test bench chromium postgresql java clean
+.PHONY: run test bench chromium postgresql java podman clean
 
 $(VENV)/.base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -50,6 +50,13 @@ java:
 	  mkdir -p /usr/share/man/man1; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
 
+# The container test (tests/test_container.py) builds and runs the image with Debian's podman on the runc
+# runtime (crun is refused here), on a bookworm root that mmdebstrap makes (no registry image can be pulled).
+podman:
+	@{ command -v podman && test -x /usr/sbin/runc && command -v mmdebstrap; } >/dev/null 2>&1 || { \
+	  echo "installing Debian's podman, runc and mmdebstrap for the container test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc mmdebstrap >/dev/null; }
+
 # Two processes, a test module each at a time (its fixtures, such as a module's server, start once),
 # the heaviest modules first (tests/conftest.py orders them; --no-loadscope-reorder keeps that order):
 # 504-886 s on this 2-core machine, whose speed varies from day to day (504-559 s on 2026-12-04, from
@@ -58,7 +65,7 @@ java:
 # 816 s against 824 s for two (measured earlier).
 TEST_WORKERS ?= 2
 
-test: $(VENV)/.test chromium postgresql java
+test: $(VENV)/.test chromium postgresql java podman
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Every benchmark runs even when one misses a target; make bench fails at the end if any did.
