@@ -15,9 +15,18 @@ case "$command" in
   *) echo "agreebound action: command must be panel or calibrate, not '${command}'" >&2; exit 3 ;;
 esac
 report="${INPUT_REPORT:-agreebound-gates.xml}"
-mapfile -t argv < <(python3 -c 'import os, shlex
-for a in shlex.split(os.environ.get("INPUT_FILES", "")) + shlex.split(os.environ.get("INPUT_ARGS", "")):
-    print(a)') || { echo "agreebound action: files or args are not quoted as a shell would read them" >&2; exit 3; }
+words="$(python3 -c 'import os, shlex, sys
+try:
+    argv = shlex.split(os.environ.get("INPUT_FILES", "")) + shlex.split(os.environ.get("INPUT_ARGS", ""))
+except ValueError as e:
+    sys.exit(f"agreebound action: the inputs files and args are not quoted as a shell would read them ({e})")
+if any("\n" in a or "\0" in a for a in argv):
+    sys.exit("agreebound action: a file name or argument holds a line break")
+print("\n".join(argv))')" || exit 3
+mapfile -t argv <<< "$words"
+if [ -z "$words" ]; then
+  argv=()
+fi
 if [ "${#argv[@]}" -eq 0 ]; then
   echo "agreebound action: no files given (input 'files')" >&2
   exit 3
@@ -28,6 +37,7 @@ if [ "${INPUT_STRICT:-false}" = "true" ]; then
 fi
 
 out="$(mktemp)"
+rm -f -- "$report"  # a report left by an earlier run must never speak for this one
 "${cmd[@]}" | tee "$out"
 code="${PIPESTATUS[0]}"
 
@@ -37,11 +47,13 @@ import xml.etree.ElementTree as ET
 
 path, code = sys.argv[1], int(sys.argv[2])
 words = {0: "passes", 1: "does not pass", 2: "refused structurally", 3: "bad input", 4: "internal error"}
-try:
-    suites = ET.parse(path).getroot().iter("testsuite")
-    verdicts = [p.get("value").split(" ")[0] for s in suites for p in s.iter("property") if p.get("name") == "verdict"]
-except (OSError, ET.ParseError):
-    verdicts = []
+verdicts = []
+if code in (0, 1, 2):  # a verdict: this run wrote the report
+    try:
+        suites = ET.parse(path).getroot().iter("testsuite")
+        verdicts = [p.get("value").split(" ")[0] for s in suites for p in s.iter("property") if p.get("name") == "verdict"]
+    except (OSError, ET.ParseError):
+        pass
 print(", ".join(dict.fromkeys(verdicts)) or words.get(code, f"exit {code}"))
 PY
 )"
@@ -49,7 +61,7 @@ PY
 {
   echo "verdict=$verdict"
   echo "exit-code=$code"
-  echo "report=$report"
+  if [ -f "$report" ]; then echo "report=$report"; else echo "report="; fi
 } >> "${GITHUB_OUTPUT:-/dev/null}"
 {
   echo "### agreebound $command: $verdict (exit $code)"

@@ -103,3 +103,24 @@ def test_the_readme_gives_the_recipe_and_names_strict_mode():
     assert "uses: " in section and "strict: true" in section and "--strict" in section
     assert "--report gates.xml" in section and "agreebound-panel" in section
     assert re.search(r"exit (code )?3", section)
+
+
+def test_a_report_left_by_an_earlier_run_never_speaks_for_this_one(tmp_path):
+    """A passing run, then a run whose input is missing, in the same folder: the second says exit 3
+    and no verdict, and its report output is empty (the old file is removed before the run)."""
+    code, _, out, _ = _gate(tmp_path, command="panel", files=str(S / "krippendorff_2011.csv"), args="--level interval")
+    assert (code, out["verdict"]) == (0, "ENFORCE")
+    (tmp_path / "output").unlink()
+    (tmp_path / "summary").unlink()
+    code, log, out, summary = _gate(tmp_path, command="panel", files="missing.csv")
+    assert (code, out) == (3, {"verdict": "bad input", "exit-code": "3", "report": ""}), log
+    assert summary.startswith("### agreebound panel: bad input (exit 3)")
+    assert not (tmp_path / "agreebound-gates.xml").exists()
+
+
+def test_inputs_that_no_shell_could_split_are_bad_input_said_once(tmp_path):
+    code, log, _, _ = _gate(tmp_path, command="panel", files=str(S / "detector_panel.csv"), args="--preset 'unclosed")
+    assert code == 3
+    assert log.strip() == ("agreebound action: the inputs files and args are not quoted as a shell would read them "
+                           "(No closing quotation)")
+    assert "Traceback" not in log

@@ -35,8 +35,11 @@ def eval_bombs(tmp_path_factory):
 
 
 def _inflated(path: Path, member: str, limit: int) -> int:
-    """Bytes the member really inflates to, counted up to ``limit`` (the bombs are what they claim)."""
-    from agreebound.io.archive import open_archive
+    """Bytes the member really inflates to, counted up to ``limit`` (the bombs are what they claim),
+    read here without agreebound's reader: zipfile for deflate, pyarrow's codec for Zstandard."""
+    import struct
+
+    import pyarrow as pa
 
     data = path.read_bytes()
     zf = zipfile.ZipFile(io.BytesIO(data))
@@ -45,11 +48,18 @@ def _inflated(path: Path, member: str, limit: int) -> int:
         stream = zf.open(info)
         stream._left = 10**12  # let it run past the declared size, to count the truth
     else:
-        stream = open_archive(path.name, data, "archive")._zstd(info)
+        at = info.header_offset
+        start = at + 30 + sum(struct.unpack("<HH", data[at + 26:at + 30]))
+        stream = pa.CompressedInputStream(pa.BufferReader(data[start:start + info.compress_size]), "zstd")
     n = 0
     while n < limit and (chunk := stream.read(2**20)):
         n += len(chunk)
     return n
+
+
+@pytest.fixture(scope="module")
+def eval_wide(tmp_path_factory):
+    return make_hostile_files.eval_wide_cases(tmp_path_factory.mktemp("eval_wide"))
 
 
 def test_the_eval_bombs_are_small_files_that_inflate_past_a_gigabyte(eval_bombs):
@@ -150,3 +160,34 @@ def test_each_eval_bomb_through_the_dashboard_upload_keeps_what_was_loaded(eval_
         assert r["seconds"] < SECONDS, (case["what"], r["seconds"])
     # what the four bombs added to the dashboard's peak (Streamlit and the page were loaded before)
     assert got["peak"] - got["start"] < PEAK_MIB, got
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_many_members_are_refused_from_the_end_record_before_the_directory_is_parsed(eval_wide, index, tmp_path):
+    """150,000 empty members (a 19 MB archive; 2,000,000 took 1.5 GB in zipfile's directory), and the
+    same archive whose end record says 10: counted from the directory's entries, refused at once."""
+    case = eval_wide[index]
+    code, out, err, peak = run_cli(["calibrate", str(case["path"])], timeout=120)
+    assert (code, out) == (3, b"")
+    assert err.decode() == f"{case['path'].name}: the .eval archive holds 150,000 members; the limit is 100,000\n"
+    assert peak < PEAK_MIB, peak
+    # a workbook goes through the format sniffer first: the same check, before zipfile parses it
+    workbook = tmp_path / "members.xlsx"
+    workbook.write_bytes(case["path"].read_bytes())
+    code, _, err, peak = run_cli(["panel", str(workbook)], timeout=120)
+    assert (code, err.decode()) == (3, "members.xlsx: the zip archive holds 150,000 members; the limit is 100,000\n")
+    assert peak < PEAK_MIB, peak
+
+
+def test_many_honest_60_mb_samples_are_read_without_holding_them(eval_wide):
+    """31 samples of 60 MB each (1.9 GB unpacked, within every member's limit): before, every
+    sample's scores were kept whole (2.2 GB peak); now only what the audit reads is kept."""
+    case = eval_wide[2]
+    started = time.monotonic()
+    code, out, err, peak = run_cli(["calibrate", str(case["path"]), "--json"], timeout=300)
+    seconds = time.monotonic() - started
+    assert code == 1 and err == b"", err[-400:]  # read: INCOMPLETE (no human labels), a verdict
+    scored = json.loads(out)["scored"]
+    assert (scored["shape"], scored["items"]) == ("inspect_ai", 31)
+    assert peak < PEAK_MIB, peak
+    assert seconds < 30, seconds

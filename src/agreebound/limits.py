@@ -54,6 +54,15 @@ MAX_XLSX_TEXT_CHARS = 100_000_000
 #: text and its objects, about three times this at the worst), so this keeps one member's reading
 #: within a few hundred MB. Real samples, long agent transcripts with images included, are a few MB.
 MAX_ARCHIVE_JSON_MEMBER_BYTES = 64 * 10**6
+#: All members of one zip archive together, counted as they inflate (and as declared, before).
+MAX_ARCHIVE_UNPACKED_BYTES = MAX_PARQUET_UNCOMPRESSED_BYTES
+#: Members of one zip archive, and the bytes of its central directory, read from its end record
+#: before the directory is parsed: Python's zipfile holds about 600 bytes per member (100,000
+#: members: 60 MB), and a 174 MB archive of 2,000,000 empty members took 1.5 GB. 100,000 is one
+#: sample a member for 100,000 samples; the directory's bytes bound a count the end record
+#: understates (at most 365,000 entries of the smallest size in 16 MB).
+MAX_ARCHIVE_MEMBERS = 100_000
+MAX_ARCHIVE_DIRECTORY_BYTES = 16 * 10**6
 #: Characters of a URL parameter (the thresholds travel in ``?th=``).
 MAX_URL_PARAM_CHARS = 4_000
 

@@ -541,15 +541,15 @@ def bomb_cases(tmp: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _zip_of(members: list[tuple[str, int, bytes, int]]) -> bytes:
+def _zip_of(members: list[tuple[Any, ...]]) -> bytes:
     """A zip archive written by hand: (name, method, compressed bytes, declared unpacked size), so a
     test can declare any size and use Zstandard (method 93, inspect_ai's), which zipfile cannot write.
     A compressed member's CRC is left 0: a bounded reader stops long before it could check one."""
     out, central = bytearray(), bytearray()
-    for name, method, data, size in members:
+    for name, method, data, size, *given in members:  # given: the unpacked bytes' CRC
         raw = name.encode()
         at = len(out)
-        crc = zlib.crc32(data) if method == 0 else 0
+        crc = given[0] if given else zlib.crc32(data) if method == 0 else 0
         out += struct.pack("<IHHHHHIIIHH", 0x04034B50, 63, 0, method, 0, 0x21, crc, len(data), size, len(raw), 0)
         out += raw + data
         central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 63, 63, 0, method, 0, 0x21, crc, len(data), size,
@@ -602,6 +602,55 @@ def eval_bomb_cases(tmp: Path) -> list[dict[str, Any]]:
     add("zstd_sample_1_9gb.eval", [("header.json", 0, header, len(header)),
                                    ("samples/q1_epoch_1.json", 93, _zstd_spaces(sample, 1808), 1808 * mib + len(sample))],
         "a readable header, then a Zstandard sample that inflates to 1.9 GB")
+    return out
+
+
+def _stored_members(count: int, name: str = "samples/{i}_epoch_1.json") -> bytes:
+    """A zip of ``count`` empty stored members, written in one pass (no zipfile: fast at 150,000)."""
+    local, central, at = [], [], 0
+    crc = zlib.crc32(b"")
+    for i in range(count):
+        raw = name.format(i=i).encode()
+        head = struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 0, 0, 0x21, crc, 0, 0, len(raw), 0) + raw
+        central.append(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 0, 0, 0x21, crc, 0, 0, len(raw),
+                                   0, 0, 0, 0, 0, at) + raw)
+        local.append(head)
+        at += len(head)
+    body, directory = b"".join(local), b"".join(central)
+    entries = min(count, 0xFFFF)
+    return body + directory + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, entries, entries, len(directory), len(body), 0)
+
+
+def eval_wide_cases(tmp: Path) -> list[dict[str, Any]]:
+    """.eval archives that stay within each member's limit but not within what a reader may hold:
+    many members, a directory its end record understates, and many honest 60 MB samples."""
+    out: list[dict[str, Any]] = []
+    header = json.dumps({"version": 2, "status": "success", "eval": {"task": "t", "model": "m"}}).encode()
+    many = _stored_members(150_000)
+    (tmp / "150k_members.eval").write_bytes(many)
+    out.append({"path": tmp / "150k_members.eval", "words": "holds 150,000 members; the limit is 100,000",
+                "what": "150,000 empty members (a 20 MB archive whose directory alone took 1.5 GB at 2,000,000)"})
+    lying = bytearray(many)
+    lying[-14:-10] = struct.pack("<HH", 10, 10)  # the end record says 10 members
+    (tmp / "understated_directory.eval").write_bytes(bytes(lying))
+    out.append({"path": tmp / "understated_directory.eval", "words": "directory is",
+                "what": "the same, its end record claiming 10 members"})
+    mib = 2**20
+    spaces = b" " * mib
+    members: list[tuple[Any, ...]] = [("header.json", 0, header, len(header))]
+    for i in range(31):  # each sample 60 MiB of explanation: within the 64 MB member limit
+        head = json.dumps({"id": f"q{i}", "epoch": 1})[:-1].encode() + b', "scores": {"s": {"value": "C", "explanation": "'
+        c = zlib.compressobj(9, zlib.DEFLATED, -15)
+        first = c.compress(head) + c.flush(zlib.Z_FULL_FLUSH)
+        block = c.compress(spaces) + c.flush(zlib.Z_FULL_FLUSH)
+        data = first + block * 60 + c.compress(b'"}}}') + c.flush()
+        crc = zlib.crc32(head)
+        for _ in range(60):
+            crc = zlib.crc32(spaces, crc)
+        members.append((f"samples/q{i}_epoch_1.json", 8, data, len(head) + 60 * mib + 4, zlib.crc32(b'"}}}', crc)))
+    (tmp / "31_samples_of_60mb.eval").write_bytes(_zip_of(members))
+    out.append({"path": tmp / "31_samples_of_60mb.eval", "words": None,
+                "what": "31 samples of 60 MB each (1.9 GB in all, honest headers): read, never all held"})
     return out
 
 

@@ -10,6 +10,8 @@ a time, and the bytes that actually come out are counted:
   passes it, before the rest is inflated, whatever the header declared;
 - a member that inflates past its declared size is damaged (and is stopped there);
 - the archive's members together stop at :data:`MAX_ARCHIVE_UNPACKED_BYTES`, counted the same way;
+- the member count and the directory's size are read from the end record and checked before
+  zipfile parses the directory (:func:`check_directory`);
 - Zstandard members (ZIP method 93, which inspect_ai writes and Python's ``zipfile`` reads only
   from 3.14) are streamed through pyarrow's codec and checked by their CRC like the others.
 
@@ -27,10 +29,8 @@ from typing import Any
 
 from agreebound.errors import InputError
 from agreebound.escape import excerpt
-from agreebound.limits import MAX_PARQUET_UNCOMPRESSED_BYTES
+from agreebound.limits import MAX_ARCHIVE_DIRECTORY_BYTES, MAX_ARCHIVE_MEMBERS, MAX_ARCHIVE_UNPACKED_BYTES
 
-#: All members of one archive together, counted as they inflate (and declared, before).
-MAX_ARCHIVE_UNPACKED_BYTES = MAX_PARQUET_UNCOMPRESSED_BYTES
 CHUNK = 2**16
 ZSTD_METHOD = 93
 _ERRORS = (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError, zlib.error, ValueError)
@@ -71,13 +71,14 @@ class Archive:
             raise self.refuse(info, f"the {self.what}'s {part} cannot be unpacked ({excerpt(str(e), 80)})") from None
         return Member(self, info, part, limit, raw)
 
-    def read(self, info: zipfile.ZipInfo, part: str, limit: int) -> bytes:
-        """The whole member, within ``limit`` (see :meth:`open`)."""
+    def read(self, info: zipfile.ZipInfo, part: str, limit: int) -> bytearray:
+        """The whole member, within ``limit`` (see :meth:`open`): a bytearray filled in place (a
+        member of 60 MB costs 60 MB, not twice that while it is copied into bytes)."""
         with self.open(info, part, limit) as stream:
             out = bytearray()
             while chunk := stream.read(CHUNK):
                 out += chunk
-        return bytes(out)
+        return out
 
     def _zstd(self, info: zipfile.ZipInfo) -> Any:
         import pyarrow as pa
@@ -153,9 +154,46 @@ class Member(io.RawIOBase):
             super().close()
 
 
+def directory_extent(data: bytes) -> tuple[int, int] | None:
+    """(members, central directory bytes): the directory's size as the end record says (zip64
+    included), and its members counted by their entries' signatures in that extent (an end record
+    can understate the count: zipfile reads the directory by its size, not by the count; a
+    signature inside a name only overcounts). None when there is no end record (zipfile then says
+    the file is not a zip)."""
+    at = data.rfind(b"PK\x05\x06", max(0, len(data) - 22 - 65535))
+    if at < 0 or len(data) < at + 22:
+        return None
+    entries, size = struct.unpack("<H", data[at + 10:at + 12])[0], struct.unpack("<I", data[at + 12:at + 16])[0]
+    locator = at - 20
+    if (entries == 0xFFFF or size == 0xFFFFFFFF) and locator >= 0 and data[locator:locator + 4] == b"PK\x06\x07":
+        end64 = struct.unpack("<Q", data[locator + 8:locator + 16])[0]
+        if data[end64:end64 + 4] == b"PK\x06\x06" and len(data) >= end64 + 56:
+            entries = struct.unpack("<Q", data[end64 + 32:end64 + 40])[0]
+            size = struct.unpack("<Q", data[end64 + 40:end64 + 48])[0]
+    if size <= MAX_ARCHIVE_DIRECTORY_BYTES:  # zipfile finds the directory just before the end record
+        start = max(0, at - size - (20 if locator >= 0 and data[locator:locator + 4] == b"PK\x06\x07" else 0) - 56)
+        entries = max(entries, data.count(b"PK\x01\x02", start, at))
+    return entries, size
+
+
+def check_directory(name: str, data: bytes, what: str) -> None:
+    """The member count and the directory's size within their limits, from the end record, before
+    zipfile parses the directory (it holds every member's entry in memory)."""
+    extent = directory_extent(data)
+    if extent is None:
+        return
+    members, size = extent
+    if members > MAX_ARCHIVE_MEMBERS:
+        raise InputError(name, None, None, f"the {what} holds {members:,} members; the limit is {MAX_ARCHIVE_MEMBERS:,}")
+    if size > MAX_ARCHIVE_DIRECTORY_BYTES:
+        raise InputError(name, None, None, f"the {what}'s directory is {size / 10**6:,.1f} MB; the limit is "
+                         f"{MAX_ARCHIVE_DIRECTORY_BYTES / 10**6:,.0f} MB")
+
+
 def open_archive(name: str, data: bytes, what: str) -> Archive:
     """The archive's directory, and its declared unpacked total within the limit, before anything
     is inflated (``what``: ".eval archive", "workbook", in the messages)."""
+    check_directory(name, data, what)
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
         infos = zf.infolist()

@@ -56,8 +56,8 @@ from agreebound.io.json_toml import DuplicateKey, json_depth, no_duplicates
 from agreebound.io.readers import json_line_records, judge_log_shape
 from agreebound.io.sniff import sniff
 from agreebound.io.tables import decode_text, read_csv, transcode
-from agreebound.limits import (MAX_ARCHIVE_JSON_MEMBER_BYTES, MAX_NESTING, MAX_ROWS, MAX_SCORE_MAGNITUDE,
-                               MIN_SCORE_MAGNITUDE, SCORE_RANGE)
+from agreebound.limits import (MAX_ARCHIVE_JSON_MEMBER_BYTES, MAX_NAME_CHARS, MAX_NESTING, MAX_ROWS,
+                               MAX_SCORE_MAGNITUDE, MIN_SCORE_MAGNITUDE, SCORE_RANGE)
 
 SCORE_COLUMNS = ("item", "rater", "role", "score", "model", "length", "confidence", "line")
 
@@ -154,8 +154,20 @@ def score_value(v: Any) -> tuple[float, str | None] | None:
     raise ValueError("not a score")
 
 
+class _Counted:
+    """An answer's whitespace tokens, counted when an archive's sample was read: what is kept of
+    the answer instead of its text (:func:`_kept`)."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, text: str) -> None:
+        self.n = len(text.split())
+
+
 def _tokens(text: Any) -> float:
     """An answer's length in whitespace tokens, NaN when there is no text."""
+    if isinstance(text, _Counted):
+        return float(text.n)
     return float(len(text.split())) if isinstance(text, str) else math.nan
 
 
@@ -251,19 +263,43 @@ def _json_allowing_nan(name: str, data: bytes) -> Any:
         raise InputError(name, None, None, str(e)) from None
 
 
-#: What the reader keeps of an inspect_ai sample (:func:`_inspect` reads no other field): a sample's
-#: messages, events and attachments are dropped as soon as it is parsed, so the archive's samples
-#: are never all held at once.
-_SAMPLE_FIELDS = ("id", "epoch", "scores")
+#: What the reader keeps of an inspect_ai archive's sample, as soon as it is parsed: its id and
+#: epoch, and of each score what :func:`_inspect` reads (the value, the recorded reason, the start of
+#: the explanation, the grading model, the answer's token count). Messages, events, attachments and
+#: the texts themselves are dropped, so what is held stays small however large each sample is
+#: (31 samples of 60 MB each once held 2.2 GB).
+_TEXT_KEPT = 200
 
 
-def _kept(sample: Any) -> Any:
+def _text(v: Any) -> Any:
+    return v[:_TEXT_KEPT] if isinstance(v, str) else v
+
+
+def _score_kept(sc: Any) -> Any:
+    if not isinstance(sc, dict):
+        return sc
+    kept: dict[str, Any] = {k: _text(sc[k]) for k in ("value", "reason", "explanation") if k in sc}
+    if isinstance(sc.get("answer"), str):
+        kept["answer"] = _Counted(sc["answer"])
+    model = _grading_model(sc)
+    if model is not None:
+        kept["metadata"] = {"grading": [{"role": "assistant", "model": _text(model)}]}
+    return kept
+
+
+def _kept(name: str, sample: Any) -> Any:
     if not isinstance(sample, dict):
         return sample
-    kept = {k: sample[k] for k in _SAMPLE_FIELDS if k in sample}
+    if isinstance(sample.get("id"), str) and len(sample["id"]) > MAX_NAME_CHARS:
+        raise InputError(name, None, "id", f"a sample id of {len(sample['id']):,} characters; the limit is "
+                         f"{MAX_NAME_CHARS:,}")
+    kept = {k: sample[k] for k in ("id", "epoch") if k in sample}
+    scores = sample.get("scores")
+    if "scores" in sample:
+        kept["scores"] = {k: _score_kept(sc) for k, sc in scores.items()} if isinstance(scores, dict) else scores
     output = sample.get("output")
-    if isinstance(output, dict) and "completion" in output:
-        kept["output"] = {"completion": output["completion"]}
+    if isinstance(output, dict) and isinstance(output.get("completion"), str):
+        kept["output"] = {"completion": _Counted(output["completion"])}
     return kept
 
 
@@ -290,7 +326,7 @@ def _inspect_archive(name: str, data: bytes) -> dict[str, Any]:
         raise InputError(name, None, None, f"{len(samples):,} samples; the limit is {MAX_ROWS:,}")
     obj = dict(obj)
     obj.pop("samples", None)
-    obj["samples"] = [_kept(member(i)) for i in samples]
+    obj["samples"] = [_kept(f"{name}:{i.filename}", member(i)) for i in samples]
     return obj
 
 
@@ -452,7 +488,8 @@ def _inspect(name: str, log: dict[str, Any]) -> _Gathered:
                 continue
             if value[1] is not None:
                 got.labels[value[0]] = value[1]
-            answer = sc.get("answer") if isinstance(sc.get("answer"), str) else (s.get("output") or {}).get("completion")
+            answer = sc.get("answer") if isinstance(sc.get("answer"), (str, _Counted)) \
+                else (s.get("output") or {}).get("completion")
             got.rows.append(_row(item, scorer, "judge", value[0], model, _tokens(answer), line=at))
     rater = _rater_names(graders)
     for r in got.rows:

@@ -14,6 +14,8 @@ import io
 import zipfile
 from dataclasses import dataclass
 
+from agreebound.io.archive import check_directory
+
 DELIMITERS = (",", ";", "\t", "|")
 FORMATS = ("csv", "parquet", "xlsx", "json", "jsonl")
 
@@ -95,9 +97,10 @@ def sniff_delimiter(text_head: str) -> str:
     return best
 
 
-def _is_xlsx(data: bytes) -> bool:
+def _is_xlsx(name: str, data: bytes) -> bool:
     if not data.startswith(b"PK\x03\x04"):
         return False
+    check_directory(name, data, "zip archive")  # before zipfile parses the whole directory
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             return "xl/workbook.xml" in z.namelist()
@@ -109,7 +112,7 @@ def sniff(name: str, data: bytes) -> Sniffed:
     """The format from the bytes (the file name only breaks ties: .tsv, .jsonl)."""
     if data[:4] == b"PAR1":
         return Sniffed("parquet")
-    if _is_xlsx(data):
+    if _is_xlsx(name, data):
         return Sniffed("xlsx")
     encoding, notice = text_encoding(data)
     head = data[: 2**16].decode(encoding, "replace").lstrip("\ufeff")

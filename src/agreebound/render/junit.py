@@ -19,6 +19,7 @@ Nothing here compares a value with a threshold: every result is the decided gate
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from typing import Any, Sequence
 
@@ -29,10 +30,17 @@ from agreebound.render.gates import GateView
 NAME_CHARS = 120
 
 
+#: What XML 1.0 cannot hold (control characters but tab and line breaks, lone surrogates, U+FFFE
+#: and U+FFFF): shown as their escapes.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
 def _text(x: Any, limit: int = 2000) -> str:
-    """User text as XML can hold it: line by line, control characters (which XML 1.0 cannot hold)
-    and invisible ones shown escaped, each line cut to ``limit``."""
-    return "\n".join(printable(line, limit) for line in str(x).split("\n"))
+    """User text as XML can hold it: line by line, control and invisible characters shown escaped
+    (:func:`agreebound.escape.printable`), then anything XML 1.0 still cannot hold, each line cut
+    to ``limit``."""
+    lines = (printable(line, limit) for line in str(x).split("\n"))
+    return "\n".join(_NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", line) for line in lines)
 
 
 def _case(suite: ET.Element, classname: str, g: GateView) -> tuple[int, int]:
