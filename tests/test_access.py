@@ -193,14 +193,19 @@ def test_rules_and_settings(db_url, monkeypatch):
     monkeypatch.setenv(access.ADMINS_ENV, " Root@Blue.example , x@y.z")
     monkeypatch.setenv(access.QUOTA_ENV, "0")
     given = settings()
-    assert given.quota_bytes is None and given.admins == {"root@blue.example", "x@y.z"}
-    v = signed_in_viewer({"iss": ISSUER, "sub": "1", "email": "ROOT@blue.example"}, given)
+    # a listed address keeps its local part as given; only its domain is case-insensitive
+    assert given.quota_bytes is None and given.admins == {"Root@blue.example", "x@y.z"}
+    v = signed_in_viewer({"iss": ISSUER, "sub": "1", "email": "Root@blue.example"}, given)
     # an unverified address identifies no one, makes no admin and places no one in a team
     assert v == Viewer(f"{ISSUER}|1", None, admin=False, signed_in=True, email=None, shown="sub:1@id.example",
                        legacy=("sub:1@id.example",))
-    v = signed_in_viewer({"iss": ISSUER, "sub": "1", "email": "ROOT@blue.example", "email_verified": True}, given)
-    assert (v.user, v.name, v.email, v.team, v.admin) == (f"{ISSUER}|1", "root@blue.example", "root@blue.example",
+    v = signed_in_viewer({"iss": ISSUER, "sub": "1", "email": "Root@BLUE.Example", "email_verified": True}, given)
+    assert (v.user, v.name, v.email, v.team, v.admin) == (f"{ISSUER}|1", "Root@BLUE.Example", "Root@BLUE.Example",
                                                           None, True)
+    # another local part's case, or spaces, is another address: no admin
+    for other in ("ROOT@blue.example", "root@blue.example", "Root@blue.example ", " Root@blue.example"):
+        v = signed_in_viewer({"iss": ISSUER, "sub": "1", "email": other, "email_verified": True}, given)
+        assert v.name == other and not v.admin, other
     assert signed_in_viewer({"iss": ISSUER, "sub": "2", "email": "a@b.c", "email_verified": True,
                              "team": ["red", "x"]}, given).team == "red"
     assert signed_in_viewer({"sub": "3", "iss": "https://id.example/realms/x"}, given).name == "sub:3@id.example"
@@ -209,10 +214,14 @@ def test_rules_and_settings(db_url, monkeypatch):
     assert local.user == f"{ISSUER}|4" and local.name == "sub:4@id.example"
     nobody = signed_in_viewer({"iss": ISSUER, "email": "x@red.example", "email_verified": True}, given)
     assert nobody.user == "" and not access.admitted(nobody, given)
-    monkeypatch.setenv(access.ALLOWED_ENV, "ann@x.example, @red.example")
+    monkeypatch.setenv(access.ALLOWED_ENV, "ann@x.example, @Red.example")
     allowed = settings()
-    assert access.admitted(signed_in(allowed, "9", "Alan@Red.example "), allowed)
+    assert access.admitted(signed_in(allowed, "9", "Alan@RED.example"), allowed)  # a listed @domain, any case
+    assert not access.admitted(signed_in(allowed, "9", "Alan@Red.example "), allowed)  # "red.example " is no domain
     assert access.admitted(signed_in(allowed, "8", "ann@x.example"), allowed)
+    assert access.admitted(signed_in(allowed, "8", "ann@X.Example"), allowed)
+    for other in ("Ann@x.example", "ANN@X.EXAMPLE", "ann@x.example ", " ann@x.example"):
+        assert not access.admitted(signed_in(allowed, "8", other), allowed), other
     assert not access.admitted(signed_in(allowed, "7", "bob@x.example"), allowed)
     assert not access.admitted(signed_in(allowed, "6", "alan@red.example", verified=False), allowed)
     monkeypatch.setenv(access.QUOTA_ENV, "lots")
@@ -232,22 +241,31 @@ def signed_in(given: access.Settings, sub: str, email: str, verified: bool = Tru
 
 def test_an_identity_is_the_providers_account_not_its_address(db_url, monkeypatch):
     """Issue 50: a second account whose verified address was 'ALICE@RED.EXAMPLE ' was taken for
-    alice@red.example and saw her private run."""
+    alice@red.example and saw her private run. It is another owner, shown as its own address, and
+    neither the admins' list nor the allowed list names it when they name Alice's address."""
     monkeypatch.setenv(access.ADMINS_ENV, "alice@red.example")
-    monkeypatch.setenv(access.ALLOWED_ENV, "@red.example")
+    monkeypatch.setenv(access.ALLOWED_ENV, "alice@red.example")
     given = settings()
     alice = signed_in(given, "248289761001", "alice@red.example", team="red")
     twin = signed_in(given, "990000000002", "ALICE@RED.EXAMPLE ", team="red")
-    # the same address for what is shown, the allowed list and the admins' list; two owners
-    assert alice.name == twin.name == "alice@red.example" and alice.admin and twin.admin
-    assert access.admitted(twin, given)
+    capital = signed_in(given, "990000000003", "Alice@red.example", team="red")  # another local part's case
+    assert alice.admin and access.admitted(alice, given)
+    for other in (twin, capital):
+        assert not other.admin and not access.admitted(other, given)
+        assert other.name != alice.name and other.legacy == (f"sub:{other.user.split('|')[1]}@id.example",)
+    assert (alice.name, twin.name, capital.name) == ("alice@red.example", "ALICE@RED.EXAMPLE ", "Alice@red.example")
+    # a listed @domain admits them (its domain is theirs, but for the twin's space) and makes no admin
+    monkeypatch.setenv(access.ALLOWED_ENV, "@red.example")
+    domain = settings()
+    assert access.admitted(capital, domain) and not access.admitted(twin, domain)
+    assert not signed_in(domain, "990000000003", "Alice@red.example").admin
     assert alice.user == f"{ISSUER}|248289761001" != twin.user == f"{ISSUER}|990000000002"
-    assert not may_see(replace(twin, admin=False), alice.user, "red", "private")
-    assert not may_change(replace(twin, admin=False), alice.user)
+    assert not may_see(twin, alice.user, "red", "private")
+    assert not may_change(twin, alice.user)
     with Store.open(db_url) as base:
         mine = record(base.as_viewer(replace(alice, admin=False)), b"alice's\n", "secret.csv")
         assert mine.owner == alice.user and mine.owner_name == "alice@red.example"
-        other = base.as_viewer(replace(twin, admin=False))
+        other = base.as_viewer(twin)
         assert other.runs() == [] and other.runs(name="secret.csv") == []
         with pytest.raises(StoreError, match="that you can open"):
             other.get(mine.id, prefix=False)
@@ -285,6 +303,8 @@ def test_a_team_is_a_claim_or_a_named_domain_never_any_mail_domain(db_url, monke
     named = settings()
     assert named.team_domains == {"red.example", "blue.example"}
     assert signed_in(named, "a", "alan@red.example").team == "red.example"
+    assert signed_in(named, "A", "Alan@RED.Example").team == "red.example"  # a domain's case is no other domain
+    assert signed_in(named, "s", "alan@red.example ").team is None  # "red.example " is no domain
     assert signed_in(named, "b", "bo@red.example", team="ops").team == "ops"
     assert signed_in(named, "c", "carl@red.example", verified=False).team is None
     assert signed_in(named, "p1", "p1@yahoo.co.uk").team is None

@@ -128,17 +128,28 @@ def schema_three(url: str, owners: list[str]) -> list[str]:
     return ids
 
 
+def account(sub: str, email: str, verified: bool = True) -> Viewer:
+    """A signed-in account at https://id.example, as the dashboard sees it."""
+    from agreebound.access import Settings, signed_in_viewer
+
+    return signed_in_viewer({"iss": "https://id.example", "sub": sub, "email": email, "email_verified": verified,
+                             "team": "red"}, Settings())
+
+
+def claims(url: str) -> dict[str, str]:
+    """The claims table: owner name of an earlier version -> the account holding it."""
+    engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+    with engine.connect() as conn:
+        found = dict(conn.execute(sa.select(st.T_CLAIMS.c.legacy, st.T_CLAIMS.c.key)).all())
+    engine.dispose()
+    return found
+
+
 def test_runs_owned_by_an_address_go_to_the_first_account_that_signs_in_with_it(db_url):
     """Schema 4: owners are accounts (issuer and subject). A run an earlier version stored under an
     address is claimed by the account that signs in with that verified address first; an account
     whose address is the same after case-folding and trimming, but whose subject differs, gets
     none of it, then or later. An unverified account claims what was stored under its subject."""
-    from agreebound.access import Settings, signed_in_viewer
-
-    def account(sub: str, email: str, verified: bool = True):
-        return signed_in_viewer({"iss": "https://id.example", "sub": sub, "email": email, "email_verified": verified,
-                                 "team": "red"}, Settings())
-
     alice, twin = account("248289761001", "alice@red.example"), account("990000000002", "ALICE@RED.EXAMPLE ")
     mallory = account("mallory", "root@ops.example", verified=False)
     a1, a2, m1, l1 = schema_three(db_url, ["alice@red.example", "alice@red.example", "sub:mallory@id.example",
@@ -164,3 +175,118 @@ def test_runs_owned_by_an_address_go_to_the_first_account_that_signs_in_with_it(
         assert s.as_viewer(twin).sign_in() == [] and s.as_viewer(twin).runs() == []
         assert s.as_viewer(alice).sign_in() == [("alice@red.example", 1)]
         assert s.as_viewer(alice).get(late.id, prefix=False).owner == alice.user
+
+
+def test_a_case_twin_that_signs_in_first_claims_nothing(db_url):
+    """The review of issue 50: earlier versions stored 'alice@red.example' for Alice and for an
+    account whose address is 'ALICE@RED.EXAMPLE ' alike, so the first of them to sign in after the
+    upgrade took her runs. Only an account whose provider gives the address exactly as it was
+    stored claims them: the twins, first or not, get nothing and leave no claim behind."""
+    alice = account("248289761001", "alice@red.example")
+    twin, capital = account("990000000002", "ALICE@RED.EXAMPLE "), account("990000000003", "Alice@red.example")
+    a1, a2, l1 = schema_three(db_url, ["alice@red.example", "alice@red.example", "local"])
+    with Store.open(db_url) as s:
+        for other in (twin, capital):
+            assert s.as_viewer(other).sign_in() == [] and s.as_viewer(other).runs() == []
+            with pytest.raises(StoreError, match="that you can open"):
+                s.as_viewer(other).get(a1, prefix=False)
+        assert {r.id: r.owner for r in s.runs()} == {a1: "alice@red.example", a2: "alice@red.example", l1: "local"}
+        assert "alice@red.example" not in claims(db_url)  # each claimed only its own sub: form
+        assert s.as_viewer(alice).sign_in() == [("alice@red.example", 2)]
+        assert sorted(r.id for r in s.as_viewer(alice).runs()) == [a1, a2]
+        for other in (twin, capital):  # and later: still nothing
+            assert s.as_viewer(other).sign_in() == [] and s.as_viewer(other).runs() == []
+        assert claims(db_url)["alice@red.example"] == alice.user
+        assert [e["actor"] for e in s.trail(limit=100) if e["action"] == "claim"] == [alice.user]
+
+
+def test_the_operator_gives_runs_no_sign_in_may_claim_to_the_right_account(db_url):
+    """Erin's provider gives her address as 'Erin@Red.Example'; earlier versions stored her runs as
+    'erin@red.example', as they would have for a twin. No sign-in claims them; the operator gives
+    them to her account by its key or by the address it is shown as, exactly (never an account
+    shown merely alike), and the move is in the audit trail. A claim an earlier build gave the
+    wrong account is overridden the same way."""
+    erin, twin = account("e1", "Erin@Red.Example"), account("e2", "ERIN@red.example")
+    bob = account("b1", "bob@blue.example")
+    e1, e2, b1 = schema_three(db_url, ["erin@red.example", "erin@red.example", "bob@blue.example"])
+    with Store.open(db_url) as s:
+        with s.engine.begin() as conn:  # as if a build that folded addresses had given Bob's name to the twin
+            conn.execute(st.T_CLAIMS.insert().values(legacy="bob@blue.example", key=twin.user, at_utc="2026-12-07"))
+        for who in (erin, twin, bob):
+            assert s.as_viewer(who).sign_in() == []
+        assert s.owned_by("erin@red.example") == 2 and s.owned_by("bob@blue.example") == 1
+        with pytest.raises(StoreError, match="admins only"):
+            s.as_viewer(erin).owned_by("erin@red.example")
+        alike = re.escape("accounts shown alike: 'Erin@Red.Example' (https://id.example|e1), 'ERIN@red.example' "
+                          "(https://id.example|e2); no run was moved")
+        with pytest.raises(StoreError, match="shown exactly as 'erin@red.example' .*" + alike):
+            s.reassign("erin@red.example", "erin@red.example")
+        with pytest.raises(StoreError, match="admins only"):
+            s.as_viewer(erin).reassign("erin@red.example", erin.user)
+        with pytest.raises(StoreError, match="is an account's key"):
+            s.reassign(twin.user, erin.user)
+        with pytest.raises(StoreError, match="no account that signed in here has the key"):
+            s.reassign("erin@red.example", "https://id.example|nobody")
+        assert s.reassign("erin@red.example", "Erin@Red.Example") == (erin.user, "Erin@Red.Example", 2, None)
+        assert sorted(r.id for r in s.as_viewer(erin).runs()) == [e1, e2] and s.as_viewer(twin).runs() == []
+        event = s.trail(limit=1)[0]
+        assert (event["action"], event["actor"], event["detail"]["from"], event["detail"]["to"],
+                event["detail"]["runs"]) == ("claim", "local", "erin@red.example", erin.user, 2)
+        with pytest.raises(StoreError, match="no run in .* is owned by 'erin@red.example'"):
+            s.reassign("erin@red.example", erin.user)  # nothing left under the name
+        assert s.reassign("bob@blue.example", bob.user) == (bob.user, "bob@blue.example", 1, twin.user)
+        assert [r.id for r in s.as_viewer(bob).runs()] == [b1]
+        assert s.as_viewer(twin).sign_in() == [] and s.as_viewer(twin).runs() == []
+        assert claims(db_url)["erin@red.example"] == erin.user and claims(db_url)["bob@blue.example"] == bob.user
+
+
+def test_agreebound_claim_from_a_terminal(tmp_path):
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    erin = account("e1", "Erin@Red.Example")
+    (e1,) = schema_three(url, ["erin@red.example"])
+    with Store.open(url) as s:
+        assert s.as_viewer(erin).sign_in() == []
+
+    def claim(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "agreebound.cli", "claim", *args, "--db", url],
+                              capture_output=True, text=True, timeout=120)
+
+    out = claim("--from", "erin@red.example", "--to", "erin@red.example")
+    assert out.returncode == 3 and "accounts shown alike: 'Erin@Red.Example' (https://id.example|e1)" in out.stderr
+    out = claim("--from", "erin@red.example", "--to", "Erin@Red.Example")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "gave 1 run recorded as erin@red.example to 'Erin@Red.Example' (https://id.example|e1)\n"
+    with Store.open(url) as s:
+        assert [r.id for r in s.as_viewer(erin).runs()] == [e1]
+
+
+def test_the_servers_log_names_runs_a_sign_in_may_not_claim(tmp_path, monkeypatch, caplog):
+    """Erin signs in on the dashboard: nothing of 'erin@red.example' is hers, and the page says
+    nothing of another name's runs; the server's log tells the operator the command that gives
+    them to her. Alice, whose address is exactly the stored name, claims hers and is not named."""
+    import logging
+
+    from agreebound.ui import auth
+
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    erin, alice = account("e1", "Erin@Red.Example"), account("a1", "alice@red.example")
+    schema_three(url, ["erin@red.example", "alice@red.example"])
+    monkeypatch.setenv(st.ENV, url)
+    monkeypatch.setattr(auth, "_REMEMBERED", {})
+    st.forget_shared()
+    try:
+        with caplog.at_level(logging.INFO, logger="agreebound.ui"):
+            auth._remember(erin)
+            auth._remember(alice)
+    finally:
+        st.forget_shared()
+    said = [r.getMessage() for r in caplog.records if r.name == "agreebound.ui"]
+    assert said == [
+        "https://id.example|e1 (shown as 'Erin@Red.Example') signed in: 1 run(s) an earlier version recorded as "
+        "erin@red.example stay unclaimed, as its provider's address is not exactly that name (another account's may "
+        "be alike but for case or spaces). If they are this account's, give them to it: agreebound claim --from "
+        "erin@red.example --to 'https://id.example|e1'",
+        "https://id.example|a1 claimed 1 run(s) recorded as alice@red.example"]

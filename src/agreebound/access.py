@@ -4,8 +4,10 @@ A *viewer* is who is asking: the signed-in identity on a shared dashboard (OpenI
 Streamlit's ``st.login``), ``local`` in single-user mode, or the operator at a terminal. A signed-in
 identity is the provider's account, its issuer and subject (:func:`identity_key`), never an e-mail
 address: two accounts whose addresses differ only in case or spaces are two people. The verified
-address is what is shown, and what the admins' and the allowed lists name. A run records its owner
-(that key), the owner's team at the time, and how far it is shared:
+address is what is shown, and what the admins' and the allowed lists name, compared as the provider
+gives it with only its domain's letters in lower case (:func:`listed_form`: a domain is
+case-insensitive, a local part is not, RFC 5321 2.4). A run records its owner (that key), the
+owner's team at the time, and how far it is shared:
 
 - ``private``: its owner (and admins) only; every run starts private;
 - ``team``: also everyone whose team is the owner's;
@@ -71,8 +73,9 @@ class Viewer:
     and where the store is; ``signed_in``: identified by a sign-in provider (else single-user mode
     or a terminal); ``email``: the address the provider verified (None: none); ``shown``: how
     pages name them (the verified address, else ``sub:<subject>@<issuer host>``; empty: ``user``);
-    ``legacy``: the owner names earlier versions stored this account's runs under (its address,
-    its subject form), which it may claim once (agreebound.store.Store.sign_in)."""
+    ``legacy``: the owner names earlier versions stored this account's runs under, which it may
+    claim once (agreebound.store.Store.sign_in): its subject form, and its verified address only
+    when the provider gives it exactly as they stored it (:func:`legacy_names`)."""
 
     user: str
     team: str | None = None
@@ -150,22 +153,37 @@ def _whole(name: str, low: int, high: int) -> int | None:
     return value
 
 
-def fold(address: str) -> str:
-    """An address (or ``@domain``) as the lists compare it: trimmed and case-folded."""
-    return address.strip().casefold()
+#: ASCII capitals to lower case, nothing else: DNS names are case-insensitive in ASCII only
+#: (RFC 4343); str.lower would also map e.g. the Kelvin sign to "k".
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def listed_form(address: str) -> str:
+    """An address (or ``@domain``) as the admins' and allowed lists compare it: its domain (after
+    the last ``@``) in lower case, the rest exactly as given. A local part is case-sensitive (RFC
+    5321 2.4) and nothing is trimmed: ``ALICE@RED.EXAMPLE `` is not ``alice@red.example``.
+
+    >>> listed_form("Alice@Red.Example")
+    'Alice@red.example'
+    >>> listed_form("ALICE@RED.EXAMPLE ") == "alice@red.example"
+    False
+    """
+    local, at, domain = address.rpartition("@")
+    return f"{local}{at}{domain.translate(_ASCII_LOWER)}" if at else address
 
 
 def _names(name: str) -> frozenset[str]:
-    """A comma-separated list: addresses and ``@domain``s folded; a ``sub:`` name kept as given (a
-    subject is case-sensitive)."""
+    """A comma-separated list (spaces around an entry are the list's, not the entry's): addresses
+    and ``@domain``s in their :func:`listed_form`; a ``sub:`` name kept as given (a subject is
+    case-sensitive)."""
     found = (a.strip() for a in os.environ.get(name, "").split(","))
-    return frozenset(a if a.startswith("sub:") else fold(a) for a in found if a)
+    return frozenset(a if a.startswith("sub:") else listed_form(a) for a in found if a)
 
 
 def _team_domains() -> frozenset[str]:
     found = set()
     for given in os.environ.get(TEAM_DOMAINS_ENV, "").split(","):
-        domain = fold(given).removeprefix("@")
+        domain = given.strip().translate(_ASCII_LOWER).removeprefix("@")
         if not domain:
             continue
         if not DOMAIN.match(domain):
@@ -187,13 +205,39 @@ def settings() -> Settings:
 
 
 def verified_email(claims: dict) -> str | None:
-    """The e-mail address the provider vouches for (``email_verified`` true), trimmed and
-    case-folded, else None: an address a user could set themselves never identifies them."""
-    email = fold(str(claims.get("email") or ""))
+    """The e-mail address the provider vouches for (``email_verified`` true), exactly as it gives
+    it (not trimmed, not case-folded), else None: an address a user could set themselves never
+    identifies them, and one longer than :data:`MAX_USER_CHARS` is no address."""
+    email = str(claims.get("email") or "")
     verified = claims.get("email_verified")
-    if "@" not in email or not (verified is True or str(verified).lower() == "true"):
+    if "@" not in email or len(email) > MAX_USER_CHARS or not (verified is True or str(verified).lower() == "true"):
         return None
-    return email[:MAX_USER_CHARS]
+    return email
+
+
+def earlier_owner(address: str) -> str:
+    """The owner name versions before schema 4 stored for a verified ``address`` (and a
+    terminal's ``$AGREEBOUND_USER``): trimmed, in lower case, cut at :data:`MAX_USER_CHARS`."""
+    return address.strip().lower()[:MAX_USER_CHARS]
+
+
+def legacy_names(subject_form: str, email: str | None) -> tuple[str, ...]:
+    """The owner names of earlier versions an account may claim at sign-in: its ``sub:`` form
+    (a subject is the provider's, exact), and its verified address only when the provider gives
+    it exactly as they stored it (:func:`earlier_owner` changes nothing). Earlier versions
+    trimmed and lower-cased addresses, so ``alice@red.example`` may have been stored for
+    ``Alice@red.example`` or ``ALICE@RED.EXAMPLE `` as well: an address that is not already in
+    that form claims nothing, in whichever order the accounts sign in (an operator gives such runs
+    to their account: ``agreebound claim``).
+
+    >>> legacy_names("sub:1@id.example", "alice@red.example")
+    ('sub:1@id.example', 'alice@red.example')
+    >>> legacy_names("sub:2@id.example", "ALICE@RED.EXAMPLE ")
+    ('sub:2@id.example',)
+    """
+    if email is None or earlier_owner(email) != email:
+        return (subject_form,)
+    return (subject_form, email)
 
 
 def identity_key(issuer: str, subject: str) -> str:
@@ -220,8 +264,8 @@ def signed_in_viewer(claims: dict, given: Settings) -> Viewer:
     subject: no one, never admitted), shown as its verified address, else as
     ``sub:<subject>@<issuer host>``. A verified address has a team: the configured claim (its
     first value when it is a list), else its domain when ``AGREEBOUND_TEAM_DOMAINS`` names it; an
-    unverified one has none, whatever the claims say. An admin when the verified address (or the
-    ``sub:`` form) is listed in ``AGREEBOUND_ADMINS``."""
+    unverified one has none, whatever the claims say. An admin when the verified address (in its
+    :func:`listed_form`), or the ``sub:`` form, is listed in ``AGREEBOUND_ADMINS``."""
     from urllib.parse import urlparse
 
     issuer = str(claims.get("iss") or "")
@@ -236,32 +280,32 @@ def signed_in_viewer(claims: dict, given: Settings) -> Viewer:
         team = claims.get(given.team_claim)
         if isinstance(team, (list, tuple)):
             team = team[0] if team else None
-        domain = email.rsplit("@", 1)[1]
+        domain = listed_form(email).rsplit("@", 1)[1]
         if not team and domain in given.team_domains:
             team = domain
-    legacy = tuple(dict.fromkeys([subject_form] + ([email, str(claims.get("email")).strip().lower()[:MAX_USER_CHARS]]
-                                                  if email else [])))
-    admin = (email is not None and email in given.admins) or subject_form in given.admins
+    admin = (email is not None and listed_form(email) in given.admins) or subject_form in given.admins
     return Viewer(identity_key(issuer, subject), str(team)[:MAX_USER_CHARS] if team else None, admin=admin,
-                  signed_in=True, email=email, shown=email or subject_form, legacy=legacy)
+                  signed_in=True, email=email, shown=email or subject_form,
+                  legacy=legacy_names(subject_form, email))
 
 
 def admitted(viewer: Viewer, given: Settings) -> bool:
     """``viewer`` may use this dashboard: an account with a subject, and no allow-list or their
-    verified address or its ``@domain`` is on it."""
+    verified address or its ``@domain`` is on it (each in its :func:`listed_form`)."""
     if not viewer.user:
         return False
     if not given.allowed:
         return True
     if viewer.email is None:
         return viewer.signed_in and viewer.shown.startswith("sub:") and viewer.shown in given.allowed
-    return viewer.email in given.allowed or ("@" + viewer.email.rsplit("@", 1)[-1]) in given.allowed
+    listed = listed_form(viewer.email)
+    return listed in given.allowed or ("@" + listed.rsplit("@", 1)[-1]) in given.allowed
 
 
 def terminal_viewer() -> Viewer:
     """The CLI's viewer: ``$AGREEBOUND_USER`` (default ``local``) of team ``$AGREEBOUND_TEAM``.
     Whoever runs the CLI holds the database's own credentials, so it may see every run; it records
     runs as that user, and run-id prefixes match only that user's own runs."""
-    user = os.environ.get(USER_ENV, "").strip().lower()[:MAX_USER_CHARS] or LOCAL
+    user = earlier_owner(os.environ.get(USER_ENV, "")) or LOCAL
     team = os.environ.get(TEAM_ENV, "").strip()[:MAX_USER_CHARS] or None
     return Viewer(user, team, admin=True, signed_in=False)

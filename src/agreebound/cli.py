@@ -837,6 +837,18 @@ def _audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _claim(args: argparse.Namespace) -> int:
+    """The operator gives the runs an earlier version stored under an owner name (an address in
+    lower case) to an account that signed in (agreebound.store.Store.reassign): for an account whose
+    provider's address is not exactly that name, which no sign-in claims by itself."""
+    with _open_store(args, "record") as store:
+        key, shown, moved, before = store.reassign(args.source, args.to)
+    was = f"; the name was claimed by {printable(before, 120)} before" if before and before != key else ""
+    print(f"gave {moved:,} run{'' if moved == 1 else 's'} recorded as {printable(args.source, 80)} to "
+          f"{printable(shown, 80)!r} ({printable(key, 120)}){was}")
+    return 0
+
+
 def _example(args: argparse.Namespace) -> int:
     from agreebound.calibration import format_example
 
@@ -1100,7 +1112,17 @@ def _store_parsers(sub: argparse._SubParsersAction) -> dict[str, argparse.Argume
     au.add_argument("--json", action="store_true")
     _db(au)
     au.set_defaults(func=_audit)
-    return {"history": h, "compare": cm, "delete": d, "share": sh, "prune": pr, "audit": au}
+
+    cl = sub.add_parser("claim", help="give the runs an earlier version stored under an address to an account that "
+                        "signed in (the operator's decision; a sign-in claims only its exact address)")
+    cl.add_argument("--from", dest="source", required=True, metavar="NAME",
+                    help="the owner name the runs are stored under (as `agreebound history` lists it, e.g. "
+                         "alice@red.example)")
+    cl.add_argument("--to", required=True, metavar="ACCOUNT",
+                    help="the account's key (<issuer>|<subject>), or the address it is shown as, exactly")
+    _db(cl)
+    cl.set_defaults(func=_claim)
+    return {"history": h, "compare": cm, "delete": d, "share": sh, "prune": pr, "audit": au, "claim": cl}
 
 
 def _plain_parsers(sub: argparse._SubParsersAction) -> dict[str, argparse.ArgumentParser]:

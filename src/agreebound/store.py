@@ -42,7 +42,16 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from agreebound.version import __version__
-from agreebound.access import LOCAL, MAX_USER_CHARS, SHARES, Viewer, may_change, may_see, share_problem
+from agreebound.access import (
+    KEY_SEPARATOR,
+    LOCAL,
+    MAX_USER_CHARS,
+    SHARES,
+    Viewer,
+    may_change,
+    may_see,
+    share_problem,
+)
 from agreebound.errors import missing_extra
 from agreebound.escape import excerpt, printable
 from agreebound.limits import MAX_INPUT_BYTES, MAX_NAME_CHARS
@@ -154,8 +163,10 @@ T_IDENTITIES = sa.Table("agreebound_identities", meta,
                         sa.Column("shown", sa.String(320), nullable=False),
                         sa.Column("seen_utc", sa.String(40), nullable=False))
 #: An owner name an earlier version stored runs under (a verified address, a ``sub:`` form), and
-#: the account that claimed it: the first to sign in with it. Claimed once: an account whose
-#: address is the same after case-folding and trimming, but whose subject differs, gets none of it.
+#: the account that claimed it: the first to sign in whose verified address is exactly that name as
+#: the provider gives it (or whose ``sub:`` form it is; access.legacy_names), or the account an
+#: operator gave it to (Store.reassign, ``agreebound claim``). Claimed once: an account whose address
+#: is the same only after case-folding or trimming gets none of it, whichever signs in first.
 T_CLAIMS = sa.Table("agreebound_owner_claims", meta,
                     sa.Column("legacy", sa.String(320), primary_key=True),
                     sa.Column("key", sa.String(320), nullable=False, index=True),
@@ -711,10 +722,11 @@ class Store:
 
     def sign_in(self) -> list[tuple[str, int]]:
         """The viewer (a signed-in account) as the store remembers it: how pages name it (its
-        verified address), and the owner names earlier versions stored its runs under (its address,
-        its ``sub:`` form; access.Viewer.legacy) claimed for it, its runs re-keyed to it, when no
-        other account claimed them first; each such claim is said in the audit trail. Returns
-        (name claimed, runs re-keyed) for each claim this sign-in made or renewed."""
+        verified address), and the owner names earlier versions stored its runs under (its ``sub:``
+        form, its address when the provider gives it exactly as they stored it;
+        access.Viewer.legacy) claimed for it, its runs re-keyed to it, when no other account claimed
+        them first; each such claim is said in the audit trail. Returns (name claimed, runs
+        re-keyed) for each claim this sign-in made or renewed."""
         v = self.viewer
         if v is None or not v.signed_in or not v.user:
             return []
@@ -744,6 +756,73 @@ class Store:
                                                                             "shown": shown})))
                         done.append((legacy, int(moved)))
         return done
+
+    def owned_by(self, name: str) -> int:
+        """How many runs are stored under the owner name ``name`` (admins and the operator only):
+        the server's log says so when an account signs in whose address earlier versions stored
+        its runs under, but not exactly (access.legacy_names)."""
+        if self.viewer is not None and not self.viewer.admin:
+            raise StoreError("owners' runs are counted for admins only")
+        with self._guard("counting an owner's runs"):
+            with self.engine.connect() as conn:
+                return int(conn.execute(sa.select(sa.func.count()).select_from(T_RUNS)
+                                        .where(T_RUNS.c.owner == _actor(name))).scalar_one())
+
+    def reassign(self, legacy: str, to: str) -> tuple[str, str, int, str | None]:
+        """Give the runs an earlier version stored under the owner name ``legacy`` (an address as
+        it stored it: trimmed, in lower case; a ``sub:`` form; a terminal's name) to the account
+        ``to``: its key (``<issuer>|<subject>``), or the address it is shown as, exactly, when one
+        account that signed in here is shown so. The operator's (or an admin's) decision, for the
+        runs no sign-in claims by itself (an account whose provider's address has capitals or
+        spaces, access.legacy_names); the name's claim is this account's from now on, whoever held
+        it, and the move is said in the audit trail. Returns (key, how it is shown, runs moved, the
+        account that held the claim before or None)."""
+        outcome = "no run was moved"
+        if self.viewer is not None and not self.viewer.admin:
+            raise StoreError(f"runs are given to another account by admins only; {outcome}")
+        legacy = _actor(legacy)
+        if not legacy or KEY_SEPARATOR in legacy:
+            what = "is an account's key" if legacy else "(nothing) is no name"
+            raise StoreError(f"{printable(legacy, 80)!r} {what}: give an owner name an earlier version stored runs "
+                             f"under (an address in lower case, a sub: form, a terminal's name); {outcome}")
+        with self._guard("giving runs to an account", outcome):
+            with self._write() as conn:
+                key, shown = self._account(conn, to, outcome)
+                n = int(conn.execute(sa.select(sa.func.count()).select_from(T_RUNS)
+                                     .where(T_RUNS.c.owner == legacy)).scalar_one())
+                if n == 0:
+                    raise StoreError(f"no run {self.here} is owned by {printable(legacy, 80)!r} (names as earlier "
+                                     f"versions stored them: `agreebound history` lists each run's owner); {outcome}")
+                before = conn.execute(sa.select(T_CLAIMS.c.key).where(T_CLAIMS.c.legacy == legacy)).scalar()
+                now = now_utc()
+                conn.execute(_insert_new(conn, T_CLAIMS).values(legacy=legacy, key=key, at_utc=now))
+                conn.execute(T_CLAIMS.update().where(T_CLAIMS.c.legacy == legacy).values(key=key, at_utc=now))
+                moved = conn.execute(T_RUNS.update().where(T_RUNS.c.owner == legacy).values(owner=key)).rowcount
+                self._audit(conn, "claim", "", {"from": legacy, "runs": int(moved), "to": key, "shown": shown,
+                                                "claimed_before_by": before}, at=now)
+        return key, shown, int(moved), before
+
+    def _account(self, conn: Connection, to: str, outcome: str) -> tuple[str, str]:
+        """(key, shown) of the account that signed in here named by ``to``: its key, or the one
+        account shown exactly as ``to``. Never an account shown merely alike (other case, spaces):
+        those are named, with their keys, for the operator to choose."""
+        to = _actor(to)
+        column = T_IDENTITIES.c.key if KEY_SEPARATOR in to else T_IDENTITIES.c.shown
+        found = conn.execute(sa.select(T_IDENTITIES.c.key, T_IDENTITIES.c.shown).where(column == to)
+                             .order_by(T_IDENTITIES.c.key).limit(10)).all()
+        if len(found) == 1:
+            return str(found[0][0]), str(found[0][1])
+        if found:
+            keys = ", ".join(printable(k, 120) for k, _ in found)
+            raise StoreError(f"{len(found)} accounts that signed in here are shown as {printable(to, 80)!r} ({keys}); "
+                             f"give one account's key; {outcome}")
+        folded = sa.func.lower(sa.func.trim(T_IDENTITIES.c.shown))
+        alike = conn.execute(sa.select(T_IDENTITIES.c.key, T_IDENTITIES.c.shown)
+                             .where(folded == to.strip().lower()).order_by(T_IDENTITIES.c.key).limit(10)).all()
+        said = "; accounts shown alike: " + ", ".join(f"{printable(s, 80)!r} ({printable(k, 120)})"
+                                                    for k, s in alike) if alike else ""
+        raise StoreError(f"no account that signed in here has the key or is shown exactly as {printable(to, 80)!r} "
+                         f"(an account is known here once it has signed in){said}; {outcome}")
 
     def trail(self, limit: int = 500, run_id: str | None = None) -> list[dict[str, Any]]:
         """The newest audit events (admins and the operator only), newest first."""

@@ -5,7 +5,9 @@ records each step; no page shows a server path or a credential to someone who is
 And without sign-in on a public address every page warns.
 
 Who is who (issue 50): an account whose verified address equals Alice's after case-folding and
-trimming is someone else; strangers at a public mail domain are no team; an unverified address is
+trimming is someone else, whichever signs in first after an upgrade, and is not on a list that
+names her address (nor an admin by it); the operator gives runs no sign-in claims to their
+account (`agreebound claim`); strangers at a public mail domain are no team; an unverified address is
 in no team whatever it claims; a report downloaded by a click is not at an address derived from its
 content and is gone seconds later (and at sign-out); a provider reached over plain http on another
 host is unsafe, said by `serve --check`, at start and on every page."""
@@ -39,12 +41,20 @@ USERS = {"alice": ("alice@red.example", "red"), "alan": ("alan@red.example", "re
          "bob": ("bob@blue.example", "blue"), "root": ("root@ops.example", "ops")}
 PAGES = ("", "panel", "judge", "whatif", "history", "help")
 #: Accounts signed in by the tests that need them: (address as the provider gives it, team claim,
-#: email_verified). Alice's case-twin; two strangers at a public mail domain; an unverified address
-#: claiming team red (admitted by its subject form, to see what it gets once in).
-OTHERS = {"alice-twin": ("ALICE@RED.EXAMPLE ", "red", True), "p1": ("p1@yahoo.co.uk", None, True),
-          "p2": ("p2@yahoo.co.uk", None, True), "carol": ("carol@red.example", "red", False)}
+#: email_verified). Alice's case-twin (admitted by @red.example), and the issue's twin with a space
+#: (on no list); the admin's case-twin (not the listed address); two strangers at a public mail
+#: domain; an unverified address claiming team red (admitted by its subject form, to see what it
+#: gets once in); Dana and her case twin, who signs in first; Erin, whose provider gives her address
+#: with capitals (earlier versions stored it in lower case, as they would have a twin's).
+OTHERS = {"alice-twin": ("ALICE@RED.EXAMPLE", "red", True), "alice-spaced": ("ALICE@RED.EXAMPLE ", "red", True),
+          "root-twin": ("ROOT@ops.example", "ops", True), "p1": ("p1@yahoo.co.uk", None, True),
+          "p2": ("p2@yahoo.co.uk", None, True), "carol": ("carol@red.example", "red", False),
+          "dana": ("dana@red.example", "red", True), "dana-twin": ("Dana@red.example", "red", True),
+          "erin": ("Erin@Red.Example", "red", True)}
 #: A run an earlier version stored under Alice's address: hers once she signs in, never her twin's.
 LEGACY_NAME = "legacy-alice.csv"
+#: Runs earlier versions stored under these addresses (the fixture's "legacy_<name>" ids).
+LEGACY_OWNERS = ("dana@red.example", "erin@red.example")
 pytestmark = pytest.mark.e2e
 
 
@@ -114,6 +124,15 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
                               capture_output=True, text=True, timeout=120)
         legacy = re.search(r"run ([0-9a-f]{32}) recorded in \S+ as alice@red\.example's", done.stdout + done.stderr)
         assert legacy, done.stdout + done.stderr
+        more = {}
+        for owner in LEGACY_OWNERS:
+            done = subprocess.run([sys.executable, "-m", "agreebound.cli", "panel", str(folder / LEGACY_NAME),
+                                   "--record", "--label", owner], cwd=ROOT,
+                                  env={**env, "AGREEBOUND_USER": owner, "AGREEBOUND_TEAM": "red"},
+                                  capture_output=True, text=True, timeout=120)
+            found = re.search(rf"run ([0-9a-f]{{32}}) recorded in \S+ as {re.escape(owner)}'s", done.stdout + done.stderr)
+            assert found, done.stdout + done.stderr
+            more[f"legacy_{owner.split('@')[0]}"] = found.group(1)
         check = subprocess.run([sys.executable, "-m", "agreebound.cli", "serve", "--port", str(port), "--auth",
                                 "--check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
         assert check.returncode == 0 and "sign-in: on, provider " + idp.metadata_url in check.stdout, check.stdout
@@ -121,7 +140,7 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
         proc = _serve(["--auth"], env, port)
         try:
             yield {"url": f"http://127.0.0.1:{port}", "db": env["AGREEBOUND_DB"], "folder": folder, "secret": secret,
-                   "issuer": idp.issuer, "legacy": legacy.group(1), "env": env}
+                   "issuer": idp.issuer, "legacy": legacy.group(1), "env": env, **more}
         finally:
             _stop(proc)
 
@@ -237,7 +256,11 @@ def test_before_sign_in_nothing_shows(browser: Browser, team: dict):
 
 def test_only_verified_and_admitted_people_get_in(browser: Browser, team: dict):
     for sub, said in (("mallory", "You are signed in as sub:mallory@127.0.0.1, whom this dashboard does not admit."),
-                      ("eve", "You are signed in as eve@elsewhere.example, whom this dashboard does not admit.")):
+                      ("eve", "You are signed in as eve@elsewhere.example, whom this dashboard does not admit."),
+                      # issue 50's twin: "red.example " is not the listed @red.example
+                      ("alice-spaced", "You are signed in as ALICE@RED.EXAMPLE , whom this dashboard does not admit."),
+                      # the admin's address is listed, not its case twin's
+                      ("root-twin", "You are signed in as ROOT@ops.example, whom this dashboard does not admit.")):
         context = browser.new_context()
         page = context.new_page()
         go(page, team["url"])
@@ -309,7 +332,8 @@ def test_a_private_run_is_invisible_until_shared(people: dict[str, Page], team: 
     while refused not in text(bob) and time.time() < deadline:
         bob.wait_for_timeout(250)
     with Store.open(team["db"]) as s:  # whatever the page says, nothing of hers became his
-        assert {(r.owner, r.owner_name) for r in s.runs()} == {(key(team, "alice"), "alice@red.example")}
+        assert {(r.owner, r.owner_name) for r in s.runs() if r.label not in LEGACY_OWNERS} == {
+            (key(team, "alice"), "alice@red.example")}
     assert refused in text(bob)
     go(bob, f"{url}/history")
     assert "alice@red.example's run, shared with everyone signed in" in text(bob)
@@ -391,9 +415,9 @@ def test_signing_out_stops_the_other_tabs(people: dict[str, Page], team: dict):
 def test_an_account_whose_address_matches_after_case_folding_is_someone_else(
         browser: Browser, people: dict[str, Page], team: dict, tmp_path: Path):
     """Issue 50: an account whose verified address was 'ALICE@RED.EXAMPLE ' signed in as
-    alice@red.example and saw her private run. Now it is named as she is, and sees nothing of hers:
-    neither her run, nor the run an earlier version stored under her address (hers since she
-    signed in)."""
+    alice@red.example and saw her private run. Now a case twin (admitted by @red.example) is shown
+    as its own address, and sees nothing of hers: neither her run, nor the run an earlier version
+    stored under her address (hers since she signed in)."""
     url = team["url"]
     name = f"alice-own-{secrets.token_hex(3)}.csv"
     (tmp_path / name).write_bytes((ROOT / "sample_data" / "detector_panel.csv").read_bytes())
@@ -401,7 +425,7 @@ def test_an_account_whose_address_matches_after_case_folding_is_someone_else(
     twin = sign_in_new(browser, url, "alice-twin")
     try:
         go(twin, f"{url}/history")
-        assert "Signed in as alice@red.example (team red)." in text(twin)  # shown as her address...
+        assert "Signed in as ALICE@RED.EXAMPLE (team red)." in text(twin)  # shown as its own address...
         lists_only(twin, team, team_name="red")  # ...and owning nothing of hers
         for run_id in (private, team["legacy"]):
             go(twin, f"{url}/panel?run={run_id}")
@@ -411,9 +435,49 @@ def test_an_account_whose_address_matches_after_case_folding_is_someone_else(
         twin.context.close()
     with Store.open(team["db"]) as s:
         assert s.get(team["legacy"]).owner == key(team, "alice")  # claimed by her account at her sign-in
-        claims = [e for e in s.trail(limit=1000) if e["action"] == "claim"]
+        claims = [e for e in s.trail(limit=1000) if e["action"] == "claim" and e["detail"]["from"] == "alice@red.example"]
         assert [(e["actor"], e["detail"]["from"], e["detail"]["runs"]) for e in claims] == [
             (key(team, "alice"), "alice@red.example", 1)]
+
+
+def test_a_case_twin_signing_in_first_gets_nothing_and_the_operator_gives_runs_no_sign_in_claims(
+        browser: Browser, team: dict):
+    """The review of issue 50: after the upgrade, whichever account signed in first with an address
+    alike but for case took the runs an earlier version stored under it. Dana's case twin signs in
+    first and gets nothing; Dana, whose provider gives the address exactly as it was stored, then
+    opens her run. Erin's provider gives 'Erin@Red.Example': no sign-in claims 'erin@red.example',
+    until the operator gives it to her account (`agreebound claim`)."""
+    url, dana_run, erin_run = team["url"], team["legacy_dana"], team["legacy_erin"]
+    twin = sign_in_new(browser, url, "dana-twin")
+    try:
+        go(twin, f"{url}/panel?run={dana_run}")
+        assert "Signed in as Dana@red.example (team red)." in text(twin)
+        assert refused(twin, dana_run), text(twin)
+    finally:
+        twin.context.close()
+    dana = sign_in_new(browser, url, "dana")
+    try:
+        go(dana, f"{url}/panel?run={dana_run}")
+        assert opened(dana, dana_run), text(dana)
+    finally:
+        dana.context.close()
+    erin = sign_in_new(browser, url, "erin")
+    try:
+        go(erin, f"{url}/panel?run={erin_run}")
+        assert "Signed in as Erin@Red.Example (team red)." in text(erin) and refused(erin, erin_run), text(erin)
+        done = subprocess.run([sys.executable, "-m", "agreebound.cli", "claim", "--from", "erin@red.example", "--to",
+                               "Erin@Red.Example"], cwd=ROOT, env=team["env"], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0 and done.stdout == (
+            f"gave 1 run recorded as erin@red.example to 'Erin@Red.Example' ({key(team, 'erin')})\n"), done.stderr
+        go(erin, f"{url}/panel?run={erin_run}")
+        assert opened(erin, erin_run), text(erin)
+    finally:
+        erin.context.close()
+    with Store.open(team["db"]) as s:
+        assert (s.get(dana_run).owner, s.get(erin_run).owner) == (key(team, "dana"), key(team, "erin"))
+        seen = s.as_viewer(Viewer(key(team, "dana-twin"), "red", signed_in=True)).runs(reports=False)
+        assert dana_run not in [r.id for r in seen] and erin_run not in [r.id for r in seen]
 
 
 def test_strangers_at_a_public_mail_domain_are_no_team(browser: Browser, team: dict, tmp_path: Path):

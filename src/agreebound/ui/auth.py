@@ -18,6 +18,7 @@ import logging
 import os
 import re
 import secrets
+import shlex
 import threading
 import time
 from typing import Any, Callable, Sequence
@@ -31,6 +32,7 @@ from agreebound.access import (
     SettingError,
     Viewer,
     admitted,
+    earlier_owner,
     settings,
     signed_in_viewer,
 )
@@ -136,9 +138,14 @@ REMEMBER_S = 300.0
 
 def _remember(v: Viewer) -> None:
     """The store learns how to name this account and hands it the runs earlier versions stored
-    under its address or subject form, unless another account claimed them first
-    (agreebound.store.Store.sign_in). A store that cannot be used is said in the log and tried
-    again at the next rerun; the page goes on (its history says why it has none)."""
+    under its address (when the provider gives it exactly as they stored it: in lower case, no
+    spaces) or subject form, unless another account claimed them first
+    (agreebound.store.Store.sign_in). Runs stored under this address's lower-case form that it may
+    not claim (``Alice@Red.Example``: earlier versions stored ``alice@red.example`` for her and for
+    any case twin alike) are said in the server's log, with the command that gives them to this
+    account, for the operator to decide; the page says nothing of another name's runs. A store
+    that cannot be used is said in the log and tried again at the next rerun; the page goes on
+    (its history says why it has none)."""
     now = time.monotonic()
     with _SIGNED_OUT_LOCK:
         if now - _REMEMBERED.get(v.user, -REMEMBER_S) < REMEMBER_S:
@@ -156,6 +163,18 @@ def _remember(v: Viewer) -> None:
         _REMEMBERED[v.user] = now
     for legacy, n in claimed:
         log.info("%s claimed %d run(s) recorded as %s", v.user, n, legacy)
+    old = earlier_owner(v.email) if v.email else None
+    if old and old not in v.legacy:
+        try:
+            n = shared().owned_by(old)
+        except StoreError as e:
+            log.warning("the store could not count the runs recorded as %s: %s", old, e)
+            return
+        if n:
+            log.warning("%s (shown as %r) signed in: %d run(s) an earlier version recorded as %s stay unclaimed, as its "
+                        "provider's address is not exactly that name (another account's may be alike but for case or "
+                        "spaces). If they are this account's, give them to it: agreebound claim --from %s --to %s",
+                        v.user, v.email, n, old, shlex.quote(old), shlex.quote(v.user))
 
 
 def sign_out() -> None:
