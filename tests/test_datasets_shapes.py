@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -328,4 +329,140 @@ def test_a_parquet_list_column_of_no_known_shape_is_refused_naming_it(tmp_path):
     assert _cli("panel", str(tmp_path / "v.parquet")) == (
         3, "", "v.parquet, column 'votes': a list column (list<element: int64>): a cell holds one label. A list of "
                "raters beside a list of their labels is read when the columns are named as docs/formats.md lists "
+               "(e.g. annotators and labels)\n")
+
+
+# --- Arrow IPC compression bombs --------------------------------------------------------------------
+# Small files made at test time (nothing large is committed) that decode to gigabytes: each is refused
+# from its record batches' metadata (a compressed buffer states its decoded length first), before one
+# batch is decompressed: exit 3, one line naming the file and the limit, within bounds.
+
+sys.path.insert(0, str(Path(__file__).parent))
+from peak import run_cli  # noqa: E402
+
+BOMB_PEAK_MIB = 400
+BOMB_SECONDS = 10
+DECODED_LIMIT = "the limit is 2,000,000,000 bytes"  # agreebound.limits.MAX_PARQUET_UNCOMPRESSED_BYTES
+
+
+def _zero_batch(mib: int):
+    """A record batch of ``mib`` MiB of zero bytes in 64 binary cells; the zeros are never touched
+    (a calloc'd buffer), so making it costs no memory, and zstd packs each 256 MiB into ~8 KB."""
+    import pyarrow as pa
+
+    size = mib << 20
+    offsets = pa.array(range(0, size + 1, size // 64), type=pa.int64()).buffers()[1]
+    cells = pa.Array.from_buffers(pa.large_binary(), 64, [None, offsets, pa.py_buffer(bytes(size))])
+    return pa.record_batch({"id": pa.array(range(64)), "blob": cells})
+
+
+def _write_ipc(path: Path, batches: list, fmt: str) -> Path:
+    import pyarrow.ipc as ipc
+
+    options = ipc.IpcWriteOptions(compression="zstd")
+    with (ipc.new_file if fmt == "file" else ipc.new_stream)(str(path), batches[0].schema, options=options) as w:
+        for b in batches:
+            w.write_batch(b)
+    return path
+
+
+def _one_huge_batch(path: Path) -> Path:
+    """One record batch whose compressed buffer claims 3 GB decoded (its 8 MiB of zeros' stated
+    length rewritten): it must be refused from the claim, never decoded whole."""
+    import struct
+
+    import pyarrow as pa
+
+    _write_ipc(path, [pa.record_batch({"n": pa.array(np.zeros(1 << 20, dtype=np.int64))})], "stream")
+    data = path.read_bytes()
+    stated = struct.pack("<q", 8 << 20)
+    assert data.count(stated) == 1
+    path.write_bytes(data.replace(stated, struct.pack("<q", 3 * 10**9)))
+    return path
+
+
+@pytest.fixture(scope="module")
+def arrow_bombs(tmp_path_factory) -> dict[str, tuple[Path, str, str]]:
+    """name -> (what to read, the file the message names, the limit it says)."""
+    root = tmp_path_factory.mktemp("arrow_bombs")
+    eight = [_zero_batch(256)] * 8  # 8 x 256 MiB = 2 GiB decoded
+    stream = _write_ipc(root / "bomb.arrow", eight, "stream")
+    saved = root / "saved"
+    saved.mkdir()
+    (saved / "state.json").write_text(json.dumps({"_data_files": [{"filename": "data-00000-of-00001.arrow"}]}))
+    stream_copy = saved / "data-00000-of-00001.arrow"
+    stream_copy.write_bytes(stream.read_bytes())
+    return {
+        "stream": (stream, "bomb.arrow", DECODED_LIMIT),
+        "file": (_write_ipc(root / "bomb_file.arrow", eight, "file"), "bomb_file.arrow", DECODED_LIMIT),
+        "one huge batch": (_one_huge_batch(root / "huge.arrow"), "huge.arrow", DECODED_LIMIT),
+        "save_to_disk": (saved, "saved/data-00000-of-00001.arrow",
+                         "the limit is 200,000,000 bytes (a save_to_disk folder is read as one input file)"),
+    }
+
+
+def test_the_arrow_bombs_are_small_files_that_decode_past_two_gigabytes(arrow_bombs):
+    import pyarrow.ipc as ipc
+
+    for key in ("stream", "file"):
+        path = arrow_bombs[key][0]
+        assert path.stat().st_size < 200_000, key
+        reader = ipc.open_file(str(path)) if key == "file" else ipc.open_stream(str(path))
+        first = reader.get_batch(0) if key == "file" else reader.read_next_batch()  # one batch: 256 MiB
+        assert first.nbytes > 256 << 20
+        assert (reader.num_record_batches if key == "file" else 1 + sum(1 for _ in reader)) == 8
+
+
+@pytest.mark.parametrize("case", ("stream", "file", "one huge batch", "save_to_disk"))
+def test_an_arrow_bomb_is_refused_from_its_metadata_within_bounds(arrow_bombs, case):
+    path, named, limit = arrow_bombs[case]
+    started = time.monotonic()
+    code, out, err, peak = run_cli(["panel", str(path)], timeout=120)
+    seconds = time.monotonic() - started
+    lines = err.decode().splitlines()
+    assert (code, out) == (3, b""), err[-400:]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"{named}: the file's record batches decode to ") and lines[0].endswith(limit), lines[0]
+    assert peak < BOMB_PEAK_MIB, peak
+    assert seconds < BOMB_SECONDS, seconds
+
+
+def test_arrow_files_within_the_limits_read_as_before(tmp_path):
+    """Compressed, dictionary-encoded, several batches, file and stream: the same table back."""
+    import pyarrow as pa
+
+    from agreebound.io.dataset_shapes import read_arrow
+
+    table = pa.table({"id": pa.array(range(6)), "label": pa.array(list("xyxyzz")).dictionary_encode(),
+                      "raters": pa.array([["a", "b"]] * 6)})
+    for fmt in ("file", "stream"):
+        path = _write_ipc(tmp_path / f"t.{fmt}", table.to_batches(max_chunksize=2), fmt)
+        assert read_arrow(path.name, path.read_bytes()).equals(table)
+
+
+def test_one_list_type_test_covers_every_arrow_list_type():
+    """agreebound.io.tables holds the one test, and the shapes use it: list views are lists too."""
+    import pyarrow as pa
+
+    from agreebound.io import dataset_shapes, tables
+
+    assert dataset_shapes.list_type is tables.list_type
+    lists = [pa.list_(pa.int64()), pa.large_list(pa.string()), pa.list_(pa.int64(), 2)]
+    if hasattr(pa, "list_view"):
+        lists += [pa.list_view(pa.int64()), pa.large_list_view(pa.string())]
+    assert all(tables.list_type(t) for t in lists)
+    assert not any(tables.list_type(t) for t in (pa.string(), pa.int64(), pa.struct([("a", pa.int64())]),
+                                                 pa.map_(pa.string(), pa.int64())))
+
+
+def test_an_arrow_list_view_column_of_no_known_shape_is_refused_as_a_list(tmp_path):
+    import pyarrow as pa
+
+    if not hasattr(pa, "list_view"):
+        pytest.skip("this pyarrow has no list views")
+    table = pa.table({"id": [1, 2], "votes": pa.array([[1, 2], [3]], type=pa.list_view(pa.int64()))})
+    path = _write_ipc(tmp_path / "votes.arrow", table.to_batches(), "stream")
+    assert _cli("panel", str(path)) == (
+        3, "", "votes.arrow, column 'votes': a list column (list_view<element: int64>): a cell holds one label. A list "
+               "of raters beside a list of their labels is read when the columns are named as docs/formats.md lists "
                "(e.g. annotators and labels)\n")

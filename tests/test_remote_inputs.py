@@ -331,3 +331,252 @@ def test_standard_input_out_of_core_is_refused_naming_it():
     code, out, err = _cli(["panel", "-", "--engine", "duckdb"], stdin=(SAMPLES / "krippendorff_2011.csv").read_bytes())
     assert (code, out, _one_line(err)) == (3, "", "stdin: the duckdb engine reads files; standard input is read in "
                                                   "memory (--engine numpy)")
+
+
+# --- hostile keys, stalled transfers, changed objects --------------------------------------------
+
+
+def _aws(monkeypatch, endpoint: str, tmp: Path) -> None:
+    """The test server's AWS variables in this process (for calls made here, not through the CLI)."""
+    for k in [k for k in os.environ if k.startswith("AWS_")]:
+        monkeypatch.delenv(k)
+    for k, v in _env(endpoint, tmp).items():
+        if k.startswith("AWS_"):
+            monkeypatch.setenv(k, v)
+
+
+ESCAPING_KEY = "..%2F..%2Fescaped_by_s3%2Fpwned.csv"  # its last part, unquoted, is ../../escaped_by_s3/pwned.csv
+
+
+@pytest.fixture(scope="module")
+def hostile_bucket(s3):
+    """A bucket whose only object's key, read as a path once %2F is unquoted, climbs out of a folder."""
+    endpoint, client, local = s3
+    client.create_bucket(Bucket="hostile")
+    client.upload_file(str(local / "long.csv"), "hostile", ESCAPING_KEY)
+    return "hostile"
+
+
+def test_an_object_key_cannot_place_its_copy_outside_the_temporary_folder(s3, hostile_bucket, tmp_path):
+    """DuckDB reads copies of the objects: each copy is named by its number, so a key that unquotes
+    to ../../x writes nothing outside the temporary folder; the report names the object as before."""
+    endpoint, _, local = s3
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    code, out, err = _cli(["panel", f"s3://{hostile_bucket}/*.csv", "--engine", "duckdb", "--json"],
+                          _env(endpoint, deep))
+    assert (code, err) == (_cli(["panel", str(local / "long.csv"), "--engine", "duckdb"])[0], ""), err
+    assert not list(tmp_path.rglob("pwned.csv")) and not list(tmp_path.rglob("escaped_by_s3"))
+    assert not os.path.exists("/tmp/escaped_by_s3/pwned.csv")
+    assert [i["file"] for i in json.loads(out)["inputs"]] == ["pwned.csv"]
+    assert not list(deep.glob("agreebound-s3-*"))
+
+
+def test_copies_are_numbered_inside_the_folder(s3, hostile_bucket, tmp_path, monkeypatch):
+    from agreebound.io import remote
+
+    endpoint, _, _ = s3
+    _aws(monkeypatch, endpoint, tmp_path)
+    folder = tmp_path / "copies"
+    folder.mkdir()
+    urls = [f"s3://{hostile_bucket}/{ESCAPING_KEY}", f"s3://{BUCKET}/long.parquet", f"s3://{BUCKET}/parts/part-1.csv"]
+    got = remote.stage(urls, str(folder), first=7)
+    assert got == [str(folder.resolve() / n) for n in ("7.csv", "8.parquet", "9.csv")]
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["7.csv", "8.parquet", "9.csv"]
+
+
+def test_a_message_about_a_copy_names_the_objects_url(s3, tmp_path):
+    endpoint, client, local = s3
+    client.put_object(Bucket=BUCKET, Key="ragged/a.csv", Body=b"unit,rater,value\n1,a,1\n1,b,2,5\n2,a,1\n2,b,1\n")
+    client.put_object(Bucket=BUCKET, Key="ragged/b.csv", Body=(local / "parts" / "part-0.csv").read_bytes())
+    code, out, err = _cli(["panel", f"s3://{BUCKET}/ragged/*.csv", "--engine", "duckdb"], _env(endpoint, tmp_path))
+    assert (code, out, _one_line(err)) == (3, "", f"s3://{BUCKET}/ragged/a.csv, row 3: row has 4 cells; the header "
+                                                  "has 3")
+
+
+@pytest.mark.parametrize("url", [f"s3://b/{ESCAPING_KEY}", "s3://b/%2E%2E", "s3://b/..", "s3://b/a/%2e%2e%2f",
+                                 "s3://b/x%00y%0Az%1B.csv", "s3://b/..%5C..%5Cwin.csv", "https://h/%2F%2F",
+                                 "https://h/a..b...csv", "s3://b/%C2%85next.csv"])
+def test_a_url_s_name_is_one_plain_part(url):
+    from agreebound.io.remote import url_name
+
+    name = url_name(url)
+    assert name and "/" not in name and "\\" not in name and ".." not in name and name not in (".", "..")
+    assert not any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name), name
+
+
+def test_any_url_s_name_is_one_plain_part():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from agreebound.io.remote import url_name
+
+    parts = st.lists(st.sampled_from(list("ab./\\%2F5CE0.\x00\n\x85") + ["%2F", "%2E", "%00", "%5C"]),
+                     max_size=30).map("".join)
+
+    @settings(max_examples=500, deadline=None)
+    @given(st.sampled_from(["s3://bkt/", "https://host/dir/", "http://h/"]), parts)
+    def check(prefix: str, tail: str) -> None:
+        name = url_name(prefix + tail)
+        assert name and "/" not in name and "\\" not in name and ".." not in name, (tail, name)
+        assert not any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name), (tail, name)
+
+    check()
+
+
+def _ours() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "agreebound-remote" and t.is_alive()]
+
+
+def _none_of_ours_within(seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while _ours() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _ours()
+
+
+@pytest.fixture
+def trickling_server():
+    """An HTTP server that sends a body a kilobyte every 50 ms (each read returns, so no socket
+    times out, but a megabyte takes 50 s): (its URL, an event set when its client went away)."""
+    gone = threading.Event()
+
+    class Trickle(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", str(100 << 20))
+            self.end_headers()
+            try:
+                for _ in range(1200):  # a minute at most
+                    self.wfile.write(b"x" * 1024)
+                    self.wfile.flush()
+                    time.sleep(0.05)
+            except OSError:
+                gone.set()
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
+    server.daemon_threads = True
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/slow.csv", gone
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_timed_out_download_stops_reading(trickling_server, monkeypatch):
+    """After the timeout is said, no thread goes on downloading: the connection is shut."""
+    from agreebound.errors import InputError
+    from agreebound.io import remote
+
+    url, gone = trickling_server
+    monkeypatch.setenv("AGREEBOUND_NETWORK_TIMEOUT", "1")
+    assert _none_of_ours_within(5)
+    started = time.monotonic()
+    with pytest.raises(InputError) as e:
+        remote.read_http(url)
+    assert str(e.value) == f"{url}: cannot reach it: no answer within 1 s (AGREEBOUND_NETWORK_TIMEOUT sets the wait)"
+    assert time.monotonic() - started < 10
+    assert _none_of_ours_within(1.0), _ours()
+    assert gone.wait(5)  # the server saw its client go
+
+
+def test_a_timed_out_s3_copy_stops_reading(monkeypatch):
+    """An object's stream that stalls past the timeout, then flows again: the copy reads no further
+    chunk once the timeout is said (its thread ends at the next read's return)."""
+    from agreebound.errors import InputError
+    from agreebound.io import remote
+
+    reads = []
+
+    class Stream:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc) -> None:
+            pass
+
+        def read(self, n: int) -> bytes:
+            reads.append(time.monotonic())
+            if len(reads) == 2:
+                time.sleep(1.6)  # past the 1 s timeout
+            elif len(reads) > 400:  # the test's own end (a loop that never stops would go on for ever)
+                return b""
+            else:
+                time.sleep(0.01)
+            return b"x" * 10
+
+    class Fs:
+        def open_input_stream(self, path: str) -> Stream:
+            return Stream()
+
+    class Info:
+        path = "bkt/key.csv"
+
+    monkeypatch.setenv("AGREEBOUND_NETWORK_TIMEOUT", "1")
+    with pytest.raises(InputError, match="no data within 1 s"):
+        remote._s3_copy("s3://bkt/key.csv", Fs(), Info(), lambda block: None, None)
+    said = time.monotonic()
+    assert _none_of_ours_within(2.0), _ours()
+    assert len([t for t in reads if t > said]) <= 1
+
+
+@pytest.fixture
+def changing_http():
+    """An HTTP server whose one body the test changes; it counts the GETs."""
+    state = {"body": b"unit,rater,value\n1,a,1\n1,b,1\n2,a,2\n2,b,2\n", "gets": 0}
+
+    class Body(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            state["gets"] += 1
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(state["body"])))
+            self.end_headers()
+            self.wfile.write(state["body"])
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Body)
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/ratings.csv", state
+    server.shutdown()
+    server.server_close()
+
+
+def test_an_http_source_s_digest_is_its_bytes_read_once(changing_http):
+    from agreebound.pipeline import Source
+
+    url, state = changing_http
+    first = Source.at(url)
+    before = first.digest
+    assert first.read() == ("ratings.csv", state["body"]) and state["gets"] == 1  # read once, kept
+    assert Source.at(url).digest == before
+    state["body"] = state["body"].replace(b"2\n", b"1\n")
+    assert Source.at(url).digest != before
+
+
+def test_an_s3_source_s_digest_changes_with_its_object(s3, tmp_path, monkeypatch):
+    """Keyed by the object's size, ETag and time (one HEAD, no download): a changed object under
+    the same key, even of the same size, is a new digest; a pattern's digest follows its objects'
+    sizes and times."""
+    from agreebound.io import remote
+    from agreebound.pipeline import Source
+
+    endpoint, client, _ = s3
+    _aws(monkeypatch, endpoint, tmp_path)
+    url, pattern = f"s3://{BUCKET}/changing/r.csv", f"s3://{BUCKET}/changing/*.csv"
+    client.put_object(Bucket=BUCKET, Key="changing/r.csv", Body=b"unit,rater,value\n1,a,1\n1,b,2\n")
+    monkeypatch.setattr(remote, "_s3_copy", lambda *a, **k: pytest.fail("the object was read"))
+    one, many = Source.at(url).digest, Source.at(pattern).digest
+    assert Source.at(url).digest == one and Source.at(pattern).digest == many
+    client.put_object(Bucket=BUCKET, Key="changing/r.csv", Body=b"unit,rater,value\n1,a,2\n1,b,1\n")  # same size
+    two = Source.at(url).digest
+    assert two != one
+    client.put_object(Bucket=BUCKET, Key="changing/r.csv", Body=b"unit,rater,value\n1,a,1\n")
+    assert Source.at(url).digest not in (one, two)
+    assert Source.at(pattern).digest != many  # a listing holds sizes and times (no ETag): another size
+    assert Source.at(f"s3://{BUCKET}/changing/missing.csv").digest == Source.at(f"s3://{BUCKET}/changing/missing.csv").digest

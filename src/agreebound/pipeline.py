@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
@@ -98,7 +99,13 @@ class Source:
         if self.data is not None:
             return self.name, self.data
         assert self.path is not None
-        return read_file(self.path)
+        kept = self.__dict__.get("_fetched")
+        if kept is not None:
+            return kept
+        read = read_file(self.path)
+        if _fetched_once(self.path):  # read once: a second read could get other bytes than the digest's
+            self.__dict__["_fetched"] = read
+        return read
 
     @property
     def given(self) -> str:
@@ -109,18 +116,39 @@ class Source:
     def digest(self) -> str:
         """What a cache is keyed on, computed once per Source: the SHA-256 of its bytes; for a file
         read later by its path, of the path, size and modification time (the bytes are not read
-        here, so a data set of any size is keyed at once)."""
+        here, so a data set of any size is keyed at once); for an ``s3://`` object, of its URL,
+        size, ETag and last-modified time (one HEAD request; a pattern: its listing); for an
+        http(s) URL and standard input, of their bytes (read here once, and kept for the read).
+        A URL that cannot be looked up is keyed by itself: reading it says what is wrong."""
+        from agreebound.io import remote
+
         if self.data is not None:
             return hashlib.sha256(self.data).hexdigest()
         assert self.path is not None
-        if self.path == "-":  # standard input: its bytes (read once, kept)
-            return hashlib.sha256(self.read()[1]).hexdigest()
+        if _fetched_once(self.path):
+            try:
+                return hashlib.sha256(self.read()[1]).hexdigest()
+            except InputError:
+                return hashlib.sha256(f"{self.path}\n".encode()).hexdigest()
+        if remote.is_remote(self.path):
+            try:
+                said = remote.stamp(self.path) if remote.scheme(self.path) == "s3" else ""
+            except InputError:  # e.g. a cluster's storage, read by Spark with its own credentials
+                said = ""
+            return hashlib.sha256(f"{self.path}\0{said}\n".encode()).hexdigest()
         try:
             st = os.stat(self.path)
             stamp = f"{self.path}\0{st.st_size}\0{st.st_mtime_ns}\n"
         except OSError:  # a pattern, or a file gone: keyed by its name; reading it says what is wrong
             stamp = f"{self.path}\n"
         return hashlib.sha256(stamp.encode()).hexdigest()
+
+
+def _fetched_once(path: str) -> bool:
+    """Standard input and http(s) URLs: read whole, once, and kept by their Source."""
+    from agreebound.io import remote
+
+    return remote.is_stdin(path) or (remote.is_remote(path) and remote.scheme(path) in ("http", "https"))
 
 
 def sha256_file(path: str) -> str:
@@ -630,7 +658,7 @@ def _files_read(files: Sequence[str], remote: bool) -> list[tuple[str, str]]:
     storage) named, not read here."""
     if remote:
         return [(f, "not read by agreebound (" + f.split("://")[0] + " storage)") for f in files]
-    return [(Path(f).name, sha256_file(f)) for f in files]
+    return [(_shown(f), sha256_file(f)) for f in files]
 
 
 def _measure_counted(recipe: PanelRecipe, engine: str, files: Sequence[str], m: Any) -> dict[str, Any]:
@@ -642,7 +670,7 @@ def _measure_counted(recipe: PanelRecipe, engine: str, files: Sequence[str], m: 
     counts = engine_counts(engine, files, m, missing, recipe.master, display=recipe.display)
     if recipe.dimension is not None:
         counts = one_dimension(counts, recipe.dimension, files[0], "the files have")
-    name = recipe.display or Path(files[0]).name + (f" (and {len(files) - 1} more file{'s' if len(files) > 2 else ''})"
+    name = recipe.display or _shown(files[0]) + (f" (and {len(files) - 1} more file{'s' if len(files) > 2 else ''})"
                                                     if len(files) > 1 else "")
     level, chosen_by = level_choice(recipe.level, recipe.chosen_by, m.level)
     positive: Any = recipe.positive if recipe.positive is not UNSET else (m.positive or "auto")
@@ -680,21 +708,55 @@ def _local_files(paths: Sequence[str], engine: str) -> Iterator[tuple[list[str],
     urls = [u for p in paths for u in (rm.expand(p) if rm.is_remote(p) and rm.is_pattern(p) else [p])]
     with tempfile.TemporaryDirectory(prefix="agreebound-s3-") as tmp:
         objects = [u for u in urls if rm.is_remote(u)]
-        copies = dict(zip(objects, rm.stage(objects, tmp)))
+        copies = dict(zip(objects, rm.stage(objects, tmp, _numbers(len(objects)))))
+        given = {c: u for u, c in copies.items()}
+        _COPIES.update(given)
         try:
             yield input_files([copies.get(u, u) for u in urls]), False
         except InputError as e:
-            raise _named_as_given(e, {c: u for u, c in copies.items()}) from None
+            raise _named_as_given(e, given) from None
+        finally:
+            for c in given:
+                _COPIES.pop(c, None)
+
+
+#: The local copies of s3:// objects the engines are reading now, each with its URL: the copies are
+#: named by number (agreebound.io.remote.stage), a report names each as its object and a message by
+#: its URL. Numbers are never reused in a process, so a message naming a copy by its file name alone
+#: (``3.csv``) is said with the right URL even when two sets of copies are open (a judge's references
+#: and observations).
+_COPIES: dict[str, str] = {}
+_COPY_NUMBERS = [0]
+_COPY_LOCK = threading.Lock()
+
+
+def _numbers(n: int) -> int:
+    """The first of ``n`` copy numbers no other copy in this process has had."""
+    with _COPY_LOCK:
+        first = _COPY_NUMBERS[0]
+        _COPY_NUMBERS[0] += n
+    return first
+
+
+def _shown(path: str) -> str:
+    """How a report names a file an engine read: a copy of an object by the object's name."""
+    from agreebound.io.remote import url_name
+
+    url = _COPIES.get(path)
+    return url_name(url) if url is not None else Path(path).name
 
 
 def _named_as_given(e: InputError, given: dict[str, str]) -> InputError:
-    """The same error with each local copy's path replaced by the URL it was copied from."""
+    """The same error with each local copy's path replaced by the URL it was copied from (and a
+    file named by a copy's file name alone, as the engines name a file at its row)."""
     def said(text: str) -> str:
         for local in sorted(given, key=len, reverse=True):
             text = text.replace(local, given[local])
         return text
 
-    return InputError(said(e.file), e.row, e.column, said(e.reason), e.row_label, e.column_label)
+    by_name = {Path(local).name: url for local, url in given.items()}
+    file = by_name.get(e.file) or said(e.file)
+    return InputError(file, e.row, e.column, said(e.reason), e.row_label, e.column_label)
 
 
 def _engine_files(recipe: PanelRecipe, engine: str) -> Any:

@@ -74,12 +74,27 @@ def scheme(url: str) -> str:
 
 def url_name(path: str) -> str:
     """How a URL's data is named in messages and reports: the last part of its path, as the
-    local file of the same name would be (else the host); standard input is "stdin"."""
+    local file of the same name would be (else the host); standard input is "stdin". A name is
+    one plain part, never a path: what follows the last / (an encoded %2F too), control characters
+    as _, and no "..".
+
+    >>> url_name("s3://b/..%2F..%2Fescaped%2Fpwned.csv"), url_name("s3://b/%2E%2E"), url_name("s3://b/x%00%0A.csv")
+    ('pwned.csv', 'b', 'x__.csv')
+    """
     if is_stdin(path):
         return STDIN
     parts = urlsplit(path)
-    last = unquote(parts.path.rstrip("/").rsplit("/", 1)[-1])
-    return last or parts.netloc or path
+    return _plain_name(unquote(parts.path.rstrip("/").rsplit("/", 1)[-1])) or _plain_name(parts.netloc) or "input"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _plain_name(text: str) -> str:
+    """``text`` as one part of a path that stays where it is put: what follows its last / or \\,
+    control characters as _, runs of dots as one ("" when nothing is left but dots)."""
+    name = re.sub(r"\.{2,}", ".", _CONTROL.sub("_", re.split(r"[/\\]", text)[-1]))
+    return "" if name.strip(".") == "" else name
 
 
 def s3_parts(url: str) -> tuple[str, str]:
@@ -103,11 +118,52 @@ def _unsupported(url: str) -> InputError:
 # --- bounded waiting ---------------------------------------------------------------------------
 
 
-def _bounded(url: str, work: Callable[[], Any], progress: Callable[[], int] | None = None,
-             what: str = "no answer") -> Any:
+class Transfer:
+    """A download the waiting thread can stop: the bytes read so far (its progress), a flag the
+    reading loop checks between chunks, and what to close so a read blocked on a silent server
+    returns at once (an HTTP response's socket; pyarrow's S3 stream is not closed from another
+    thread, so an S3 copy stops at its next chunk, and a read blocked in it ends at pyarrow's
+    own request timeout, :func:`timeout` seconds)."""
+
+    def __init__(self) -> None:
+        self.done = 0
+        self.stopped = threading.Event()
+        self._close: Callable[[], None] | None = None
+        self._lock = threading.Lock()
+
+    def closing(self, close: Callable[[], None]) -> None:
+        """Register what :meth:`stop` closes (closed at once when the transfer is already stopped)."""
+        with self._lock:
+            self._close = close
+            stopped = self.stopped.is_set()
+        if stopped:
+            _quietly(close)
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopped.set()
+            close = self._close
+        if close is not None:
+            _quietly(close)
+
+
+def _quietly(close: Callable[[], None]) -> None:
+    try:
+        close()
+    except (OSError, ValueError):  # already closed
+        pass
+
+
+#: Seconds a stopped transfer's thread is given to end before the timeout is said.
+_STOP_GRACE = 2.0
+
+
+def _bounded(url: str, work: Callable[[], Any], transfer: Transfer | None = None, what: str = "no answer") -> Any:
     """``work()`` in a daemon thread, stopped (said as an InputError) when it makes no progress
-    for :func:`timeout` seconds: a server that accepts a connection and never answers cannot
-    hold the command forever, whatever the client library's own timeouts do."""
+    (``transfer.done``) for :func:`timeout` seconds: a server that accepts a connection and never
+    answers cannot hold the command forever, whatever the client library's own timeouts do. A
+    transfer is stopped then: its loop reads no further chunk, and its connection is closed, so no
+    thread goes on downloading after the command has given up."""
     box: dict[str, Any] = {}
 
     def run() -> None:
@@ -122,10 +178,13 @@ def _bounded(url: str, work: Callable[[], Any], progress: Callable[[], int] | No
     seen, since = -1, time.monotonic()
     while thread.is_alive():
         thread.join(0.1)
-        now = progress() if progress is not None else 0
+        now = transfer.done if transfer is not None else 0
         if now != seen:
             seen, since = now, time.monotonic()
         elif time.monotonic() - since > limit:
+            if transfer is not None:
+                transfer.stop()
+                thread.join(_STOP_GRACE)
             raise InputError(url, None, None, f"cannot reach it: {what} within {limit:g} s "
                              "(AGREEBOUND_NETWORK_TIMEOUT sets the wait)")
     if "error" in box:
@@ -239,14 +298,20 @@ def _not_found(url: str, fs: Any) -> InputError:
     return InputError(url, None, None, f"no object {excerpt(key)} in bucket {excerpt(bucket)} at {_where()}")
 
 
-def _s3_info(url: str) -> tuple[Any, Any]:
-    """(filesystem, FileInfo) of an ``s3://`` URL's object, or an InputError saying what is wrong."""
-    import pyarrow.fs as pafs
-
+def _s3_info_form(url: str) -> tuple[str, str]:
+    """(bucket, key) of a URL that names an object, or an InputError saying what to give."""
     bucket, key = s3_parts(url)
     if not bucket or not key or key.endswith("/"):
         raise InputError(url, None, None, "give an object: s3://bucket/path/file.csv (or a pattern such as "
                          "s3://bucket/ratings/*.parquet)")
+    return bucket, key
+
+
+def _s3_info(url: str) -> tuple[Any, Any]:
+    """(filesystem, FileInfo) of an ``s3://`` URL's object, or an InputError saying what is wrong."""
+    import pyarrow.fs as pafs
+
+    bucket, key = _s3_info_form(url)
     try:
         fs = _bounded(url, lambda: s3_filesystem(bucket))
         info = _bounded(url, lambda: fs.get_file_info(f"{bucket}/{key}"))
@@ -271,21 +336,22 @@ def remote_size(url: str) -> int | None:
 
 def _s3_copy(url: str, fs: Any, info: Any, write: Callable[[bytes], None], limit: int | None) -> int:
     """Stream the object through ``write`` in chunks; stopped when it stalls. Returns the bytes read."""
-    done = [0]
+    transfer = Transfer()
 
     def work() -> int:
         with fs.open_input_stream(info.path) as f:
-            while True:
+            while not transfer.stopped.is_set():  # stopped: the waiting thread has given up
                 block = f.read(_CHUNK)
                 if not block:
-                    return done[0]
-                done[0] += len(block)
-                if limit is not None and done[0] > limit:
-                    return done[0]
+                    return transfer.done
+                transfer.done += len(block)
+                if limit is not None and transfer.done > limit:
+                    return transfer.done
                 write(block)
+            return transfer.done
 
     try:
-        return int(_bounded(url, work, lambda: done[0], "no data"))
+        return int(_bounded(url, work, transfer, "no data"))
     except InputError:
         raise
     except Exception as e:  # noqa: BLE001
@@ -337,14 +403,21 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
 def expand(url: str) -> list[str]:
     """An ``s3://`` pattern's objects, sorted by key, from the bucket's listing under the pattern's
     fixed prefix; an object named as written (a key holding * or [) is that object alone."""
+    bucket = s3_parts(url)[0]
+    return [f"s3://{bucket}/{i.path.split('/', 1)[1]}" for i in _matching(url)]
+
+
+def _matching(url: str) -> list[Any]:
+    """The FileInfo of each object an ``s3://`` pattern matches (:func:`expand`), sorted by key."""
     import pyarrow.fs as pafs
 
     bucket, key = s3_parts(url)
     fs = None
     try:
         fs = _bounded(url, lambda: s3_filesystem(bucket))
-        if _bounded(url, lambda: fs.get_file_info(f"{bucket}/{key}")).type == pafs.FileType.File:
-            return [url]
+        exact = _bounded(url, lambda: fs.get_file_info(f"{bucket}/{key}"))
+        if exact.type == pafs.FileType.File:
+            return [exact]
         first = min(key.find(ch) for ch in GLOB_CHARS if ch in key)
         prefix = key[:first].rsplit("/", 1)[0] if "/" in key[:first] else ""
         rest = key[len(prefix):].lstrip("/")  # the pattern below the prefix: one level, unless it holds / or **
@@ -359,36 +432,81 @@ def expand(url: str) -> list[str]:
         raise InputError(url, None, None, f"the pattern's prefix lists more than {MAX_LISTED:,} objects; give a "
                          "narrower pattern")
     match = _glob_regex(key)
-    keys = sorted(i.path.split("/", 1)[1] for i in listed
-                  if i.type == pafs.FileType.File and match.match(i.path.split("/", 1)[1]))
-    if not keys:
+    found = sorted((i for i in listed if i.type == pafs.FileType.File and match.match(i.path.split("/", 1)[1])),
+                   key=lambda i: i.path.split("/", 1)[1])
+    if not found:
         if not listed and _no_bucket(url, fs):  # nothing under the prefix: is there a bucket at all?
             raise InputError(url, None, None, f"no bucket {excerpt(bucket)} at {_where()}")
         raise InputError(url, None, None, "no object matches this pattern")
-    return [f"s3://{bucket}/{k}" for k in keys]
+    return found
 
 
-def stage(urls: Sequence[str], folder: str) -> list[str]:
-    """Copy ``s3://`` objects into ``folder`` (each in its own sub-folder, under its own name) for
-    an engine that reads local files (DuckDB: its S3 extension cannot be installed everywhere),
-    streamed in chunks, after checking the disk has room. Returns the local paths, in order."""
+def stage(urls: Sequence[str], folder: str, first: int = 0) -> list[str]:
+    """Copy ``s3://`` objects into ``folder`` for an engine that reads local files (DuckDB: its S3
+    extension cannot be installed everywhere), streamed in chunks, after checking the disk has
+    room. Each copy is named by its number (``first`` + its place in ``urls``) and the key's suffix
+    (``0.csv``, ``1.parquet``: letters, digits and dots only), never by the key itself, and is
+    checked to lie in ``folder``: a key cannot place a file anywhere else. Returns the local paths,
+    in order (the caller names each copy by its URL)."""
     sized = [(u, *_s3_info(u)) for u in urls]
     need = sum(int(info.size) for _, _, info in sized)
     free = shutil.disk_usage(folder).free
     if need > free:
         raise InputError(urls[0], None, None, f"the objects hold {need:,} bytes and the temporary folder "
                          f"({folder}) has {free:,} free; set TMPDIR to a larger disk")
+    root = Path(folder).resolve()
     out = []
     for i, (url, fs, info) in enumerate(sized):
-        target = Path(folder) / str(i) / url_name(url)
-        target.parent.mkdir(parents=True)
-        with open(target, "wb") as f:
+        target = (root / f"{first + i}{copy_suffix(url)}").resolve()
+        if target.parent != root:
+            raise InputError(url, None, None, f"its copy would be written outside the temporary folder ({folder})")
+        with open(target, "xb") as f:  # a new file: never one (or a link) already there
             def write(block: bytes, f: Any = f) -> None:
                 f.write(block)
 
             _s3_copy(url, fs, info, write, None)
         out.append(str(target))
     return out
+
+
+_SUFFIX = re.compile(r"(?:\.[A-Za-z0-9]+)+\Z")
+
+
+def copy_suffix(url: str) -> str:
+    """The suffix of the key's last part a local copy keeps (the engines read a file's kind from
+    it), of letters, digits and dots only: ``.csv``, ``.csv.gz``; "" when it has none such (or one
+    over 32 characters).
+
+    >>> copy_suffix("s3://b/parts/part-0.csv"), copy_suffix("s3://b/..%2F..%2Fx%2Fpwned.csv"), copy_suffix("s3://b/a.c$v")
+    ('.csv', '.csv', '')
+    """
+    found = _SUFFIX.search(s3_parts(url)[1].rsplit("/", 1)[-1])
+    return found.group(0) if found and len(found.group(0)) <= 32 else ""
+
+
+def stamp(url: str) -> str:
+    """What changes when an ``s3://`` object changes, learnt without downloading it: its size,
+    ETag and last-modified time from one HEAD request; for a pattern, each matching object's
+    key, size and time from the listing that expands it."""
+    if is_pattern(url):
+        return "\n".join(f"{i.path}\0{i.size}\0{i.mtime_ns}" for i in _matching(url))
+    bucket, key = _s3_info_form(url)
+    fs = None
+    try:
+        fs = _bounded(url, lambda: s3_filesystem(bucket))
+        head = _bounded(url, lambda: fs.open_input_file(f"{bucket}/{key}"))  # HEAD: the size and the headers
+        try:
+            meta = head.metadata()
+            size = head.size()
+        finally:
+            head.close()
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001 - said as reading it says it
+        _s3_info(url)
+        raise _s3_error(url, e, fs) from None
+    said = {k.lower(): v.decode("latin-1") if isinstance(v, bytes) else str(v) for k, v in meta.items()}
+    return f"{size}\0{said.get('etag', '')}\0{said.get('last-modified', '')}"
 
 
 # --- http(s) ----------------------------------------------------------------------------------
@@ -407,26 +525,28 @@ def read_http(url: str) -> tuple[str, bytes]:
     name = url_name(url)
     limit = timeout()
     request = urllib.request.Request(url, headers={"User-Agent": f"agreebound/{__version__}"})
-    done = [0]
+    transfer = Transfer()
     host = urlsplit(url).netloc
 
     def work() -> bytes:
         with urllib.request.urlopen(request, timeout=limit) as response:  # noqa: S310 - the user's own URL
+            transfer.closing(lambda: _shut(response))
             declared = response.headers.get("Content-Length")
             if declared and declared.isdigit():
                 check_size(name, int(declared))
             parts: list[bytes] = []
-            while True:
+            while not transfer.stopped.is_set():  # stopped: the waiting thread has given up
                 block = response.read(_CHUNK)
                 if not block:
                     return b"".join(parts)
-                done[0] += len(block)
+                transfer.done += len(block)
                 parts.append(block)
-                if done[0] > MAX_INPUT_BYTES:
+                if transfer.done > MAX_INPUT_BYTES:
                     return b"".join(parts)
+            return b""
 
     try:
-        data = _bounded(url, work, lambda: done[0])
+        data = _bounded(url, work, transfer)
     except InputError:
         raise
     except urllib.error.HTTPError as e:
@@ -443,6 +563,17 @@ def read_http(url: str) -> tuple[str, bytes]:
         raise InputError(url, None, None, f"cannot read it ({printable(str(e), 120)})") from None
     check_size(name, len(data))
     return name, data
+
+
+def _shut(response: Any) -> None:
+    """Shut an HTTP response's connection down from another thread: a read blocked in it returns
+    at once (closing the response itself would wait for the reader's lock)."""
+    import socket
+
+    fd = response.fileno()
+    if fd >= 0:
+        with socket.socket(fileno=os.dup(fd)) as sock:
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 # --- any ---------------------------------------------------------------------------------------

@@ -452,10 +452,16 @@ def _pandas_index(schema: Any) -> tuple[str, ...]:
         return ()
 
 
-def _list_type(t: Any) -> bool:
+def list_type(t: Any) -> bool:
+    """An Arrow list type: list, large list, fixed-size list, and list view and large list view
+    where pyarrow has them (the one test agreebound.io.dataset_shapes recognises list columns by)."""
     import pyarrow.types as pt
 
-    return pt.is_list(t) or pt.is_large_list(t) or pt.is_fixed_size_list(t)
+    return (pt.is_list(t) or pt.is_large_list(t) or pt.is_fixed_size_list(t)
+            or (hasattr(pt, "is_list_view") and (pt.is_list_view(t) or pt.is_large_list_view(t))))
+
+
+_list_type = list_type  # the name read_parquet calls it by
 
 
 def _plain_type(t: Any) -> bool:
