@@ -155,7 +155,7 @@ def scored_input(frame: pd.DataFrame, file: str = "") -> ScoredInput:
     if np.isnan(score).any():
         i = int(np.flatnonzero(np.isnan(score))[0])
         raise InputError(file, int(line[i]), "score", "expected a number (a score, or 1/0 for pass/fail)")
-    _check_magnitude(file, line, "score", score, SCORE_RANGE, floor=MIN_SCORE_MAGNITUDE)
+    _check_magnitude(file, line, "score", score, SCORE_RANGE, smallest=MIN_SCORE_MAGNITUDE)
     check_scale(file, len(np.unique(score)))
     role = f["role"].astype(str).to_numpy()
     judges = tuple(dict.fromkeys(f["rater"].astype(str)[role == "judge"]))
@@ -180,12 +180,12 @@ def scored_input(frame: pd.DataFrame, file: str = "") -> ScoredInput:
 
 
 def _check_magnitude(file: str, line: np.ndarray, column: str, values: np.ndarray, expected: str,
-                     at: np.ndarray | None = None, floor: float = 0.0) -> None:
-    """Every value finite, within MAX_SCORE_MAGNITUDE and 0 or at least ``floor`` in size, else the
+                     at: np.ndarray | None = None, smallest: float = 0.0) -> None:
+    """Every value finite, within MAX_SCORE_MAGNITUDE and 0 or at least ``smallest`` in size, else the
     first that is not, located (``at``: the values' positions in the table, when they are a part of
     its rows)."""
     size = np.abs(values)
-    bad = ~(size <= MAX_SCORE_MAGNITUDE) | ((size < floor) & (size > 0))  # NaN and infinities fail <=
+    bad = ~(size <= MAX_SCORE_MAGNITUDE) | ((size < smallest) & (size > 0))  # NaN and infinities fail <=
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         row = int(line[i if at is None else at[i]])

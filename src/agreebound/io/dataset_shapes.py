@@ -611,7 +611,7 @@ class ArrowBudget:
     rows: int = 0
     nbytes: int = 0
 
-    def check(self, name: str, rows: int, nbytes: int, columns: int, what: str) -> None:
+    def refuse_past(self, name: str, rows: int, nbytes: int, columns: int, what: str) -> None:
         """Refuse when ``rows`` and ``nbytes`` more would pass a limit (``what`` says whose they are)."""
         rows, nbytes = self.rows + rows, self.nbytes + nbytes
         so_far = " with the files before it" if self.rows or self.nbytes else ""
@@ -664,7 +664,7 @@ def read_arrow(name: str, data: bytes, budget: ArrowBudget | None = None) -> Any
         raise _unreadable(name, e) from None
     if columns > MAX_COLUMNS:
         raise InputError(name, None, None, f"the file has {columns:,} columns; the limit is {MAX_COLUMNS:,}")
-    budget.check(name, rows, nbytes, columns, "the file's record batches")
+    budget.refuse_past(name, rows, nbytes, columns, "the file's record batches")
     batches: list[Any] = []
     kept = ArrowBudget(budget.max_bytes, budget.why, budget.rows, budget.nbytes)
     seen: set[int] = set()
@@ -678,7 +678,7 @@ def read_arrow(name: str, data: bytes, budget: ArrowBudget | None = None) -> Any
                 except StopIteration:
                     break
             more = _new_bytes(batch, seen)
-            kept.check(name, batch.num_rows, more, columns, f"the file's first {i + 1:,} record batches")
+            kept.refuse_past(name, batch.num_rows, more, columns, f"the file's first {i + 1:,} record batches")
             kept.spend(batch.num_rows, more)
             batches.append(batch)
         table = pa.Table.from_batches(batches, schema=reader.schema)
