@@ -316,3 +316,22 @@ def test_the_reader_and_the_audit_hold_one_bound():
     for module in (judge_scores, scored_logs, scored_sql):
         assert module.MAX_SCORE_MAGNITUDE is limits.MAX_SCORE_MAGNITUDE
         assert module.SCORE_RANGE is limits.SCORE_RANGE
+
+
+def test_a_scores_table_as_a_json_array_is_read_as_one_and_its_nan_is_located(tmp_path):
+    """A JSON array of score records went to the pairwise reader ('expected a JSON object with exactly
+    contract and snapshot', or an unlocated 'NaN is not a number JSON allows')."""
+    rows = [{"item": f"i{k}", "rater": r, "role": role, "score": (k + (r == "h")) % 5 + 1}
+            for k in range(12) for r, role in (("j", "judge"), ("h", "human"))]
+    good = tmp_path / "scores.json"
+    good.write_text(json.dumps(rows))
+    done, _ = _cli(str(good), "--json")
+    assert done.returncode == 1 and done.stderr == ""
+    scored = json.loads(done.stdout)["scored"]
+    assert (scored["shape"], scored["judges"], scored["humans"], scored["items"]) == ("scores table", ["j"], ["h"], 12)
+    bad = tmp_path / "nan.json"
+    bad.write_text(json.dumps(rows[:3])[:-1] + ', {"item": "i9", "rater": "h", "role": "human", "score": NaN}]')
+    done, _ = _cli(str(bad))
+    assert (done.returncode, done.stderr) == (3, "nan.json, record 4, column 'score': expected a number or a verdict "
+                                                 "(pass/fail, yes/no, true/false, C/I/P), got NaN (a missing score is "
+                                                 "an empty cell or null)\n")

@@ -1008,7 +1008,7 @@ def is_scored_log(name: str, data: bytes) -> bool:
     if data[:4] == b"PK\x03\x04":  # a zip: inspect_ai's .eval archive
         return name.lower().endswith(".eval")
     head = data[:65536].lstrip()
-    if head.startswith(b"{"):
+    if head.startswith((b"{", b"[")):  # one JSON document (a JSON array of score records too), or JSON Lines
         return scored_shape(name, data) is not None
     try:
         header = head.split(b"\n", 1)[0].decode("utf-8-sig").strip().lower()
@@ -1026,8 +1026,10 @@ def scored_shape(name: str, data: bytes) -> str | None:
     try:
         try:  # JSON Lines: its first record
             obj = json.loads(head.split(b"\n", 1)[0])
-        except ValueError:  # one JSON object (inspect_ai's log, with its NaN scores; promptfoo's results)
-            obj = json.loads(data.decode("utf-8-sig"))
+        except ValueError:  # one JSON document (inspect_ai's log, with its NaN scores; promptfoo's results)
+            obj = json.loads(data.decode("utf-8-sig"), parse_constant=lambda _: None)
+        if isinstance(obj, list):  # a JSON array of records: its first record says the shape
+            obj = next((r for r in obj if isinstance(r, dict)), None) if obj else None
         return scored_log_shape(obj) if isinstance(obj, dict) else None
     except (ValueError, UnicodeDecodeError, RecursionError, InputError):
         return None  # not a scored log: the other readers say what is wrong with it

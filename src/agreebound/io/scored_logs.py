@@ -405,8 +405,9 @@ def read_scored_log(name: str, data: bytes, judge: str | None = None) -> ScoredL
         return _finish(name, shape, got, judge, scale if all(r["score"] in scale for r in got.rows) else None)
     if shape == "judgekit":
         return _finish(name, shape, _judgekit(name, records, lines), judge, None)
-    if shape == "scores table":
-        return _finish(name, shape, _table_rows(name, records, lines), judge, None)
+    if shape == "scores table":  # JSON Lines (by line) or a JSON array of records (by record)
+        label = "record" if data.lstrip()[:1] == b"[" else "line"
+        return _finish(name, shape, _table_rows(name, records, lines, label), judge, None)
     raise InputError(name, None, None, "not a graded judge log this version recognises (inspect_ai, promptfoo, "
                      "MT-Bench single grading, judgekit, a scores table); its first record has "
                      f"{', '.join(map(str, list(first)[:12]))}")
