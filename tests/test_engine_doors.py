@@ -410,3 +410,13 @@ def test_an_untouched_listing_is_measured(folder, engine_calls):
     assert sorted(measured) == ["insult", "sexual", "violence"]
     assert sorted(Path(p).name for p in engine_calls) == ["part-0.parquet", "part-0.parquet", "part-1.parquet",
                                                           "part-2.parquet"]  # the columns from the first, then all
+
+
+def test_duckdbs_message_names_each_input_once_as_the_user_named_it():
+    """Each path in DuckDB's message becomes the user's name for the inputs, in one pass: a name
+    put in ("0.csv (and 1 more)" holds "0.csv") is never replaced again."""
+    from agreebound.engines.duckdb_engine import duckdb_said
+
+    said = duckdb_said(Exception("Error reading 0.csv and /x/1.csv at line 3"), "0.csv (and 1 more)",
+                       ["0.csv", "/x/1.csv"], "/tmp/agreebound-none")
+    assert said == "DuckDB could not read it: Error reading 0.csv (and 1 more) and 0.csv (and 1 more) at line 3"

@@ -100,8 +100,9 @@ def duckdb_said(e: BaseException, shown: str, files: Sequence[str], temp: str) -
     linked from ``temp``) is replaced by ``shown`` (the user's name for it), and the temporary
     folder by words; a server's paths never reach a page."""
     text = str(e).splitlines()[0][:600] if str(e).strip() else type(e).__name__
-    for f in sorted({*files, *(os.path.abspath(f) for f in files)}, key=len, reverse=True):
-        text = text.replace(f, shown)
+    paths = sorted({*files, *(os.path.abspath(f) for f in files)} - {""}, key=len, reverse=True)
+    if paths:  # one pass: a name put in is never replaced again ("a.csv (and 1 more)" holds "a.csv")
+        text = re.sub("|".join(map(re.escape, paths)), lambda _: shown, text)
     for folder in {temp, os.path.realpath(temp)}:
         text = re.sub(re.escape(folder) + r"[^\s'\"]*", "(a temporary file)", text)
     return f"DuckDB could not read it: {text[:300]}"
