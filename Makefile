@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
 
-.PHONY: run test bench chromium postgresql java podman clean
+.PHONY: run test test-fast bench chromium postgresql java podman clean
 
 $(VENV)/.base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -67,6 +67,12 @@ TEST_WORKERS ?= 2
 
 test: $(VENV)/.test chromium postgresql java podman
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+
+# The edit-test loop: no browser, no Spark, no container, nothing marked slow (the bombs, the
+# simulations); every other test, the AppTest pages included. make test runs all of them.
+test-fast: $(VENV)/.test postgresql
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not e2e and not slow" --ignore=tests/e2e \
+	  --ignore=tests/test_spark.py --ignore=tests/test_container.py -k "not spark"
 
 # Every benchmark runs even when one misses a target; make bench fails at the end if any did.
 BENCHES := alpha calibration formats dashboard cardinality import label_studio whatif load load_browser record engines spark_stages judge_scale judge_bias strict_floor

@@ -24,6 +24,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 import make_hostile_files  # noqa: E402
 from peak import run_cli_forked as run_cli  # noqa: E402  (forked off a process with the CLI's imports)
 
+pytestmark = pytest.mark.slow  # 2.8 GB of workbooks unpacked, in the CLI and through AppTest
+
 PEAK_MIB = 1024
 SECONDS = 30
 

@@ -179,6 +179,7 @@ def test_many_members_are_refused_from_the_end_record_before_the_directory_is_pa
     assert peak < PEAK_MIB, peak
 
 
+@pytest.mark.slow  # 1.9 GB inflated and parsed
 def test_many_honest_60_mb_samples_are_read_without_holding_them(eval_wide):
     """31 samples of 60 MB each (1.9 GB unpacked, within every member's limit): before, every
     sample's scores were kept whole (2.2 GB peak); now only what the audit reads is kept."""

@@ -133,6 +133,7 @@ def _shown(page: Page) -> str:
     return " | ".join(t.strip() for t in page.locator("[data-testid='stMarkdown']").all_inner_texts())
 
 
+@pytest.mark.e2e
 def test_two_people_sign_in_and_each_sees_only_their_own_claims(app_url, new_page):
     pages = {}
     for sub in USERS:
@@ -155,6 +156,7 @@ def test_two_people_sign_in_and_each_sees_only_their_own_claims(app_url, new_pag
     assert [c["name"] for c in stranger.context.cookies(app_url) if c["name"] == oidc.USER_COOKIE] == []
 
 
+@pytest.mark.e2e
 def test_sign_out_brings_the_sign_in_button_back(app_url, new_page):
     page = new_page()
     page.goto(app_url)
