@@ -52,7 +52,8 @@ from agreebound.counts import PanelCounts, from_rows, pairs_of_rows
 from agreebound.errors import InputError
 from agreebound.gate import NOT_EVALUABLE, Gate, evaluate, plan_se, worst
 from agreebound.judge_bias import Measure
-from agreebound.limits import MAX_JUDGES, MAX_SCORE_MAGNITUDE, MAX_SCORE_VALUES, MIN_SCORE_MAGNITUDE, SCORE_RANGE
+from agreebound.limits import (MAX_JUDGES, MAX_SCORE_MAGNITUDE, MAX_SCORE_VALUES, MIN_SCORE_MAGNITUDE, SCORE_RANGE,
+                               within_magnitude)
 from agreebound.judge_counts import RateStats
 from agreebound.thresholds import ScoredThresholds
 from agreebound.uncertainty import Z95, rate_interval
@@ -184,8 +185,7 @@ def _check_magnitude(file: str, line: np.ndarray, column: str, values: np.ndarra
     """Every value finite, within MAX_SCORE_MAGNITUDE and 0 or at least ``smallest`` in size, else the
     first that is not, located (``at``: the values' positions in the table, when they are a part of
     its rows)."""
-    size = np.abs(values)
-    bad = ~(size <= MAX_SCORE_MAGNITUDE) | ((size < smallest) & (size > 0))  # NaN and infinities fail <=
+    bad = ~within_magnitude(values, smallest)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         row = int(line[i if at is None else at[i]])

@@ -9,6 +9,8 @@ the limit here is the smaller reading, 200 * 10**6 bytes, for every input howeve
 
 from __future__ import annotations
 
+from typing import Any
+
 #: server.maxUploadSize in .streamlit/config.toml, in MB.
 UPLOAD_MB = 200
 #: Bytes in one input file (checked with stat before reading, or on the uploaded bytes).
@@ -88,6 +90,20 @@ MAX_SCORE_MAGNITUDE = 10**15
 #: score of 5e-324 made it an integer no float holds: an internal error).
 MIN_SCORE_MAGNITUDE = 1e-15
 SCORE_RANGE = "a score from -10^15 to 10^15, 0 or at least 10^-15 in size"
+
+
+def within_magnitude(x: Any, smallest: float = 0.0) -> Any:
+    """The one rule for a score's (or an answer length's) size: at most MAX_SCORE_MAGNITUDE, and 0
+    or at least ``smallest`` (MIN_SCORE_MAGNITUDE for a score); for a float or a numpy array
+    elementwise. NaN and the infinities are outside.
+
+    >>> within_magnitude(1e15), within_magnitude(1e308), within_magnitude(5e-324, MIN_SCORE_MAGNITUDE)
+    (True, False, False)
+    """
+    size = abs(x)
+    return (size <= MAX_SCORE_MAGNITUDE) & ((size == 0) | (size >= smallest))
+
+
 #: One audit compares at most this many judges: each judge is measured against the humans with its
 #: own intervals (a few ms a judge, linear: 1,000 judges take about 3 s from the command line, 20,000
 #: took 84 s to measure), and the report lists every judge. More are refused before the work, with

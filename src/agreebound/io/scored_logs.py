@@ -57,7 +57,8 @@ from agreebound.io.readers import json_line_records, judge_log_shape
 from agreebound.io.sniff import sniff
 from agreebound.io.tables import decode_text, read_csv, transcode
 from agreebound.limits import (MAX_ARCHIVE_JSON_MEMBER_BYTES, MAX_NAME_CHARS, MAX_NESTING, MAX_ROWS,
-                               MAX_SCORE_MAGNITUDE, MIN_SCORE_MAGNITUDE, SCORE_RANGE)
+                               MAX_SCORE_MAGNITUDE, MIN_SCORE_MAGNITUDE, SCORE_RANGE,
+                               within_magnitude)
 
 SCORE_COLUMNS = ("item", "rater", "role", "score", "model", "length", "confidence", "line")
 
@@ -97,8 +98,8 @@ def _in_range(f: float) -> tuple[float, None]:
 
 
 def score_size(f: float) -> bool:
-    """Within MAX_SCORE_MAGNITUDE, and 0 or at least MIN_SCORE_MAGNITUDE in size (NaN: False)."""
-    return abs(f) <= MAX_SCORE_MAGNITUDE and (f == 0 or abs(f) >= MIN_SCORE_MAGNITUDE)
+    """A score's size within the one rule (agreebound.limits.within_magnitude; NaN: False)."""
+    return bool(within_magnitude(f, MIN_SCORE_MAGNITUDE))
 
 
 def number_of(v: Any) -> float | None:
