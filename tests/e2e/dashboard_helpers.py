@@ -3,6 +3,11 @@ a slider by its label."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import time
+import urllib.request
+
 from playwright.sync_api import Page, expect
 
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
@@ -32,3 +37,26 @@ def open_page(page: Page, url: str, width: int = 1440, height: int = 900, scheme
     page.goto(url)
     settle(page)
     return page
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, seconds: float = 90) -> None:
+    """Until the server at ``url`` answers its health route; fails with the server's output when it
+    exits or does not answer within ``seconds``."""
+    deadline = time.time() + seconds
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.read() == b"ok":
+                    return
+        except OSError:
+            time.sleep(0.5)
+    if proc.poll() is None:
+        proc.kill()
+    out = proc.stdout.read().decode(errors="replace")[-2000:] if proc.stdout else ""
+    raise RuntimeError(f"the server at {url} did not become healthy: {out}")

@@ -12,8 +12,6 @@ import re
 import shlex
 import subprocess
 import sys
-import time
-import urllib.request
 import zipfile
 import tarfile
 from dataclasses import dataclass
@@ -22,7 +20,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from dashboard_helpers import settle
+from dashboard_helpers import free_port, settle, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -191,34 +189,13 @@ def test_a_missing_optional_part_is_exit_3_naming_its_extra(installed):
                                                   "install 'agreebound[postgres]'"), proc.stderr.decode()
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served(installed):
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(["agreebound", "serve", "--port", str(port)], cwd=installed.home, env=installed.env(),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.read() == b"ok":
-                    break
-        except OSError:
-            if proc.poll() is not None:
-                break
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        raise AssertionError("agreebound serve did not become healthy: " + proc.stdout.read().decode()[-2000:])
-    assert proc.poll() is None, proc.stdout.read().decode()[-2000:]
+    wait_healthy(url, proc, 120)
     yield url
     proc.terminate()
     try:
