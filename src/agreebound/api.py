@@ -47,24 +47,21 @@ def krippendorff_alpha(ratings: Any = None, *, reliability_data: Any = None, lev
 
 
 def _matrix(data: Any) -> Any:
+    """A frame's or a nested sequence's values as a 2-D array; text keeps its Python objects (numpy
+    would turn a mixed row's numbers into strings)."""
     import numpy as np
 
-    if hasattr(data, "to_numpy"):  # a pandas frame: its values (labels stay labels, NaN is missing)
-        data = data.to_numpy(dtype=object) if any(str(t) == "object" for t in getattr(data, "dtypes", [])) \
-            else data.to_numpy()
-    arr = np.asarray(data, dtype=object if _has_text(data) else None)
+    if hasattr(data, "to_numpy"):  # a pandas frame: text and mixed columns come out as objects
+        data = data.to_numpy()
+    try:
+        arr = np.asarray(data)
+        if arr.dtype.kind in "US":
+            arr = np.asarray(data, dtype=object)
+    except ValueError:  # rows of different lengths
+        raise ValueError("expected a two-dimensional matrix: rows of equal length") from None
     if arr.ndim != 2:
         raise ValueError(f"expected a two-dimensional matrix, got {arr.ndim} dimension(s)")
     return arr
-
-
-def _has_text(data: Any) -> bool:
-    try:
-        import numpy as np
-
-        return np.asarray(data).dtype.kind in "OUS"
-    except (ValueError, TypeError):
-        return True
 
 
 def _source(data: Any, name: str) -> "Source":
