@@ -28,7 +28,7 @@ $(VENV)/.test: $(VENV)/.base pyproject.toml
 	touch $@
 
 run: $(VENV)/.base
-	@$(PY) -c "from agreebound.store import configured_url, describe; u = configured_url(); print('agreebound: runs are recorded in', describe(u) if u else 'nowhere (AGREEBOUND_DB=off)')"
+	@$(PY) -c "from agreebound.app.store import configured_url, describe; u = configured_url(); print('agreebound: runs are recorded in', describe(u) if u else 'nowhere (AGREEBOUND_DB=off)')"
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
 
 # Browser tests drive Debian's chromium (Playwright's own browser download cannot work here).

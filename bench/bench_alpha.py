@@ -15,10 +15,10 @@ import tracemalloc
 import krippendorff
 import numpy as np
 
-from agreebound.alpha import alpha, krippendorff_alpha
-from agreebound.categories import encode
-from agreebound.counts import from_coded
-from agreebound.uncertainty import bootstrap_alpha, bootstrap_alpha_units, pairable_pairs
+from agreebound.panel.alpha import alpha, krippendorff_alpha
+from agreebound.panel.categories import encode
+from agreebound.panel.counts import from_coded
+from agreebound.panel.intervals import bootstrap_alpha, bootstrap_alpha_units, pairable_pairs
 
 
 def panel(units: int, raters: int, values: int, missing: float, seed: int) -> np.ndarray:

@@ -4,7 +4,7 @@ interleaved, medians of REPEATS.
 100,000 cases x 2 orders x 5 repetitions = 1,000,000 observations.
 - the peer, the seed's record path: the seed's own records (bench/seed_records.py, validated per
   record), its snapshot, the audit's rebuild of every record, then its loop (tests/seed_oracle.py);
-- our record path (for information): our record classes, then agreebound.calibration.audit_calibration;
+- our record path (for information): our record classes, then agreebound.judge.calibration.audit_calibration;
 - our frames path: audit_frames on the DataFrames, validation included.
 Target: frames >= 10x faster than the seed's record path.  Run: make bench.
 """
@@ -23,15 +23,15 @@ import seed_records  # noqa: E402
 
 from seed_oracle import seed_audit  # noqa: E402
 
-from agreebound.calibration import audit_calibration, audit_frames  # noqa: E402
-from agreebound.contract import (  # noqa: E402
+from agreebound.judge.calibration import audit_calibration, audit_frames  # noqa: E402
+from agreebound.judge.contract import (  # noqa: E402
     OBSERVATION_FIELDS,
     REFERENCE_FIELDS,
     HumanReference,
     JudgeCalibrationSnapshot,
     JudgeObservation,
 )
-from agreebound.synthetic import JudgeBehaviour, judge_frames  # noqa: E402
+from agreebound.app.synthetic import JudgeBehaviour, judge_frames  # noqa: E402
 
 
 def build_records(refs, obs, header):

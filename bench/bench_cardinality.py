@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from agreebound.analysis import decide_panel, measure_panels
+from agreebound.panel.measure import decide_panel, measure_panels
 from agreebound.io.formats import parse_ratings
-from agreebound.thresholds import PanelThresholds
+from agreebound.core.thresholds import PanelThresholds
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from peak import run_cli  # noqa: E402  (the CLI in its own process, with its own peak memory)

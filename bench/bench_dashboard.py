@@ -46,7 +46,7 @@ def main() -> int:
         os.environ["AGREEBOUND_DB"] = f"sqlite:///{Path(tmp) / 'runs.db'}"  # the server and the CLI share it
         csv = Path(tmp) / "million.csv"
         million_csv(csv)
-        done = subprocess.run([sys.executable, "-m", "agreebound.cli", "panel", str(csv), "--record"],
+        done = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "panel", str(csv), "--record"],
                               capture_output=True, text=True, cwd=ROOT)
         if done.returncode not in (0, 1, 2):
             raise SystemExit(f"could not record the run: {done.stderr[:300]}")

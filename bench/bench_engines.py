@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from peak import run_cli  # noqa: E402
 
-from agreebound.limits import MAX_INPUT_BYTES, MAX_ROWS  # noqa: E402
+from agreebound.core.limits import MAX_INPUT_BYTES, MAX_ROWS  # noqa: E402
 
 RATERS = 8
 SPARK = "--no-spark" not in sys.argv
@@ -147,7 +147,7 @@ def main() -> int:
             csv_path, pq_path = Path(tmp) / f"long_{n}.csv", Path(tmp) / f"long_{n}.parquet"
             write(csv_path, pq_path, n)
             for path, fmt in ((csv_path, "csv"), (pq_path, "parquet")):
-                # the in-memory path takes files up to 200 MB and 10 million rows (agreebound.limits)
+                # the in-memory path takes files up to 200 MB and 10 million rows (agreebound.core.limits)
                 fits = path.stat().st_size <= MAX_INPUT_BYTES and n <= MAX_ROWS
                 engines = ["numpy", "duckdb"] if fits else ["duckdb"]
                 if n == 10**7 and SPARK:  # Spark is for clusters: measured locally at 1e7 for correctness and scale

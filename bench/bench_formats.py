@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from agreebound.io.formats import bundle_json, parse_ratings
-from agreebound.pipeline import parse_judge_bundle, parse_judge_tables
-from agreebound.synthetic import JudgeBehaviour, judge_frames
+from agreebound.app.pipeline import parse_judge_bundle, parse_judge_tables
+from agreebound.app.synthetic import JudgeBehaviour, judge_frames
 
 
 def timed(label, fn):

@@ -31,8 +31,8 @@ _PEER = textwrap.dedent("""
     import sys, time
     t0 = time.perf_counter()
     import numpy as np, pandas as pd
-    from agreebound.alpha import krippendorff_alpha
-    from agreebound.categories import Categories, Coded
+    from agreebound.panel.alpha import krippendorff_alpha
+    from agreebound.panel.categories import Categories, Coded
     df = pd.read_csv(sys.argv[1], engine="pyarrow")
     unit, _ = pd.factorize(df["unit"])
     rater, names = pd.factorize(df["rater"])

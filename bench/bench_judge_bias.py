@@ -23,8 +23,8 @@ from bench_judge_scale import write  # noqa: E402
 
 from agreebound.engines import judge_sql  # noqa: E402
 from agreebound.engines.judge_duckdb import judge_measurement  # noqa: E402
-from agreebound.judge_bias import measure_bias  # noqa: E402
-from agreebound.judge_counts import RATE_NAMES  # noqa: E402
+from agreebound.judge.bias import measure_bias  # noqa: E402
+from agreebound.judge.counts import RATE_NAMES  # noqa: E402
 
 #: The new aggregates may cost at most this many times the seed's counts query (their per-case facts
 #: double table k's columns, and the verdict cells are one more GROUP BY).

@@ -27,7 +27,7 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from peak import run_cli  # noqa: E402
 
-from agreebound.contract import JudgeCalibrationContract  # noqa: E402
+from agreebound.judge.contract import JudgeCalibrationContract  # noqa: E402
 
 REPETITIONS = 2
 FRAMES_LIMIT = 10**7  # the frames path is run up to here
@@ -35,9 +35,9 @@ FRAMES_LIMIT = 10**7  # the frames path is run up to here
 _FRAMES = r"""
 import json, sys, time
 import pandas as pd
-from agreebound.calibration import measure_frames, decide
-from agreebound.contract import JudgeCalibrationContract
-from agreebound.uncertainty import judge_diagnostics
+from agreebound.judge.calibration import measure_frames, decide
+from agreebound.judge.contract import JudgeCalibrationContract
+from agreebound.panel.intervals import judge_diagnostics
 spec = json.load(open(sys.argv[1]))
 contract = JudgeCalibrationContract(**spec["contract"])
 refs = pd.read_parquet(sys.argv[2])

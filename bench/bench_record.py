@@ -1,6 +1,6 @@
 """What recording a run costs on the way to a verdict: a 1M-rating upload, measured as the
 dashboard does it (read, measure every dimension, build the report) with and without recording
-the run (agreebound.store), side by side in this process, interleaved, medians.
+the run (agreebound.app.store), side by side in this process, interleaved, medians.
 
 Issue 13's target: recording adds at most 10% to the time to verdict of an upload (the dashboard's
 path, in a process where the store is open). Beside it, for information: the command line from
@@ -24,11 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_whatif import million_csv  # noqa: E402  (the same 1M-rating upload the what-if bench uses)
 
-from agreebound.analysis import measure_panels  # noqa: E402
+from agreebound.panel.measure import measure_panels  # noqa: E402
 from agreebound.io.formats import import_ratings  # noqa: E402
 from agreebound.render.report import panel_report  # noqa: E402
-from agreebound.store import Store  # noqa: E402
-from agreebound.thresholds import DEFAULT  # noqa: E402
+from agreebound.app.store import Store  # noqa: E402
+from agreebound.core.thresholds import DEFAULT  # noqa: E402
 
 REPEATS = 9
 TARGET = 1.10
@@ -89,7 +89,7 @@ def cli(path: Path, db: str | None) -> float:
     """The command line from start to verdict (a new process each time), with --record or not."""
     import subprocess
 
-    argv = [sys.executable, "-m", "agreebound.cli", "panel", str(path)] + (["--record", "--db", db] if db else [])
+    argv = [sys.executable, "-m", "agreebound.cli.main", "panel", str(path)] + (["--record", "--db", db] if db else [])
     t0 = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True)
     dt = time.perf_counter() - t0

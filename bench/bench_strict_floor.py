@@ -24,12 +24,12 @@ import time
 
 import numpy as np
 
-from agreebound.analysis import decide_panel, measure_panel
-from agreebound.ratings import RatingPanel
-from agreebound.alpha import krippendorff_alpha
-from agreebound.panel import Verdict
-from agreebound.categories import encode
-from agreebound.thresholds import PanelThresholds
+from agreebound.panel.measure import decide_panel, measure_panel
+from agreebound.panel.ratings import RatingPanel
+from agreebound.panel.alpha import krippendorff_alpha
+from agreebound.panel.seed import Verdict
+from agreebound.panel.categories import encode
+from agreebound.core.thresholds import PanelThresholds
 
 UNITS = 100
 PREVALENCE = np.array([0.5, 0.3, 0.2])

@@ -1,6 +1,6 @@
 """History: runs recorded over time, a timeline per data set, two runs compared, a run opened or
 deleted. Layout only: the store is read through agreebound.ui.runs, comparisons come from
-agreebound.history."""
+agreebound.app.history."""
 
 import streamlit as st
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from agreebound.pipeline import JudgeRecipe
+from agreebound.app.pipeline import JudgeRecipe
 
 from agreebound.render.gates import judge_sentence
 from agreebound.ui import bias, contract_editor, scored, shell, state, widgets, win_rates
@@ -191,7 +191,7 @@ def details(bundle, d) -> None:
         st.plotly_chart(widgets.figure(figures.calibration_rates, d, dark=widgets.dark()), width="stretch", key="cal_rates",
                         config=widgets.PLOT_CONFIG)
     with right:
-        st.markdown(widgets.judge_diagnostics_text(diag, m))
+        st.markdown(widgets.judge_diagnostics_text(diag, m, bundle.judge_human_alpha))
         if d.reference_issues:
             st.markdown(f"**Reference issues ({len(d.reference_issues)})**: each fails the audit.")
             st.dataframe(widgets.safe_frame(pd.DataFrame({"issue": list(d.reference_issues)})), hide_index=True, height=160)

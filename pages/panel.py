@@ -5,7 +5,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from agreebound.pipeline import PanelRecipe
+from agreebound.app.pipeline import PanelRecipe
 from agreebound.render.gates import panel_gates, panel_sentence
 from agreebound.ui import preview, shell, state, widgets
 from agreebound.render import figures

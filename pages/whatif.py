@@ -7,7 +7,7 @@ The sliders and the verdict strip live in one fragment: a slider move reruns onl
 import streamlit as st
 
 from agreebound.render.gates import panel_gates
-from agreebound.gate import SEVERITY
+from agreebound.core.gate import SEVERITY
 from agreebound.ui import bias, scored, shell, state, widgets
 from agreebound.render import figures
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from agreebound.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
+from agreebound.judge.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
 from agreebound.io.formats import bundle_json
-from agreebound.alpha import krippendorff_alpha
-from agreebound.synthetic import JudgeBehaviour, ScoredJudge, binary_panel, judge_frames, scored_frame
+from agreebound.panel.alpha import krippendorff_alpha
+from agreebound.app.synthetic import JudgeBehaviour, ScoredJudge, binary_panel, judge_frames, scored_frame
 
 HERE = Path(__file__).resolve().parent
 ITEMS = 600

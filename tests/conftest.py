@@ -89,7 +89,7 @@ def bomb_cases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dic
     return folder, [{**case, "path": folder / case["path"]} for case in cases]
 
 
-# --- databases for the run store (agreebound.store) ----------------------------------------------
+# --- databases for the run store (agreebound.app.store) ----------------------------------------------
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ a benchmark's), so the child reports ``VmHWM`` from /proc/self/status itself, wh
 ``run_cli_forked`` is for the corpora that run hundreds of cases (tests/test_hostile.py,
 tests/test_bombs.py): a waiting process has already imported the CLI, and each case is a child
 forked from it, with its own stdin (/dev/null), stdout, stderr, working folder, environment and
-argv, running ``agreebound.cli`` as ``__main__`` as ``python -m`` would. The child resets its peak
+argv, running ``agreebound.cli.main`` as ``__main__`` as ``python -m`` would. The child resets its peak
 (``/proc/self/clear_refs``) before it starts, so its ``VmHWM`` counts what it holds of the imports
 plus what the case itself took. It saves the ~0.7 s of imports each case would otherwise pay.
 """
@@ -34,7 +34,7 @@ def _peak(path=sys.argv[1]):
         f.write(str(kb))
 atexit.register(_peak)
 sys.argv = ['agreebound'] + sys.argv[2:]
-runpy.run_module('agreebound.cli', run_name='__main__')
+runpy.run_module('agreebound.cli.main', run_name='__main__')
 """
 
 
@@ -52,8 +52,8 @@ def run_cli(argv: list[str], cwd: Path | None = None, timeout: float = 120) -> t
 # "started <pid>" then "done <wait status>". Every request carries the whole environment.
 _ZYGOTE = r"""
 import atexit, json, os, runpy, sys, traceback
-import agreebound.categories, agreebound.io.formats, agreebound.render.report, agreebound.calibration
-import agreebound.judge_input  # (not agreebound.cli itself: each child runs it afresh as __main__)
+import agreebound.panel.categories, agreebound.io.formats, agreebound.render.report, agreebound.judge.calibration
+import agreebound.app.judge_input  # (not agreebound.cli.main itself: each child runs it afresh as __main__)
 
 def _child(req):
     for fd, path, flags in ((0, os.devnull, os.O_RDONLY), (1, req["out"], os.O_WRONLY | os.O_TRUNC),
@@ -69,7 +69,7 @@ def _child(req):
     sys.argv = ["agreebound", *req["argv"]]
     code = 0
     try:
-        runpy.run_module("agreebound.cli", run_name="__main__", alter_sys=True)
+        runpy.run_module("agreebound.cli.main", run_name="__main__", alter_sys=True)
     except SystemExit as stop:
         if stop.code is None:
             code = 0

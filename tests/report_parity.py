@@ -148,7 +148,7 @@ def command_lines(corpus: Path, n_random: int) -> list[list[str]]:
 
 
 def run(argv: list[str]) -> dict:
-    from agreebound import cli  # the tree under test, on PYTHONPATH
+    from agreebound.cli.main import main as cli  # the tree under test, on PYTHONPATH
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -1,5 +1,5 @@
 """Runs that belong to someone: who may list, open, compare, share and delete a run, the audit
-trail and its tombstones, the per-user quota and retention (agreebound.access, agreebound.store).
+trail and its tombstones, the per-user quota and retention (agreebound.app.access, agreebound.app.store).
 Each rule is checked on SQLite and PostgreSQL, through the store as the dashboard uses it."""
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from dataclasses import replace
 import pytest
 import sqlalchemy as sa
 
-from agreebound import access, store as store_mod
-from agreebound.access import Viewer, may_change, may_see, settings, signed_in_viewer
-from agreebound.store import Store, StoreError
+from agreebound.app import access
+from agreebound.app import store as store_mod
+from agreebound.app.access import Viewer, may_change, may_see, settings, signed_in_viewer
+from agreebound.app.store import Store, StoreError
 
 pytestmark = pytest.mark.parametrize("db_url", ["sqlite", "postgresql"], indirect=True)
 

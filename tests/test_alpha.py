@@ -1,4 +1,4 @@
-"""agreebound.alpha: the one alpha. Every kernel (the numpy engine's per-unit histograms, canonical
+"""agreebound.panel.alpha: the one alpha. Every kernel (the numpy engine's per-unit histograms, canonical
 unit patterns held by many units, pair counts) gives the same exact fraction, and the fraction is
 Krippendorff's, by a reference written straight from the definition (coincidences as Fractions)."""
 
@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agreebound import counts as C
-from agreebound.alpha import alpha, alpha_without_each_rater, krippendorff_alpha
-from agreebound.limits import RATIO_MAX_CATEGORIES
-from agreebound.categories import encode
+from agreebound.panel import counts as C
+from agreebound.panel.alpha import alpha, alpha_without_each_rater, krippendorff_alpha
+from agreebound.core.limits import RATIO_MAX_CATEGORIES
+from agreebound.panel.categories import encode
 from alpha_reference import reference  # Krippendorff's definition, shared with tests/test_counts.py
 
 
@@ -126,7 +126,7 @@ def test_leave_one_rater_out_is_one_function_over_counts():
     assert got == {n: reference([r[:j] + r[j + 1:] for r in rows], "nominal") for j, n in enumerate(names)}
     assert alpha_without_each_rater(names, without, "nominal", 2) == {}  # above the cap: none
     assert alpha_without_each_rater(names[:2], without, "nominal", 50) == {"a": None, "b": None}
-    from agreebound.uncertainty import alpha_without_each_rater as in_memory
+    from agreebound.panel.intervals import alpha_without_each_rater as in_memory
 
     assert in_memory(coded, names, "nominal") == got
 
@@ -141,7 +141,7 @@ def test_ratio_is_refused_above_its_category_cap():
 def test_unit_disagreement_adds_up_to_the_observed_disagreement_at_every_level(drawn):
     """alpha.unit_disagreement (what ranks the units that disagree most) reads the same distances as
     alpha: over the units it adds up to n D_o, and the rows an SQL engine would fetch give the same."""
-    from agreebound.alpha import unit_disagreement
+    from agreebound.panel.alpha import unit_disagreement
 
     rows, high = drawn
     coded = encode(as_matrix(rows, high))

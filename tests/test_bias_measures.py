@@ -1,4 +1,4 @@
-"""Bias or disagreement (agreebound.judge_bias): each measure hand-computed on a small audit, the
+"""Bias or disagreement (agreebound.judge.bias): each measure hand-computed on a small audit, the
 issue's numbers on the failing sample, the opt-in net gates and the content id they leave alone."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.calibration import CalibrationThresholds, decide, measure
-from agreebound.contract import ILLUSTRATIVE_CONTRACT, JudgeCalibrationContract
-from agreebound.judge_bias import binomial_two_sided, clustered_variance, verdict_notes
-from agreebound.judge_counts import RateStats
-from agreebound.pipeline import parse_judge_bundle
+from agreebound.judge.calibration import CalibrationThresholds, decide, measure
+from agreebound.judge.contract import ILLUSTRATIVE_CONTRACT, JudgeCalibrationContract
+from agreebound.judge.bias import binomial_two_sided, clustered_variance, verdict_notes
+from agreebound.judge.counts import RateStats
+from agreebound.app.pipeline import parse_judge_bundle
 from agreebound.render.report import calibration_report, to_markdown
-from agreebound.thresholds import ThresholdSet, threshold_set_from_dict
+from agreebound.core.thresholds import ThresholdSet, threshold_set_from_dict
 from test_calibration import case, contract, snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,12 +136,14 @@ def test_net_gates_in_the_reports_and_a_thresholds_file():
 def _bundle_of(m):
     from types import SimpleNamespace
 
+    from agreebound.app.judge_input import judge_human_alpha
+
     return SimpleNamespace(measurement=m, contract=m.contract, scope=m.scope, contract_content_id=m.contract_content_id,
-                           rubric_digest=m.rubric_digest, rebound_from=None)
+                           rubric_digest=m.rubric_digest, rebound_from=None, judge_human_alpha=judge_human_alpha(m.counts))
 
 
 def test_the_cli_and_markdown_say_the_bias_measures_and_the_plans(capsys, tmp_path):
-    from agreebound.cli import main
+    from agreebound.cli.main import main
 
     root = ROOT / "sample_data"
     assert main(["calibrate", str(root / "judge_illustrative.json")]) == 0

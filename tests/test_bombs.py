@@ -73,13 +73,13 @@ def test_json_key_bombs_name_the_line_where_the_limit_was_crossed(bomb_cases):
 def test_a_stale_dimension_reads_all_400_ratings_and_says_how_many_rows(tmp_path):
     path = tmp_path / "stale_dimension.xlsx"
     make_hostile_files.stale_dimension_workbook(path)
-    proc = subprocess.run([sys.executable, "-m", "agreebound.cli", "panel", str(path), "--json"],
+    proc = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "panel", str(path), "--json"],
                           capture_output=True, timeout=120)
     report = json.loads(proc.stdout)
     dim = report["panel"]["dimensions"][0]
     assert dim["ratings"] == 400
     assert report["read"]["rows"] == {"count": 100, "label": "row", "sources": 100, "first": 2, "last": 101}
-    text = subprocess.run([sys.executable, "-m", "agreebound.cli", "panel", str(path)], capture_output=True,
+    text = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "panel", str(path)], capture_output=True,
                           timeout=120).stdout.decode()
     assert text.splitlines()[0] == "read: xlsx, 100 rows read (rows 2-101), one row per unit; units unit"
     # pandas (the reference reader) agrees on the extent
@@ -129,7 +129,7 @@ def test_each_bomb_through_the_dashboard_upload_keeps_what_was_loaded(bomb_cases
 
 
 def test_a_reader_gives_way_at_its_checkpoints():
-    from agreebound import interrupt
+    from agreebound.core import interrupt
     from agreebound.io.readers import read_source
 
     class Left(Exception):

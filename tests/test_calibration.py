@@ -1,4 +1,4 @@
-"""agreebound.calibration: seed identity, error conditions, hand-computed rates, frames parity."""
+"""agreebound.judge.calibration: seed identity, error conditions, hand-computed rates, frames parity."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agreebound import calibration as cal
-from agreebound.calibration import (
+from agreebound.judge import calibration as cal
+from agreebound.judge.calibration import (
     CalibrationThresholds,
     audit_calibration,
     audit_frames,
@@ -25,7 +25,7 @@ from agreebound.calibration import (
     measure_frames,
     seed_view,
 )
-from agreebound.contract import (
+from agreebound.judge.contract import (
     ILLUSTRATIVE_CONTRACT as C,
     ILLUSTRATIVE_SNAPSHOT as S,
     HumanReference,
@@ -34,7 +34,7 @@ from agreebound.contract import (
     JudgeObservation,
     snapshot_frames,
 )
-from agreebound.synthetic import JudgeBehaviour, judge_frames
+from agreebound.app.synthetic import JudgeBehaviour, judge_frames
 from seed_oracle import seed_audit
 
 SEED_LINES = """example=illustrative_only
@@ -55,7 +55,7 @@ def test_illustrative_lines_exact():
 
 
 def test_module_main_prints_the_lines():
-    out = subprocess.run([sys.executable, "-m", "agreebound.calibration"], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-m", "agreebound.judge.calibration"], capture_output=True, text=True, check=True)
     assert out.stdout == SEED_LINES + "\n"
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from agreebound.calibration import format_example
-from agreebound.cli import main
+from agreebound.judge.calibration import format_example
+from agreebound.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_data"
@@ -88,7 +88,7 @@ def test_example_prints_the_seed_lines(capsys):
 def test_help_everywhere_with_examples():
     for argv, needle in ([[], "4  internal error: a bug in agreebound, never a verdict"], [["panel"], "agreebound panel sample_data/detector_panel.csv"],
                          [["calibrate"], "agreebound calibrate sample_data/judge_failing.json"]):
-        out = subprocess.run([sys.executable, "-m", "agreebound.cli", *argv, "--help"], capture_output=True, text=True)
+        out = subprocess.run([sys.executable, "-m", "agreebound.cli.main", *argv, "--help"], capture_output=True, text=True)
         assert out.returncode == 0 and needle in out.stdout
 
 

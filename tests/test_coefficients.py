@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agreebound import coefficients as K
-from agreebound.alpha import krippendorff_alpha
-from agreebound.categories import encode
+from agreebound.panel import coefficients as K
+from agreebound.panel.alpha import krippendorff_alpha
+from agreebound.panel.categories import encode
 
 import irrCAC.raw as irr_raw  # `make test` installs it (without its pins: see the Makefile)
 from irrCAC import datasets as irr_data
@@ -259,7 +259,7 @@ def test_cli_coefficients_json_text_and_reports(tmp_path, capsys):
 
     import jsonschema
 
-    from agreebound.cli import main
+    from agreebound.cli.main import main
     from agreebound.io.formats import parse_ratings
 
     sample = Path(__file__).resolve().parents[1] / "sample_data" / "detector_panel.csv"
@@ -312,7 +312,7 @@ def test_user_text_in_the_explanation_is_cut_and_escaped():
 def test_judge_against_the_human_reference():
     from pathlib import Path
 
-    from agreebound.pipeline import parse_judge_bundle
+    from agreebound.app.pipeline import parse_judge_bundle
 
     f = Path(__file__).resolve().parents[1] / "sample_data" / "judge_failing.json"
     m = parse_judge_bundle(f.name, f.read_bytes()).measurement
@@ -336,7 +336,7 @@ def test_a_review_s_edge_cases():
     assert "Bias: 'a' uses '1' while 'b' never does (20% of their ratings against 0%)." in " ".join(never)
     assert not any("inf" in t for t in never)
 
-    from agreebound.analysis import panel_coefficients
+    from agreebound.panel.measure import panel_coefficients
     from agreebound.io.formats import parse_ratings
 
     rng = np.random.default_rng(1)

@@ -44,7 +44,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agreebound import serve, store
+from agreebound.app import serve
+from agreebound.app import store
 
 pytestmark = pytest.mark.slow
 
@@ -248,7 +249,7 @@ class Image:
 
 
 def _describe(podman: Podman, tag: str) -> Image:
-    probe = ("import json, os, agreebound.resources as r, agreebound; d = os.path.dirname(agreebound.__file__); "
+    probe = ("import json, os, agreebound.app.resources as r, agreebound; d = os.path.dirname(agreebound.__file__); "
              "print(json.dumps({'site': str(r.app_script().parent), 'package': d, 'uid': os.getuid(), "
              "'writable': [p for p in (d, os.path.dirname(d), '/opt/agreebound/bin') if os.access(p, os.W_OK)], "
              "'home': os.access(os.environ['HOME'], os.W_OK)}))")

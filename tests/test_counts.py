@@ -1,4 +1,4 @@
-"""Mergeable counts (agreebound.counts): alpha from counts is alpha from the ratings, exactly, at
+"""Mergeable counts (agreebound.panel.counts): alpha from counts is alpha from the ratings, exactly, at
 every level; counts of a split panel merge to the counts of the whole, in any order and grouping."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agreebound import counts as C
-from agreebound.alpha import alpha, krippendorff_alpha
-from agreebound.categories import LEVELS, encode
+from agreebound.panel import counts as C
+from agreebound.panel.alpha import alpha, krippendorff_alpha
+from agreebound.panel.categories import LEVELS, encode
 from alpha_reference import definition  # Krippendorff's alpha from its definition, not from agreebound
 
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 observers x 12 units.
@@ -81,7 +81,7 @@ def test_units_held_as_a_count_matrix_or_as_entries_measure_the_same(rows):
     units matrix; above, as sorted entries: the same counts, rows and alpha either way."""
     coded = encode(np.array(rows, dtype=object))
     held = C.from_coded(coded)
-    with mock.patch("agreebound.panel.DENSE_MAX_CATEGORIES", 0):
+    with mock.patch("agreebound.panel.seed.DENSE_MAX_CATEGORIES", 0):
         listed = C.from_coded(coded)
     assert (held.patterns.matrix() is not None) == (len(coded.categories) > 0)  # no value: no matrix
     assert listed.patterns.matrix() is None

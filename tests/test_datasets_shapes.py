@@ -342,7 +342,7 @@ from peak import run_cli  # noqa: E402
 
 BOMB_PEAK_MIB = 400
 BOMB_SECONDS = 10
-DECODED_LIMIT = "the limit is 2,000,000,000 bytes"  # agreebound.limits.MAX_PARQUET_UNCOMPRESSED_BYTES
+DECODED_LIMIT = "the limit is 2,000,000,000 bytes"  # agreebound.core.limits.MAX_PARQUET_UNCOMPRESSED_BYTES
 
 
 def _zero_batch(mib: int):

@@ -16,7 +16,7 @@ target over one, a walrus, or a parameter some call passes one or defaults to on
 Equality (did the threshold change between two runs?) decides no gate and is not flagged.
 :data:`EVASIONS` and :data:`INNOCENT` pin what the checker must and must not see.
 
-The other tests pin the :class:`agreebound.gate.Gate` fields that the renderers read.
+The other tests pin the :class:`agreebound.core.gate.Gate` fields that the renderers read.
 """
 
 from __future__ import annotations
@@ -28,13 +28,14 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.calibration import decide as decide_judge
-from agreebound.calibration import RATE_GATES, seed_view
-from agreebound.calibration import gates_from_report as judge_gates_from_report
-from agreebound.gate import NOT_EVALUABLE, NOT_MEASURED, SEVERITY, UNBOUNDED, UNDEFINED, cases_to_flip, evaluate, meets
-from agreebound.panel import PanelThresholds, decide, gates_from_report
+from agreebound.judge.calibration import decide as decide_judge
+from agreebound.judge.calibration import RATE_GATES, seed_view
+from agreebound.judge.calibration import gates_from_report as judge_gates_from_report
+from agreebound.core.gate import NOT_EVALUABLE, NOT_MEASURED, SEVERITY, UNBOUNDED, UNDEFINED, cases_to_flip, evaluate, meets
+from agreebound.core.thresholds import PanelThresholds
+from agreebound.panel.decide import decide, gates_from_report
 from agreebound.render.report import EXIT_CODES, panel_report
-from agreebound.thresholds import CalibrationThresholds, ThresholdSet
+from agreebound.core.thresholds import CalibrationThresholds, ThresholdSet
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "agreebound"
@@ -50,8 +51,8 @@ NOT_THRESHOLDS = {
     "REVIEWER_CAP": "judge_counts: reviewers per case are counted up to it, a bucket of the counts, no gate",
 }
 
-#: The comparison helpers of the decide layer: agreebound.gate's and the exact bound tests of
-#: agreebound.uncertainty's Wilson interval. A call to one outside ALLOWED is a leak, whatever
+#: The comparison helpers of the decide layer: agreebound.core.gate's and the exact bound tests of
+#: agreebound.panel.intervals's Wilson interval. A call to one outside ALLOWED is a leak, whatever
 #: its arguments.
 COMPARATORS = frozenset({"meets", "evaluate", "straddles", "cases_to_flip", "low_at_least", "high_at_most"})
 #: Calls that order their arguments: numpy's and operator's comparisons, the dunder methods, and
@@ -63,38 +64,38 @@ ORDERING_CALLS = frozenset({"greater", "greater_equal", "less", "less_equal", "l
 #: (module, function) -> why it may compare a number with a threshold. The decide modules'
 #: decision functions; anything else is a leak of ``decide``.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("src/agreebound/gate.py", "meets"): "the one comparison every gate makes",
-    ("src/agreebound/gate.py", "straddles"): "a gate's fragile: its interval against its threshold, for evaluate",
-    ("src/agreebound/gate.py", "evaluate"): "decide's gate builder",
-    ("src/agreebound/gate.py", "cases_to_flip"): "a judge gate's cases to decide, for decide",
-    ("src/agreebound/gate.py", "_plan"): "a gate's plan, for decide: a fragile gate needs at least one more case",
-    ("src/agreebound/gate.py", "plan_rate"): "a judge rate's plan, for decide: the estimate on the threshold, the "
+    ("src/agreebound/core/gate.py", "meets"): "the one comparison every gate makes",
+    ("src/agreebound/core/gate.py", "straddles"): "a gate's fragile: its interval against its threshold, for evaluate",
+    ("src/agreebound/core/gate.py", "evaluate"): "decide's gate builder",
+    ("src/agreebound/core/gate.py", "cases_to_flip"): "a judge gate's cases to decide, for decide",
+    ("src/agreebound/core/planner.py", "_plan"): "a gate's plan, for decide: a fragile gate needs at least one more case",
+    ("src/agreebound/core/planner.py", "plan_rate"): "a judge rate's plan, for decide: the estimate on the threshold, the "
                                              "distance to it",
-    ("src/agreebound/gate.py", "plan_difference"): "a net gate's plan, for decide: the estimate on the threshold, the "
+    ("src/agreebound/core/planner.py", "plan_difference"): "a net gate's plan, for decide: the estimate on the threshold, the "
                                                    "distance to it",
-    ("src/agreebound/gate.py", "plan_alpha"): "alpha's plan, for decide: the estimate on the floor, the distance to it",
-    ("src/agreebound/panel.py", "decide"): "the panel's decide",
-    ("src/agreebound/panel.py", "_alpha_gate"): "the panel's decide: alpha's gate",
-    ("src/agreebound/panel.py", "alpha_gate_at"): "the panel's decide: alpha's gate on a value alone (explain asks it)",
-    ("src/agreebound/panel.py", "_detectors_gate"): "the panel's decide: the structural gate",
-    ("src/agreebound/panel.py", "_spread_gate"): "the panel's decide: the spread's gate",
-    ("src/agreebound/panel.py", "_reasons"): "the panel's decide: its reasons, from the gates",
-    ("src/agreebound/panel.py", "_strict_reasons"): "the panel's decide: strict mode's reasons",
-    ("src/agreebound/panel.py", "seed_enforce"): "the seed's own ab_enforce on its integers (the oracle)",
-    ("src/agreebound/panel.py", "gates_from_report"): "decide's one reading of a stored report",
-    ("src/agreebound/calibration.py", "decide"): "the judge's decide",
-    ("src/agreebound/judge_scores.py", "_gate"): "a graded or pass/fail judge's gate, for decide_scored",
-    ("src/agreebound/calibration.py", "_rate_gate"): "the judge's decide: one rate's gate",
-    ("src/agreebound/gate.py", "rate_mdd"): "a plan's detectable difference: true rates either side of the threshold",
-    ("src/agreebound/calibration.py", "_net_gate"): "the judge's decide: an opt-in gate on a bias net of disagreement",
-    ("src/agreebound/calibration.py", "seed_view"): "the judge's decide: the seed's basis points against the limit",
-    ("src/agreebound/calibration.py", "reference_issues"): "the judge's decide: references below minimum_reviewers",
-    ("src/agreebound/calibration.py", "with_intervals"): "the judge's decide: fragile gates from intervals",
-    ("src/agreebound/calibration.py", "gates_from_report"): "decide's one reading of a stored report",
+    ("src/agreebound/core/planner.py", "plan_alpha"): "alpha's plan, for decide: the estimate on the floor, the distance to it",
+    ("src/agreebound/panel/decide.py", "decide"): "the panel's decide",
+    ("src/agreebound/panel/decide.py", "_alpha_gate"): "the panel's decide: alpha's gate",
+    ("src/agreebound/panel/decide.py", "alpha_gate_at"): "the panel's decide: alpha's gate on a value alone (explain asks it)",
+    ("src/agreebound/panel/decide.py", "_detectors_gate"): "the panel's decide: the structural gate",
+    ("src/agreebound/panel/decide.py", "_spread_gate"): "the panel's decide: the spread's gate",
+    ("src/agreebound/panel/decide.py", "_reasons"): "the panel's decide: its reasons, from the gates",
+    ("src/agreebound/panel/decide.py", "_strict_reasons"): "the panel's decide: strict mode's reasons",
+    ("src/agreebound/panel/seed.py", "seed_enforce"): "the seed's own ab_enforce on its integers (the oracle)",
+    ("src/agreebound/panel/decide.py", "gates_from_report"): "decide's one reading of a stored report",
+    ("src/agreebound/judge/calibration.py", "decide"): "the judge's decide",
+    ("src/agreebound/scored/audit.py", "_gate"): "a graded or pass/fail judge's gate, for decide_scored",
+    ("src/agreebound/judge/calibration.py", "_rate_gate"): "the judge's decide: one rate's gate",
+    ("src/agreebound/core/planner.py", "rate_mdd"): "a plan's detectable difference: true rates either side of the threshold",
+    ("src/agreebound/judge/calibration.py", "_net_gate"): "the judge's decide: an opt-in gate on a bias net of disagreement",
+    ("src/agreebound/judge/calibration.py", "seed_view"): "the judge's decide: the seed's basis points against the limit",
+    ("src/agreebound/judge/calibration.py", "reference_issues"): "the judge's decide: references below minimum_reviewers",
+    ("src/agreebound/judge/calibration.py", "with_intervals"): "the judge's decide: fragile gates from intervals",
+    ("src/agreebound/judge/calibration.py", "gates_from_report"): "decide's one reading of a stored report",
     # Not gates, said here so the exception is visible:
-    ("src/agreebound/uncertainty.py", "q_below"): "KALPHA's q, the share of bootstrap resamples below the floor: "
+    ("src/agreebound/panel/intervals.py", "q_below"): "KALPHA's q, the share of bootstrap resamples below the floor: "
                                                   "a diagnostic reported beside the gate, it decides nothing",
-    ("src/agreebound/contract.py", "_exact_int"): "a contract field's legal range: it checks threshold data, "
+    ("src/agreebound/judge/contract.py", "_exact_int"): "a contract field's legal range: it checks threshold data, "
                                                   "measures nothing",
     # Drawing, not deciding: an axis spans the value, its interval and the threshold; pass and fail
     # arrive from the decided gate (its passed, its flips_at).
@@ -102,8 +103,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("src/agreebound/render/figures.py", "_sweep_range"): "the sweep's axis: it spans the value and the threshold",
     ("src/agreebound/render/figures.py", "_on_axis"): "a line's position on the axis: the nearer end when beyond it",
     ("src/agreebound/render/figures.py", "_axis_top"): "the top of an axis that shows the rates and the cap's band",
-    ("src/agreebound/thresholds.py", "check"): "threshold data's legal range: it checks a threshold, measures nothing",
-    ("src/agreebound/uncertainty.py", "rate_interval"): "rounds the exact Wilson bounds outward to floats with the "
+    ("src/agreebound/core/thresholds.py", "check"): "threshold data's legal range: it checks a threshold, measures nothing",
+    ("src/agreebound/core/intervals.py", "rate_interval"): "rounds the exact Wilson bounds outward to floats with the "
                                                          "interval's own bound tests: no threshold is involved",
 }
 
@@ -401,7 +402,7 @@ EVASIONS = {
     "unpacking a pair": ("def f(v, th):\n    pair = (th.alpha_floor, th.ratio_cap)\n    lo, hi = pair\n"
                          "    return v >= lo\n"),
     "gate.meets": "from agreebound import gate\ndef f(v, t):\n    return gate.meets(v, 'min', t)\n",
-    "meets": "from agreebound.gate import meets\ndef f(v):\n    return meets(v, 'min', 1)\n",
+    "meets": "from agreebound.core.gate import meets\ndef f(v):\n    return meets(v, 'min', 1)\n",
     "evaluate": "def f(v, t):\n    return evaluate('alpha', 'min', v, t).passed\n",
     "straddles": "def f(lo, hi, t):\n    return straddles(lo, hi, 'min', t)\n",
     "cases_to_flip": "def f(r, t):\n    return cases_to_flip(r.numerator, r.denominator, t, 'max')\n",
@@ -460,7 +461,7 @@ def test_the_checker_lets_innocent_code_be(snippet):
 
 
 def test_every_comparator_is_a_helper_of_the_decide_layer():
-    defined = {n.name for rel in ("gate.py", "uncertainty.py")
+    defined = {n.name for rel in ("core/gate.py", "core/planner.py", "core/intervals.py", "panel/intervals.py")
                for n in ast.walk(ast.parse((SRC / rel).read_text(encoding="utf-8")))
                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     assert COMPARATORS <= defined
@@ -478,7 +479,7 @@ def test_no_reason_code_is_parsed_outside_decide():
     found = []
     for path in _product_files():
         rel = path.relative_to(ROOT).as_posix()
-        if rel == "src/agreebound/panel.py":
+        if rel == "src/agreebound/panel/decide.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
@@ -544,7 +545,7 @@ def test_the_gates_say_what_the_reasons_say():
 
 
 def test_a_stored_dimension_gives_back_the_decided_gates():
-    from agreebound.analysis import decide_panel, measure_panels
+    from agreebound.panel.measure import decide_panel, measure_panels
     from agreebound.io.formats import parse_detector_rates, parse_ratings
 
     samples = ROOT / "sample_data"
@@ -564,7 +565,7 @@ def test_a_stored_dimension_gives_back_the_decided_gates():
 
 
 def _judge_measurement():
-    from agreebound.pipeline import parse_judge_bundle
+    from agreebound.app.pipeline import parse_judge_bundle
 
     path = ROOT / "sample_data" / "judge_failing.json"
     return parse_judge_bundle(path.name, path.read_bytes()).measurement
@@ -589,7 +590,7 @@ def test_a_judge_gate_carries_its_cases_to_decide():
 
 def test_a_stored_judge_report_gives_back_its_gates():
     from agreebound.render.report import calibration_section
-    from agreebound.pipeline import parse_judge_bundle
+    from agreebound.app.pipeline import parse_judge_bundle
 
     path = ROOT / "sample_data" / "judge_failing.json"
     bundle = parse_judge_bundle(path.name, path.read_bytes())
@@ -631,7 +632,7 @@ def test_a_gate_says_where_its_verdict_flips():
 
 
 def test_explain_asks_decide_where_leaving_a_rater_out_lands():
-    from agreebound.panel import alpha_gate_at
+    from agreebound.panel.decide import alpha_gate_at
 
     assert alpha_gate_at(Fraction(3, 5), Fraction(3, 5)).passed is True
     assert alpha_gate_at(Fraction(599, 1000), Fraction(3, 5)).passed is False

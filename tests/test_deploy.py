@@ -28,7 +28,10 @@ import pytest
 import yaml
 from packaging.requirements import Requirement
 
-from agreebound import access, limits, serve, store
+from agreebound.app import access
+from agreebound.core import limits
+from agreebound.app import serve
+from agreebound.app import store
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"

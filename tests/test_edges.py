@@ -14,12 +14,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from agreebound.analysis import measure_panels
-from agreebound.cli import main
-from agreebound.errors import InputError
+from agreebound.panel.measure import measure_panels
+from agreebound.cli.main import main
+from agreebound.core.errors import InputError
 from agreebound.io.formats import import_ratings, parse_detector_rates, parse_ratings
-from agreebound.alpha import krippendorff_alpha
-from agreebound.uncertainty import bootstrap_alpha
+from agreebound.panel.alpha import krippendorff_alpha
+from agreebound.panel.intervals import bootstrap_alpha
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,7 +79,7 @@ def test_values_beyond_float_range_give_alpha_and_say_there_is_no_interval():
     path = ROOT / "artifacts" / "extreme.parquet"
     path.parent.mkdir(exist_ok=True)
     path.write_bytes(buf.getvalue())
-    done = subprocess.run([sys.executable, "-m", "agreebound.cli", "panel", str(path), "--level", "interval"],
+    done = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "panel", str(path), "--level", "interval"],
                           capture_output=True, text=True)
     assert done.returncode in (0, 1) and done.stderr == ""
 
@@ -130,8 +130,8 @@ def test_downloadable_tables_neutralise_formulas_in_pandas_string_columns():
 
 
 def test_the_spread_text_escapes_a_users_category():
-    from agreebound.analysis import decide_panel
-    from agreebound.thresholds import PanelThresholds
+    from agreebound.panel.measure import decide_panel
+    from agreebound.core.thresholds import PanelThresholds
     from agreebound.ui.widgets import spread_text
 
     from agreebound.io.mapping import Mapping
@@ -149,7 +149,7 @@ def test_a_huge_typed_positive_is_refused_at_once(capsys):
 
 
 def test_an_unwritable_stdout_is_not_a_verdict_and_not_called_a_bug():
-    done = subprocess.run(f"{sys.executable} -m agreebound.cli panel {ROOT / 'sample_data' / 'detector_panel.csv'} "
+    done = subprocess.run(f"{sys.executable} -m agreebound.cli.main panel {ROOT / 'sample_data' / 'detector_panel.csv'} "
                           "> /dev/full", shell=True, capture_output=True, text=True)
     assert done.returncode == 4
     assert done.stderr.startswith("agreebound: could not write the output (No space left on device); no verdict")

@@ -17,9 +17,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from agreebound.cli import main
+from agreebound.cli.main import main
 from agreebound.engines.common import input_files
-from agreebound.errors import InputError
+from agreebound.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_data"
@@ -37,7 +37,7 @@ def cli(*argv: str, cwd: Path | None = None, timeout: float = 120) -> subprocess
     timeout, so that a reader waiting on a pipe fails the test instead of hanging it."""
     env = {k: v for k, v in os.environ.items() if k not in ("AGREEBOUND_TRACE", "PYSPARK_GATEWAY_PORT",
                                                            "PYSPARK_GATEWAY_SECRET")}
-    return subprocess.run([sys.executable, "-m", "agreebound.cli", *argv], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "agreebound.cli.main", *argv], capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, cwd=cwd, env=env, timeout=timeout)
 
 

@@ -12,15 +12,15 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-from agreebound import counts as C
-from agreebound.alpha import alpha
-from agreebound.analysis import measure_counts, measure_panels
-from agreebound.cli import main
+from agreebound.panel import counts as C
+from agreebound.panel.alpha import alpha
+from agreebound.panel.measure import measure_counts, measure_panels
+from agreebound.cli.main import main
 from agreebound.engines import duckdb_engine, numpy_engine
 from agreebound.engines.duckdb_engine import LongColumns, panel_counts
-from agreebound.errors import InputError
+from agreebound.core.errors import InputError
 from agreebound.io.formats import import_ratings
-from agreebound.categories import LEVELS
+from agreebound.panel.categories import LEVELS
 
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_data"
@@ -307,7 +307,7 @@ def test_many_categories_take_the_join_path(tmp_path):
                                            ("ordinal", ["1", "2", "3", "4", "5"]), ("ratio", ["0", "1", "2", "5"])])
 def test_rater_diagnostics_out_of_core_equal_the_in_memory_ones(tmp_path, level, values):
     from agreebound.engines.duckdb_engine import rater_diagnostics
-    from agreebound.uncertainty import alpha_without_each_rater, unit_disagreement
+    from agreebound.panel.intervals import alpha_without_each_rater, unit_disagreement
 
     rng = np.random.default_rng(len(values))
     rows = [("all", f"u{u:02d}", f"r{r}", values[int(rng.integers(0, len(values)))])
@@ -318,7 +318,7 @@ def test_rater_diagnostics_out_of_core_equal_the_in_memory_ones(tmp_path, level,
     coded = panel.ratings(level)
     without, top = rater_diagnostics([str(f)], LongColumns(dimension="dimension"), "all", level)
     assert without == alpha_without_each_rater(coded, panel.raters, level)
-    from agreebound.alpha import krippendorff_alpha
+    from agreebound.panel.alpha import krippendorff_alpha
 
     per_unit = unit_disagreement(coded, level, krippendorff_alpha(coded, level))
     expected = sorted((round(float(x), 9) for x in per_unit if x > 0), reverse=True)[:10]
@@ -333,8 +333,8 @@ def test_rater_diagnostics_out_of_core_equal_the_in_memory_ones(tmp_path, level,
 def test_most_disagreeing_keeps_every_histogram_that_can_be_among_the_top(level, batch):
     """The SQL engines' disagreeing units: distinct histograms in batches, measured by alpha's one
     unit_disagreement; what is kept holds the top units, ties at the cut included, in any batching."""
-    from agreebound.alpha import unit_disagreement
-    from agreebound.categories import encode
+    from agreebound.panel.alpha import unit_disagreement
+    from agreebound.panel.categories import encode
     from agreebound.engines.common import most_disagreeing
 
     rng = np.random.default_rng(11)

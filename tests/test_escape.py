@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.analysis import measure_panels
-from agreebound.escape import csv_cell, excerpt, html_text, md_code, md_text, normalise_name, printable
+from agreebound.panel.measure import measure_panels
+from agreebound.core.escape import csv_cell, excerpt, html_text, md_code, md_text, normalise_name, printable
 from agreebound.io.formats import parse_ratings
 from agreebound.render.report import panel_report, to_markdown
-from agreebound.thresholds import DEFAULT
+from agreebound.core.thresholds import DEFAULT
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "data" / "hostile"

@@ -108,7 +108,7 @@ def test_the_messages_say_the_limit_or_the_lie(eval_bombs):
 def test_a_member_is_stopped_by_what_comes_out_not_by_its_header(tmp_path):
     """A Zstandard member declaring 1 MiB that holds 10 MiB: refused once a byte more than the
     declared size has come out, with at most one 64 KiB read past it."""
-    from agreebound.errors import InputError
+    from agreebound.core.errors import InputError
     from agreebound.io.archive import CHUNK, open_archive
 
     data = make_hostile_files._zip_of([("m.json", 93, make_hostile_files._zstd_spaces(b"", 16), 2**20)])

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.cli import main
+from agreebound.cli.main import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import exports  # noqa: E402

@@ -4,7 +4,7 @@ without ties.
 
 The log is our own, in FastChat's ``gpt-4_pair.jsonl`` shape, generated from a seed with a planted
 first-slot preference (tests/fastchat_log.py), and read through the public path
-(``agreebound.pipeline.parse_judge_log``). Every expected value is computed here from the log's
+(``agreebound.app.pipeline.parse_judge_log``). Every expected value is computed here from the log's
 records, independently of agreebound: the fractions by hand count, the exact tests by
 ``scipy.stats.binomtest`` and statsmodels' McNemar, the Wilson intervals by statsmodels, and the
 first-slot rate's case-clustered interval from its definition (a Wilson interval at the effective
@@ -30,7 +30,7 @@ from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from agreebound.pipeline import parse_judge_log
+from agreebound.app.pipeline import parse_judge_log
 from fastchat_log import fastchat_log, games, to_jsonl
 
 Z = NormalDist().inv_cdf(0.975)

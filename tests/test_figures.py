@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.analysis import decide_panel, measure_panels
-from agreebound.calibration import decide
+from agreebound.panel.measure import decide_panel, measure_panels
+from agreebound.judge.calibration import decide
 from agreebound.io.formats import parse_detector_rates, parse_ratings
-from agreebound.pipeline import parse_judge_bundle
-from agreebound.gate import evaluate
+from agreebound.app.pipeline import parse_judge_bundle
+from agreebound.core.gate import evaluate
 from agreebound.render.gates import GateView, judge_gates, panel_gates, view
-from agreebound.thresholds import DEFAULT
+from agreebound.core.thresholds import DEFAULT
 from agreebound.render import figures as F
-from agreebound.uncertainty import judge_rate_intervals
+from agreebound.judge.intervals import judge_rate_intervals
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_data"
 THEMES = [pytest.param(False, id="light"), pytest.param(True, id="dark")]

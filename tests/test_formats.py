@@ -13,16 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agreebound.io import formats
-from agreebound.analysis import decide_panel, measure_panel
-from agreebound.calibration import audit_calibration, decide
-from agreebound.contract import ILLUSTRATIVE_SNAPSHOT, ILLUSTRATIVE_CONTRACT
+from agreebound.panel.measure import decide_panel, measure_panel
+from agreebound.judge.calibration import audit_calibration, decide
+from agreebound.judge.contract import ILLUSTRATIVE_SNAPSHOT, ILLUSTRATIVE_CONTRACT
 from agreebound.io.formats import parse_detector_rates, parse_ratings, parse_thresholds
-from agreebound.errors import InputError
-from agreebound.pipeline import parse_judge_bundle, parse_judge_tables
-from agreebound.alpha import krippendorff_alpha
-from agreebound.panel import PanelThresholds
+from agreebound.core.errors import InputError
+from agreebound.app.pipeline import parse_judge_bundle, parse_judge_tables
+from agreebound.panel.alpha import krippendorff_alpha
+from agreebound.core.thresholds import PanelThresholds
 from agreebound.engines import numpy_engine
-from agreebound.ratings import DetectorRate
+from agreebound.panel.ratings import DetectorRate
 
 ROOT = Path(__file__).resolve().parents[1]
 BAD = ROOT / "tests" / "data" / "bad"
@@ -328,7 +328,7 @@ def test_fuzz_mutated_samples(which, at, patch, insert):
 
 
 def test_rates_file_matched_to_dimensions_in_one_place():
-    from agreebound.analysis import measure_panels
+    from agreebound.panel.measure import measure_panels
 
     panels = parse_ratings("detector_panel.csv", (SAMPLES / "detector_panel.csv").read_bytes())
     rates = parse_detector_rates("detector_rates.csv", (SAMPLES / "detector_rates.csv").read_bytes())

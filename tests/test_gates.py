@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from agreebound.gate import evaluate
+from agreebound.core.gate import evaluate
 from agreebound.render.gates import GateView, view
 
 

@@ -1,4 +1,4 @@
-"""The corrected headline (agreebound.headline): equal to ppi-python's prediction-powered and
+"""The corrected headline (agreebound.judge.headline): equal to ppi-python's prediction-powered and
 classical mean intervals on the same arrays, a worked example by hand, a judge log with human
 references for part of its cases end to end, and the interval's coverage by simulation."""
 
@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
 
-from agreebound.headline import corrected_headline, pair_headline
-from agreebound.judge_counts import verdict_cells
-from agreebound.pipeline import parse_judge_bundle, parse_judge_log
+from agreebound.judge.headline import corrected_headline, pair_headline
+from agreebound.judge.counts import verdict_cells
+from agreebound.app.pipeline import parse_judge_bundle, parse_judge_log
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / "sample_data" / "judge_logs"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.cli import main
-from agreebound.history import compare
-from agreebound.store import Store
+from agreebound.cli.main import main
+from agreebound.app.history import compare
+from agreebound.app.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_data"
@@ -247,7 +247,7 @@ def test_judge_gate_lost_without_references_and_fail_to_incomplete_is_no_improve
 
 
 def test_verdict_ranks_follow_exit_codes():
-    from agreebound.gate import SEVERITY as RANK  # the one table of verdict severity (history reads it)
+    from agreebound.core.gate import SEVERITY as RANK  # the one table of verdict severity (history reads it)
     from agreebound.render.report import EXIT_CODES
 
     for a in RANK:
@@ -273,7 +273,7 @@ def test_command_line_writers_at_once(db_url):
     import subprocess
     import sys
 
-    procs = [subprocess.Popen([sys.executable, "-m", "agreebound.cli", "panel", str(S / "detector_panel.csv"),
+    procs = [subprocess.Popen([sys.executable, "-m", "agreebound.cli.main", "panel", str(S / "detector_panel.csv"),
                                "--record", "--label", f"job {i}", "--db", db_url],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(4)]
     outs = [p.communicate(timeout=180) for p in procs]
@@ -289,7 +289,7 @@ def test_command_line_writers_at_once(db_url):
 
 def test_a_full_disk_on_postgresql_reads_as_one(monkeypatch):
     """PostgreSQL reports a full disk as SQLSTATE 53100 (disk_full); said as the SQLite case is."""
-    from agreebound.store import explain
+    from agreebound.app.store import explain
 
     class DiskFull(Exception):
         sqlstate = "53100"

@@ -109,7 +109,7 @@ def test_every_hostile_file_ends_in_a_verdict_or_one_located_line(tmp_path):
 ])
 def test_a_forked_run_says_what_a_new_process_says(argv):
     """The corpus runs each case forked from a process with the CLI's imports loaded: that child
-    must exit, print and refuse exactly as `python -m agreebound.cli` started afresh does."""
+    must exit, print and refuse exactly as `python -m agreebound.cli.main` started afresh does."""
     fresh, forked = run_cli(argv, cwd=ROOT), run_cli_forked(argv, cwd=ROOT)
     assert forked[:3] == fresh[:3]
     assert fresh[0] in (0, 1, 3) and (fresh[1] or fresh[2])
@@ -118,10 +118,10 @@ def test_a_forked_run_says_what_a_new_process_says(argv):
 
 def test_no_crash_exit_code_is_ever_a_verdict(tmp_path):
     """A crash inside a command exits 4 with one line that says so, never 1 (REPORT_ONLY)."""
-    script = ("import sys, agreebound.analysis as a\n"
+    script = ("import sys, agreebound.panel.measure as a\n"
               "def boom(*args, **kw): raise RuntimeError('injected')\n"
               "a.measure_panels = boom\n"
-              "from agreebound.cli import main\n"
+              "from agreebound.cli.main import main\n"
               f"sys.exit(main(['panel', {str(SAMPLES / 'detector_panel.csv')!r}]))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 4
@@ -143,7 +143,7 @@ def test_no_crash_exit_code_is_ever_a_verdict(tmp_path):
     (["calibrate", "sample_data/judge_failing.json"], 1),
 ])
 def test_each_exit_code_means_one_thing(argv, code):
-    done = subprocess.run([sys.executable, "-m", "agreebound.cli", *argv], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-m", "agreebound.cli.main", *argv], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == code
     if code == 3:
         assert done.stderr.count("\n") == 1 and "usage: agreebound panel" in done.stderr
@@ -151,7 +151,7 @@ def test_each_exit_code_means_one_thing(argv, code):
 
 def test_report_written_beside_the_inputs_is_complete_and_never_half_written(tmp_path):
     target = tmp_path / "r.json"
-    done = subprocess.run([sys.executable, "-m", "agreebound.cli", "panel", str(SAMPLES / "detector_panel.csv"),
+    done = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "panel", str(SAMPLES / "detector_panel.csv"),
                            "--report", str(target)], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 1 and json.loads(target.read_text())["panel"]["verdict"] == "REPORT_ONLY"
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]  # no temporary file left behind
@@ -159,7 +159,7 @@ def test_report_written_beside_the_inputs_is_complete_and_never_half_written(tmp
 
 def test_broken_pipe_keeps_the_verdict(tmp_path):
     """`agreebound ... --json | head -1`: the reader leaving is not a crash and not a new verdict."""
-    cmd = (f"{sys.executable} -m agreebound.cli panel {SAMPLES / 'detector_panel.csv'} --json | head -c 10 >/dev/null;"
+    cmd = (f"{sys.executable} -m agreebound.cli.main panel {SAMPLES / 'detector_panel.csv'} --json | head -c 10 >/dev/null;"
            " echo ${PIPESTATUS[0]}")
     done = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, cwd=ROOT)
     assert done.stdout.strip() == "1" and "Traceback" not in done.stderr

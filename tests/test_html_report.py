@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.analysis import measure_panels
-from agreebound.cli import main
+from agreebound.panel.measure import measure_panels
+from agreebound.cli.main import main
 from agreebound.io.formats import parse_ratings
 from agreebound.render.report import panel_report
 from agreebound.render.names import report_filename
-from agreebound.thresholds import DEFAULT
+from agreebound.core.thresholds import DEFAULT
 from agreebound.render.html import panel_html
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.analysis import measure_panels
-from agreebound.levels import suggest_level, suggest_positive
-from agreebound.cli import main
-from agreebound.errors import InputError
+from agreebound.panel.measure import measure_panels
+from agreebound.panel.levels import suggest_level, suggest_positive
+from agreebound.cli.main import main
+from agreebound.core.errors import InputError
 from agreebound.io.formats import import_ratings, parse_mapping
 from agreebound.io.detect import near_duplicates
 from agreebound.io.mapping import Mapping
 from agreebound.io.preview import preview
 from agreebound.io.sniff import sniff, text_encoding
-from agreebound.alpha import krippendorff_alpha
+from agreebound.panel.alpha import krippendorff_alpha
 
 ROOT = Path(__file__).resolve().parents[1]
 IMPORTS = ROOT / "sample_data" / "imports"

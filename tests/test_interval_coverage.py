@@ -21,11 +21,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from agreebound.analysis import measure_panel
-from agreebound.ratings import RatingPanel
-from agreebound.alpha import krippendorff_alpha
-from agreebound.categories import encode
-from agreebound.uncertainty import DEFAULT_INTERVAL
+from agreebound.panel.measure import measure_panel
+from agreebound.panel.ratings import RatingPanel
+from agreebound.panel.alpha import krippendorff_alpha
+from agreebound.panel.categories import encode
+from agreebound.panel.intervals import DEFAULT_INTERVAL
 
 PANELS = 2000
 TRUTH_UNITS = 200_000
@@ -120,9 +120,9 @@ def test_a_panel_too_small_for_a_95_percent_interval_gets_none_and_strict_mode_r
     silently gave [1.0, 1.0] and a strict ENFORCE; now there is no interval, said, and strict fails."""
     import numpy as np
 
-    from agreebound.panel import decide
-    from agreebound.thresholds import PanelThresholds
-    from agreebound.uncertainty import bootstrap_alpha_units
+    from agreebound.panel.decide import decide
+    from agreebound.core.thresholds import PanelThresholds
+    from agreebound.panel.intervals import bootstrap_alpha_units
 
     b = bootstrap_alpha_units(np.array([[1, 1], [1, 1], [1, 1], [2, 2]]), "nominal")
     assert not b.defined and b.note == ("no interval: 636 of 2,000 resamples of the units had no variation (alpha "

@@ -1,6 +1,6 @@
 """io reads and never measures: its modules import no measuring, deciding or rendering code, form
-no circle among themselves, and the domain types they build (agreebound.ratings) and the rules
-about the data (agreebound.levels) live below them, in the core."""
+no circle among themselves, and the domain types they build (agreebound.panel.ratings) and the rules
+about the data (agreebound.panel.levels) live below them, in the core."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.errors import InputError
+from agreebound.core.errors import InputError
 from agreebound.io.json_toml import DuplicateKey, no_duplicates, read_json, read_toml
 from agreebound.io.records import csv_records
 from agreebound.io.values import classify_values, whole_number
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "agreebound"
 #: What io may never import: the measuring, deciding and rendering layers and everything above them.
-ABOVE_IO = ("agreebound.analysis", "agreebound.uncertainty", "agreebound.coefficients", "agreebound.counts",
-            "agreebound.judge_counts", "agreebound.render", "agreebound.engines", "agreebound.ui",
-            "agreebound.cli", "agreebound.store", "agreebound.history", "agreebound.pipeline")
+ABOVE_IO = ("agreebound.panel.measure", "agreebound.panel.intervals", "agreebound.panel.coefficients", "agreebound.panel.counts",
+            "agreebound.judge.counts", "agreebound.render", "agreebound.engines", "agreebound.ui",
+            "agreebound.cli.main", "agreebound.app.store", "agreebound.app.history", "agreebound.app.pipeline")
 
 
 def _imports(path: Path) -> set[str]:
@@ -39,7 +39,7 @@ def test_io_imports_nothing_that_measures_decides_or_renders(path):
 
 @pytest.mark.parametrize("core", ["ratings", "levels"])
 def test_the_domain_types_and_the_level_rules_sit_below_io(core):
-    assert not {m for m in _imports(SRC / f"{core}.py") if m.startswith(("agreebound.io",) + ABOVE_IO)}
+    assert not {m for m in _imports(SRC / "panel" / f"{core}.py") if m.startswith(("agreebound.io",) + ABOVE_IO)}
 
 
 def test_the_io_modules_form_no_circle():

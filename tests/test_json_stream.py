@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from agreebound.cli import main
-from agreebound.errors import InputError
+from agreebound.cli.main import main
+from agreebound.core.errors import InputError
 from agreebound.io.readers import read_source
 
 RECORDS = [{"unit": f"u{i}", "r1": i % 3, "r2": i % 3} for i in range(30)]

@@ -1,5 +1,5 @@
-"""The bias measures' 95% intervals (agreebound.judge_bias), checked by simulation: judges with
-planted defects drawn independently (agreebound.synthetic.planted_frames(exact=False)), each
+"""The bias measures' 95% intervals (agreebound.judge.bias), checked by simulation: judges with
+planted defects drawn independently (agreebound.app.synthetic.planted_frames(exact=False)), each
 measure's interval against the true value the generator planted (synthetic.implants)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from agreebound.calibration import measure_frames
-from agreebound.synthetic import PlantedDesign, PlantedJudge, implants, planted_frames
+from agreebound.judge.calibration import measure_frames
+from agreebound.app.synthetic import PlantedDesign, PlantedJudge, implants, planted_frames
 
 #: Every defect at once, so each interval meets a measure away from its null and the cases are
 #: clustered as a real audit's are (2 orders x 3 repetitions, unstable groups, position-bound cases).

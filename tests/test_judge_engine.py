@@ -12,14 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agreebound.calibration import decide, reference_issues
+from agreebound.judge.calibration import decide, reference_issues
 from agreebound.engines.judge_duckdb import judge_measurement
-from agreebound.errors import InputError
-from agreebound.pipeline import parse_judge_tables
-from agreebound.judge_counts import from_cases, merge
-from agreebound.synthetic import JudgeBehaviour, judge_frames
-from agreebound.thresholds import CalibrationThresholds
-from agreebound.uncertainty import judge_diagnostics
+from agreebound.core.errors import InputError
+from agreebound.app.pipeline import parse_judge_tables
+from agreebound.judge.counts import from_cases, merge
+from agreebound.app.synthetic import JudgeBehaviour, judge_frames
+from agreebound.core.thresholds import CalibrationThresholds
+from agreebound.judge.intervals import judge_diagnostics
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -207,7 +207,7 @@ def test_the_sample_trio_and_its_published_rates(tmp_path):
 
 def test_counts_merge_over_disjoint_cases():
     contract, refs, obs, header = judge_frames(200, 3, BEHAVIOURS[1], seed=5)
-    from agreebound.calibration import measure_frames
+    from agreebound.judge.calibration import measure_frames
 
     m = measure_frames(contract, refs, obs, **header)
     whole = from_cases(m.cases)
@@ -238,8 +238,8 @@ NEW_FIELDS = ("first_both", "second_both", "self_rejected_longer", "control_reje
 def test_bias_counts_and_measures_are_the_in_memory_ones(tmp_path, seed):
     """The counts beside the seed's (EXTRA_RATE_NAMES, McNemar's pairs, the mix, the verdict cells)
     and every bias measure from them: DuckDB's equal the in-memory engine's, field by field."""
-    from agreebound.judge_bias import measure_bias
-    from agreebound.judge_counts import EXTRA_RATE_NAMES
+    from agreebound.judge.bias import measure_bias
+    from agreebound.judge.counts import EXTRA_RATE_NAMES
 
     contract, refs, obs, header, gens, tokens = named_frames(150 + 40 * seed, 2 + seed % 2, seed)
     c, [r], [o] = write_trio(tmp_path, contract, refs, obs, header)
@@ -268,8 +268,8 @@ def test_bias_counts_and_measures_are_the_in_memory_ones(tmp_path, seed):
 def test_every_engine_measures_its_counts_in_one_place():
     """The in-memory engine's counts are the SQL engines' (from_facts over its per-case facts), and
     measure_counts gives the same rates and interval sums from them with or without the rows."""
-    from agreebound.calibration import measure_counts, measure_frames
-    from agreebound.judge_counts import from_facts
+    from agreebound.judge.calibration import measure_counts, measure_frames
+    from agreebound.judge.counts import from_facts
 
     contract, refs, obs, header = judge_frames(300, 3, BEHAVIOURS[2], seed=11)
     m = measure_frames(contract, refs, obs, **header)
@@ -287,7 +287,7 @@ def test_every_engine_measures_its_counts_in_one_place():
 
 
 def test_rate_sums_are_exact_past_int64():
-    from agreebound.judge_counts import rate_stats
+    from agreebound.judge.counts import rate_stats
 
     big = 3 * 10**9  # its squares summed pass 2**63
     y, m = np.array([big, 1, big - 1, 0]), np.array([big, 2, big, 0])
@@ -458,7 +458,7 @@ def test_wrong_columns_are_named(tmp_path):
 # --- the command line ---------------------------------------------------------------------------
 
 def _cli(capsys, *argv):
-    from agreebound.cli import main
+    from agreebound.cli.main import main
 
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
@@ -480,7 +480,7 @@ def test_cli_reads_parts_by_pattern_and_says_bad_rows(tmp_path, capsys):
     code, out, err = _cli(capsys, "calibrate", c, "--references", tmp_path / "references-*.parquet",
                           "--observations", tmp_path / "observations-*.parquet", "--json")
     report = json.loads(out)
-    from agreebound.calibration import measure_frames
+    from agreebound.judge.calibration import measure_frames
 
     expected = decide(measure_frames(contract, refs, obs, **header))
     assert code == (0 if expected.decision == "PASS_CALIBRATION" else 1)
@@ -585,7 +585,7 @@ def _diagnostics_of_rows(cases: pd.DataFrame) -> dict:
     judge_diagnostics, which reads only the counts, must agree with): agreement, with and without
     tie references, and the judge-human alpha over the cases that have a reference; the flips over
     every case."""
-    from agreebound.alpha import krippendorff_alpha
+    from agreebound.panel.alpha import krippendorff_alpha
 
     def labels(frame: pd.DataFrame, name: str) -> np.ndarray:
         return frame[name].astype(object).where(frame[name].notna(), None).to_numpy()
@@ -604,15 +604,18 @@ def _diagnostics_of_rows(cases: pd.DataFrame) -> dict:
 
 
 def _diagnostics_of_counts(m) -> dict:
+    from agreebound.app.judge_input import judge_human_alpha
+
     d = judge_diagnostics(m)
-    return {name: getattr(d, name) for name in ("agreement_with_ties", "agreement_without_ties", "judge_human_alpha",
-                                                "stable_flips", "noisy_flips")}
+    out = {name: getattr(d, name) for name in ("agreement_with_ties", "agreement_without_ties", "stable_flips",
+                                               "noisy_flips")}
+    return {**out, "judge_human_alpha": judge_human_alpha(m.counts)}
 
 
 @pytest.mark.parametrize("seed", range(len(BEHAVIOURS)))
 def test_the_diagnostics_from_counts_are_those_of_the_rows(seed):
     """In memory too, judge_diagnostics reads the counts only; they say what the rows per case say."""
-    from agreebound.calibration import measure_frames
+    from agreebound.judge.calibration import measure_frames
 
     contract, refs, obs, header = judge_frames(150 + 50 * seed, 2 + seed % 2, BEHAVIOURS[seed], seed=seed)
     m = measure_frames(contract, refs, obs, **header)
@@ -620,7 +623,7 @@ def test_the_diagnostics_from_counts_are_those_of_the_rows(seed):
 
 
 def test_a_partial_audits_diagnostics_from_counts_are_those_of_the_rows():
-    from agreebound.pipeline import parse_judge_log
+    from agreebound.app.pipeline import parse_judge_log
 
     log = SAMPLES / "judge_logs" / "mt_bench_gpt-4_pair.jsonl"
     human = SAMPLES / "judge_logs" / "mt_bench_human_judgments.jsonl"
@@ -637,7 +640,7 @@ def test_duckdb_reviewers_rule_is_the_in_memory_one_on_any_text():
     import random
     import duckdb
 
-    from agreebound.calibration import valid_reviewers
+    from agreebound.judge.calibration import valid_reviewers
     from agreebound.engines.judge_duckdb import DuckDialect
     from agreebound.engines.judge_sql import typed
 

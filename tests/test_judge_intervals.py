@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.calibration import CalibrationThresholds, decide, measure
-from agreebound.pipeline import parse_judge_bundle, parse_judge_log, parse_judge_tables
+from agreebound.judge.calibration import CalibrationThresholds, decide, measure
+from agreebound.app.pipeline import parse_judge_bundle, parse_judge_log, parse_judge_tables
 from agreebound.render.report import calibration_report, to_markdown
-from agreebound.thresholds import ThresholdSet
-from agreebound.uncertainty import Z95, Wilson, judge_diagnostics, judge_rate_intervals
+from agreebound.core.thresholds import ThresholdSet
+from agreebound.core.intervals import Z95, Wilson
+from agreebound.judge.intervals import judge_rate_intervals
+from agreebound.judge.intervals import judge_diagnostics
 from test_calibration import case, contract, snapshot
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,10 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from agreebound.calibration import decide
-from agreebound.cli import main
-from agreebound.errors import InputError
-from agreebound.pipeline import parse_judge_log, parse_judge_tables
+from agreebound.judge.calibration import decide
+from agreebound.cli.main import main
+from agreebound.core.errors import InputError
+from agreebound.app.pipeline import parse_judge_log, parse_judge_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / "sample_data" / "judge_logs"
@@ -199,14 +199,16 @@ def test_a_bad_log_mapping_names_the_field(mapping, message):
 
 
 def test_partial_diagnostics_count_only_cases_with_a_reference():
-    from agreebound.uncertainty import judge_diagnostics
+    from agreebound.judge.intervals import judge_diagnostics
 
     b = parse_judge_log(MT.name, MT.read_bytes(), (HUMAN.name, HUMAN.read_bytes()))
     d = judge_diagnostics(b.measurement)
     rate = b.measurement.human_agreement
     assert d.agreement_with_ties == (rate.numerator, rate.denominator) == (188, 254)
-    alone = judge_diagnostics(parse_judge_log(MT.name, MT.read_bytes()).measurement)
-    assert alone.agreement_with_ties == (0, 0) and alone.judge_human_alpha.value is None and alone.stable_flips == 48
+    unreferenced = parse_judge_log(MT.name, MT.read_bytes())
+    alone = judge_diagnostics(unreferenced.measurement)
+    assert alone.agreement_with_ties == (0, 0) and unreferenced.judge_human_alpha.value is None
+    assert alone.stable_flips == 48
 
 
 def test_a_judge_log_given_as_ratings_says_where_it_belongs():

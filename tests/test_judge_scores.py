@@ -1,4 +1,4 @@
-"""Graded and pass/fail judges against human labels (agreebound.judge_scores, agreebound.confidence):
+"""Graded and pass/fail judges against human labels (agreebound.scored.audit, agreebound.scored.confidence):
 the panel path's alpha exactly, the coefficients module's kappa, sklearn's binary measures, judgekit's
 ECE and Brier, the admissibility gate on planted judges, and the intervals' coverage."""
 
@@ -10,15 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agreebound.alpha import krippendorff_alpha
-from agreebound.categories import encode
-from agreebound.coefficients import coefficients
-from agreebound.confidence import brier, calibration, ece, isotonic_apply, isotonic_fit, murphy, reliability_bins
-from agreebound.errors import InputError
-from agreebound.judge_scores import (FAIL, INCOMPLETE, PASS, decide_scored, is_self, measure_scored, pair_alpha,
+from agreebound.panel.alpha import krippendorff_alpha
+from agreebound.panel.categories import encode
+from agreebound.panel.coefficients import coefficients
+from agreebound.scored.confidence import brier, calibration, ece, isotonic_apply, isotonic_fit, murphy, reliability_bins
+from agreebound.core.errors import InputError
+from agreebound.scored.audit import (FAIL, INCOMPLETE, PASS, decide_scored, is_self, measure_scored, pair_alpha,
                                      pooled_alpha, reference, scored_input)
-from agreebound.synthetic import ScoredJudge, scored_frame
-from agreebound.thresholds import ScoredThresholds, threshold_set_from_dict, ThresholdError
+from agreebound.app.synthetic import ScoredJudge, scored_frame
+from agreebound.core.thresholds import ScoredThresholds, threshold_set_from_dict, ThresholdError
 
 
 def _rows(matrix: list[list[float | None]], raters: list[str], judges: int = 1) -> pd.DataFrame:

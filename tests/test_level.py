@@ -11,11 +11,12 @@ import sys
 
 import pytest
 
-from agreebound.analysis import depends_on_level, level_verdicts, measure_panel
-from agreebound.levels import NOMINAL_MAX_VALUES, default_level
+from agreebound.panel.measure import depends_on_level, level_verdicts, measure_panel
+from agreebound.panel.levels import NOMINAL_MAX_VALUES, default_level
 from agreebound.io.formats import import_ratings
 from agreebound.io.mapping import Mapping
-from agreebound.panel import PanelThresholds, Verdict
+from agreebound.core.thresholds import PanelThresholds
+from agreebound.panel.seed import Verdict
 
 
 def long_0_9(seed: int = 7, units: int = 40, raters: int = 3) -> bytes:
@@ -44,7 +45,7 @@ def goniometer(seed: int = 3, units: int = 29) -> bytes:
 def cli(tmp_path, name: str, data: bytes, *flags: str) -> tuple[int, str, dict]:
     path = tmp_path / name
     path.write_bytes(data)
-    run = [sys.executable, "-m", "agreebound.cli", "panel", str(path), *flags]
+    run = [sys.executable, "-m", "agreebound.cli.main", "panel", str(path), *flags]
     text = subprocess.run(run, capture_output=True, timeout=120)
     js = subprocess.run(run + ["--json"], capture_output=True, timeout=120)
     return text.returncode, text.stdout.decode(), json.loads(js.stdout)
@@ -123,7 +124,7 @@ def test_labels_never_depend_on_the_level_and_strict_mode_alone_does_not_either(
 
 
 def test_usage_shows_optional_arguments_as_optional_and_unknown_json_lines_say_so(tmp_path, capsys):
-    from agreebound.cli import main
+    from agreebound.cli.main import main
 
     assert main(["panel"]) == 3
     assert capsys.readouterr().err == ("agreebound panel: the following arguments are required: file (usage: "
@@ -137,10 +138,10 @@ def test_usage_shows_optional_arguments_as_optional_and_unknown_json_lines_say_s
 
 
 def test_a_human_study_says_raters_not_detectors(tmp_path, capsys):
-    from agreebound.levels import rater_noun
-    from agreebound.cli import main
+    from agreebound.panel.levels import rater_noun
+    from agreebound.cli.main import main
     from agreebound.render.gates import panel_gates
-    from agreebound.analysis import decide_panel
+    from agreebound.panel.measure import decide_panel
 
     data = b"unit,human_ann,human_bob,human_cy\nu1,1,1,1\nu2,2,2,1\nu3,3,3,3\nu4,1,2,1\nu5,2,2,2\n"
     path = tmp_path / "study.csv"

@@ -37,7 +37,7 @@ def _list_in_a_wide_column(i: int) -> dict:
 
 
 def _cli(path) -> tuple[int, str, str]:
-    proc = subprocess.run([sys.executable, "-m", "agreebound.cli", "panel", str(path)], capture_output=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "panel", str(path)], capture_output=True, timeout=120)
     return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
 
 

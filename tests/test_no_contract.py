@@ -17,14 +17,14 @@ import jsonschema
 import pytest
 
 from agreebound.io import templates
-from agreebound.calibration import ILLUSTRATIVE_LIMITS, NO_CONTRACT_REASON, decide
-from agreebound.contract import JudgeCalibrationContract
-from agreebound.cli import main
-from agreebound.pipeline import parse_judge_log
+from agreebound.judge.calibration import ILLUSTRATIVE_LIMITS, NO_CONTRACT_REASON, decide
+from agreebound.judge.contract import JudgeCalibrationContract
+from agreebound.cli.main import main
+from agreebound.app.pipeline import parse_judge_log
 from agreebound.render.gates import judge_gates, judge_sentence
 from agreebound.io.judge_logs import answer_tokens, prompt_answers
 from agreebound.render.report import EXIT_CODES, calibration_report, to_markdown
-from agreebound.thresholds import DEFAULT
+from agreebound.core.thresholds import DEFAULT
 
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_data"
@@ -273,7 +273,7 @@ def test_illustrative_limits_are_never_called_bound(capsys, tmp_path):
 
 
 def test_help_lists_incomplete_under_exit_1():
-    out = subprocess.run([sys.executable, "-m", "agreebound.cli", "calibrate", "--help"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "calibrate", "--help"], capture_output=True,
                          text=True)
     assert out.returncode == 0
     assert "  1  REPORT_ONLY / FAIL_CALIBRATION / INCOMPLETE" in out.stdout

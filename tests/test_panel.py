@@ -14,20 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agreebound.alpha import krippendorff_alpha
-from agreebound.panel import (
-    AB_RATIO_UNBOUNDED,
-    AB_UNDEFINED,
-    DEFAULT_CITATIONS,
-    PanelThresholds,
-    Verdict,
-    decide,
-    rate_span,
-    ratio_permil,
-    seed_alpha_permil,
-    seed_enforce,
-)
-from agreebound.categories import LEVELS
+from agreebound.panel.alpha import krippendorff_alpha
+from agreebound.panel.seed import AB_RATIO_UNBOUNDED, AB_UNDEFINED, DEFAULT_CITATIONS, Verdict, seed_alpha_permil
+from agreebound.core.thresholds import PanelThresholds
+from agreebound.panel.decide import decide, seed_enforce
+from agreebound.panel.spread import rate_span, ratio_permil
+from agreebound.panel.categories import LEVELS
 
 N = None
 # Krippendorff (2011) "Computing Krippendorff's alpha-reliability", section C: 4 observers, 12 units,

@@ -1,4 +1,4 @@
-"""Our bias measures (agreebound.judge_bias, ``CalibrationMeasurement.bias``) against the judge-audit
+"""Our bias measures (agreebound.judge.bias, ``CalibrationMeasurement.bias``) against the judge-audit
 peers that define the same quantity: judgekit 0.2.1, judgecal 0.1.0 and judgemetry 0.1.0, fed the
 same audit through their documented APIs (judgekit's ``run_audit`` on ``PairwiseVerdict`` records,
 judgecal's ``PositionProbe``/``SelfPreferenceProbe.analyze`` on ``Judgment`` records, judgemetry's
@@ -57,8 +57,8 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from agreebound.pipeline import parse_judge_bundle, parse_judge_log
-from agreebound.synthetic import JudgeBehaviour, judge_frames
+from agreebound.app.pipeline import parse_judge_bundle, parse_judge_log
+from agreebound.app.synthetic import JudgeBehaviour, judge_frames
 from fastchat_log import fastchat_log, games, to_jsonl
 
 from judgecal import stats as jc_stats  # `make test` installs the peers (see the Makefile)

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.contract import ILLUSTRATIVE_CONTRACT
+from agreebound.judge.contract import ILLUSTRATIVE_CONTRACT
 from agreebound.io import templates
 from agreebound.io.formats import read_judge_bundle
-from agreebound.contract import JudgeInput
-from agreebound.judge_input import JudgeBundle, UnboundSnapshot, measure_judge
-from agreebound.pipeline import JudgeRecipe, PanelRecipe, Report, Source, panel_engine, run
+from agreebound.judge.contract import JudgeInput
+from agreebound.app.judge_input import JudgeBundle, UnboundSnapshot, measure_judge
+from agreebound.app.pipeline import JudgeRecipe, PanelRecipe, Report, Source, panel_engine, run
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_data"
 
@@ -63,7 +63,7 @@ def _panel(**changes) -> PanelRecipe:
 
 
 def test_a_recipe_digest_is_stable_and_follows_every_field_but_never_reads_bytes_twice():
-    from agreebound.pipeline import recipe_digest
+    from agreebound.app.pipeline import recipe_digest
 
     recipe = _panel()
     assert recipe_digest(recipe) == recipe_digest(_panel())  # the same bytes and fields: the same key
@@ -77,8 +77,8 @@ def test_a_recipe_digest_is_stable_and_follows_every_field_but_never_reads_bytes
 
 
 def test_measuring_a_recipe_honours_its_dimension_roles_and_engine():
-    from agreebound.errors import InputError
-    from agreebound.pipeline import measure_panel_recipe
+    from agreebound.core.errors import InputError
+    from agreebound.app.pipeline import measure_panel_recipe
 
     every = measure_panel_recipe(_panel())
     assert sorted(every) == ["insult", "sexual", "violence"]
@@ -95,7 +95,7 @@ def test_measuring_a_recipe_honours_its_dimension_roles_and_engine():
 
 def test_the_report_built_from_a_cached_measurement_is_the_report_run_builds():
     from agreebound.io.formats import import_ratings
-    from agreebound.pipeline import measure_panel_recipe, panel_result, thresholds_of
+    from agreebound.app.pipeline import measure_panel_recipe, panel_result, thresholds_of
 
     recipe = _panel(level="nominal")
     ran = run(recipe)
@@ -108,7 +108,7 @@ def test_the_report_built_from_a_cached_measurement_is_the_report_run_builds():
 
 
 def test_per_rater_diagnostics_out_of_core_run_on_duckdb_only():
-    from agreebound.pipeline import RecipeError, rater_diagnostics
+    from agreebound.app.pipeline import RecipeError, rater_diagnostics
 
     path = Source.at(str(SAMPLES / "detector_panel.csv"))
     without, units = rater_diagnostics(PanelRecipe((path,), engine="duckdb"), "insult", "nominal", 50)
@@ -118,8 +118,8 @@ def test_per_rater_diagnostics_out_of_core_run_on_duckdb_only():
 
 
 def test_a_refused_field_is_carried_by_the_error_not_read_from_its_text():
-    from agreebound.contract import HumanReference, JudgeObservation, field_of
-    from agreebound.errors import FieldError, InputError
+    from agreebound.judge.contract import HumanReference, JudgeObservation, field_of
+    from agreebound.core.errors import FieldError, InputError
     from agreebound.io.formats import parse_mapping
     from agreebound.io.mapping import Mapping
 

@@ -1,5 +1,5 @@
 """How many cases would decide it (issue 24, section 2): every judge gate and the panel's alpha gate
-carry a plan (agreebound.gate.Plan): the minimum detectable difference (MDD) at the current size
+carry a plan (agreebound.core.planner.Plan): the minimum detectable difference (MDD) at the current size
 (80% power, two-sided 95%, the measured design effect) and, for a fragile gate, about how many more
 cases (units) at the observed value would put the 95% interval on one side of the threshold with
 80% probability.
@@ -26,22 +26,23 @@ import jsonschema
 import numpy as np
 import pytest
 
-from agreebound.alpha import alpha as alpha_of
-from agreebound.analysis import measure_panels
-from agreebound.calibration import decide as decide_judge
-from agreebound.calibration import gates_from_report as judge_gates_from_report
-from agreebound.categories import encode
-from agreebound.counts import from_coded
-from agreebound.gate import (ON_THRESHOLD, on_threshold, Z_INTERVAL, Z_POWER, Plan, about, evaluate, plan_alpha, plan_difference,
-                             plan_rate)
+from agreebound.panel.alpha import alpha as alpha_of
+from agreebound.panel.measure import measure_panels
+from agreebound.judge.calibration import decide as decide_judge
+from agreebound.judge.calibration import gates_from_report as judge_gates_from_report
+from agreebound.panel.categories import encode
+from agreebound.panel.counts import from_coded
+from agreebound.core.planner import ON_THRESHOLD, on_threshold, Z_INTERVAL, Z_POWER, Plan, about, plan_alpha, plan_difference, plan_rate
+from agreebound.core.gate import evaluate
 from agreebound.io.formats import parse_ratings
-from agreebound.judge_counts import RateStats
-from agreebound.panel import decide as decide_panel_values
-from agreebound.panel import gates_from_report as panel_gates_from_report
-from agreebound.pipeline import parse_judge_bundle
+from agreebound.judge.counts import RateStats
+from agreebound.panel.decide import decide as decide_panel_values
+from agreebound.panel.decide import gates_from_report as panel_gates_from_report
+from agreebound.app.pipeline import parse_judge_bundle
 from agreebound.render.report import calibration_report, calibration_section, panel_report
-from agreebound.thresholds import ThresholdSet
-from agreebound.uncertainty import Z95, bootstrap_alpha_patterns, rate_interval
+from agreebound.core.thresholds import ThresholdSet
+from agreebound.core.intervals import Z95, rate_interval
+from agreebound.panel.intervals import bootstrap_alpha_patterns
 
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_data"

@@ -23,7 +23,7 @@ def test_every_public_name_resolves_and_import_stays_light():
     for name in agreebound.__all__:
         assert getattr(agreebound, name) is not None, name
     proc = subprocess.run([sys.executable, "-c", "import sys, agreebound; print(sorted(m for m in sys.modules if m in "
-                           "('pandas', 'pyarrow', 'streamlit', 'agreebound.pipeline')))"], capture_output=True, text=True)
+                           "('pandas', 'pyarrow', 'streamlit', 'agreebound.app.pipeline')))"], capture_output=True, text=True)
     assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
 
 

@@ -226,7 +226,7 @@ def test_refused_credentials_are_said_as_such(tmp_path):
 
 
 def test_an_object_over_the_size_limit_is_refused_before_it_is_read(s3, tmp_path, monkeypatch):
-    from agreebound.errors import InputError
+    from agreebound.core.errors import InputError
     from agreebound.io import remote, tables
 
     endpoint, _, _ = s3
@@ -468,7 +468,7 @@ def trickling_server():
 
 def test_a_timed_out_download_stops_reading(trickling_server, monkeypatch):
     """After the timeout is said, no thread goes on downloading: the connection is shut."""
-    from agreebound.errors import InputError
+    from agreebound.core.errors import InputError
     from agreebound.io import remote
 
     url, gone = trickling_server
@@ -486,7 +486,7 @@ def test_a_timed_out_download_stops_reading(trickling_server, monkeypatch):
 def test_a_timed_out_s3_copy_stops_reading(monkeypatch):
     """An object's stream that stalls past the timeout, then flows again: the copy reads no further
     chunk once the timeout is said (its thread ends at the next read's return)."""
-    from agreebound.errors import InputError
+    from agreebound.core.errors import InputError
     from agreebound.io import remote
 
     reads = []
@@ -548,7 +548,7 @@ def changing_http():
 
 
 def test_an_http_source_s_digest_is_its_bytes_read_once(changing_http):
-    from agreebound.pipeline import Source
+    from agreebound.app.pipeline import Source
 
     url, state = changing_http
     first = Source.at(url)
@@ -564,7 +564,7 @@ def test_an_s3_source_s_digest_changes_with_its_object(s3, tmp_path, monkeypatch
     the same key, even of the same size, is a new digest; a pattern's digest follows its objects'
     sizes and times."""
     from agreebound.io import remote
-    from agreebound.pipeline import Source
+    from agreebound.app.pipeline import Source
 
     endpoint, client, _ = s3
     _aws(monkeypatch, endpoint, tmp_path)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.cli import main
+from agreebound.cli.main import main
 
 LOGS = Path(__file__).resolve().parent / "data" / "judge_logs"
 
@@ -100,7 +100,7 @@ def test_a_graded_log_is_not_read_as_ratings(capsys):
 def test_a_thresholds_file_sets_the_margin_and_the_report_names_it(capsys, tmp_path):
     """The [scored] table of a thresholds file is data: a wider margin admits a judge the default
     margin refuses; the report names the source and cites the defaults."""
-    from agreebound.synthetic import ScoredJudge, scored_frame
+    from agreebound.app.synthetic import ScoredJudge, scored_frame
 
     log = tmp_path / "graded.csv"
     scored_frame([ScoredJudge("judge-model", noise=0.8)], 200, 3, seed=21).drop(columns=["line"]).to_csv(log, index=False)
@@ -123,7 +123,7 @@ def test_too_many_distinct_scores_are_refused_before_any_table_is_built(capsys, 
     """Continuous scores (500 distinct values) would make every rater pair's table 500 x 500: a located
     refusal, exit 3, in memory and in DuckDB alike."""
     from agreebound.engines.scored_sql import duckdb_counts
-    from agreebound.errors import InputError
+    from agreebound.core.errors import InputError
 
     rows = ["item,rater,role,score"] + [f"i{i},{r},{role},{i / 7:.4f}" for i in range(500)
                                         for r, role in (("j", "judge"), ("h", "human"))]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from agreebound.engines.scored_sql import duckdb_counts
-from agreebound.errors import InputError
-from agreebound.judge_scores import ScoredCounts, measure_counts, measure_scored, scored_input
-from agreebound.synthetic import ScoredJudge, scored_frame
+from agreebound.core.errors import InputError
+from agreebound.scored.audit import ScoredCounts, measure_counts, measure_scored, scored_input
+from agreebound.app.synthetic import ScoredJudge, scored_frame
 
 FIELDS = ("judge_alpha", "human_alpha", "difference", "exact_agreement", "within_one", "leniency")
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.history import CompareError, compare, gates, timeline
+from agreebound.app.history import CompareError, compare, gates, timeline
 from agreebound.render.figures import caption, history_timeline
-from agreebound.pipeline import JudgeRecipe, Source, run
-from agreebound.store import Store
-from agreebound.synthetic import ScoredJudge, scored_frame
-from agreebound.thresholds import ScoredThresholds, ThresholdSet
+from agreebound.app.pipeline import JudgeRecipe, Source, run
+from agreebound.app.store import Store
+from agreebound.app.synthetic import ScoredJudge, scored_frame
+from agreebound.core.thresholds import ScoredThresholds, ThresholdSet
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agreebound.alpha import krippendorff_alpha
-from agreebound.errors import InputError
+from agreebound.panel.alpha import krippendorff_alpha
+from agreebound.core.errors import InputError
 from agreebound.io.scored_logs import join_human_labels, read_scored_log, scores_table
-from agreebound.judge_scores import MAX_JUDGES, ScoredInput, judge_panel, scored_input
+from agreebound.scored.audit import MAX_JUDGES, ScoredInput, judge_panel, scored_input
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / "tests" / "data" / "judge_logs"
@@ -28,7 +28,7 @@ RANGE = "a score from -10^15 to 10^15, 0 or at least 10^-15 in size"
 
 def _cli(*argv: str) -> tuple[subprocess.CompletedProcess, float]:
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "agreebound.cli", "calibrate", *argv], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "calibrate", *argv], capture_output=True,
                           text=True, cwd=ROOT)
     return done, time.perf_counter() - start
 
@@ -307,8 +307,9 @@ def test_an_inspect_score_of_minus_1e308_is_refused_located(tmp_path):
 
 
 def test_the_reader_and_the_audit_hold_one_bound():
-    """One home for the bound (agreebound.limits): the reader, the audit and the SQL engines use it."""
-    from agreebound import judge_scores, limits
+    """One home for the bound (agreebound.core.limits): the reader, the audit and the SQL engines use it."""
+    from agreebound.scored import audit as judge_scores
+    from agreebound.core import limits
     from agreebound.engines import scored_sql
     from agreebound.io import scored_logs
 

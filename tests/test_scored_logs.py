@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.errors import InputError
+from agreebound.core.errors import InputError
 from agreebound.io.judge_logs import judges_in, read_judge_log
 from agreebound.io.scored_logs import (SCORE_COLUMNS, join_human_labels, read_scored_log, score_value,
                                        scored_log_shape, scores_table)

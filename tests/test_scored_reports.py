@@ -12,20 +12,20 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from agreebound.cli import main
-from agreebound.judge_scores import measure_scored
-from agreebound.pipeline import JudgeRecipe, Source, run
+from agreebound.cli.main import main
+from agreebound.scored.audit import measure_scored
+from agreebound.app.pipeline import JudgeRecipe, Source, run
 from agreebound.render import figures as F
 from agreebound.render.html import scored_html
 from agreebound.render.report import to_markdown
 from agreebound.render.scored import gate_notes
-from agreebound.synthetic import ScoredJudge, scored_frame
+from agreebound.app.synthetic import ScoredJudge, scored_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text())
 
 DATA = ROOT / "tests" / "data" / "scored_reports"
-#: The fixed logs, written once by agreebound.synthetic.scored_frame (then frozen, so that the numbers
+#: The fixed logs, written once by agreebound.app.synthetic.scored_frame (then frozen, so that the numbers
 #: asserted here move only when the measurement does): graded3 [ScoredJudge("judge-model")], 100
 #: items, 3 humans, seed 3; graded1 the same with 1 human; binary [ScoredJudge("judge-model",
 #: confidence_slope=2.0, overconfidence=3.0)], 300 items, 2 humans, scale (0, 1), seed 4; judges3
@@ -57,7 +57,7 @@ def cli(capsys, *argv: str) -> tuple[int, str, str]:
 # --- the measurement's own strings, as every renderer must show them -----------------------------------
 
 
-#: graded3's judge: each measure's value_text and interval_text (agreebound.judge_bias.Measure).
+#: graded3's judge: each measure's value_text and interval_text (agreebound.judge.bias.Measure).
 GRADED3 = {
     "exact_agreement": ("54.0%", "[47.4, 60.4]"),
     "within_one": ("96.7%", "[92.8, 98.5]"),
@@ -140,7 +140,7 @@ def test_markdown_of_a_panel_of_judges(reports):
 
 
 def test_a_plan_counts_a_judges_items(reports):
-    """The core plans a graded judge's gates in items (agreebound.gate.plan_se), and the notes say so."""
+    """The core plans a graded judge's gates in items (agreebound.core.planner.plan_se), and the notes say so."""
     plans = [g["plan"] for r in reports.values() for a in r["scored"]["audits"] for g in a["gates"] if g["plan"]]
     assert plans and {p["unit"] for p in plans} == {"items"}
     g = {"evaluable": True, "fragile": True, "plan": {"mdd": 0.124, "design_effect": None, "size": 100, "more": 430,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agreebound.cli import main
-from agreebound.pipeline import JudgeRecipe, Source, judge_source, run
+from agreebound.cli.main import main
+from agreebound.app.pipeline import JudgeRecipe, Source, judge_source, run
 
 HUMANS = Path(__file__).resolve().parents[1] / "sample_data" / "judge_logs" / "mt_bench_human_judgments.jsonl"
 

@@ -13,8 +13,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from agreebound import counts as C
-from agreebound.cli import main
+from agreebound.panel import counts as C
+from agreebound.cli.main import main
 from agreebound.engines.common import LongColumns
 from agreebound.engines.duckdb_engine import panel_counts as duck_counts
 from agreebound.io.formats import import_ratings
@@ -213,11 +213,11 @@ def test_spark_rater_diagnostics_are_duckdbs(spark, tmp_path, level, values):
 def test_spark_judge_audit_is_the_in_memory_one(spark, tmp_path, seed, parquet):
     from dataclasses import replace
 
-    from agreebound.calibration import decide, measure_frames
+    from agreebound.judge.calibration import decide, measure_frames
     from agreebound.engines.judge_spark import judge_measurement
-    from agreebound.judge_counts import from_cases
-    from agreebound.synthetic import judge_frames
-    from agreebound.uncertainty import judge_diagnostics
+    from agreebound.judge.counts import from_cases
+    from agreebound.app.synthetic import judge_frames
+    from agreebound.judge.intervals import judge_diagnostics
     from test_judge_engine import BEHAVIOURS, write_trio
 
     contract, refs, obs, header = judge_frames(120, 3, BEHAVIOURS[1], seed=seed)
@@ -235,7 +235,7 @@ def test_spark_bias_counts_and_measures_are_the_in_memory_ones(spark, tmp_path):
     """Named generators (the judge's own, some cases sharing one), ties and equal lengths: Spark's
     counts beside the seed's and every bias measure equal the in-memory engine's and DuckDB's."""
     from agreebound.engines.judge_spark import judge_measurement
-    from agreebound.judge_counts import EXTRA_RATE_NAMES
+    from agreebound.judge.counts import EXTRA_RATE_NAMES
     from test_judge_engine import NEW_FIELDS, in_memory, named_frames, out_of_core, write_trio
 
     contract, refs, obs, header, gens, _ = named_frames(120, 2, 3)
@@ -261,7 +261,7 @@ def test_spark_bias_counts_and_measures_are_the_in_memory_ones(spark, tmp_path):
 ], ids=["crowded", "parse", "record", "duplicate", "metadata", "incomplete"])
 def test_spark_judge_reports_bad_rows_as_in_memory(spark, tmp_path, role, row, field, value):
     from agreebound.engines.judge_spark import judge_measurement
-    from agreebound.errors import InputError
+    from agreebound.core.errors import InputError
     from test_judge_engine import _text_frames, crowded_case, in_memory
 
     contract, r, o, header = _text_frames()

@@ -1,4 +1,4 @@
-"""The run store (agreebound.store) against real SQLite files and a real PostgreSQL server.
+"""The run store (agreebound.app.store) against real SQLite files and a real PostgreSQL server.
 
 Each test that makes sense on both backends takes ``db_url`` (tests/conftest.py): a fresh SQLite
 file, and a fresh database on the session's throwaway PostgreSQL server (tests/pg_server.py).
@@ -25,10 +25,10 @@ from types import SimpleNamespace
 import pytest
 import sqlalchemy as sa
 
-import agreebound.store as store_mod
+import agreebound.app.store as store_mod
 from agreebound import __version__
-from agreebound.limits import MAX_INPUT_BYTES
-from agreebound.store import Store, StoreError, configured_url, describe
+from agreebound.core.limits import MAX_INPUT_BYTES
+from agreebound.app.store import Store, StoreError, configured_url, describe
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_data"
@@ -55,10 +55,10 @@ def sqlite_path(url: str) -> Path:
 
 
 def panel_report_of(name: str, data: bytes) -> dict:
-    from agreebound.analysis import measure_panels
+    from agreebound.panel.measure import measure_panels
     from agreebound.io.formats import import_ratings
     from agreebound.render.report import panel_report
-    from agreebound.thresholds import DEFAULT
+    from agreebound.core.thresholds import DEFAULT
 
     imp = import_ratings(name, data)
     return panel_report(measure_panels(imp.panels, "auto"), DEFAULT, [(name, data)], imp)
@@ -71,9 +71,9 @@ AGREE_CSV = ("\n".join(["unit,a,b,c"] + [f"u{i},{i % 3},{i % 3},{i % 3}" for i i
 def reports():
     """Real reports: the detector panel (REPORT_ONLY), a panel in full agreement (ENFORCE) and the
     illustrative judge bundle (PASS_CALIBRATION, judge judge-v1)."""
-    from agreebound.pipeline import parse_judge_bundle
+    from agreebound.app.pipeline import parse_judge_bundle
     from agreebound.render.report import calibration_report
-    from agreebound.thresholds import DEFAULT
+    from agreebound.core.thresholds import DEFAULT
 
     detector = (SAMPLES / "detector_panel.csv").read_bytes()
     judge = (SAMPLES / "judge_illustrative.json").read_bytes()
@@ -766,7 +766,7 @@ def test_corrupted_report_json_is_a_store_error(tmp_path):
 
 WRITER = """
     import json, sys
-    from agreebound.store import Store
+    from agreebound.app.store import Store
     url, who, n, report_file = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     report = json.load(open(report_file))
     print("ready", flush=True)
@@ -928,7 +928,7 @@ def test_recording_bytes_while_their_last_run_is_deleted(db_url, request):
 KILLED_WRITER = """
     import os, sys
     import agreebound.render.report  # imported before "ready", so the kill delays fall in the writing
-    from agreebound.store import Store
+    from agreebound.app.store import Store
     url, size = sys.argv[1], int(sys.argv[2])
     report = {"kind": "panel", "panel": {"verdict": "ENFORCE"}, "pad": "x" * 5000}
     with Store.open(url) as store:

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from agreebound import store as store_mod
-from agreebound.cli import main
-from agreebound.store import MAX_LISTED_RUNS, Store, StoreError, explain
+from agreebound.app import store as store_mod
+from agreebound.cli.main import main
+from agreebound.app.store import MAX_LISTED_RUNS, Store, StoreError, explain
 
 ROOT = Path(__file__).resolve().parents[1]
 S = ROOT / "sample_data"
@@ -56,7 +56,7 @@ def sql_exec(url: str, statement: str, **params) -> None:
 def cli(*argv: object, prefix: list[str] | None = None, timeout: float = 60,
         env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """The command line in its own process (for what may hang, or needs fewer privileges)."""
-    return subprocess.run([*(prefix or []), sys.executable, "-m", "agreebound.cli", *map(str, argv)],
+    return subprocess.run([*(prefix or []), sys.executable, "-m", "agreebound.cli.main", *map(str, argv)],
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT,
                           env={**os.environ, **(env or {})})
 
@@ -408,7 +408,7 @@ def test_the_history_page_skips_a_damaged_run_and_names_it(tmp_path, capsys, mon
 
 
 def test_a_label_over_the_limit_is_refused_and_one_at_the_limit_is_kept(db_url, capsys):
-    from agreebound.limits import MAX_NAME_CHARS
+    from agreebound.core.limits import MAX_NAME_CHARS
 
     code, out, err = run(capsys, "panel", K2011, "--record", "--label", "x" * 130_000, "--db", db_url)
     assert (code, out) == (3, "")

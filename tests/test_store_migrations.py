@@ -12,9 +12,9 @@ import re
 import pytest
 import sqlalchemy as sa
 
-from agreebound import store as st
-from agreebound.access import Viewer
-from agreebound.store import SCHEMA_VERSION, Store, StoreError, pack, unpack
+from agreebound.app import store as st
+from agreebound.app.access import Viewer
+from agreebound.app.store import SCHEMA_VERSION, Store, StoreError, pack, unpack
 
 CSV = b"unit,rater,value\n" + b"".join(f"u{i},r{i % 7},{i % 3}\n".encode() for i in range(5000))
 REPORT = {"kind": "panel", "panel": {"verdict": "ENFORCE", "dimensions": []}}
@@ -130,7 +130,7 @@ def schema_three(url: str, owners: list[str]) -> list[str]:
 
 def account(sub: str, email: str, verified: bool = True) -> Viewer:
     """A signed-in account at https://id.example, as the dashboard sees it."""
-    from agreebound.access import Settings, signed_in_viewer
+    from agreebound.app.access import Settings, signed_in_viewer
 
     return signed_in_viewer({"iss": "https://id.example", "sub": sub, "email": email, "email_verified": verified,
                              "team": "red"}, Settings())
@@ -251,7 +251,7 @@ def test_agreebound_claim_from_a_terminal(tmp_path):
         assert s.as_viewer(erin).sign_in() == []
 
     def claim(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "agreebound.cli", "claim", *args, "--db", url],
+        return subprocess.run([sys.executable, "-m", "agreebound.cli.main", "claim", *args, "--db", url],
                               capture_output=True, text=True, timeout=120)
 
     out = claim("--from", "erin@red.example", "--to", "erin@red.example")

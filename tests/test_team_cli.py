@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agreebound.access import Viewer
-from agreebound.store import Store
+from agreebound.app.access import Viewer
+from agreebound.app.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "sample_data" / "detector_panel.csv"
@@ -30,7 +30,7 @@ def cli(*args: str, env: dict[str, str] | None = None, **kw) -> subprocess.Compl
                  "AGREEBOUND_OIDC_REDIRECT_URI", "AGREEBOUND_COOKIE_SECRET"):
         if name not in (env or {}):
             full.pop(name, None)
-    return subprocess.run([sys.executable, "-m", "agreebound.cli", *args], capture_output=True, text=True, cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "agreebound.cli.main", *args], capture_output=True, text=True, cwd=ROOT,
                           env=full, timeout=120, **kw)
 
 
@@ -150,7 +150,7 @@ def test_serve_check(args, env, code, said):
 def test_a_plain_http_provider_in_secrets_toml_is_unsafe_too(tmp_path, monkeypatch):
     """The check reads every provider of an [auth] section Streamlit reads itself ([auth.<name>]
     sections included), not only the one from the environment."""
-    from agreebound import serve
+    from agreebound.app import serve
 
     for name in serve.OIDC_ENV.values():
         monkeypatch.delenv(name, raising=False)

@@ -8,18 +8,18 @@ from fractions import Fraction
 import pytest
 
 from agreebound.io import templates as T
-from agreebound.analysis import measure_panels
-from agreebound.calibration import decide
-from agreebound.contract import ILLUSTRATIVE_CONTRACT
+from agreebound.panel.measure import measure_panels
+from agreebound.judge.calibration import decide
+from agreebound.judge.contract import ILLUSTRATIVE_CONTRACT
 from agreebound.io.formats import (
     import_ratings,
     parse_detector_rates,
     parse_mapping,
     parse_thresholds,
 )
-from agreebound.pipeline import parse_judge_bundle, parse_judge_log, parse_judge_tables
+from agreebound.app.pipeline import parse_judge_bundle, parse_judge_log, parse_judge_tables
 from agreebound.io.judge_logs import parse_log_mapping
-from agreebound.alpha import krippendorff_alpha
+from agreebound.panel.alpha import krippendorff_alpha
 
 NOMINAL, INTERVAL = Fraction(113, 152), Fraction(951, 1120)  # Krippendorff (2011), published
 

@@ -1,4 +1,4 @@
-"""agreebound.uncertainty: textbook Wilson values, reproducible bootstrap, coverage, diagnostics,
+"""agreebound.panel.intervals: textbook Wilson values, reproducible bootstrap, coverage, diagnostics,
 strict mode."""
 
 from __future__ import annotations
@@ -9,22 +9,16 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from agreebound.calibration import decide as decide_calibration
-from agreebound.calibration import measure, CalibrationThresholds
-from agreebound.gate import cases_to_flip
-from agreebound.alpha import krippendorff_alpha
-from agreebound.panel import PanelThresholds, Verdict, decide
-from agreebound.uncertainty import (
-    Wilson,
-    alpha_without_each_rater,
-    bootstrap_alpha,
-    bootstrap_alpha_units,
-    detector_vs_human,
-    judge_diagnostics,
-    pairable_pairs,
-    spread_interval,
-    unit_disagreement,
-)
+from agreebound.judge.calibration import decide as decide_calibration
+from agreebound.judge.calibration import measure, CalibrationThresholds
+from agreebound.core.gate import cases_to_flip
+from agreebound.panel.alpha import krippendorff_alpha
+from agreebound.core.thresholds import PanelThresholds
+from agreebound.panel.seed import Verdict
+from agreebound.panel.decide import decide
+from agreebound.core.intervals import Wilson
+from agreebound.panel.intervals import alpha_without_each_rater, bootstrap_alpha, bootstrap_alpha_units, detector_vs_human, pairable_pairs, spread_interval, unit_disagreement
+from agreebound.judge.intervals import judge_diagnostics
 from test_calibration import case, contract, snapshot
 from test_panel import K2011
 
@@ -192,13 +186,16 @@ def test_judge_diagnostics_hand_computed():
         case("case-three", "tie", {"ab": ["a", "tie", "tie"], "ba": ["tie", "tie", "tie"]}),
         case("case-four", "b", {"ab": ["b", "b", "a"], "ba": ["a", "a", "b"]}),  # noisy flip
     )
-    d = judge_diagnostics(measure(con, snap))
+    from agreebound.app.judge_input import judge_human_alpha
+
+    m = measure(con, snap)
+    d = judge_diagnostics(m)
     assert d.agreement_with_ties == (6 + 3 + 5 + 3, 24)
     assert d.agreement_without_ties == (6 + 3 + 3, 18)
     assert (d.stable_flips, d.noisy_flips) == (1, 1)
     # alpha over units x (human, majority ab, majority ba): rows a,a,a / a,a,b / tie,tie,tie / b,b,a
     expected = krippendorff_alpha([["a", "a", "a"], ["a", "a", "b"], ["tie", "tie", "tie"], ["b", "b", "a"]])
-    assert d.judge_human_alpha.value == expected.value
+    assert judge_human_alpha(m.counts).value == expected.value
     assert (d.wilson["position_flip"].successes, d.wilson["position_flip"].trials) == (1, 2)
 
 

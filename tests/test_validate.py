@@ -1,6 +1,6 @@
 """`agreebound validate`: judges with planted defects audited by the pipeline, every bias measure
-read against its planted value (agreebound.validate), and the generator's true values
-(agreebound.synthetic.implants)."""
+read against its planted value (agreebound.app.validate), and the generator's true values
+(agreebound.app.synthetic.implants)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from fractions import Fraction
 
 import pytest
 
-import agreebound.calibration as calibration
-from agreebound.cli import main
-from agreebound.judge_bias import BiasMeasures, measure_bias, verdict_notes
-from agreebound.synthetic import ScoredJudge, PlantedDesign, PlantedJudge, implants, planted_frames
-from agreebound.validate import JUDGES, MEASURES, audit, table, validate
+import agreebound.judge.calibration as calibration
+from agreebound.cli.main import main
+from agreebound.judge.bias import BiasMeasures, measure_bias, verdict_notes
+from agreebound.app.synthetic import ScoredJudge, PlantedDesign, PlantedJudge, implants, planted_frames
+from agreebound.app.validate import JUDGES, MEASURES, audit, table, validate
 
 NOISY_SENTENCE = ("Fails the contract's verbosity limit; the excess attributable to length is 0.3 points "
                   "[-6.7, 7.3]: the failure is mostly general disagreement.")

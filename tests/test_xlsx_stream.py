@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agreebound.errors import InputError  # noqa: E402
+from agreebound.core.errors import InputError  # noqa: E402
 from agreebound.io.readers import read_source  # noqa: E402
 from agreebound.io.xlsx import iter_rows, open_workbook  # noqa: E402
 

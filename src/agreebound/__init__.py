@@ -39,19 +39,19 @@ _WHERE = {
     "audit_judge": "agreebound.api",
     "verdicts": "agreebound.api",
     "Level": "agreebound.api",
-    "Report": "agreebound.pipeline",
-    "AlphaResult": "agreebound.panel",
-    "InputError": "agreebound.errors",
-    "FieldError": "agreebound.errors",
-    "LEVELS": "agreebound.categories",
+    "Report": "agreebound.app.pipeline",
+    "AlphaResult": "agreebound.panel.result",
+    "InputError": "agreebound.core.errors",
+    "FieldError": "agreebound.core.errors",
+    "LEVELS": "agreebound.panel.categories",
 }
 
 if TYPE_CHECKING:
     from agreebound.api import Level, audit_judge, audit_panel, krippendorff_alpha, verdicts
-    from agreebound.errors import FieldError, InputError
-    from agreebound.categories import LEVELS
-    from agreebound.panel import AlphaResult
-    from agreebound.pipeline import Report
+    from agreebound.core.errors import FieldError, InputError
+    from agreebound.panel.categories import LEVELS
+    from agreebound.panel.result import AlphaResult
+    from agreebound.app.pipeline import Report
 
 
 def __getattr__(name: str) -> Any:

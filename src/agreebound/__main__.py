@@ -2,6 +2,6 @@
 
 import sys
 
-from agreebound.cli import main
+from agreebound.cli.main import main
 
 sys.exit(main())

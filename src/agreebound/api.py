@@ -19,8 +19,8 @@ import os
 from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 if TYPE_CHECKING:
-    from agreebound.panel import AlphaResult
-    from agreebound.pipeline import Report, Source
+    from agreebound.panel.result import AlphaResult
+    from agreebound.app.pipeline import Report, Source
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 
@@ -35,7 +35,7 @@ def krippendorff_alpha(ratings: Any = None, *, reliability_data: Any = None, lev
     Missing ratings are None or NaN. ``level`` (or ``level_of_measurement``, the package's name):
     nominal (default), ordinal, interval or ratio.
     """
-    from agreebound.alpha import krippendorff_alpha as _alpha
+    from agreebound.panel.alpha import krippendorff_alpha as _alpha
 
     if (ratings is None) == (reliability_data is None):
         raise TypeError("give ratings (units x raters) or reliability_data (raters x units), not both or neither")
@@ -66,7 +66,7 @@ def _matrix(data: Any) -> Any:
 
 def _source(data: Any, name: str) -> "Source":
     """A file path, bytes (named ``name``) or a pandas frame (written as CSV in memory) as an input."""
-    from agreebound.pipeline import Source
+    from agreebound.app.pipeline import Source
 
     if isinstance(data, (str, os.PathLike)):
         return Source.at(os.fspath(data))
@@ -94,10 +94,10 @@ def audit_panel(data: Any, *more: Any, level: Level | Literal["auto"] = "auto", 
     ``data``: a ratings file (any format the command line reads, or several long files / a pattern
     with ``engine="duckdb"``), its bytes, or a frame (one row per unit and a column per rater, or
     one row per rating with unit, rater and value columns: read as a CSV file would be).
-    The :class:`~agreebound.pipeline.Report` holds ``report`` (the JSON report as a dict),
+    The :class:`~agreebound.app.pipeline.Report` holds ``report`` (the JSON report as a dict),
     ``decisions`` and ``html()``.
     """
-    from agreebound.pipeline import PanelRecipe, run
+    from agreebound.app.pipeline import PanelRecipe, run
 
     ratings = tuple(_source(d, name) for d in (data, *more))
     recipe = PanelRecipe(ratings, _optional(mapping, "mapping.json"), level,
@@ -116,7 +116,7 @@ def audit_judge(data: Any, *, references: Any = None, observations: Any = None, 
     ``references``, a ``contract``), the tabular trio (``data`` the contract, with ``references`` and
     ``observations``), or a graded or pass/fail judge's log or scores table (a frame with item,
     rater, role, score columns is read as that table)."""
-    from agreebound.pipeline import JudgeRecipe, run
+    from agreebound.app.pipeline import JudgeRecipe, run
 
     recipe = JudgeRecipe(_source(data, name), references=_optional(references, "references.csv"),
                          observations=_optional(observations, "observations.csv"),
@@ -134,7 +134,7 @@ def verdicts(report: "Report") -> dict[str, str]:
     """The verdict per dimension (a panel) or the judge's decision, as the command line prints it
     (``report.verdict`` is the one the exit code reports, ``report.exit_code`` that code).
 
-    >>> from agreebound.resources import samples
+    >>> from agreebound.app.resources import samples
     >>> r = audit_panel(samples() / "krippendorff_2011.csv", level="interval")
     >>> verdicts(r), r.verdict, r.exit_code
     ({'all': 'ENFORCE'}, 'ENFORCE', 0)

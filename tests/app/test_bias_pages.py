@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from agreebound.io.formats import bundle_json
-from agreebound.synthetic import PlantedDesign, PlantedJudge, planted_frames
+from agreebound.app.synthetic import PlantedDesign, PlantedJudge, planted_frames
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMISE = "(80% probability that its 95% interval then lies on one side of the threshold)"
@@ -209,12 +209,12 @@ def test_model_names_with_markup_are_shown_as_text(monkeypatch):
     raw = "\n".join(m.value for m in at.markdown)
     assert ":rocket:" not in raw and "__bold__" not in raw  # escaped wherever Markdown renders them
 
-    from agreebound import calibration
-    from agreebound.headline import Headline, pair_headline
+    from agreebound.judge import calibration
+    from agreebound.judge.headline import Headline, pair_headline
 
     cells = {("**x**", "<b>y</b>", True, 2, 4, 2): 3, ("**x**", "<b>y</b>", True, 2, 0, 0): 2,
              ("**x**", "<b>y</b>", True, 2, 4, 0): 1, ("**x**", "<b>y</b>", False, 2, 4, -1): 5,
-             ("**x**", "<b>y</b>", False, 2, 0, -1): 1}  # agreebound.headline's example
+             ("**x**", "<b>y</b>", False, 2, 0, -1): 1}  # agreebound.judge.headline's example
     pair = pair_headline("**x**", "<b>y</b>", cells.items())
     monkeypatch.setattr(calibration, "corrected_headline", lambda counts: Headline((pair,), "Any names."))
     st.cache_resource.clear()  # the sample's measurement, its headline computed, was cached above

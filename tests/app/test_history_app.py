@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from agreebound import store as store_module
-from agreebound.cli import main
-from agreebound.store import Store
+from agreebound.app import store as store_module
+from agreebound.cli.main import main
+from agreebound.app.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_data"

@@ -12,7 +12,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from agreebound.io import templates
-from agreebound.contract import ILLUSTRATIVE_CONTRACT
+from agreebound.judge.contract import ILLUSTRATIVE_CONTRACT
 from agreebound.ui import data
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -447,7 +447,7 @@ def test_an_unexpected_error_is_a_short_box_and_the_frame_survives(monkeypatch):
 def test_the_dashboard_and_the_cli_share_one_upload_limit():
     import tomllib
 
-    from agreebound import limits
+    from agreebound.core import limits
 
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["server"]["maxUploadSize"] == limits.UPLOAD_MB
@@ -461,7 +461,7 @@ def test_the_server_spends_its_cpu_on_its_users():
     both are off for `make run` and for every `agreebound serve`."""
     import tomllib
 
-    from agreebound import serve
+    from agreebound.app import serve
 
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["runner"]["postScriptGC"] is False and config["server"]["fileWatcherType"] == "none"
@@ -614,10 +614,10 @@ def test_a_rerun_draws_the_figures_it_drew_and_a_moved_threshold_draws_anew(monk
     # by value: an equal gate (another rerun's) gets the figure built before; another value its own
     from dataclasses import replace
 
-    from agreebound.analysis import decide_panel, measure_panels
+    from agreebound.panel.measure import decide_panel, measure_panels
     from agreebound.io.formats import parse_ratings
     from agreebound.render.gates import panel_gates
-    from agreebound.thresholds import PanelThresholds
+    from agreebound.core.thresholds import PanelThresholds
 
     monkeypatch.undo()
     m = measure_panels(parse_ratings("k.csv", (SAMPLES / "krippendorff_2011.csv").read_bytes()), "interval")["all"]

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from agreebound.cli import main
-from agreebound.pipeline import JudgeRecipe, PanelRecipe, Source, run
-from agreebound.store import Store
+from agreebound.cli.main import main
+from agreebound.app.pipeline import JudgeRecipe, PanelRecipe, Source, run
+from agreebound.app.store import Store
 from agreebound.ui import runs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +84,7 @@ def test_a_judge_run_replays_to_the_same_audit(tmp_path, capsys):
     assert again.report == recorded.report
 
 
-PAGE_IMPORTS = ("agreebound.ui", "agreebound.render", "agreebound.gate", "agreebound.pipeline")
+PAGE_IMPORTS = ("agreebound.ui", "agreebound.render", "agreebound.core.gate", "agreebound.app.pipeline")
 
 
 def test_pages_import_only_the_ui_the_renderers_and_the_view_model():

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest  # noqa: F401  (the type the helpers return)
 
-from agreebound.history import timeline
-from agreebound.store import Store
+from agreebound.app.history import timeline
+from agreebound.app.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_data"

@@ -17,10 +17,10 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from agreebound import store as store_module
-from agreebound.cli import main
-from agreebound.store import Store
-from agreebound.synthetic import ScoredJudge, scored_frame
+from agreebound.app import store as store_module
+from agreebound.cli.main import main
+from agreebound.app.store import Store
+from agreebound.app.synthetic import ScoredJudge, scored_frame
 from agreebound.ui import runs
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from agreebound.synthetic import ScoredJudge, scored_frame
+from agreebound.app.synthetic import ScoredJudge, scored_frame
 from agreebound.ui import data, scored
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -30,8 +30,8 @@ import oidc
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
 
-from agreebound.access import Viewer
-from agreebound.store import Store
+from agreebound.app.access import Viewer
+from agreebound.app.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -66,7 +66,7 @@ def _free_port() -> int:
 
 def _serve(args: list[str], env: dict[str, str], port: int) -> subprocess.Popen:
     """`agreebound serve` as a deployment starts it (its own process group, killed whole)."""
-    proc = subprocess.Popen([sys.executable, "-m", "agreebound.cli", "serve", "--port", str(port), *args], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "agreebound.cli.main", "serve", "--port", str(port), *args], cwd=ROOT,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.time() + 90
     while time.time() < deadline:
@@ -119,21 +119,21 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
                "AGREEBOUND_ALLOWED": "@red.example, @blue.example, root@ops.example, @yahoo.co.uk, sub:carol@127.0.0.1"}
         # a run owned by Alice's address, as earlier versions (and a terminal's AGREEBOUND_USER) stored it
         (folder / LEGACY_NAME).write_bytes((ROOT / "sample_data" / "detector_panel.csv").read_bytes())
-        done = subprocess.run([sys.executable, "-m", "agreebound.cli", "panel", str(folder / LEGACY_NAME), "--record"],
+        done = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "panel", str(folder / LEGACY_NAME), "--record"],
                               cwd=ROOT, env={**env, "AGREEBOUND_USER": "alice@red.example", "AGREEBOUND_TEAM": "red"},
                               capture_output=True, text=True, timeout=120)
         legacy = re.search(r"run ([0-9a-f]{32}) recorded in \S+ as alice@red\.example's", done.stdout + done.stderr)
         assert legacy, done.stdout + done.stderr
         more = {}
         for owner in LEGACY_OWNERS:
-            done = subprocess.run([sys.executable, "-m", "agreebound.cli", "panel", str(folder / LEGACY_NAME),
+            done = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "panel", str(folder / LEGACY_NAME),
                                    "--record", "--label", owner], cwd=ROOT,
                                   env={**env, "AGREEBOUND_USER": owner, "AGREEBOUND_TEAM": "red"},
                                   capture_output=True, text=True, timeout=120)
             found = re.search(rf"run ([0-9a-f]{{32}}) recorded in \S+ as {re.escape(owner)}'s", done.stdout + done.stderr)
             assert found, done.stdout + done.stderr
             more[f"legacy_{owner.split('@')[0]}"] = found.group(1)
-        check = subprocess.run([sys.executable, "-m", "agreebound.cli", "serve", "--port", str(port), "--auth",
+        check = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "serve", "--port", str(port), "--auth",
                                 "--check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
         assert check.returncode == 0 and "sign-in: on, provider " + idp.metadata_url in check.stdout, check.stdout
         assert secret["client"] not in check.stdout and secret["cookie"] not in check.stdout
@@ -216,7 +216,7 @@ def cli_record(team: dict, sub: str, team_name: str, share: str, name: str, tmp_
     data = tmp_path / name
     data.write_bytes((ROOT / "sample_data" / "detector_panel.csv").read_bytes())
     env = {**team["env"], "AGREEBOUND_USER": key(team, sub), "AGREEBOUND_TEAM": team_name}
-    done = subprocess.run([sys.executable, "-m", "agreebound.cli", "panel", str(data), "--record", "--share", share],
+    done = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "panel", str(data), "--record", "--share", share],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     found = re.search(r"run ([0-9a-f]{32}) recorded", done.stdout + done.stderr)
     assert found, done.stdout + done.stderr
@@ -374,7 +374,7 @@ def test_no_page_shows_a_server_path_or_a_credential(people: dict[str, Page], te
 def test_a_public_address_without_sign_in_warns_on_every_page(browser: Browser, tmp_path: Path):
     port = _free_port()
     env = {**os.environ, "AGREEBOUND_DB": "off"}
-    check = subprocess.run([sys.executable, "-m", "agreebound.cli", "serve", "--host", "0.0.0.0", "--check"], cwd=ROOT,
+    check = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "serve", "--host", "0.0.0.0", "--check"], cwd=ROOT,
                            env=env, capture_output=True, text=True, timeout=60)
     assert check.returncode == 1 and "UNSAFE: listening on 0.0.0.0" in check.stdout
     proc = _serve(["--host", "0.0.0.0"], env, port)
@@ -465,7 +465,7 @@ def test_a_case_twin_signing_in_first_gets_nothing_and_the_operator_gives_runs_n
     try:
         go(erin, f"{url}/panel?run={erin_run}")
         assert "Signed in as Erin@Red.Example (team red)." in text(erin) and refused(erin, erin_run), text(erin)
-        done = subprocess.run([sys.executable, "-m", "agreebound.cli", "claim", "--from", "erin@red.example", "--to",
+        done = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "claim", "--from", "erin@red.example", "--to",
                                "Erin@Red.Example"], cwd=ROOT, env=team["env"], capture_output=True, text=True,
                               timeout=120)
         assert done.returncode == 0 and done.stdout == (
@@ -610,7 +610,7 @@ def test_a_provider_over_plain_http_on_another_host_is_unsafe(browser: Browser, 
         env.pop(oidc.INSECURE_ENV, None)  # the provider's own leave to speak http; the dashboard has none
         unsafe = (f"the sign-in provider {idp.metadata_url} is reached over plain http on another host: whoever is on "
                   "the way can change its keys and sign in as anyone. Give its https:// address")
-        check = subprocess.run([sys.executable, "-m", "agreebound.cli", "serve", "--port", str(port), "--auth",
+        check = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "serve", "--port", str(port), "--auth",
                                 "--check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
         assert check.returncode == 1 and f"UNSAFE: {unsafe}" in check.stdout, check.stdout + check.stderr
         assert check.stdout.splitlines()[-1] == "unsafe: do not serve this way"

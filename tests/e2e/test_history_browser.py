@@ -80,7 +80,7 @@ def test_history_timeline_click_and_compare(page: Page, app_url: str, tmp_path):
     thresholds = ROOT / "sample_data" / "thresholds.toml"
     ids = []
     for preset in ("seed-defaults", "exploratory", "release-gate"):
-        out = subprocess.run([sys.executable, "-m", "agreebound.cli", "panel", str(data), "--thresholds", str(thresholds),
+        out = subprocess.run([sys.executable, "-m", "agreebound.cli.main", "panel", str(data), "--thresholds", str(thresholds),
                               "--preset", preset, "--record", "--label", preset], capture_output=True, text=True,
                              cwd=ROOT, timeout=120)
         assert out.returncode == 1, out.stderr
@@ -121,7 +121,7 @@ def test_a_deep_link_keeps_its_parameters_as_a_servers_first_request(browser: Br
     import time
     import urllib.request
 
-    from agreebound.cli import main
+    from agreebound.cli.main import main
 
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     assert main(["panel", str(ROOT / "sample_data" / "krippendorff_2011.csv"), "--record", "--db", db]) == 0

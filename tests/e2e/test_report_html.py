@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Page
 
-from agreebound.cli import main
+from agreebound.cli.main import main
 
 try:
     from axe_playwright_python.sync_playwright import Axe

@@ -1,6 +1,6 @@
 """What every out-of-core engine shares: the input files and columns, reading the distinct value
 texts by the one set of rules, pairs from unit histograms, assembling the counts, and keeping the
-unit histograms that disagree most (measured by agreebound.alpha, as in memory)."""
+unit histograms that disagree most (measured by agreebound.panel.alpha, as in memory)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from agreebound.alpha import unit_disagreement
-from agreebound.counts import PanelCounts, UnitPatterns, from_rows, unit_patterns
-from agreebound.errors import InputError
-from agreebound.escape import excerpt
+from agreebound.panel.alpha import unit_disagreement
+from agreebound.panel.counts import PanelCounts, UnitPatterns, from_rows, unit_patterns
+from agreebound.core.errors import InputError
+from agreebound.core.escape import excerpt
 from agreebound.io.mapping import UNIT_JOIN
 from agreebound.io.values import classify_values
-from agreebound.categories import float_value
+from agreebound.panel.categories import float_value
 
 #: Up to this many categories, pair counts come from one pass over each unit's histogram (k(k+1)/2
 #: sums); above, from a self-join of the (unit, value) counts.
@@ -52,7 +52,7 @@ def input_files(paths: Sequence[str]) -> list[str]:
     out: list[str] = []
     for p in paths:
         if "://" in p and not os.path.lexists(p):
-            # agreebound.pipeline copies s3:// objects to a temporary folder for DuckDB; Spark reads
+            # agreebound.app.pipeline copies s3:// objects to a temporary folder for DuckDB; Spark reads
             # a cluster's storage itself (engines.spark_engine.spark_files)
             raise InputError(p, None, None, "a URL, and DuckDB reads local files here: run it through "
                              "'agreebound panel' / 'agreebound calibrate', which copy s3:// objects for it")
@@ -295,7 +295,7 @@ def unit_counts(dimension: str, coding: Coding, sizes: Sequence[Any], pairs: Seq
 def most_disagreeing(batches: Iterable[Sequence[Sequence[int]]], whole: PanelCounts, level: str,
                      top: int) -> list[tuple[tuple[int, ...], float]]:
     """The unit histograms (n_0, ..., n_{k-1}: ratings of each category) that hold the ``top``
-    units disagreeing most, each with its disagreement (agreebound.alpha.unit_disagreement at the
+    units disagreeing most, each with its disagreement (agreebound.panel.alpha.unit_disagreement at the
     distances of ``whole``, as in memory), most first. ``batches``: an engine's distinct histograms
     of units of two or more ratings, each row (n_0, ..., n_{k-1}, units holding it). Units of one
     histogram disagree equally, so only histograms that can still be among the top are kept: in

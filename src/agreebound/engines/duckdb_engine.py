@@ -17,7 +17,7 @@ import os
 import re
 from typing import Any, NamedTuple, Sequence
 
-from agreebound.counts import PanelCounts
+from agreebound.panel.counts import PanelCounts
 from agreebound.engines.common import (
     PIVOT_MAX_CATEGORIES,
     LongColumns,
@@ -34,8 +34,8 @@ from agreebound.engines.common import (
     unit_counts,
     unit_shown,
 )
-from agreebound.errors import InputError
-from agreebound.escape import INVISIBLE_RE2, excerpt
+from agreebound.core.errors import InputError
+from agreebound.core.escape import INVISIBLE_RE2, excerpt
 
 __all__ = ["LongColumns", "panel_counts", "PIVOT_MAX_CATEGORIES", "MEMORY_LIMIT", "source", "literal_paths",
            "quote_identifier", "string_list"]
@@ -66,7 +66,7 @@ MEMORY_LIMIT = "1GB"
 
 
 def _name(expr: str) -> str:
-    """SQL for a name as the in-memory reader compares names (agreebound.escape.normalise_name):
+    """SQL for a name as the in-memory reader compares names (agreebound.core.escape.normalise_name):
     invisible characters removed, NFC, surrounding whitespace trimmed."""
     return (f"regexp_replace(nfc_normalize(regexp_replace(CAST({expr} AS VARCHAR), '[{INVISIBLE_RE2}]', '', 'g')), "
             f"'^{_SPACE}+|{_SPACE}+$', '', 'g')")
@@ -495,7 +495,7 @@ def _pattern_table_by_lists(con: Any) -> None:
 def _fetch_patterns(con: Any, k: int) -> dict[str, Any]:
     """Each dimension's unit patterns from ``pat_entries``; None for a dimension with more than
     MAX_PATTERNS (counted in DuckDB, not fetched)."""
-    from agreebound.counts import MAX_PATTERNS
+    from agreebound.panel.counts import MAX_PATTERNS
 
     many = con.execute("SELECT d, count(DISTINCT pid) FROM pat_entries GROUP BY d").fetchall()
     keep = [d for d, n in many if n <= MAX_PATTERNS]
@@ -545,8 +545,8 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
 
     import duckdb
 
-    from agreebound.alpha import alpha as alpha_of
-    from agreebound.alpha import alpha_without_each_rater
+    from agreebound.panel.alpha import alpha as alpha_of
+    from agreebound.panel.alpha import alpha_without_each_rater
 
     files = input_files(paths)
     spill = tempfile.mkdtemp(prefix="agreebound-duckdb-")

@@ -16,12 +16,12 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from agreebound.calibration import CalibrationMeasurement
-from agreebound.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
+from agreebound.judge.calibration import CalibrationMeasurement
+from agreebound.judge.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.engines.common import input_files, is_parquet
 from agreebound.engines.duckdb_engine import MEMORY_LIMIT, duckdb_said, literal_paths, quote_identifier, string_list
 from agreebound.engines.judge_sql import ID, audit, first_unreadable, memory_csv_error, q
-from agreebound.errors import InputError
+from agreebound.core.errors import InputError
 
 INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
 

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
-from agreebound.calibration import CalibrationMeasurement
-from agreebound.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
+from agreebound.judge.calibration import CalibrationMeasurement
+from agreebound.judge.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.engines.judge_duckdb import csv_record
 from agreebound.engines.judge_sql import ID, audit, first_unreadable, memory_csv_error, q
-from agreebound.errors import InputError
+from agreebound.core.errors import InputError
 
 
 def _literal(text: str) -> str:

@@ -1,5 +1,5 @@
 """A judge audit from the tabular form in SQL, for any engine (DuckDB, Spark SQL): only the audit's
-counts (agreebound.judge_counts) come back to Python.
+counts (agreebound.judge.counts) come back to Python.
 
 Validation keeps the in-memory meaning, in the same order, with the same messages: the CSV cells'
 parsing (references, then observations, field by field), each record's rules (references, then
@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Protocol, Sequence
 
-from agreebound.calibration import CalibrationMeasurement, measure_counts
-from agreebound.contract import (
+from agreebound.judge.calibration import CalibrationMeasurement, measure_counts
+from agreebound.judge.contract import (
     CANDIDATES,
     ID_PATTERN,
     MAX_REPETITION,
@@ -48,9 +48,9 @@ from agreebound.contract import (
     header_fault,
     observation_fault,
 )
-from agreebound.errors import InputError
-from agreebound.escape import excerpt
-from agreebound.judge_counts import ALL_RATE_NAMES, ISSUE_IDS, REVIEWER_CAP, UNNAMED, JudgeCounts, RateStats
+from agreebound.core.errors import InputError
+from agreebound.core.escape import excerpt
+from agreebound.judge.counts import ALL_RATE_NAMES, ISSUE_IDS, REVIEWER_CAP, UNNAMED, JudgeCounts, RateStats
 
 ID = ID_PATTERN.pattern.removeprefix("^").removesuffix("$")
 INT = "-?(?:0|[1-9][0-9]*)"
@@ -708,7 +708,7 @@ def _case_table(e: Any, c: JudgeCalibrationContract, names: Names) -> None:
 
 
 def judge_counts(e: Any, c: JudgeCalibrationContract, n_obs: int, names: Names) -> JudgeCounts:
-    """The audit's counts (agreebound.judge_counts), aggregated by the engine from the validated
+    """The audit's counts (agreebound.judge.counts), aggregated by the engine from the validated
     join ``jv`` (each kind of case's reference and observations, with its number of cases) through
     the per-case facts of the view ``k`` (:func:`_case_table`), summed with their weights."""
     _case_table(e, c, names)

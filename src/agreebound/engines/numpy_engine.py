@@ -1,6 +1,6 @@
-"""The numpy engine: a rating panel held in memory to its counts (agreebound.counts.PanelCounts),
+"""The numpy engine: a rating panel held in memory to its counts (agreebound.panel.counts.PanelCounts),
 as DuckDB and Spark give theirs, so every engine's numbers come from the same measuring code
-(agreebound.analysis.measure_counts, agreebound.alpha.alpha).
+(agreebound.panel.measure.measure_counts, agreebound.panel.alpha.alpha).
 
 The counts keep each pairable unit's histogram as the ratings give it: alpha reads them in one
 pass, and the units bootstrap draws from their canonical patterns, the ones the SQL engines count.
@@ -8,8 +8,8 @@ pass, and the units bootstrap draws from their canonical patterns, the ones the 
 
 from __future__ import annotations
 
-from agreebound.counts import PanelCounts, from_panel
-from agreebound.ratings import RatingPanel
+from agreebound.panel.counts import PanelCounts, from_panel
+from agreebound.panel.ratings import RatingPanel
 
 
 def panel_counts(panel: RatingPanel) -> PanelCounts:

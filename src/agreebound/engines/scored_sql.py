@@ -1,6 +1,6 @@
 """A graded or pass/fail judge's counts in SQL (DuckDB out of core, Spark SQL on a cluster): the
 tables of paired scores of every two raters over the items both scored, and each rater's role. Only
-these counts come back to Python; agreebound.judge_scores reads them (``measure_counts``), through
+these counts come back to Python; agreebound.scored.audit reads them (``measure_counts``), through
 the same functions as the in-memory audit (alpha from the pair tables through the panel path), so
 the exact values are the same whatever the engine.
 
@@ -15,9 +15,9 @@ import os
 import tempfile
 from typing import Any, Callable, Sequence
 
-from agreebound.errors import InputError
-from agreebound.limits import MAX_SCORE_MAGNITUDE, MIN_SCORE_MAGNITUDE, SCORE_RANGE
-from agreebound.judge_scores import (ScoredCounts,
+from agreebound.core.errors import InputError
+from agreebound.core.limits import MAX_SCORE_MAGNITUDE, MIN_SCORE_MAGNITUDE, SCORE_RANGE
+from agreebound.scored.audit import (ScoredCounts,
                                      check_judges, check_scale, measure_counts)
 
 #: A source's rows as (item, rater, role, score) with the score as a number (NULL: not a number).

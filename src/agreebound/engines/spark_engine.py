@@ -4,7 +4,7 @@
 A real cluster (the CLI module as the application; README, "Engines")::
 
     spark-submit --master spark://host:7077 --py-files agreebound.zip \\
-        path/to/agreebound/cli.py panel 'hdfs:///ratings/*.parquet' --engine spark --master spark://host:7077
+        path/to/agreebound/cli/main.py panel 'hdfs:///ratings/*.parquet' --engine spark --master spark://host:7077
 
 Paths on a cluster's storage (hdfs://, s3a://, patterns there) are given to Spark as they are: Spark
 lists them itself. Local paths are expanded here, once (engines.common.input_files), and each file is
@@ -21,7 +21,7 @@ import warnings
 from functools import reduce
 from typing import Any, Sequence
 
-from agreebound.counts import PanelCounts
+from agreebound.panel.counts import PanelCounts
 from agreebound.engines.common import (
     PIVOT_MAX_CATEGORIES,
     Coding,
@@ -37,7 +37,7 @@ from agreebound.engines.common import (
     unit_counts,
     unit_shown,
 )
-from agreebound.errors import InputError
+from agreebound.core.errors import InputError
 
 
 #: The session's settings (also given to the JVM at its launch, as spark-submit's --conf).
@@ -103,13 +103,13 @@ def as_text(df: Any, cols: Sequence[str]) -> Any:
 
 def normalised_names(spark: Any, df: Any, cols: Sequence[str]) -> Any:
     """``df`` with its name columns ``cols`` as strings compared as the in-memory reader compares
-    names (agreebound.escape.normalise_name: NFC, invisible characters removed, whitespace trimmed).
+    names (agreebound.core.escape.normalise_name: NFC, invisible characters removed, whitespace trimmed).
     Plain ASCII names are already so; one pass finds the others, which are normalised by the
     reader's own function (a Python UDF would otherwise run on every row: Spark evaluates it even
     where a condition skips it)."""
     from pyspark.sql import functions as F
 
-    from agreebound.escape import normalise_name
+    from agreebound.core.escape import normalise_name
 
     cols = [c for c in dict.fromkeys(cols) if c]
     out = as_text(df, cols)
@@ -330,7 +330,7 @@ def _patterns(pat: Any, pairable: Any, entries: Any) -> dict[str, Any]:
     a row's (code, count) pairs. ``pat`` is released."""
     from pyspark.sql import functions as F
 
-    from agreebound.counts import MAX_PATTERNS
+    from agreebound.panel.counts import MAX_PATTERNS
 
     many = [(x[0], int(x[1])) for x in pairable.groupBy("d").count().collect()]
     keep = [d for d, n in many if n <= MAX_PATTERNS]
@@ -434,8 +434,8 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
     from pyspark.errors import PySparkException
     from pyspark.sql import functions as F
 
-    from agreebound.alpha import alpha as alpha_of
-    from agreebound.alpha import alpha_without_each_rater
+    from agreebound.panel.alpha import alpha as alpha_of
+    from agreebound.panel.alpha import alpha_without_each_rater
 
     files = spark_files(paths)
     spark = spark or session(master)

@@ -27,9 +27,9 @@ import zipfile
 import zlib
 from typing import Any
 
-from agreebound.errors import InputError
-from agreebound.escape import excerpt
-from agreebound.limits import MAX_ARCHIVE_DIRECTORY_BYTES, MAX_ARCHIVE_MEMBERS, MAX_ARCHIVE_UNPACKED_BYTES
+from agreebound.core.errors import InputError
+from agreebound.core.escape import excerpt
+from agreebound.core.limits import MAX_ARCHIVE_DIRECTORY_BYTES, MAX_ARCHIVE_MEMBERS, MAX_ARCHIVE_UNPACKED_BYTES
 
 CHUNK = 2**16
 ZSTD_METHOD = 93

@@ -35,11 +35,11 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from agreebound.errors import InputError
-from agreebound.escape import excerpt, printable
+from agreebound.core.errors import InputError
+from agreebound.core.escape import excerpt, printable
 from agreebound.io.mapping import Mapping
 from agreebound.io.tables import Table, check_size, list_type, table_from_values
-from agreebound.limits import MAX_CELLS, MAX_COLUMNS, MAX_INPUT_BYTES, MAX_PARQUET_UNCOMPRESSED_BYTES, MAX_ROWS
+from agreebound.core.limits import MAX_CELLS, MAX_COLUMNS, MAX_INPUT_BYTES, MAX_PARQUET_UNCOMPRESSED_BYTES, MAX_ROWS
 
 #: A list of who rated, recognised by its column name (case and surrounding spaces ignored).
 RATER_LISTS = ("annotators", "annotator_ids", "annotator", "raters", "rater_ids", "workers", "worker_ids",

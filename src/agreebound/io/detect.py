@@ -16,8 +16,8 @@ from difflib import get_close_matches
 
 import numpy as np
 
-from agreebound.errors import InputError
-from agreebound.escape import normalise_name
+from agreebound.core.errors import InputError
+from agreebound.core.escape import normalise_name
 from agreebound.io.mapping import Mapping
 from agreebound.io.tables import MISSING_TOKENS, Table
 

@@ -13,7 +13,7 @@ Values are read exactly: whole numbers and decimals (at most 15 significant digi
 one documented set of spellings is missing (:data:`agreebound.io.tables.MISSING_TOKENS`), anything
 else is a label. Names (units, raters, dimensions, headers) are compared after trimming
 surrounding spaces and removing invisible characters; a name with a control character is refused.
-A repeated rating is an error, never collapsed. Limits (``agreebound.limits``) are checked first.
+A repeated rating is an error, never collapsed. Limits (``agreebound.core.limits``) are checked first.
 """
 
 from __future__ import annotations
@@ -26,16 +26,16 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from agreebound.contract import (
+from agreebound.judge.contract import (
     JudgeInput,
     OBSERVATION_FIELDS,
     REFERENCE_FIELDS,
     JudgeCalibrationContract,
 )
-from agreebound.errors import FieldError, InputError
-from agreebound.escape import INVISIBLE_RE2, UNSAFE_RE2, excerpt, normalise_name, printable
-from agreebound.limits import MAX_LABELS, MAX_NAME_CHARS, MAX_RATERS
-from agreebound.thresholds import NET_FIELDS
+from agreebound.core.errors import FieldError, InputError
+from agreebound.core.escape import INVISIBLE_RE2, UNSAFE_RE2, excerpt, normalise_name, printable
+from agreebound.core.limits import MAX_LABELS, MAX_NAME_CHARS, MAX_RATERS
+from agreebound.core.thresholds import NET_FIELDS
 from agreebound.io.detect import header_names, suggest
 from agreebound.io.json_toml import read_json, read_toml
 from agreebound.io.mapping import UNIT_JOIN, Mapping
@@ -51,8 +51,8 @@ from agreebound.io.values import (
     whole_number,
     with_header,
 )
-from agreebound.categories import Categories, Coded
-from agreebound.ratings import DetectorRate, Names, RatingPanel, name_text
+from agreebound.panel.categories import Categories, Coded
+from agreebound.panel.ratings import DetectorRate, Names, RatingPanel, name_text
 from agreebound.io.tables import (
     Column,
     Table,
@@ -60,7 +60,7 @@ from agreebound.io.tables import (
     read_csv,
     require_columns,
 )
-from agreebound.thresholds import PRESETS, ThresholdError, ThresholdSet, threshold_set_from_dict
+from agreebound.core.thresholds import PRESETS, ThresholdError, ThresholdSet, threshold_set_from_dict
 
 __all__ = ["ThresholdFile", "parse_ratings", "parse_detector_rates", "read_judge_bundle", "read_judge_tables",
            "read_judge_log", "parse_thresholds"]
@@ -704,7 +704,7 @@ def parse_detector_rates(name: str, data: bytes) -> dict[str, tuple[DetectorRate
 # --- JSON and TOML ----------------------------------------------------------------------------
 
 
-# --- judge inputs (read, not measured: agreebound.judge_input.measure_judge audits them) -----------
+# --- judge inputs (read, not measured: agreebound.app.judge_input.measure_judge audits them) -----------
 
 
 def _contract(name: str, obj: Any, path: str = "contract") -> JudgeCalibrationContract:
@@ -944,7 +944,7 @@ def _threshold_error(name: str, text: str, e: ThresholdError, is_toml: bool) -> 
 
 def parse_thresholds(name: str, data: bytes) -> ThresholdFile:
     """JSON or TOML: ``panel`` / ``calibration`` tables and optional named ``presets``; every value
-    in its legal range (agreebound.thresholds.RANGES), or an error naming the key and its line."""
+    in its legal range (agreebound.core.thresholds.RANGES), or an error naming the key and its line."""
     text = decode_text(name, data, "a thresholds file (JSON or TOML)")
     lower = name.lower()
     is_toml = lower.endswith(".toml") or (not lower.endswith(".json") and not text.lstrip().startswith(("{", "[")))
@@ -970,7 +970,7 @@ def parse_thresholds(name: str, data: bytes) -> ThresholdFile:
 
 def parse_threshold_link(text: str) -> ThresholdSet:
     """Thresholds from a link's ``th=`` parameter (JSON), validated like a file; raises InputError."""
-    from agreebound.limits import MAX_URL_PARAM_CHARS
+    from agreebound.core.limits import MAX_URL_PARAM_CHARS
 
     if len(text) > MAX_URL_PARAM_CHARS:
         raise InputError("link", None, "th", f"the parameter is {len(text):,} characters; the limit is {MAX_URL_PARAM_CHARS:,}")

@@ -1,5 +1,5 @@
 """JSON and TOML documents, read strictly: every key once, no NaN or Infinity, nesting within
-:data:`agreebound.limits.MAX_NESTING`, and each refusal one :class:`InputError` with its line.
+:data:`agreebound.core.limits.MAX_NESTING`, and each refusal one :class:`InputError` with its line.
 
 Shared by every io reader of JSON (ratings, mappings, thresholds, judge bundles and logs), so a
 document is refused for the same reasons, in the same words, wherever it is read.
@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from agreebound.errors import InputError
-from agreebound.escape import excerpt
+from agreebound.core.errors import InputError
+from agreebound.core.escape import excerpt
 from agreebound.io.tables import decode_text
-from agreebound.limits import MAX_NESTING
+from agreebound.core.limits import MAX_NESTING
 
 
 class DuplicateKey(ValueError):

@@ -47,14 +47,14 @@ from typing import Any
 
 import pandas as pd
 
-from agreebound.errors import InputError
-from agreebound.escape import excerpt
+from agreebound.core.errors import InputError
+from agreebound.core.escape import excerpt
 from agreebound.io.json_toml import read_json, read_toml
 from agreebound.io.readers import json_line_records, judge_log_shape
 from agreebound.io.records import csv_records
 from agreebound.io.sniff import sniff
 from agreebound.io.tables import transcode
-from agreebound.limits import MAX_ROWS
+from agreebound.core.limits import MAX_ROWS
 
 OBSERVATION_COLUMNS = ("case_id", "order", "repetition", "selected_candidate", "candidate_a_tokens",
                        "candidate_b_tokens", "candidate_a_generator", "candidate_b_generator", "judge_generator")
@@ -77,7 +77,7 @@ class JudgeLog:
     shape: str
     observations: pd.DataFrame  # OBSERVATION_COLUMNS + "key" (what joins a case to its references)
     judges: tuple[str, ...]
-    lacks: tuple[str, ...]  # of agreebound.calibration.LACKS
+    lacks: tuple[str, ...]  # of agreebound.judge.calibration.LACKS
     notes: tuple[str, ...] = ()
     case_keys: dict[Any, str] = field(default_factory=dict)  # join key -> case id
     candidates: dict[str, tuple[str, str]] = field(default_factory=dict)  # case id -> (a model, b model)
@@ -723,7 +723,7 @@ def read_references(name: str, data: bytes, log: JudgeLog) -> tuple[pd.DataFrame
     instruction/generator pair (AlpacaEval): preferred = the plurality vote (a/b tie: "tie"),
     reviewers = the voters, adjudicated = the votes were unanimous."""
     if name.lower().endswith(".csv"):  # the seed's references CSV, joined by case id
-        from agreebound.contract import REFERENCE_FIELDS
+        from agreebound.judge.contract import REFERENCE_FIELDS
 
         frame, _ = csv_records(name, data, REFERENCE_FIELDS)
         frame["case_id"] = frame["case_id"].map(lambda c: log.case_keys.get(c, c))
@@ -800,7 +800,7 @@ def draft_contract(log: JudgeLog, thresholds: Any = None) -> Any:
     """A contract for a log that came without one: illustrative limits (the seed's example), not a
     contract (or the thresholds in force), scope and judge from the log. A draft to measure against:
     the measurement says no contract was given (``contract_given``), so nothing is decided."""
-    from agreebound.contract import ILLUSTRATIVE_CONTRACT, JudgeCalibrationContract
+    from agreebound.judge.contract import ILLUSTRATIVE_CONTRACT, JudgeCalibrationContract
 
     reps = int(log.observations.groupby(["case_id", "order"], dropna=False)["repetition"].max().max())
     base = {f: getattr(ILLUSTRATIVE_CONTRACT, f) for f in ("minimum_reviewers", "minimum_human_agreement_bps",

@@ -7,7 +7,7 @@ True
 >>> Mapping.from_dict({"layout": "sideways"})
 Traceback (most recent call last):
 ...
-agreebound.errors.FieldError: layout must be one of wide, long, transposed; got 'sideways'
+agreebound.core.errors.FieldError: layout must be one of wide, long, transposed; got 'sideways'
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import json
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from agreebound.errors import FieldError
+from agreebound.core.errors import FieldError
 
 LAYOUTS = ("wide", "long", "transposed")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -144,7 +144,7 @@ def _text_encoding(name: str) -> None:
     >>> _text_encoding("rot13")
     Traceback (most recent call last):
     ...
-    agreebound.errors.FieldError: encoding must be a text encoding such as utf-8 or cp1252; got 'rot13', which is not one
+    agreebound.core.errors.FieldError: encoding must be a text encoding such as utf-8 or cp1252; got 'rot13', which is not one
     """
     expected = "encoding must be a text encoding such as utf-8 or cp1252"
     try:

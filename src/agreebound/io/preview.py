@@ -10,15 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from agreebound.errors import InputError
-from agreebound.escape import printable
+from agreebound.core.errors import InputError
+from agreebound.core.escape import printable
 from agreebound.io.detect import header_names, near_duplicates, suggest
 from agreebound.io.formats import build_panels, refuse_judge_log
 from agreebound.io.mapping import Mapping
 from agreebound.io.readers import read_source
 from agreebound.io.tables import MISSING_TOKENS, Table
-from agreebound.levels import default_level, suggest_level, suggest_positive
-from agreebound.ratings import category_texts
+from agreebound.panel.levels import default_level, suggest_level, suggest_positive
+from agreebound.panel.ratings import category_texts
 
 #: Values that often mean "missing" in files from statistics packages and spreadsheets.
 MISSING_CODES = frozenset({"-99", "-999", "-9999", "999", "9999", "-", "--", "?", "n.a.", "#VALUE!", "#DIV/0!",

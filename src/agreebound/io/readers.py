@@ -16,15 +16,15 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 
-from agreebound.errors import InputError
-from agreebound.escape import excerpt
-from agreebound.interrupt import checkpoint
+from agreebound.core.errors import InputError
+from agreebound.core.escape import excerpt
+from agreebound.core.interrupt import checkpoint
 from agreebound.io.dataset_shapes import arrow_source, is_arrow, parquet_shaped, read_shaped, records_shape, shape_format
 from agreebound.io.json_toml import DuplicateKey, json_depth, no_constant, no_duplicates, read_json
 from agreebound.io.mapping import Mapping
 from agreebound.io.prelude import Prelude, plan_rows, prelude, rewrite
 from agreebound.io.sniff import Sniffed, sniff, sniff_delimiter
-from agreebound.limits import MAX_CELLS, MAX_COLUMNS, MAX_NESTING, MAX_ROWS
+from agreebound.core.limits import MAX_CELLS, MAX_COLUMNS, MAX_NESTING, MAX_ROWS
 from agreebound.io.tables import (
     Table,
     check_size,

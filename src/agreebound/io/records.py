@@ -9,8 +9,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from agreebound.errors import InputError
-from agreebound.escape import excerpt
+from agreebound.core.errors import InputError
+from agreebound.core.escape import excerpt
 from agreebound.io.tables import Table, read_csv, require_columns
 from agreebound.io.values import INT, plain_header, whole_number, with_header
 

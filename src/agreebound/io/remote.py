@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 from urllib.parse import unquote, urlsplit
 
-from agreebound.errors import InputError
-from agreebound.escape import excerpt, printable
-from agreebound.limits import MAX_INPUT_BYTES
+from agreebound.core.errors import InputError
+from agreebound.core.escape import excerpt, printable
+from agreebound.core.limits import MAX_INPUT_BYTES
 
 #: Seconds to connect, and seconds a transfer may make no progress, before it is stopped.
 TIMEOUT = 30.0

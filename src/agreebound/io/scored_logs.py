@@ -49,14 +49,14 @@ from typing import Any
 
 import pandas as pd
 
-from agreebound.errors import InputError
-from agreebound.escape import excerpt
+from agreebound.core.errors import InputError
+from agreebound.core.escape import excerpt
 from agreebound.io.archive import open_archive
 from agreebound.io.json_toml import DuplicateKey, json_depth, no_duplicates
 from agreebound.io.readers import json_line_records, judge_log_shape
 from agreebound.io.sniff import sniff
 from agreebound.io.tables import decode_text, read_csv, transcode
-from agreebound.limits import (MAX_ARCHIVE_JSON_MEMBER_BYTES, MAX_NAME_CHARS, MAX_NESTING, MAX_ROWS,
+from agreebound.core.limits import (MAX_ARCHIVE_JSON_MEMBER_BYTES, MAX_NAME_CHARS, MAX_NESTING, MAX_ROWS,
                                MAX_SCORE_MAGNITUDE, MIN_SCORE_MAGNITUDE, SCORE_RANGE,
                                within_magnitude)
 
@@ -98,7 +98,7 @@ def _in_range(f: float) -> tuple[float, None]:
 
 
 def score_size(f: float) -> bool:
-    """A score's size within the one rule (agreebound.limits.within_magnitude; NaN: False)."""
+    """A score's size within the one rule (agreebound.core.limits.within_magnitude; NaN: False)."""
     return bool(within_magnitude(f, MIN_SCORE_MAGNITUDE))
 
 

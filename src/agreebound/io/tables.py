@@ -5,7 +5,7 @@ values exactly as the file holds them (text for CSV; ints, floats or text for Pa
 int32 code per row. Nothing downstream touches a Python object per cell, so memory stays near
 the file's own size (about 18 bytes per cell), and the checks run once per distinct value.
 
-Limits (``agreebound.limits``) are checked before the work: the byte size first, then the rows
+Limits (``agreebound.core.limits``) are checked before the work: the byte size first, then the rows
 and columns a CSV's line count and header promise, or a Parquet file's metadata. Locating a bad
 row costs a pass over the file, and only happens on the error path.
 """
@@ -21,9 +21,9 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from agreebound.errors import InputError
-from agreebound.escape import excerpt
-from agreebound.limits import (
+from agreebound.core.errors import InputError
+from agreebound.core.escape import excerpt
+from agreebound.core.limits import (
     MAX_CELLS,
     MAX_COLUMNS,
     MAX_INPUT_BYTES,

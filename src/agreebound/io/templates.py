@@ -12,10 +12,10 @@ import json
 from dataclasses import dataclass
 from typing import Callable
 
-from agreebound.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
+from agreebound.judge.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
 from agreebound.io.judge_logs import LogMapping
 from agreebound.io.mapping import Mapping
-from agreebound.thresholds import DEFAULT
+from agreebound.core.thresholds import DEFAULT
 
 K2011 = [
     [1, 1, None, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],

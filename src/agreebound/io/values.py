@@ -16,11 +16,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from agreebound.errors import InputError
-from agreebound.escape import UNSAFE_RE2, excerpt, has_unsafe, normalise_name
+from agreebound.core.errors import InputError
+from agreebound.core.escape import UNSAFE_RE2, excerpt, has_unsafe, normalise_name
 from agreebound.io.tables import MISSING_TOKENS, Column, Table
-from agreebound.limits import MAX_COUNT_DIGITS, MAX_NAME_CHARS, MAX_SIGNIFICANT_DIGITS
-from agreebound.ratings import name_text
+from agreebound.core.limits import MAX_COUNT_DIGITS, MAX_NAME_CHARS, MAX_SIGNIFICANT_DIGITS
+from agreebound.panel.ratings import name_text
 
 
 INT = re.compile(r"-?(?:0|[1-9][0-9]*)")

@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 from xml.parsers import expat
 
-from agreebound.errors import InputError
+from agreebound.core.errors import InputError
 from agreebound.io.archive import Archive, open_archive
-from agreebound.escape import excerpt
-from agreebound.interrupt import checkpoint
-from agreebound.limits import (
+from agreebound.core.escape import excerpt
+from agreebound.core.interrupt import checkpoint
+from agreebound.core.limits import (
     MAX_CELLS,
     MAX_COLUMNS,
     MAX_ROWS,

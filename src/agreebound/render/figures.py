@@ -1,6 +1,6 @@
 """Plotly figures. They draw what the core measured and what ``decide`` returned; they never
 compare a number with a threshold themselves (pass/fail arrives as a flag from the decided gates:
-``agreebound.gate.Gate``, viewed as ``agreebound.render.gates.GateView``).
+``agreebound.core.gate.Gate``, viewed as ``agreebound.render.gates.GateView``).
 
 API
 ---
@@ -38,11 +38,11 @@ from typing import Any, Sequence
 
 import plotly.graph_objects as go
 
-from agreebound.analysis import PanelMeasurement
-from agreebound.calibration import ILLUSTRATIVE_LIMITS, CalibrationDecision, seed_view
-from agreebound.escape import html_text
+from agreebound.panel.measure import PanelMeasurement
+from agreebound.judge.calibration import ILLUSTRATIVE_LIMITS, CalibrationDecision, seed_view
+from agreebound.core.escape import html_text
 from agreebound.render.gates import RATE_LABELS, GateView, panel_gates  # noqa: F401 - RATE_LABELS re-exported
-from agreebound.panel import PanelDecision
+from agreebound.panel.decide import PanelDecision
 
 # --- colours ---------------------------------------------------------------------------------
 
@@ -873,7 +873,7 @@ _SERIES_COLORS_DARK = ("#64b5f6", "#ce93d8", "#ffb74d", "#4db6ac", "#bcaaa4", "#
 
 
 def history_timeline(rows: list[dict[str, Any]], *, dark: bool = False, name: str = "") -> go.Figure:
-    """Runs of one data set over time (``agreebound.history.timeline`` rows): one panel per gate
+    """Runs of one data set over time (``agreebound.app.history.timeline`` rows): one panel per gate
     (alpha and spread; or the judge's five rates), one line per dimension with its 95% interval
     as error bars, the threshold in force at each run as a dashed step line, and each point
     marked as decided (filled: passes; open: fails; grey: not evaluable). A point's customdata is

@@ -1,4 +1,4 @@
-"""Every gate behind a verdict, as a reader sees it: the view of one :class:`agreebound.gate.Gate`
+"""Every gate behind a verdict, as a reader sees it: the view of one :class:`agreebound.core.gate.Gate`
 that ``decide`` returned, in display units, with its words. Nothing here compares a value with a
 threshold: whether it passed, whether the value alone passes (strict mode), whether the interval
 straddles the threshold ("fragile") and the margin all arrive from the decided gate.
@@ -7,7 +7,7 @@ Display units are the same everywhere: alpha as a number in [-1, 1], the spread 
 ("3.9x"), the judge's rates in percent. Permil and basis points stay secondary labels.
 
 >>> from fractions import Fraction
->>> from agreebound.gate import evaluate
+>>> from agreebound.core.gate import evaluate
 >>> decided = evaluate("alpha", "min", Fraction(236, 1000), Fraction(3, 5), low=0.18, high=0.29)
 >>> g = GateView("panel", "violence", "alpha", "alpha", "min", "", 0.236, 0.18, 0.29, 0.6, False, decided=decided)
 >>> g.margin
@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agreebound.analysis import PanelMeasurement, depends_on_level
-from agreebound.calibration import CalibrationDecision, seed_view, unavailable, with_intervals
-from agreebound.gate import MEASURED, NOT_MEASURED, Gate
-from agreebound.levels import level_phrase, rater_noun
-from agreebound.panel import PanelDecision
+from agreebound.panel.measure import PanelMeasurement, depends_on_level
+from agreebound.judge.calibration import CalibrationDecision, seed_view, unavailable, with_intervals
+from agreebound.core.gate import MEASURED, NOT_MEASURED, Gate
+from agreebound.panel.levels import level_phrase, rater_noun
+from agreebound.panel.decide import PanelDecision
 
 #: The judge's five gates as a reader names them (figures, pages and reports use these).
 RATE_LABELS = {"human_agreement": "Human agreement", "position_flip": "Position flip",
@@ -126,7 +126,7 @@ class GateView:
     @property
     def plan_sentence(self) -> str:
         """How many more cases (units) would decide a fragile gate, in words (the decided gate's
-        plan, agreebound.gate.Plan); "" when the gate is not fragile or has no plan."""
+        plan, agreebound.core.planner.Plan); "" when the gate is not fragile or has no plan."""
         if self.fragile is None or self.decided is None or self.decided.plan is None:
             return ""
         return self.decided.plan.sentence
@@ -234,7 +234,7 @@ def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, Any] 
     """The judge's five gates as ``d`` decided them, then the net gates its contract opted in to
     (:func:`net_gate_view`). ``intervals``: per rate name an object with
     ``low``/``high`` (fractions of 1), ``method``, ``cases`` and ``observations``
-    (agreebound.uncertainty.judge_rate_intervals); a decision made without them gets them, and
+    (agreebound.judge.intervals.judge_rate_intervals); a decision made without them gets them, and
     whether each gate is fragile, from calibration.with_intervals."""
     out = []
     # No contract: each gate is measured against illustrative limits and not decided (passed None).
@@ -267,7 +267,7 @@ def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, Any] 
 
 def net_gate_view(subject: str, g: Gate, illustrative: bool = False) -> GateView:
     """An opt-in gate on a bias net of general disagreement (a difference of two rates, in points;
-    agreebound.judge_bias), as ``decide`` returned it."""
+    agreebound.judge.bias), as ``decide`` returned it."""
     bps = int(g.threshold * 10_000)  # a judge threshold is whole basis points
     sec = f"a contract gate (version 2), {'illustrative ' if illustrative else ''}limit {bps:,} bps"
     if g.exact is None:

@@ -13,19 +13,18 @@ import html
 import re
 from fractions import Fraction
 from pathlib import PurePath
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import plotly.graph_objects as go
 
-from agreebound.analysis import PanelMeasurement, decide_panel
-from agreebound.calibration import decide
-from agreebound.escape import html_text, printable
-from agreebound.gate import SEVERITY, Gate
-from agreebound.levels import LEVEL_ORIGIN_WORDS, level_phrase
-from agreebound.judge_input import JudgeBundle
-from agreebound.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
-from agreebound.panel import gates_from_report
-from agreebound.thresholds import ThresholdSet
+from agreebound.panel.measure import PanelMeasurement, decide_panel
+from agreebound.judge.calibration import decide
+from agreebound.core.escape import html_text, printable
+from agreebound.core.gate import SEVERITY, Gate
+from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, level_phrase
+from agreebound.core.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
+from agreebound.panel.decide import gates_from_report
+from agreebound.core.thresholds import ThresholdSet
 from agreebound.render.gates import RATE_LABELS
 from agreebound.render import figures
 
@@ -105,6 +104,9 @@ _MEANING = {"ENFORCE": "reliable enough to act on", "REPORT_ONLY": "measure and 
             "FAIL_CALIBRATION": "the judge does not meet its calibration contract",
             "INCOMPLETE": "not decided: no contract was given, or some gates could not be evaluated; this is not a pass"}
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+
+if TYPE_CHECKING:
+    from agreebound.app.judge_input import JudgeBundle
 
 
 # --- small pieces ------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any, Sequence
 
-from agreebound.escape import printable
+from agreebound.core.escape import printable
 from agreebound.render.gates import GateView
 
 #: At most this many characters of user text (a dimension's, a judge's name) in a name.
@@ -37,7 +37,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 def _text(x: Any, limit: int = 2000) -> str:
     """User text as XML can hold it: line by line, control and invisible characters shown escaped
-    (:func:`agreebound.escape.printable`), then anything XML 1.0 still cannot hold, each line cut
+    (:func:`agreebound.core.escape.printable`), then anything XML 1.0 still cannot hold, each line cut
     to ``limit``."""
     lines = (printable(line, limit) for line in str(x).split("\n"))
     return "\n".join(_NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", line) for line in lines)
@@ -101,9 +101,9 @@ def junit_xml(title: str, suites: Sequence[tuple[str, str, Sequence[GateView]]])
 
 
 def panel_junit(measurements: dict[str, Any], thresholds: Any, report: dict[str, Any]) -> str:
-    """A panel's gates per dimension, as :func:`agreebound.analysis.decide_panel` decides them."""
-    from agreebound.analysis import decide_panel
-    from agreebound.levels import level_phrase
+    """A panel's gates per dimension, as :func:`agreebound.panel.measure.decide_panel` decides them."""
+    from agreebound.panel.measure import decide_panel
+    from agreebound.panel.levels import level_phrase
     from agreebound.render.gates import panel_gates
 
     words = {d["dimension"]: f"{d['verdict']} {level_phrase(d['level']['in_force'], d['level']['chosen_by'])}"
@@ -117,9 +117,9 @@ def panel_junit(measurements: dict[str, Any], thresholds: Any, report: dict[str,
 
 def calibration_junit(bundle: Any, thresholds: Any, report: dict[str, Any]) -> str:
     """A pairwise judge's gates as ``decide`` makes them, with their case-aware intervals."""
-    from agreebound.calibration import decide
+    from agreebound.judge.calibration import decide
     from agreebound.render.gates import judge_gates
-    from agreebound.uncertainty import judge_rate_intervals
+    from agreebound.judge.intervals import judge_rate_intervals
 
     d = decide(bundle.measurement, thresholds.calibration)
     gates = judge_gates("judge", d, judge_rate_intervals(bundle.measurement))

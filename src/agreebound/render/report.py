@@ -11,18 +11,17 @@ import json
 import re
 from dataclasses import asdict
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from agreebound.version import __version__
-from agreebound.analysis import PanelMeasurement, decide_panel, level_note, level_verdicts
-from agreebound.calibration import CalibrationDecision, decide, seed_view, unavailable
-from agreebound.judge_bias import verdict_notes
-from agreebound.escape import md_code, md_text
-from agreebound.gate import SEVERITY, Gate
-from agreebound.gate import worst as most_severe
-from agreebound.levels import LEVEL_ORIGIN_WORDS, level_phrase
-from agreebound.judge_input import JudgeBundle
-from agreebound.judge_scores import ScoredMeasurement, decide_scored
+from agreebound.panel.measure import PanelMeasurement, decide_panel, level_note, level_verdicts
+from agreebound.judge.calibration import CalibrationDecision, decide, seed_view, unavailable
+from agreebound.judge.bias import verdict_notes
+from agreebound.core.escape import md_code, md_text
+from agreebound.core.gate import SEVERITY, Gate
+from agreebound.core.gate import worst as most_severe
+from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, level_phrase
+from agreebound.scored.audit import ScoredMeasurement, decide_scored
 # plan_text lives beside the scored Markdown (which cannot import this module); said here as always
 from agreebound.render.scored import (  # noqa: F401 - plan_text and exact re-exported
     calibration_dict,
@@ -33,21 +32,25 @@ from agreebound.render.scored import (  # noqa: F401 - plan_text and exact re-ex
     scored_markdown,
     scored_section,
 )
-from agreebound.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
-from agreebound.panel import AB_UNDEFINED, PanelDecision
-from agreebound.escape import LONE_SURROGATE, utf8_safe_tree
-from agreebound.thresholds import ThresholdSet
+from agreebound.core.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
+from agreebound.panel.seed import AB_UNDEFINED
+from agreebound.panel.decide import PanelDecision
+from agreebound.core.escape import LONE_SURROGATE, utf8_safe_tree
+from agreebound.core.thresholds import ThresholdSet
 
 #: The report schema's ``$id`` and every report's ``$schema``: versioned with the schema (v1), not
 #: with the package; ``agreebound schema`` prints the schema the package ships (schemas/ in a checkout).
 SCHEMA_ID = "urn:agreebound:schema:report:v1"
-#: A verdict's exit code is its severity read downwards (agreebound.gate.SEVERITY, the one table):
+#: A verdict's exit code is its severity read downwards (agreebound.core.gate.SEVERITY, the one table):
 #: 0 licenses action, 1 does not (INCOMPLETE, a partial judge audit, is never a pass), 2 is refused.
 EXIT_CODES = {verdict: 2 - severity for verdict, severity in SEVERITY.items()}
 
+if TYPE_CHECKING:
+    from agreebound.app.judge_input import JudgeBundle
+
 
 def plan_dict(g: Gate) -> dict[str, Any] | None:
-    """A gate's plan as stored (agreebound.gate.Plan.to_dict); None when it has none."""
+    """A gate's plan as stored (agreebound.core.planner.Plan.to_dict); None when it has none."""
     return None if g.plan is None else g.plan.to_dict()
 
 
@@ -101,7 +104,7 @@ def category_flags(m: PanelMeasurement) -> list[str]:
     if m.kind != "label" or m.alpha.n_categories > 400:
         return []
     from agreebound.io.detect import near_duplicates
-    from agreebound.ratings import category_texts
+    from agreebound.panel.ratings import category_texts
 
     texts = category_texts(m.alpha.category_set)
     counts = [int(c) for c in m.category_counts]
@@ -157,7 +160,7 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> dict[str, Any]:
                 "low": rounded(b.low), "high": rounded(b.high), "q_below_floor": rounded(b.q_below(d.thresholds.alpha_floor)),
                 "note": b.note,
             },
-            "plan": plan_dict(d.gate("alpha")),  # how many units would decide it (agreebound.gate.Plan)
+            "plan": plan_dict(d.gate("alpha")),  # how many units would decide it (agreebound.core.planner.Plan)
         },
         "rates_source": m.rates_source,
         "rates": [{"detector": r.detector, "positives": r.positives, "total": r.total, "exact": exact(r.rate),
@@ -294,7 +297,7 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
             "design_effect": None if iv is None else rounded(iv.deff),
             "effective_n": None if iv is None else rounded(iv.n_eff),
             "cases_to_flip": {"direction": state, "cases": k},
-            "plan": plan_dict(g),  # how many cases would decide it (agreebound.gate.Plan)
+            "plan": plan_dict(g),  # how many cases would decide it (agreebound.core.planner.Plan)
         })
     out = {
         "contract": {**bundle.contract.to_dict(), "content_id": bundle.contract.content_id},
@@ -321,11 +324,11 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> dict[str
         "diagnostics": {
             "agreement_with_ties": list(diag.agreement_with_ties),
             "agreement_without_ties": list(diag.agreement_without_ties),
-            "judge_human_alpha": exact(diag.judge_human_alpha.value),
+            "judge_human_alpha": exact(bundle.judge_human_alpha.value),
             "stable_flips": diag.stable_flips,
             "noisy_flips": diag.noisy_flips,
         },
-        # bias or disagreement? the measures beside the gates (agreebound.judge_bias), and each failing
+        # bias or disagreement? the measures beside the gates (agreebound.judge.bias), and each failing
         # raw gate read against them
         "bias": {**m.bias.to_dict(), "verdict_notes": list(verdict_notes(d.gates, m.bias, d.contract_origin))},
         # the gates a contract opted in to (version 2): on the bias net of disagreement

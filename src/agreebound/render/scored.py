@@ -1,8 +1,8 @@
-"""A graded or pass/fail judge's report (agreebound.judge_scores) as data: the "scored" section of
+"""A graded or pass/fail judge's report (agreebound.scored.audit) as data: the "scored" section of
 the JSON report (schema: schemas/report.schema.json), which the Markdown, HTML, CLI and history read.
 
 Exact values are fraction strings beside their floats (6 decimals); every gate is stored as its
-decision gave it (agreebound.judge_scores.decide_scored), so history reads the gates back without
+decision gave it (agreebound.scored.audit.decide_scored), so history reads the gates back without
 comparing anything (:func:`gates_from_section`).
 """
 
@@ -12,12 +12,13 @@ from dataclasses import asdict
 from fractions import Fraction
 from typing import Any, Sequence
 
-from agreebound.gate import NOT_EVALUABLE, Gate, Plan
-from agreebound.judge_bias import Measure
-from agreebound.judge_scores import GATE_TITLES, JudgeAgreement, ScoredDecision, ScoredMeasurement
-from agreebound.thresholds import CITATIONS
-from agreebound.confidence import Calibration
-from agreebound.escape import md_code, md_text
+from agreebound.core.gate import NOT_EVALUABLE, Gate
+from agreebound.core.planner import Plan
+from agreebound.judge.bias import Measure
+from agreebound.scored.audit import GATE_TITLES, JudgeAgreement, ScoredDecision, ScoredMeasurement
+from agreebound.core.thresholds import CITATIONS
+from agreebound.scored.confidence import Calibration
+from agreebound.core.escape import md_code, md_text
 
 
 def exact(x: Fraction | float | int | None) -> str | None:

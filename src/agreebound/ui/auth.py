@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
-from agreebound.access import (
+from agreebound.app.access import (
     LOCAL,
     SHARE_WORDS,
     Settings,
@@ -36,7 +36,7 @@ from agreebound.access import (
     settings,
     signed_in_viewer,
 )
-from agreebound.serve import LOOPBACK, REQUIRE_SIGNIN_ENV, plain_http_provider
+from agreebound.app.serve import LOOPBACK, REQUIRE_SIGNIN_ENV, plain_http_provider
 
 log = logging.getLogger("agreebound.ui")
 
@@ -68,7 +68,7 @@ def public() -> bool:
 
 
 def deployment() -> Settings:
-    """The deployment's access settings (agreebound.access.settings); a bad value in the
+    """The deployment's access settings (agreebound.app.access.settings); a bad value in the
     environment falls back to the defaults here, and `serve --check` and the start say why."""
     try:
         return settings()
@@ -140,7 +140,7 @@ def _remember(v: Viewer) -> None:
     """The store learns how to name this account and hands it the runs earlier versions stored
     under its address (when the provider gives it exactly as they stored it: in lower case, no
     spaces) or subject form, unless another account claimed them first
-    (agreebound.store.Store.sign_in). Runs stored under this address's lower-case form that it may
+    (agreebound.app.store.Store.sign_in). Runs stored under this address's lower-case form that it may
     not claim (``Alice@Red.Example``: earlier versions stored ``alice@red.example`` for her and for
     any case twin alike) are said in the server's log, with the command that gives them to this
     account, for the operator to decide; the page says nothing of another name's runs. A store
@@ -150,7 +150,7 @@ def _remember(v: Viewer) -> None:
     with _SIGNED_OUT_LOCK:
         if now - _REMEMBERED.get(v.user, -REMEMBER_S) < REMEMBER_S:
             return
-    from agreebound.store import StoreError, configured_url, shared
+    from agreebound.app.store import StoreError, configured_url, shared
 
     if configured_url() is None:
         return
@@ -380,7 +380,7 @@ def public_warning() -> str | None:
 
 def provider_warning() -> str | None:
     """Said on every page, the sign-in page first, when sign-in goes through a provider reached over
-    plain http on another host (agreebound.serve.plain_http_provider; ``serve --check`` calls it
+    plain http on another host (agreebound.app.serve.plain_http_provider; ``serve --check`` calls it
     unsafe)."""
     if not signin_configured():
         return None
@@ -393,7 +393,7 @@ def provider_warning() -> str | None:
     plain = next((str(u) for u in urls if u and plain_http_provider(str(u))), None)
     if plain is None:
         return None
-    from agreebound.escape import md_text
+    from agreebound.core.escape import md_text
 
     return md_text(f"Sign-in here goes through {plain[:200]}, reached over plain http on another host: whoever is on "
                    "the way can read or change what it answers, and sign in as anyone. Ask whoever runs this "
@@ -424,7 +424,7 @@ def store_error(text: str) -> str:
 
 
 def md_plain(text: str) -> str:
-    from agreebound.escape import md_text
+    from agreebound.core.escape import md_text
 
     return md_text(text, 400)
 

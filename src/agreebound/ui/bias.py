@@ -1,4 +1,4 @@
-"""Bias or disagreement? The judge's measures beside its gates (agreebound.judge_bias) as the pages
+"""Bias or disagreement? The judge's measures beside its gates (agreebound.judge.bias) as the pages
 draw them: each failing raw gate read against its net measure, next to the verdict; the Judge
 page's section of the three groups of measures; the What-if strip's lines. Nothing here compares a
 number with a threshold: the readings arrive from judge_bias, the results from the decided gates.
@@ -11,12 +11,12 @@ from typing import Sequence
 import pandas as pd
 import streamlit as st
 
-from agreebound.calibration import CalibrationDecision
-from agreebound.escape import md_text
-from agreebound.judge_bias import BiasMeasures, Measure, p_words, verdict_notes
-from agreebound.judge_input import JudgeBundle
+from agreebound.judge.calibration import CalibrationDecision
+from agreebound.core.escape import md_text
+from agreebound.judge.bias import BiasMeasures, Measure, p_words, verdict_notes
+from agreebound.app.judge_input import JudgeBundle
 from agreebound.render.gates import NET_LABELS
-from agreebound.thresholds import NET_GATES
+from agreebound.core.thresholds import NET_GATES
 from agreebound.ui import widgets
 
 NBSP = "\u00a0"

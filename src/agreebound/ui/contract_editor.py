@@ -12,11 +12,11 @@ import hashlib
 
 import streamlit as st
 
-from agreebound.contract import JudgeCalibrationContract
-from agreebound.escape import md_text
-from agreebound.judge_input import JudgeBundle
+from agreebound.judge.contract import JudgeCalibrationContract
+from agreebound.core.escape import md_text
+from agreebound.app.judge_input import JudgeBundle
 from agreebound.io.templates import contract_json
-from agreebound.thresholds import NET_FIELDS, NET_GATES, RANGES, RATE_GATES
+from agreebound.core.thresholds import NET_FIELDS, NET_GATES, RANGES, RATE_GATES
 
 S = st.session_state
 TEXT_FIELDS = (("version", "Version"), ("scope", "Scope"), ("judge_generator", "Judge (generator id)"))

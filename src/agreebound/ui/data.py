@@ -18,17 +18,17 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from agreebound.alpha import alpha
-from agreebound.analysis import PanelMeasurement
-from agreebound.engines.numpy_engine import panel_counts
+from agreebound.panel.alpha import alpha
+from agreebound.panel.measure import PanelMeasurement
+from agreebound.panel.counts import from_panel as panel_counts
 from agreebound.io.formats import Imported, ThresholdFile, import_ratings, parse_thresholds
-from agreebound.errors import InputError
+from agreebound.core.errors import InputError
 from agreebound.io.mapping import Mapping
 from agreebound.io.templates import TEMPLATES, Template
-from agreebound.judge_input import JudgeBundle
-from agreebound.limits import DIAGNOSTIC_RATERS
-from agreebound.resources import doc_text, samples
-from agreebound.pipeline import (
+from agreebound.app.judge_input import JudgeBundle
+from agreebound.core.limits import DIAGNOSTIC_RATERS
+from agreebound.app.resources import doc_text, samples
+from agreebound.app.pipeline import (
     OUT_OF_CORE,
     JudgeRecipe,
     PanelRecipe,
@@ -39,13 +39,9 @@ from agreebound.pipeline import (
     rater_diagnostics,
     recipe_digest,
 )
-from agreebound.ratings import RatingPanel
-from agreebound.uncertainty import (
-    JudgeDiagnostics,
-    alpha_without_each_rater,
-    detector_vs_human,
-    unit_disagreement,
-)
+from agreebound.panel.ratings import RatingPanel
+from agreebound.judge.intervals import JudgeDiagnostics
+from agreebound.panel.intervals import alpha_without_each_rater, detector_vs_human, unit_disagreement
 
 SAMPLES = samples()
 
@@ -116,7 +112,7 @@ JUDGE_SAMPLES = {
 
 def measured_panel(recipe: PanelRecipe) -> dict[str, PanelMeasurement]:
     """The panel measured as ``recipe`` says, once per recipe (keyed by its digest): in memory,
-    or out of core when :func:`agreebound.pipeline.panel_engine` says so (the data folder)."""
+    or out of core when :func:`agreebound.app.pipeline.panel_engine` says so (the data folder)."""
     if panel_engine(recipe) in OUT_OF_CORE:
         return folder_measurements(recipe_digest(recipe), recipe)
     return panel_measurements(recipe_digest(recipe), recipe)
@@ -171,7 +167,7 @@ def panel_diagnostics(name: str, digest: str, _data: bytes, level: str, dimensio
 def panel_coefficients(name: str, digest: str, _data: bytes, level: str, dimension: str,
                        mapping: str | None = None) -> Any:
     """The coefficients beside alpha (analysis.panel_coefficients), once per data, level, dimension."""
-    from agreebound.analysis import panel_coefficients as compute
+    from agreebound.panel.measure import panel_coefficients as compute
 
     MEASURE_CALLS["coefficients"] += 1
     loo = panel_diagnostics(name, digest, _data, level, dimension, mapping).without_rater  # computed once, cached
@@ -367,7 +363,7 @@ def folder_diagnostics(key: str, _recipe: PanelRecipe, level: str, dimension: st
 def bundle_unbound(name: str, data: bytes) -> bool:
     """The bundle's snapshot names another content of its contract (typed: UnboundSnapshot), so
     the page offers to bind it to this contract as a draft. Asked only after the bundle was refused."""
-    from agreebound.judge_input import UnboundSnapshot
+    from agreebound.app.judge_input import UnboundSnapshot
 
     try:
         measure_judge_recipe(JudgeRecipe(Source(name, data), "bundle"))

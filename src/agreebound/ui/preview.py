@@ -12,8 +12,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from agreebound.errors import InputError, memory_message
-from agreebound.escape import printable
+from agreebound.core.errors import InputError, memory_message
+from agreebound.core.escape import printable
 from agreebound.io.mapping import LAYOUTS, Mapping
 from agreebound.io.preview import Preview, preview
 from agreebound.ui.data import Upload
@@ -201,7 +201,7 @@ def draw(measure: Any) -> None:
             st.caption("Missing cells found: " + ", ".join(f"{printable(k) or '(empty)'} x {v:,}"
                                                           for k, v in pv.missing_found.items()))
         if pending.get("error"):
-            from agreebound.escape import md_text
+            from agreebound.core.escape import md_text
 
             st.error(md_text(pending["error"], 400) + " (change the mapping above, or Cancel to keep the data "
                      "loaded before)")
@@ -291,7 +291,7 @@ def _role_editors(m: Mapping, pv: Preview) -> None:
 
 def _question(d: Any) -> str:
     """The one-click switch's question for a previewed dimension (levels.level_question)."""
-    from agreebound.levels import level_question
+    from agreebound.panel.levels import level_question
 
     values = sorted(int(float(c.category)) for c in d.categories) if d.kind == "integer" else []
     return level_question(d.level[0], d.kind, values)

@@ -1,5 +1,5 @@
 """The dashboard's history: uploads recorded as runs, runs restored from ``?run=``, the store's
-state in words. The store (agreebound.store) is shared by the server's sessions; a store that
+state in words. The store (agreebound.app.store) is shared by the server's sessions; a store that
 cannot be used is a message on screen, never a crash, and never the loss of what is loaded.
 """
 
@@ -10,9 +10,9 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from agreebound.errors import InputError, memory_message
-from agreebound.escape import md_text, printable
-from agreebound.pipeline import (
+from agreebound.core.errors import InputError, memory_message
+from agreebound.core.escape import md_text, printable
+from agreebound.app.pipeline import (
     JudgeRecipe,
     PanelRecipe,
     Report,
@@ -23,8 +23,8 @@ from agreebound.pipeline import (
     recipe_digest,
     scored_result,
 )
-from agreebound.access import SHARES, may_change
-from agreebound.store import (
+from agreebound.app.access import SHARES, may_change
+from agreebound.app.store import (
     RUN_ID,
     Run,
     Store,
@@ -37,7 +37,7 @@ from agreebound.store import (
     skipped_sentence,
 )
 from agreebound.ui import auth
-from agreebound.thresholds import DEFAULT, ThresholdSet, threshold_set_from_dict
+from agreebound.core.thresholds import DEFAULT, ThresholdSet, threshold_set_from_dict
 from agreebound.ui.data import MEASURE_CALLS, Loaded, Upload
 
 S = st.session_state
@@ -289,7 +289,7 @@ def positive_of(recipe: PanelRecipe, text: Any) -> Any:
     picker offers values, and a text it does not offer would fall back to "auto"."""
     if text in ("auto", None) or not isinstance(recipe.ratings[0], Upload):
         return text
-    from agreebound.analysis import resolve_positive
+    from agreebound.panel.measure import resolve_positive
     from agreebound.ui.data import imported_of
 
     try:
@@ -451,7 +451,7 @@ def full(s: Store, run_id: str) -> tuple[Run | None, str | None]:
 
 def timeline_of(of_data: list[Run]) -> Any:
     """The timeline of one data set's runs (history.timeline), for the History page's chart."""
-    from agreebound.history import timeline
+    from agreebound.app.history import timeline
 
     return timeline(of_data)
 
@@ -459,7 +459,7 @@ def timeline_of(of_data: list[Run]) -> Any:
 def compared(s: Store, before: str, after: str) -> tuple[Any, str | None]:
     """Run ``before`` against run ``after`` (history.compare), or why they cannot be compared (a
     run that cannot be read, a panel run against a judge run)."""
-    from agreebound.history import CompareError, compare
+    from agreebound.app.history import CompareError, compare
 
     (run_a, error_a), (run_b, error_b) = full(s, before), full(s, after)
     try:
@@ -548,7 +548,7 @@ def compare_frame(c: Any) -> "Any":
     column names the judge, where a panel's names the dimension."""
     import pandas as pd
 
-    from agreebound.history import show
+    from agreebound.app.history import show
 
     def value(g: Any) -> str:
         if g is None:

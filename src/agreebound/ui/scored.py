@@ -1,4 +1,4 @@
-"""Graded and pass/fail judges on the dashboard (agreebound.judge_scores): loading a judge's scores
+"""Graded and pass/fail judges on the dashboard (agreebound.scored.audit): loading a judge's scores
 (a log, a scores table) with the humans' labels, the Judge page's view of it, the What-if page's
 two sliders and lines, and the Overview's sentence.
 
@@ -9,9 +9,9 @@ graded judge while it is the judge loaded last (:func:`showing`).
 An upload is recorded in the history as a judge run (report kind "scored"; ui.runs.adopt_scored,
 as ``agreebound calibrate --record`` records it), and such a run reopens here (ui.runs.scored_replay).
 
-Measuring is :func:`agreebound.pipeline.measure_scored_recipe`, cached by the recipe's digest (its
+Measuring is :func:`agreebound.app.pipeline.measure_scored_recipe`, cached by the recipe's digest (its
 files' digests: never an UploadedFile; the cache is ui.runs.scored_measurement); everything a
-slider or a "decide for" choice moves only reruns :func:`agreebound.judge_scores.decide_scored` on
+slider or a "decide for" choice moves only reruns :func:`agreebound.scored.audit.decide_scored` on
 the cached measurement. Nothing here
 compares a number with a threshold: the gates arrive decided, and are drawn as the pairwise
 judge's are (agreebound.render.gates.GateView, widgets.gate_block). Judge and rater names are user
@@ -25,8 +25,8 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from agreebound.escape import printable
-from agreebound.judge_scores import (
+from agreebound.core.escape import printable
+from agreebound.scored.audit import (
     FAIL,
     INCOMPLETE,
     PASS,
@@ -35,11 +35,11 @@ from agreebound.judge_scores import (
     ScoredMeasurement,
     decide_scored,
 )
-from agreebound.pipeline import JudgeRecipe, judge_source, measure_scored_recipe
+from agreebound.app.pipeline import JudgeRecipe, judge_source, measure_scored_recipe
 from agreebound.render import figures
 from agreebound.render.gates import GateView, view
 from agreebound.render.scored import judge_dict
-from agreebound.thresholds import CITATIONS, SCORED_FIELDS, THRESHOLD_WORDS, ScoredThresholds
+from agreebound.core.thresholds import CITATIONS, SCORED_FIELDS, THRESHOLD_WORDS, ScoredThresholds
 from agreebound.ui import bias, runs, state, widgets
 from agreebound.ui.data import JUDGE_SAMPLES, Loaded, Upload
 
@@ -54,7 +54,7 @@ SECONDARY = {"admissibility_margin_permil": "margin", "judge_alpha_floor_permil"
 SHORT = {PASS: "PASS", FAIL: "FAIL", INCOMPLETE: "INCOMPLETE"}
 #: After the decision in its banner (INCOMPLETE is never a pass's or a fail's colour).
 BANNER_TAIL = {PASS: "", FAIL: "", INCOMPLETE: ": a gate has no number (never a pass)"}
-#: Why the data's kind reads at its level (agreebound.judge_scores.default_level).
+#: Why the data's kind reads at its level (agreebound.scored.audit.default_level).
 LEVEL_WHY = {"binary": "a pass/fail verdict is nominal", "graded": "a score on a scale is ordinal: its steps need "
              "not be equal"}
 LEVELS = ("nominal", "ordinal", "interval")
@@ -172,7 +172,7 @@ def decided_under_defaults(m: ScoredMeasurement) -> ScoredDecision:
 
 
 def threshold_words(field: str, value: int) -> str:
-    """"admissibility margin 0.050" (agreebound.thresholds.THRESHOLD_WORDS)."""
+    """"admissibility margin 0.050" (agreebound.core.thresholds.THRESHOLD_WORDS)."""
     words, fmt = THRESHOLD_WORDS[field]
     return f"{words} {fmt(value)}"
 
@@ -490,7 +490,7 @@ def downloads(m: ScoredMeasurement) -> None:
     from datetime import datetime, timezone
     from pathlib import Path
 
-    from agreebound.pipeline import scored_result
+    from agreebound.app.pipeline import scored_result
     from agreebound.render.html import scored_html
     from agreebound.render.names import report_filename
     from agreebound.render.report import mark_sample, to_json, to_markdown

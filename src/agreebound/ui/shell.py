@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from agreebound import interrupt
-from agreebound.escape import md_text
+from agreebound.core import interrupt
+from agreebound.core.escape import md_text
 from agreebound.ui import auth, state, widgets
 
 log = logging.getLogger("agreebound.ui")
@@ -55,7 +55,7 @@ def _pages() -> list[st.Page]:
 
 
 def _stop_if_left() -> None:
-    """The readers' checkpoint (agreebound.interrupt): when this thread's script run was asked to
+    """The readers' checkpoint (agreebound.core.interrupt): when this thread's script run was asked to
     stop (its tab closed, its session ended), stop reading now rather than read on for nobody.
     Reruns are left to finish: a slider moved during a measurement must not restart it forever.
     Streamlit has no public call for this; where its internals differ, the check does nothing."""

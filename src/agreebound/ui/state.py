@@ -13,12 +13,12 @@ from typing import Any
 
 import streamlit as st
 
-from agreebound.calibration import CalibrationThresholds
-from agreebound.contract import JudgeCalibrationContract
+from agreebound.judge.calibration import CalibrationThresholds
+from agreebound.judge.contract import JudgeCalibrationContract
 from agreebound.io.formats import parse_threshold_link
-from agreebound.errors import InputError
-from agreebound.pipeline import JudgeRecipe, PanelRecipe
-from agreebound.thresholds import DEFAULT, ThresholdSet
+from agreebound.core.errors import InputError
+from agreebound.app.pipeline import JudgeRecipe, PanelRecipe
+from agreebound.core.thresholds import DEFAULT, ThresholdSet
 from agreebound.ui.data import JUDGE_SAMPLES, PANEL_SAMPLES, Loaded, Upload, threshold_file
 
 S = st.session_state
@@ -128,7 +128,7 @@ def edit_scored(field: str, widget_key: str) -> None:
 
 def scored_edits(t: ThresholdSet) -> list[str]:
     """The graded judges' thresholds that differ from their defaults, in words (for the banner)."""
-    from agreebound.thresholds import SCORED_FIELDS, THRESHOLD_WORDS
+    from agreebound.core.thresholds import SCORED_FIELDS, THRESHOLD_WORDS
 
     out = []
     for name in SCORED_FIELDS:

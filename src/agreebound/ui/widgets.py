@@ -13,11 +13,11 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from agreebound.analysis import PanelMeasurement, decide_panel, level_note, level_verdicts
-from agreebound.analysis import depends_on_level  # noqa: F401 - re-exported for the pages (layout only)
-from agreebound.levels import LEVEL_ORIGIN_WORDS, level_phrase, rater_noun
-from agreebound.levels import level_question as data_level_question
-from agreebound.calibration import (
+from agreebound.panel.measure import PanelMeasurement, decide_panel, level_note, level_verdicts
+from agreebound.panel.measure import depends_on_level  # noqa: F401 - re-exported for the pages (layout only)
+from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, level_phrase, rater_noun
+from agreebound.panel.levels import level_question as data_level_question
+from agreebound.judge.calibration import (
     RATE_GATES,
     CalibrationDecision,
     CalibrationThresholds,
@@ -25,19 +25,20 @@ from agreebound.calibration import (
     seed_view,
     unavailable,
 )
-from agreebound.contract import JudgeCalibrationContract
-from agreebound.errors import InputError, memory_message
-from agreebound.judge_input import JudgeBundle
-from agreebound.panel import AB_RATIO_UNBOUNDED, AB_UNDEFINED, PanelDecision, Verdict
-from agreebound.categories import LEVELS
-from agreebound.escape import csv_cell, md_text, printable
-from agreebound.gate import SEVERITY
-from agreebound.limits import LISTED_CATEGORIES
+from agreebound.judge.contract import JudgeCalibrationContract
+from agreebound.core.errors import InputError, memory_message
+from agreebound.app.judge_input import JudgeBundle
+from agreebound.panel.seed import AB_RATIO_UNBOUNDED, AB_UNDEFINED, Verdict
+from agreebound.panel.decide import PanelDecision
+from agreebound.panel.categories import LEVELS
+from agreebound.core.escape import csv_cell, md_text, printable
+from agreebound.core.gate import SEVERITY
+from agreebound.core.limits import LISTED_CATEGORIES
 # How much a page draws (re-exported for the pages, which import nothing below ui and render):
-from agreebound.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS  # noqa: F401
-from agreebound.thresholds import NET_GATES, RANGES, SLIDER_SPAN
-from agreebound.pipeline import JudgeRecipe, PanelRecipe, Source, recipe_digest
-from agreebound.uncertainty import INTERVAL_METHODS
+from agreebound.core.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS  # noqa: F401
+from agreebound.core.thresholds import NET_GATES, RANGES, SLIDER_SPAN
+from agreebound.app.pipeline import JudgeRecipe, PanelRecipe, Source, recipe_digest
+from agreebound.panel.intervals import INTERVAL_METHODS
 from agreebound.ui import auth, runs, state
 from agreebound.ui.data import (
     JUDGE_SAMPLES,
@@ -464,7 +465,7 @@ NOUNS = {"human_agreement": "agreements", "position_flip": "flips", "repeat_vari
 
 def margin_text(g: Any) -> str:
     """"2 more flips fail the gate" / "15 fewer flips would pass": a judge gate's margin in cases
-    (``g``: an agreebound.gate.Gate, its cases to decide as decided)."""
+    (``g``: an agreebound.core.gate.Gate, its cases to decide as decided)."""
     state_, k = g.cases_to_decide or ("not evaluable", 0)
     noun = NOUNS[g.name]
     if state_ == "not evaluable":
@@ -474,9 +475,9 @@ def margin_text(g: Any) -> str:
     return f"{k} fewer {noun} fail the gate" if state_ == "fail" else f"{k} more {noun} would pass"
 
 
-def judge_diagnostics_text(diag: Any, m: Any) -> str:
-    """Markdown. A partial audit's diagnostics count only the cases with a human reference."""
-    ha = diag.judge_human_alpha
+def judge_diagnostics_text(diag: Any, m: Any, ha: Any) -> str:
+    """Markdown. A partial audit's diagnostics count only the cases with a human reference;
+    ``ha``: the judge-human alpha (agreebound.app.judge_input.JudgeBundle.judge_human_alpha)."""
     (a, n), (a_nt, n_nt) = diag.agreement_with_ties, diag.agreement_without_ties
     share = f" = {a_nt / n_nt:.2%}" if n_nt else ""
     flips = (f"- position flips: {diag.stable_flips} with both orders stable (the gated rate), {diag.noisy_flips} "
@@ -528,7 +529,7 @@ def rate_text(d: CalibrationDecision, name: str) -> str:
 def threshold_banner() -> None:
     """On every page, phones too: the thresholds that differ from the defaults (or the bound
     contract), each beside its default, with a reset. Nothing when all are the defaults."""
-    from agreebound.thresholds import edits
+    from agreebound.core.thresholds import edits
 
     # Always the same slot, banner or not: when the banner comes and goes, the page updates the
     # elements below it instead of rebuilding them (a slider move's strip arrives sooner).
@@ -637,7 +638,7 @@ def sidebar(live: bool = False) -> None:
 def threshold_pair(label: str, field: str, value: int, step: int, on_change: Any,
                    args: tuple[Any, ...], help_text: str) -> None:
     """A slider and a number input bound to one canonical threshold. The number input takes the
-    threshold's whole legal range (agreebound.thresholds.RANGES); the slider's track is the
+    threshold's whole legal range (agreebound.core.thresholds.RANGES); the slider's track is the
     useful part of it, widened to reach any legal value in force (a link with a cap of 8000)."""
     legal = RANGES[field]
     track_lo, track_hi = SLIDER_SPAN.get(field, (legal.lo, legal.hi))
@@ -1038,7 +1039,7 @@ def open_link_runs() -> None:
 
 
 def _reading_from_url() -> str | None:
-    from agreebound.categories import LEVELS
+    from agreebound.panel.categories import LEVELS
 
     level = st.query_params.get("level", S.level)
     given = st.query_params.get("interval", S.get("interval", "units"))
@@ -1166,7 +1167,7 @@ def thresholds_words() -> str:
 
 def _scored_words(t: Any, bold: str = "") -> str:
     """A graded judge's thresholds in force (ThresholdSet.scored), in display units."""
-    from agreebound.thresholds import THRESHOLD_WORDS
+    from agreebound.core.thresholds import THRESHOLD_WORDS
 
     margin, floor = t.scored.admissibility_margin_permil, t.scored.judge_alpha_floor_permil
     return (f"margin {bold}{THRESHOLD_WORDS['admissibility_margin_permil'][1](margin)}{bold}, "
@@ -1299,7 +1300,7 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
     st.caption("Intervals: Gwet's variance, conditional on these raters, t with n - 1 degrees of freedom, as irrCAC "
                "computes them. Weighted rows use the categories' values (or ranks for labels).")
     if not co.pairs and len(co.raters) > 2:
-        from agreebound.coefficients import PAIR_RATERS
+        from agreebound.panel.coefficients import PAIR_RATERS
 
         st.caption(f"Each pair of raters is shown for at most {PAIR_RATERS} raters; this panel has {len(co.raters):,}.")
     if co.pairs:
@@ -1327,7 +1328,7 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
 
 def judge_confusion_table(cases: Any) -> None:
     """The judge against the human reference: each case and order's majority verdict."""
-    from agreebound.coefficients import judge_confusion
+    from agreebound.panel.coefficients import judge_confusion
 
     rows, cols, m, kappa = judge_confusion(cases)
     frame = pd.DataFrame(m, columns=[f"judge: {c}" for c in cols])

@@ -1,4 +1,4 @@
-"""The corrected headline on the Judge page (agreebound.headline): per model pair, the judge's win
+"""The corrected headline on the Judge page (agreebound.judge.headline): per model pair, the judge's win
 rate alone, corrected by the cases with a human reference (prediction-powered), and the humans'
 alone, with the labelled and unlabelled counts and what the judge's verdicts are worth. Model
 names are user text: every cell and sentence is escaped (the tables' cells by widgets.md_table)."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from agreebound.escape import md_text
-from agreebound.headline import Headline, PairHeadline
-from agreebound.judge_input import JudgeBundle
+from agreebound.core.escape import md_text
+from agreebound.judge.headline import Headline, PairHeadline
+from agreebound.app.judge_input import JudgeBundle
 from agreebound.ui import widgets
 
 #: More pairs than this and their sentences fold into an expander (the table lists every pair).

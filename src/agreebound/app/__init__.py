@@ -1,0 +1,1 @@
+"""The application: the pipeline (typed recipe -> run -> Report), the store, history, access, serving."""

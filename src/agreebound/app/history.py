@@ -1,0 +1,436 @@
+"""Runs over time, and two runs compared: pure functions over stored runs (agreebound.app.store.Run).
+
+Everything here reads the reports the runs stored (exact fractions as text, the reasons each
+decision gave); nothing is measured again and no threshold is compared here: the gates are read
+back from each stored report by the decide modules (agreebound.panel.decide.gates_from_report,
+agreebound.judge.calibration.gates_from_report), as their decisions gave them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+from agreebound.judge.calibration import gates_from_report as judge_gates_from_report
+from agreebound.core.gate import SEVERITY, Gate
+from agreebound.panel.decide import gates_from_report as panel_gates_from_report
+from agreebound.render.gates import RATE_LABELS
+from agreebound.render.scored import gates_from_section
+from agreebound.core.thresholds import THRESHOLD_WORDS
+
+Z95 = 1.959963984540054
+
+
+def label(name: str) -> str:
+    """A gate's name as history shows it."""
+    if name in ("alpha", "spread", "admissibility"):
+        return name
+    return RATE_LABELS.get(name, name.replace("_", " "))
+
+
+def unit(g: Gate) -> str:
+    """"alpha" | "x" | "%": how history shows a gate's numbers (agreebound.app.history.show)."""
+    return g.unit or "alpha"
+
+
+def gates(run: Any) -> list[tuple[str, Gate]]:
+    """Every gate of a run with its scope (a dimension's name, or "judge"), in the report's order:
+    alpha and the spread of each dimension, or the judge's five rates."""
+    r = run.report
+    if is_scored(run):  # a graded or pass/fail judge: each judge's two gates
+        return [(a["judge"], g) for a in r["scored"]["audits"] for g in gates_from_section(a)]
+    if run.kind == "panel":
+        th = r["thresholds"]["panel"]
+        return [(d["dimension"], g) for d in r["panel"]["dimensions"]
+                for g in panel_gates_from_report(d, th) if g.name != "detectors"]
+    c = r["calibration"]  # the five seed gates, then the net gates a contract opted in to
+    return [("judge", g) for g in judge_gates_from_report(c["rates"] + c.get("net_gates", []))]
+
+
+def is_scored(run: Any) -> bool:
+    """A graded or pass/fail judge's run (its report's kind "scored"; recorded as a judge run)."""
+    return (run.report or {}).get("kind") == "scored"
+
+
+def levels_read(run: Any) -> dict[str, str]:
+    """dimension -> the level its alpha was read at, from a panel run's report (the level in
+    force, never "auto"); {} for a judge run."""
+    if run.kind != "panel" or not run.report:
+        return {}
+    out = {}
+    for d in run.report.get("panel", {}).get("dimensions", []):
+        level = (d.get("level") or {}).get("in_force") or d.get("alpha", {}).get("level")
+        if level:
+            out[d["dimension"]] = level
+    return out
+
+
+def show(value: Fraction | float | None, unit: str, state: str = "measured") -> str:
+    if value is None:
+        return state
+    v = float(value)
+    if unit == "%":
+        return f"{v:.1%}"
+    if unit == "x":
+        return f"{v:.2f}x"
+    return f"{v:.3f}"
+
+
+# --- timeline ----------------------------------------------------------------------------------
+
+
+def timeline(runs: Sequence[Any]) -> list[dict[str, Any]]:
+    """One row per (run, gate), oldest first: what a chart of runs over time draws."""
+    rows = []
+    for run in sorted(runs, key=lambda r: (r.created_utc, r.id)):
+        levels = levels_read(run)
+        for where, g in gates(run):
+            # alpha at another level is another quantity: its own line on a timeline
+            scope = f"{where} ({levels[where]})" if g.name == "alpha" and where in levels else where
+            rows.append({"run": run.id, "time": run.created_utc, "data_name": run.data_name, "label": run.label or "",
+                         "verdict": run.verdict, "scope": scope, "gate": g.name, "gate_label": label(g.name),
+                         "value": None if g.value is None else float(g.value), "low": g.low, "high": g.high,
+                         "threshold": None if g.threshold is None else float(g.threshold),
+                         "passed": g.passed, "state": g.state, "unit": unit(g)})
+    return rows
+
+
+# --- comparison --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GateChange:
+    scope: str
+    name: str
+    label: str
+    unit: str
+    before: Gate | None
+    after: Gate | None
+    flipped: bool  # passed before and failed after, or the reverse
+    why: str  # for a flipped gate: what moved (the value, the threshold, or both)
+    #: checked before (passed or failed), not any more (not measured, not evaluable, or absent): a
+    #: gate quietly dropped is a regression for CI, whatever the verdict does
+    lost: bool = False
+
+
+@dataclass(frozen=True)
+class VerdictChange:
+    scope: str  # a dimension, "panel" (the file's overall verdict) or "judge"
+    before: str | None  # None: not in that run
+    after: str | None
+    direction: str  # "worse", "better", "same"
+
+
+@dataclass(frozen=True)
+class AlphaShift:
+    """Whether alpha moved by more than the two runs' 95% intervals allow: the difference against
+    1.96 x sqrt(se_a^2 + se_b^2), each standard error read off its interval (half-width / 1.96)."""
+
+    scope: str
+    before: Fraction
+    after: Fraction
+    allowed: float | None  # None: an interval is missing
+    beyond: bool | None
+    same_data: bool
+    reread: bool = False  # the same bytes read another way (level, mapping): no sampling involved
+
+    @property
+    def difference(self) -> Fraction:
+        return self.after - self.before
+
+    def sentence(self) -> str:
+        d = float(self.difference)
+        if self.same_data and self.difference == 0:
+            return f"{self.scope}: alpha unchanged at {float(self.after):.3f} (the same data)."
+        if self.reread:
+            return (f"{self.scope}: alpha moved {d:+.3f} because the same data was read another way (see 'reading "
+                    "changed'); no sampling is involved, so the intervals do not apply.")
+        if self.allowed is None:
+            return f"{self.scope}: alpha moved {d:+.3f}; no interval to judge it against."
+        if self.beyond:
+            return (f"{self.scope}: alpha moved {d:+.3f}, more than the intervals allow (+/-{self.allowed:.3f}): "
+                    "a real change, not resampling noise.")
+        return (f"{self.scope}: alpha moved {d:+.3f}, within what the intervals allow (+/-{self.allowed:.3f}): "
+                "the runs do not show a real change.")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a: Any
+    b: Any
+    causes: tuple[str, ...]  # what differs between the runs, in words
+    verdicts: tuple[VerdictChange, ...]
+    gates: tuple[GateChange, ...]
+    alpha_shifts: tuple[AlphaShift, ...] = field(default=())
+    #: a judge run's bias measures beside the gates, before and after (not gates: they decide nothing
+    #: unless the contract gates on them, and then they are in ``gates`` too)
+    measures: tuple[MeasureChange, ...] = field(default=())
+
+    @property
+    def regression(self) -> bool:
+        """A verdict got worse, a dimension decided before is missing, or a gate checked before is
+        no longer checked: CI fails on it."""
+        return any(v.direction == "worse" for v in self.verdicts) or any(g.lost for g in self.gates)
+
+    @property
+    def flipped(self) -> tuple[GateChange, ...]:
+        return tuple(g for g in self.gates if g.flipped)
+
+    def headline(self) -> str:
+        worse = [v for v in self.verdicts if v.direction == "worse"]
+        better = [v for v in self.verdicts if v.direction == "better"]
+        lost = [g for g in self.gates if g.lost]
+        if worse or lost:
+            parts = [_verdict_words(v) for v in worse] + [
+                f"{g.scope} {g.label} no longer checked (was {show(g.before.value, g.unit, g.before.state)}, "
+                f"{'passes' if g.before.passed else 'fails'}; now {g.after.state if g.after else 'absent'})"
+                for g in lost if g.before is not None]
+            head = "Regression: " + "; ".join(parts) + "."
+        elif better:
+            head = "Improved: " + "; ".join(_verdict_words(v) for v in better) + "."
+        else:
+            head = "No verdict changed."
+        because = "; ".join(self.causes) if self.causes else "nothing differs between the runs but the time"
+        return f"{head} Between the runs: {because}."
+
+    def to_dict(self) -> dict[str, Any]:
+        def gate(g: Gate | None) -> Any:
+            if g is None:
+                return None
+            return {"value": None if g.exact is None else _exact(g.exact), "state": g.state,
+                    "interval95": [g.low, g.high], "threshold": None if g.threshold is None else _exact(g.threshold),
+                    "passed": g.passed}
+
+        return {
+            "a": _run_dict(self.a), "b": _run_dict(self.b), "regression": self.regression,
+            "headline": self.headline(), "causes": list(self.causes),
+            "verdicts": [{"scope": v.scope, "before": v.before, "after": v.after, "direction": v.direction}
+                         for v in self.verdicts],
+            "gates": [{"scope": g.scope, "gate": g.name, "before": gate(g.before), "after": gate(g.after),
+                       "flipped": g.flipped, "lost": g.lost, "why": g.why} for g in self.gates],
+            "alpha_shifts": [{"scope": s.scope, "before": _exact(s.before), "after": _exact(s.after),
+                              "difference": _exact(s.difference), "allowed": s.allowed, "beyond": s.beyond,
+                              "sentence": s.sentence()} for s in self.alpha_shifts],
+            "measures": [{"name": m.name, "title": m.title, "before": m.before, "after": m.after,
+                          "sentence": m.sentence()} for m in self.measures],
+        }
+
+
+#: The measures beside the judge's gates that history's compare follows (agreebound.judge.bias).
+FOLLOWED_MEASURES = ("first_slot", "mcnemar", "verbosity_net", "length_excess", "self_preference_net")
+
+
+@dataclass(frozen=True)
+class MeasureChange:
+    """A judge measure beside the gates (bias or disagreement?) before and after, as stored."""
+
+    name: str
+    title: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+    @staticmethod
+    def _said(m: dict[str, Any] | None) -> str:
+        if m is None:
+            return "absent"
+        if m.get("value") is None:
+            return "not measured"
+        scale_unit = " points" if m.get("kind") == "difference" else "%"
+        text = f"{m['value'] * 100:.1f}{scale_unit}"
+        iv = m.get("interval95")
+        return text + (f" [{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]" if iv else "")
+
+    def sentence(self) -> str:
+        return f"{self.title}: {self._said(self.before)} -> {self._said(self.after)}"
+
+
+def _measures(a: Any, b: Any) -> tuple[MeasureChange, ...]:
+    """The followed bias measures of two judge runs (reports without them: none)."""
+    def stored(run: Any) -> dict[str, dict[str, Any]]:
+        bias = ((run.report or {}).get("calibration") or {}).get("bias") or {}
+        return {m["name"]: m for group in ("position", "verbosity", "self_preference") for m in bias.get(group, [])}
+
+    sa, sb = stored(a), stored(b)
+    return tuple(MeasureChange(n, (sa.get(n) or sb.get(n) or {}).get("title", n), sa.get(n), sb.get(n))
+                 for n in FOLLOWED_MEASURES if n in sa or n in sb)
+
+
+class CompareError(ValueError):
+    """Two runs that cannot be compared (a panel run and a judge run)."""
+
+
+def compare(a: Any, b: Any) -> Comparison:
+    """Run ``a`` (before) against run ``b`` (after)."""
+    if a.kind != b.kind:
+        raise CompareError(f"run {a.id} is a {a.kind} run and run {b.id} a {b.kind} run; compare runs of one kind")
+    if is_scored(a) != is_scored(b):
+        graded = a if is_scored(a) else b
+        raise CompareError(f"run {graded.id} audits a graded or pass/fail judge and run {(b if graded is a else a).id} "
+                           "a pairwise one; compare runs of one kind")
+    causes = _causes(a, b)
+    verdicts = _verdicts(a, b)
+    ga = {(scope, g.name): g for scope, g in gates(a)}
+    gb = {(scope, g.name): g for scope, g in gates(b)}
+    keys = list(ga) + [k for k in gb if k not in ga]
+    changes = []
+    for k in keys:
+        before, after = ga.get(k), gb.get(k)
+        any_gate = before or after
+        assert any_gate is not None
+        flipped = before is not None and after is not None and before.passed is not None \
+            and after.passed is not None and before.passed != after.passed
+        # (a gate whose whole dimension is gone is said by the verdict change: "absent")
+        lost = before is not None and before.passed is not None and after is not None and after.passed is None
+        changes.append(GateChange(k[0], k[1], label(k[1]), unit(any_gate), before, after, flipped,
+                                  _why(before, after, causes) if flipped else "", lost))
+    shifts = []
+    same_data = _data(a) == _data(b)
+    for k in keys:
+        before, after = ga.get(k), gb.get(k)
+        if k[1] != "alpha" or before is None or after is None or before.exact is None or after.exact is None:
+            continue
+        allowed = None
+        if None not in (before.low, before.high, after.low, after.high):
+            se_a = (before.high - before.low) / (2 * Z95)  # type: ignore[operator]
+            se_b = (after.high - after.low) / (2 * Z95)  # type: ignore[operator]
+            allowed = Z95 * math.hypot(se_a, se_b)
+        beyond = None if allowed is None else abs(float(after.exact - before.exact)) > allowed
+        shifts.append(AlphaShift(k[0], before.exact, after.exact, allowed, beyond, same_data,
+                                 same_data and any(c.startswith("reading changed") for c in causes)))
+    measures = _measures(a, b) if a.kind == "judge" and not is_scored(a) else ()
+    return Comparison(a, b, tuple(causes), tuple(verdicts), tuple(changes), tuple(shifts), measures)
+
+
+def _data(run: Any) -> tuple[tuple[str, str], ...]:
+    return tuple((i.role, i.sha256) for i in run.inputs if i.role not in ("mapping", "thresholds"))
+
+
+def _causes(a: Any, b: Any) -> list[str]:
+    out = []
+    da, db = _data(a), _data(b)
+    if da != db:
+        roles = sorted({r for r, _ in set(da) ^ set(db)})
+        out.append(f"data changed ({', '.join(roles)})")
+    ea, eb = effective_thresholds(a), effective_thresholds(b)
+    changed = [_threshold_change(k, ea.get(k), eb.get(k)) for k in ea if ea.get(k) != eb.get(k)]
+    if changed:
+        out.append("thresholds changed (" + "; ".join(changed) + ")")
+    ca, cb = bound_contract(a), bound_contract(b)
+    if ca != cb:
+        out.append(f"contract changed ({_short(ca)} -> {_short(cb)})")
+    ra, rb = _reading(a.recipe), _reading(b.recipe)
+    read = [k for k in sorted(set(ra) | set(rb)) if ra.get(k) != rb.get(k)]
+    if read:
+        out.append("reading changed (" + ", ".join(f"{k}: {_short(ra.get(k))} -> {_short(rb.get(k))}" for k in read) + ")")
+    if a.tool_version != b.tool_version:
+        out.append(f"agreebound version changed ({a.tool_version} -> {b.tool_version})")
+    return out
+
+
+def _reading(recipe: dict[str, Any]) -> dict[str, Any]:
+    """A run's recipe as compared: the alpha interval by its current name ("krippendorff", as runs
+    recorded before name it, is "pairs")."""
+    from agreebound.panel.intervals import INTERVAL_METHODS
+
+    out = dict(recipe)
+    if isinstance(out.get("interval"), str):
+        out["interval"] = INTERVAL_METHODS.get(out["interval"], out["interval"])
+    return out
+
+
+def effective_thresholds(run: Any) -> dict[str, Any]:
+    """The thresholds that decided the run, whatever their source: the panel's; for a judge, the
+    edited ones, else the bound contract's own (so an edit that repeats the contract is no change)."""
+    th = run.report.get("thresholds") or run.thresholds
+    if run.kind == "panel":
+        return dict(th.get("panel") or {})
+    if is_scored(run):
+        return dict(th.get("scored") or {})
+    edited = th.get("calibration")
+    contract = (run.report.get("calibration") or {}).get("contract") or {}
+    from agreebound.core.thresholds import CALIBRATION_FIELDS
+
+    out = {k: (edited or contract).get(k) for k in CALIBRATION_FIELDS}
+    out["strict"] = bool(edited and edited.get("strict"))
+    return out
+
+
+def bound_contract(run: Any) -> str | None:
+    """The content id of the contract the judge's snapshot is bound to (not a draft's)."""
+    cal = run.report.get("calibration") or {}
+    return (cal.get("contract") or {}).get("content_id") or run.contract_id
+
+
+def _threshold_change(key: str, before: Any, after: Any) -> str:
+    if key == "strict":
+        return f"strict mode {'on' if after else 'off'}"
+    word, fmt = THRESHOLD_WORDS.get(key, (key.replace("_", " "), str))
+    own = "the contract's own"
+    return f"{word} {fmt(before) if before is not None else own} -> {fmt(after) if after is not None else own}"
+
+
+def _short(x: Any) -> str:
+    s = "none" if x is None else str(x)
+    if "@sha256:" in s:
+        s = s.split("@sha256:")[0] + "@" + s.split("@sha256:")[1][:12]
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _verdicts(a: Any, b: Any) -> list[VerdictChange]:
+    def per_scope(run: Any) -> dict[str, str]:
+        if run.kind == "panel":
+            return {d["dimension"]: d["verdict"] for d in run.report["panel"]["dimensions"]}
+        if is_scored(run):
+            return {a["judge"]: a["decision"] for a in run.report["scored"]["audits"]}
+        return {"judge": run.verdict}
+
+    va, vb = per_scope(a), per_scope(b)
+    out = []
+    for scope in list(va) + [s for s in vb if s not in va]:
+        before, after = va.get(scope), vb.get(scope)
+        if before is None:
+            direction = "better" if SEVERITY.get(after or "", 0) == 2 else "same"
+        elif after is None:
+            direction = "worse"  # decided before, not any more: a gate CI relied on is gone
+        else:
+            direction = ("worse" if SEVERITY[after] < SEVERITY[before] else
+                         "better" if SEVERITY[after] > SEVERITY[before] else "same")
+        out.append(VerdictChange(scope, before, after, direction))
+    return out
+
+
+def _why(before: Gate | None, after: Gate | None, causes: Sequence[str]) -> str:
+    assert before is not None and after is not None
+    shown = unit(before)
+    moved_value = before.exact != after.exact or before.state != after.state
+    moved_threshold = before.threshold != after.threshold
+    parts = []
+    if moved_value:
+        what = "the data changed" if any(c.startswith("data changed") for c in causes) else \
+            ("the reading changed" if any(c.startswith("reading changed") for c in causes) else "")
+        parts.append(f"{label(before.name)} {show(before.exact, shown, before.state)} -> "
+                     f"{show(after.exact, shown, after.state)}"
+                     + (f" ({what})" if what else ""))
+    if moved_threshold:
+        src = "the contract changed" if any(c.startswith("contract changed") for c in causes) else "thresholds changed"
+        parts.append(f"threshold {show(before.threshold, shown)} -> {show(after.threshold, shown)} ({src})")
+    if not parts:
+        parts.append("strict mode changed" if any("strict" in c for c in causes) else "the decision rule changed")
+    state = "now passes" if after.passed else "now fails"
+    return f"{state}: " + "; ".join(parts)
+
+
+def _verdict_words(v: VerdictChange) -> str:
+    return f"{v.scope} {v.before or 'absent'} -> {v.after or 'absent'}"
+
+
+def _exact(x: Fraction) -> str:
+    x = Fraction(x)
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def _run_dict(run: Any) -> dict[str, Any]:
+    return {"id": run.id, "created_utc": run.created_utc, "data_name": run.data_name, "verdict": run.verdict,
+            "label": run.label}

@@ -1,0 +1,156 @@
+"""A judge set measured: io reads a judge input (a bundle, the tabular trio, a judge log) without
+measuring it; :func:`measure_judge` audits it with calibration's public measuring functions and
+returns the :class:`JudgeBundle` every report and page draws.
+
+Measuring lives here, in the core, so that io never imports the measuring code (issue 23).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from agreebound.judge.counts import LABELS, JudgeCounts
+from agreebound.panel.alpha import alpha as alpha_of_counts
+from agreebound.panel.counts import PanelCounts, from_rows
+from agreebound.panel.result import AlphaResult
+from agreebound.judge.calibration import CalibrationMeasurement, FrameError, measure_frames, measure_partial
+from agreebound.judge.contract import REFERENCE_FIELDS, JudgeCalibrationContract
+from agreebound.scored.confidence import Calibration, calibration
+from agreebound.core.errors import InputError
+from agreebound.core.escape import excerpt
+
+if TYPE_CHECKING:
+    from agreebound.judge.contract import JudgeInput
+
+
+@dataclass(frozen=True)
+class JudgeBundle:
+    """A validated judge set: the contract, the snapshot header, the frames and their measurement."""
+
+    file: str
+    contract: JudgeCalibrationContract
+    scope: str
+    contract_content_id: str
+    rubric_digest: str
+    references: pd.DataFrame
+    observations: pd.DataFrame
+    measurement: CalibrationMeasurement
+    #: The snapshot named another contract content and the user bound it to this contract anyway
+    #: (a draft binding, shown as such; never the file's own claim).
+    rebound_from: str | None = None
+    #: A log whose judge states a probability (AlpacaEval's weighted annotators): that confidence
+    #: against the humans' preference (agreebound.scored.confidence); None when it states none.
+    confidence: Calibration | None = None
+
+    @cached_property
+    def judge_human_alpha(self) -> AlphaResult:
+        """Alpha (nominal) between the human reference and the judge's majority in each order: the
+        judge read as a rater beside the humans, from the audit's pattern counts (every engine's)."""
+        return judge_human_alpha(self.measurement.counts)
+
+
+class UnboundSnapshot(InputError):
+    """The snapshot names another content of this contract (same scope, another content id): the
+    dashboard offers to bind it to this contract as a draft. A typed error, so no caller reads the
+    message's words to know it."""
+
+
+def measure_judge(judge: "JudgeInput") -> JudgeBundle:
+    """Audit a judge input: the seed's full audit, or (a judge log lacking what it needs) the
+    partial audit whose missing gates say why."""
+    if judge.log is not None:
+        return _measure_log(judge)
+    return _measure_full(judge)
+
+
+def _measure_full(judge: "JudgeInput") -> JudgeBundle:
+    """A bundle or the tabular trio: a refused record is an InputError naming its file, row and field."""
+    scope, content_id, digest = judge.header
+    refs = judge.references if judge.references is not None else pd.DataFrame(columns=list(REFERENCE_FIELDS))
+    try:
+        m = measure_frames(judge.contract, refs, judge.observations, scope=scope, contract_content_id=content_id,
+                           rubric_digest=digest)
+    except FrameError as e:
+        frame = e.frame or "snapshot"
+        file = judge.files.get(frame, judge.file)
+        row = None if e.row is None else judge.locate.get(frame, lambda i: i + 1)(e.row)
+        column = e.field if frame != "snapshot" else (f"snapshot.{e.field}" if e.field else None)
+        # records are checked before the binding: a snapshot-level refusal of an unbound snapshot is the binding's
+        error = UnboundSnapshot if frame == "snapshot" and judge.unbound else InputError
+        raise error(file, row, column, str(e), row_label=judge.row_labels.get(frame, "row")) from None
+    except ValueError as e:
+        error = UnboundSnapshot if judge.unbound else InputError
+        raise error(judge.file, None, None, str(e)) from None
+    return JudgeBundle(judge.file, judge.contract, scope, content_id, digest, refs, judge.observations, m,
+                       rebound_from=judge.rebound_from)
+
+
+def _measure_log(judge: "JudgeInput") -> JudgeBundle:
+    """A judge log: the full audit when it has everything the seed needs, else the partial one."""
+    c, header, refs, obs, notes = judge.contract, judge.header, judge.references, judge.observations, judge.notes
+    if judge.complete:
+        try:
+            m = measure_frames(c, refs, obs, scope=header[0], contract_content_id=header[1], rubric_digest=header[2])
+            m = replace(m, notes=notes, contract_given=judge.contract_given)
+            return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs, obs, m,
+                               confidence=stated_preferences(judge.log.observations, refs))
+        except (FrameError, ValueError) as e:
+            notes += (f"the seed's full audit refuses this data ({excerpt(str(e), 160)}): a partial audit follows",)
+    m = measure_partial(c, judge.log.observations, refs, judge.lacks, header)
+    m = replace(m, notes=notes + m.notes, contract_given=judge.contract_given)
+    empty = pd.DataFrame(columns=list(REFERENCE_FIELDS))
+    return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs if refs is not None else empty, obs, m,
+                       confidence=stated_preferences(judge.log.observations, refs))
+
+
+def stated_preferences(observations: pd.DataFrame, references: pd.DataFrame | None) -> Calibration | None:
+    """A pairwise judge's stated probability that candidate b is the better (the ``stated`` column of
+    a log that has one: AlpacaEval's weighted annotators), one forecast per case (the mean over its
+    annotations), against the humans' preference: b = 1, a = 0; a case the humans call a tie has no
+    outcome and is left out (counted). None without stated probabilities or two scored cases."""
+    if references is None or "stated" not in observations or observations["stated"].isna().all():
+        return None
+    p = observations.groupby("case_id")["stated"].mean()
+    pref = references.set_index("case_id")["preferred_candidate"].reindex(p.index)
+    scored = pref.isin(["a", "b"]).to_numpy()
+    tie = int((pref == "tie").sum())
+    if scored.sum() < 2:
+        return None
+    return calibration(p.to_numpy()[scored], (pref[scored] == "b").to_numpy(dtype=float), split=tie, unit="cases",
+                       left_out="the humans call a tie")
+
+
+def human_alpha_counts(counts: JudgeCounts) -> PanelCounts:
+    """The judge-human alpha's panel counts (nominal): each case a unit of the human reference and
+    the judge's majority in each order, from the pattern counts."""
+    units: dict[int, int] = {}
+    pairs: dict[tuple[int, int, int], int] = {}
+    totals = [0, 0, 0]
+    raters: dict[tuple[str, int], int] = {}
+    for pattern, n in counts.patterns.items():
+        for rater, v in zip(("human", "judge ab", "judge ba"), pattern):
+            if v >= 0:
+                raters[(rater, v)] = raters.get((rater, v), 0) + n
+        values = [v for v in pattern if v >= 0]
+        m = len(values)
+        units[m] = units.get(m, 0) + n
+        hist = np.bincount(values, minlength=3) if values else np.zeros(3, dtype=np.int64)
+        for c in range(3):
+            totals[c] += int(hist[c]) * n
+            for k in range(3):
+                p = int(hist[c]) * int(hist[k]) - (int(hist[c]) if c == k else 0)
+                if p and m > 1:
+                    pairs[(m, c, k)] = pairs.get((m, c, k), 0) + p * n
+    return from_rows("judge-human", "label", LABELS, units, [(m, c, k, n) for (m, c, k), n in pairs.items()],
+                     totals, [(r, c, n) for (r, c), n in raters.items()])
+
+
+def judge_human_alpha(counts: JudgeCounts) -> AlphaResult:
+    """The judge-human alpha of an audit's counts (in a partial audit, over the cases with a human
+    reference: the counts' reference facts are theirs)."""
+    return alpha_of_counts(human_alpha_counts(counts), "nominal")

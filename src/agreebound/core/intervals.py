@@ -1,0 +1,210 @@
+"""Intervals both domains use: Wilson score intervals for a rate, exact-comparable against a
+threshold, and a rate's interval at an effective number of observations (a design effect).
+"""
+
+from __future__ import annotations
+import math
+import struct
+from dataclasses import dataclass, field
+from fractions import Fraction
+from statistics import NormalDist
+from typing import Any
+
+
+Z95 = NormalDist().inv_cdf(0.975)  # 1.959963984540054
+
+# --- rates -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Wilson:
+    """Wilson score interval for successes/trials at ``z``; bounds as floats, tests exact.
+
+    The bounds are exact at the edges: no successes gives a lower bound of exactly 0 and all
+    successes an upper bound of exactly 1 (the float formula gives 3e-17, or a negative number).
+
+    Newcombe (1998), Statistics in Medicine 17:857-872, Table I, the score method: 81/263 gives
+    0.2553 to 0.3662, 15/148 gives 0.0624 to 0.1605, 0/20 gives 0 to 0.1611:
+
+    >>> [(round(w.low, 4), round(w.high, 4)) for w in (Wilson(81, 263), Wilson(15, 148), Wilson(0, 20))]
+    [(0.2553, 0.3662), (0.0624, 0.1605), (0.0, 0.1611)]
+    >>> Wilson(81, 263).high_at_most(Fraction(3663, 10000)), Wilson(81, 263).high_at_most(Fraction(3662, 10000))
+    (True, False)
+    """
+
+    successes: int
+    trials: int
+    z: float = Z95
+
+    @property
+    def low(self) -> float:
+        if self.successes == 0:
+            return 0.0
+        return self._bound(-1)
+
+    @property
+    def high(self) -> float:
+        if self.successes == self.trials:
+            return 1.0
+        return self._bound(+1)
+
+    def _bound(self, sign: int) -> float:
+        n, z = self.trials, self.z
+        if n == 0:
+            return 0.0 if sign < 0 else 1.0
+        p = self.successes / n  # int / int: exact rounding at any size
+        try:
+            nf = float(n)
+        except OverflowError:
+            return p  # beyond 1e308 trials the interval is the point
+        centre = p + z * z / (2 * nf)
+        half = z * math.sqrt(p * (1 - p) / nf + z * z / (4 * nf * nf))
+        return min(1.0, max(0.0, (centre + sign * half) / (1 + z * z / nf)))
+
+    def high_at_most(self, t: Fraction) -> bool:
+        """Exactly: upper bound <= t.  The Wilson interval is {p0 : n (phat - p0)^2 <= z^2 p0 (1 - p0)}
+        (z taken as the exact value of its float); t bounds it from above iff t >= phat and t lies
+        outside or on the interval."""
+        if self.trials == 0:
+            return t >= 1
+        phat = Fraction(self.successes, self.trials)
+        z2 = Fraction(self.z) ** 2
+        return t >= phat and self.trials * (phat - t) ** 2 >= z2 * t * (1 - t)
+
+    def low_at_least(self, t: Fraction) -> bool:
+        """Exactly: lower bound >= t."""
+        if self.trials == 0:
+            return t <= 0
+        phat = Fraction(self.successes, self.trials)
+        z2 = Fraction(self.z) ** 2
+        return t <= phat and self.trials * (phat - t) ** 2 >= z2 * t * (1 - t)
+
+
+@dataclass(frozen=True)
+class RateInterval:
+    """A judge rate's 95% interval that respects its case clusters: Wilson at ``n_eff``.
+
+    ``low``/``high`` are fractions of 1. The exact helpers decide gates: with z taken as the
+    exact value of its float and ``n_eff_exact`` a fraction, the bound is compared with a
+    threshold in rational arithmetic. ``low``/``high`` are those exact bounds rounded outward to
+    the nearest float (low down, high up), adjusted until they agree with the helpers, so
+    ``high_at_most(Fraction(x))`` holds exactly when ``x >= high`` for every float x (and the same
+    for ``low``).
+    """
+
+    name: str
+    successes: int  # the rate's numerator
+    observations: int  # the rate's denominator
+    cases: int  # cases contributing observations to the rate (0: no per-case counts, see method)
+    deff: float  # design effect (>= 1)
+    n_eff: float  # observations / deff
+    low: float
+    high: float
+    method: str  # in words, e.g. "Wilson with effective n (design effect 2.41 over 12 cases)"
+    n_eff_exact: Fraction = field(repr=False)
+    z: float = Z95
+
+    @property
+    def point(self) -> Fraction:
+        return Fraction(self.successes, self.observations)
+
+    def high_at_most(self, t: Fraction) -> bool:
+        """Exactly: upper bound <= t. At effective size n the Wilson interval is
+        {p0 : n (phat - p0)^2 <= z^2 p0 (1 - p0)}; its upper end is 1 when phat = 1, else the larger
+        root, which lies above phat."""
+        t = Fraction(t)
+        phat = self.point
+        if phat == 1:
+            return t >= 1
+        return t > phat and self.n_eff_exact * (t - phat) ** 2 >= Fraction(self.z) ** 2 * t * (1 - t)
+
+    def low_at_least(self, t: Fraction) -> bool:
+        """Exactly: lower bound >= t (the lower end is 0 when phat = 0, else the smaller root)."""
+        t = Fraction(t)
+        phat = self.point
+        if phat == 0:
+            return t <= 0
+        return t < phat and self.n_eff_exact * (phat - t) ** 2 >= Fraction(self.z) ** 2 * t * (1 - t)
+
+
+def _wilson_float(p: float, n: float, z: float, sign: int) -> float:
+    centre = p + z * z / (2 * n)
+    half = z * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0))
+    return min(1.0, max(0.0, (centre + sign * half) / (1 + z * z / n)))
+
+
+_ONE_BITS = struct.unpack("<q", struct.pack("<d", 1.0))[0]
+
+
+def _first_true(estimate: float, ok: Any) -> int:
+    """The smallest float in [0, 1], as its bit pattern (monotone for non-negative floats), at
+    which ``ok`` holds; ``ok`` is monotone, false at 0 and true at 1. A gallop from the float
+    estimate, then bisection: exact whatever the estimate's error."""
+    lo, hi = 0, _ONE_BITS
+    b = min(max(struct.unpack("<q", struct.pack("<d", max(estimate, 0.0)))[0], 1), _ONE_BITS)
+    step = 1
+    if ok(b):
+        hi = b
+        while hi - step > lo:
+            if not ok(hi - step):
+                lo = hi - step
+                break
+            hi, step = hi - step, step * 2
+    else:
+        lo = b
+        while lo + step < hi:
+            if ok(lo + step):
+                hi = lo + step
+                break
+            lo, step = lo + step, step * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _as_float(bits: int) -> float:
+    return struct.unpack("<d", struct.pack("<q", bits))[0]
+
+
+def rate_interval(name: str, successes: int, observations: int, stats: Any, z: float) -> RateInterval:
+    """``stats``: the rate's per-case sums (agreebound.judge.counts.RateStats: k, Syy, Sym, Smm), or None."""
+    n_obs, s = observations, successes
+    if stats is None:
+        deff_exact, k = Fraction(1), 0
+        method = "Wilson over observations (this source has no per-case counts for this rate)"
+    else:
+        k = stats.k
+        deff_max = Fraction(stats.smm, n_obs)  # every case's observations identical
+        over = f"{k:,} case{'' if k == 1 else 's'}"
+        if deff_max == 1:
+            deff_exact = Fraction(1)
+            method = f"Wilson over {over} (one observation per case: no clustering)"
+        elif k == 1 or s == 0 or s == n_obs:
+            deff_exact = deff_max
+            why = "a single case" if k == 1 else f"the rate is {0 if s == 0 else 1}"
+            method = (f"Wilson with effective n {float(n_obs / deff_max):.4g} (worst case, one observation's worth "
+                      f"per case: design effect {float(deff_max):.3g} over {over}; {why}, nothing to measure it on)")
+        else:
+            # cluster-robust (ratio-estimator) variance over the SRS variance, in integers:
+            # deff = k/(k-1) * sum (N y_i - Y m_i)^2 / (N Y (N - Y)), the sum expanded over the case sums
+            raw = Fraction(k * stats.spread(), (k - 1) * n_obs * s * (n_obs - s))
+            deff_exact = min(max(raw, Fraction(1)), deff_max)
+            note = "" if deff_exact == raw else (
+                f"; measured {float(raw):.3g}, " + ("floored at 1" if raw < 1 else
+                                                     f"capped at {float(deff_max):.3g}, perfectly correlated cases"))
+            method = f"Wilson with effective n (design effect {float(deff_exact):.3g} over {over}{note})"
+    n_eff_exact = Fraction(n_obs) / deff_exact
+    interval = RateInterval(name, s, n_obs, k, float(deff_exact), float(n_eff_exact), 0.0, 1.0, method,
+                            n_eff_exact, z)
+    p, n = s / n_obs, float(n_eff_exact)
+    # the exact bounds rounded outward: high the smallest float t with high_at_most(t), low the
+    # largest float t with low_at_least(t)
+    low = 0.0 if s == 0 else _as_float(_first_true(
+        _wilson_float(p, n, z, -1), lambda b: not interval.low_at_least(Fraction(_as_float(b)))) - 1)
+    high = 1.0 if s == n_obs else _as_float(_first_true(
+        _wilson_float(p, n, z, +1), lambda b: interval.high_at_most(Fraction(_as_float(b)))))
+    return RateInterval(name, s, n_obs, k, float(deff_exact), float(n_eff_exact), low, high, method, n_eff_exact, z)

@@ -1,0 +1,376 @@
+"""Threshold data: the defaults with their citations, the one legal range of every threshold,
+named presets, load and save.
+
+Sliders, files, presets and links all produce a :class:`ThresholdSet`; the core's ``decide``
+functions take it as an argument.  Nothing here compares a measurement to a threshold.
+
+Every threshold's legal range is defined once, in :data:`RANGES`, and used by the threshold
+classes' own validation (so by every parser, the URL state and the CLI, which all build them) and
+by the dashboard's sliders and number inputs.
+
+>>> RANGES["alpha_floor_permil"]
+Range(lo=0, hi=1000, unit='permil')
+>>> PanelThresholds(alpha_floor_permil=-1000)
+Traceback (most recent call last):
+...
+ValueError: alpha_floor_permil must be between 0 and 1000 (permil), got -1000
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+# The seed's defaults (nx_agreebound): AB_ALPHA_FLOOR_DEFAULT and AB_RATIO_CAP_DEFAULT.
+ALPHA_FLOOR_DEFAULT = 600
+RATIO_CAP_DEFAULT = 2000
+PERMIL = 1000
+BPS = 10_000
+
+#: Where each default comes from (the seed's own citations), stated once.
+CITATIONS: dict[str, str] = {
+    "alpha_floor_permil": (
+        "600 permil = Krippendorff's 'substantial' 0.6 bar, the same bar the seed's ruler "
+        "measures itself against (LLM-vs-human alpha collapses to 0.24 violence / 0.43 insult)."
+    ),
+    "ratio_cap_permil": (
+        "2000 permil = 2.0x. The ruler's detectors disagree 1.45x (sexual) to 3.9x (violence) on "
+        "the same corpus; a panel wider than 2x reports two phenomena, not one noisy measurement."
+    ),
+    "calibration": "The judge contract's own thresholds (content-addressed); edits make a draft contract.",
+    "krippendorff-tentative": (
+        "Krippendorff (2004), Content Analysis, 2nd ed., p. 241: alpha >= .667 is the lowest "
+        "conceivable limit, for tentative conclusions only."
+    ),
+    "krippendorff-reliable": (
+        "Krippendorff (2004), Content Analysis, 2nd ed., p. 241: rely on variables with alpha >= .800."
+    ),
+}
+
+
+#: The graded and pass/fail judges' defaults (agreebound.scored.audit), with their citations.
+ADMISSIBILITY_MARGIN_DEFAULT = 50
+JUDGE_ALPHA_FLOOR_DEFAULT = ALPHA_FLOOR_DEFAULT
+CITATIONS["admissibility_margin_permil"] = (
+    "50 permil = 0.05 alpha: the judge may agree with the humans at most 0.05 less than they agree with each "
+    "other. The alternative-annotator test (Calderon, Reichart & Dror, 2025, 'The Alternative Annotator Test for "
+    "LLM-as-a-Judge') asks the same of an LLM against leave-one-out humans, with margins of 0.05 to 0.2; 0.05 is "
+    "its strictest.")
+CITATIONS["judge_alpha_floor_permil"] = (
+    "600 permil = the panel's own floor (Krippendorff's 0.6 bar, as for detectors): a judge is a rater, and a "
+    "rater below it does not measure what the humans measure.")
+
+
+class Range(NamedTuple):
+    """A threshold's legal values, inclusive, and its unit."""
+
+    lo: int
+    hi: int
+    unit: str
+
+    def check(self, name: str, value: Any) -> int:
+        """``value`` as an int, or a ValueError that names the field, the range and the value."""
+        if type(value) is not int:
+            raise ValueError(f"{name} must be a whole number ({self.unit}), got {_short(value)}")
+        if not self.lo <= value <= self.hi:
+            raise ValueError(f"{name} must be between {self.lo} and {self.hi} ({self.unit}), got {_short(value)}")
+        return value
+
+
+#: The one legal range of every threshold. The alpha floor is a share of agreement (0..1: a
+#: negative floor would let every panel enforce); a spread cap below 1.0x could never pass; the
+#: judge gates are the seed contract's basis-point ranges and its minimum_reviewers range.
+RANGES: dict[str, Range] = {
+    "alpha_floor_permil": Range(0, PERMIL, "permil"),
+    "ratio_cap_permil": Range(PERMIL, 1_000_000, "permil"),
+    "minimum_reviewers": Range(1, 100, "reviewers"),
+    "minimum_human_agreement_bps": Range(0, BPS, "basis points"),
+    "maximum_position_flip_bps": Range(0, BPS, "basis points"),
+    "maximum_repeat_variance_bps": Range(0, BPS, "basis points"),
+    "maximum_verbosity_bias_bps": Range(0, BPS, "basis points"),
+    "maximum_self_preference_bps": Range(0, BPS, "basis points"),
+    "maximum_verbosity_net_bps": Range(0, BPS, "basis points"),
+    "maximum_self_preference_net_bps": Range(0, BPS, "basis points"),
+    "admissibility_margin_permil": Range(0, PERMIL, "permil"),
+    "judge_alpha_floor_permil": Range(0, PERMIL, "permil"),
+}
+
+#: The visible track of a slider; a legal value beyond it widens the track (the number input
+#: beside every slider accepts the whole legal range).
+SLIDER_SPAN: dict[str, tuple[int, int]] = {
+    "ratio_cap_permil": (1000, 5000),
+    "minimum_reviewers": (1, 10),
+    "admissibility_margin_permil": (0, 300),
+}
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check_strict(value: Any) -> None:
+    if type(value) is not bool:
+        raise ValueError(f"strict must be true or false, got {_short(value)}")
+
+
+@dataclass(frozen=True)
+class PanelThresholds:
+    """Threshold *data* for the panel decision. Defaults and citations: :data:`CITATIONS`."""
+
+    alpha_floor_permil: int = ALPHA_FLOOR_DEFAULT
+    ratio_cap_permil: int = RATIO_CAP_DEFAULT
+    #: Strict mode: also gate on the 95% interval's bound (alpha's lower bound >= floor, the
+    #: spread's upper bound <= cap). Off by default: the seed gates on the point.
+    strict: bool = False
+
+    def __post_init__(self) -> None:
+        RANGES["alpha_floor_permil"].check("alpha_floor_permil", self.alpha_floor_permil)
+        RANGES["ratio_cap_permil"].check("ratio_cap_permil", self.ratio_cap_permil)
+        _check_strict(self.strict)
+
+    @property
+    def alpha_floor(self) -> Fraction:
+        return Fraction(self.alpha_floor_permil, PERMIL)
+
+    @property
+    def ratio_cap(self) -> Fraction:
+        return Fraction(self.ratio_cap_permil, PERMIL)
+
+
+#: The contract's gate fields: (rate, contract field, kind). "min" gates pass at >=, "max" at <=.
+RATE_GATES: tuple[tuple[str, str, str], ...] = (
+    ("human_agreement", "minimum_human_agreement_bps", "min"),
+    ("position_flip", "maximum_position_flip_bps", "max"),
+    ("repeat_variance", "maximum_repeat_variance_bps", "max"),
+    ("verbosity_bias", "maximum_verbosity_bias_bps", "max"),
+    ("self_preference", "maximum_self_preference_bps", "max"),
+)
+#: The gates a contract may opt in to (optional fields; a contract without them is the seed's, with
+#: the same content id): the bias measures net of general disagreement (agreebound.judge.bias).
+NET_GATES: tuple[tuple[str, str, str], ...] = (
+    ("verbosity_net", "maximum_verbosity_net_bps", "max"),
+    ("self_preference_net", "maximum_self_preference_net_bps", "max"),
+)
+NET_FIELDS = tuple(f for _, f, _ in NET_GATES)
+
+
+@dataclass(frozen=True)
+class CalibrationThresholds:
+    """The five gates and minimum_reviewers: the part of a judge contract a slider may edit.
+
+    The contract's structural fields (repetitions_per_order, minimum_cases) decide which data is
+    valid at all; they are not thresholds and stay in the contract.
+    """
+
+    minimum_reviewers: int
+    minimum_human_agreement_bps: int
+    maximum_position_flip_bps: int
+    maximum_repeat_variance_bps: int
+    maximum_verbosity_bias_bps: int
+    maximum_self_preference_bps: int
+    #: Strict mode: a rate must also pass with its 95% bound (not part of the contract).
+    strict: bool = False
+    #: The opt-in gates on the bias measures net of disagreement (NET_GATES): None = not gated.
+    maximum_verbosity_net_bps: int | None = None
+    maximum_self_preference_net_bps: int | None = None
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            if f.name != "strict" and not (f.name in NET_FIELDS and getattr(self, f.name) is None):
+                RANGES[f.name].check(f.name, getattr(self, f.name))
+        _check_strict(self.strict)
+
+    @classmethod
+    def from_contract(cls, contract: Any, strict: bool = False) -> "CalibrationThresholds":
+        return cls(**{f.name: getattr(contract, f.name, None) for f in fields(cls) if f.name != "strict"},
+                   strict=strict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As data: every field, an opt-in gate only when it is set (a file without them reads the same)."""
+        return {k: v for k, v in asdict(self).items() if not (k in NET_FIELDS and v is None)}
+
+    def contract_fields(self) -> dict[str, int]:
+        """The contract's threshold fields (an opt-in gate only when it is set)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name != "strict" and not (f.name in NET_FIELDS and getattr(self, f.name) is None)}
+
+
+@dataclass(frozen=True)
+class ScoredThresholds:
+    """Threshold *data* for a graded or pass/fail judge (agreebound.scored.audit): the admissibility
+    margin (the judge's alpha with the humans may fall short of the humans' with each other by at
+    most this) and the floor on the judge's alpha with the humans. Defaults: :data:`CITATIONS`."""
+
+    admissibility_margin_permil: int = ADMISSIBILITY_MARGIN_DEFAULT
+    judge_alpha_floor_permil: int = JUDGE_ALPHA_FLOOR_DEFAULT
+    #: Strict mode: a gate passes only when its 95% interval's lower bound passes too (for the
+    #: admissibility gate, a non-inferiority test at the margin). Off by default, as the panel's.
+    strict: bool = False
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            if f.name != "strict":
+                RANGES[f.name].check(f.name, getattr(self, f.name))
+        _check_strict(self.strict)
+
+    @property
+    def admissibility_margin(self) -> Fraction:
+        return Fraction(self.admissibility_margin_permil, PERMIL)
+
+    @property
+    def judge_alpha_floor(self) -> Fraction:
+        return Fraction(self.judge_alpha_floor_permil, PERMIL)
+
+
+CALIBRATION_FIELDS = tuple(f.name for f in fields(CalibrationThresholds) if f.name not in ("strict", *NET_FIELDS))
+PANEL_FIELDS = tuple(f.name for f in fields(PanelThresholds))
+SCORED_FIELDS = tuple(f.name for f in fields(ScoredThresholds) if f.name != "strict")
+
+
+@dataclass(frozen=True)
+class ThresholdSet:
+    """Panel thresholds, and calibration thresholds (None = each contract's own)."""
+
+    panel: PanelThresholds = field(default_factory=PanelThresholds)
+    calibration: CalibrationThresholds | None = None
+    source: str = "default"  # "default", "preset:<name>", "file:<name>", "link", "draft"
+    #: a graded or pass/fail judge's (agreebound.scored.audit)
+    scored: ScoredThresholds = field(default_factory=ScoredThresholds)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As data; the graded judges' table only when it differs from its defaults (a file without it
+        reads the same)."""
+        out: dict[str, Any] = {"panel": asdict(self.panel)}
+        if self.calibration is not None:
+            out["calibration"] = self.calibration.to_dict()
+        if self.scored != ScoredThresholds():
+            out["scored"] = {k: v for k, v in asdict(self.scored).items() if k != "strict" or v}
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
+
+
+DEFAULT = ThresholdSet()
+
+
+#: How each threshold reads in a sentence (display units: alpha as a number, the cap as a multiple,
+#: the judge's gates in percent).
+THRESHOLD_WORDS: dict[str, tuple[str, Any]] = {
+    "alpha_floor_permil": ("alpha floor", lambda v: f"{v / PERMIL:.3f}"),
+    "ratio_cap_permil": ("spread cap", lambda v: f"{v / PERMIL:.2f}x"),
+    "minimum_reviewers": ("minimum reviewers", str),
+    "minimum_human_agreement_bps": ("human agreement minimum", lambda v: f"{v / 100:g}%"),
+    "maximum_position_flip_bps": ("position flip maximum", lambda v: f"{v / 100:g}%"),
+    "maximum_repeat_variance_bps": ("repeat variance maximum", lambda v: f"{v / 100:g}%"),
+    "maximum_verbosity_bias_bps": ("verbosity bias maximum", lambda v: f"{v / 100:g}%"),
+    "maximum_self_preference_bps": ("self-preference maximum", lambda v: f"{v / 100:g}%"),
+    "maximum_verbosity_net_bps": ("net verbosity maximum", lambda v: f"{v / 100:g} points"),
+    "maximum_self_preference_net_bps": ("net self-preference maximum", lambda v: f"{v / 100:g} points"),
+    "admissibility_margin_permil": ("admissibility margin", lambda v: f"{v / PERMIL:.3f}"),
+    "judge_alpha_floor_permil": ("judge alpha floor", lambda v: f"{v / PERMIL:.3f}"),
+}
+
+
+def edits(t: ThresholdSet, contract_thresholds: CalibrationThresholds | None) -> list[str]:
+    """Each threshold in force that differs from its default (the seed's for the panel, the bound
+    contract's for the judge), beside that default, in words.
+
+    >>> edits(ThresholdSet(PanelThresholds(150, 4600)), None)
+    ['alpha floor 0.150 (default 0.600)', 'spread cap 4.60x (default 2.00x)']
+    >>> edits(DEFAULT, None)
+    []
+    """
+    out = []
+    for name in PANEL_FIELDS:
+        now, then = getattr(t.panel, name), getattr(DEFAULT.panel, name)
+        if now != then:
+            out.append("panel strict mode on (default off)" if name == "strict" else
+                       f"{THRESHOLD_WORDS[name][0]} {THRESHOLD_WORDS[name][1](now)} "
+                       f"(default {THRESHOLD_WORDS[name][1](then)})")
+    if t.calibration is not None and contract_thresholds is not None:
+        for name in CALIBRATION_FIELDS:
+            now, then = getattr(t.calibration, name), getattr(contract_thresholds, name)
+            if now != then:
+                words, fmt = THRESHOLD_WORDS[name]
+                out.append(f"judge {words} {fmt(now)} (contract {fmt(then)})")
+        if t.calibration.strict:
+            out.append("judge strict mode on (default off)")
+    return out
+
+#: Built-in presets; a thresholds file may add its own.
+PRESETS: dict[str, ThresholdSet] = {
+    "seed-defaults": ThresholdSet(PanelThresholds(600, 2000), None, "preset:seed-defaults"),
+    "krippendorff-tentative": ThresholdSet(PanelThresholds(667, 2000), None, "preset:krippendorff-tentative"),
+    "krippendorff-reliable": ThresholdSet(PanelThresholds(800, 1500), None, "preset:krippendorff-reliable"),
+}
+
+
+class ThresholdError(ValueError):
+    """A threshold that is not legal data: ``key`` is its dotted path (``panel.alpha_floor_permil``)."""
+
+    def __init__(self, key: str | None, message: str):
+        super().__init__(message)
+        self.key = key
+
+
+def _table(data: Any, path: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ThresholdError(path or None, f"{path or 'the thresholds'} must be a table/object, got {type(data).__name__}")
+    return data
+
+
+def threshold_set_from_dict(data: Any, source: str, prefix: str = "") -> ThresholdSet:
+    """Build from parsed JSON/TOML/URL data; a :class:`ThresholdError` names the offending key."""
+    data = _table(data, prefix.rstrip("."))
+    unknown = sorted(str(k) for k in data if k not in ("panel", "calibration", "scored"))
+    if unknown:
+        raise ThresholdError(prefix + unknown[0], "unknown key; expected 'panel', 'calibration' and/or 'scored'")
+    panel = PanelThresholds()
+    if "panel" in data:
+        p = _table(data["panel"], prefix + "panel")
+        extra = sorted(str(k) for k in p if k not in PANEL_FIELDS)
+        if extra:
+            raise ThresholdError(f"{prefix}panel.{extra[0]}", f"unknown key; expected {', '.join(PANEL_FIELDS)}")
+        panel = _build(PanelThresholds, p, prefix + "panel")
+    calibration = None
+    if "calibration" in data:
+        c = _table(data["calibration"], prefix + "calibration")
+        extra = sorted(str(k) for k in c if k not in CALIBRATION_FIELDS and k not in NET_FIELDS and k != "strict")
+        if extra:
+            raise ThresholdError(f"{prefix}calibration.{extra[0]}",
+                                 f"unknown key; expected {', '.join(CALIBRATION_FIELDS)} and optionally strict, "
+                                 + ", ".join(NET_FIELDS))
+        missing = [n for n in CALIBRATION_FIELDS if n not in c]
+        if missing:
+            raise ThresholdError(f"{prefix}calibration.{missing[0]}",
+                                 f"missing; a calibration table needs all of {', '.join(CALIBRATION_FIELDS)}")
+        calibration = _build(CalibrationThresholds, c, prefix + "calibration")
+    scored = ScoredThresholds()
+    if "scored" in data:
+        g = _table(data["scored"], prefix + "scored")
+        extra = sorted(str(k) for k in g if k not in SCORED_FIELDS and k != "strict")
+        if extra:
+            raise ThresholdError(f"{prefix}scored.{extra[0]}",
+                                 f"unknown key; expected {', '.join(SCORED_FIELDS)} and optionally strict")
+        scored = _build(ScoredThresholds, g, prefix + "scored")
+    return ThresholdSet(panel, calibration, source, scored)
+
+
+def _build(cls: Any, values: dict[str, Any], path: str) -> Any:
+    """Validate field by field so the error names the key that is out of its range."""
+    for name, value in values.items():
+        if name == "strict":
+            try:
+                _check_strict(value)
+            except ValueError as e:
+                raise ThresholdError(f"{path}.strict", str(e)) from None
+        else:
+            try:
+                RANGES[name].check(name, value)
+            except ValueError as e:
+                raise ThresholdError(f"{path}.{name}", str(e)) from None
+    return cls(**values)

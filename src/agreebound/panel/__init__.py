@@ -1,0 +1,1 @@
+"""Panel reliability: ratings, categories, levels, counts, the one alpha, the coefficients, the seed's formulas, measure and decide."""
