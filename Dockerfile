@@ -11,7 +11,7 @@
 # python:3.11-slim is Debian (glibc): the binary wheels of pyarrow, duckdb, numpy and psycopg[binary]
 # install as they are, where Alpine's musl would build them from source. 3.11 is the oldest Python
 # pyproject.toml allows and the one the tests run on. Any Debian-like base with python3 (and its venv
-# module), useradd and groupadd works: tests/test_container.py builds on a Debian bookworm root it
+# module), useradd and groupadd works: tests/app/test_container.py builds on a Debian bookworm root it
 # makes itself (`--build-arg BASE=...`), since no registry image can be pulled where it runs.
 ARG BASE=python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7
 

@@ -3,7 +3,7 @@
 Prints, with PASS/FAIL: the time ratio ours/theirs on 200,000 units x 8 raters, nominal (target
 <= 0.3x) and on 50 interval values (target <= 0.05x); alpha from 1e7 coded ratings against
 np.bincount over the same codes (target <= 3x); the peak traced memory of ours at 2M ratings
-(target < 1 GiB). Run: make bench (or .venv/bin/python bench/bench_alpha.py).
+(target < 1 GiB). Run: make bench (or .venv/bin/python -m bench.bench_alpha).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ interleaved, medians of REPEATS.
 
 100,000 cases x 2 orders x 5 repetitions = 1,000,000 observations.
 - the peer, the seed's record path: the seed's own records (bench/seed_records.py, validated per
-  record), its snapshot, the audit's rebuild of every record, then its loop (tests/seed_oracle.py);
-- our record path (for information): our record classes, then agreebound.judge.calibration.audit_calibration;
+  record), its snapshot, the audit's rebuild of every record, then its loop (tests/support/seed_oracle.py);
+- our record path (for information): our record classes, then agreebound.judge.seed_report.audit_calibration;
 - our frames path: audit_frames on the DataFrames, validation included.
 Target: frames >= 10x faster than the seed's record path.  Run: make bench.
 """
@@ -12,18 +12,14 @@ Target: frames >= 10x faster than the seed's record path.  Run: make bench.
 from __future__ import annotations
 
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import seed_records  # noqa: E402
 
-import seed_records  # noqa: E402
+from tests.support.seed_oracle import seed_audit  # noqa: E402
 
-from seed_oracle import seed_audit  # noqa: E402
-
-from agreebound.judge.calibration import audit_calibration, audit_frames  # noqa: E402
+from agreebound.judge.seed_report import audit_calibration
+from agreebound.judge.frames import audit_frames  # noqa: E402
 from agreebound.judge.contract import (  # noqa: E402
     OBSERVATION_FIELDS,
     REFERENCE_FIELDS,

@@ -8,25 +8,24 @@ under 2 s.
 Time: the file path a user takes (parse the CSV bytes, measure alpha and its bootstrap, decide),
 the high-cardinality file and its 5-category peer interleaved in one process, median of N
 repetitions. Peak RSS: the CLI on each file in its own process (its own VmHWM).
-Run: make bench (or .venv/bin/python bench/bench_cardinality.py).
+Run: make bench (or .venv/bin/python -m bench.bench_cardinality).
 """
 
 from __future__ import annotations
 
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from agreebound.panel.measure import decide_panel, measure_panels
-from agreebound.io.formats import parse_ratings
+from agreebound.panel.measure import measure_panels
+from agreebound.panel.decide import decide_panel
+from agreebound.io.ratings import parse_ratings
 from agreebound.core.thresholds import PanelThresholds
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from peak import run_cli  # noqa: E402  (the CLI in its own process, with its own peak memory)
+from tests.support.peak import run_cli  # noqa: E402  (the CLI in its own process, with its own peak memory)
 
 REPEATS = 5
 

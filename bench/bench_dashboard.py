@@ -7,7 +7,7 @@ the stored bytes are read back, parsed, measured (alpha for every dimension, the
 page drawn. Slider rerun: a key press on the alpha-floor slider (decide and redraw only). Target:
 the rerun's median at most 10% of the first render's median; the script exits 1 when it is not.
 
-Run: make bench (or .venv/bin/python bench/bench_dashboard.py [repetitions]).
+Run: make bench (or .venv/bin/python -m bench.bench_dashboard [repetitions]).
 """
 
 from __future__ import annotations
@@ -20,9 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_whatif import (  # noqa: E402  (the What-if bench's server, probe and measuring)
+from bench.bench_whatif import (  # noqa: E402  (the What-if bench's server, probe and measuring)
     CHROMIUM,
     LAUNCH_ARGS,
     PROBE,

@@ -12,7 +12,7 @@ and the one grouped query every counts engine needs, each from process start; at
 such floor too: a local[2] session and that query in Spark SQL). The numpy path refuses files over 200 MB or 10 million rows (the
 in-memory limits): at 1e8 it is not run, and the table says so.
 
-Run: make bench (or .venv/bin/python bench/bench_engines.py [1e6,1e7,1e8] [repeats]).
+Run: make bench (or .venv/bin/python -m bench.bench_engines [1e6,1e7,1e8] [repeats]).
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from peak import run_cli  # noqa: E402
+from tests.support.peak import run_cli  # noqa: E402
 
 from agreebound.core.limits import MAX_INPUT_BYTES, MAX_ROWS  # noqa: E402
 

@@ -12,7 +12,8 @@ from dataclasses import asdict
 import numpy as np
 import pandas as pd
 
-from agreebound.io.formats import bundle_json, parse_ratings
+from agreebound.io.judge_inputs import bundle_json
+from agreebound.io.ratings import parse_ratings
 from agreebound.app.pipeline import parse_judge_bundle, parse_judge_tables
 from agreebound.app.synthetic import JudgeBehaviour, judge_frames
 

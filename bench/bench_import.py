@@ -6,7 +6,7 @@ located errors, no bootstrap, no report). Also measured: reading the bytes alone
 preview, which parses only the head of a file (its time should not grow with the file).
 
 Each contender runs in its own process (its own peak RSS, VmHWM), interleaved, median of REPEATS.
-Run: make bench (or .venv/bin/python bench/bench_import.py [ratings]).
+Run: make bench (or .venv/bin/python -m bench.bench_import [ratings]).
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from peak import run_cli  # noqa: E402  (the CLI in its own process, with its own peak memory)
+from tests.support.peak import run_cli  # noqa: E402  (the CLI in its own process, with its own peak memory)
 
 REPEATS = 3
 TARGET = 3.0

@@ -7,7 +7,7 @@ measure_bias's own time (it reads only the counts).
 The audit is bench_judge_scale's (written by DuckDB itself, Parquet). Both queries run inside one
 real out-of-core audit (judge_duckdb.judge_measurement), once its input is validated.
 
-Run: make bench (or .venv/bin/python bench/bench_judge_bias.py [observations] [repeats]).
+Run: make bench (or .venv/bin/python -m bench.bench_judge_bias [observations] [repeats]).
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_judge_scale import write  # noqa: E402
+from bench.bench_judge_scale import write  # noqa: E402
 
 from agreebound.engines import judge_sql  # noqa: E402
 from agreebound.engines.judge_duckdb import judge_measurement  # noqa: E402

@@ -7,7 +7,7 @@ printed with PASS/FAIL: peak < 4 GiB at 1e8 (issue 14); 1e8 within 60 s and unde
 The frames path at 1e8 is not run: its frames alone (9 columns x 1e8 rows, five of them Python
 strings) would not fit in this machine's memory. The rates must agree exactly at 1e7.
 
-Run: make bench (or .venv/bin/python bench/bench_judge_scale.py [1e7,1e8] [repeats]).
+Run: make bench (or .venv/bin/python -m bench.bench_judge_scale [1e7,1e8] [repeats]).
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from pathlib import Path
 
 import duckdb
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from peak import run_cli  # noqa: E402
+from tests.support.peak import run_cli  # noqa: E402
 
 from agreebound.judge.contract import JudgeCalibrationContract  # noqa: E402
 
@@ -35,9 +34,10 @@ FRAMES_LIMIT = 10**7  # the frames path is run up to here
 _FRAMES = r"""
 import json, sys, time
 import pandas as pd
-from agreebound.judge.calibration import measure_frames, decide
+from agreebound.judge.frames import measure_frames
+from agreebound.judge.decide import decide
 from agreebound.judge.contract import JudgeCalibrationContract
-from agreebound.panel.intervals import judge_diagnostics
+from agreebound.judge.intervals import judge_diagnostics
 spec = json.load(open(sys.argv[1]))
 contract = JudgeCalibrationContract(**spec["contract"])
 refs = pd.read_parquet(sys.argv[2])

@@ -4,7 +4,7 @@ pays. The export used to be parsed whole and copied into records (82 s, 1.9 GB);
 streamed one task at a time, so its peak should stay near the floor's and far under 1 GiB.
 
 Each contender runs in its own process (its own peak RSS, VmHWM), interleaved, median of REPEATS.
-Run: make bench (or .venv/bin/python bench/bench_label_studio.py [tasks]).
+Run: make bench (or .venv/bin/python -m bench.bench_label_studio [tasks]).
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ import textwrap
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from peak import run_cli  # noqa: E402
+from tests.support.peak import run_cli  # noqa: E402
 
 REPEATS = 3
 PEAK_TARGET_MIB = 1024

@@ -21,7 +21,7 @@ Targets (this machine, 2 cores): server CPU per slider move <= 0.05 s; with 20 s
 p95 <= 300 ms, max <= 1 s, 0 errors; no errors in any scenario. The script exits 1 when one is
 missed. ``--quick`` runs 1, 4 and 20 sessions and fewer actions; ``--only=whatif`` one scenario (no memory figures).
 
-Run: make bench (or .venv/bin/python bench/bench_load.py [--quick]). Writes bench/results/load.json.
+Run: make bench (or .venv/bin/python -m bench.bench_load [--quick]). Writes bench/results/load.json.
 """
 
 from __future__ import annotations
@@ -40,9 +40,7 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from wsclient import Action, Session  # noqa: E402
+from bench.wsclient import Action, Session  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).resolve().parent / "results" / "load.json"
@@ -199,7 +197,7 @@ async def memory(url: str, pid: int, data: bytes) -> dict:
 
 
 def million_bytes(tmp: Path) -> bytes:
-    from bench_whatif import million_csv
+    from bench.bench_whatif import million_csv
 
     path = tmp / "million.csv"
     million_csv(path)

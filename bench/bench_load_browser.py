@@ -15,7 +15,7 @@ include the ten pages' own rendering, which in real use runs on each user's mach
   the browsers (rendering, and the CPU they take from the server on this shared machine). The
   server's and Chromium's CPU per move are read from ``/proc``.
 
-Run: make bench (or .venv/bin/python bench/bench_load_browser.py [moves_per_user]). Exits 1 when a
+Run: make bench (or .venv/bin/python -m bench.bench_load_browser [moves_per_user]). Exits 1 when a
 target is missed. Writes bench/results/load_browser.json.
 """
 
@@ -30,10 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_load import cpu_seconds, phase, running, server, summary  # noqa: E402
-from bench_whatif import CHROMIUM, FLOOR_SLIDER, IDLE, LAUNCH_ARGS, PROBE, STRIP, VIEWPORT, slider  # noqa: E402
+from bench.bench_load import cpu_seconds, phase, running, server, summary  # noqa: E402
+from bench.bench_whatif import CHROMIUM, FLOOR_SLIDER, IDLE, LAUNCH_ARGS, PROBE, STRIP, VIEWPORT, slider  # noqa: E402
 from playwright.async_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 from playwright.async_api import async_playwright  # noqa: E402
 
@@ -173,7 +171,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="agreebound-loadb-") as d:
         one_line = floor(Path(d))
         with server(Path(d)) as (url, pid):
-            from wsclient import Session
+            from bench.wsclient import Session
 
             asyncio.run(Session.open(url, "whatif"))  # imports and the samples' measurement, outside the figures
             alone = asyncio.run(phase(url, pid, "whatif", USERS, count))

@@ -8,7 +8,7 @@ process start, where --record also imports SQLAlchemy (about 0.2 s, once per pro
 of the same bytes stores no new blob (content addressing), on SQLite and on a throwaway
 PostgreSQL server (Debian's postgresql, started the way the tests start it).
 
-Run: make bench (or .venv/bin/python bench/bench_record.py [units]).
+Run: make bench (or .venv/bin/python -m bench.bench_record [units]).
 """
 
 from __future__ import annotations
@@ -19,14 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_whatif import million_csv  # noqa: E402  (the same 1M-rating upload the what-if bench uses)
+from bench.bench_whatif import million_csv  # noqa: E402  (the same 1M-rating upload the what-if bench uses)
 
 from agreebound.panel.measure import measure_panels  # noqa: E402
-from agreebound.io.formats import import_ratings  # noqa: E402
+from agreebound.io.ratings import import_ratings  # noqa: E402
 from agreebound.render.report import panel_report  # noqa: E402
+from agreebound.app.pipeline import decide_panels
 from agreebound.app.store import Store  # noqa: E402
 from agreebound.core.thresholds import DEFAULT  # noqa: E402
 
@@ -37,7 +35,7 @@ TARGET = 1.10
 def verdict(name: str, data: bytes) -> dict:
     imported = import_ratings(name, data)
     measured = measure_panels(imported.panels, "auto")
-    return panel_report(measured, DEFAULT, [(name, data)], imported)
+    return panel_report(measured, decide_panels(measured, DEFAULT), DEFAULT, [(name, data)], imported)
 
 
 def verdict_and_record(store: Store, name: str, data: bytes) -> float:
@@ -120,7 +118,7 @@ def main() -> int:
         # Information, not the target: a new process pays SQLAlchemy's import (about 0.2 s) once.
         cli_ratio = bench_cli(path, f"sqlite:///{Path(tmp) / 'cli.db'}")
         try:
-            import pg_server
+            from tests.support import pg_server
 
             server = pg_server.start()
         except Exception as e:  # noqa: BLE001 - PostgreSQL is optional for the benchmark

@@ -8,7 +8,7 @@ Issue 27 asks Spark local[2] at 1e7 to be within 3x of DuckDB "or an explanation
 goes with the Spark UI's figures": bench_engines.py gives the ratio and Spark's own floor; this
 gives the figures. It prints no PASS/FAIL.
 
-Run: make bench (or .venv/bin/python bench/bench_spark_stages.py [ratings]).
+Run: make bench (or .venv/bin/python -m bench.bench_spark_stages [ratings]).
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ import urllib.request
 from datetime import datetime
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_engines import write  # noqa: E402
+from bench.bench_engines import write  # noqa: E402
 
 from agreebound.engines import spark_engine  # noqa: E402
 from agreebound.engines.common import LongColumns  # noqa: E402

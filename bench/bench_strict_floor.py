@@ -13,7 +13,7 @@ ratings of a unit then disagree with probability (1 - 0.6) x (1 - sum p^2), pair
 probability 1 - sum p^2: the model's alpha is 0.6 exactly. Each panel is measured and decided as
 the product does it (analysis.measure_panel, decide_panel with strict mode, the default 600 permil
 floor), once per interval; its alpha on 400,000 units is printed as a check of the model.
-Run: make bench (or .venv/bin/python bench/bench_strict_floor.py [panels]).
+Run: make bench (or .venv/bin/python -m bench.bench_strict_floor [panels]).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ import time
 
 import numpy as np
 
-from agreebound.panel.measure import decide_panel, measure_panel
+from agreebound.panel.measure import measure_panel
+from agreebound.panel.decide import decide_panel
 from agreebound.panel.ratings import RatingPanel
 from agreebound.panel.alpha import krippendorff_alpha
 from agreebound.panel.seed import Verdict

@@ -21,7 +21,7 @@ script produces each delta (and which one is the strip's last line), when each m
 to the socket, and when the run ends. Both are on the machine's wall clock
 (``performance.timeOrigin``, ``time.time()``). Each number is one run; nothing is asserted.
 
-Run: make bench (or .venv/bin/python bench/bench_whatif.py [moves] [peer_reruns_per_slider]).
+Run: make bench (or .venv/bin/python -m bench.bench_whatif [moves] [peer_reruns_per_slider]).
 Writes bench/results/whatif.json.
 """
 
@@ -206,7 +206,7 @@ class ServerLog:
 
 @contextmanager
 def server(tmp: Path):
-    from bench_load import running  # the load bench's server start and health wait
+    from bench.bench_load import running  # the load bench's server start and health wait
 
     log_path = tmp / "server-timing.log"
     log_path.touch()

@@ -3,7 +3,7 @@ records validated one by one in __post_init__, the snapshot's uniqueness checks,
 rebuild of every record before its loop). Our own record classes are not the peer: they take 1.41x
 as long to build, which flattered the frames path.
 
-Restated here in plain code with the seed's checks and order; tests/seed_oracle.py has its loop.
+Restated here in plain code with the seed's checks and order; tests/support/seed_oracle.py has its loop.
 """
 
 from __future__ import annotations

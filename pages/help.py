@@ -4,6 +4,7 @@ import streamlit as st
 
 from agreebound.ui.data import help_text, templates
 from agreebound.ui import shell
+from agreebound.ui.state import K
 
 shell.enter(__file__)
 
@@ -72,6 +73,6 @@ columns = st.columns(3)
 for i, t in enumerate(templates()):
     with columns[i % 3]:
         st.download_button(f"{t.title} ({t.file_name})", t.build, file_name=t.file_name, mime=t.mime,
-                           key=f"template_{t.key}", on_click="ignore", width="stretch")
+                           key=K.TEMPLATE.format(t.key), on_click="ignore", width="stretch")
         st.caption(t.what)
 st.markdown(help_text())

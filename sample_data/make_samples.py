@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from agreebound.judge.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
-from agreebound.io.formats import bundle_json
+from agreebound.io.judge_inputs import bundle_json
 from agreebound.panel.alpha import krippendorff_alpha
 from agreebound.app.synthetic import JudgeBehaviour, ScoredJudge, binary_panel, judge_frames, scored_frame
 

@@ -3,15 +3,14 @@ import fcntl
 import json
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-# tests/ holds helper modules (the seed oracle) imported by tests and benchmarks.
-sys.path.insert(0, str(Path(__file__).parent))
+# tests/ is a package (tests/support holds the helpers tests and benchmarks share: `from tests.support.cli
+# import run`); pytest's default (prepend) import mode puts the repository's root, tests/' parent, on sys.path.
 
 # No test writes the user's history: every run recorded by the dashboard, the CLI (subprocesses
 # inherit this) or a test goes to one throwaway database per test session, unless a test names its own.
@@ -32,12 +31,18 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+UI = Path(__file__).parent / "ui"
+
+
 def _weight(item: pytest.Item) -> int:
     """0: drives a browser (the longest files: a server, Chromium, several pages each); 1: a long
-    run (marked slow) or Spark's JVM; 2: the rest."""
+    run (marked slow) or Spark's JVM; 2: the dashboard's pages through AppTest (tests/ui: each test
+    runs the app's scripts; tests/ui/test_pages.py is the longest file of make test-fast); 3: the rest."""
     if item.get_closest_marker("e2e"):
         return 0
-    return 1 if item.get_closest_marker("slow") or "spark" in item.nodeid.lower() else 2
+    if item.get_closest_marker("slow") or "spark" in item.nodeid.lower():
+        return 1
+    return 2 if UI in item.path.parents else 3
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -46,22 +51,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     a file's weight is its heaviest test's, files keep their collected order within a weight."""
     heaviest: dict[Path, int] = {}
     for item in items:
-        heaviest[item.path] = min(heaviest.get(item.path, 2), _weight(item))
+        heaviest[item.path] = min(heaviest.get(item.path, 3), _weight(item))
     items.sort(key=lambda item: heaviest[item.path])  # stable: file order kept within a weight
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches(request):
-    """Dashboard tests (tests/app) start from empty caches and a zeroed measurement count."""
-    if "app" in request.node.path.parent.parts[-1:]:
-        import streamlit as st
-
-        from agreebound.ui import data
-
-        st.cache_data.clear()
-        st.cache_resource.clear()
-        data.MEASURE_CALLS.clear()
-    yield
 
 
 @pytest.fixture(scope="session")
@@ -77,8 +68,7 @@ def bomb_cases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dic
     with open(root / "bombs.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not listing.exists():  # written last: a process that died half-way leaves no listing
-            sys.path.insert(0, str(Path(__file__).parent / "data"))
-            import make_hostile_files
+            from tests.data import make_hostile_files
 
             folder.mkdir(exist_ok=True)
             made = make_hostile_files.bomb_cases(folder)
@@ -94,9 +84,9 @@ def bomb_cases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dic
 
 @pytest.fixture(scope="session")
 def pg_server():
-    """One throwaway PostgreSQL server for the session (tests/pg_server.py). Missing PostgreSQL is
+    """One throwaway PostgreSQL server for the session (tests/support/pg_server.py). Missing PostgreSQL is
     a failure, not a skip: `make test` installs it."""
-    import pg_server as pg
+    from tests.support import pg_server as pg
 
     try:
         server = pg.start()

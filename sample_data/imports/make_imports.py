@@ -3,7 +3,7 @@
 The data is Krippendorff (2011), "Computing Krippendorff's alpha-reliability", section C: four
 observers A..D, twelve units, missing values; published alpha nominal 0.743 (113/152), ordinal
 0.815, interval 0.849 (951/1120), ratio 0.797. Every file here must read to exactly those values
-(tests/test_importers.py). Run: python sample_data/imports/make_imports.py
+(tests/io/test_importers.py). Run: python sample_data/imports/make_imports.py
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@
   field names and values), read through a mapping file: the failing sample's observations, so
   with the sample's references and contract it gives exactly the seed's audit.
 
-Deterministic (seeded), so tests/test_judge_logs.py can recompute every rate by hand.
+Deterministic (seeded), so tests/io/test_judge_logs.py can recompute every rate by hand.
 Run: python sample_data/judge_logs/make_judge_logs.py
 """
 

@@ -14,7 +14,7 @@ light.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agreebound.version import __version__
 
@@ -38,7 +38,7 @@ _WHERE = {
     "audit_panel": "agreebound.api",
     "audit_judge": "agreebound.api",
     "verdicts": "agreebound.api",
-    "Level": "agreebound.api",
+    "Level": "agreebound.panel.categories",
     "Report": "agreebound.app.pipeline",
     "AlphaResult": "agreebound.panel.result",
     "InputError": "agreebound.core.errors",
@@ -47,14 +47,14 @@ _WHERE = {
 }
 
 if TYPE_CHECKING:
-    from agreebound.api import Level, audit_judge, audit_panel, krippendorff_alpha, verdicts
+    from agreebound.api import audit_judge, audit_panel, krippendorff_alpha, verdicts
     from agreebound.core.errors import FieldError, InputError
-    from agreebound.panel.categories import LEVELS
+    from agreebound.panel.categories import LEVELS, Level
     from agreebound.panel.result import AlphaResult
-    from agreebound.app.pipeline import Report
+    from agreebound.app.result import Report
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module 'agreebound' has no attribute {name!r}")

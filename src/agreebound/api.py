@@ -16,16 +16,26 @@ from __future__ import annotations
 
 import io
 import os
-from typing import TYPE_CHECKING, Any, Literal, Sequence
+from typing import TYPE_CHECKING, Literal, Sequence, TypeAlias
+
+# the level of measurement: its one definition, beside LEVELS (agreebound.Level is this one)
+from agreebound.panel.categories import Level
 
 if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from agreebound.panel.categories import Ratings
     from agreebound.panel.result import AlphaResult
-    from agreebound.app.pipeline import Report, Source
+    from agreebound.app.result import Report
+    from agreebound.app.recipes import Source
 
-Level = Literal["nominal", "ordinal", "interval", "ratio"]
+#: An input as the functions take it: a file's path, its bytes, or a pandas frame.
+Data: TypeAlias = "str | os.PathLike[str] | bytes | bytearray | pd.DataFrame"
 
 
-def krippendorff_alpha(ratings: Any = None, *, reliability_data: Any = None, level: Level | None = None,
+def krippendorff_alpha(ratings: Ratings | None = None, *, reliability_data: Ratings | None = None,
+                       level: Level | None = None,
                        level_of_measurement: Level | None = None) -> "AlphaResult":
     """Krippendorff's alpha, exact (``.value`` is a :class:`~fractions.Fraction`, None where
     undefined; ``.permil`` the seed's integer form).
@@ -46,7 +56,7 @@ def krippendorff_alpha(ratings: Any = None, *, reliability_data: Any = None, lev
     return _alpha(matrix, chosen)
 
 
-def _matrix(data: Any) -> Any:
+def _matrix(data: Ratings) -> np.ndarray:
     """A frame's or a nested sequence's values as a 2-D array; text keeps its Python objects (numpy
     would turn a mixed row's numbers into strings)."""
     import numpy as np
@@ -64,9 +74,9 @@ def _matrix(data: Any) -> Any:
     return arr
 
 
-def _source(data: Any, name: str) -> "Source":
+def _source(data: Data, name: str) -> "Source":
     """A file path, bytes (named ``name``) or a pandas frame (written as CSV in memory) as an input."""
-    from agreebound.app.pipeline import Source
+    from agreebound.app.recipes import Source
 
     if isinstance(data, (str, os.PathLike)):
         return Source.at(os.fspath(data))
@@ -79,14 +89,14 @@ def _source(data: Any, name: str) -> "Source":
     raise TypeError(f"expected a file path, bytes or a pandas DataFrame, got {type(data).__name__}")
 
 
-def _named_index(frame: Any) -> bool:
+def _named_index(frame: pd.DataFrame) -> bool:
     """A frame's index is data (the unit ids) when it is named; a default 0..n-1 index is not."""
     return any(n is not None for n in getattr(frame.index, "names", [None]))
 
 
-def audit_panel(data: Any, *more: Any, level: Level | Literal["auto"] = "auto", humans: Sequence[str] | None = None,
-                detectors: Sequence[str] | None = None, dimension: str | None = None, mapping: Any = None,
-                rates: Any = None, thresholds: Any = None, preset: str | None = None, engine: str = "auto",
+def audit_panel(data: Data, *more: Data, level: Level | Literal["auto"] = "auto", humans: Sequence[str] | None = None,
+                detectors: Sequence[str] | None = None, dimension: str | None = None, mapping: Data | None = None,
+                rates: Data | None = None, thresholds: Data | None = None, preset: str | None = None, engine: str = "auto",
                 name: str = "ratings") -> "Report":
     """The panel audit ``agreebound panel`` runs: alpha, the detectors' spread and the verdict per
     dimension, under the thresholds (a file, or the defaults).
@@ -94,10 +104,11 @@ def audit_panel(data: Any, *more: Any, level: Level | Literal["auto"] = "auto", 
     ``data``: a ratings file (any format the command line reads, or several long files / a pattern
     with ``engine="duckdb"``), its bytes, or a frame (one row per unit and a column per rater, or
     one row per rating with unit, rater and value columns: read as a CSV file would be).
-    The :class:`~agreebound.app.pipeline.Report` holds ``report`` (the JSON report as a dict),
+    The :class:`~agreebound.app.result.Report` holds ``report`` (the JSON report as a dict),
     ``decisions`` and ``html()``.
     """
-    from agreebound.app.pipeline import PanelRecipe, run
+    from agreebound.app.recipes import PanelRecipe
+    from agreebound.app.pipeline import run
 
     ratings = tuple(_source(d, name) for d in (data, *more))
     recipe = PanelRecipe(ratings, _optional(mapping, "mapping.json"), level,
@@ -109,14 +120,16 @@ def audit_panel(data: Any, *more: Any, level: Level | Literal["auto"] = "auto", 
     return run(recipe)
 
 
-def audit_judge(data: Any, *, references: Any = None, observations: Any = None, contract: Any = None,
-                mapping: Any = None, judge: str | None = None, level: Level | None = None, thresholds: Any = None,
+def audit_judge(data: Data, *, references: Data | None = None, observations: Data | None = None,
+                contract: Data | None = None, mapping: Data | None = None, judge: str | None = None,
+                level: Level | None = None, thresholds: Data | None = None,
                 preset: str | None = None, engine: str = "auto", name: str = "judge") -> "Report":
     """The judge audit ``agreebound calibrate`` runs: a pairwise judge's bundle or log (with human
     ``references``, a ``contract``), the tabular trio (``data`` the contract, with ``references`` and
     ``observations``), or a graded or pass/fail judge's log or scores table (a frame with item,
     rater, role, score columns is read as that table)."""
-    from agreebound.app.pipeline import JudgeRecipe, run
+    from agreebound.app.recipes import JudgeRecipe
+    from agreebound.app.pipeline import run
 
     recipe = JudgeRecipe(_source(data, name), references=_optional(references, "references.csv"),
                          observations=_optional(observations, "observations.csv"),
@@ -126,7 +139,7 @@ def audit_judge(data: Any, *, references: Any = None, observations: Any = None, 
     return run(recipe)
 
 
-def _optional(data: Any, name: str) -> "Source | None":
+def _optional(data: Data | None, name: str) -> "Source | None":
     return None if data is None else _source(data, name)
 
 

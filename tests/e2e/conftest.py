@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
-from dashboard_helpers import free_port, wait_healthy
+from tests.support.dashboard import free_port, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

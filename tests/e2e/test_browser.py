@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from dashboard_helpers import settle, slider
 from playwright.sync_api import BrowserContext, Page, expect
+
+from tests.support.dashboard import settle, slider
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -49,7 +50,7 @@ def test_overview_verdicts_and_sidebar(page: Page, app_url: str):
 def ratings_uploader(page: Page):
     """The ratings uploader by its label (never "the first uploader": the page may still be drawing)."""
     expect(page.locator("h1").first).to_have_text("Panel reliability")
-    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: CSV/TSV")
+    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: ")
     expect(uploader).to_have_count(1)
     return uploader
 
@@ -63,42 +64,6 @@ def choose(page: Page, label: str, option: str) -> None:
     page.locator("[data-testid='stSelectbox']").filter(has_text=label).first.click()
     page.get_by_role("option", name=option, exact=True).click()
     settle(page)
-
-
-def test_import_journey_preview_level_measure(page: Page, app_url: str):
-    """An R export: the preview says how it is read, the level is changed there, Measure gives the
-    published interval alpha; a typo is flagged; a broken file keeps what was loaded."""
-    page.goto(f"{app_url}/panel")
-    settle(page)
-    uploader = ratings_uploader(page)
-    uploader.locator("input[type='file']").set_input_files(str(ROOT / "sample_data" / "imports" / "r_write_csv.csv"))
-    settle(page)
-    expect(page.get_by_text("Preview: how r_write_csv.csv will be read")).to_be_visible()
-    expect(page.get_by_text("name the units").first).to_be_visible()
-    page.screenshot(path=str(ARTIFACTS / "panel-preview-r-export.png"), full_page=True)
-    choose(page, "Level of measurement", "interval")
-    measure(page)
-    expect(page.get_by_text("0.8491 = 951/1120 (849 permil)").first).to_be_visible()
-    expect(page.get_by_text("all: ENFORCE at the interval level (chosen): reliable enough to act on")).to_be_visible()
-    page.screenshot(path=str(ARTIFACTS / "panel-upload-r-export.png"), full_page=True)
-    typo = ROOT / "artifacts" / "typo.csv"
-    typo.write_text("item,human_1,det_a,det_b\ni1,toxic,toxic,toxic\ni2,ok,ok,ok\ni3,toxic,toxc,toxic\n"
-                    "i4,ok,ok,toxic\ni5,ok,ok,ok\ni6,toxic,toxic,ok\n")
-    uploader.locator("input[type='file']").set_input_files(str(typo))
-    settle(page)
-    expect(page.get_by_text("1 category to check: a misspelling becomes a category of its own")).to_be_visible()
-    page.screenshot(path=str(ARTIFACTS / "panel-preview-typo.png"), full_page=True)
-    page.get_by_role("button", name="Cancel (keep the data loaded before)").click()
-    settle(page)
-    expect(page.get_by_text("0.8491 = 951/1120 (849 permil)").first).to_be_visible()  # nothing lost
-    uploader.locator("input[type='file']").set_input_files(str(ROOT / "tests" / "data" / "bad" / "duplicate_unit.csv"))
-    settle(page)
-    expect(page.get_by_text("duplicate_unit.csv, row 4, column 'unit': unit 'u1' appears again").first).to_be_visible()
-    page.screenshot(path=str(ARTIFACTS / "panel-bad-upload.png"), full_page=True)
-    page.get_by_role("button", name="Cancel (keep the data loaded before)").click()
-    settle(page)
-    expect(page.get_by_text("0.8491 = 951/1120 (849 permil)").first).to_be_visible()
-    assert page.locator("[data-testid='stException']").count() == 0
 
 
 def test_slider_changes_the_verdict_and_downloads(page: Page, app_url: str):

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from dashboard_helpers import open_page, settle, slider
 from playwright.sync_api import Page, expect
 
-from agreebound.render.figures import contrast
+from agreebound.render.figure_style import contrast
+from tests.support.dashboard import open_page, settle, slider
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"

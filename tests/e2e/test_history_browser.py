@@ -12,8 +12,9 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from dashboard_helpers import settle
 from playwright.sync_api import Browser, Page, expect
+
+from tests.support.dashboard import free_port, settle, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -39,7 +40,7 @@ def test_upload_survives_a_reload_and_opens_from_its_link(page: Page, browser: B
     upload.write_bytes((ROOT / "sample_data" / "detector_panel.csv").read_bytes())
     page.goto(f"{app_url}/panel")
     settle(page)
-    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: CSV/TSV")
+    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: ")
     uploader.locator("input[type='file']").set_input_files(str(upload))
     settle(page)
     page.get_by_role("button", name="Measure with this mapping").click()
@@ -117,30 +118,20 @@ def test_a_deep_link_keeps_its_parameters_as_a_servers_first_request(browser: Br
     itself: the link's ?run= and ?th= must survive that switch."""
     import json
     import os
-    import socket
-    import time
-    import urllib.request
 
     from agreebound.cli.main import main
 
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     assert main(["panel", str(ROOT / "sample_data" / "krippendorff_2011.csv"), "--record", "--db", db]) == 0
     run_id = capsys.readouterr().out.strip().splitlines()[-1].split()[1]
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     env = {**os.environ, "AGREEBOUND_DB": db, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless",
                              "true", "--server.port", str(port), "--server.address", "127.0.0.1"],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}"
-        for _ in range(180):
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                time.sleep(0.5)
+        wait_healthy(url, proc)
         th = json.dumps({"panel": {"alpha_floor_permil": 150, "ratio_cap_permil": 2000}})
         context = browser.new_context(viewport={"width": 1400, "height": 1600})
         page = context.new_page()

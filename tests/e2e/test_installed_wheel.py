@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from dashboard_helpers import free_port, settle, wait_healthy
+from tests.support.dashboard import free_port, settle, wait_healthy
+
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"

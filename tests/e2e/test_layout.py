@@ -6,7 +6,7 @@ uploaders, and the overview keeps the judge gates in their order.
 
 st.dataframe draws a canvas grid that cuts a long cell at its column's edge, and nothing in the DOM
 says so: these tables are st.table (DOM cells that wrap), and on a phone the wide ones stack one
-block per row (widgets.responsive_table). A cell is whole when it does not overflow (scrollWidth
+block per row (blocks.responsive_table). A cell is whole when it does not overflow (scrollWidth
 <= clientWidth, +1 px for rounding) and its table does not scroll sideways either.
 """
 
@@ -16,8 +16,9 @@ import re
 from pathlib import Path
 
 import pytest
-from dashboard_helpers import open_page, settle, slider
 from playwright.sync_api import Page, expect
+
+from tests.support.dashboard import open_page, settle, slider
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -170,7 +171,7 @@ def test_on_a_phone_the_panel_verdict_comes_before_the_uploaders(page: Page, app
     headline = page.locator(".st-key-panel_headline")
     expect(headline).to_contain_text("Panel (sample data): 1 of 3 dimensions may be enforced")
     expect(headline).to_contain_text("violence: REPORT_ONLY · insult: REPORT_ONLY · sexual: ENFORCE")
-    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: CSV/TSV")
+    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: ")
     box = headline.bounding_box()
     assert box["y"] + box["height"] <= min(844, uploader.bounding_box()["y"])  # first screen, above the uploader
     page.screenshot(path=str(ARTIFACTS / "layout-panel-phone-first-screen.png"))

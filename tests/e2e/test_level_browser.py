@@ -4,24 +4,22 @@ and says nominal would decide otherwise."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-from dashboard_helpers import settle
 from playwright.sync_api import Page, expect
+
+from tests.panel.test_levels import goniometer, long_0_9
+from tests.support.dashboard import settle
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
-sys.path.insert(0, str(ROOT / "tests"))
-
-from test_level import goniometer, long_0_9  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
 
 def upload_and_measure(page: Page, path: Path) -> None:
-    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: CSV/TSV")
+    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: ")
     uploader.locator("input[type='file']").set_input_files(str(path))
     settle(page)
     page.get_by_role("button", name="Measure with this mapping").click()

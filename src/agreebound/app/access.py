@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from typing import Mapping
 
 #: How far a run is shared, narrowest first.
 SHARES = ("private", "team", "all")
@@ -204,7 +205,7 @@ def settings() -> Settings:
                     _whole(RETENTION_ENV, 1, MAX_RETENTION_DAYS), _team_domains())
 
 
-def verified_email(claims: dict) -> str | None:
+def verified_email(claims: Mapping[str, object]) -> str | None:
     """The e-mail address the provider vouches for (``email_verified`` true), exactly as it gives
     it (not trimmed, not case-folded), else None: an address a user could set themselves never
     identifies them, and one longer than :data:`MAX_USER_CHARS` is no address."""
@@ -259,7 +260,7 @@ def identity_key(issuer: str, subject: str) -> str:
     return f"{issuer[:MAX_USER_CHARS - 80]}{KEY_SEPARATOR}sha256:{digest}"
 
 
-def signed_in_viewer(claims: dict, given: Settings) -> Viewer:
+def signed_in_viewer(claims: Mapping[str, object], given: Settings) -> Viewer:
     """The viewer a sign-in provider's claims identify: the account (issuer and subject; no
     subject: no one, never admitted), shown as its verified address, else as
     ``sub:<subject>@<issuer host>``. A verified address has a team: the configured claim (its

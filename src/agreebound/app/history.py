@@ -2,8 +2,8 @@
 
 Everything here reads the reports the runs stored (exact fractions as text, the reasons each
 decision gave); nothing is measured again and no threshold is compared here: the gates are read
-back from each stored report by the decide modules (agreebound.panel.decide.gates_from_report,
-agreebound.judge.calibration.gates_from_report), as their decisions gave them.
+back from each stored report into its view (agreebound.render.view.View.stored), as the decisions
+stored them.
 """
 
 from __future__ import annotations
@@ -11,14 +11,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from agreebound.judge.calibration import gates_from_report as judge_gates_from_report
 from agreebound.core.gate import SEVERITY, Gate
-from agreebound.panel.decide import gates_from_report as panel_gates_from_report
 from agreebound.render.gates import RATE_LABELS
-from agreebound.render.scored import gates_from_section
+from agreebound.render.view import View
 from agreebound.core.thresholds import THRESHOLD_WORDS
+from agreebound.core.json_types import JSONObject, JSONValue
+
+if TYPE_CHECKING:
+    from agreebound.app.store import Run
 
 Z95 = 1.959963984540054
 
@@ -35,26 +37,19 @@ def unit(g: Gate) -> str:
     return g.unit or "alpha"
 
 
-def gates(run: Any) -> list[tuple[str, Gate]]:
+def gates(run: Run) -> list[tuple[str, Gate]]:
     """Every gate of a run with its scope (a dimension's name, or "judge"), in the report's order:
-    alpha and the spread of each dimension, or the judge's five rates."""
-    r = run.report
-    if is_scored(run):  # a graded or pass/fail judge: each judge's two gates
-        return [(a["judge"], g) for a in r["scored"]["audits"] for g in gates_from_section(a)]
-    if run.kind == "panel":
-        th = r["thresholds"]["panel"]
-        return [(d["dimension"], g) for d in r["panel"]["dimensions"]
-                for g in panel_gates_from_report(d, th) if g.name != "detectors"]
-    c = r["calibration"]  # the five seed gates, then the net gates a contract opted in to
-    return [("judge", g) for g in judge_gates_from_report(c["rates"] + c.get("net_gates", []))]
+    alpha and the spread of each dimension, or the judge's rates: the run's view read back from its
+    stored report (agreebound.render.view.View.stored), as every renderer reads it."""
+    return View.stored(run.report).gates()
 
 
-def is_scored(run: Any) -> bool:
+def is_scored(run: Run) -> bool:
     """A graded or pass/fail judge's run (its report's kind "scored"; recorded as a judge run)."""
     return (run.report or {}).get("kind") == "scored"
 
 
-def levels_read(run: Any) -> dict[str, str]:
+def levels_read(run: Run) -> dict[str, str]:
     """dimension -> the level its alpha was read at, from a panel run's report (the level in
     force, never "auto"); {} for a judge run."""
     if run.kind != "panel" or not run.report:
@@ -75,13 +70,15 @@ def show(value: Fraction | float | None, unit: str, state: str = "measured") -> 
         return f"{v:.1%}"
     if unit == "x":
         return f"{v:.2f}x"
+    if unit == "n":
+        return f"{v:,.0f}"
     return f"{v:.3f}"
 
 
 # --- timeline ----------------------------------------------------------------------------------
 
 
-def timeline(runs: Sequence[Any]) -> list[dict[str, Any]]:
+def timeline(runs: Sequence[Run]) -> list[JSONObject]:
     """One row per (run, gate), oldest first: what a chart of runs over time draws."""
     rows = []
     for run in sorted(runs, key=lambda r: (r.created_utc, r.id)):
@@ -158,8 +155,8 @@ class AlphaShift:
 
 @dataclass(frozen=True)
 class Comparison:
-    a: Any
-    b: Any
+    a: Run
+    b: Run
     causes: tuple[str, ...]  # what differs between the runs, in words
     verdicts: tuple[VerdictChange, ...]
     gates: tuple[GateChange, ...]
@@ -195,8 +192,8 @@ class Comparison:
         because = "; ".join(self.causes) if self.causes else "nothing differs between the runs but the time"
         return f"{head} Between the runs: {because}."
 
-    def to_dict(self) -> dict[str, Any]:
-        def gate(g: Gate | None) -> Any:
+    def to_dict(self) -> JSONObject:
+        def gate(g: Gate | None) -> JSONObject | None:
             if g is None:
                 return None
             return {"value": None if g.exact is None else _exact(g.exact), "state": g.state,
@@ -228,11 +225,11 @@ class MeasureChange:
 
     name: str
     title: str
-    before: dict[str, Any] | None
-    after: dict[str, Any] | None
+    before: JSONObject | None
+    after: JSONObject | None
 
     @staticmethod
-    def _said(m: dict[str, Any] | None) -> str:
+    def _said(m: JSONObject | None) -> str:
         if m is None:
             return "absent"
         if m.get("value") is None:
@@ -246,9 +243,9 @@ class MeasureChange:
         return f"{self.title}: {self._said(self.before)} -> {self._said(self.after)}"
 
 
-def _measures(a: Any, b: Any) -> tuple[MeasureChange, ...]:
+def _measures(a: Run, b: Run) -> tuple[MeasureChange, ...]:
     """The followed bias measures of two judge runs (reports without them: none)."""
-    def stored(run: Any) -> dict[str, dict[str, Any]]:
+    def stored(run: Run) -> dict[str, JSONObject]:
         bias = ((run.report or {}).get("calibration") or {}).get("bias") or {}
         return {m["name"]: m for group in ("position", "verbosity", "self_preference") for m in bias.get(group, [])}
 
@@ -261,7 +258,7 @@ class CompareError(ValueError):
     """Two runs that cannot be compared (a panel run and a judge run)."""
 
 
-def compare(a: Any, b: Any) -> Comparison:
+def compare(a: Run, b: Run) -> Comparison:
     """Run ``a`` (before) against run ``b`` (after)."""
     if a.kind != b.kind:
         raise CompareError(f"run {a.id} is a {a.kind} run and run {b.id} a {b.kind} run; compare runs of one kind")
@@ -292,9 +289,10 @@ def compare(a: Any, b: Any) -> Comparison:
         if k[1] != "alpha" or before is None or after is None or before.exact is None or after.exact is None:
             continue
         allowed = None
-        if None not in (before.low, before.high, after.low, after.high):
-            se_a = (before.high - before.low) / (2 * Z95)  # type: ignore[operator]
-            se_b = (after.high - after.low) / (2 * Z95)  # type: ignore[operator]
+        bl, bh, al, ah = before.low, before.high, after.low, after.high
+        if bl is not None and bh is not None and al is not None and ah is not None:
+            se_a = (bh - bl) / (2 * Z95)
+            se_b = (ah - al) / (2 * Z95)
             allowed = Z95 * math.hypot(se_a, se_b)
         beyond = None if allowed is None else abs(float(after.exact - before.exact)) > allowed
         shifts.append(AlphaShift(k[0], before.exact, after.exact, allowed, beyond, same_data,
@@ -303,11 +301,11 @@ def compare(a: Any, b: Any) -> Comparison:
     return Comparison(a, b, tuple(causes), tuple(verdicts), tuple(changes), tuple(shifts), measures)
 
 
-def _data(run: Any) -> tuple[tuple[str, str], ...]:
+def _data(run: Run) -> tuple[tuple[str, str], ...]:
     return tuple((i.role, i.sha256) for i in run.inputs if i.role not in ("mapping", "thresholds"))
 
 
-def _causes(a: Any, b: Any) -> list[str]:
+def _causes(a: Run, b: Run) -> list[str]:
     out = []
     da, db = _data(a), _data(b)
     if da != db:
@@ -329,7 +327,7 @@ def _causes(a: Any, b: Any) -> list[str]:
     return out
 
 
-def _reading(recipe: dict[str, Any]) -> dict[str, Any]:
+def _reading(recipe: JSONObject) -> JSONObject:
     """A run's recipe as compared: the alpha interval by its current name ("krippendorff", as runs
     recorded before name it, is "pairs")."""
     from agreebound.panel.intervals import INTERVAL_METHODS
@@ -340,7 +338,7 @@ def _reading(recipe: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def effective_thresholds(run: Any) -> dict[str, Any]:
+def effective_thresholds(run: Run) -> JSONObject:
     """The thresholds that decided the run, whatever their source: the panel's; for a judge, the
     edited ones, else the bound contract's own (so an edit that repeats the contract is no change)."""
     th = run.report.get("thresholds") or run.thresholds
@@ -357,13 +355,13 @@ def effective_thresholds(run: Any) -> dict[str, Any]:
     return out
 
 
-def bound_contract(run: Any) -> str | None:
+def bound_contract(run: Run) -> str | None:
     """The content id of the contract the judge's snapshot is bound to (not a draft's)."""
     cal = run.report.get("calibration") or {}
     return (cal.get("contract") or {}).get("content_id") or run.contract_id
 
 
-def _threshold_change(key: str, before: Any, after: Any) -> str:
+def _threshold_change(key: str, before: JSONValue, after: JSONValue) -> str:
     if key == "strict":
         return f"strict mode {'on' if after else 'off'}"
     word, fmt = THRESHOLD_WORDS.get(key, (key.replace("_", " "), str))
@@ -371,15 +369,15 @@ def _threshold_change(key: str, before: Any, after: Any) -> str:
     return f"{word} {fmt(before) if before is not None else own} -> {fmt(after) if after is not None else own}"
 
 
-def _short(x: Any) -> str:
+def _short(x: object) -> str:
     s = "none" if x is None else str(x)
     if "@sha256:" in s:
         s = s.split("@sha256:")[0] + "@" + s.split("@sha256:")[1][:12]
     return s if len(s) <= 60 else s[:57] + "..."
 
 
-def _verdicts(a: Any, b: Any) -> list[VerdictChange]:
-    def per_scope(run: Any) -> dict[str, str]:
+def _verdicts(a: Run, b: Run) -> list[VerdictChange]:
+    def per_scope(run: Run) -> dict[str, str]:
         if run.kind == "panel":
             return {d["dimension"]: d["verdict"] for d in run.report["panel"]["dimensions"]}
         if is_scored(run):
@@ -431,6 +429,6 @@ def _exact(x: Fraction) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
-def _run_dict(run: Any) -> dict[str, Any]:
+def _run_dict(run: Run) -> JSONObject:
     return {"id": run.id, "created_utc": run.created_utc, "data_name": run.data_name, "verdict": run.verdict,
             "label": run.label}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -18,7 +18,9 @@ from agreebound.judge.counts import LABELS, JudgeCounts
 from agreebound.panel.alpha import alpha as alpha_of_counts
 from agreebound.panel.counts import PanelCounts, from_rows
 from agreebound.panel.result import AlphaResult
-from agreebound.judge.calibration import CalibrationMeasurement, FrameError, measure_frames, measure_partial
+from agreebound.judge.measure import CalibrationMeasurement
+from agreebound.judge.frames import FrameError, measure_frames
+from agreebound.judge.partial import measure_partial
 from agreebound.judge.contract import REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.scored.confidence import Calibration, calibration
 from agreebound.core.errors import InputError
@@ -86,26 +88,30 @@ def _measure_full(judge: "JudgeInput") -> JudgeBundle:
     except ValueError as e:
         error = UnboundSnapshot if judge.unbound else InputError
         raise error(judge.file, None, None, str(e)) from None
-    return JudgeBundle(judge.file, judge.contract, scope, content_id, digest, refs, judge.observations, m,
-                       rebound_from=judge.rebound_from)
+    # measured: the header's fields are the snapshot's valid ids (measure_frames checked them)
+    return JudgeBundle(judge.file, judge.contract, cast(str, scope), cast(str, content_id), cast(str, digest), refs,
+                       judge.observations, m, rebound_from=judge.rebound_from)
 
 
 def _measure_log(judge: "JudgeInput") -> JudgeBundle:
     """A judge log: the full audit when it has everything the seed needs, else the partial one."""
-    c, header, refs, obs, notes = judge.contract, judge.header, judge.references, judge.observations, judge.notes
+    c, refs, obs, notes, log = judge.contract, judge.references, judge.observations, judge.notes, judge.log
+    assert log is not None  # measure_judge's branch for a log
+    # the contract's draft (its scope and content id, the log's digest), or a given snapshot's as read
+    header = cast("tuple[str, str, str]", judge.header)
     if judge.complete:
         try:
             m = measure_frames(c, refs, obs, scope=header[0], contract_content_id=header[1], rubric_digest=header[2])
             m = replace(m, notes=notes, contract_given=judge.contract_given)
             return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs, obs, m,
-                               confidence=stated_preferences(judge.log.observations, refs))
+                               confidence=stated_preferences(log.observations, refs))
         except (FrameError, ValueError) as e:
             notes += (f"the seed's full audit refuses this data ({excerpt(str(e), 160)}): a partial audit follows",)
-    m = measure_partial(c, judge.log.observations, refs, judge.lacks, header)
+    m = measure_partial(c, log.observations, refs, judge.lacks, header)
     m = replace(m, notes=notes + m.notes, contract_given=judge.contract_given)
     empty = pd.DataFrame(columns=list(REFERENCE_FIELDS))
     return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs if refs is not None else empty, obs, m,
-                       confidence=stated_preferences(judge.log.observations, refs))
+                       confidence=stated_preferences(log.observations, refs))
 
 
 def stated_preferences(observations: pd.DataFrame, references: pd.DataFrame | None) -> Calibration | None:

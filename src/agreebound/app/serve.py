@@ -165,6 +165,10 @@ def plan(host: str | None, port: int | None, want_auth: bool, roots: list[Path])
     except SettingError as e:
         raise ServeError(str(e)) from None
     auth_toml = _auth_from_env()
+    # where the sign-in is configured (None: nowhere), its provider's metadata URL, its cookie secret
+    signin: str | None
+    provider: str | None
+    cookie: str | None
     if auth_toml is not None:
         signin, provider = "the environment (" + ", ".join(OIDC_ENV.values()) + ")", os.environ[OIDC_ENV["server_metadata_url"]]
         cookie = os.environ[OIDC_ENV["cookie_secret"]]

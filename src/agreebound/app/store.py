@@ -19,6 +19,12 @@ not a regular file (a device such as /dev/null, a named pipe: refused by ``stat`
 PostgreSQL server is given :data:`TIMEOUT_ENV` seconds to answer (default 5). What is stored is
 bounded and UTF-8: a label or a name of at most ``MAX_NAME_CHARS`` characters and no NUL; a file
 name's bytes that are not UTF-8 are stored as ``\\xNN`` escapes (agreebound.render.names.utf8_safe).
+
+Why one module of this size (the house splits modules over 600 lines): the schema, the records and
+the :class:`Store` are the one place SQL is written, and every query carries its access rule (owner,
+team, sharing) beside it; split apart, a reader would have to hold several files to check that no
+query forgets the viewer. Its sections (schema, records, where, the store, SQLite, errors in words,
+one store per process) are its seams.
 """
 
 from __future__ import annotations
@@ -36,10 +42,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Callable, Iterator, Mapping, Sequence, TypeVar, TypeVarTuple, Unpack, cast, overload
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, RowMapping
 
 from agreebound.version import __version__
 from agreebound.app.access import (
@@ -56,8 +62,13 @@ from agreebound.core.errors import missing_extra
 from agreebound.core.escape import excerpt, printable
 from agreebound.core.limits import MAX_INPUT_BYTES, MAX_NAME_CHARS
 from agreebound.core.escape import LONE_SURROGATE, utf8_safe, utf8_safe_tree
+from agreebound.core.json_types import JSONObject, JSONValue
 
 log = logging.getLogger("agreebound.app.store")
+
+#: The columns a select of runs returns, kept through what narrows or extends it.
+_Columns = TypeVarTuple("_Columns")
+_T = TypeVar("_T")
 
 ENV = "AGREEBOUND_DB"
 OFF = ("off", "none", "0", "false", "no")
@@ -289,9 +300,9 @@ class Run:
     origin: str
     tool_version: str
     thresholds_source: str
-    thresholds: dict[str, Any]
-    recipe: dict[str, Any]
-    report: dict[str, Any] = field(repr=False)
+    thresholds: JSONObject
+    recipe: JSONObject
+    report: JSONObject = field(repr=False)
     inputs: tuple[Input, ...] = ()
     owner: str = LOCAL
     team: str | None = None
@@ -304,7 +315,7 @@ class Run:
         """The owner as a page names them: the address, never the account's key."""
         return self.owner_shown or self.owner
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> JSONObject:
         """The run as one row of a listing (no report)."""
         return {"id": self.id, "created_utc": self.created_utc, "kind": self.kind, "data_name": self.data_name,
                 "judge": self.judge, "contract_id": self.contract_id, "verdict": self.verdict, "label": self.label,
@@ -312,7 +323,7 @@ class Run:
                 "owner": self.owner, "owner_shown": self.owner_name, "team": self.team, "share": self.share,
                 "inputs": [{"role": i.role, "name": i.name, "sha256": i.sha256, "size": i.size} for i in self.inputs]}
 
-    def tombstone(self) -> dict[str, Any]:
+    def tombstone(self) -> JSONObject:
         """What the audit trail keeps of the run once it is deleted."""
         return {"data_name": self.data_name, "kind": self.kind, "verdict": self.verdict, "label": self.label,
                 "owner": self.owner, "owner_shown": self.owner_name, "share": self.share,
@@ -417,7 +428,7 @@ class Store:
         for anyone else (the same words whether the run does not exist or is not theirs)."""
         return f"in {self.shown}" if self.shown == self.where else "here"
 
-    def _visible(self, q: Any) -> Any:
+    def _visible(self, q: sa.Select[Unpack[_Columns]]) -> sa.Select[Unpack[_Columns]]:
         """``q`` limited to the runs the viewer may see (the same rule as access.may_see)."""
         v = self.viewer
         if v is None or v.admin:
@@ -477,7 +488,7 @@ class Store:
     def __enter__(self) -> "Store":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def _prepare(self) -> None:
@@ -494,7 +505,9 @@ class Store:
         if self.sqlite:  # ours (or empty): WAL, so readers never wait for a writer (kept in the file)
             with self.engine.connect() as conn:
                 conn.commit()
-                conn.connection.dbapi_connection.execute("PRAGMA journal_mode = WAL")
+                dbapi = conn.connection.dbapi_connection
+                assert dbapi is not None  # a connection checked out of the pool holds its DB-API connection
+                dbapi.execute("PRAGMA journal_mode = WAL")
         with self._write() as conn:
             T_META.create(conn, checkfirst=True)
             T_MIGRATIONS.create(conn, checkfirst=True)
@@ -563,8 +576,8 @@ class Store:
 
     # -- writing --
 
-    def record(self, kind: str, inputs: Sequence[tuple[str, str, bytes]], report: dict[str, Any],
-               recipe: dict[str, Any], thresholds: dict[str, Any], thresholds_source: str,
+    def record(self, kind: str, inputs: Sequence[tuple[str, str, bytes]], report: JSONObject,
+               recipe: JSONObject, thresholds: JSONObject, thresholds_source: str,
                label: str | None = None, origin: str = "cli", data_name: str | None = None,
                digests: Sequence[str] | None = None, share: str = "private",
                quota_bytes: int | None = None) -> Run:
@@ -616,7 +629,7 @@ class Store:
         with self._guard("recording the run", OUTCOMES["record"]):
             with self._write() as conn:
                 if quota_bytes is not None:
-                    size = sum(len(row[c].encode("utf-8")) for c in JSON_COLUMNS)
+                    size = sum(len(cast(str, row[c]).encode("utf-8")) for c in JSON_COLUMNS)  # texts: _dumps's
                     self._check_quota(conn, dict(zip(digests, (len(d) for _, _, d in inputs))), size, quota_bytes)
                 for (role, name, data), digest in zip(inputs, digests):
                     have = conn.execute(sa.select(T_BLOBS.c.size).where(T_BLOBS.c.sha256 == digest)).first()
@@ -673,18 +686,18 @@ class Store:
             with self.engine.connect() as conn:
                 return sum(self._owner_blobs(conn, self.user).values()) + self._owner_json(conn, self.user)
 
-    def _audit(self, conn: Connection, action: str, run_id: str, detail: dict[str, Any], at: str | None = None) -> None:
+    def _audit(self, conn: Connection, action: str, run_id: str, detail: JSONObject, at: str | None = None) -> None:
         conn.execute(T_AUDIT.insert().values(at_utc=at or now_utc(), actor=_actor(self.user), action=action,
                                              run_id=run_id[:32], detail=_dumps(self._by(detail))))
 
-    def _by(self, detail: dict[str, Any]) -> dict[str, Any]:
+    def _by(self, detail: JSONObject) -> JSONObject:
         """An event's detail with how the actor was named when they acted (their verified address),
         when that is not their key."""
         if self.viewer is not None and self.viewer.name != self.viewer.user:
             return {**detail, "actor_shown": self.viewer.name}
         return detail
 
-    def note(self, action: str, run_id: str, **detail: Any) -> None:
+    def note(self, action: str, run_id: str, **detail: object) -> None:
         """Add an event to the audit trail ("open": a run opened through a link or the History page;
         "refused": a link to a run the viewer cannot open)."""
         if action not in AUDIT_ACTIONS:
@@ -824,7 +837,7 @@ class Store:
         raise StoreError(f"no account that signed in here has the key or is shown exactly as {printable(to, 80)!r} "
                          f"(an account is known here once it has signed in){said}; {outcome}")
 
-    def trail(self, limit: int = 500, run_id: str | None = None) -> list[dict[str, Any]]:
+    def trail(self, limit: int = 500, run_id: str | None = None) -> list[JSONObject]:
         """The newest audit events (admins and the operator only), newest first."""
         if self.viewer is not None and not self.viewer.admin:
             raise StoreError("the audit trail is shown to admins only")
@@ -846,8 +859,8 @@ class Store:
                         "actor_shown": str(detail.get("actor_shown") or r["actor"]), "detail": detail})
         return out
 
-    def same_run(self, kind: str, data_name: str, digests: Sequence[str], recipe: dict[str, Any],
-                 thresholds: dict[str, Any]) -> Run | None:
+    def same_run(self, kind: str, data_name: str, digests: Sequence[str], recipe: JSONObject,
+                 thresholds: JSONObject) -> Run | None:
         """The newest run of these very bytes (in order) read through the same recipe under the same
         thresholds, if one was recorded: uploading it again opens it rather than adding a copy."""
         want_recipe = json.loads(json.dumps(recipe, sort_keys=True))
@@ -1022,7 +1035,7 @@ class Store:
             with self.engine.connect() as conn:
                 rows = conn.execute(q).mappings().all()
                 ids = [r["id"] for r in rows]
-                inputs: dict[str, list[Any]] = {i: [] for i in ids}
+                inputs: dict[str, list[RowMapping]] = {i: [] for i in ids}
                 for chunk in range(0, len(ids), 500):
                     part = ids[chunk:chunk + 500]
                     for r in conn.execute(sa.select(T_INPUTS).where(T_INPUTS.c.run_id.in_(part))
@@ -1092,16 +1105,18 @@ def unpack(stored: bytes, encoding: str, size: int) -> bytes:
     return out
 
 
-def _insert_new(conn: Connection, table: sa.Table) -> Any:
+def _insert_new(conn: Connection, table: sa.Table) -> sa.Insert:
     """INSERT that does nothing when the primary key is there already (both dialects say it so)."""
     if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(table).on_conflict_do_nothing()
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        return postgresql_insert(table).on_conflict_do_nothing()
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert(table).on_conflict_do_nothing()
 
 
-def _judge_columns(kind: str, report: dict[str, Any]) -> tuple[str | None, str | None]:
+def _judge_columns(kind: str, report: JSONObject) -> tuple[str | None, str | None]:
     """(judge, contract id) a run's listing shows: a graded or pass/fail judge's audited judge(s)
     and no contract; a pairwise judge's generator and the contract its snapshot is bound to (a
     draft of edited thresholds has its own id)."""
@@ -1124,7 +1139,7 @@ def amount(n: int) -> str:
     return f"{n:,} bytes" if n < 10**6 else f"{n / 10**6:,.1f} MB"
 
 
-def _dumps(obj: Any) -> str:
+def _dumps(obj: object) -> str:
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     if LONE_SURROGATE.search(text):  # a file name that is not UTF-8, or a JSON input's lone \\ud800
         text = json.dumps(utf8_safe_tree(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -1136,13 +1151,19 @@ def _actor(user: str) -> str:
     return _text_column(str(user))[:MAX_USER_CHARS]
 
 
-def _with_owner_shown(q: Any) -> Any:
+def _with_owner_shown(q: sa.Select[Unpack[_Columns]]) -> sa.Select[Unpack[_Columns], str | None]:
     """``q`` (a select of runs) with ``owner_shown``: how pages name each run's owner."""
     return (q.add_columns(T_IDENTITIES.c.shown.label("owner_shown"))
             .select_from(T_RUNS.outerjoin(T_IDENTITIES, T_IDENTITIES.c.key == T_RUNS.c.owner)))
 
 
-def _text_column(text: Any) -> Any:
+@overload
+def _text_column(text: str) -> str: ...
+@overload
+def _text_column(text: _T) -> _T: ...
+
+
+def _text_column(text: object) -> object:
     """Text read from an input (a judge's name) as a text column holds it: UTF-8, no NUL (escaped)."""
     return utf8_safe(text).replace("\x00", "\\x00") if isinstance(text, str) else text
 
@@ -1175,7 +1196,8 @@ def skipped_sentence(ids: Sequence[str]) -> str:
     return f"{len(ids):,} runs could not be read and were skipped: {shown}"
 
 
-def _run(row: Any, inputs: Sequence[Any], where: str = "") -> Run:
+def _run(row: RowMapping | Mapping[str, JSONValue], inputs: Sequence[RowMapping | Mapping[str, JSONValue]],
+         where: str = "") -> Run:
     try:
         return _run_of(row, inputs)
     except (ValueError, TypeError, KeyError) as e:  # json.JSONDecodeError is a ValueError
@@ -1183,8 +1205,8 @@ def _run(row: Any, inputs: Sequence[Any], where: str = "") -> Run:
                          f"data is damaged ({printable(e, 80)})") from None
 
 
-def _run_of(row: Any, inputs: Sequence[Any]) -> Run:
-    def obj(column: str) -> dict[str, Any]:
+def _run_of(row: RowMapping | Mapping[str, JSONValue], inputs: Sequence[RowMapping | Mapping[str, JSONValue]]) -> Run:
+    def obj(column: str) -> JSONObject:
         value = json.loads(row[column])
         if not isinstance(value, dict):
             raise ValueError(f"{column} is not a JSON object")
@@ -1248,7 +1270,7 @@ def _sqlite_engine(url: sa.URL) -> Engine:
                               connect_args={"timeout": BUSY_TIMEOUT_S, "check_same_thread": False})
 
     @sa.event.listens_for(engine, "connect")
-    def _on_connect(dbapi: Any, _record: Any) -> None:
+    def _on_connect(dbapi: sqlite3.Connection, _record: object) -> None:
         dbapi.isolation_level = None  # transactions are begun below, explicitly
         # text that is not UTF-8 (written by another tool) reads with its bytes escaped, never as a
         # decoding error that would hide every run of the listing

@@ -219,7 +219,7 @@ def planted_frames(judge: PlantedJudge, design: PlantedDesign = PlantedDesign(),
     proportion within each stratum (:func:`_planted`), so the sample holds the true values of
     :func:`implants` up to rounding and a measure that misses one is the instrument's fault, not
     chance. ``exact=False``: independent draws, whose sampling error the 95% intervals must cover
-    (tests/test_judge_bias.py counts how often they do)."""
+    (tests/judge/test_bias_coverage.py counts how often they do)."""
     rng = np.random.default_rng(seed)
     d, r = design, design.repetitions
     contract = replace(contract or validation_contract(design), repetitions_per_order=r)
@@ -441,7 +441,7 @@ def scored_frame(judges: Sequence[ScoredJudge], n_items: int = 200, humans: int 
     length = rng.lognormal(5, 0.5, n_items).round()
     z_len = (length - length.mean()) / length.std()
     model = np.array(models, dtype=object)[rng.integers(0, len(models), n_items)]
-    rows: list[tuple] = []
+    rows: list[tuple[object, ...]] = []
     for h in range(humans):
         s = np.clip(np.rint(truth + rng.normal(0, human_noise, n_items)), lo, hi)
         rows += [(f"item-{i:04d}", f"human-{h + 1}", "human", float(s[i]), model[i], length[i], np.nan, 0)

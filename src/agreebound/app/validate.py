@@ -11,7 +11,7 @@ general disagreement; each biased judge's failure is called its bias).
 The behaviours are planted in exact proportions within each stratum of cases
 (``planted_frames(exact=True)``), so the sample holds the planted values up to rounding: a miss
 is the instrument's fault, not chance, at every seed. How often the intervals cover under
-independent draws, where misses are chance, is counted in tests/test_judge_bias.py.
+independent draws, where misses are chance, is counted in tests/judge/test_bias_coverage.py.
 
 >>> v = validate(seed=0)
 >>> v.holds, len(v.rows), sum(r.flag_raised is True for r in v.rows)
@@ -22,9 +22,18 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence, cast
 
 from agreebound.app.synthetic import PlantedDesign, PlantedJudge, ScoredJudge, implants, planted_frames, scored_frame
+from agreebound.core.json_types import JSONObject
+
+if TYPE_CHECKING:
+    from agreebound.app.judge_input import JudgeBundle
+    from agreebound.app.result import Report
+    from agreebound.judge.decision import CalibrationDecision
+    from agreebound.judge.measure import CalibrationMeasurement
+    from agreebound.scored.decide import ScoredDecision
+    from agreebound.scored.audit import ScoredMeasurement
 
 #: The planted judges, in the order shown: one defect each beside a base rate of general
 #: disagreement (the clean judge's is low enough to pass the contract).
@@ -82,7 +91,7 @@ class Row:
     judge: str
     measure: str
     implant: Fraction | None  # None: no opportunities planted
-    estimate: Fraction | None  # None: not measured
+    estimate: Fraction | float | None  # None: not measured (a float: a measure with a square root)
     low: float | None
     high: float | None
     recovered: bool  # the interval covers the planted value (or neither is defined)
@@ -93,7 +102,7 @@ class Row:
     def holds(self) -> bool:
         return self.recovered and self.flag_expected == self.flag_raised
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return {"judge": self.judge, "measure": self.measure,
                 "implant": None if self.implant is None else str(self.implant),
                 "implant_value": None if self.implant is None else float(self.implant),
@@ -112,7 +121,7 @@ class Check:
     found: str
     holds: bool
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return asdict(self)
 
 
@@ -140,7 +149,7 @@ class Validation:
         out += [f"{c.judge} judge: expected {c.expected}; found {c.found}" for c in self.scored if not c.holds]
         return tuple(out)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return {"seed": self.seed, "design": asdict(self.design), "judges": [asdict(j) for j in self.judges],
                 "nulls": {k: str(v) for k, v in NULLS.items()}, "rows": [r.to_dict() for r in self.rows],
                 "checks": [c.to_dict() for c in self.checks], "scored": [c.to_dict() for c in self.scored],
@@ -150,11 +159,12 @@ class Validation:
 # --- running -----------------------------------------------------------------------------------
 
 
-def audit(judge: PlantedJudge, design: PlantedDesign, seed: Sequence[int]) -> Any:
+def audit(judge: PlantedJudge, design: PlantedDesign, seed: Sequence[int]) -> Report:
     """A planted judge's bundle written as JSON and audited by the pipeline (read, measure, decide,
     report), as ``agreebound calibrate`` audits a file: the pipeline's Report."""
-    from agreebound.io.formats import bundle_json
-    from agreebound.app.pipeline import JudgeRecipe, Source, run
+    from agreebound.io.judge_inputs import bundle_json
+    from agreebound.app.recipes import JudgeRecipe, Source
+    from agreebound.app.pipeline import run
 
     contract, refs, obs, header = planted_frames(judge, design, seed)
     data = bundle_json(contract, header, refs, obs).encode()
@@ -165,11 +175,12 @@ def _inside(value: Fraction, low: float | None, high: float | None) -> bool:
     return low is not None and high is not None and low <= value <= high
 
 
-def rows_of(judge: PlantedJudge, design: PlantedDesign, measurement: Any) -> tuple[Row, ...]:
+def rows_of(judge: PlantedJudge, design: PlantedDesign, measurement: CalibrationMeasurement) -> tuple[Row, ...]:
     """Each measure of a measured planted judge against its planted value."""
     planted = implants(judge, design)
     out = []
     for name in MEASURES:
+        estimate: Fraction | float | None
         if name == "repeat_variance":
             rate, iv = measurement.repeat_variance, measurement.diagnostics.intervals.get(name)
             estimate = rate.value
@@ -188,16 +199,16 @@ def rows_of(judge: PlantedJudge, design: PlantedDesign, measurement: Any) -> tup
     return tuple(out)
 
 
-def check_of(judge: PlantedJudge, report: Any) -> Check:
+def check_of(judge: PlantedJudge, report: Report) -> Check:
     """The judge's verdict against the one planted (:data:`VERDICTS`): the decision, or the planted
     gate and the verdict's note on it (judge_bias's reading, as the report's verdict notes give it)."""
     from agreebound.judge.bias import attribution, position_attribution
 
     gate, passes, note = VERDICTS[judge.name]
-    decision = report.decisions
+    decision = cast("CalibrationDecision", report.decisions)  # a pairwise judge's run
     if gate is None:
         return Check(judge.name, "PASS_CALIBRATION", decision.decision, decision.decision == "PASS_CALIBRATION")
-    g, bias = decision.gate(gate), report.bundle.measurement.bias
+    g, bias = decision.gate(gate), cast("JudgeBundle", report.bundle).measurement.bias
     said = attribution(g, bias) or position_attribution(g, bias) or ""
     said = said[:1].upper() + said[1:] + "." if said else ""  # as judge_bias.verdict_notes words it
     expected = f"{gate} {'passes' if passes else 'fails'}" + (f", the verdict says {note!r}" if note else "")
@@ -209,18 +220,20 @@ def scored_check(judge: ScoredJudge, scale: tuple[int, int], decision: str, meas
                  seed: int) -> Check:
     """A planted graded or pass/fail judge written as a scores table and audited by the pipeline, as
     ``agreebound calibrate`` audits a file: its decision, or its planted bias flagged."""
-    from agreebound.app.pipeline import JudgeRecipe, Source, run
+    from agreebound.app.recipes import JudgeRecipe, Source
+    from agreebound.app.pipeline import run
 
     frame = scored_frame([judge], SCORED_ITEMS, humans=3, human_noise=judge.noise if scale == (0, 1) else 0.5,
                          scale=scale, seed=seed, models=(judge.name, "model-b"))
     data = frame.drop(columns=["line"]).to_csv(index=False).encode()
     report = run(JudgeRecipe(Source(f"planted-{judge.name}.csv", data)))
     if measure is None:
-        d = report.decisions.per_judge[judge.name]
+        d = cast("ScoredDecision", report.decisions).per_judge[judge.name]  # a graded judge's run
         gates = ", ".join(f"{g.name} {'passes' if g.passed else 'fails'}" for g in d[1])
         return Check(judge.name, decision, f"{d[0]} ({gates})", d[0] == decision)
-    m = report.bundle.agreement(judge.name).measure(measure)
-    flagged = m.low is not None and not (m.low <= 0 <= m.high)
+    m = cast("ScoredMeasurement", report.bundle).agreement(judge.name).measure(measure)
+    assert m is not None  # the planted judge's measure is one the audit measures
+    flagged = m.low is not None and not (m.low <= 0 <= cast(float, m.high))  # an interval has both ends
     return Check(judge.name, f"{measure} flagged (its 95% interval excludes 0)",
                  f"{measure} {m.value_text()} {m.interval_text()}", flagged)
 
@@ -233,7 +246,7 @@ def validate(seed: int = 0, design: PlantedDesign = PlantedDesign(),
     checks = []
     for i, judge in enumerate(judges):
         report = audit(judge, design, (seed, i))
-        rows += rows_of(judge, design, report.bundle.measurement)
+        rows += rows_of(judge, design, cast("JudgeBundle", report.bundle).measurement)
         checks.append(check_of(judge, report))
     graded = tuple(scored_check(*plant, seed=seed * 1000 + i) for i, plant in enumerate(scored))
     return Validation(seed, design, tuple(judges), tuple(rows), tuple(checks), graded)

@@ -19,9 +19,12 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from typing import Any
+from typing import TypeVar, overload
 
 from agreebound.core.limits import EXCERPT_CHARS
+
+_T = TypeVar("_T")
+_K = TypeVar("_K")
 
 # Characters never sent raw to a terminal or a page: C0 and C1 controls, DEL, lone surrogates
 # (undecodable file names), and every invisible character that can hide, reorder or fake text:
@@ -50,7 +53,7 @@ def _escape_char(m: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
-def printable(text: Any, limit: int | None = None) -> str:
+def printable(text: object, limit: int | None = None) -> str:
     """One line of safe text: control, invisible and undecodable characters shown as escapes."""
     s = str(text)
     if limit is not None and len(s) > limit:
@@ -59,7 +62,7 @@ def printable(text: Any, limit: int | None = None) -> str:
     return _UNSAFE.sub(_escape_char, s)
 
 
-def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
+def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
     """A quoted, escaped, cut excerpt of a cell for an error message."""
     s = str(value)
     if len(s) <= limit:
@@ -90,7 +93,7 @@ _AUTOLINK = re.compile(r"(?i)(https?|ftp|www|mailto|xmpp)(?=\\[:.])|(\\@)")
 WORD_JOINER = "\u2060"
 
 
-def md_text(text: Any, limit: int | None = 200) -> str:
+def md_text(text: object, limit: int | None = 200) -> str:
     """User text inside Markdown: every ASCII punctuation character backslash-escaped (CommonMark
     allows it), so no link, image, HTML, emphasis, directive (``:red[...]``, ``:material/...:``)
     or math can form; autolinks broken by an invisible word joiner; controls escaped; one line.
@@ -99,7 +102,7 @@ def md_text(text: Any, limit: int | None = 200) -> str:
     return _AUTOLINK.sub(lambda m: m.group(0) + WORD_JOINER, s)
 
 
-def md_code(text: Any, limit: int | None = 200) -> str:
+def md_code(text: object, limit: int | None = 200) -> str:
     """User text as a Markdown code span that it cannot break out of."""
     s = printable(text, limit)
     longest = max((len(run) for run in re.findall(r"`+", s)), default=0)
@@ -111,7 +114,7 @@ def md_code(text: Any, limit: int | None = 200) -> str:
 # --- HTML (reports, plotly labels and hover text) --------------------------------------------
 
 
-def html_text(text: Any, limit: int | None = 200) -> str:
+def html_text(text: object, limit: int | None = 200) -> str:
     """User text for HTML and for plotly strings (which render a subset of HTML tags)."""
     return html.escape(printable(text, limit), quote=True)
 
@@ -122,7 +125,7 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?%?")
 
 
-def csv_cell(value: Any) -> Any:
+def csv_cell(value: _T) -> _T | str:
     """OWASP CSV injection: a text cell that a spreadsheet would read as a formula gets a leading
     apostrophe. Numbers (and text that is only a number, like -0.5) are left as they are."""
     if not isinstance(value, str) or not value.startswith(_FORMULA_START):
@@ -159,7 +162,17 @@ def utf8_safe(text: str) -> str:
     return LONE_SURROGATE.sub(_surrogate, text)
 
 
-def utf8_safe_tree(obj: Any) -> Any:
+@overload
+def utf8_safe_tree(obj: str) -> str: ...
+@overload
+def utf8_safe_tree(obj: dict[_K, _T]) -> dict[_K, _T]: ...
+@overload
+def utf8_safe_tree(obj: list[_T] | tuple[_T, ...]) -> list[_T]: ...
+@overload
+def utf8_safe_tree(obj: _T) -> _T: ...
+
+
+def utf8_safe_tree(obj: object) -> object:
     """Every text (keys too) of a JSON-like tree of dicts, lists and tuples through :func:`utf8_safe`."""
     if isinstance(obj, str):
         return utf8_safe(obj)

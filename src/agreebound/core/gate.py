@@ -2,7 +2,7 @@
 the What-if strip, the sweep, the reports and history's compare read.
 
 This module is the bottom of the decide layer: it imports nothing from agreebound. The panel's
-``decide`` (agreebound.panel) and the judge's (agreebound.judge.calibration) build :class:`Gate`
+``decide`` (agreebound.panel) and the judge's (agreebound.judge.decide) build :class:`Gate`
 values with the comparisons below; nothing outside them compares a number with a threshold.
 A gate compares exact values (fractions), so rounding never decides a result by itself.
 
@@ -18,10 +18,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from numbers import Real
-from typing import Iterable
+from typing import Iterable, TypeAlias, TypedDict
 from agreebound.core.planner import Plan
 
+#: A measured value, a bound or a threshold: an exact Fraction, or a float (an interval's bound; an
+#: int is one too). Python compares the two exactly.
+Number: TypeAlias = "Fraction | float"
 
 
 #: A gate's state: its value was measured, or why there is no number to compare.
@@ -47,7 +49,22 @@ def worst(verdicts: Iterable[str], empty: str = "ENFORCE") -> str:
     return min(verdicts, key=SEVERITY.__getitem__, default=empty)
 
 
-def meets(value: Real, kind: str, threshold: Real) -> bool:
+class GateLabels(TypedDict):
+    """What a decider says alike of the gates it builds (``Gate(..., **common)``, ``evaluate(...,
+    **common)``): the unit, and the threshold's field and source."""
+
+    unit: str
+    threshold_field: str
+    threshold_source: str
+
+
+class StrictGateLabels(GateLabels):
+    """:class:`GateLabels` and strict mode."""
+
+    strict: bool
+
+
+def meets(value: Number, kind: str, threshold: Number) -> bool:
     """The one comparison of a value with a threshold: a "min" gate passes at or above it, a
     "max" gate at or below it. Exact for fractions and floats alike (Python compares them exactly).
 
@@ -61,7 +78,7 @@ def meets(value: Real, kind: str, threshold: Real) -> bool:
     raise ValueError(f"a gate's kind is min or max, not {kind!r}")
 
 
-def straddles(low: Real, high: Real | None, kind: str, threshold: Real) -> bool:
+def straddles(low: Number, high: Number | None, kind: str, threshold: Number) -> bool:
     """The interval [low, high] (``high`` None: unbounded above) holds values on both sides of
     the threshold: another sample of the same size could reach the other result ("fragile")."""
     if kind == "min":  # low fails, high passes: low < threshold <= high
@@ -140,9 +157,11 @@ class Gate:
             return None
         if not self.strict or self.low is None:
             return self.exact
+        low: Number = self.low  # a float beside the exact Fraction: the tighter of the two, as it is
         if self.kind == "min":
-            return min(self.low, self.exact)
-        return None if self.high is None else max(self.high, self.exact)
+            return min(low, self.exact)
+        high: Number | None = self.high
+        return None if high is None else max(high, self.exact)
 
     @property
     def margin(self) -> Fraction | None:
@@ -151,14 +170,14 @@ class Gate:
             return None
         return self.exact - self.threshold if self.kind == "min" else self.threshold - self.exact
 
-    def gap_text(self, gap: Real) -> str:
-        """A distance in the gate's unit: "0.364", "1.90x", "6.2 points"."""
+    def gap_text(self, gap: Number) -> str:
+        """A distance in the gate's unit: "0.364", "1.90x", "6.2 points", "12" (a whole number: unit "n")."""
         if self.unit == "%":
             return f"{abs(float(gap)) * 100:.1f} points"
         x = abs(float(gap))
         if self.unit == "x":
             return f"{x:.2f}x" if x < 10 else f"{x:,.1f}x"
-        return f"{x:.0f}" if self.name == "detectors" else f"{x:.3f}"
+        return f"{x:,.0f}" if self.name == "detectors" or self.unit == "n" else f"{x:.3f}"
 
     @property
     def margin_words(self) -> str | None:
@@ -173,7 +192,7 @@ class Gate:
         return f"{self.gap_text(m)} {'short' if self.kind == 'min' else 'over'}"
 
 
-def evaluate(name: str, kind: str, value: Fraction | None, threshold: Fraction, *, unit: str = "",
+def evaluate(name: str, kind: str, value: Number | None, threshold: Fraction, *, unit: str = "",
              low: float | None = None, high: float | None = None, interval_method: str = "",
              strict: bool = False, state: str | None = None, detail: str = "", threshold_field: str = "",
              threshold_source: str = "default", bound_passed: bool | None = None,

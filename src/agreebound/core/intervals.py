@@ -8,7 +8,7 @@ import struct
 from dataclasses import dataclass, field
 from fractions import Fraction
 from statistics import NormalDist
-from typing import Any
+from typing import Callable, Protocol
 
 
 Z95 = NormalDist().inv_cdf(0.975)  # 1.959963984540054
@@ -136,7 +136,7 @@ def _wilson_float(p: float, n: float, z: float, sign: int) -> float:
 _ONE_BITS = struct.unpack("<q", struct.pack("<d", 1.0))[0]
 
 
-def _first_true(estimate: float, ok: Any) -> int:
+def _first_true(estimate: float, ok: Callable[[int], bool]) -> int:
     """The smallest float in [0, 1], as its bit pattern (monotone for non-negative floats), at
     which ``ok`` holds; ``ok`` is monotone, false at 0 and true at 1. A gallop from the float
     estimate, then bisection: exact whatever the estimate's error."""
@@ -170,7 +170,20 @@ def _as_float(bits: int) -> float:
     return struct.unpack("<d", struct.pack("<q", bits))[0]
 
 
-def rate_interval(name: str, successes: int, observations: int, stats: Any, z: float) -> RateInterval:
+class CaseSums(Protocol):
+    """A rate's per-case sums, as :func:`rate_interval` reads them (agreebound.judge.counts.RateStats):
+    ``k`` cases, Smm (the sum of squared case sizes) and the residuals' spread."""
+
+    @property
+    def k(self) -> int: ...
+
+    @property
+    def smm(self) -> int: ...
+
+    def spread(self) -> int: ...
+
+
+def rate_interval(name: str, successes: int, observations: int, stats: CaseSums | None, z: float) -> RateInterval:
     """``stats``: the rate's per-case sums (agreebound.judge.counts.RateStats: k, Syy, Sym, Smm), or None."""
     n_obs, s = observations, successes
     if stats is None:

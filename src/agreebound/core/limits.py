@@ -9,7 +9,10 @@ the limit here is the smaller reading, 200 * 10**6 bytes, for every input howeve
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast, overload
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: server.maxUploadSize in .streamlit/config.toml, in MB.
 UPLOAD_MB = 200
@@ -92,7 +95,13 @@ MIN_SCORE_MAGNITUDE = 1e-15
 SCORE_RANGE = "a score from -10^15 to 10^15, 0 or at least 10^-15 in size"
 
 
-def within_magnitude(x: Any, smallest: float = 0.0) -> Any:
+@overload
+def within_magnitude(x: float, smallest: float = 0.0) -> bool: ...
+@overload
+def within_magnitude(x: np.ndarray, smallest: float = 0.0) -> np.ndarray: ...
+
+
+def within_magnitude(x: float | np.ndarray, smallest: float = 0.0) -> bool | np.ndarray:
     """The one rule for a score's (or an answer length's) size: at most MAX_SCORE_MAGNITUDE, and 0
     or at least ``smallest`` (MIN_SCORE_MAGNITUDE for a score); for a float or a numpy array
     elementwise. NaN and the infinities are outside.
@@ -100,7 +109,7 @@ def within_magnitude(x: Any, smallest: float = 0.0) -> Any:
     >>> within_magnitude(1e15), within_magnitude(1e308), within_magnitude(5e-324, MIN_SCORE_MAGNITUDE)
     (True, False, False)
     """
-    size = abs(x)
+    size = cast("float | np.ndarray", abs(x))  # abs of the union reads as object
     return (size <= MAX_SCORE_MAGNITUDE) & ((size == 0) | (size >= smallest))
 
 

@@ -10,7 +10,8 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
-from typing import Any
+
+from agreebound.core.json_types import JSONObject
 
 
 # --- planning: how many cases would decide a gate ----------------------------------------------
@@ -54,14 +55,14 @@ class Plan:
     sentence: str
     method: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """As a JSON report stores it: ``unit`` for ``unit_word``, floats to 6 decimals."""
         return {"mdd": _round6(self.mdd), "design_effect": _round6(self.design_effect), "size": self.size,
                 "more": self.more, "decidable": self.decidable, "unit": self.unit_word,
                 "sentence": self.sentence, "method": self.method}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any] | None) -> Plan | None:
+    def from_dict(cls, d: JSONObject | None) -> Plan | None:
         """A stored plan (:meth:`to_dict`) read back; None for none."""
         if not d:
             return None
@@ -92,7 +93,7 @@ def plan_sentence(more: int, unit_word: str, holds: str) -> str:
     return f"about {about(more)} more {unit} would decide it, if {holds} holds ({_PROMISE})"
 
 
-def _plan(estimate: Fraction, threshold: Fraction, fragile: bool, size: int, needed: float | None,
+def _plan(estimate: Fraction | float, threshold: Fraction, fragile: bool, size: int, needed: float | None,
           unit_word: str, holds: str, mdd: float | None, design_effect: float | None, method: str) -> Plan:
     """The plan from the size that would decide it (``needed``, in ``unit_word``; None when the
     estimate sits on the threshold)."""
@@ -105,7 +106,7 @@ def _plan(estimate: Fraction, threshold: Fraction, fragile: bool, size: int, nee
     return Plan(mdd, design_effect, size, more, True, unit_word, plan_sentence(more, unit_word, holds), method)
 
 
-def plan_rate(estimate: Fraction, threshold: Fraction, *, observations: int, cases: int, design_effect: float,
+def plan_rate(estimate: Fraction | float, threshold: Fraction, *, observations: int, cases: int, design_effect: float,
               fragile: bool) -> Plan:
     """A judge rate's plan, for its interval: Wilson at the effective number of observations
     n_eff = observations / design effect (agreebound.core.intervals.rate_interval), which excludes
@@ -163,7 +164,7 @@ def rate_mdd(t: float, n_eff: float) -> float | None:
     return max(out) if out else None
 
 
-def plan_difference(estimate: Fraction, threshold: Fraction, *, variance: float, srs_variance: float | None,
+def plan_difference(estimate: Fraction | float, threshold: Fraction, *, variance: float, srs_variance: float | None,
                     cases: int, fragile: bool) -> Plan:
     """A difference's plan (a net measure: two rates over disjoint case sets), for its normal
     interval d +/- 1.96 SE: SE = sqrt(``variance``) (cluster-robust) now, scaled by
@@ -190,7 +191,7 @@ def plan_difference(estimate: Fraction, threshold: Fraction, *, variance: float,
                  (Z_INTERVAL + Z_POWER) * se, variance / srs_variance if srs_variance else None, method)
 
 
-def plan_alpha(estimate: Fraction, threshold: Fraction, *, se: float, units: int, fragile: bool,
+def plan_alpha(estimate: Fraction | float, threshold: Fraction, *, se: float, units: int, fragile: bool,
                bootstrap: str = "units bootstrap") -> Plan:
     """Alpha's plan from its bootstrap: the standard error (the standard deviation of the
     bootstrap's draws at ``units`` pairable units) scaled by sqrt(units now / units), and the
@@ -217,7 +218,7 @@ def plan_alpha(estimate: Fraction, threshold: Fraction, *, se: float, units: int
                  method)
 
 
-def plan_se(estimate: Fraction, threshold: Fraction, *, se: float, size: int, fragile: bool, unit_word: str,
+def plan_se(estimate: Fraction | float, threshold: Fraction, *, se: float, size: int, fragile: bool, unit_word: str,
             holds: str, how: str) -> Plan:
     """A plan from a standard error at ``size`` (items, cases) that shrinks as sqrt(size now / size),
     the interval taken as estimate +/- 1.96 SE: size = size now * SE^2 * (1.96 + 0.84)^2 /

@@ -21,7 +21,9 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple, TypeVar
+
+from agreebound.core.json_types import JSONObject
 
 # The seed's defaults (nx_agreebound): AB_ALPHA_FLOOR_DEFAULT and AB_RATIO_CAP_DEFAULT.
 ALPHA_FLOOR_DEFAULT = 600
@@ -70,7 +72,7 @@ class Range(NamedTuple):
     hi: int
     unit: str
 
-    def check(self, name: str, value: Any) -> int:
+    def check(self, name: str, value: object) -> int:
         """``value`` as an int, or a ValueError that names the field, the range and the value."""
         if type(value) is not int:
             raise ValueError(f"{name} must be a whole number ({self.unit}), got {_short(value)}")
@@ -106,14 +108,29 @@ SLIDER_SPAN: dict[str, tuple[int, int]] = {
 }
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _check_strict(value: Any) -> None:
+def _check_strict(value: object) -> None:
     if type(value) is not bool:
         raise ValueError(f"strict must be true or false, got {_short(value)}")
+
+
+#: The panel's gates as data, like the judge's :data:`RATE_GATES`: (gate, threshold field, kind).
+#: "min" gates pass at >=, "max" at <=. The seed's two (alpha and the spread) are always on; the
+#: structural refusal of a single detector is not a threshold and stays code.
+PANEL_GATES: tuple[tuple[str, str, str], ...] = (
+    ("alpha", "alpha_floor_permil", "min"),
+    ("spread", "ratio_cap_permil", "max"),
+)
+#: Gates a panel's threshold data may turn on (a field of :class:`PanelThresholds`, None = off, the
+#: default, so the seed's rule is unchanged). Each gates a whole measured number that
+#: agreebound.panel.decide names (PANEL_MEASURES); a new one is a row here, its field, range and words,
+#: and its measure there: the sliders, files, links and reports read them from these tables.
+OPTIONAL_PANEL_GATES: tuple[tuple[str, str, str], ...] = ()
+OPTIONAL_PANEL_FIELDS = tuple(f for _, f, _ in OPTIONAL_PANEL_GATES)
 
 
 @dataclass(frozen=True)
@@ -127,9 +144,16 @@ class PanelThresholds:
     strict: bool = False
 
     def __post_init__(self) -> None:
-        RANGES["alpha_floor_permil"].check("alpha_floor_permil", self.alpha_floor_permil)
-        RANGES["ratio_cap_permil"].check("ratio_cap_permil", self.ratio_cap_permil)
+        for _, name, _ in PANEL_GATES:
+            RANGES[name].check(name, getattr(self, name))
+        for name in OPTIONAL_PANEL_FIELDS:
+            if getattr(self, name) is not None:
+                RANGES[name].check(name, getattr(self, name))
         _check_strict(self.strict)
+
+    def to_dict(self) -> JSONObject:
+        """As data: every field, an optional gate's only when it is on (a file without it reads the same)."""
+        return {k: v for k, v in asdict(self).items() if not (k in OPTIONAL_PANEL_FIELDS and v is None)}
 
     @property
     def alpha_floor(self) -> Fraction:
@@ -184,11 +208,12 @@ class CalibrationThresholds:
         _check_strict(self.strict)
 
     @classmethod
-    def from_contract(cls, contract: Any, strict: bool = False) -> "CalibrationThresholds":
-        return cls(**{f.name: getattr(contract, f.name, None) for f in fields(cls) if f.name != "strict"},
-                   strict=strict)
+    def from_contract(cls, contract: object, strict: bool = False) -> "CalibrationThresholds":
+        # the contract's threshold fields by name (an opt-in gate None when the contract has none)
+        given: dict[str, Any] = {f.name: getattr(contract, f.name, None) for f in fields(cls) if f.name != "strict"}
+        return cls(**given, strict=strict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """As data: every field, an opt-in gate only when it is set (a file without them reads the same)."""
         return {k: v for k, v in asdict(self).items() if not (k in NET_FIELDS and v is None)}
 
@@ -240,10 +265,10 @@ class ThresholdSet:
     #: a graded or pass/fail judge's (agreebound.scored.audit)
     scored: ScoredThresholds = field(default_factory=ScoredThresholds)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """As data; the graded judges' table only when it differs from its defaults (a file without it
         reads the same)."""
-        out: dict[str, Any] = {"panel": asdict(self.panel)}
+        out: JSONObject = {"panel": self.panel.to_dict()}
         if self.calibration is not None:
             out["calibration"] = self.calibration.to_dict()
         if self.scored != ScoredThresholds():
@@ -259,7 +284,7 @@ DEFAULT = ThresholdSet()
 
 #: How each threshold reads in a sentence (display units: alpha as a number, the cap as a multiple,
 #: the judge's gates in percent).
-THRESHOLD_WORDS: dict[str, tuple[str, Any]] = {
+THRESHOLD_WORDS: dict[str, tuple[str, Callable[[int], str]]] = {
     "alpha_floor_permil": ("alpha floor", lambda v: f"{v / PERMIL:.3f}"),
     "ratio_cap_permil": ("spread cap", lambda v: f"{v / PERMIL:.2f}x"),
     "minimum_reviewers": ("minimum reviewers", str),
@@ -288,9 +313,9 @@ def edits(t: ThresholdSet, contract_thresholds: CalibrationThresholds | None) ->
     for name in PANEL_FIELDS:
         now, then = getattr(t.panel, name), getattr(DEFAULT.panel, name)
         if now != then:
+            words, fmt = THRESHOLD_WORDS.get(name, (name, str))
             out.append("panel strict mode on (default off)" if name == "strict" else
-                       f"{THRESHOLD_WORDS[name][0]} {THRESHOLD_WORDS[name][1](now)} "
-                       f"(default {THRESHOLD_WORDS[name][1](then)})")
+                       f"{words} {'off' if now is None else fmt(now)} (default {'off' if then is None else fmt(then)})")
     if t.calibration is not None and contract_thresholds is not None:
         for name in CALIBRATION_FIELDS:
             now, then = getattr(t.calibration, name), getattr(contract_thresholds, name)
@@ -317,13 +342,13 @@ class ThresholdError(ValueError):
         self.key = key
 
 
-def _table(data: Any, path: str) -> dict[str, Any]:
+def _table(data: object, path: str) -> JSONObject:
     if not isinstance(data, dict):
         raise ThresholdError(path or None, f"{path or 'the thresholds'} must be a table/object, got {type(data).__name__}")
     return data
 
 
-def threshold_set_from_dict(data: Any, source: str, prefix: str = "") -> ThresholdSet:
+def threshold_set_from_dict(data: object, source: str, prefix: str = "") -> ThresholdSet:
     """Build from parsed JSON/TOML/URL data; a :class:`ThresholdError` names the offending key."""
     data = _table(data, prefix.rstrip("."))
     unknown = sorted(str(k) for k in data if k not in ("panel", "calibration", "scored"))
@@ -360,7 +385,11 @@ def threshold_set_from_dict(data: Any, source: str, prefix: str = "") -> Thresho
     return ThresholdSet(panel, calibration, source, scored)
 
 
-def _build(cls: Any, values: dict[str, Any], path: str) -> Any:
+#: The threshold tables a file's table is built into.
+_Table = TypeVar("_Table", PanelThresholds, CalibrationThresholds, ScoredThresholds)
+
+
+def _build(cls: type[_Table], values: JSONObject, path: str) -> _Table:
     """Validate field by field so the error names the key that is out of its range."""
     for name, value in values.items():
         if name == "strict":

@@ -9,9 +9,10 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from agreebound.panel.alpha import unit_disagreement
 from agreebound.panel.counts import PanelCounts, UnitPatterns, from_rows, unit_patterns
@@ -19,7 +20,16 @@ from agreebound.core.errors import InputError
 from agreebound.core.escape import excerpt
 from agreebound.io.mapping import UNIT_JOIN
 from agreebound.io.values import classify_values
-from agreebound.panel.categories import float_value
+from agreebound.panel.categories import Level, Number, Value, float_value
+
+if TYPE_CHECKING:
+    from agreebound.io.mapping import Mapping
+
+#: An engine's result rows: per (dimension, rater, value text) its ratings; per (dimension, m) the units of
+#: m ratings; per (dimension, m, c, k) the pairs of values c and k within units of m ratings.
+RaterRow = tuple[str, str, "str | None", int]
+SizeRow = tuple[str, int, int]
+PairRow = tuple[str, int, int, int, int]
 
 #: Up to this many categories, pair counts come from one pass over each unit's histogram (k(k+1)/2
 #: sums); above, from a self-join of the (unit, value) counts.
@@ -103,16 +113,16 @@ class Coding:
     """The distinct value texts read as categories: each text's code (missing texts have none)."""
 
     kind: str  # "number" | "label"
-    values: tuple[Any, ...]
+    values: tuple[Value, ...]
     code_of: dict[str, int]
-    number_of: dict[str, Any] = field(default_factory=dict)  # the texts that read as numbers: their number
+    number_of: dict[str, Number] = field(default_factory=dict)  # the texts that read as numbers: their number
 
-    def within(self, texts: Iterable[str]) -> tuple[str, list[Any]]:
+    def within(self, texts: Iterable[str | None]) -> tuple[str, list[Value]]:
         """The kind, and each code's category, as one dimension holding ``texts`` (coded texts)
         reads them on its own, as the in-memory reader reads each dimension: where the texts of
         all dimensions are labels but this one's are all numbers, they are numbers here (codes
         of one number merge). A code this dimension does not hold is given a category it holds."""
-        mine = [t for t in texts if t in self.code_of]
+        mine = [t for t in texts if t is not None and t in self.code_of]  # (a missing cell's text is None)
         if not mine:  # no value here: numbers, as the in-memory reader reads an empty dimension
             return "number", list(self.values)
         if self.kind == "number" or not all(t in self.number_of for t in mine):
@@ -123,7 +133,7 @@ class Coding:
 
 
 def code_texts(texts: Sequence[str], missing: Sequence[str], files: Sequence[str], column: str,
-               where: Any) -> Coding:
+               where: Callable[[str], tuple[object, object]]) -> Coding:
     """Read the distinct texts as in memory ("1" and "1.0" one number; missing spellings dropped);
     a bad one is an InputError naming a unit and a rater that hold it (``where(text)``: the first
     of each by name, so that every run names the same; a unit of several columns shown as in
@@ -145,22 +155,24 @@ def code_texts(texts: Sequence[str], missing: Sequence[str], files: Sequence[str
                   number_of)
 
 
-def unit_shown(unit: Any) -> str:
+def unit_shown(unit: object) -> str:
     """An engine's unit key (its columns' names joined by U+001F) as the in-memory reader shows a
     unit of several columns: joined by " | "."""
     return str(unit).replace("\x1f", UNIT_JOIN)
 
 
-def first_rater(by_rater: Sequence[Sequence[Any]], text: str) -> Any:
+def first_rater(by_rater: Sequence[RaterRow], text: str) -> str:
     """The first rater by name, of an engine's (d, r, text, n) rows, holding ``text`` ("?": none)."""
     return min((r for _, r, v, _ in by_rater if v == text), default="?")
 
 
-def pairs_from_histograms(rows: Sequence[Sequence[Any]], k: int) -> tuple[list[Any], list[Any]]:
+def pairs_from_histograms(rows: Sequence[tuple[str, int, int, *tuple[int, ...]]],
+                          k: int) -> tuple[list[SizeRow], list[PairRow]]:
     """Rows (d, m, units, sum_{i<=j} n_i n_j - [i=j] n_i ...) in the order of :func:`pivot_cells` ->
     sizes (d, m, units) and pairs (d, m, c, k, count), both orders of an off-diagonal pair."""
     cells = pivot_cells(k)
-    sizes, pairs = [], []
+    sizes: list[SizeRow] = []
+    pairs: list[PairRow] = []
     for d, m, units, *vals in rows:
         sizes.append((d, int(m), int(units)))
         if m < 2:
@@ -177,7 +189,8 @@ def pivot_cells(k: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(k) for j in range(i, k)]
 
 
-def patterns_from_entries(d: Any, pid: Any, units: Any, code: Any, n: Any) -> dict[str, UnitPatterns]:
+def patterns_from_entries(d: npt.ArrayLike, pid: npt.ArrayLike, units: npt.ArrayLike, code: npt.ArrayLike,
+                          n: npt.ArrayLike) -> dict[str, UnitPatterns]:
     """Each dimension's unit patterns from an engine's entry rows (dimension, pattern id, units of
     the pattern, category code, count), one row per category of a pattern."""
     import pandas as pd
@@ -195,15 +208,15 @@ def patterns_from_entries(d: Any, pid: Any, units: Any, code: Any, n: Any) -> di
     return out
 
 
-def assemble(coding: Coding, by_rater: Sequence[Sequence[Any]], sizes: Sequence[Sequence[Any]],
-             pairs: Sequence[Sequence[Any]], patterns: dict[str, UnitPatterns | None] | None = None
+def assemble(coding: Coding, by_rater: Sequence[RaterRow], sizes: Sequence[SizeRow],
+             pairs: Sequence[PairRow], patterns: dict[str, UnitPatterns | None] | None = None
              ) -> dict[str, PanelCounts]:
     """Counts per dimension from an engine's rows: by_rater (d, r, text, n), sizes (d, m, units),
     pairs (d, m, c, k, n); ``patterns``: each dimension's unit patterns (None: more than
     MAX_PATTERNS; a dimension not in it has no pairable unit), or None when not counted."""
     totals: dict[str, list[int]] = {}
     raters: dict[str, list[tuple[str, int | None, int]]] = {}
-    held: dict[str, set[str]] = {}  # each dimension's texts
+    held: dict[str, set[str | None]] = {}  # each dimension's texts
     k = len(coding.values)
     for d, r, v, n in by_rater:
         held.setdefault(d, set()).add(v)
@@ -246,11 +259,11 @@ def drop_unused(c: PanelCounts) -> PanelCounts:
 HEAD_BYTES = 1 << 20
 
 
-def detect_columns(path: str) -> Any:
+def detect_columns(path: str) -> Mapping:
     """The columns of long ratings as the in-memory reader would map them (header synonyms such as
     item/annotator/label, a dimension column named question), read from the file's head: the
     suggested Mapping. A file that does not read as long ratings is an InputError."""
-    from agreebound.io.formats import read_source_mapping
+    from agreebound.io.ratings import read_source_mapping
 
     name = Path(path).name
     if is_parquet([path]):
@@ -283,7 +296,7 @@ def detect_columns(path: str) -> Any:
     return mapping
 
 
-def unit_counts(dimension: str, coding: Coding, sizes: Sequence[Any], pairs: Sequence[Any]) -> Any:
+def unit_counts(dimension: str, coding: Coding, sizes: Sequence[SizeRow], pairs: Sequence[PairRow]) -> PanelCounts:
     """One dimension's counts from an engine's (d, m, units) and (d, m, c, k, pairs) rows, without
     rater or total facts (what leave-one-rater-out and the disagreeing units need)."""
 
@@ -292,7 +305,7 @@ def unit_counts(dimension: str, coding: Coding, sizes: Sequence[Any], pairs: Seq
                      [(m, c, kk, n) for _, m, c, kk, n in pairs], [0] * k, [])
 
 
-def most_disagreeing(batches: Iterable[Sequence[Sequence[int]]], whole: PanelCounts, level: str,
+def most_disagreeing(batches: Iterable[Sequence[Sequence[int]]], whole: PanelCounts, level: Level,
                      top: int) -> list[tuple[tuple[int, ...], float]]:
     """The unit histograms (n_0, ..., n_{k-1}: ratings of each category) that hold the ``top``
     units disagreeing most, each with its disagreement (agreebound.panel.alpha.unit_disagreement at the

@@ -9,18 +9,27 @@ labels), so "1" and "1.0" become one category, as they do in memory.
 Data whose head names its raters and value texts, with plain names, is counted in one scan
 (:func:`_one_scan`); anything that head did not foresee takes the general path, which reads names
 as the reader compares them and proves no rater rated a unit twice in a pass of its own.
+
+Why one module of this size (613 lines): the one-scan path and the general path count the same
+rows and must stay in step; they are kept side by side on purpose.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from typing import Any, NamedTuple, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
-from agreebound.panel.counts import PanelCounts
+from agreebound.panel.categories import Level
+from agreebound.panel.counts import PanelCounts, UnitPatterns
 from agreebound.engines.common import (
     PIVOT_MAX_CATEGORIES,
+    Coding,
     LongColumns,
+    PairRow,
+    RaterRow,
+    SizeRow,
     assemble,
     check_columns,
     code_texts,
@@ -36,6 +45,9 @@ from agreebound.engines.common import (
 )
 from agreebound.core.errors import InputError
 from agreebound.core.escape import INVISIBLE_RE2, excerpt
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 __all__ = ["LongColumns", "panel_counts", "PIVOT_MAX_CATEGORIES", "MEMORY_LIMIT", "source", "literal_paths",
            "quote_identifier", "string_list"]
@@ -63,6 +75,13 @@ def source(files: list[str], delimiter: str | None = None) -> str:
 #: DuckDB's working memory (it spills to a temporary folder beyond it): bounded whatever the data's
 #: size. $AGREEBOUND_DUCKDB_MEMORY overrides it (e.g. 8GB on a large machine).
 MEMORY_LIMIT = "1GB"
+
+
+def one_row(result: DuckDBPyConnection) -> tuple[Any, ...]:
+    """The one row a query returns: an aggregate's (no GROUP BY), or a row known to be there."""
+    row = result.fetchone()
+    assert row is not None  # an aggregate over no rows still returns one row
+    return row
 
 
 def _name(expr: str) -> str:
@@ -174,8 +193,9 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
 
 
 
-def _one_scan(con: Any, src: str, columns: LongColumns, keys: _Keys, missing: Sequence[str],
-              shown: str) -> tuple[Any, ...] | None:
+def _one_scan(con: DuckDBPyConnection, src: str, columns: LongColumns, keys: _Keys, missing: Sequence[str],
+              shown: str) -> tuple[Coding, list[RaterRow], list[SizeRow], list[PairRow],
+                                   dict[str, UnitPatterns | None]] | None:
     """The counts in one scan of the data, when its head names every value text (up to
     PIVOT_MAX_CATEGORIES) and up to 63 raters, and every name is plain (:data:`PLAIN`); otherwise
     None, and nothing is left behind (the general path then reads the data its own way).
@@ -225,13 +245,13 @@ def _one_scan(con: Any, src: str, columns: LongColumns, keys: _Keys, missing: Se
            f"OR (gid = 4 AND regexp_full_match(r, '{PLAIN}') IS NOT TRUE) "
            f"OR (gid = 4 AND v IS NOT NULL AND NOT list_contains({known}, v))"
            + (f" OR regexp_full_match(d, '{PLAIN}') IS NOT TRUE" if columns.dimension else ""))
-    odd, unproven, total = con.execute(f"""
+    odd, unproven, total = one_row(con.execute(f"""
         SELECT count(*) FILTER (WHERE {odd}), count(*) FILTER (WHERE gid = 3 AND bit_count(b) < n),
-               coalesce(sum(n) FILTER (WHERE gid = 4), 0) FROM one""").fetchone()
+               coalesce(sum(n) FILTER (WHERE gid = 4), 0) FROM one"""))
     # a unit with fewer rater bits than ratings (a rater twice, or raters the head did not name) may
     # have carried a digit (the digits' sum then falls below its ratings)
-    if odd or unproven and con.execute(
-            f"SELECT count(*) FROM one WHERE gid = 3 AND {' + '.join(digit(t) for t in range(digits))} <> n").fetchone()[0]:
+    if odd or unproven and one_row(con.execute(
+            f"SELECT count(*) FROM one WHERE gid = 3 AND {' + '.join(digit(t) for t in range(digits))} <> n"))[0]:
         con.execute("DROP TABLE one")
         return None
     if unproven:
@@ -239,7 +259,7 @@ def _one_scan(con: Any, src: str, columns: LongColumns, keys: _Keys, missing: Se
         _no_rater_twice(con, src, columns, keys, named, total, shown, "one")
     by_rater = con.execute("SELECT d, r, v, n FROM one WHERE gid = 4").fetchall()
 
-    def where(text: str) -> tuple[Any, Any]:
+    def where(text: str) -> tuple[object, str]:
         i = texts.index(text)
         row = con.execute(f"SELECT min(u) FROM one WHERE gid = 3 AND {digit(i)} > 0").fetchone()
         return (row[0] if row and row[0] is not None else "?"), first_rater(by_rater, text)
@@ -255,7 +275,7 @@ def _one_scan(con: Any, src: str, columns: LongColumns, keys: _Keys, missing: Se
     return coding, by_rater, sizes, pairs, _fetch_patterns(con, k)
 
 
-def _pattern_table_by_texts(con: Any, coding: Any, texts: Sequence[str], base: int) -> None:
+def _pattern_table_by_texts(con: DuckDBPyConnection, coding: Coding, texts: Sequence[str], base: int) -> None:
     """The table ``pat`` (d, m, n0.., units) from the units of table ``one``, each histogram of
     texts a number (digit t: text t) in ``base``: texts of one code summed, units with no coded
     rating left out."""
@@ -297,7 +317,7 @@ def _keys(columns: LongColumns) -> _Keys:
     )
 
 
-def _group_names(con: Any, src: str, columns: LongColumns, keys: _Keys) -> bool:
+def _group_names(con: DuckDBPyConnection, src: str, columns: LongColumns, keys: _Keys) -> bool:
     """The table ``g``: ratings per (dimension, unit, value) (gid 2) and per (dimension, rater,
     value) (gid 4), names normalised. True when two spellings of a unit or rater name merged."""
     # One scan, on the names as written: ratings per (unit, value) and per (rater, value).
@@ -312,7 +332,7 @@ def _group_names(con: Any, src: str, columns: LongColumns, keys: _Keys) -> bool:
            f"(gid = 4 AND regexp_full_match(r, {plain}) IS NOT TRUE)"]
     if columns.dimension:
         odd.append(f"regexp_full_match(d, {plain}) IS NOT TRUE")
-    respelled = con.execute("SELECT count(*) FROM g0 WHERE " + " OR ".join(odd)).fetchone()[0]
+    respelled = one_row(con.execute("SELECT count(*) FROM g0 WHERE " + " OR ".join(odd)))[0]
     if not respelled:  # every name as the reader compares it already: g0 is g
         con.execute("ALTER TABLE g0 RENAME TO g")
         return False
@@ -328,25 +348,25 @@ def _group_names(con: Any, src: str, columns: LongColumns, keys: _Keys) -> bool:
                nullif(nullif({unit_norm}, ''), {empty_unit}) AS u, nullif({_fast_name("r")}, '') AS r, v,
                sum(n)::BIGINT AS n, gid
         FROM g0 GROUP BY ALL""")
-    merged = con.execute("""SELECT (SELECT count(DISTINCT (d, u)) FROM g0 WHERE gid = 2)
-                                 - (SELECT count(DISTINCT (d, u)) FROM g WHERE gid = 2)""").fetchone()[0] \
-        or con.execute("""SELECT (SELECT count(DISTINCT (d, r)) FROM g0 WHERE gid = 4)
-                               - (SELECT count(DISTINCT (d, r)) FROM g WHERE gid = 4)""").fetchone()[0]
+    merged = one_row(con.execute("""SELECT (SELECT count(DISTINCT (d, u)) FROM g0 WHERE gid = 2)
+                                         - (SELECT count(DISTINCT (d, u)) FROM g WHERE gid = 2)"""))[0] \
+        or one_row(con.execute("""SELECT (SELECT count(DISTINCT (d, r)) FROM g0 WHERE gid = 4)
+                                       - (SELECT count(DISTINCT (d, r)) FROM g WHERE gid = 4)"""))[0]
     con.execute("DROP TABLE g0")
     return bool(merged)
 
 
-def _check_names(con: Any, src: str, columns: LongColumns, keys: _Keys, merged: bool, shown: str) -> None:
+def _check_names(con: DuckDBPyConnection, src: str, columns: LongColumns, keys: _Keys, merged: bool, shown: str) -> None:
     """The reader's errors, from ``g`` and a second pass: no ratings, an empty name, a rater rating
     a unit twice."""
-    total = con.execute("SELECT coalesce(sum(n), 0) FROM g WHERE gid = 4").fetchone()[0]  # the (d, r, v) set
+    total = one_row(con.execute("SELECT coalesce(sum(n), 0) FROM g WHERE gid = 4"))[0]  # the (d, r, v) set
     if not total:
         raise InputError(shown, None, None, "no ratings: the files have a header but no data rows")
     # grouping(u, r, v): 2 = the (d, u, v) set, 4 = (d, r, v)
     empty = (("dimension", columns.dimension, "d IS NULL OR d = ''"), ("unit", columns.unit[0], "gid = 2 AND u IS NULL"),
              ("rater", columns.rater, "gid = 4 AND r IS NULL"))
     for what, col, cond in empty:
-        if col is not None and con.execute(f"SELECT count(*) FROM g WHERE {cond}").fetchone()[0]:
+        if col is not None and one_row(con.execute(f"SELECT count(*) FROM g WHERE {cond}"))[0]:
             raise InputError(shown, None, col, f"an empty {what} name; every rating needs one")
     # A rater rating a unit twice: a second pass, on the names as written, or normalised when two
     # spellings merged.
@@ -355,7 +375,7 @@ def _check_names(con: Any, src: str, columns: LongColumns, keys: _Keys, merged: 
     _no_rater_twice(con, src, columns, keys, named, total, shown, "g")
 
 
-def _no_rater_twice(con: Any, src: str, columns: LongColumns, keys: _Keys, named: str, total: int, shown: str,
+def _no_rater_twice(con: DuckDBPyConnection, src: str, columns: LongColumns, keys: _Keys, named: str, total: int, shown: str,
                     table: str) -> None:
     """The reader's error when a rater rated a unit twice, in a pass over the ratings ``named`` (d,
     u, r; ``total`` of them; ``table`` holds their raters in its (d, r, v) rows, gid 4). First
@@ -374,7 +394,7 @@ def _no_rater_twice(con: Any, src: str, columns: LongColumns, keys: _Keys, named
                          + "; each rater rates a unit once")
 
 
-def _each_rater_once(con: Any, named: str, total: int, table: str = "g") -> bool:
+def _each_rater_once(con: DuckDBPyConnection, named: str, total: int, table: str = "g") -> bool:
     """True when no rater rated a unit twice, found in one pass that groups units only: each
     rating's rater is one bit of a 64-bit mask per unit (the unit by its hash), so a unit with
     fewer bits than ratings may hold a rater twice, or share its hash with another unit. False
@@ -386,10 +406,10 @@ def _each_rater_once(con: Any, named: str, total: int, table: str = "g") -> bool
         return False
     con.execute("CREATE TEMP TABLE rater_bit (r VARCHAR, bit INTEGER)")
     con.executemany("INSERT INTO rater_bit VALUES (?, ?)", [(r, i) for i, r in enumerate(raters)])
-    flagged, seen = con.execute(f"""
+    flagged, seen = one_row(con.execute(f"""
         SELECT count(*) FILTER (WHERE bit_count(b) < n), coalesce(sum(n), 0) FROM (
             SELECT hash(d, u) AS h, count(*) AS n, bit_or(1::UBIGINT << bit) AS b
-            FROM ({named}) JOIN rater_bit USING (r) GROUP BY h)""").fetchone()
+            FROM ({named}) JOIN rater_bit USING (r) GROUP BY h)"""))
     con.execute("DROP TABLE rater_bit")
     return flagged == 0 and seen == total
 
@@ -399,12 +419,12 @@ def _each_rater_once(con: Any, named: str, total: int, table: str = "g") -> bool
 _CODED = "(SELECT g.d AS d, g.u AS u, vals.code AS c, g.n AS n FROM g JOIN vals ON g.v = vals.v WHERE g.gid = 2)"
 
 
-def _code_values(con: Any, columns: LongColumns, missing: Sequence[str], shown: str) -> tuple[Any, list[Any]]:
+def _code_values(con: DuckDBPyConnection, columns: LongColumns, missing: Sequence[str], shown: str) -> tuple[Coding, list[RaterRow]]:
     """The values' texts coded by the reader's rules (the table ``vals``: text, code) and the
     ratings per (dimension, rater, value)."""
     by_rater = con.execute("SELECT d, r, v, n FROM g WHERE gid = 4").fetchall()
 
-    def where(text: str) -> tuple[Any, Any]:
+    def where(text: str) -> tuple[object, str]:
         row = con.execute("SELECT min(u) FROM g WHERE gid = 2 AND v = ?", [text]).fetchone()
         return (row[0] if row and row[0] is not None else "?"), first_rater(by_rater, text)
 
@@ -415,8 +435,8 @@ def _code_values(con: Any, columns: LongColumns, missing: Sequence[str], shown: 
     return coding, by_rater
 
 
-def _pairs_by_pivot(con: Any, k: int, patterns: bool = False, entries: str = "uc",
-                    most: int | None = None) -> tuple[list[Any], list[Any]]:
+def _pairs_by_pivot(con: DuckDBPyConnection, k: int, patterns: bool = False, entries: str = "uc",
+                    most: int | None = None) -> tuple[list[SizeRow], list[PairRow]]:
     """Each unit's histogram as k columns, then per (dimension, unit size) the sums of n_c * n_k.
     ``entries``: the (d, u, c, n) rows counted (a code may come in several rows of a unit).
     ``patterns``: the histograms are grouped into the table ``pat`` (dimension, histogram, units),
@@ -440,7 +460,7 @@ def _pairs_by_pivot(con: Any, k: int, patterns: bool = False, entries: str = "uc
     return _pairs_of_patterns(con, k)
 
 
-def _pairs_of_patterns(con: Any, k: int) -> tuple[list[Any], list[Any]]:
+def _pairs_of_patterns(con: DuckDBPyConnection, k: int) -> tuple[list[SizeRow], list[PairRow]]:
     """Sizes and pairs from the unit patterns of table ``pat`` (d, m, n0.., units), and the table
     ``pat_entries`` (dimension, pattern id, units, code, count) of its pairable patterns."""
     cells = pivot_cells(k)
@@ -455,7 +475,7 @@ def _pairs_of_patterns(con: Any, k: int) -> tuple[list[Any], list[Any]]:
     return pairs_from_histograms(rows, k)
 
 
-def _packed_patterns(con: Any, k: int, entries: str, base: int) -> bool:
+def _packed_patterns(con: DuckDBPyConnection, k: int, entries: str, base: int) -> bool:
     """The table ``pat`` as :func:`_pairs_by_pivot` makes it, each unit's histogram grouped as the
     one number sum_c n_c * base^c (every n_c < base: its digits), which DuckDB groups several times
     faster than k columns. False (nothing made) where that number would not fit in a HUGEINT, or
@@ -472,14 +492,14 @@ def _packed_patterns(con: Any, k: int, entries: str, base: int) -> bool:
               FROM (SELECT e.d, e.u, sum(e.n * w.w)::HUGEINT AS key
                     FROM {entries} e JOIN (VALUES {weights}) w(c, w) ON e.c = w.c GROUP BY e.d, e.u)
               GROUP BY d, key)""")
-    whole = con.execute(f"SELECT (SELECT coalesce(sum(units * m), 0) FROM pat) = (SELECT coalesce(sum(n), 0) FROM {entries})"
-                        ).fetchone()[0]
+    whole = one_row(con.execute(
+        f"SELECT (SELECT coalesce(sum(units * m), 0) FROM pat) = (SELECT coalesce(sum(n), 0) FROM {entries})"))[0]
     if not whole:
         con.execute("DROP TABLE pat")
     return bool(whole)
 
 
-def _pattern_table_by_lists(con: Any) -> None:
+def _pattern_table_by_lists(con: DuckDBPyConnection) -> None:
     """The unit patterns (pairable units' histograms, as (code, count) lists) of ``uc`` as the table
     ``pat_entries`` (dimension, pattern id, units, code, count)."""
     con.execute("""
@@ -492,14 +512,14 @@ def _pattern_table_by_lists(con: Any) -> None:
                 GROUP BY d, cs, ns))""")
 
 
-def _fetch_patterns(con: Any, k: int) -> dict[str, Any]:
+def _fetch_patterns(con: DuckDBPyConnection, k: int) -> dict[str, UnitPatterns | None]:
     """Each dimension's unit patterns from ``pat_entries``; None for a dimension with more than
     MAX_PATTERNS (counted in DuckDB, not fetched)."""
     from agreebound.panel.counts import MAX_PATTERNS
 
     many = con.execute("SELECT d, count(DISTINCT pid) FROM pat_entries GROUP BY d").fetchall()
     keep = [d for d, n in many if n <= MAX_PATTERNS]
-    out: dict[str, Any] = {d: None for d, n in many if n > MAX_PATTERNS}
+    out: dict[str, UnitPatterns | None] = {d: None for d, n in many if n > MAX_PATTERNS}
     if keep:
         got = con.execute("SELECT d, pid, units, c, n FROM pat_entries WHERE d IN (SELECT UNNEST(?)) ORDER BY pid",
                           [keep]).fetchnumpy()
@@ -507,7 +527,7 @@ def _fetch_patterns(con: Any, k: int) -> dict[str, Any]:
     return out
 
 
-def _pairs_by_join(con: Any) -> tuple[list[Any], list[Any]]:
+def _pairs_by_join(con: DuckDBPyConnection) -> tuple[list[SizeRow], list[PairRow]]:
     con.execute("CREATE TEMP TABLE um AS SELECT d, u, sum(n)::BIGINT AS m FROM uc GROUP BY d, u")
     sizes = con.execute("SELECT d, m, count(*) FROM um GROUP BY d, m").fetchall()
     pairs = con.execute("""
@@ -517,7 +537,7 @@ def _pairs_by_join(con: Any) -> tuple[list[Any], list[Any]]:
     return sizes, pairs
 
 
-def _most_disagreeing_units(con: Any, whole: PanelCounts, level: str, k: int, top: int) -> list[tuple[str, float]]:
+def _most_disagreeing_units(con: DuckDBPyConnection, whole: PanelCounts, level: Level, k: int, top: int) -> list[tuple[str, float]]:
     """The ``top`` units of the staged (unit, rater, code) counts ``urc`` that disagree most: DuckDB
     counts each unit's histogram and the distinct histograms; their disagreement is measured in
     Python (engines.common.most_disagreeing), and DuckDB then names the units that hold them."""
@@ -534,9 +554,9 @@ def _most_disagreeing_units(con: Any, whole: PanelCounts, level: str, k: int, to
         LIMIT {int(top)}""").fetchall()]
 
 
-def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str, level: str, *,
+def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str, level: Level, *,
                       missing: Sequence[str] = (), top: int = 10, max_raters: int = 50,
-                      delimiter: str | None = None) -> tuple[dict[str, Any], list[tuple[str, float]]]:
+                      delimiter: str | None = None) -> tuple[dict[str, Fraction | None], list[tuple[str, float]]]:
     """Leave-one-rater-out alpha (one pass per rater over the staged (unit, rater, value) counts;
     none above ``max_raters``) and the ``top`` units contributing most disagreement (true distances,
     as in memory), for one dimension. Computed out of core, like the counts."""
@@ -573,7 +593,7 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
                        FROM g JOIN vals ON g.v = vals.v GROUP BY ALL""")
         k = len(coding.values)
 
-        def counts_without(rater: str | None) -> Any:
+        def counts_without(rater: str | None) -> PanelCounts:
             con.execute("DROP TABLE IF EXISTS uc")
             con.execute("CREATE TEMP TABLE uc AS SELECT 'x' AS d, u, c, sum(n)::BIGINT AS n FROM urc "
                         "WHERE r IS DISTINCT FROM ? GROUP BY u, c", [rater])

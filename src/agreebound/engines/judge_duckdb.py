@@ -14,14 +14,18 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
-from agreebound.judge.calibration import CalibrationMeasurement
+from agreebound.judge.measure import CalibrationMeasurement
 from agreebound.judge.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.engines.common import input_files, is_parquet
-from agreebound.engines.duckdb_engine import MEMORY_LIMIT, duckdb_said, literal_paths, quote_identifier, string_list
+from agreebound.engines.duckdb_engine import (MEMORY_LIMIT, duckdb_said, literal_paths, one_row, quote_identifier,
+                                              string_list)
 from agreebound.engines.judge_sql import ID, audit, first_unreadable, memory_csv_error, q
 from agreebound.core.errors import InputError
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
 
@@ -73,7 +77,10 @@ class DuckDialect:
 class _Source:
     """One role's files (references or observations) as text columns named as the fields."""
 
-    def __init__(self, con: Any, role: str, paths: Sequence[str], fields: Sequence[str], tmp: str,
+    #: (file, column, why): said in the reading order; set by _read_header
+    problem: tuple[int, str, str] | None
+
+    def __init__(self, con: DuckDBPyConnection, role: str, paths: Sequence[str], fields: Sequence[str], tmp: str,
                  names: Sequence[str]) -> None:
         self.con, self.role, self.fields = con, role, tuple(fields)
         self.files = input_files(paths)
@@ -82,7 +89,6 @@ class _Source:
         self.read = literal_paths(self.files, tmp)
         self.shown = self.names[0] if len(self.files) == 1 else f"{self.names[0]} (and {len(self.files) - 1} more)"
         self.delimiter = "\t" if self.files[0].lower().endswith(".tsv") else ","
-        self.problem: tuple[int, str, str] | None = None  # (file, column, why): said in the reading order
         types = self._read_header()
         self.integer = {f for f in self.fields if types.get(f) in INTEGER_TYPES}
         self.view, self.numbered = f"{role}_text", f"{role}_numbered"
@@ -113,7 +119,7 @@ class _Source:
             return
         i, col, why = self.problem
         if not self.parquet:
-            rows = self.con.execute(f"SELECT count(*) FROM {self._scan([self.read[i]])}").fetchone()[0]
+            rows = one_row(self.con.execute(f"SELECT count(*) FROM {self._scan([self.read[i]])}"))[0]
             err = memory_csv_error(self.files[i], self.names[i], self.fields, self.delimiter, with_row=rows > 0)
             if err is not None:
                 raise err
@@ -147,6 +153,7 @@ class _Source:
         return f"(SELECT * FROM ({rows}) WHERE NOT ({self.blank}))"
 
     def _read_header(self) -> dict[str, str]:
+        self.problem = None
         types: dict[str, str] = {}
         for i, f in enumerate(self.read):
             have = self.con.execute(f"DESCRIBE SELECT * FROM {self._scan([f])} LIMIT 0").fetchall()
@@ -174,8 +181,8 @@ class _Source:
             if after is not None and i < after[0]:
                 continue
             floor = after[1] if after is not None and i == after[0] else -1
-            row = self.con.execute(f"SELECT min(rn) FROM {self._numbered(i)} WHERE rn > {floor} AND ({condition})"
-                                   ).fetchone()[0]
+            row = one_row(self.con.execute(
+                f"SELECT min(rn) FROM {self._numbered(i)} WHERE rn > {floor} AND ({condition})"))[0]
             if row is not None:
                 return i, int(row)
         return None
@@ -184,8 +191,8 @@ class _Source:
         """The row's file, its row number as the in-memory reader says it, and its cells as it reads them."""
         i, record = int(at[0]), int(at[1])
         if self.parquet:
-            values = self.con.execute(f"SELECT {', '.join(q(f) for f in self.fields)} FROM {self._numbered(i)} "
-                                      f"WHERE rn = {record}").fetchone()
+            values = one_row(self.con.execute(f"SELECT {', '.join(q(f) for f in self.fields)} FROM {self._numbered(i)} "
+                                              f"WHERE rn = {record}"))
             return self.names[i], record + 1, {f: ("" if v is None else v) for f, v in zip(self.fields, values)}
         line, cells = csv_record(self.files[i], self.delimiter, record, self.fields)
         return self.names[i], line, cells
@@ -215,10 +222,11 @@ class _Engine:
     name = "DuckDB"
     dialect = DuckDialect()
 
-    def __init__(self, con: Any, threads: int) -> None:
+    refs: _Source  # set once read
+    obs: _Source
+
+    def __init__(self, con: DuckDBPyConnection, threads: int) -> None:
         self.con, self.threads = con, threads
-        self.refs: Any = None
-        self.obs: Any = None
 
     def run(self, sql: str) -> list[tuple[Any, ...]]:
         return self.con.execute(sql).fetchall()
@@ -243,10 +251,10 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
                       reference_names: Sequence[str] = (), observation_names: Sequence[str] = ()
                       ) -> tuple[JudgeCalibrationContract, tuple[str, str, str], CalibrationMeasurement]:
     """Validate and measure a judge audit out of core: the same decision, rates, intervals and
-    errors as the in-memory tabular form (io.formats.read_judge_tables, measured by judge_input)."""
+    errors as the in-memory tabular form (io.judge_inputs.read_judge_tables, measured by judge_input)."""
     import duckdb
 
-    from agreebound.io.formats import judge_tables_contract
+    from agreebound.io.judge_inputs import judge_tables_contract
 
     contract, header = judge_tables_contract(contract_name, contract_data)
     spill = tempfile.mkdtemp(prefix="agreebound-duckdb-")

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
-from agreebound.judge.calibration import CalibrationMeasurement
+from agreebound.judge.measure import CalibrationMeasurement
 from agreebound.judge.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.engines.judge_duckdb import csv_record
 from agreebound.engines.judge_sql import ID, audit, first_unreadable, memory_csv_error, q
 from agreebound.core.errors import InputError
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 
 def _literal(text: str) -> str:
@@ -66,7 +69,7 @@ class SparkDialect:
 
 
 class _Source:
-    def __init__(self, spark: Any, role: str, paths: Sequence[str], fields: Sequence[str], names: Sequence[str]) -> None:
+    def __init__(self, spark: SparkSession, role: str, paths: Sequence[str], fields: Sequence[str], names: Sequence[str]) -> None:
         from pyspark.sql import functions as F
         from pyspark.sql import types as T
 
@@ -100,7 +103,7 @@ class _Source:
         integer = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
         self.integer = {f for f in self.fields if isinstance(types[f], integer)}
 
-        def text(f: str) -> Any:
+        def text(f: str) -> Column:
             c = F.col(f"`{f}`")
             return F.array_join(c, ";") if isinstance(types[f], T.ArrayType) else c.cast("string")
 
@@ -164,11 +167,12 @@ class _Engine:
     name = "Spark"
     dialect = SparkDialect()
 
-    def __init__(self, spark: Any) -> None:
+    refs: _Source  # set once read
+    obs: _Source
+
+    def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
-        self.cached: list[Any] = []
-        self.refs: Any = None
-        self.obs: Any = None
+        self.cached: list[DataFrame] = []
 
     def run(self, sql: str) -> list[tuple[Any, ...]]:
         return [tuple(r) for r in self.spark.sql(sql).collect()]
@@ -189,7 +193,7 @@ class _Engine:
 
 
 def judge_measurement(contract_name: str, contract_data: bytes, references: Sequence[str],
-                      observations: Sequence[str], *, master: str = "local[2]", spark: Any = None,
+                      observations: Sequence[str], *, master: str = "local[2]", spark: SparkSession | None = None,
                       reference_names: Sequence[str] = (), observation_names: Sequence[str] = ()
                       ) -> tuple[JudgeCalibrationContract, tuple[str, str, str], CalibrationMeasurement]:
     """The DuckDB engine's judge audit (agreebound.engines.judge_duckdb) on Spark: the same
@@ -198,20 +202,21 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
     from pyspark.errors import PySparkException
 
     from agreebound.engines.spark_engine import session, spark_error
-    from agreebound.io.formats import judge_tables_contract
+    from agreebound.io.judge_inputs import judge_tables_contract
 
     contract, header = judge_tables_contract(contract_name, contract_data)
     spark = spark or session(master)
     e = _Engine(spark)
     shown = "?"
+    refs = obs = None  # each source once read
     try:
-        e.refs = _Source(spark, "references", references, REFERENCE_FIELDS, reference_names)
-        shown = e.refs.shown
-        e.obs = _Source(spark, "observations", observations, OBSERVATION_FIELDS, observation_names)
-        shown = e.obs.shown
+        e.refs = refs = _Source(spark, "references", references, REFERENCE_FIELDS, reference_names)
+        shown = refs.shown
+        e.obs = obs = _Source(spark, "observations", observations, OBSERVATION_FIELDS, observation_names)
+        shown = obs.shown
         return contract, header, audit(e, contract, header, contract_name)
     except (PySparkException, Py4JJavaError) as err:
-        for src in (e.refs, e.obs):  # a ragged row or bytes not UTF-8, found as the in-memory reader reads CSV
+        for src in (refs, obs):  # a ragged row or bytes not UTF-8, found as the in-memory reader reads CSV
             if src is not None and not src.parquet and not src.remote:
                 found = first_unreadable(src.files, src.names, src.delimiter)
                 if found is not None:

@@ -24,13 +24,17 @@ few functions, and two sources
 is ``od_``),
 ``numbered`` (the same with the order columns ``o1, o2``), ``number(field)`` (a field as a BIGINT),
 ``first(condition, after)`` and ``where(position)``.
+
+Why one module of this size: each rule's count, its first-offending-row query and its message are
+written side by side for every dialect, so that a rule cannot change in one engine's SQL and not in
+the other's; its sections (the slow path, a CSV's header and rows, the audit) are its seams.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, ContextManager, NamedTuple, Protocol, Sequence, TypeVar, cast
 
-from agreebound.judge.calibration import CalibrationMeasurement, measure_counts
+from agreebound.judge.measure import CalibrationMeasurement, measure_counts
 from agreebound.judge.contract import (
     CANDIDATES,
     ID_PATTERN,
@@ -96,6 +100,82 @@ class Dialect(Protocol):
         ...
 
 
+#: Where a row is in a source's files: an engine's own (DuckDB: file and record indices; Spark: the
+#: file's URI and a row id).
+_Pos = TypeVar("_Pos")
+
+
+class Source(Protocol[_Pos]):
+    """One role's rows (references or observations) as an engine reads them."""
+
+    @property
+    def shown(self) -> str:
+        """The files' name in messages."""
+        ...
+
+    @property
+    def fields(self) -> tuple[str, ...]: ...
+
+    @property
+    def view(self) -> str:
+        """The rows as text columns named as the fields ("order" is ``od_``)."""
+        ...
+
+    @property
+    def numbered(self) -> str:
+        """The same rows with the order columns ``o1, o2``."""
+        ...
+
+    @property
+    def integer(self) -> set[str]:
+        """The fields the files hold as integers."""
+        ...
+
+    def number(self, field: str) -> str:
+        """A field as a BIGINT."""
+        ...
+
+    def check_header(self) -> None: ...
+
+    def no_rows(self) -> None: ...
+
+    def first(self, condition: str, after: _Pos | None = None) -> _Pos | None:
+        """The first row meeting ``condition`` (after ``after``), in file order."""
+        ...
+
+    def where(self, at: _Pos) -> tuple[str, int, dict[str, str]]:
+        """The row's file, row number and cells, as the in-memory reader says them."""
+        ...
+
+
+class Engine(Protocol[_Pos]):
+    """What the audit asks of an engine (DuckDB, Spark SQL): see the module's docstring."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dialect(self) -> Dialect: ...
+
+    @property
+    def refs(self) -> Source[_Pos]: ...
+
+    @property
+    def obs(self) -> Source[_Pos]: ...
+
+    def run(self, sql: str) -> list[tuple[Any, ...]]:
+        """The rows of ``sql``."""
+        ...
+
+    def table(self, name: str, sql: str) -> None: ...
+
+    def view(self, name: str, sql: str) -> None: ...
+
+    def sequential(self) -> ContextManager[None]:
+        """A context in which scans keep file order."""
+        ...
+
+
 def q(name: str) -> str:
     """A field's column in the sources' views: its own name, but "order" (an SQL keyword) is od_."""
     return "od_" if name == "order" else name
@@ -142,9 +222,9 @@ class Rules:
 
 # --- the slow path: one row, in file order, through the Python rules ----------------------------
 
-def typed(fields: Sequence[str], cells: dict[str, str]) -> list[Any]:
+def typed(fields: Sequence[str], cells: dict[str, str]) -> list[str | int | bool | tuple[str, ...]]:
     """A row's cells as the in-memory tabular form holds them once parsed."""
-    out: list[Any] = []
+    out: list[str | int | bool | tuple[str, ...]] = []
     for f in fields:
         v = cells[f]
         if f in INT_FIELDS:
@@ -158,7 +238,7 @@ def typed(fields: Sequence[str], cells: dict[str, str]) -> list[Any]:
     return out
 
 
-def parse_error(src: Any, rules: dict[str, str], counts: dict[str, int]) -> None:
+def parse_error(src: Source[_Pos], rules: dict[str, str], counts: dict[str, int]) -> None:
     """The first field (in field order) with a cell that does not parse: its first row."""
     for f, cond in rules.items():
         if counts[f]:
@@ -175,7 +255,7 @@ def parse_error(src: Any, rules: dict[str, str], counts: dict[str, int]) -> None
             raise InputError(name, row, f, f"expected a whole number like 3, got {excerpt(cell)}")
 
 
-def record_error(src: Any, condition: str, build: Any, engine: str) -> None:
+def record_error(src: Source[_Pos], condition: str, build: Callable[..., object], engine: str) -> None:
     """The first row the Python rules refuse among those the SQL rules refuse (none: no error)."""
     at = None
     for _ in range(DOUBT_LIMIT):
@@ -255,7 +335,7 @@ def first_unreadable(files: Sequence[str], names: Sequence[str], delimiter: str)
 
 # --- the audit --------------------------------------------------------------------------------
 
-def audit(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], contract_name: str
+def audit(e: Engine[_Pos], c: JudgeCalibrationContract, header: tuple[str, str, str], contract_name: str
           ) -> CalibrationMeasurement:
     """Validate and measure, in the in-memory path's order; ``e`` is the engine. The engine only
     aggregates (:func:`judge_counts`); the rates are measured as in memory (measure_counts)."""
@@ -264,7 +344,7 @@ def audit(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], con
     return measure_counts(c, header, judge_counts(e, c, n_obs, names))
 
 
-def _check_records(e: Any, c: JudgeCalibrationContract
+def _check_records(e: Engine[_Pos], c: JudgeCalibrationContract
                    ) -> tuple[int, int, tuple[int, int, int], tuple["Names", "Counts"]]:
     """As the tabular form reads: the references file (no rows, its header, its cells), then the
     observations file the same way; then every record's rules. The numbers of references and
@@ -305,7 +385,7 @@ def _check_records(e: Any, c: JudgeCalibrationContract
     return int(n_refs), int(n_obs), (int(twice), int(other), int(changed)), (names, counts)
 
 
-def _reference_table(e: Any, rules: Rules, parse: dict[str, str]) -> list[str]:
+def _reference_table(e: Engine[_Pos], rules: Rules, parse: dict[str, str]) -> list[str]:
     """Table ``r``, the references in one scan of their file: per reference its case, preferred
     candidate (0: a, 1: b, 2: tie), number of reviewers and whether it was adjudicated, which is
     what the audit reads of it; and, for the checks that come first, whether each of its cells does
@@ -338,7 +418,7 @@ def _strays(judge: str) -> str:
 FIELD_BITS, FIELDS_PER_WORD = 9, 7
 
 
-def _observation_table(e: Any, c: JudgeCalibrationContract, parse: dict[str, str]) -> tuple["Names", "Counts"]:
+def _observation_table(e: Engine[_Pos], c: JudgeCalibrationContract, parse: dict[str, str]) -> tuple["Names", "Counts"]:
     """Table ``p`` (a view over the table ``pk`` where the counts are packed), the observations in
     one grouped scan: per case, each order's selections, the cells that do not parse or break a
     cheap rule, each candidate's metadata and the judge (their least values) and whether they vary,
@@ -443,7 +523,7 @@ class Names:
 MAX_CODED_NAMES, HEAD_ROWS = 64, 100_000
 
 
-def _head_names(e: Any) -> list[str]:
+def _head_names(e: Engine[_Pos]) -> list[str]:
     """The distinct candidates' generators and judges of the observations' head, sorted (as the
     engines order texts: by code point); none where there are more than MAX_CODED_NAMES."""
     head = f"(SELECT * FROM {e.obs.view} LIMIT {HEAD_ROWS}) AS h"
@@ -494,13 +574,13 @@ def _case_facts(d: Dialect, names: Names, masks: Sequence[str]) -> Facts:
         ("twice", "twice"), ("names_vary", "varies"), ("judge_varies", "varies"), ("metadata_varies", "varies")])
 
 
-def _check_snapshot(e: Any, c: JudgeCalibrationContract, header: tuple[Any, Any, Any], contract_name: str,
+def _check_snapshot(e: Engine[_Pos], c: JudgeCalibrationContract, header: tuple[str, str, str], contract_name: str,
                     n_refs: int, strays: tuple[int, int, int], counts: Counts) -> None:
     """The snapshot's rules, in the in-memory order: its header, unique case ids and observation
     keys, the binding to the contract, each observation's case, judge and metadata, completeness.
     The references are in table ``r`` (:func:`_reference_table`)."""
     reps = c.repetitions_per_order
-    fault = header_fault(*header)
+    fault: tuple[str | None, str] | None = header_fault(*header)
     if fault:
         raise _snapshot_error(contract_name, fault)
 
@@ -554,24 +634,24 @@ def _snapshot_error(contract_name: str, fault: tuple[str | None, str]) -> InputE
     return InputError(contract_name, None, f"snapshot.{field}" if field else None, message)
 
 
-def _duplicate_reference(e: Any) -> None:
+def _duplicate_reference(e: Engine[_Pos]) -> None:
     row = e.run(f"""SELECT o1, o2, case_id FROM (SELECT o1, o2, {q('case_id')} AS case_id,
                     row_number() OVER (PARTITION BY {q('case_id')} ORDER BY o1, o2) AS k FROM {e.refs.numbered}) AS x
                     WHERE k = 2 ORDER BY o1, o2 LIMIT 1""")[0]
-    name, line, _ = e.refs.where((row[0], row[1]))
+    name, line, _ = e.refs.where(cast(_Pos, (row[0], row[1])))  # o1, o2: the engine's position
     raise InputError(name, line, "case_id", duplicate_reference(row[2]))
 
 
-def _duplicate_key(e: Any) -> None:
+def _duplicate_key(e: Engine[_Pos]) -> None:
     row = e.run(f"""SELECT o1, o2, case_id, od, rep FROM (SELECT o1, o2, {q('case_id')} AS case_id, {q('order')} AS od,
                     CAST({q('repetition')} AS BIGINT) AS rep, row_number() OVER (PARTITION BY {q('case_id')},
                     {q('order')}, CAST({q('repetition')} AS BIGINT) ORDER BY o1, o2) AS k FROM {e.obs.numbered}) AS x
                     WHERE k = 2 ORDER BY o1, o2 LIMIT 1""")[0]
-    name, line, _ = e.obs.where((row[0], row[1]))
+    name, line, _ = e.obs.where(cast(_Pos, (row[0], row[1])))  # o1, o2: the engine's position
     raise InputError(name, line, "repetition", duplicate_observation(row[2], row[3], int(row[4])))
 
 
-def _observation_error(e: Any, c: JudgeCalibrationContract) -> None:
+def _observation_error(e: Engine[_Pos], c: JudgeCalibrationContract) -> None:
     """The first observation without a reference, of another judge, or whose candidates' metadata
     differs from its case's first valid observation."""
     judge = e.dialect.literal(c.judge_generator)
@@ -599,11 +679,11 @@ def _observation_error(e: Any, c: JudgeCalibrationContract) -> None:
                                   tuple(rows[0][12:]) if has_first else metadata)
     if fault is None:
         raise InputError(e.obs.shown, None, None, DISAGREE.format(engine=e.name))
-    name, line, _ = e.obs.where((o1, o2))
+    name, line, _ = e.obs.where(cast(_Pos, (o1, o2)))  # the engine's position
     raise InputError(name, line, fault[0], fault[1])
 
 
-def _incomplete(e: Any, reps: int) -> None:
+def _incomplete(e: Engine[_Pos], reps: int) -> None:
     """The first (case, order) in reference order that does not hold exactly the repetitions 1..R."""
     case_id, ob = e.run(f"""
         SELECT x.case_id, t.ob FROM (SELECT o1, o2, {q('case_id')} AS case_id FROM {e.refs.numbered}) AS x
@@ -641,7 +721,7 @@ def _picks(label: str) -> str:
     return f"CASE {label} WHEN 0 THEN aab + aba WHEN 1 THEN bab + bba ELSE 0 END"
 
 
-def _case_table(e: Any, c: JudgeCalibrationContract, names: Names) -> None:
+def _case_table(e: Engine[_Pos], c: JudgeCalibrationContract, names: Names) -> None:
     """The view ``k``: the in-memory engine's per-case facts (calibration._case_facts and
     _bias_facts) in SQL, from the validated join ``jv`` (every case there has its reference and its
     observations), a row per kind of case with its number of cases ``cnt``. A view: each query over
@@ -707,7 +787,7 @@ def _case_table(e: Any, c: JudgeCalibrationContract, names: Names) -> None:
         FROM y""")
 
 
-def judge_counts(e: Any, c: JudgeCalibrationContract, n_obs: int, names: Names) -> JudgeCounts:
+def judge_counts(e: Engine[_Pos], c: JudgeCalibrationContract, n_obs: int, names: Names) -> JudgeCounts:
     """The audit's counts (agreebound.judge.counts), aggregated by the engine from the validated
     join ``jv`` (each kind of case's reference and observations, with its number of cases) through
     the per-case facts of the view ``k`` (:func:`_case_table`), summed with their weights."""

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from agreebound.core.errors import InputError
 from agreebound.core.limits import MAX_SCORE_MAGNITUDE, MIN_SCORE_MAGNITUDE, SCORE_RANGE
-from agreebound.scored.audit import (ScoredCounts,
-                                     check_judges, check_scale, measure_counts)
+from agreebound.panel.categories import Level
+from agreebound.scored.audit import CountedAudit, ScoredCounts, measure_counts
+from agreebound.scored.items import check_judges, check_scale
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 #: A source's rows as (item, rater, role, score) with the score as a number (NULL: not a number).
 PAIRS = ("SELECT a.rater AS ra, b.rater AS rb, a.score AS sa, b.score AS sb, count(*) AS n FROM scores a "
@@ -63,7 +67,7 @@ def counts_from(run: Callable[[str], list[tuple[Any, ...]]], shown: str) -> Scor
     return ScoredCounts.of(roles, items, pairs, pairs2)
 
 
-def duckdb_counts(paths: Sequence[str], level: str | None = None, shown: str | None = None) -> Any:
+def duckdb_counts(paths: Sequence[str], level: Level | None = None, shown: str | None = None) -> dict[str, CountedAudit]:
     """The counts of a scores table (CSV or Parquet files) read by DuckDB, measured."""
     import duckdb
 
@@ -90,8 +94,8 @@ def duckdb_counts(paths: Sequence[str], level: str | None = None, shown: str | N
     return measure_counts(counts, level)
 
 
-def spark_counts(paths: Sequence[str], level: str | None = None, *, master: str = "local[2]",
-                 spark: Any = None, shown: str | None = None) -> Any:
+def spark_counts(paths: Sequence[str], level: Level | None = None, *, master: str = "local[2]",
+                 spark: SparkSession | None = None, shown: str | None = None) -> dict[str, CountedAudit]:
     """The same counts by Spark SQL (a cluster, or local[N]), measured."""
     from agreebound.engines.spark_engine import session
 

@@ -18,14 +18,18 @@ import os
 import re
 import sys
 import warnings
+from fractions import Fraction
 from functools import reduce
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, overload
 
-from agreebound.panel.counts import PanelCounts
+from agreebound.panel.categories import Level
+from agreebound.panel.counts import PanelCounts, UnitPatterns
 from agreebound.engines.common import (
     PIVOT_MAX_CATEGORIES,
     Coding,
     LongColumns,
+    PairRow,
+    SizeRow,
     assemble,
     check_columns,
     code_texts,
@@ -39,6 +43,9 @@ from agreebound.engines.common import (
 )
 from agreebound.core.errors import InputError
 
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, Row, SparkSession
+
 
 #: The session's settings (also given to the JVM at its launch, as spark-submit's --conf).
 SETTINGS = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false", "spark.sql.shuffle.partitions": "8",
@@ -48,7 +55,7 @@ SETTINGS = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"
 warnings.filterwarnings("ignore", module=r"(pyspark|py4j)(\.|$)")
 
 
-def session(master: str = "local[2]") -> Any:
+def session(master: str = "local[2]") -> SparkSession:
     """A Spark session (quiet, no UI, local temporary folders); one per process. The JVM's own
     output (log4j's start-up lines, Java's warnings, a task's stack trace) never reaches the user's
     terminal: a bad input is one line on stderr, as with every engine (AGREEBOUND_TRACE=1 shows it)."""
@@ -94,14 +101,14 @@ PLAIN = "^[!-~]([ -~]*[!-~])?\\z"
 MAPPING_MAX = 100_000
 
 
-def as_text(df: Any, cols: Sequence[str]) -> Any:
+def as_text(df: DataFrame, cols: Sequence[str]) -> DataFrame:
     """``df`` with its columns ``cols`` (names, never empty) as strings."""
     from pyspark.sql import functions as F
 
     return df.select(*[F.col(f"`{c}`").cast("string").alias(c) if c in cols else F.col(f"`{c}`") for c in df.columns])
 
 
-def normalised_names(spark: Any, df: Any, cols: Sequence[str]) -> Any:
+def normalised_names(spark: SparkSession, df: DataFrame, cols: Sequence[str]) -> DataFrame:
     """``df`` with its name columns ``cols`` as strings compared as the in-memory reader compares
     names (agreebound.core.escape.normalise_name: NFC, invisible characters removed, whitespace trimmed).
     Plain ASCII names are already so; one pass finds the others, which are normalised by the
@@ -135,13 +142,13 @@ def normalised_names(spark: Any, df: Any, cols: Sequence[str]) -> Any:
 _PLAIN = re.compile("[!-~]([ -~]*[!-~])?")
 
 
-def _ratings(df: Any, columns: LongColumns) -> Any:
+def _ratings(df: DataFrame, columns: LongColumns) -> DataFrame:
     """The ratings (d, u, r, v) of the frame ``df`` (its name columns strings), names compared as
     the reader compares them when ``df``'s are (an empty name is none), a unit's columns joined by
     U+001F; ``odd``: a unit name is not plain (PLAIN), so that the names as written are not."""
     from pyspark.sql import functions as F
 
-    def name(c: str) -> Any:
+    def name(c: str) -> Column:
         t = F.col(f"`{c}`")
         return F.when(t == "", F.lit(None)).otherwise(t)
 
@@ -154,7 +161,7 @@ def _ratings(df: Any, columns: LongColumns) -> Any:
                      F.trim(F.col(f"`{columns.value}`").cast("string")).alias("v"), odd.alias("odd"))
 
 
-def _by_rater(r: Any) -> list[tuple[Any, ...]]:
+def _by_rater(r: DataFrame) -> list[tuple[Any, ...]]:
     """One pass over the ratings ``r``: per (d, r, v) the ratings, those with no unit name, and
     those whose unit name is not plain."""
     from pyspark.sql import functions as F
@@ -164,7 +171,7 @@ def _by_rater(r: Any) -> list[tuple[Any, ...]]:
 
 
 def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, missing: Sequence[str] = (),
-                 master: str = "local[2]", spark: Any = None) -> dict[str, PanelCounts]:
+                 master: str = "local[2]", spark: SparkSession | None = None) -> dict[str, PanelCounts]:
     """Counts per dimension of the long ratings in ``paths`` (files or patterns Spark can list)."""
     from pyspark.sql import functions as F
     from py4j.protocol import Py4JJavaError
@@ -192,7 +199,7 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
         if any(x[4] for x in rows):
             raise InputError(files[0], None, columns.unit[0], "an empty unit name; every rating needs one")
 
-        def where(text: str) -> tuple[Any, Any]:
+        def where(text: str) -> tuple[object, object]:
             row = r.where(F.col("v") == text).orderBy("u", "r").select("u", "r").first()  # a rating that holds it
             return (row[0], row[1]) if row else ("?", "?")
 
@@ -240,7 +247,7 @@ def spark_error(e: BaseException) -> str:
 RATER_BITS = 63
 
 
-def _refuse_twice(r: Any, files: Sequence[str], columns: LongColumns) -> None:
+def _refuse_twice(r: DataFrame, files: Sequence[str], columns: LongColumns) -> None:
     """The reader's error when a rater rated a unit twice in the (d, u, r, v) ratings ``r``."""
     from pyspark.sql import functions as F
 
@@ -250,7 +257,7 @@ def _refuse_twice(r: Any, files: Sequence[str], columns: LongColumns) -> None:
                          f"{unit_shown(twice['u'])!r} again; each rater rates a unit once")
 
 
-def _histograms(r: Any, coding: Coding, raters: Sequence[str]) -> Any:
+def _histograms(r: DataFrame, coding: Coding, raters: Sequence[str]) -> DataFrame:
     """Each unit's histogram straight from the ratings ``r`` (no join): (d, u, m, n0..n{k-1}, t),
     ``m`` its coded ratings (0: none), ``t`` 1 when it holds a rater twice (see RATER_BITS)."""
     from itertools import chain
@@ -266,7 +273,8 @@ def _histograms(r: Any, coding: Coding, raters: Sequence[str]) -> Any:
         (F.count(F.lit(1)) > F.bit_count(F.bit_or("b"))).cast("int").alias("t"))
 
 
-def _pairs_by_pivot(hist: Any, k: int, twice: Any) -> Any:
+def _pairs_by_pivot(hist: DataFrame, k: int, twice: Callable[[], None] | None
+                    ) -> tuple[list[SizeRow], list[PairRow], dict[str, UnitPatterns | None]]:
     """Sizes, pairs and unit patterns from the unit histograms ``hist`` (d, u, m, n0.., t): grouped
     into the distinct histograms once (cached), each figure counted from those. ``twice()`` is
     called (it raises the reader's error) when a unit holds a rater twice; a unit with no coded
@@ -284,13 +292,21 @@ def _pairs_by_pivot(hist: Any, k: int, twice: Any) -> Any:
         raise RuntimeError("the rater mask found a rater twice in a unit; the exact pass did not")
     sizes, pairs = pairs_from_histograms([(d, m, *rest) for d, m, _, *rest in rows if m], k)
 
-    def entries(row: Any) -> list[tuple[int, int]]:
+    def entries(row: Row) -> list[tuple[int, int]]:
         return [(i, int(row[f"n{i}"])) for i in range(k) if row[f"n{i}"]]
 
     return sizes, pairs, _patterns(pat, pat.where(F.col("m") >= 2), entries)
 
 
-def _pairs(uc: Any, k: int, patterns: bool = False) -> Any:
+@overload
+def _pairs(uc: DataFrame, k: int, patterns: Literal[False] = False) -> tuple[list[SizeRow], list[PairRow]]: ...
+@overload
+def _pairs(uc: DataFrame, k: int, patterns: Literal[True]
+           ) -> tuple[list[SizeRow], list[PairRow], dict[str, UnitPatterns | None]]: ...
+
+
+def _pairs(uc: DataFrame, k: int, patterns: bool = False
+           ) -> tuple[list[SizeRow], list[PairRow]] | tuple[list[SizeRow], list[PairRow], dict[str, UnitPatterns | None]]:
     """Per (dimension, unit size) the units and the pair counts, from (d, u, c, n) rows: each unit's
     histogram as k columns up to PIVOT_MAX_CATEGORIES, a self-join above. ``patterns``: also each
     dimension's unit patterns (None for one with more than MAX_PATTERNS), a third element."""
@@ -318,13 +334,14 @@ def _pairs(uc: Any, k: int, patterns: bool = False) -> Any:
                                      F.sum("n").alias("m"))
     pat = cells.where(F.col("m") >= 2).groupBy("d", "cells").agg(F.count(F.lit(1)).alias("units")).cache()
 
-    def entries(row: Any) -> list[tuple[int, int]]:
+    def entries(row: Row) -> list[tuple[int, int]]:
         return [(int(e["c"]), int(e["n"])) for e in row["cells"]]
 
     return sizes, pairs, _patterns(pat, pat, entries)
 
 
-def _patterns(pat: Any, pairable: Any, entries: Any) -> dict[str, Any]:
+def _patterns(pat: DataFrame, pairable: DataFrame,
+              entries: Callable[[Row], list[tuple[int, int]]]) -> dict[str, UnitPatterns | None]:
     """Each dimension's unit patterns from the cached distinct histograms ``pat`` (None for one with
     more than MAX_PATTERNS): ``pairable`` its rows of units with two ratings or more, ``entries(row)``
     a row's (code, count) pairs. ``pat`` is released."""
@@ -334,25 +351,33 @@ def _patterns(pat: Any, pairable: Any, entries: Any) -> dict[str, Any]:
 
     many = [(x[0], int(x[1])) for x in pairable.groupBy("d").count().collect()]
     keep = [d for d, n in many if n <= MAX_PATTERNS]
-    found: dict[str, Any] = {d: None for d, n in many if n > MAX_PATTERNS}
+    found: dict[str, UnitPatterns | None] = {d: None for d, n in many if n > MAX_PATTERNS}
     if keep:
-        d_, pid, held, code, n_ = [], [], [], [], []
+        d_: list[str] = []
+        pid: list[int] = []
+        held: list[int] = []
+        code: list[int] = []
+        n_: list[int] = []
         for i, row in enumerate(pairable.where(F.col("d").isin(keep)).toLocalIterator()):
             for c, n in entries(row):
-                d_.append(row["d"]), pid.append(i), held.append(int(row["units"])), code.append(c), n_.append(n)
+                d_.append(row["d"])
+                pid.append(i)
+                held.append(int(row["units"]))
+                code.append(c)
+                n_.append(n)
         found.update(patterns_from_entries(d_, pid, held, code, n_))
     pat.unpersist()
     return found
 
 
-def _names_read(spark: Any, files: list[str], columns: LongColumns) -> Any:
+def _names_read(spark: SparkSession, files: list[str], columns: LongColumns) -> DataFrame:
     """The files as a frame whose name columns are compared as the in-memory reader compares them."""
     df = _read(spark, files)
     check_columns(files, df.columns, columns)
     return normalised_names(spark, df, [columns.dimension or "", *columns.unit, columns.rater])
 
 
-def _read(spark: Any, files: list[str]) -> Any:
+def _read(spark: SparkSession, files: list[str]) -> DataFrame:
     parquet = files[0].lower().endswith((".parquet", ".pq")) or files[0].lower().endswith(".parquet/*")
     reader = spark.read
     paths = hadoop_paths(files)
@@ -401,7 +426,7 @@ def hadoop_paths(files: Sequence[str]) -> list[str]:
     return out
 
 
-def _most_disagreeing_units(spark: Any, urc: Any, whole: PanelCounts, level: str, k: int,
+def _most_disagreeing_units(spark: SparkSession, urc: DataFrame, whole: PanelCounts, level: Level, k: int,
                             top: int) -> list[tuple[str, float]]:
     """The ``top`` units of the (unit, rater, code) counts ``urc`` that disagree most: Spark counts
     each unit's histogram and the distinct histograms; their disagreement is measured on the driver
@@ -423,9 +448,9 @@ def _most_disagreeing_units(spark: Any, urc: Any, whole: PanelCounts, level: str
     return [(row[0], float(row[1])) for row in x.collect()]
 
 
-def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str, level: str, *,
+def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str, level: Level, *,
                       missing: Sequence[str] = (), top: int = 10, max_raters: int = 50, master: str = "local[2]",
-                      spark: Any = None) -> tuple[dict[str, Any], list[tuple[str, float]]]:
+                      spark: SparkSession | None = None) -> tuple[dict[str, Fraction | None], list[tuple[str, float]]]:
     """Leave-one-rater-out alpha (one Spark job per rater over the cached (unit, rater, value)
     counts; none above ``max_raters``) and the ``top`` units contributing most disagreement, for one
     dimension: the DuckDB engine's diagnostics (agreebound.engines.duckdb_engine.rater_diagnostics)
@@ -455,7 +480,7 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
         urc = g.join(F.broadcast(vals), "v").groupBy("u", "r", "c").agg(F.sum("n").alias("n")).cache()
         k = len(coding.values)
 
-        def counts_without(rater: str | None) -> Any:
+        def counts_without(rater: str | None) -> PanelCounts:
             rows = urc if rater is None else urc.where(~F.col("r").eqNullSafe(rater))
             uc = rows.groupBy("u", "c").agg(F.sum("n").alias("n")).withColumn("d", F.lit("x"))
             sizes, pairs = _pairs(uc, k)

@@ -25,7 +25,7 @@ import io
 import struct
 import zipfile
 import zlib
-from typing import Any
+from typing import Any, Protocol
 
 from agreebound.core.errors import InputError
 from agreebound.core.escape import excerpt
@@ -80,7 +80,7 @@ class Archive:
                 out += chunk
         return out
 
-    def _zstd(self, info: zipfile.ZipInfo) -> Any:
+    def _zstd(self, info: zipfile.ZipInfo) -> _Checked:
         import pyarrow as pa
 
         at = info.header_offset
@@ -92,10 +92,18 @@ class Archive:
         return _Checked(pa.CompressedInputStream(pa.BufferReader(raw), "zstd"), info.CRC)
 
 
+class _Stream(Protocol):
+    """What a member's inflated bytes are read from: zipfile's own stream, or a checked zstd one."""
+
+    def read(self, n: int) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
 class _Checked:
     """A decompressed stream whose CRC-32 is checked at its end (zipfile checks its own members)."""
 
-    def __init__(self, stream: Any, crc: int):
+    def __init__(self, stream: _Stream, crc: int):
         self.stream, self.crc, self.running = stream, crc, 0
 
     def read(self, n: int) -> bytes:
@@ -113,7 +121,7 @@ class _Checked:
 class Member(io.RawIOBase):
     """One member's inflated bytes, counted as they come (see the module's docstring)."""
 
-    def __init__(self, archive: Archive, info: zipfile.ZipInfo, part: str, limit: int, raw: Any):
+    def __init__(self, archive: Archive, info: zipfile.ZipInfo, part: str, limit: int, raw: _Stream):
         super().__init__()
         self.archive, self.info, self.part, self.limit, self.raw = archive, info, part, limit, raw
         self.got = 0

@@ -268,7 +268,9 @@ def _long_by_names(table: Table, header: list[str], keys: list[str], reasons: li
                        "(raters x units)")
         return Suggestion(Mapping("transposed", rater=header[0]), tuple(reasons))
     if (rater is None) != (value is None):
-        found = header[rater if rater is not None else value]
+        at = rater if rater is not None else value
+        assert at is not None  # exactly one of the two was found
+        found = header[at]
         role, other = ("rater", "value") if rater is not None else ("value", "rater")
         raise InputError(table.file, 1, found, f"the columns look like one row per rating (a {role} column "
                          f"{found!r}) but no {other} column was found: say which column is which in a mapping "

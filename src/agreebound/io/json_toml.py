@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from typing import Any
 
 import numpy as np
 
 from agreebound.core.errors import InputError
 from agreebound.core.escape import excerpt
+from agreebound.core.json_types import JSONObject, JSONValue
 from agreebound.io.tables import decode_text
 from agreebound.core.limits import MAX_NESTING
 
@@ -28,9 +28,9 @@ class DuplicateKey(ValueError):
         self.key = key
 
 
-def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def no_duplicates(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
     """json's ``object_pairs_hook``: an object, or :class:`DuplicateKey` at a repeated key."""
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     for k, v in pairs:
         if k in out:
             raise DuplicateKey(k)
@@ -38,7 +38,7 @@ def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def no_constant(token: str) -> Any:
+def no_constant(token: str) -> JSONValue:
     """json's ``parse_constant``: NaN and Infinity are Python's extension, not JSON."""
     raise ValueError(f"invalid JSON: {token} is not a number JSON allows")
 
@@ -57,7 +57,7 @@ _STEP = np.zeros(256, dtype=np.int8)
 _STEP[[91, 123]], _STEP[[93, 125]] = 1, -1
 
 
-def json_depth(data: bytes) -> int:
+def json_depth(data: bytes | bytearray) -> int:
     """The deepest nesting of [ and { outside strings, from the bytes and without parsing: escaped
     backslashes and quotes are removed, every byte but quotes and brackets is dropped (C speed),
     and the rest is one cumulative sum.
@@ -73,7 +73,7 @@ def json_depth(data: bytes) -> int:
     return int(np.cumsum(step, dtype=np.int32).max(initial=0))
 
 
-def read_json(name: str, data: bytes) -> Any:
+def read_json(name: str, data: bytes) -> JSONValue:
     """A whole JSON document, strictly (see the module), or an InputError with its line."""
     text = decode_text(name, data, "a JSON object")
     if json_depth(data if isinstance(data, bytes) else bytes(data)) > MAX_NESTING:
@@ -95,7 +95,7 @@ def read_json(name: str, data: bytes) -> Any:
     return obj
 
 
-def _check_depth(name: str, obj: Any) -> None:
+def _check_depth(name: str, obj: JSONValue) -> None:
     """Iteratively: no container nested deeper than MAX_NESTING."""
     stack = [(obj, 1)]
     while stack:
@@ -108,7 +108,7 @@ def _check_depth(name: str, obj: Any) -> None:
             stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
 
 
-def read_toml(name: str, data: bytes) -> Any:
+def read_toml(name: str, data: bytes) -> JSONObject:
     """A whole TOML document, nested within the limit, or an InputError with its line."""
     text = decode_text(name, data, "a thresholds file (JSON or TOML)")
     try:

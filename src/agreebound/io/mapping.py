@@ -15,9 +15,13 @@ from __future__ import annotations
 import codecs
 import json
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agreebound.core.errors import FieldError
+from agreebound.core.json_types import JSONObject, JSONValue
+
+if TYPE_CHECKING:
+    from agreebound.panel.categories import Level
 
 LAYOUTS = ("wide", "long", "transposed")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -48,7 +52,7 @@ class Mapping:
     #: Human raters (not independent detectors). None: names starting with "human", unless every
     #: rater's does (then every rater counts as independent).
     humans: tuple[str, ...] | None = None
-    level: str | None = None  # None: the suggested level
+    level: Level | None = None  # None: the suggested level
     positive: str | None = None  # the category counted as a detector's positive, as written
     missing: tuple[str, ...] = ()  # extra spellings of a missing value, e.g. "-99"
     header: bool = True  # False: the first row is data (columns are named "column 1", ...)
@@ -100,7 +104,7 @@ class Mapping:
                 raise ValueError(f"column {both[0]!r} cannot be both a rater and "
                                  f"{'a unit id' if both[0] in self.unit else 'ignored'}")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         out = asdict(self)
         for k, v in out.items():
             if isinstance(v, tuple):
@@ -111,7 +115,7 @@ class Mapping:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
     @classmethod
-    def from_dict(cls, data: Any) -> "Mapping":
+    def from_dict(cls, data: JSONValue) -> "Mapping":
         if not isinstance(data, dict):
             raise ValueError("a mapping is an object with layout, unit, rater, value, ...")
         known = {f.name for f in fields(cls)}
@@ -159,6 +163,6 @@ def _text_encoding(name: str) -> None:
 NOT_FILE_ENCODINGS = {"undefined", "idna", "punycode"}
 
 
-def _strings(name: str, value: Any) -> None:
+def _strings(name: str, value: object) -> None:
     if not isinstance(value, tuple) or any(type(v) is not str for v in value):
         raise FieldError(f"{name} must be a list of column names (text); got {value!r}", name)

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from agreebound.core.errors import InputError
 from agreebound.core.escape import printable
+from agreebound.core.json_types import JSONObject
 from agreebound.io.detect import header_names, near_duplicates, suggest
-from agreebound.io.formats import build_panels, refuse_judge_log
+from agreebound.io.log_kinds import refuse_judge_log
+from agreebound.io.panels import build_panels
 from agreebound.io.mapping import Mapping
 from agreebound.io.readers import read_source
 from agreebound.io.tables import MISSING_TOKENS, Table
@@ -44,7 +45,7 @@ class DimensionPreview:
     categories: tuple[CategoryInfo, ...]
     n_categories: int
     level: tuple[str, str]  # suggested level, why
-    positive: Any  # suggested positive category (two-valued data), or None
+    positive: object  # suggested positive category (two-valued data), or None
     default: tuple[str, str] = ("nominal", "")  # the level in force if nobody chooses, why
 
 
@@ -67,7 +68,7 @@ class Preview:
     error: str | None = None  # the mapping cannot be applied: why (the preview still shows the rows)
     skip: int = 0  # CSV: lines above the header that were skipped
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return {
             "file": self.file, "format": self.format, "encoding": self.encoding, "delimiter": self.delimiter,
             "skip": self.skip,
@@ -202,7 +203,7 @@ def preview(name: str, data: bytes, mapping: Mapping | None = None, head_rows: i
                 flags[t].append("often means missing (a statistics package's code, a spreadsheet's dash or error); "
                                 "if it does here, add it to the missing spellings")
         # flagged categories first (the reader's work), then by count
-        order = np.lexsort((-np.asarray(counts), [not flags[t] for t in texts]))
+        order = np.lexsort((-np.asarray(counts), np.asarray([not flags[t] for t in texts])))
         shown = [CategoryInfo(texts[i], counts[i], tuple(flags[texts[i]])) for i in order[:SHOWN_CATEGORIES]]
         flagged = [CategoryInfo(texts[i], counts[i], tuple(flags[texts[i]])) for i in order[SHOWN_CATEGORIES:]
                    if flags[texts[i]]]

@@ -1,9 +1,11 @@
-"""Bytes in any supported format -> one :class:`~agreebound.io.tables.Table`, within the limits.
+"""Bytes in any supported rating format -> one :class:`~agreebound.io.tables.Table`, within the limits.
 
-CSV/TSV (delimiter and encoding sniffed), Parquet, Excel .xlsx (a sheet), JSON Lines of flat
-records, and annotation-tool exports: Label Studio's JSON (and its JSON-MIN), Prodigy's JSONL.
-Annotation exports become long tables (unit, rater, value[, dimension]) with a notice saying
-which fields were used.
+The formats are :data:`agreebound.io.registry.FORMATS`: :func:`read_source` reads a file in the
+first file format there whose recogniser accepts its bytes, and a JSON or JSON Lines file as the
+first record shape its first records have (annotation-tool exports and data set shapes become
+long tables (unit, rater, value[, dimension]) with a notice saying which fields were used; a
+pairwise judge log's shape is refused, named). Each format's reader here takes the
+:class:`~agreebound.io.sniff.Peek` its recogniser saw.
 """
 
 from __future__ import annotations
@@ -12,18 +14,21 @@ import itertools
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
 from agreebound.core.errors import InputError
 from agreebound.core.escape import excerpt
 from agreebound.core.interrupt import checkpoint
-from agreebound.io.dataset_shapes import arrow_source, is_arrow, parquet_shaped, read_shaped, records_shape, shape_format
+from agreebound.core.json_types import JSONObject, JSONValue
+from agreebound.io.arrow_datasets import arrow_source, parquet_shaped
+from agreebound.io.dataset_shapes import read_shaped, shape_format
 from agreebound.io.json_toml import DuplicateKey, json_depth, no_constant, no_duplicates, read_json
 from agreebound.io.mapping import Mapping
 from agreebound.io.prelude import Prelude, plan_rows, prelude, rewrite
-from agreebound.io.sniff import Sniffed, sniff, sniff_delimiter
+from agreebound.io.registry import RATINGS, dataset_shape, file_formats, rating_shapes
+from agreebound.io.sniff import Peek, Sniffed, sniff_delimiter
 from agreebound.core.limits import MAX_CELLS, MAX_COLUMNS, MAX_NESTING, MAX_ROWS
 from agreebound.io.tables import (
     Table,
@@ -33,6 +38,9 @@ from agreebound.io.tables import (
     table_from_values,
     transcode,
 )
+
+if TYPE_CHECKING:
+    from agreebound.io.xlsx import Workbook
 
 RATINGS_EXPECTED = ("a rating table: wide (one row per unit, a column per rater), long (unit, rater, value), "
                     "or raters x units")
@@ -49,18 +57,18 @@ class Source:
     sheets: tuple[str, ...] = ()  # Excel: every sheet, for the picker
     #: Set by annotation exports, whose shape is known: the mapping to use.
     mapping: Mapping | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)
     skip: int = 0  # CSV: lines above the header that were skipped (a title, comments, blank lines)
 
 
 # --- Excel -------------------------------------------------------------------------------------
 
 
-def _blank(values: tuple[Any, ...]) -> bool:
+def _blank(values: tuple[object, ...]) -> bool:
     return all(v is None or (isinstance(v, str) and not v.strip()) for v in values)
 
 
-def _holds_table(book: Any, sheet: str) -> bool:
+def _holds_table(book: Workbook, sheet: str) -> bool:
     """At least two of the sheet's first three rows hold two values or more."""
     from agreebound.io.xlsx import iter_rows
 
@@ -85,7 +93,7 @@ def read_xlsx(name: str, data: bytes, sheet: str | None = None, header: bool = T
         raise InputError(name, None, None, f"no sheet {excerpt(sheet)}; the workbook has {', '.join(sheets)}")
     if sheet is None:  # the first sheet that holds a table (at least 2 rows and 2 columns)
         sheet = next((s for s in sheets if _holds_table(book, s)), sheets[0])
-    rows: list[tuple[Any, ...]] = []
+    rows: list[tuple[object, ...]] = []
     numbers: list[int] = []
     truncated = False
     width = 0
@@ -123,11 +131,11 @@ def read_xlsx(name: str, data: bytes, sheet: str | None = None, header: bool = T
     return table, [sheet] + [s for s in sheets if s != sheet], notes
 
 
-def _name(v: Any) -> str:
+def _name(v: object) -> str:
     return "" if v is None else (str(v) if not isinstance(v, float) or not v.is_integer() else str(int(v)))
 
 
-def _cell(v: Any) -> Any:
+def _cell(v: object) -> object:
     """A sheet's cell as a table cell: dates and times as ISO text (labels), the rest as they are."""
     import datetime as dt
 
@@ -141,7 +149,7 @@ def _cell(v: Any) -> Any:
 # --- JSON records and annotation exports --------------------------------------------------------
 
 
-def _pandas_json(obj: Any) -> tuple[Any, str | None]:
+def _pandas_json(obj: JSONValue) -> tuple[JSONValue | Iterator[JSONObject], str | None]:
     """pandas' DataFrame.to_json shapes other than records, as records: orient="split"
     ({columns, index, data}), "columns" ({column: {index: value}}, the default) and "index"
     ({index: {column: value}}). The index becomes the ``unit`` field. The records are made one at
@@ -167,7 +175,7 @@ def _pandas_json(obj: Any) -> tuple[Any, str | None]:
     return obj, None
 
 
-def _scalar(v: Any) -> Any:
+def _scalar(v: JSONValue) -> object:
     """A record's field as a table cell: nested values become their JSON text (so an ignored
     field never stops a file; a used one shows as an odd label)."""
     if isinstance(v, (dict, list)):
@@ -187,10 +195,10 @@ class _Columns:
 
     def __init__(self, name: str, row_label: str) -> None:
         self.name, self.row_label = name, row_label
-        self.columns: dict[str, list[Any]] = {}
+        self.columns: dict[str, list[object]] = {}
         self.rows: list[int] = []
 
-    def add(self, record: dict[str, Any], row: int) -> None:
+    def add(self, record: JSONObject, row: int) -> None:
         n = len(self.rows)
         new = [k for k in map(str, record) if k not in self.columns]
         if new:
@@ -223,7 +231,7 @@ class _Columns:
                                  np.array(self.rows, dtype=np.int64), self.row_label, truncated=truncated)
 
 
-def _records_table(name: str, records: Iterable[tuple[dict[str, Any], int]], row_label: str,
+def _records_table(name: str, records: Iterable[tuple[JSONObject, int]], row_label: str,
                    kind: str = "records", head_rows: int | None = None) -> Table:
     cols = _Columns(name, row_label)
     truncated = False
@@ -268,7 +276,7 @@ def _json_error(name: str, e: Exception, row: int, row_label: str, line: int | N
                       row_label=row_label)
 
 
-def json_line_records(name: str, text: str) -> Iterator[tuple[dict[str, Any], int]]:
+def json_line_records(name: str, text: str) -> Iterator[tuple[JSONObject, int]]:
     """JSON Lines, one object a line, decoded as they are reached."""
     count = 0
     for i, line in _lines(text):
@@ -289,7 +297,7 @@ def json_line_records(name: str, text: str) -> Iterator[tuple[dict[str, Any], in
         yield obj, i
 
 
-def json_array_items(name: str, data: bytes, text: str) -> Iterator[tuple[Any, int]]:
+def json_array_items(name: str, data: bytes, text: str) -> Iterator[tuple[JSONValue, int]]:
     """A JSON array's elements one at a time (an element's number from 1), never the whole
     document as objects: a 100 MB export costs its text and what is kept of each element."""
     if json_depth(data) > MAX_NESTING:
@@ -339,7 +347,7 @@ def json_array_items(name: str, data: bytes, text: str) -> Iterator[tuple[Any, i
         raise bad("text after the array", at)
 
 
-def _first_value(v: Any) -> Any:
+def _first_value(v: JSONValue) -> JSONValue:
     """A Label Studio result's value: the chosen label(s), the rating, the number or the text."""
     if not isinstance(v, dict):
         return v
@@ -353,13 +361,13 @@ def _first_value(v: Any) -> Any:
     return None
 
 
-def _who(v: Any) -> str:
+def _who(v: JSONValue) -> str:
     if isinstance(v, dict):
         return str(v.get("email") or v.get("id") or json.dumps(v, sort_keys=True))
     return str(v)
 
 
-def label_studio(name: str, tasks: Iterable[tuple[Any, int]]) -> tuple[Table, tuple[str, ...]]:
+def label_studio(name: str, tasks: Iterable[tuple[JSONValue, int]]) -> tuple[Table, tuple[str, ...]]:
     """Label Studio's JSON export: one row per (task, annotator or model, control) -> long."""
     cols = _Columns(name, "task")
     cancelled = predictions = 0
@@ -396,7 +404,7 @@ def label_studio(name: str, tasks: Iterable[tuple[Any, int]]) -> tuple[Table, tu
     return cols.table("task"), tuple(notes)
 
 
-def prodigy(name: str, records: Iterable[tuple[dict[str, Any], int]],
+def prodigy(name: str, records: Iterable[tuple[JSONObject, int]],
             head_rows: int | None = None) -> tuple[Table, tuple[str, ...]]:
     """Prodigy's JSONL: binary answers (accept/reject a label) or choices (the accepted options)."""
     cols = _Columns(name, "line")
@@ -413,7 +421,7 @@ def prodigy(name: str, records: Iterable[tuple[dict[str, Any], int]],
             ignored += 1
             continue
         if isinstance(rec.get("accept"), list) and "options" in rec:
-            value: Any = ";".join(map(str, rec["accept"])) if answer == "accept" else None
+            value: JSONValue = ";".join(map(str, rec["accept"])) if answer == "accept" else None
             dim = "choice"
         else:
             value, dim = answer, str(rec.get("label", "answer"))
@@ -427,30 +435,11 @@ def prodigy(name: str, records: Iterable[tuple[dict[str, Any], int]],
     return cols.table("line", truncated), tuple(notes)
 
 
-JUDGE_LOG_FIELDS = {
-    "observations": {"case_id", "order", "repetition", "selected_candidate"},
-    "mt-bench judgments": {"g1_winner", "g2_winner", "model_1", "model_2"},
-    "mt-bench human judgments": {"winner", "model_a", "model_b"},
-    "alpacaeval annotations": {"preference", "output_1", "output_2"},
-    "arena-hard judgments": {"games", "model", "judge"},
-    "judgekit pairwise": {"kind", "item_id", "choice"},
-    "judgecal judgments": {"custom_id", "verdict", "meta"},
-}
-
-
-def judge_log_shape(record: dict[str, Any]) -> str | None:
-    keys = set(record)
-    for shape, needed in JUDGE_LOG_FIELDS.items():
-        if needed <= keys:
-            return shape
-    return None
-
-
 def _json_source(name: str, utf8: bytes, sn: Sniffed, notices: list[str], head_rows: int | None) -> Source:
     """JSON records, JSON Lines, and the annotation tools' exports, streamed: an array's elements
     and a file's lines are decoded one at a time and tabulated as they come."""
     text = utf8.decode("utf-8-sig")
-    items: Iterator[tuple[Any, int]]
+    items: Iterator[tuple[JSONValue, int]]
     if sn.format == "jsonl":
         items, row_label = json_line_records(name, text), "line"
     elif text.lstrip(" \t\n\r").startswith("["):  # JSON's own whitespace: anything else is not JSON
@@ -469,30 +458,45 @@ def _json_source(name: str, utf8: bytes, sn: Sniffed, notices: list[str], head_r
         if sn.format == "jsonl":
             raise InputError(name, None, None, "the file has no JSON records")
         raise InputError(name, None, None, "expected a list of records (or a Label Studio export)")
-    if sn.format == "json" and any(isinstance(t, dict) and ("annotations" in t or "predictions" in t) for t, _ in head):
-        table, notes = label_studio(name, itertools.chain(head, items))
-        return Source(table, "label-studio", sn, tuple(notices) + notes,
-                      mapping=Mapping("long", ("unit",), "rater", "value", "dimension"))
+    peek = Peek(name, utf8, records=tuple(head), sniffed=sn)
+    for fmt in rating_shapes(sn.format):  # the registry's order: the first shape the first records have
+        if fmt.recognise is not None and fmt.recognise(peek):
+            if RATINGS not in fmt.inputs:  # a pairwise judge log's shape
+                raise InputError(name, None, None, f"this is an LLM-judge log ({fmt.name}), not ratings: audit it "
+                                 "with 'agreebound calibrate' or on the Judge calibration page")
+            return fmt.load()(peek, items, row_label, notices, head_rows)
     records = _objects(name, itertools.chain(head, items), row_label)
-    first = head[0][0]
-    if isinstance(first, dict):
-        shape = judge_log_shape(first)
-        if shape is not None:
-            raise InputError(name, None, None, f"this is an LLM-judge log ({shape}), not ratings: audit it with "
-                             "'agreebound calibrate' or on the Judge calibration page")
-        if any(k in first for k in ("_input_hash", "_task_hash")) and "answer" in first:
-            table, notes = prodigy(name, records, head_rows)
-            return Source(table, "prodigy", sn, tuple(notices) + notes,
-                          mapping=Mapping("long", ("unit",), "rater", "value", "dimension"))
-        shape = records_shape([r for r, _ in head if isinstance(r, dict)])  # lists of raters and labels, Argilla
-        if shape is not None:
-            table, notes, known = read_shaped(name, shape, records, row_label, head_rows)
-            return Source(table, shape_format(shape), sn, tuple(notices) + notes, mapping=known)
     table = _records_table(name, records, row_label, head_rows=head_rows)
     return Source(table, sn.format, sn, tuple(notices))
 
 
-def _objects(name: str, items: Iterable[tuple[Any, int]], row_label: str) -> Iterator[tuple[dict[str, Any], int]]:
+def label_studio_source(peek: Peek, rest: Iterator[tuple[JSONValue, int]], row_label: str, notices: list[str],
+                        head_rows: int | None) -> Source:
+    """A Label Studio export's tasks (the first ones the recogniser saw, then the rest)."""
+    table, notes = label_studio(peek.name, itertools.chain(peek.records, rest))
+    return Source(table, "label-studio", peek.sniffed, tuple(notices) + notes,
+                  mapping=Mapping("long", ("unit",), "rater", "value", "dimension"))
+
+
+def prodigy_source(peek: Peek, rest: Iterator[tuple[JSONValue, int]], row_label: str, notices: list[str],
+                   head_rows: int | None) -> Source:
+    records = _objects(peek.name, itertools.chain(peek.records, rest), row_label)
+    table, notes = prodigy(peek.name, records, head_rows)
+    return Source(table, "prodigy", peek.sniffed, tuple(notices) + notes,
+                  mapping=Mapping("long", ("unit",), "rater", "value", "dimension"))
+
+
+def shaped_source(peek: Peek, rest: Iterator[tuple[JSONValue, int]], row_label: str, notices: list[str],
+                  head_rows: int | None) -> Source:
+    """Lists of raters and labels, or an Argilla export (:mod:`agreebound.io.dataset_shapes`)."""
+    shape = dataset_shape(peek)
+    assert shape is not None  # the registry chose this reader because a shape fits
+    records = _objects(peek.name, itertools.chain(peek.records, rest), row_label)
+    table, notes, known = read_shaped(peek.name, shape, records, row_label, head_rows)
+    return Source(table, shape_format(shape), peek.sniffed, tuple(notices) + notes, mapping=known)
+
+
+def _objects(name: str, items: Iterable[tuple[JSONValue, int]], row_label: str) -> Iterator[tuple[JSONObject, int]]:
     for obj, i in items:
         if not isinstance(obj, dict):
             raise InputError(name, i, None, "expected a JSON object (a record)", row_label=row_label)
@@ -503,33 +507,56 @@ def _objects(name: str, items: Iterable[tuple[Any, int]], row_label: str) -> Ite
 
 
 def read_source(name: str, data: bytes, mapping: Mapping | None = None, head_rows: int | None = None) -> Source:
-    """Read ``data`` into a table. ``mapping`` may fix what sniffing guesses (encoding, delimiter,
-    header, sheet); ``head_rows``: only the first rows (a preview)."""
+    """Read ``data`` into a table, in the first file format of the registry serving ratings whose
+    recogniser accepts it. ``mapping`` may fix what sniffing guesses (encoding, delimiter, header,
+    sheet); ``head_rows``: only the first rows (a preview)."""
     if not isinstance(data, (bytes, bytearray)):
         raise InputError(name, None, None, "expected the file's bytes")
     data = bytes(data)
     check_size(name, len(data))
-    if is_arrow(data):  # a Hugging Face dataset's Arrow file, or its save_to_disk folder (pipeline.read_file)
-        table, notes, known, kind = arrow_source(name, data, head_rows)
-        return Source(table, kind, Sniffed("parquet"), notes, mapping=known)
-    sn = sniff(name, data)
+    peek = Peek(name, data)
+    fmt = next(f for f in file_formats(RATINGS) if f.recognise is not None and f.recognise(peek))
+    return fmt.load()(peek, mapping, head_rows)
+
+
+def read_arrow_source(peek: Peek, mapping: Mapping | None, head_rows: int | None) -> Source:
+    """A Hugging Face dataset's Arrow file, or its save_to_disk folder (pipeline.read_file)."""
+    table, notes, known, kind = arrow_source(peek.name, peek.data, head_rows)
+    return Source(table, kind, Sniffed("parquet"), notes, mapping=known)
+
+
+def read_parquet_source(peek: Peek, mapping: Mapping | None, head_rows: int | None) -> Source:
+    sn = Sniffed("parquet")
+    shaped = parquet_shaped(peek.name, peek.data, head_rows)  # list columns of raters and labels, Argilla's export
+    if shaped is not None:
+        return Source(shaped[0], shaped[3], sn, shaped[1], mapping=shaped[2])
+    return Source(read_parquet(peek.name, peek.data, head_rows), "parquet", sn)
+
+
+def read_xlsx_source(peek: Peek, mapping: Mapping | None, head_rows: int | None) -> Source:
+    header = True if mapping is None else mapping.header
+    table, sheets, notices = read_xlsx(peek.name, peek.data, mapping.sheet if mapping else None, header, head_rows)
+    said = list(notices)
+    if len(sheets) > 1:
+        said.append(f"sheet {sheets[0]!r} of {len(sheets)} (the first that holds a table)"
+                    if not (mapping and mapping.sheet) else f"sheet {sheets[0]!r} of {len(sheets)}")
+    return Source(table, "xlsx", Sniffed("xlsx"), tuple(said), tuple(sheets))
+
+
+def read_json_source(peek: Peek, mapping: Mapping | None, head_rows: int | None) -> Source:
+    """JSON records or JSON Lines: a record shape the registry knows, else flat records."""
+    sn = peek.sniffed
+    notices: list[str] = [sn.notice] if sn.notice else []
+    encoding = (mapping.encoding if mapping and mapping.encoding else None) or sn.encoding
+    return _json_source(peek.name, transcode(peek.name, peek.data, encoding), sn, notices, head_rows)
+
+
+def read_csv_source(peek: Peek, mapping: Mapping | None, head_rows: int | None) -> Source:
+    """Delimited text: the lines above the header found, the delimiter and encoding sniffed (or given)."""
+    name, data, sn = peek.name, peek.data, peek.sniffed
     header = True if mapping is None else mapping.header
     notices: list[str] = [sn.notice] if sn.notice else []
-    if sn.format == "parquet":
-        shaped = parquet_shaped(name, data, head_rows)  # list columns of raters and labels, Argilla's export
-        if shaped is not None:
-            return Source(shaped[0], shaped[3], sn, shaped[1], mapping=shaped[2])
-        return Source(read_parquet(name, data, head_rows), "parquet", sn)
-    if sn.format == "xlsx":
-        table, sheets, xl_notes = read_xlsx(name, data, mapping.sheet if mapping else None, header, head_rows)
-        notices.extend(xl_notes)
-        if len(sheets) > 1:
-            notices.append(f"sheet {sheets[0]!r} of {len(sheets)} (the first that holds a table)"
-                           if not (mapping and mapping.sheet) else f"sheet {sheets[0]!r} of {len(sheets)}")
-        return Source(table, "xlsx", sn, tuple(notices), tuple(sheets))
     encoding = (mapping.encoding if mapping and mapping.encoding else None) or sn.encoding
-    if sn.format in ("json", "jsonl"):
-        return _json_source(name, transcode(name, data, encoding), sn, notices, head_rows)
     utf8 = transcode(name, data, encoding)
     given = mapping.delimiter if mapping and mapping.delimiter else None
     if mapping is not None and mapping.skip is not None:  # the user said where the header is

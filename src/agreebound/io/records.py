@@ -4,7 +4,7 @@ typed as the seed's JSON would type it, every bad cell located by row and field.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -24,7 +24,7 @@ def csv_records(name: str, data: bytes, fields: Sequence[str]) -> tuple[pd.DataF
     header = plain_header(table, expected)
     require_columns(with_header(table, header), fields)
     at = {h: table.columns[i] for i, h in enumerate(header)}
-    columns: dict[str, Any] = {}
+    columns: dict[str, pd.Series] = {}
     for f in fields:
         col = at[f]
         if f in _INT_FIELDS:

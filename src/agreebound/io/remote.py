@@ -19,6 +19,9 @@ object, refused credentials, an endpoint that cannot be reached.
 ('week 1.csv', 'example.org', 'stdin')
 >>> s3_parts("s3://bucket/a/b.parquet")
 ('bucket', 'a/b.parquet')
+
+Why one module of this size (about 600 lines): S3, http(s) and standard input share one bounded
+reader and one set of timeouts and messages; kept together so each door keeps the same limits.
 """
 
 from __future__ import annotations
@@ -30,12 +33,20 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar, cast
 from urllib.parse import unquote, urlsplit
 
 from agreebound.core.errors import InputError
 from agreebound.core.escape import excerpt, printable
 from agreebound.core.limits import MAX_INPUT_BYTES
+
+if TYPE_CHECKING:
+    import http.client
+    import io
+
+    import pyarrow.fs as pafs
+
+_T = TypeVar("_T")
 
 #: Seconds to connect, and seconds a transfer may make no progress, before it is stopped.
 TIMEOUT = 30.0
@@ -158,13 +169,13 @@ def _quietly(close: Callable[[], None]) -> None:
 _STOP_GRACE = 2.0
 
 
-def _bounded(url: str, work: Callable[[], Any], transfer: Transfer | None = None, what: str = "no answer") -> Any:
+def _bounded(url: str, work: Callable[[], _T], transfer: Transfer | None = None, what: str = "no answer") -> _T:
     """``work()`` in a daemon thread, stopped (said as an InputError) when it makes no progress
     (``transfer.done``) for :func:`timeout` seconds: a server that accepts a connection and never
     answers cannot hold the command forever, whatever the client library's own timeouts do. A
     transfer is stopped then: its loop reads no further chunk, and its connection is closed, so no
     thread goes on downloading after the command has given up."""
-    box: dict[str, Any] = {}
+    box: dict[str, Any] = {}  # the work's value (its type, _T) or the error it raised
 
     def run() -> None:
         try:
@@ -189,7 +200,7 @@ def _bounded(url: str, work: Callable[[], Any], transfer: Transfer | None = None
                              "(AGREEBOUND_NETWORK_TIMEOUT sets the wait)")
     if "error" in box:
         raise box["error"]
-    return box.get("value")
+    return cast("_T", box.get("value"))  # what work() returned
 
 
 # --- standard input ----------------------------------------------------------------------------
@@ -223,14 +234,14 @@ def _endpoint() -> str | None:
     return os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or None
 
 
-def s3_filesystem(bucket: str | None = None) -> Any:
+def s3_filesystem(bucket: str | None = None) -> pafs.S3FileSystem:
     """pyarrow's S3 filesystem from the standard AWS variables (credentials are found by the AWS
     SDK: the variables, then the shared files, then the instance's role). The endpoint variables
     are read here, since pyarrow does not read them itself; with an endpoint and no region, the
     region is us-east-1 (what S3-compatible servers expect)."""
     import pyarrow.fs as pafs
 
-    kwargs: dict[str, Any] = {"connect_timeout": timeout(), "request_timeout": timeout(),
+    kwargs: dict[str, object] = {"connect_timeout": timeout(), "request_timeout": timeout(),
                               "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=2)}
     endpoint = _endpoint()
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
@@ -259,7 +270,7 @@ def _where() -> str:
     return f"the S3 endpoint {printable(shown, 120)}"
 
 
-def _s3_error(url: str, e: BaseException, fs: Any = None) -> InputError:
+def _s3_error(url: str, e: BaseException, fs: pafs.S3FileSystem | None = None) -> InputError:
     """pyarrow's (the AWS SDK's) error as one line saying what happened."""
     text = str(e)
     bucket, key = s3_parts(url)
@@ -278,7 +289,7 @@ def _s3_error(url: str, e: BaseException, fs: Any = None) -> InputError:
     return InputError(url, None, None, f"cannot read it from {_where()} ({printable(text.splitlines()[0] if text else type(e).__name__, 160)})")
 
 
-def _no_bucket(url: str, fs: Any) -> bool:
+def _no_bucket(url: str, fs: pafs.S3FileSystem | None) -> bool:
     """The URL's bucket is known to be missing (False when it exists or cannot be looked up)."""
     import pyarrow.fs as pafs
 
@@ -290,7 +301,7 @@ def _no_bucket(url: str, fs: Any) -> bool:
         return False
 
 
-def _not_found(url: str, fs: Any) -> InputError:
+def _not_found(url: str, fs: pafs.S3FileSystem | None) -> InputError:
     """A missing object, or the bucket itself missing (said apart when the bucket can be looked up)."""
     bucket, key = s3_parts(url)
     if _no_bucket(url, fs):
@@ -307,7 +318,7 @@ def _s3_info_form(url: str) -> tuple[str, str]:
     return bucket, key
 
 
-def _s3_info(url: str) -> tuple[Any, Any]:
+def _s3_info(url: str) -> tuple[pafs.S3FileSystem, pafs.FileInfo]:
     """(filesystem, FileInfo) of an ``s3://`` URL's object, or an InputError saying what is wrong."""
     import pyarrow.fs as pafs
 
@@ -334,7 +345,7 @@ def remote_size(url: str) -> int | None:
     return int(_s3_info(url)[1].size)
 
 
-def _s3_copy(url: str, fs: Any, info: Any, write: Callable[[bytes], None], limit: int | None) -> int:
+def _s3_copy(url: str, fs: pafs.S3FileSystem, info: pafs.FileInfo, write: Callable[[bytes], None], limit: int | None) -> int:
     """Stream the object through ``write`` in chunks; stopped when it stalls. Returns the bytes read."""
     transfer = Transfer()
 
@@ -407,7 +418,7 @@ def expand(url: str) -> list[str]:
     return [f"s3://{bucket}/{i.path.split('/', 1)[1]}" for i in _matching(url)]
 
 
-def _matching(url: str) -> list[Any]:
+def _matching(url: str) -> list[pafs.FileInfo]:
     """The FileInfo of each object an ``s3://`` pattern matches (:func:`expand`), sorted by key."""
     import pyarrow.fs as pafs
 
@@ -461,7 +472,7 @@ def stage(urls: Sequence[str], folder: str, first: int = 0) -> list[str]:
         if target.parent != root:
             raise InputError(url, None, None, f"its copy would be written outside the temporary folder ({folder})")
         with open(target, "xb") as f:  # a new file: never one (or a link) already there
-            def write(block: bytes, f: Any = f) -> None:
+            def write(block: bytes, f: io.BufferedWriter = f) -> None:
                 f.write(block)
 
             _s3_copy(url, fs, info, write, None)
@@ -565,7 +576,7 @@ def read_http(url: str) -> tuple[str, bytes]:
     return name, data
 
 
-def _shut(response: Any) -> None:
+def _shut(response: http.client.HTTPResponse) -> None:
     """Shut an HTTP response's connection down from another thread: a read blocked in it returns
     at once (closing the response itself would wait for the reader's lock)."""
     import socket

@@ -1,5 +1,8 @@
 """What a file is, before it is read: format, text encoding, delimiter. Pure, from the bytes.
 
+:class:`Peek` is what :mod:`agreebound.io.registry`'s recognisers look at: a file's name, its
+bytes, what :func:`sniff` says of them (worked out once, when first asked) and its first records.
+
 >>> sniff("x.csv", b"unit;a;b\\nu1;1;2\\n").delimiter
 ';'
 >>> sniff("x.tsv", "unit\\ta\\nu1\\t1\\n".encode("utf-16")).encoding
@@ -11,18 +14,20 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import json
 import zipfile
 from dataclasses import dataclass
+from functools import cached_property
 
+from agreebound.core.json_types import JSONValue
 from agreebound.io.archive import check_directory
 
 DELIMITERS = (",", ";", "\t", "|")
-FORMATS = ("csv", "parquet", "xlsx", "json", "jsonl")
 
 
 @dataclass(frozen=True)
 class Sniffed:
-    format: str  # one of FORMATS
+    format: str  # csv, parquet, xlsx, json or jsonl: the file formats of agreebound.io.registry
     encoding: str = "utf-8"  # of text formats: utf-8, utf-16, cp1252 (read as Latin-1 where cp1252 cannot)
     delimiter: str = ","
     notice: str | None = None  # said to the user when the bytes were not plain UTF-8
@@ -97,7 +102,13 @@ def sniff_delimiter(text_head: str) -> str:
     return best
 
 
-def _is_xlsx(name: str, data: bytes) -> bool:
+def is_parquet(data: bytes) -> bool:
+    """Parquet's magic bytes open the file."""
+    return data[:4] == b"PAR1"
+
+
+def is_xlsx(name: str, data: bytes) -> bool:
+    """A zip archive holding ``xl/workbook.xml``: an Excel workbook."""
     if not data.startswith(b"PK\x03\x04"):
         return False
     check_directory(name, data, "zip archive")  # before zipfile parses the whole directory
@@ -110,9 +121,9 @@ def _is_xlsx(name: str, data: bytes) -> bool:
 
 def sniff(name: str, data: bytes) -> Sniffed:
     """The format from the bytes (the file name only breaks ties: .tsv, .jsonl)."""
-    if data[:4] == b"PAR1":
+    if is_parquet(data):
         return Sniffed("parquet")
-    if _is_xlsx(name, data):
+    if is_xlsx(name, data):
         return Sniffed("xlsx")
     encoding, notice = text_encoding(data)
     head = data[: 2**16].decode(encoding, "replace").lstrip("\ufeff")
@@ -140,3 +151,62 @@ def _one_json_document(head: str) -> bool:
         return True
     rest = head.lstrip()[len(first):].lstrip()
     return not rest.startswith("{")
+
+
+#: How many records of a JSON or JSON Lines file :class:`Peek` decodes, and how much of a file it
+#: looks at for a JSON Lines file's first lines.
+HEAD_RECORDS = 50
+HEAD_BYTES = 65536
+
+
+class Peek:
+    """A file as a recogniser sees it: ``name``, ``data``, :attr:`sniffed` (worked out once, when
+    first asked), and ``records``: the first records of a JSON or JSON Lines file as (record, its
+    number) pairs. A reader that has decoded them hands them in; otherwise they are decoded here,
+    leniently (a file that does not decode has none).
+
+    >>> Peek("x.jsonl", b'{"a": 1}\\n{"a": 2}\\n').first
+    {'a': 1}
+    >>> Peek("x.csv", b"unit,a\\nu1,1\\n").records
+    ()
+    """
+
+    def __init__(self, name: str, data: bytes, records: tuple[tuple[JSONValue, int], ...] | None = None,
+                 sniffed: Sniffed | None = None) -> None:
+        self.name, self.data = name, data
+        if records is not None:
+            self.__dict__["records"] = tuple(records)
+        if sniffed is not None:
+            self.__dict__["sniffed"] = sniffed
+
+    @cached_property
+    def sniffed(self) -> Sniffed:
+        return sniff(self.name, self.data)
+
+    @cached_property
+    def records(self) -> tuple[tuple[JSONValue, int], ...]:
+        if self.sniffed.format not in ("json", "jsonl"):
+            return ()
+        text = self.data.decode(self.sniffed.encoding, "replace").lstrip("\ufeff")
+        if self.sniffed.format == "jsonl":
+            out: list[tuple[JSONValue, int]] = []
+            for i, line in enumerate(text[:HEAD_BYTES].splitlines(), start=1):
+                if len(out) == HEAD_RECORDS:
+                    break
+                if line.strip():
+                    try:
+                        out.append((json.loads(line), i))
+                    except ValueError:
+                        break
+            return tuple(out)
+        try:  # one JSON document: its first records (an array), or itself (an object)
+            obj = json.loads(text, parse_constant=lambda _: None)
+        except (ValueError, RecursionError):
+            return ()
+        items = obj[:HEAD_RECORDS] if isinstance(obj, list) else [obj]
+        return tuple((r, i) for i, r in enumerate(items, start=1))
+
+    @property
+    def first(self) -> JSONValue:
+        """The first record (None when there is none)."""
+        return self.records[0][0] if self.records else None

@@ -17,7 +17,7 @@ import csv
 import io
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 
@@ -30,6 +30,10 @@ from agreebound.core.limits import (
     MAX_PARQUET_UNCOMPRESSED_BYTES,
     MAX_ROWS,
 )
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 
 def _use_system_allocator() -> None:
     """Arrow's own allocator keeps memory it has freed; numpy then allocates beside it and the
@@ -59,15 +63,16 @@ class Column:
 
     name: str
     codes: np.ndarray
-    dictionary: Any
+    dictionary: pa.Array | list[Any]
 
     @cached_property
     def uniques(self) -> list[Any]:
+        # Python's values as the reader gave them: text, numbers, None (a null), read by each caller as its column holds
         d = self.dictionary
         return d if isinstance(d, list) else d.to_pylist()
 
     @property
-    def text(self) -> Any:
+    def text(self) -> pa.Array | None:
         """The distinct values as a pyarrow string array, when they are text; else None."""
         d = self.dictionary
         if isinstance(d, list):
@@ -148,7 +153,7 @@ def line_at(data: bytes, at: int) -> int:
     return data.count(b"\n", 0, at) + 1
 
 
-def check_text(name: str, data: bytes, expected: str) -> bytes:
+def check_text(name: str, data: object, expected: str) -> bytes:
     """UTF-8 text (a byte-order mark is fine): returns the bytes, or a located InputError."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise InputError(name, None, None, "expected the file's bytes")
@@ -174,7 +179,7 @@ def check_text(name: str, data: bytes, expected: str) -> bytes:
     return data
 
 
-def decode_text(name: str, data: bytes, expected: str) -> str:
+def decode_text(name: str, data: bytes | bytearray, expected: str) -> str:
     data = check_text(name, data, expected)
     text = data.decode("utf-8")
     return text[1:] if text.startswith("\ufeff") else text
@@ -278,9 +283,9 @@ def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",", header
         raise InputError(name, None, None, f"the file has {width:,} columns x {rows:,} rows; the limit is "
                          f"{MAX_CELLS:,} cells")
 
-    bad: list[Any] = []
+    bad: list[object] = []
 
-    def invalid(row: Any) -> str:
+    def invalid(row: object) -> str:
         bad.append(row)
         return "error"
 
@@ -360,7 +365,7 @@ def _dropped_first(n: int, drop_first: int) -> np.ndarray | None:
     return None if not drop_first else np.arange(min(drop_first, n), n)
 
 
-def _compact(name: str, codes: np.ndarray, dictionary: Any) -> Column:
+def _compact(name: str, codes: np.ndarray, dictionary: pa.Array | list[Any]) -> Column:
     """Drop distinct values no row uses (the header cell, nulls) and renumber, keeping order."""
     valid = codes >= 0
     used = np.bincount(codes[valid], minlength=len(dictionary)) > 0
@@ -443,7 +448,7 @@ def read_parquet(name: str, data: bytes, head_rows: int | None = None) -> Table:
     return Table(name, tuple(columns), rows, "parquet", index_columns=index_columns)
 
 
-def _pandas_index(schema: Any) -> tuple[str, ...]:
+def _pandas_index(schema: pa.Schema) -> tuple[str, ...]:
     """The columns pandas wrote from a DataFrame's index (its metadata says which)."""
     try:
         meta = schema.pandas_metadata or {}
@@ -452,7 +457,7 @@ def _pandas_index(schema: Any) -> tuple[str, ...]:
         return ()
 
 
-def list_type(t: Any) -> bool:
+def list_type(t: pa.DataType) -> bool:
     """An Arrow list type: list, large list, fixed-size list, and list view and large list view
     where pyarrow has them (the one test agreebound.io.dataset_shapes recognises list columns by)."""
     import pyarrow.types as pt
@@ -464,7 +469,7 @@ def list_type(t: Any) -> bool:
 _list_type = list_type  # the name read_parquet calls it by
 
 
-def _plain_type(t: Any) -> bool:
+def _plain_type(t: pa.DataType) -> bool:
     import pyarrow as pa
     import pyarrow.types as pt
 
@@ -474,7 +479,7 @@ def _plain_type(t: Any) -> bool:
             or pt.is_decimal(t) or pt.is_null(t) or pt.is_boolean(t) or t == pa.string_view() or pt.is_temporal(t))
 
 
-def _parquet_column(file: str, name: str, chunked: Any) -> Column:
+def _parquet_column(file: str, name: str, chunked: pa.ChunkedArray) -> Column:
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -497,12 +502,12 @@ def _parquet_column(file: str, name: str, chunked: Any) -> Column:
     del chunked
     arr = encoded.combine_chunks() if encoded.num_chunks != 1 else encoded.chunk(0)
     codes = arr.indices.cast(pa.int32()).fill_null(-1).to_numpy(zero_copy_only=False)
-    dictionary: Any = arr.dictionary
+    dictionary: pa.Array | list[object] = arr.dictionary
     if is_narrow_float:  # a float32 0.1 is the decimal 0.1 it was written as, not 0.10000000149
         dictionary = [None if v is None or v != v else np.format_float_positional(np.float32(v), unique=True, trim="-")
-                      for v in dictionary.to_pylist()]
-    if is_decimal:
-        dictionary = [format(u, "f") if u is not None else None for u in dictionary.to_pylist()]
+                      for v in arr.dictionary.to_pylist()]
+    if is_decimal:  # (never a narrow float too)
+        dictionary = [format(u, "f") if u is not None else None for u in arr.dictionary.to_pylist()]
     return _compact(name, codes, dictionary)
 
 
@@ -520,7 +525,7 @@ def require_columns(table: Table, required: Sequence[str], optional: Sequence[st
 # --- tables from values (Excel cells, JSON records) -------------------------------------------
 
 
-def _cell_text(v: Any) -> Any:
+def _cell_text(v: object) -> str:
     if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
         return str(int(v))
     return v if isinstance(v, str) else repr(v) if isinstance(v, float) else str(v)
@@ -558,7 +563,7 @@ def column_from_values(file: str, name: str, values: Sequence[Any], rows: np.nda
     return _compact(name, codes, encoded.dictionary)
 
 
-def table_from_values(file: str, names: Sequence[str], columns: Sequence[Sequence[Any]], kind: str,
+def table_from_values(file: str, names: Sequence[str], columns: Sequence[Sequence[object]], kind: str,
                       rows: np.ndarray | None = None, row_label: str = "row", truncated: bool = False) -> Table:
     n = len(columns[0]) if columns else 0
     if n * max(len(columns), 1) > MAX_CELLS:

@@ -1,4 +1,4 @@
-"""A template of every input, built by the same code that reads them (tests/test_templates.py
+"""A template of every input, built by the same code that reads them (tests/io/test_templates.py
 parses each one and checks what it gives). The Formats & help page offers each as a download.
 
 The panel templates hold Krippendorff's (2011) reliability data (published alpha: nominal
@@ -12,12 +12,12 @@ import json
 from dataclasses import dataclass
 from typing import Callable
 
-from agreebound.judge.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, snapshot_frames
+from agreebound.judge.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, JudgeCalibrationContract, snapshot_frames
 from agreebound.io.judge_logs import LogMapping
 from agreebound.io.mapping import Mapping
 from agreebound.core.thresholds import DEFAULT
 
-K2011 = [
+K2011: list[list[int | None]] = [
     [1, 1, None, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
     [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [None, 5, 5, 5], [None, None, 1, 1], [None, 3, None, None],
 ]
@@ -58,7 +58,7 @@ def rates() -> str:
     rows = ["detector,positives,total,dimension"]
     for j, rater in enumerate(RATERS):
         if rater.startswith("detector"):
-            values = [r[j] for r in K2011 if r[j] is not None]
+            values = [v for r in K2011 if (v := r[j]) is not None]
             rows.append(f"{rater},{sum(v >= 3 for v in values)},{len(values)},severity")
     return "\n".join(rows) + "\n"
 
@@ -97,7 +97,7 @@ def _header() -> dict[str, str]:
     return {"scope": s.scope, "contract_content_id": s.contract_content_id, "rubric_digest": s.rubric_digest}
 
 
-def contract_json(contract=ILLUSTRATIVE_CONTRACT, header: dict[str, str] | None = None) -> str:
+def contract_json(contract: JudgeCalibrationContract = ILLUSTRATIVE_CONTRACT, header: dict[str, str] | None = None) -> str:
     """The tabular trio's contract file: the contract, and the snapshot's header bound to it."""
     return json.dumps({"contract": contract.to_dict(), "snapshot": header or _header()}, indent=2) + "\n"
 
@@ -123,7 +123,7 @@ def observations_jsonl() -> str:
 
 
 def bundle() -> str:
-    from agreebound.io.formats import bundle_json
+    from agreebound.io.judge_inputs import bundle_json
 
     refs, obs = snapshot_frames(ILLUSTRATIVE_SNAPSHOT)
     return bundle_json(ILLUSTRATIVE_CONTRACT, _header(), refs, obs)

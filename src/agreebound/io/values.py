@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from agreebound.core.escape import UNSAFE_RE2, excerpt, has_unsafe, normalise_na
 from agreebound.io.tables import MISSING_TOKENS, Column, Table
 from agreebound.core.limits import MAX_COUNT_DIGITS, MAX_NAME_CHARS, MAX_SIGNIFICANT_DIGITS
 from agreebound.panel.ratings import name_text
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
@@ -61,7 +64,7 @@ class ValueKinds:
     missing: np.ndarray  # bool
     number: np.ndarray  # bool
     floats: np.ndarray  # float64 (NaN where not a number)
-    texts: Any  # each value's text (labels are compared as text): a list, or a pyarrow string array
+    texts: list[str] | pa.Array  # each value's text (labels are compared as text): a list, or a pyarrow string array
     decimal: np.ndarray  # bool: a number that is not whole
     normalised_cells: int = 0  # cells whose spaces or invisible characters were removed
 
@@ -77,7 +80,7 @@ class ValueKinds:
         return len(self.missing)
 
 
-def classify_text(arr: Any, extra_missing: Sequence[str] = ()) -> ValueKinds | None:
+def classify_text(arr: pa.Array, extra_missing: Sequence[str] = ()) -> ValueKinds | None:
     """classify_values for a pyarrow string array, vectorised; None when some value needs the
     careful path (a long number, a long or unsafe label), which also finds the first bad one."""
     import pyarrow as pa
@@ -106,7 +109,7 @@ def classify_text(arr: Any, extra_missing: Sequence[str] = ()) -> ValueKinds | N
     return ValueKinds(missing, number, floats, arr, decimal)
 
 
-def classify_values(uniques: Sequence[Any], extra_missing: Sequence[str] = ()) -> tuple[ValueKinds, tuple[int, str] | None]:
+def classify_values(uniques: Sequence[object], extra_missing: Sequence[str] = ()) -> tuple[ValueKinds, tuple[int, str] | None]:
     """Classify distinct values; returns (kinds, (index, reason) of the first bad one or None)."""
     missing_tokens = MISSING_TOKENS | {m.strip() for m in extra_missing}
     n = len(uniques)
@@ -177,7 +180,7 @@ def classify_values(uniques: Sequence[Any], extra_missing: Sequence[str] = ()) -
     return ValueKinds(missing, number, floats, texts, decimal), bad
 
 
-def names_need_care(arr: Any) -> bool:
+def names_need_care(arr: pa.Array) -> bool:
     """False when every name in a pyarrow string array is already normal (vectorised, and without
     copying the names: only the non-ASCII ones are checked for NFC)."""
     import pyarrow as pa
@@ -201,7 +204,7 @@ def names_need_care(arr: Any) -> bool:
     return False
 
 
-def normalise_names(uniques: Sequence[Any]) -> tuple[list[str], int, tuple[int, str] | None]:
+def normalise_names(uniques: Sequence[object]) -> tuple[list[str], int, tuple[int, str] | None]:
     """Normalised names, how many changed, and (index, reason) of the first unusable one."""
     out: list[str] = []
     changed = 0
@@ -227,7 +230,7 @@ def normalise_names(uniques: Sequence[Any]) -> tuple[list[str], int, tuple[int, 
     return out, changed, bad
 
 
-def whole_number(name: str, row: int, column: str, cell: Any, minimum: int | None = None, maximum: int | None = None,
+def whole_number(name: str, row: int, column: str, cell: object, minimum: int | None = None, maximum: int | None = None,
            digits: int = MAX_COUNT_DIGITS) -> int:
     if isinstance(cell, bool) or not isinstance(cell, (int, str)):
         raise InputError(name, row, column, f"expected a whole number like 3, got {excerpt(cell)}")

@@ -28,11 +28,11 @@ import posixpath
 import re
 import zipfile
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, NoReturn, TypeAlias
 from xml.parsers import expat
 
 from agreebound.core.errors import InputError
-from agreebound.io.archive import Archive, open_archive
+from agreebound.io.archive import Archive, Member, open_archive
 from agreebound.core.escape import excerpt
 from agreebound.core.interrupt import checkpoint
 from agreebound.core.limits import (
@@ -46,6 +46,9 @@ from agreebound.core.limits import (
     MAX_XLSX_STRINGS_BYTES,
     XLSX_CELL_CHARS,
 )
+
+if TYPE_CHECKING:
+    import datetime as dt
 
 CHUNK = 1 << 16
 EXCEL_COLUMNS = 16_384
@@ -61,11 +64,16 @@ class _Refused(Exception):
         self.error = error
 
 
+#: A cell's value as the sheet holds it: text, a number, true/false, a date or time (a date style's
+#: number, or an ISO date cell), or None.
+CellValue: TypeAlias = "str | int | float | bool | dt.datetime | dt.date | dt.time | dt.timedelta | None"
+
+
 def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
-def _feed(name: str, part: str, stream: Any, start: Callable[[str, dict[str, str]], None],
+def _feed(name: str, part: str, stream: Member, start: Callable[[str, dict[str, str]], None],
           end: Callable[[str], None] | None = None, text: Callable[[str], None] | None = None) -> Iterator[None]:
     """Feed one member to expat a chunk at a time, yielding after each; handlers get local names.
     Bad XML, a DTD or a damaged member is the file's fault."""
@@ -73,7 +81,7 @@ def _feed(name: str, part: str, stream: Any, start: Callable[[str, dict[str, str
     p.buffer_text = True
     p.buffer_size = CHUNK
 
-    def doctype(*_: Any) -> None:
+    def doctype(*_: object) -> None:
         raise _Refused(InputError(name, None, None, f"the workbook's {part} declares a document type (DTD); an "
                                   ".xlsx part never does, and entities are not expanded"))
 
@@ -104,7 +112,7 @@ def _feed(name: str, part: str, stream: Any, start: Callable[[str, dict[str, str
             return
 
 
-def _parse(name: str, part: str, stream: Any, start: Callable[[str, dict[str, str]], None],
+def _parse(name: str, part: str, stream: Member, start: Callable[[str, dict[str, str]], None],
            end: Callable[[str], None] | None = None, text: Callable[[str], None] | None = None) -> None:
     for _ in _feed(name, part, stream, start, end, text):
         checkpoint()
@@ -135,7 +143,7 @@ class Workbook:
             raise _Refused(InputError(self.name, None, None, f"the workbook holds more than {MAX_XLSX_TEXT_CHARS:,} "
                                       f"characters of text; the limit is {MAX_XLSX_TEXT_CHARS:,}"))
 
-    def member(self, part: str, what: str, limit: int) -> Any:
+    def member(self, part: str, what: str, limit: int) -> Member:
         try:
             info = self.zf.getinfo(part)
         except KeyError:
@@ -277,8 +285,8 @@ def _date_styles(book: Workbook) -> tuple[set[int], set[int]]:
 
     def start(tag: str, a: dict[str, str]) -> None:
         # a cell's formats only: <numFmts> (not <dxfs>, conditional formats that may reuse an id)
-        if tag == "numFmt" and where[0] == "numFmts" and _number(a.get("numFmtId")) is not None:
-            custom[_number(a["numFmtId"])] = a.get("formatCode", "")  # type: ignore[index]
+        if tag == "numFmt" and where[0] == "numFmts" and (fmt_id := _number(a.get("numFmtId"))) is not None:
+            custom[fmt_id] = a.get("formatCode", "")
         elif tag in ("cellXfs", "cellStyleXfs", "numFmts", "dxfs"):
             where[0] = tag
         elif tag == "xf" and where[0] == "cellXfs":
@@ -326,9 +334,9 @@ class _SheetReader:
         self.book = book
         self.strings: list[str] | None = None
         self.dates, self.durations = book.styles()
-        self.done: list[tuple[int, tuple[Any, ...]]] = []
+        self.done: list[tuple[int, tuple[CellValue, ...]]] = []
         self.row_no = 0
-        self.row: dict[int, Any] | None = None
+        self.row: dict[int, CellValue] | None = None
         self.col = 0
         self.cells = 0
         self.rows = 0
@@ -341,7 +349,7 @@ class _SheetReader:
 
         self.epoch = CALENDAR_MAC_1904 if book.date1904 else CALENDAR_WINDOWS_1900
 
-    def refuse(self, reason: str, column: int | None = None) -> None:
+    def refuse(self, reason: str, column: int | None = None) -> NoReturn:
         col = None if column is None else _letters(column)
         raise _Refused(InputError(self.name, self.row_no or None, col, f"sheet {excerpt(self.sheet)}: {reason}"))
 
@@ -352,7 +360,7 @@ class _SheetReader:
                 m = _REF.fullmatch(ref)
                 if m is None or not m.group(1):
                     self.refuse(f"a cell reference {excerpt(ref)} that is not a cell")
-                col = _column_index(m.group(1))  # type: ignore[union-attr]
+                col = _column_index(m.group(1))
             else:
                 col = self.col + 1
             if col > EXCEL_COLUMNS or col > MAX_COLUMNS:
@@ -412,14 +420,14 @@ class _SheetReader:
         elif self.inline is not None:
             self.inline.text(s)
 
-    def _value(self, kind: str, style: int, col: int, raw: str | None) -> Any:
+    def _value(self, kind: str, style: int, col: int, raw: str | None) -> CellValue:
         if kind == "inlineStr":
             return self.inline.take() if self.inline is not None else None
         if not raw:
             return None
         try:
             if kind == "n":
-                number: Any = float(raw) if ("." in raw or "e" in raw or "E" in raw) else int(raw)
+                number: int | float = float(raw) if ("." in raw or "e" in raw or "E" in raw) else int(raw)
                 if style in self.dates:
                     from openpyxl.utils.datetime import from_excel
 
@@ -451,7 +459,7 @@ def _letters(col: int) -> str:
     return s
 
 
-def iter_rows(book: Workbook, sheet: str) -> Iterator[tuple[int, tuple[Any, ...]]]:
+def iter_rows(book: Workbook, sheet: str) -> Iterator[tuple[int, tuple[CellValue, ...]]]:
     """(row number as the sheet shows it, the row's values from column A to its last cell), for
     every row with a cell that holds a value, in order."""
     reader = _SheetReader(book, sheet)

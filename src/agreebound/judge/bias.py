@@ -22,9 +22,10 @@ Intervals (95%) respect the cases: a share uses the judge rates' case-clustered 
 (agreebound.core.intervals.rate_interval); a difference of two rates over disjoint sets of cases the
 cluster-robust (ratio-estimator) variance of each, summed, with a normal interval; judgemetry's
 difference, paired within each case, the cluster-robust variance of its per-case differences.
-Coverage is checked by simulation (tests/test_judge_bias.py).
+Coverage is checked by simulation (tests/judge/test_bias_coverage.py).
 
->>> from agreebound.judge.calibration import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, measure
+>>> from agreebound.judge.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT
+>>> from agreebound.judge.measure import measure
 >>> b = measure_bias(measure(ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT).counts)
 >>> b["first_slot"].fraction, b["verbosity_net"].fraction, b["self_preference_net"].fraction
 ('6/12', '0/12 - 0/0', '0/4 - 0/8')
@@ -33,14 +34,16 @@ Coverage is checked by simulation (tests/test_judge_bias.py).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence, overload
 
 import numpy as np
 
 from agreebound.judge.counts import JudgeCounts, RateStats
+from agreebound.core.gate import Gate
 from agreebound.core.intervals import Z95, Wilson, rate_interval
+from agreebound.core.json_types import JSONObject
 
 #: Which seed gate each measure belongs to: a partial audit that cannot evaluate the gate (its
 #: source lacks orders, lengths or generators) cannot measure the measure either.
@@ -129,7 +132,7 @@ class Measure:
         """"2.1 points [-4.0, 8.3]" (a difference) or "64.8% [58.5, 71.2]" (a share)."""
         return " ".join(x for x in (self.value_text(), "" if self.exact is None else self.interval_text()) if x)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """As a report stores it: floats to 6 decimals (p-values to 6 significant figures), so the
         same inputs give the same bytes whatever the platform's last bits of lgamma or sqrt."""
         def r6(x: float | None) -> float | None:
@@ -165,7 +168,7 @@ class BiasMeasures:
     def groups(self) -> tuple[tuple[str, tuple[Measure, ...]], ...]:
         return (("Position", self.position), ("Verbosity", self.verbosity), ("Self-preference", self.self_preference))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return {"position": [m.to_dict() for m in self.position],
                 "verbosity": [m.to_dict() for m in self.verbosity],
                 "self_preference": [m.to_dict() for m in self.self_preference],
@@ -186,6 +189,12 @@ def clustered_variance(s: RateStats) -> Fraction | None:
     if s.k < 2 or s.denominator == 0:
         return None
     return Fraction(s.k * s.spread(), (s.k - 1) * s.denominator ** 4)
+
+
+@overload
+def normal_interval(estimate: Fraction, variance: Fraction, z: float = Z95) -> tuple[float, float]: ...
+@overload
+def normal_interval(estimate: Fraction, variance: Fraction | None, z: float = Z95) -> tuple[float | None, float | None]: ...
 
 
 def normal_interval(estimate: Fraction, variance: Fraction | None, z: float = Z95) -> tuple[float | None, float | None]:
@@ -273,7 +282,7 @@ def _paired(name: str, title: str, d: RateStats, judge: RateStats, definition: s
                   f"{'' if d.k == 1 else 's'} (the per-case differences do not vary: nothing to measure it on)")
     low, high = normal_interval(est, var)
     return Measure(name, title, est, f"{judge.numerator}/{d.denominator} - {human}/{d.denominator}",
-                   max(-1.0, low), min(1.0, high), method, definition, "difference",  # type: ignore[type-var]
+                   max(-1.0, low), min(1.0, high), method, definition, "difference",
                    se=math.sqrt(float(var)), cases=d.k)
 
 
@@ -288,18 +297,18 @@ def _position(c: JudgeCounts) -> tuple[Measure, ...]:
     if first.exact is not None:
         fl, sl = c.first_lean, c.second_lean
         p = binomial_two_sided(fl, fl + sl)
-        first = _with(first, p_value=p, test=f"exact sign test over cases, two-sided: {fl:,} cases pick the "
-                      f"first-shown candidate more often than the second, {sl:,} less often (the others split evenly)",
-                      sentence=_first_sentence(first, p))
+        first = replace(first, p_value=p, test=f"exact sign test over cases, two-sided: {fl:,} cases pick the "
+                       f"first-shown candidate more often than the second, {sl:,} less often (the others split evenly)",
+                       sentence=_first_sentence(first, p))
     fb, sb = c.first_both, c.second_both
     mc = _share("mcnemar", "Directed flips favouring the first slot", RateStats(fb, fb + sb, fb + sb, fb, fb, fb + sb),
                 "cases stable in both orders that pick the first-shown candidate both times, over those plus the "
                 "cases that pick the second-shown both times (McNemar's discordant pairs)", clustered=False)
     if mc.exact is not None:
         p = binomial_two_sided(fb, fb + sb)
-        mc = _with(mc, p_value=p, test=f"McNemar's exact test ({fb} first-both vs {sb} second-both), two-sided",
-                   sentence=f"{fb} of the {fb + sb} decisive flips favour the first slot, {sb} the second "
-                            f"(McNemar exact {p_words(p)}).")
+        mc = replace(mc, p_value=p, test=f"McNemar's exact test ({fb} first-both vs {sb} second-both), two-sided",
+                    sentence=f"{fb} of the {fb + sb} decisive flips favour the first slot, {sb} the second "
+                             f"(McNemar exact {p_words(p)}).")
     ties = _share("flip_with_ties", "Position flip, ties counted (the seed's)", r["position_flip"],
                   "cases stable in both orders whose verdicts differ (a tie against a or b counts), over cases "
                   "stable in both orders", clustered=False)
@@ -322,7 +331,7 @@ def _verbosity(c: JudgeCounts) -> tuple[Measure, ...]:
                      "P(judge picks longer) - P(humans pick longer) over the cases of unequal lengths whose human "
                      "reference is not a tie, weighted by verdicts; a judge's tie counts as not picking the longer "
                      "(judgemetry's and judgekit's definition when the judge never ties: they drop its ties)")
-    return seed, mirror, _with(net, sentence=_net_sentence(net, "length")), excess
+    return seed, mirror, replace(net, sentence=_net_sentence(net, "length")), excess
 
 
 def _self(c: JudgeCounts) -> tuple[tuple[Measure, ...], str | None]:
@@ -341,7 +350,7 @@ def _self(c: JudgeCounts) -> tuple[tuple[Measure, ...], str | None]:
             note = (f"The two sets of cases differ in their mix: the judge's own (rejected) candidate is the longer "
                     f"one in {float(a):.0%} of its {k_self:,} cases, the rejected candidate in {float(b):.0%} of the "
                     f"{k_control:,} control cases; part of the difference may be length, not self-preference.")
-    return (seed, control, _with(net, sentence=_net_sentence(net, "self-preference"))), note
+    return (seed, control, replace(net, sentence=_net_sentence(net, "self-preference"))), note
 
 
 def measure_bias(counts: JudgeCounts, unavailable: Mapping[str, str] | None = None) -> BiasMeasures:
@@ -351,8 +360,8 @@ def measure_bias(counts: JudgeCounts, unavailable: Mapping[str, str] | None = No
     (self_measures, note) = _self(counts)
 
     def guard(ms: Sequence[Measure]) -> tuple[Measure, ...]:
-        return tuple(_with(m, exact=None, low=None, high=None, p_value=None, sentence="",
-                           unavailable=unavailable[GATE_OF[m.name]]) if GATE_OF[m.name] in unavailable else m
+        return tuple(replace(m, exact=None, low=None, high=None, p_value=None, sentence="",
+                            unavailable=unavailable[GATE_OF[m.name]]) if GATE_OF[m.name] in unavailable else m
                      for m in ms)
 
     return BiasMeasures(guard(_position(counts)), guard(_verbosity(counts)), guard(self_measures),
@@ -362,19 +371,14 @@ def measure_bias(counts: JudgeCounts, unavailable: Mapping[str, str] | None = No
 # --- sentences ---------------------------------------------------------------------------------
 
 
-def _with(m: Measure, **changes: Any) -> Measure:
-    from dataclasses import replace
-
-    return replace(m, **changes)
-
-
 def p_words(p: float) -> str:
     """"p = 0.0013", "p < 0.0001"."""
     return f"p = {p:.2g}" if p >= 1e-4 else "p < 0.0001"
 
 
 def _first_sentence(m: Measure, p: float) -> str:
-    side = "first" if m.exact > Fraction(1, 2) else "second"  # type: ignore[operator]
+    assert m.exact is not None  # measured: the caller checked
+    side = "first" if m.exact > Fraction(1, 2) else "second"
     if m.low is not None and m.high is not None and not m.low <= 0.5 <= m.high:
         return (f"The judge picks the first-shown candidate in {m.points()} of its decisive verdicts: a preference "
                 f"for the {side} slot (sign test over cases {p_words(p)}).")
@@ -404,7 +408,7 @@ def _fails(words: str, origin: str) -> str:
     return f"is outside the {limit} {words} limit (no contract: nothing is decided)"
 
 
-def attribution(gate: Any, bias: BiasMeasures, origin: str = "given") -> str | None:
+def attribution(gate: Gate, bias: BiasMeasures, origin: str = "given") -> str | None:
     """A failing raw seed gate read against its net measure, for the verdict: "fails the contract's
     verbosity limit; the excess attributable to length is 2.1 points [-4.0, 8.3]: the failure is
     mostly general disagreement". None when the gate did not fail or has no net measure."""
@@ -422,7 +426,7 @@ def attribution(gate: Any, bias: BiasMeasures, origin: str = "given") -> str | N
     return head + ": the judge leans the other way; the failure is general disagreement"
 
 
-def position_attribution(gate: Any, bias: BiasMeasures, origin: str = "given") -> str | None:
+def position_attribution(gate: Gate, bias: BiasMeasures, origin: str = "given") -> str | None:
     """A failing position-flip gate read against the flips' direction."""
     if gate.name != "position_flip" or gate.passed is not False:
         return None
@@ -435,7 +439,7 @@ def position_attribution(gate: Any, bias: BiasMeasures, origin: str = "given") -
     return head + ": the flips have no clear direction (inconsistency more than a slot preference)"
 
 
-def verdict_notes(gates: Sequence[Any], bias: BiasMeasures, origin: str = "given") -> tuple[str, ...]:
+def verdict_notes(gates: Sequence[Gate], bias: BiasMeasures, origin: str = "given") -> tuple[str, ...]:
     """Each failing raw gate's reading against its bias measure, for the decision's sentence.
     ``origin``: the decision's contract_origin ("given"; without a contract "illustrative" or
     "thresholds": then nothing failed a contract, and the notes say the value is outside a limit)."""

@@ -12,12 +12,13 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 from hashlib import sha256
-from typing import Any, Iterator, Literal
+from typing import Iterator, Literal, Protocol, get_args
 
 import pandas as pd
 
 from agreebound.core.errors import FieldError
 from agreebound.core.thresholds import NET_FIELDS, NET_GATES, RANGES, RATE_GATES, CalibrationThresholds
+from agreebound.core.json_types import JSONObject
 
 Candidate = Literal["a", "b", "tie"]
 Order = Literal["ab", "ba"]
@@ -26,11 +27,11 @@ ID_PATTERN = re.compile(r"^[a-z][a-z0-9._:-]{2,95}$")
 DIGEST_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 CONTENT_ID_PATTERN = re.compile(r"judge-calibration@sha256:[0-9a-f]{64}")
 CONTENT_ID_PREFIX = "judge-calibration@sha256:"
-CANDIDATES: tuple[str, ...] = ("a", "b", "tie")
+CANDIDATES: tuple[Candidate, ...] = get_args(Candidate)
 #: An observation's legal repetitions and candidate lengths (the seed's ranges), 1..these.
 MAX_REPETITION = 100
 MAX_TOKENS = 1_000_000
-ORDERS: tuple[str, ...] = ("ab", "ba")
+ORDERS: tuple[Order, ...] = get_args(Order)
 BPS = 10_000
 
 # --- scalar validators (the seed's rules and messages) ---------------------------------------
@@ -210,7 +211,7 @@ class JudgeCalibrationContract:
             if getattr(self, name) is not None:
                 _exact_int(f"contract.{name}", getattr(self, name), minimum=RANGES[name].lo, maximum=RANGES[name].hi)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The contract's fields as data: an opt-in gate only when it is set, so a contract without
         them reads (and hashes) exactly as the seed's."""
         return {k: v for k, v in asdict(self).items() if not (k in NET_FIELDS and v is None)}
@@ -230,7 +231,8 @@ class JudgeCalibrationContract:
 
     def with_thresholds(self, thresholds: "CalibrationThresholds") -> "JudgeCalibrationContract":
         """The draft this contract becomes under edited thresholds (its own content id)."""
-        return replace(self, **thresholds.contract_fields())
+        # contract_fields names only this contract's threshold fields (ints, or None for an unset opt-in gate)
+        return replace(self, **thresholds.contract_fields())  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -260,8 +262,8 @@ class JudgeCalibrationSnapshot:
                 raise ValueError(duplicate_reference(item.case_id))
             seen.add(item.case_id)
         keys: set[tuple[str, str, int]] = set()
-        for item in observations:
-            key = (item.case_id, item.order, item.repetition)
+        for observation in observations:
+            key = (observation.case_id, observation.order, observation.repetition)
             if key in keys:
                 raise ValueError(duplicate_observation(*key))
             keys.add(key)
@@ -326,8 +328,8 @@ def duplicate_observation(case_id: object, order: object, repetition: object) ->
     return f"observation keys must be unique (duplicate {describe_observation(case_id, order, repetition)})"
 
 
-def observation_fault(contract: JudgeCalibrationContract, key: tuple[Any, Any, Any], has_reference: bool,
-                      judge_generator: object, metadata: tuple[Any, ...], first: tuple[Any, ...]
+def observation_fault(contract: JudgeCalibrationContract, key: tuple[object, object, object], has_reference: bool,
+                      judge_generator: object, metadata: tuple[object, ...], first: tuple[object, ...]
                       ) -> tuple[str, str] | None:
     """An observation's place in the snapshot, as (field, message): it has a human reference, it is
     the contract's judge's, and its candidates' ``metadata`` (:data:`METADATA_FIELDS`) is its case's
@@ -374,10 +376,10 @@ def snapshot_frames(snapshot: JudgeCalibrationSnapshot) -> tuple[pd.DataFrame, p
 # --- the seed's illustrative example ---------------------------------------------------------
 
 
-def _illustrative_observations(case_id: str, preferred: str, a_tokens: int, b_tokens: int,
+def _illustrative_observations(case_id: str, preferred: Candidate, a_tokens: int, b_tokens: int,
                                a_generator: str, b_generator: str) -> tuple[JudgeObservation, ...]:
     return tuple(
-        JudgeObservation(case_id, order, rep, preferred, a_tokens, b_tokens, a_generator, b_generator, "judge-v1")  # type: ignore[arg-type]
+        JudgeObservation(case_id, order, rep, preferred, a_tokens, b_tokens, a_generator, b_generator, "judge-v1")
         for order in ORDERS
         for rep in (1, 2)
     )
@@ -420,6 +422,13 @@ ILLUSTRATIVE_SNAPSHOT = JudgeCalibrationSnapshot(
 )
 
 
+class ReadLog(Protocol):
+    """What the audit reads of a judge log as read (agreebound.io's JudgeLog): its observations."""
+
+    @property
+    def observations(self) -> pd.DataFrame: ...
+
+
 @dataclass(frozen=True)
 class JudgeInput:
     """A judge set as read, before any measuring: the contract, the snapshot header (scope,
@@ -429,7 +438,7 @@ class JudgeInput:
 
     file: str
     contract: JudgeCalibrationContract
-    header: tuple[Any, Any, Any]
+    header: tuple[object, object, object]  # (scope, content id, rubric digest) as read
     references: pd.DataFrame | None
     observations: pd.DataFrame
     #: frame ("references", "observations", "snapshot") -> the file its rows were read from
@@ -441,7 +450,7 @@ class JudgeInput:
     #: the content id the snapshot named, when it was bound to this contract anyway (rebind)
     rebound_from: str | None = None
     #: a judge log: the log as read (its observations feed the partial audit), else None
-    log: Any = None
+    log: ReadLog | None = None
     lacks: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     contract_given: bool = True

@@ -1,6 +1,6 @@
 """Mergeable sufficient statistics of a judge audit: what every engine returns (the SQL engines by
 aggregating, the in-memory one from its per-case facts, :func:`from_facts`), and all that
-:func:`agreebound.judge.calibration.measure_counts` reads to measure the rates.
+:func:`agreebound.judge.measure.measure_counts` reads to measure the rates.
 
 A judge audit's decision, its case-aware intervals and its diagnostics need only integers summed
 over cases, never the observations themselves:
@@ -11,7 +11,7 @@ over cases, never the observations themselves:
 * the reference facts the contract checks: how many cases have each number of reviewers, how many
   are not adjudicated, and the first ids of each (sorted; ``ISSUE_IDS`` listed, the rest counted;
   which are issues depends on a threshold, so the judge's decide lists them:
-  agreebound.judge.calibration.reference_issues);
+  agreebound.judge.decide.reference_issues);
 * the diagnostics: agreement on cases whose human reference is not a tie, the noisy flips, and the
   (human, majority "ab", majority "ba") patterns behind the judge-human alpha.
 
@@ -19,7 +19,8 @@ Counts of disjoint sets of cases **merge** by adding (and by keeping the first i
 snapshot read anywhere give the counts of the whole; :func:`from_cases` gives the same counts from
 the in-memory measurement's per-case frame.
 
->>> from agreebound.judge.calibration import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT, measure
+>>> from agreebound.judge.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT
+>>> from agreebound.judge.measure import measure
 >>> c = from_cases(measure(ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT).cases)  # the seed's example
 >>> c.n_cases, c.n_observations, c.rates["human_agreement"].numerator, c.reviewers, c.unadjudicated
 (4, 16, 16, {2: 4}, 0)
@@ -29,9 +30,10 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Mapping, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 #: How many case ids each reference issue lists (the rest are counted).
@@ -131,7 +133,11 @@ def _first(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(heapq.nsmallest(ISSUE_IDS, {*a, *b}))
 
 
-def _add(a: Mapping[Any, int], b: Mapping[Any, int]) -> dict[Any, int]:
+#: What a count is kept by: a reviewer count, a pattern of labels, a pair's verdicts (sortable keys).
+_Key = TypeVar("_Key", int, tuple[int, int, int], tuple[str, str, bool, int, int, int])
+
+
+def _add(a: Mapping[_Key, int], b: Mapping[_Key, int]) -> dict[_Key, int]:
     out = dict(a)
     for key, n in b.items():
         out[key] = out.get(key, 0) + n
@@ -191,7 +197,7 @@ def _smallest(ids: np.ndarray) -> tuple[str, ...]:
     return tuple(heapq.nsmallest(ISSUE_IDS, ids.tolist()))
 
 
-def from_facts(facts: Mapping[str, Any], only: np.ndarray | None = None) -> JudgeCounts:
+def from_facts(facts: Mapping[str, npt.ArrayLike], only: np.ndarray | None = None) -> JudgeCounts:
     """The counts of an audit's per-case facts (:data:`FACTS`; ``only``: a mask of the cases to
     count): what the in-memory engine returns, the same counts as the SQL engines' aggregation of
     the same cases."""
@@ -284,7 +290,7 @@ def verdict_cells(a_gen: np.ndarray, b_gen: np.ndarray, labelled: np.ndarray, hu
             for (f, s, lab, mm, ww, yy), n in cells.items()}
 
 
-def from_cases(cases: Any) -> JudgeCounts:
+def from_cases(cases: pd.DataFrame) -> JudgeCounts:
     """The counts of a full audit's per-case frame (CalibrationMeasurement.cases)."""
     code = {label: i for i, label in enumerate(LABELS)}
 

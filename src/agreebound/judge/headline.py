@@ -23,7 +23,7 @@ labelled and N unlabelled cases:
 
 Every sum is exact (the cells are integers; a score is a fraction), every moment and lam an exact
 :class:`~fractions.Fraction`; floating point starts at the square root. Equality with ppi-python
-to 1e-9 is tested (tests/test_headline.py), as is the interval's coverage by simulation.
+to 1e-9 is tested (tests/judge/test_headline.py), as is the interval's coverage by simulation.
 
 Six labelled cases (the judge right on five: Y = Yhat = 1 three times, 0 twice; Yhat = 1 where
 Y = 0 once) and six unlabelled (Yhat = 1 five times): lam = (1/6) / ((1 + 6/6) 9/44) = 11/27, the
@@ -43,10 +43,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Iterable
 
 from agreebound.judge.counts import JudgeCounts
 from agreebound.core.intervals import Z95
+from agreebound.core.json_types import JSONObject
 
 #: Below one human label's worth the judge's verdicts add nothing worth saying (a description of
 #: the data, not a gate).
@@ -80,7 +81,7 @@ class Estimate:
             text += f" [{self.low * 100:.1f}, {self.high * 100:.1f}]"
         return text
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """As a report stores it: floats to 6 decimals (the same bytes on every platform)."""
         return {"value": _r6(self.value), "interval95": None if self.low is None else [_r6(self.low), _r6(self.high)],
                 "exact": None if self.exact is None else str(self.exact)}
@@ -108,7 +109,7 @@ class PairHeadline:
     #: labelled), in percentage points
     judge_off_points: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return {"first": self.first, "second": self.second, "labelled": self.labelled,
                 "unlabelled": self.unlabelled, "judge": self.judge.to_dict(),
                 "ppi": None if self.ppi is None else self.ppi.to_dict(),
@@ -126,7 +127,7 @@ class Headline:
     note: str
     method: str = METHOD
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return {"pairs": [p.to_dict() for p in self.pairs], "note": self.note, "method": self.method}
 
 
@@ -199,7 +200,10 @@ def pair_headline(first: str, second: str, cells: Iterable[tuple[Cell, int]]) ->
         lam = float(lam_x)
         gain = None if var_ppi == 0 else float(s.n * var_human / var_ppi - s.n)
     headline = ppi if ppi is not None else human if not s.big_n else None
-    off = None if headline is None else (judge.value - headline.value) * 100  # type: ignore[operator]
+    off = None
+    if headline is not None:
+        assert judge.value is not None and headline.value is not None  # cases on both sides: estimated
+        off = (judge.value - headline.value) * 100
     sentence = _sentence(first, second, s, judge, ppi, human, gain, off)
     return PairHeadline(first, second, s.n, s.big_n, judge, ppi, human, gain, sentence, lam, off)
 
@@ -225,16 +229,18 @@ def _sentence(first: str, second: str, s: PairSums, judge: Estimate, ppi: Estima
             f"{_cases(s.n + s.big_n)} (ties count half)")
     if s.n == 0:
         return head + "; no case has a human reference, so the judge's estimate cannot be corrected."
-    human_words = f"the humans alone give {human.points()} over {_cases(s.n)}"  # type: ignore[union-attr]
+    assert human is not None  # a case with a human reference: the humans' estimate
+    human_words = f"the humans alone give {human.points()} over {_cases(s.n)}"
     if s.n < 2:
         return (head + f"; only {_cases(s.n)} has a human reference (fewer than 2): no corrected estimate "
                 f"and no human interval ({human_words}).")
     if not s.big_n:
-        return (head + f"; every case has a human reference, so the human-only estimate, {human.points()}, is the "  # type: ignore[union-attr]
+        return (head + f"; every case has a human reference, so the human-only estimate, {human.points()}, is the "
                 f"headline (prediction-powered inference needs cases without one); the judge-only estimate is "
                 f"off by {off:+.1f} points.")
+    assert ppi is not None  # two or more labelled cases and some unlabelled: corrected
     return (head + f"; corrected with the {_cases(s.n)} that have a human reference (prediction-powered), "
-            f"{ppi.points()}; {human_words}. The judge-only estimate is off by {off:+.1f} points; "  # type: ignore[union-attr]
+            f"{ppi.points()}; {human_words}. The judge-only estimate is off by {off:+.1f} points; "
             f"{_gain_words(gain, s)}.")
 
 

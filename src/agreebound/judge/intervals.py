@@ -4,11 +4,14 @@ observations of one case are not independent) and the judge's diagnostics.
 
 from __future__ import annotations
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 from agreebound.core.intervals import Z95, RateInterval, Wilson, rate_interval
 
+if TYPE_CHECKING:
+    from agreebound.judge.measure import CalibrationMeasurement
 
-def judge_rate_intervals(measurement: Any, z: float = Z95) -> dict[str, RateInterval]:
+
+def judge_rate_intervals(measurement: CalibrationMeasurement, z: float = Z95) -> dict[str, RateInterval]:
     """95% intervals for a judge's rates that count each case's observations as one cluster.
 
     For a rate p = sum y_i / sum m_i over the k cases that contribute to it (y_i, m_i: the case's
@@ -70,7 +73,7 @@ class JudgeDiagnostics:
     intervals: dict[str, RateInterval] = field(default_factory=dict)
 
 
-def judge_diagnostics(m: Any) -> JudgeDiagnostics:
+def judge_diagnostics(m: CalibrationMeasurement) -> JudgeDiagnostics:
     """Diagnostics from a CalibrationMeasurement's counts (agreebound.judge.counts: every engine's,
     in memory too). In a partial audit, agreement with the humans counts only the cases that have a
     human reference (the counts' reference facts are theirs). The judge-human alpha is the

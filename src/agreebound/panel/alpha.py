@@ -8,7 +8,7 @@ pairable values count),
     alpha = 1 - D_o / D_e = 1 - (n - 1) * sum_ck o_ck d2_ck / sum_ck n_c n_k d2_ck
 
 computed with integers and ``fractions.Fraction`` only. Two kernels read the counts, whichever
-the counts hold, and give the same exact fraction (tests/test_alpha.py checks it on random panels):
+the counts hold, and give the same exact fraction (tests/panel/test_alpha.py checks it on random panels):
 
 * **unit histograms** (``counts.patterns``: each pairable unit's categories and their counts, and
   how many units have it): nominal, interval and ordinal sums reduce to per-histogram counts and
@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -46,7 +46,7 @@ from agreebound.panel.counts import PanelCounts, UnitPatterns, from_coded
 from agreebound.core.limits import COINCIDENCE_MAX_CATEGORIES, RATIO_MAX_CATEGORIES
 from agreebound.panel.result import AlphaResult
 from agreebound.panel.seed import exact_sum, seed_permil_from_totals, unit_sums
-from agreebound.panel.categories import LEVELS, Categories, encode, int_array
+from agreebound.panel.categories import LEVELS, Categories, Coded, Level, Ratings, encode, int_array, is_level
 
 __all__ = ["Distances", "alpha", "alpha_without_each_rater", "category_distances", "check_level", "krippendorff_alpha",
            "unit_disagreement"]
@@ -62,11 +62,11 @@ Disagreements = tuple[Fraction, Fraction, tuple[float, float]]
 
 
 def check_level(level: str) -> None:
-    if level not in LEVELS:
+    if not is_level(level):
         raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
 
 
-def krippendorff_alpha(ratings: Any, level: str = "nominal") -> AlphaResult:
+def krippendorff_alpha(ratings: Coded | Ratings, level: Level = "nominal") -> AlphaResult:
     """Krippendorff's alpha of ``ratings`` (rows = units, columns = raters; None/NaN missing), via
     the numpy engine's counts. Floats are read as the decimal they print as (0.1 is 1/10), as a
     file would hold them.
@@ -83,7 +83,7 @@ def krippendorff_alpha(ratings: Any, level: str = "nominal") -> AlphaResult:
     return alpha(from_coded(coded), level)
 
 
-def alpha(counts: PanelCounts, level: str = "nominal") -> AlphaResult:
+def alpha(counts: PanelCounts, level: Level = "nominal") -> AlphaResult:
     """Krippendorff's alpha of one dimension's counts, exact; ``value`` None where undefined (no
     pairable values, or no variation)."""
     check_level(level)
@@ -113,6 +113,7 @@ def alpha(counts: PanelCounts, level: str = "nominal") -> AlphaResult:
         return result(kernel.nominal(n, n_c))
     d = category_distances(cats, level, n_c)
     if level in ("interval", "ordinal"):
+        assert d.positions is not None  # placed at every level but nominal
         return result(kernel.distances(n, n_c, d.positions, d.root * d.root))
     assert source is not None  # ratio: k <= RATIO_MAX_CATEGORIES
     return result(_ratio(d, n, n_c, *source()))
@@ -127,7 +128,7 @@ def _kernel(counts: PanelCounts) -> "_Matrix | _Histograms | _Pairs":
     return _Histograms(*rows) if rows is not None else _Pairs(counts.pairs)
 
 
-def _check_values(cats: Categories, level: str) -> None:
+def _check_values(cats: Categories, level: Level) -> None:
     if level == "nominal":
         return
     cats.need_numeric(level)
@@ -151,7 +152,7 @@ class Distances(NamedTuple):
     ([2, 5, 9], 2)
     """
 
-    level: str
+    level: Level
     categories: Categories
     positions: np.ndarray | None  # None at the nominal level
     root: int
@@ -176,7 +177,7 @@ class Distances(NamedTuple):
             return np.where(a + b != 0, ((a - b) / (a + b)) ** 2, 0.0)
 
 
-def category_distances(cats: Categories, level: str, pairable_totals: np.ndarray | None) -> Distances:
+def category_distances(cats: Categories, level: Level, pairable_totals: np.ndarray | None) -> Distances:
     """The distances between ``cats`` at ``level`` (:class:`Distances`); ``pairable_totals``: each
     category's values in pairable units (n_c), which place the ordinal mid-ranks (only the
     ordinal level reads them)."""
@@ -194,7 +195,7 @@ def category_distances(cats: Categories, level: str, pairable_totals: np.ndarray
     return Distances(level, cats, x_all, scale)
 
 
-def unit_disagreement(counts: PanelCounts, level: str,
+def unit_disagreement(counts: PanelCounts, level: Level,
                       rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Each unit histogram's contribution to the observed disagreement sum_ck o_ck d2_ck: the sum
     over its ordered pairs of values of d2 / (m - 1), in float64 (what ranks the units that
@@ -207,7 +208,10 @@ def unit_disagreement(counts: PanelCounts, level: str,
     >>> unit_disagreement(c, "nominal").tolist(), unit_disagreement(c, "interval").tolist()
     ([0.0, 2.0, 2.0], [0.0, 2.0, 8.0])
     """
-    code, cnt, starts = rows if rows is not None else counts.patterns.rows()[:3]  # type: ignore[union-attr]
+    if rows is None:
+        assert counts.patterns is not None  # without rows, the counts' own histograms (the numpy engine's)
+        rows = counts.patterns.rows()[:3]
+    code, cnt, starts = rows
     cats = counts.category_set
     n_c = _kernel(counts).pairable_totals(len(cats)) if level == "ordinal" else None
     d = category_distances(cats, level, n_c)
@@ -422,7 +426,7 @@ class _Pairs:
 # --- the kernels' arithmetic ---------------------------------------------------------------------
 
 
-def _as_float(x: Any) -> float:
+def _as_float(x: Fraction | int) -> float:
     """A float, or inf when the exact value is beyond float64 (1e300-sized values)."""
     try:
         return float(x)
@@ -543,7 +547,7 @@ def _pair_products(block_counts: np.ndarray, m: int, units: np.ndarray | None, k
     return prod
 
 
-def alpha_without_each_rater(raters: Sequence[str], counts_without: Callable[[str], PanelCounts], level: str,
+def alpha_without_each_rater(raters: Sequence[str], counts_without: Callable[[str], PanelCounts], level: Level,
                              max_raters: int) -> dict[str, Fraction | None]:
     """Alpha with each rater left out, from an engine's ``counts_without(rater)`` (the counts of the
     other raters' ratings): the one leave-one-rater-out every engine uses. None above ``max_raters``

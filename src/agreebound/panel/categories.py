@@ -13,12 +13,26 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from numbers import Rational, Real
-from typing import Any, Sequence
+from typing import Iterable, Literal, Sequence, TypeAlias, TypeGuard, get_args
 
 import numpy as np
 import pandas as pd
 
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
+#: The level of measurement: how the distance between two values is read.
+Level = Literal["nominal", "ordinal", "interval", "ratio"]
+LEVELS: tuple[Level, ...] = get_args(Level)
+
+
+def is_level(name: object) -> TypeGuard[Level]:
+    """``name`` is one of LEVELS (the checker then reads it as a Level)."""
+    return name in LEVELS
+
+
+#: An exact number as the categories hold it: an int, a Fraction (a decimal read exactly), a float
+#: only when it is not finite.
+Number = int | Fraction | float
+#: A category: a Number (numeric categories) or a label (the text, or any other hashable value, as given).
+Value: TypeAlias = object
 
 # --- categories: the sorted distinct values, exact on demand ----------------------------------
 
@@ -32,8 +46,8 @@ class Categories:
     scores never builds 500,000 Fractions.
     """
 
-    def __init__(self, *, floats: np.ndarray | None = None, exact: Sequence[Any] | None = None,
-                 labels: Sequence[Any] | None = None) -> None:
+    def __init__(self, *, floats: np.ndarray | None = None, exact: Sequence[Number] | None = None,
+                 labels: Sequence[Value] | None = None) -> None:
         given = [x is not None for x in (floats, exact, labels)]
         if sum(given) != 1:
             raise ValueError("Categories takes exactly one of floats, exact, labels")
@@ -48,18 +62,25 @@ class Categories:
     def __len__(self) -> int:
         if self._floats is not None:
             return len(self._floats)
-        return len(self._exact if self._exact is not None else self._labels)  # type: ignore[arg-type]
+        return len(self._exact) if self._exact is not None else len(self._labels or ())
 
     @cached_property
-    def values(self) -> tuple[Any, ...]:
+    def values(self) -> tuple[Value, ...]:
         """Exact Python values: ints, Fractions (decimals) or the labels."""
         if self._labels is not None:
             return self._labels
+        return self.numbers
+
+    @property
+    def numbers(self) -> tuple[Number, ...]:
+        """The exact values of numeric categories (``values``, typed as numbers)."""
+        self.need_numeric("")
         if self._exact is not None:
             return self._exact
-        return tuple(float_value(float(v)) for v in self._floats)  # type: ignore[union-attr]
+        assert self._floats is not None  # exactly one of floats, exact, labels
+        return tuple(float_value(float(v)) for v in self._floats)
 
-    def first(self, n: int) -> tuple[Any, ...]:
+    def first(self, n: int) -> tuple[Value, ...]:
         """The first ``n`` exact values, without converting the rest."""
         if self._floats is not None and "values" not in self.__dict__:
             return tuple(float_value(float(v)) for v in self._floats[:n])
@@ -71,9 +92,9 @@ class Categories:
         self.need_numeric("")
         if self._floats is not None:
             return self._floats
-        return np.array([float(v) for v in self._exact], dtype=np.float64)  # type: ignore[union-attr]
+        return np.array([float(v) for v in self.numbers], dtype=np.float64)
 
-    def need_numeric(self, level: str) -> None:
+    def need_numeric(self, level: Level | Literal[""]) -> None:
         if self._labels is not None:
             first = next((v for v in self._labels if isinstance(v, bool) or not isinstance(v, Real)), None)
             raise ValueError(f"{level or 'this'} alpha needs numeric values; got {first!r}")
@@ -93,10 +114,7 @@ class Categories:
                     break
                 if (x / scale == v).all():
                     return x.astype(np.int64), scale
-            exact: Sequence[Any] = self.values
-        else:
-            exact = self._exact  # type: ignore[assignment]
-        fr = [Fraction(e) for e in exact]
+        fr = [Fraction(e) for e in self.numbers]
         scale = 1
         for f in fr:
             scale = math.lcm(scale, f.denominator)
@@ -104,7 +122,7 @@ class Categories:
         return int_array(ints), scale
 
 
-def float_value(v: float) -> Any:
+def float_value(v: float) -> Number:
     """The number a float prints as: its shortest round-trip decimal (1e+38 is 10**38, 0.1 is
     1/10), an int when whole."""
     if not math.isfinite(v):
@@ -151,7 +169,12 @@ class Coded:
         return len(self.code)
 
 
-def as_matrix(ratings: Any) -> np.ndarray:
+#: A rating matrix as the callers give it: a frame or an array (units x raters), or rows of cells
+#: (None or NaN missing).
+Ratings: TypeAlias = "pd.DataFrame | np.ndarray | Iterable[Iterable[object]]"
+
+
+def as_matrix(ratings: Ratings) -> np.ndarray:
     if isinstance(ratings, pd.DataFrame):
         arr = ratings.to_numpy()
     elif isinstance(ratings, np.ndarray):
@@ -172,7 +195,7 @@ def as_matrix(ratings: Any) -> np.ndarray:
     return arr
 
 
-def encode(ratings: Any) -> Coded:
+def encode(ratings: Coded | Ratings) -> Coded:
     """A rating matrix (rows = units, columns = raters; None/NaN missing) as :class:`Coded`."""
     if isinstance(ratings, Coded):
         return ratings
@@ -230,8 +253,8 @@ def _encode_ints(flat: np.ndarray) -> tuple[np.ndarray, Categories]:
 def _encode_floats(flat: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, Categories]:
     """The present cells' indexes (None: all present), their codes and the categories. A float is
     its own category; 0.0 and -0.0 are one, shown as the first one read."""
-    idx = np.flatnonzero(flat == flat)  # NaN is not itself
-    idx = None if len(idx) == len(flat) else idx
+    present_at = np.flatnonzero(flat == flat)  # NaN is not itself
+    idx = None if len(present_at) == len(flat) else present_at
     present = flat if idx is None else flat[idx]
     if (small := _small_range(present)) is not None:
         codes, uniques = small
@@ -257,7 +280,7 @@ def _encode_objects(flat: np.ndarray) -> tuple[np.ndarray, Categories]:
         raise ValueError("ratings must not be booleans: use 0/1 or labels")
     numeric = all(isinstance(v, Real) for v in values)
     if numeric:
-        exact: list[Any] = []
+        exact: list[Number] = []
         for v in values:
             if isinstance(v, float):
                 if not math.isfinite(v):
@@ -265,7 +288,7 @@ def _encode_objects(flat: np.ndarray) -> tuple[np.ndarray, Categories]:
                     break
                 exact.append(float_value(v))
             elif isinstance(v, Rational):
-                exact.append(int(v) if v.denominator == 1 else Fraction(v))
+                exact.append(int(v.numerator) if v.denominator == 1 else Fraction(v))
             else:  # other Reals (Decimal, numpy floats handled above): through their float's repr
                 exact.append(float_value(float(v)))
         if numeric:

@@ -31,97 +31,24 @@ The pairwise detail is plain Cohen's kappa on the units both raters rated (stats
 pairs in which one rater chose the category, the share in which the other did too.
 """
 
-from __future__ import annotations
 
+from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
-from typing import Any, Sequence
-
+from typing import TYPE_CHECKING, Callable, Sequence, SupportsFloat, cast
 import numpy as np
-
+from agreebound.panel.categories import Coded, Level, Number, Value
 from agreebound.panel.decide import alpha_gate_at
+from agreebound.core.student_t import t_quantile
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+
 
 WEIGHTS = ("identity", "linear", "quadratic")
 Z_LEVEL = 0.95
-
-
-# --- Student's t quantile (the intervals' df = n - 1), without scipy --------------------------------
-
-def _betacf(a: float, b: float, x: float) -> float:
-    """The continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 10_000):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-16:
-            break
-    return h
-
-
-def _betai(a: float, b: float, x: float) -> float:
-    """The regularized incomplete beta function I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
-
-
-def t_cdf(t: float, df: float) -> float:
-    tail = 0.5 * _betai(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t > 0 else tail
-
-
-@lru_cache(maxsize=4096)
-def t_quantile(p: float, df: float) -> float:
-    """The p-quantile of Student's t with df degrees of freedom (bisection to float precision).
-    Remembered per (p, df): an audit asks for the same few (0.975, n - 1) hundreds of times, and each
-    answer costs some 55 evaluations of the incomplete beta function."""
-    if p == 0.5:
-        return 0.0
-    if p < 0.5:
-        return -t_quantile(1.0 - p, df)
-    if df >= 1000:  # Cornish-Fisher (Abramowitz & Stegun 26.7.5): lgamma differences lose digits here
-        from statistics import NormalDist
-
-        z = NormalDist().inv_cdf(p)
-        g = [(z**3 + z) / 4, (5 * z**5 + 16 * z**3 + 3 * z) / 96,
-             (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384,
-             (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160]
-        return z + sum(gi / df ** (i + 1) for i, gi in enumerate(g))
-    lo, hi = 0.0, 1.0
-    while t_cdf(hi, df) < p:
-        hi *= 2.0
-    for _ in range(200):
-        mid = (lo + hi) / 2.0
-        if mid in (lo, hi):
-            break
-        if t_cdf(mid, df) < p:
-            lo = mid
-        else:
-            hi = mid
-    return hi
 
 
 # --- the counts every coefficient reads ------------------------------------------------------------
@@ -133,7 +60,7 @@ class Counts:
     units: np.ndarray  # n x q, int64
     raters: np.ndarray  # r x q, int64 (raters with at least one rating)
     rater_names: tuple[str, ...]
-    values: tuple[Any, ...]  # the categories, sorted
+    values: tuple[Value, ...]  # the categories, sorted
     numeric: bool
     unit_index: np.ndarray  # per row of ``units``: the unit's index in the panel
 
@@ -142,7 +69,7 @@ class Counts:
         return len(self.values)
 
 
-def counts_of(coded: Any, rater_names: Sequence[str]) -> Counts:
+def counts_of(coded: Coded, rater_names: Sequence[str]) -> Counts:
     """The counts of a coded panel (agreebound.panel.categories.Coded)."""
     q = len(coded.categories)
     unit = np.asarray(coded.unit, dtype=np.int64)
@@ -159,12 +86,12 @@ def counts_of(coded: Any, rater_names: Sequence[str]) -> Counts:
                   bool(coded.categories.numeric), present)
 
 
-def weight_matrix(kind: str, values: Sequence[Any], numeric: bool) -> list[list[Fraction]]:
+def weight_matrix(kind: str, values: Sequence[Value], numeric: bool) -> list[list[Fraction]]:
     """irrCAC's weights, exactly: identity, linear, quadratic (on values if numeric, else ranks)."""
     q = len(values)
     if kind == "identity" or q < 2:
         return [[Fraction(int(i == j)) for j in range(q)] for i in range(q)]
-    x = [Fraction(v) for v in values] if numeric else [Fraction(i + 1) for i in range(q)]
+    x = [Fraction(v) for v in cast("Sequence[Number]", values)] if numeric else [Fraction(i + 1) for i in range(q)]
     span = max(x) - min(x)
     if kind == "linear":
         return [[1 - abs(a - b) / span for b in x] for a in x]
@@ -235,10 +162,10 @@ def _common(c: Counts, w: list[list[Fraction]]) -> _Common:
         pa = total / (n2 * d)
     pi = []
     for k in range(q):
-        s = Fraction(0)
+        share = Fraction(0)
         for r in np.unique(ri):
-            s += Fraction(int(units[ri == r, k].sum()), int(r))
-        pi.append(s / n if n else Fraction(0))
+            share += Fraction(int(units[ri == r, k].sum()), int(r))
+        pi.append(share / n if n else Fraction(0))
     wf = np.array([[float(v) for v in row] for row in w], dtype=float)
     sum_q = np.array([float(Fraction(int(v), d)) for v in numer], dtype=float) if numer.dtype == object \
         else numer.astype(float) / d
@@ -266,7 +193,8 @@ def _per_unit(cm: _Common, pe: Fraction) -> np.ndarray:
     return (cm.n / cm.n2) * (pa_i - pe_f * (cm.ri >= 2)) / (1 - pe_f)
 
 
-def _coefficient(key: str, name: str, weights: str, cm: _Common, pe: Fraction | None, terms: Any) -> Coefficient:
+def _coefficient(key: str, name: str, weights: str, cm: _Common, pe: Fraction | None,
+                 terms: np.ndarray | Callable[[Fraction], np.ndarray | None] | None) -> Coefficient:
     if cm.pa is None or pe is None or pe == 1:
         why = ("no unit has two ratings" if cm.pa is None else
                "one category only: there is no chance agreement to correct for" if pe is None else
@@ -365,7 +293,7 @@ def brennan_prediger(c: Counts, weights: str = "identity", cm: "_Common | None" 
                         lambda value: _per_unit(cm, pe))
 
 
-def conger(c: Counts, weights: str = "identity", ratings: Any = None, cm: "_Common | None" = None) -> Coefficient:
+def conger(c: Counts, weights: str = "identity", ratings: np.ndarray | None = None, cm: "_Common | None" = None) -> Coefficient:
     """Conger's kappa (Cohen's kappa for two raters): chance from each rater's own marginals.
     ``ratings``: the units x raters codes (-1 missing), for the variance's per-rater terms.
 
@@ -419,7 +347,7 @@ def _weighted(name: str, weights: str) -> str:
     return name if weights == "identity" else f"{name} ({weights} weights)"
 
 
-def ratings_matrix(coded: Any, c: Counts) -> np.ndarray:
+def ratings_matrix(coded: Coded, c: Counts) -> np.ndarray:
     """Units (rows of ``c.units``) x raters (those of ``c``) codes, -1 where missing."""
     keep = np.flatnonzero(np.bincount(np.asarray(coded.rater), minlength=coded.n_raters) > 0)
     x = np.full((len(c.unit_index), len(keep)), -1, dtype=np.int64)
@@ -442,7 +370,7 @@ class PairDetail:
 
 @dataclass(frozen=True)
 class Coefficients:
-    values: tuple[Any, ...]
+    values: tuple[Value, ...]
     raters: tuple[str, ...]
     table: tuple[Coefficient, ...]  # every coefficient x weights
     pairs: tuple[PairDetail, ...]
@@ -455,12 +383,12 @@ class Coefficients:
         return next((c for c in self.table if c.key == key and c.weights == weights), None)
 
 
-def weights_for(level: str) -> tuple[str, ...]:
+def weights_for(level: Level) -> tuple[str, ...]:
     """Nominal data: unweighted only; ordered data also linear and quadratic weights."""
     return ("identity",) if level == "nominal" else WEIGHTS
 
 
-def coefficients(coded: Any, rater_names: Sequence[str], level: str = "nominal") -> Coefficients:
+def coefficients(coded: Coded, rater_names: Sequence[str], level: Level = "nominal") -> Coefficients:
     c = counts_of(coded, rater_names)
     x = ratings_matrix(coded, c)
     table: list[Coefficient] = []
@@ -538,18 +466,18 @@ BIAS_RATIO = 2.0
 DRAG = Fraction(1, 10)
 
 
-def _q(text: Any) -> str:
+def _q(text: object) -> str:
     """User text (a category, a rater) quoted in a sentence, on one line, cut if long."""
     from agreebound.core.escape import printable
 
     return repr(printable(text, 60))
 
 
-def _pct(x: Any) -> str:
+def _pct(x: SupportsFloat) -> str:
     return f"{float(x):.0%}"
 
 
-def _f3(x: Any) -> str:
+def _f3(x: SupportsFloat) -> str:
     return f"{float(x):.3f}"
 
 
@@ -638,7 +566,7 @@ def _bias(co: Coefficients) -> tuple[int, int, int, float] | None:
     return best
 
 
-def judge_confusion(cases: Any) -> tuple[list[str], list[str], np.ndarray, Fraction | None]:
+def judge_confusion(cases: pd.DataFrame) -> tuple[list[str], list[str], np.ndarray, Fraction | None]:
     """The judge against the human reference: per case and order, the human's preferred candidate
     (rows: a, b, tie) against the judge's majority in that order (columns: a, b, tie, no majority),
     with Cohen's kappa over the pairs where the judge has a majority. ``cases``: a calibration

@@ -28,12 +28,16 @@ from __future__ import annotations
 
 import math
 from functools import cached_property, partial
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from agreebound.panel.seed import dense_fits, per_unit_counts, per_unit_matrix, unit_sums
-from agreebound.panel.categories import Categories, Coded
+from agreebound.panel.categories import Categories, Coded, Level, Number, Value
+
+if TYPE_CHECKING:
+    from agreebound.panel.ratings import RatingPanel
 
 
 #: Distinct unit patterns the counts keep for the units bootstrap; beyond, none are kept.
@@ -86,7 +90,9 @@ class UnitPatterns:
 
     def _form(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._canonical is None:
-            code, cnt, starts = self._units()  # type: ignore[misc]
+            held = self._units()
+            assert held is not None  # rows not canonical yet: held per unit, as entries or as a matrix
+            code, cnt, starts = held
             owner = np.repeat(np.arange(len(starts), dtype=np.int64), np.diff(np.r_[starts, len(code)]))
             self._canonical = unit_patterns(owner, code, cnt, np.ones(len(starts), dtype=np.int64))._form()
         return self._canonical
@@ -133,7 +139,7 @@ class UnitPatterns:
                                                      (self.units, other.units)))
 
 
-def unit_patterns(row: np.ndarray, code: np.ndarray, cnt: np.ndarray, units: np.ndarray) -> UnitPatterns:
+def unit_patterns(row: npt.ArrayLike, code: npt.ArrayLike, cnt: npt.ArrayLike, units: npt.ArrayLike) -> UnitPatterns:
     """Canonical patterns from entries (row, code, count): row r (of ``len(units)``) is held by
     ``units[r]`` units; a code given twice in a row is added up; equal rows are merged (units added)
     and rows are ordered by their codes, then their counts."""
@@ -217,7 +223,7 @@ class PanelCounts:
     the histograms) and each rater's counts (``rater_counts`` a function of no argument) are
     counted when first read: what alpha in memory does not need, it does not pay for."""
 
-    def __init__(self, dimension: str, kind: str, categories: Sequence[Any] | Categories,
+    def __init__(self, dimension: str, kind: str, categories: Sequence[Value] | Categories,
                  units_by_m: Mapping[int, int],
                  pairs: Mapping[int, tuple[np.ndarray, np.ndarray, np.ndarray]] | None,
                  category_totals: Sequence[int] | np.ndarray,
@@ -238,10 +244,12 @@ class PanelCounts:
         """The values as :class:`Categories` (what alpha reads)."""
         if isinstance(self._categories, Categories):
             return self._categories
-        return Categories(exact=self._categories) if self.kind == "number" else Categories(labels=self._categories)
+        if self.kind == "number":
+            return Categories(exact=cast("Sequence[Number]", self._categories))
+        return Categories(labels=self._categories)
 
     @cached_property
-    def categories(self) -> tuple[Any, ...]:
+    def categories(self) -> tuple[Value, ...]:
         if not isinstance(self._categories, Categories):
             return tuple(self._categories)
         values = self._categories.values
@@ -251,7 +259,8 @@ class PanelCounts:
     def pairs(self) -> Mapping[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         if self._pairs is not None:
             return self._pairs
-        return pairs_of_rows(*self.patterns.rows(), len(self.category_set))  # type: ignore[union-attr]
+        assert self.patterns is not None  # counts without pairs hold their units' histograms (__init__)
+        return pairs_of_rows(*self.patterns.rows(), len(self.category_set))
 
     @cached_property
     def category_totals(self) -> tuple[int, ...]:
@@ -286,7 +295,7 @@ class PanelCounts:
         return (f"PanelCounts(dimension={self.dimension!r}, kind={self.kind!r}, categories={len(self.category_set)}, "
                 f"units_by_m={dict(self.units_by_m)!r}, ratings={self.n_ratings})")
 
-    def rates(self, positive: Any, raters: Iterable[str] | None = None) -> list[tuple[str, int, int]]:
+    def rates(self, positive: Value, raters: Iterable[str] | None = None) -> list[tuple[str, int, int]]:
         """(rater, ratings of ``positive``, ratings) for each rater (or the ones named)."""
         k = self.categories.index(positive) if positive in self.categories else None
         out = []
@@ -306,7 +315,7 @@ class PanelCounts:
             return False
         if self.too_many_patterns != other.too_many_patterns or (self.patterns is None) != (other.patterns is None):
             return False
-        if self.patterns is not None and not self.patterns.equals(other.patterns):  # type: ignore[arg-type]
+        if self.patterns is not None and other.patterns is not None and not self.patterns.equals(other.patterns):
             return False
         return all(all(np.array_equal(a, b) for a, b in zip(self.pairs[m], other.pairs[m])) for m in self.pairs)
 
@@ -314,7 +323,7 @@ class PanelCounts:
 # --- building --------------------------------------------------------------------------------
 
 
-def from_panel(panel: Any, level: str | None = None) -> PanelCounts:
+def from_panel(panel: RatingPanel, level: Level | None = None) -> PanelCounts:
     """One dimension's counts from its rating panel in memory (agreebound.panel.ratings.RatingPanel):
     its ratings as coded, or as ``level`` reads them."""
     coded = panel.coded if level is None else panel.ratings(level)
@@ -433,9 +442,9 @@ def _reduce(ci: np.ndarray, ki: np.ndarray, w: np.ndarray, k: int) -> tuple[np.n
     return (keys // max(k, 1)).astype(np.int64), (keys % max(k, 1)).astype(np.int64), s
 
 
-def from_rows(dimension: str, kind: str, categories: Sequence[Any], units_by_m: Mapping[int, int],
+def from_rows(dimension: str, kind: str, categories: Sequence[Value], units_by_m: Mapping[int, int],
               pair_rows: Iterable[tuple[int, int, int, int]], totals: Sequence[int],
-              rater_rows: Iterable[tuple[str, int, int]], patterns: UnitPatterns | None = None,
+              rater_rows: Iterable[tuple[str, int | None, int]], patterns: UnitPatterns | None = None,
               too_many_patterns: bool = False) -> PanelCounts:
     """Counts from an engine's result rows: (m, c, k, count) pairs and (rater, c, count), category
     indices into ``categories`` (which need not be sorted or distinct by value: they are merged);
@@ -449,10 +458,10 @@ def from_rows(dimension: str, kind: str, categories: Sequence[Any], units_by_m: 
         arr = np.array(rows, dtype=object)
         pairs[m] = _reduce(arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64), arr[:, 2], kc)
     raters: dict[str, dict[int, int]] = {}
-    for r, c, n in rater_rows:  # c None (or n 0): a rater with no rating in this dimension
+    for r, code, n in rater_rows:  # code None (or n 0): a rater with no rating in this dimension
         per = raters.setdefault(str(r), {})
-        if c is not None and int(n):
-            per[int(c)] = per.get(int(c), 0) + int(n)
+        if code is not None and int(n):
+            per[int(code)] = per.get(int(code), 0) + int(n)
     patterns, too_many = (None, True) if too_many_patterns else _bounded(patterns)
     raw = PanelCounts(dimension, kind, tuple(categories), dict(units_by_m), pairs, tuple(int(t) for t in totals), raters,
                       patterns, too_many)
@@ -462,12 +471,12 @@ def from_rows(dimension: str, kind: str, categories: Sequence[Any], units_by_m: 
 # --- merging ---------------------------------------------------------------------------------
 
 
-def _sorted_categories(kind: str, values: Iterable[Any]) -> tuple[Any, ...]:
+def _sorted_categories(kind: str, values: Iterable[Value]) -> tuple[Value, ...]:
     distinct = set(values)
-    return tuple(sorted(distinct)) if kind == "number" else tuple(sorted(distinct, key=str))
+    return tuple(sorted(cast("set[Number]", distinct))) if kind == "number" else tuple(sorted(distinct, key=str))
 
 
-def _recode(c: PanelCounts, categories: tuple[Any, ...]) -> PanelCounts:
+def _recode(c: PanelCounts, categories: tuple[Value, ...]) -> PanelCounts:
     """The same counts over another (larger) category list."""
     where = {v: i for i, v in enumerate(categories)}
     old_to_new = np.array([where[v] for v in c.categories], dtype=np.int64) if c.categories else np.zeros(0, np.int64)

@@ -1,76 +1,37 @@
 """The panel's decision: its gates against threshold data, the verdict and its reasons.
 
-The one place a panel number is compared with a threshold (tests/test_decide_only.py).
+The one place a panel number is compared with a threshold (tests/architecture/test_decide_only.py).
 
 >>> decide(1, Fraction(1), [5, 5]).verdict
 <Verdict.REFUSE_SINGLE: 'REFUSE_SINGLE'>
 """
 
+
 from __future__ import annotations
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 from numbers import Rational
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 import numpy as np
-from agreebound.core.gate import MEASURED, NOT_MEASURED, UNBOUNDED, UNDEFINED, Gate, evaluate, meets
-from agreebound.core.planner import Plan, plan_alpha
-from agreebound.core.thresholds import PERMIL, PanelThresholds
+from agreebound.core.gate import (MEASURED, NOT_EVALUABLE, NOT_MEASURED, UNBOUNDED, UNDEFINED, Gate, StrictGateLabels,
+                                  evaluate, meets)
+from agreebound.core.planner import plan_alpha
+from agreebound.core.thresholds import OPTIONAL_PANEL_GATES, PanelThresholds
+from agreebound.panel.categories import Level
+from agreebound.panel.intervals import alpha_interval_words
 from agreebound.panel.result import AlphaResult
 from agreebound.panel.seed import AB_PERMIL, AB_UNDEFINED, Verdict, seed_enforce
 from agreebound.panel.spread import checked_rates, rate_span, ratio_permil, spread
+from agreebound.panel.decision import ALPHA_UNDEFINED_DETAIL, SPREAD_UNBOUNDED_DETAIL, PanelDecision, Reason, optional_check
+
+if TYPE_CHECKING:
+    from agreebound.panel.measure import PanelMeasurement
 
 
-# --- the decision --------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Reason:
-    """One failed check: what was measured, against what, and by how much."""
-
-    check: str  # "single_detector" | "alpha_undefined" | "alpha_below_floor" | "ratio_unbounded" | "ratio_above_cap"
-    value: Fraction | int | None
-    threshold: Fraction | int
-    margin: Fraction | int | None  # value - threshold (how far on the wrong side); None when value is None
-    message: str
-
-
-@dataclass(frozen=True)
-class PanelDecision:
-    verdict: Verdict
-    reasons: tuple[Reason, ...]
-    ndet: int
-    alpha: Fraction | None
-    spread: Fraction | None  # None = unbounded
-    rates_span: tuple[Fraction | int, Fraction | int]
-    thresholds: PanelThresholds
-    seed_alpha_permil: int
-    seed_ratio_permil: int
-    seed_verdict: Verdict
-
-    #: Where ``seed_alpha_permil`` comes from: "matrix" (the seed's nominal integer formula applied
-    #: to the rating matrix itself) or "value" (the seed's rounding of a given alpha value).
-    seed_alpha_source: str = "value"
-
-    @property
-    def seed_disagrees(self) -> bool:
-        """True whenever the seed's own path would reach another verdict: its nominal integer alpha
-        on the same matrix (which ignores missing cells differently and rounds up), its integer
-        spread and its check order, under the same thresholds."""
-        return self.seed_verdict is not self.verdict
-
-    @property
-    def spread_measured(self) -> bool:
-        """False when there were no detector rates: the spread gate then passes as the seed's
-        empty panel does (1000 permil), and says "not measured"."""
-        return bool(self.rates_measured)
-
-    rates_measured: int = 0
-    #: The three gates as decided, in order: "detectors", "alpha", "spread" (agreebound.core.gate).
-    gates: tuple[Gate, ...] = ()
-
-    def gate(self, name: str) -> Gate:
-        return next(g for g in self.gates if g.name == name)
+#: What each optional panel gate (agreebound.core.thresholds.OPTIONAL_PANEL_GATES) reads of a measured
+#: panel: gate name -> (its noun, the whole number it gates).
+PANEL_MEASURES: dict[str, tuple[str, Callable[[PanelMeasurement], int | None]]] = {}
 
 
 def _fmt(x: Fraction | int) -> str:
@@ -78,22 +39,10 @@ def _fmt(x: Fraction | int) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{float(x):.4f} ({x})"
 
 
-#: Why a gate has no number, in the words every screen shows.
-ALPHA_UNDEFINED_DETAIL = "no pairable values or no variation"
-SPREAD_UNBOUNDED_DETAIL = "a detector found nothing where another found something"
-#: The reasons' checks that fail each gate: what a stored report's reasons say about its gates.
-GATE_CHECKS: dict[str, tuple[str, ...]] = {
-    "detectors": ("single_detector",),
-    "alpha": ("alpha_undefined", "alpha_below_floor", "alpha_interval_missing", "alpha_lower_bound_below_floor"),
-    "spread": ("ratio_unbounded", "ratio_above_cap", "spread_interval_missing", "spread_upper_unbounded",
-               "spread_upper_above_cap"),
-}
-
-
 def decide(
-    ndet: int,
+    ndet: int | np.integer,
     alpha: AlphaResult | Fraction | int | None,
-    rates: Sequence[Any],
+    rates: Sequence[object],
     thresholds: PanelThresholds = PanelThresholds(),
     *,
     alpha_low: float | None = None,
@@ -104,6 +53,7 @@ def decide(
     source: str | None = None,
     alpha_se: float | None = None,
     alpha_units: int = 0,
+    measured: Mapping[str, int | None] | None = None,
 ) -> PanelDecision:
     """The enforcement verdict: the only place panel numbers meet thresholds.
 
@@ -118,7 +68,9 @@ def decide(
     (for "fragile"); ``source`` is where the thresholds came from (default: "default" when they
     are the defaults, else "given"). ``alpha_se``: the standard error of alpha's bootstrap draws at
     ``alpha_units`` pairable units, from which alpha's gate plans how many units would decide it
-    (agreebound.core.planner.plan_alpha; no plan without them).
+    (agreebound.core.planner.plan_alpha; no plan without them). ``measured``: the numbers the
+    optional gates the thresholds turn on read (:data:`PANEL_MEASURES`, by gate name); each such gate
+    follows the seed's three, and failing one holds the panel to REPORT_ONLY.
 
     >>> decide(3, Fraction(5994, 10000), [1, 1]).verdict            # seed would say 600 >= 600
     <Verdict.REPORT_ONLY: 'REPORT_ONLY'>
@@ -136,18 +88,21 @@ def decide(
         value = alpha.value
     elif alpha is None:
         value = None
-    elif isinstance(alpha, Rational) and not isinstance(alpha, bool):
-        value = Fraction(alpha)
-    else:
+    elif isinstance(alpha, bool) or not isinstance(alpha, Rational):
         raise ValueError(f"alpha must be an AlphaResult, a Fraction or None, got {alpha!r}")
+    else:
+        value = Fraction(alpha)
     checked = checked_rates(rates)
     s = spread(checked)
     if source is None:
         source = "default" if thresholds == PanelThresholds() else "given"
-    gates = (_detectors_gate(ndet),
-             _alpha_gate(value, thresholds, (alpha_low, alpha_high, alpha_method), source, (alpha_se, alpha_units)),
-             _spread_gate(s, bool(checked), thresholds, (spread_low, spread_high), source))
-    reasons = _reasons(gates, thresholds.strict, spread_high)
+    seed_gates = (_detectors_gate(ndet),
+                  _alpha_gate(value, thresholds, (alpha_low, alpha_high, alpha_method), source, (alpha_se, alpha_units)),
+                  _spread_gate(s, bool(checked), thresholds, (spread_low, spread_high), source))
+    optional = _optional_gates(thresholds, measured or {}, source)
+    gates = seed_gates + optional
+    reasons = _reasons(seed_gates, thresholds.strict, spread_high) + [_optional_reason(g) for g in optional
+                                                                       if g.passed is False]
     if ndet < 2:
         verdict = Verdict.REFUSE_SINGLE
     elif reasons:
@@ -173,7 +128,7 @@ def _detectors_gate(ndet: int) -> Gate:
     return evaluate("detectors", "min", Fraction(ndet), Fraction(2), threshold_source="structural")
 
 
-def _alpha_gate(value: Fraction | None, th: PanelThresholds, interval: tuple[Any, Any, str], source: str,
+def _alpha_gate(value: Fraction | None, th: PanelThresholds, interval: tuple[float | None, float | None, str], source: str,
                 se_units: tuple[float | None, int] = (None, 0)) -> Gate:
     low, high, method = interval
     se, units = se_units
@@ -199,25 +154,51 @@ def alpha_gate_at(value: Fraction, floor: Fraction) -> Gate:
     return evaluate("alpha", "min", value, floor, threshold_field="alpha_floor_permil", threshold_source="given")
 
 
-def _spread_gate(s: Fraction | None, measured: bool, th: PanelThresholds, bracket: tuple[Any, Any],
+def _spread_gate(s: Fraction | None, measured: bool, th: PanelThresholds, bracket: tuple[float | None, float | None | str],
                  source: str) -> Gate:
-    low, high = bracket
-    known = high != "unknown"
-    low, high = (low, high) if known else (None, None)
-    common = dict(unit="x", threshold_field="ratio_cap_permil", threshold_source=source, strict=th.strict)
+    low, given = bracket
+    known = given != "unknown"  # "unknown": no bracket computed (None: unbounded above)
+    low, high = (low, given) if known and not isinstance(given, str) else (None, None)
+    common = StrictGateLabels(unit="x", threshold_field="ratio_cap_permil", threshold_source=source, strict=th.strict)
     if not measured:  # no detector rates: passes as the seed's empty panel does, and is not checked
-        return Gate("spread", "max", None, th.ratio_cap, None, state=NOT_MEASURED, **common)  # type: ignore[arg-type]
+        return Gate("spread", "max", None, th.ratio_cap, None, state=NOT_MEASURED, **common)
     if s is None:
         return evaluate("spread", "max", None, th.ratio_cap, low=low, high=high, state=UNBOUNDED,
-                        detail=SPREAD_UNBOUNDED_DETAIL, **common)  # type: ignore[arg-type]
+                        detail=SPREAD_UNBOUNDED_DETAIL, **common)
     # strict mode: the bracket's upper end must stay within the cap; unbounded or missing fails
     bound = None if not th.strict else known and high is not None and meets(Fraction(high), "max", th.ratio_cap)
     return evaluate("spread", "max", s, th.ratio_cap, low=low, high=high,
                     interval_method="bracket from the detectors' Wilson intervals", bound_passed=bound,
-                    **common)  # type: ignore[arg-type]
+                    **common)
 
 
-def _reasons(gates: tuple[Gate, Gate, Gate], strict: bool, spread_high: Any) -> list[Reason]:
+def _optional_gates(th: PanelThresholds, measured: Mapping[str, int | None], source: str) -> tuple[Gate, ...]:
+    """The gates the thresholds turn on (OPTIONAL_PANEL_GATES), each on its whole measured number."""
+    out = []
+    for name, field_name, kind in OPTIONAL_PANEL_GATES:
+        limit = getattr(th, field_name)
+        if limit is None:
+            continue
+        value = measured.get(name)
+        out.append(evaluate(name, kind, None if value is None else Fraction(value), Fraction(limit), unit="n",
+                            state=None if value is not None else NOT_EVALUABLE,
+                            detail="" if value is not None else "not measured by this source",
+                            threshold_field=field_name, threshold_source=source))
+    return tuple(out)
+
+
+def _optional_reason(g: Gate) -> Reason:
+    """A failed optional gate, in the words of its measure and its threshold."""
+    noun = PANEL_MEASURES[g.name][0]
+    side, limit = ("minimum", "below") if g.kind == "min" else ("maximum", "above")
+    if g.exact is None:
+        return Reason(optional_check(g.name, g.kind), None, g.threshold, None,
+                      f"{noun}: not measured, so the {side} of {int(g.threshold):,} cannot be met")
+    return Reason(optional_check(g.name, g.kind), g.exact, g.threshold, g.exact - g.threshold,
+                  f"{int(g.exact):,} {noun}: {limit} the {side} of {int(g.threshold):,}")
+
+
+def _reasons(gates: tuple[Gate, Gate, Gate], strict: bool, spread_high: float | None | str) -> list[Reason]:
     """The failed checks, in the seed's order, from the gates (the structural refusal first)."""
     det, alpha, sp = gates
     out: list[Reason] = []
@@ -246,7 +227,7 @@ def _reasons(gates: tuple[Gate, Gate, Gate], strict: bool, spread_high: Any) -> 
     return out
 
 
-def _strict_reasons(alpha: Gate, sp: Gate, spread_high: Any) -> list[Reason]:
+def _strict_reasons(alpha: Gate, sp: Gate, spread_high: float | None | str) -> list[Reason]:
     """``spread_high``: as given to decide ("unknown": none was computed; None: unbounded)."""
     out = []
     floor, cap = alpha.threshold, sp.threshold
@@ -267,46 +248,45 @@ def _strict_reasons(alpha: Gate, sp: Gate, spread_high: Any) -> list[Reason]:
             out.append(Reason("spread_upper_unbounded", None, cap, None,
                               "strict mode: the spread's upper bound is unbounded (a detector's rate could be 0)"))
         elif not sp.bound_passed:
+            assert sp.high is not None  # the bracket's upper end, as given: bounded here
             high = Fraction(sp.high)
             out.append(Reason("spread_upper_above_cap", high, cap, high - cap,
                               f"strict mode: the spread's 95% upper bound {float(high):.3f}x is above the cap {_fmt(cap)}x"))
     return out
 
 
-# --- gates of a stored report ----------------------------------------------------------------
+# --- a measured panel decided --------------------------------------------------------------
 
 
-def gates_from_report(dimension: dict[str, Any], thresholds: dict[str, Any]) -> tuple[Gate, ...]:
-    """The three gates of one dimension of a stored JSON report (``report["panel"]["dimensions"]``
-    under ``report["thresholds"]["panel"]``), for reports that do not carry them: each gate
-    passed when its decision gave no reason against it (:data:`GATE_CHECKS`). The one place a
-    report's reasons are read back as gates."""
-    checks = {r["check"] for r in dimension.get("reasons", ())}
-    floor = Fraction(thresholds["alpha_floor_permil"], PERMIL)
-    cap = Fraction(thresholds["ratio_cap_permil"], PERMIL)
-    strict = bool(thresholds.get("strict"))
-    source = "stored"
-    ndet = int(dimension.get("ndet", 2 if "single_detector" not in checks else 1))
-    det = replace(evaluate("detectors", "min", Fraction(ndet), Fraction(2), threshold_source="structural"),
-                  passed="single_detector" not in checks)
-    a = dimension["alpha"]
-    iv = a.get("interval") or {}
-    alpha_value = Fraction(a["exact"]) if a.get("defined") and a.get("exact") is not None else None
-    alpha = evaluate("alpha", "min", alpha_value, floor, low=iv.get("low"),
-                     high=iv.get("high") if iv.get("low") is not None else None,
-                     state=None if alpha_value is not None else UNDEFINED,
-                     detail="" if alpha_value is not None else ALPHA_UNDEFINED_DETAIL,
-                     threshold_field="alpha_floor_permil", threshold_source=source, strict=strict)
-    alpha = replace(alpha, passed=not checks & set(GATE_CHECKS["alpha"]), plan=Plan.from_dict(a.get("plan")))
-    s = dimension["spread"]
-    bracket = s.get("bracket95") or [None, None]
-    common = dict(unit="x", threshold_field="ratio_cap_permil", threshold_source=source, strict=strict)
-    if s["state"] == "not measured":
-        sp = Gate("spread", "max", None, cap, None, state=NOT_MEASURED, **common)  # type: ignore[arg-type]
-    else:
-        bounded = s["state"] == "bounded"
-        sp = evaluate("spread", "max", Fraction(s["exact"]) if bounded else None, cap, low=bracket[0],
-                      high=bracket[1], state=None if bounded else s["state"],
-                      detail="" if bounded else SPREAD_UNBOUNDED_DETAIL, **common)  # type: ignore[arg-type]
-        sp = replace(sp, passed=not checks & set(GATE_CHECKS["spread"]))
-    return (det, alpha, sp)
+def decide_panel(m: "PanelMeasurement", thresholds: PanelThresholds, source: str | None = None) -> PanelDecision:
+    """The panel's decision with its intervals (alpha's bootstrap, the spread's bracket), so each
+    gate carries them, and the verdict at every compared level (``at_levels``); ``source``: where the
+    thresholds came from (ThresholdSet.source). What every view of the panel reads (agreebound.render.view)."""
+    b = m.alpha_boot
+    d = decide(m.ndet, m.alpha, m.rate_values, thresholds, alpha_low=b.low, alpha_high=b.high,
+               alpha_method=alpha_interval_words(b), spread_low=m.spread_bracket[0],
+               spread_high=m.spread_bracket[1], source=source, alpha_se=b.se, alpha_units=m.alpha.units,
+               measured={name: measure(m) for name, (_, measure) in PANEL_MEASURES.items()})
+    # the verdict at every compared level, decided here once: every renderer reads it from the decision
+    return replace(d, at_levels=level_verdicts(m, thresholds))
+
+
+def compared_levels(m: PanelMeasurement) -> tuple[Level, ...]:
+    """The levels a verdict is held against: every level the values admit, ratio only where it
+    is in force (it needs a true zero only the user knows of)."""
+    return tuple(lv for lv in m.alpha_at_levels if lv != "ratio" or m.level == "ratio")
+
+
+def level_verdicts(m: PanelMeasurement, thresholds: PanelThresholds) -> dict[Level, Verdict]:
+    """The verdict alpha at each compared level would give, all else unchanged, by the point
+    gates (strict mode's interval bound is drawn at the level in force only, so strict mode alone
+    never makes a verdict depend on the level). They differ: the verdict *depends on the level*."""
+    plain = replace(thresholds, strict=False)
+    return {lv: decide(m.ndet, m.alpha_at_levels[lv], m.rate_values, plain, spread_high=m.spread_bracket[1]).verdict
+            for lv in compared_levels(m)}
+
+
+def depends_on_level(m: PanelMeasurement, thresholds: PanelThresholds) -> bool:
+    return len(set(level_verdicts(m, thresholds).values())) > 1
+
+

@@ -12,7 +12,7 @@
   held fixed, alpha* = 1 - mean(d2) / D_e; M is the number of pairable pairs, sum_u m_u(m_u-1)/2.
   It treats the pairs as independent, but a unit with m ratings gives m(m-1)/2 dependent pairs:
   with 3 or more ratings per unit it is narrower than a 95% interval (simulated coverage 0.64 to
-  0.88, tests/test_interval_coverage.py). Method names: "units" and "pairs" ("krippendorff", the
+  0.88, tests/panel/test_interval_coverage.py). Method names: "units" and "pairs" ("krippendorff", the
   name runs and links recorded before carry, means "pairs").
 * Rates: Wilson score intervals (95%), exact-comparable against thresholds; the spread as the
   interval the seed asks for.
@@ -31,16 +31,16 @@ import functools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Sequence
 import numpy as np
-from agreebound.core.limits import COINCIDENCE_MAX_CATEGORIES, DIAGNOSTIC_RATERS
+from agreebound.core.limits import COINCIDENCE_MAX_CATEGORIES
 from agreebound.panel.alpha import alpha as alpha_of_counts
-from agreebound.panel.alpha import alpha_without_each_rater as _alpha_without_each
-from agreebound.panel.counts import from_coded
+from agreebound.panel.counts import PanelCounts, UnitPatterns, from_coded
 from agreebound.panel.result import AlphaResult
-from agreebound.panel.categories import Coded, encode
-from agreebound.panel.alpha import unit_disagreement as _histogram_disagreement
+from agreebound.panel.categories import Coded, Level, Ratings, encode
 from agreebound.core.intervals import Z95, Wilson
+
+
 
 
 
@@ -99,7 +99,7 @@ class AlphaBootstrap:
         return float(np.mean(self.samples < float(floor))) if self.defined else None
 
 
-def interval_method(name: Any) -> str:
+def interval_method(name: object) -> str:
     """"units" or "pairs" for a method's name as given or stored ("krippendorff": "pairs"); another
     name is a ValueError."""
     method = INTERVAL_METHODS.get(name) if isinstance(name, str) else None
@@ -129,7 +129,7 @@ def _distance_matrix(result: AlphaResult) -> np.ndarray:
         return np.where(s != 0, ((v[:, None] - v[None, :]) / s) ** 2, 0.0)
 
 
-def pairable_pairs(ratings: Any) -> int:
+def pairable_pairs(ratings: Coded | Ratings) -> int:
     """M = sum over pairable units of m_u (m_u - 1) / 2."""
     c = encode(ratings)
     m = np.bincount(c.unit, minlength=c.n_units)
@@ -140,7 +140,8 @@ def pairable_pairs(ratings: Any) -> int:
 def _distance_groups(result: AlphaResult) -> tuple[np.ndarray, np.ndarray] | None:
     """The distribution of one coincidence pair's distance: (distinct d2 values, probabilities)."""
     if result.level == "nominal":
-        d_o = float(result.observed_disagreement)  # type: ignore[arg-type]
+        assert result.observed_disagreement is not None  # alpha is defined (bootstrap_alpha checked)
+        d_o = float(result.observed_disagreement)
         return np.array([0.0, 1.0]), np.array([1.0 - d_o, d_o])
     if result.coincidence_scaled is None:
         return None
@@ -203,7 +204,11 @@ def bootstrap_alpha(result: AlphaResult, *, pairs: int | None = None, draws: int
         means = np.concatenate([rng.multinomial(m, probs, size=min(step, draws - i)) @ values
                                 for i in range(0, draws, step)]) / m
     else:
-        mean, mean_sq = result.distance_moments or (float(result.observed_disagreement), 0.0)  # type: ignore[arg-type]
+        moments = result.distance_moments
+        if moments is None:
+            assert result.observed_disagreement is not None  # alpha is defined (checked above)
+            moments = (float(result.observed_disagreement), 0.0)
+        mean, mean_sq = moments
         sd = math.sqrt(max(mean_sq - mean * mean, 0.0) / m)
         means = mean + sd * rng.standard_normal(draws)
         note = (f"{result.n_categories:,} distinct values: each resample's mean distance over {m:,} pairs is drawn "
@@ -211,7 +216,7 @@ def bootstrap_alpha(result: AlphaResult, *, pairs: int | None = None, draws: int
     return AlphaBootstrap("pairs", draws, seed, level, 1.0 - means / de, m, note)
 
 
-def bootstrap_alpha_units(ratings: Any, level_name: str, *, draws: int = DRAWS, seed: int = 0,
+def bootstrap_alpha_units(ratings: Coded | Ratings, level_name: Level, *, draws: int = DRAWS, seed: int = 0,
                           level: float = 0.95, result: AlphaResult | None = None) -> AlphaBootstrap:
     """The units (cluster) bootstrap: resample pairable units with replacement and recompute alpha
     (the ordinal metric keeps the original marginals' mid-ranks). Drawn from the units' patterns
@@ -231,10 +236,11 @@ def bootstrap_alpha_units(ratings: Any, level_name: str, *, draws: int = DRAWS, 
     base = alpha_of_counts(counts, level_name) if result is None else result
     if base.value is None:
         return AlphaBootstrap("units", draws, seed, level, np.empty(0), 0)
+    assert counts.patterns is not None  # from_coded keeps every unit's histogram
     return bootstrap_alpha_patterns(counts.patterns, base, level_name, draws=draws, seed=seed, level=level)
 
 
-def bootstrap_alpha_counts(counts: Any, result: AlphaResult, level_name: str, method: str = DEFAULT_INTERVAL, *,
+def bootstrap_alpha_counts(counts: PanelCounts, result: AlphaResult, level_name: Level, method: str = DEFAULT_INTERVAL, *,
                            draws: int = DRAWS, seed: int = 0, level: float = 0.95) -> AlphaBootstrap:
     """The interval from an engine's counts (agreebound.panel.counts.PanelCounts): the units bootstrap
     from the counts' unit patterns, exactly as in memory; where the counts carry none (more than
@@ -274,7 +280,7 @@ def bootstrap_alpha_counts(counts: Any, result: AlphaResult, level_name: str, me
     return bootstrap_alpha(result, draws=draws, seed=seed, level=level)
 
 
-def bootstrap_alpha_patterns(patterns: Any, base: AlphaResult, level_name: str, *, draws: int = DRAWS,
+def bootstrap_alpha_patterns(patterns: UnitPatterns, base: AlphaResult, level_name: Level, *, draws: int = DRAWS,
                              seed: int = 0, level: float = 0.95) -> AlphaBootstrap:
     """The units bootstrap from unit patterns (agreebound.panel.counts.UnitPatterns): each resample draws
     n units with replacement from the n pairable units, i.e. how many units of each pattern (a
@@ -325,7 +331,7 @@ class _UnitSums:
     each pattern's sums (values m_p, disagreement o_p, then the level's sums for interval and
     ordinal data), and the entries gathered by category for the categories' totals."""
 
-    level_name: str
+    level_name: Level
     row: np.ndarray
     code: np.ndarray
     count: np.ndarray  # float64
@@ -340,7 +346,7 @@ class _UnitSums:
     d2p: np.ndarray | None  # ratio data: squared distances among the present categories
 
 
-def _unit_sums(patterns: Any, base: AlphaResult, level_name: str) -> _UnitSums | None:
+def _unit_sums(patterns: UnitPatterns, base: AlphaResult, level_name: Level) -> _UnitSums | None:
     """Each pattern's sums (None where they are beyond float range): o_p is the pattern's
     disagreement over its ordered pairs / (m_p - 1)."""
     row, code, cnt = patterns.entries()
@@ -401,12 +407,13 @@ def _alpha_of_totals(u: _UnitSums, n: np.ndarray, o: np.ndarray, rest: np.ndarra
     elif exp is None and u.level_name == "nominal":
         exp = n * n - (rest * rest).sum(axis=1)
     elif exp is None:
+        assert u.d2p is not None  # ratio data: the distances among its categories
         exp = np.einsum("bi,ij,bj->b", rest, u.d2p, rest)
     a = np.where(exp > 0, 1.0 - (n - 1) * o / exp, np.nan)
     return a, not (np.isfinite(exp).all() and np.isfinite(a[~np.isnan(a)]).all())
 
 
-def _units_resamples(patterns: Any, base: AlphaResult, level_name: str, draws: int,
+def _units_resamples(patterns: UnitPatterns, base: AlphaResult, level_name: Level, draws: int,
                      seed: int) -> tuple[np.ndarray | None, str]:
     """The units bootstrap's alphas (NaN where a resample has no expected disagreement) and its
     note; None where the per-unit sums or a resample's totals are beyond float range."""
@@ -521,6 +528,15 @@ def _drawn_resamples(u: _UnitSums, draws: int, rng: np.random.Generator) -> tupl
 
 
 
+def alpha_interval_words(b: AlphaBootstrap) -> str:
+    """How alpha's interval was drawn, in words ("" when there is none)."""
+    if not b.defined:
+        return ""
+    if b.method == "pairs":
+        return f"pairs bootstrap (KALPHA), {b.draws:,} draws: narrower than 95% when units have 3+ ratings"
+    return f"units bootstrap, {b.draws:,} draws"
+
+
 def spread_interval(counts: Sequence[tuple[int, int]], z: float = Z95) -> tuple[float, float | None]:
     """A conservative bracket for max/min rate: (max lower / min upper, max upper / min lower).
 
@@ -544,55 +560,5 @@ def spread_interval(counts: Sequence[tuple[int, int]], z: float = Z95) -> tuple[
     low = max(1.0, max(lows) / min(highs)) if min(highs) > 0 else 1.0
     high = None if any(s == 0 for s, _ in counts) else max(highs) / min(lows)
     return (low, high)
-
-
-# --- diagnostics -----------------------------------------------------------------------------
-
-
-def _without_rater(c: Coded, j: int) -> Coded:
-    keep = c.rater != j
-    return Coded(c.unit[keep], np.where(c.rater[keep] > j, c.rater[keep] - 1, c.rater[keep]), c.code[keep],
-                 c.n_units, c.n_raters - 1, c.categories)
-
-
-def _pair(c: Coded, a: int, b: int) -> Coded:
-    keep = (c.rater == a) | (c.rater == b)
-    return Coded(c.unit[keep], (c.rater[keep] == b).astype(np.int64), c.code[keep], c.n_units, 2, c.categories)
-
-
-def alpha_without_each_rater(ratings: Any, raters: Sequence[str], level: str) -> dict[str, Fraction | None]:
-    """Alpha with each rater left out, in memory (one alpha per rater: empty above DIAGNOSTIC_RATERS
-    raters): the counts of the others' ratings measured by agreebound.panel.alpha's one leave-one-out."""
-    c = encode(ratings)
-    index = {name: j for j, name in enumerate(raters)}
-
-    def counts_without(name: str) -> Any:
-        return from_coded(_without_rater(c, index[name]), [r for r in raters if r != name])
-
-    return _alpha_without_each(list(raters), counts_without, level, DIAGNOSTIC_RATERS)
-
-
-def unit_disagreement(ratings: Any, level: str, result: AlphaResult) -> np.ndarray:
-    """Each unit's contribution to the observed disagreement sum_ck o_ck d2_ck (0 for unpairable):
-    the numpy engine's unit histograms (one per pairable unit, in unit order) measured by
-    agreebound.panel.alpha.unit_disagreement."""
-    c = encode(ratings)
-    out = np.zeros(c.n_units)
-    if result.value is None:
-        return out
-    pairable = np.flatnonzero(np.bincount(c.unit, minlength=c.n_units) >= 2)
-    out[pairable] = _histogram_disagreement(from_coded(c), level)
-    return out
-
-
-def detector_vs_human(ratings: Any, raters: Sequence[str], humans: Sequence[str],
-                      level: str) -> dict[str, Fraction | None]:
-    """Alpha of each non-human rater against the (first) human rater (empty above DIAGNOSTIC_RATERS)."""
-    if not humans or len(raters) > DIAGNOSTIC_RATERS:
-        return {}
-    c = encode(ratings)
-    h = list(raters).index(humans[0])
-    return {name: alpha_of_counts(from_coded(_pair(c, j, h), (name, humans[0])), level).value
-            for j, name in enumerate(raters) if name not in humans}
 
 

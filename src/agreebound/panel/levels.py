@@ -8,11 +8,12 @@ same answer; nothing here computes alpha or compares it with a threshold.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Protocol, Sequence, cast
 
 import numpy as np
 
 from agreebound.core.limits import RATIO_MAX_CATEGORIES
+from agreebound.panel.categories import Categories, Level, Value
 from agreebound.panel.ratings import HUMAN_PREFIX, RatingPanel
 
 
@@ -25,7 +26,18 @@ NOMINAL_MAX_VALUES = 20
 LEVEL_ORIGIN_WORDS = {"user": "chosen", "mapping": "the mapping's", "default": "the default"}
 
 
-def suggest_level(panel: RatingPanel) -> tuple[str, str]:
+class PanelValues(Protocol):
+    """What these rules read of a panel: its kind ("integer", "decimal" or "label") and its
+    categories (a :class:`RatingPanel`, or counts read as one)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def categories(self) -> Categories: ...
+
+
+def suggest_level(panel: PanelValues) -> tuple[Level, str]:
     """The level the values most likely mean, and why, in words. Never ratio: that needs a true
     zero only the user knows about."""
     cats = panel.categories
@@ -42,7 +54,7 @@ def suggest_level(panel: RatingPanel) -> tuple[str, str]:
                         "close values as unrelated")
 
 
-def default_level(panel: RatingPanel) -> tuple[str, str]:
+def default_level(panel: PanelValues) -> tuple[Level, str]:
     """The level in force when nobody chose one, and why: the specification's (the seeds' nominal,
     also R ``kripp.alpha``'s default), except where nominal cannot mean anything: numbers with
     decimals, or more than :data:`NOMINAL_MAX_VALUES` distinct whole numbers (then interval).
@@ -60,19 +72,19 @@ def default_level(panel: RatingPanel) -> tuple[str, str]:
     return "nominal", "the specification's level, and R kripp.alpha's default"
 
 
-def admissible_levels(panel: RatingPanel) -> tuple[str, ...]:
+def admissible_levels(panel: PanelValues) -> tuple[Level, ...]:
     """The levels these values can be read at: labels are nominal only; ratio needs values >= 0
     and at most RATIO_MAX_CATEGORIES of them."""
     if panel.kind == "label":
         return ("nominal",)
     cats = panel.categories
-    out = ("nominal", "ordinal", "interval")
+    out: tuple[Level, ...] = ("nominal", "ordinal", "interval")
     if len(cats) and cats.floats.min() >= 0 and len(cats) <= RATIO_MAX_CATEGORIES:
         out += ("ratio",)
     return out
 
 
-def level_question(suggested: str, kind: str, values: Sequence[Any]) -> str:
+def level_question(suggested: Level, kind: str, values: Sequence[Value]) -> str:
     """Why the suggested level, in the reader's words ("These look like a 1-5 rating scale."), for
     the one-click switch; ``values``: the panel's distinct values, in order."""
     if suggested == "ordinal" and kind == "integer" and len(values):
@@ -82,7 +94,7 @@ def level_question(suggested: str, kind: str, values: Sequence[Any]) -> str:
     return f"These look like {suggested} data."
 
 
-def level_phrase(level: str, chosen_by: str) -> str:
+def level_phrase(level: Level, chosen_by: str) -> str:
     """How a verdict or an alpha names its level.
 
     >>> level_phrase("nominal", "default")
@@ -95,7 +107,7 @@ POSITIVE_WORDS = ("1", "yes", "y", "true", "positive", "pos", "toxic", "flagged"
                   "violation", "violating", "spam", "abusive", "offensive", "hate", "accept", "relevant", "present")
 
 
-def suggest_positive(panel: RatingPanel, counts: Any = None) -> Any:
+def suggest_positive(panel: PanelValues, counts: np.ndarray | Sequence[int] | None = None) -> Value | None:
     """For two-valued data, the value that reads as a detector firing (1, yes, toxic, ...), or the
     rarer one (``counts``: each category's ratings; by default counted from the panel); None otherwise."""
     cats = panel.categories
@@ -106,11 +118,11 @@ def suggest_positive(panel: RatingPanel, counts: Any = None) -> Any:
         if str(v).strip().lower() in POSITIVE_WORDS:
             return v
     if counts is None:
-        counts = np.bincount(panel.coded.code, minlength=2)
+        counts = np.bincount(cast(RatingPanel, panel).coded.code, minlength=2)  # counted from its ratings
     return values[int(np.argmin(counts))]
 
 
-def default_positive(categories: tuple[Any, ...]) -> Any:
+def default_positive(categories: tuple[Value, ...]) -> int | None:
     """1 for a 0/1 panel; otherwise no default (the caller must choose a positive category).
 
     >>> default_positive((0, 1)), default_positive(("no", "yes"))

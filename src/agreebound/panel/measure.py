@@ -6,9 +6,9 @@ by input digest; ``decide_*`` is cheap and is all a threshold slider reruns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Literal, Sequence
 
 import numpy as np
 
@@ -26,12 +26,14 @@ from agreebound.core.limits import LISTED_CATEGORIES, MAX_TYPED_CHARS
 from agreebound.panel.alpha import alpha as alpha_of_counts
 from agreebound.panel.counts import PanelCounts, from_panel
 from agreebound.panel.result import AlphaResult
-from agreebound.panel.decide import PanelDecision, decide
-from agreebound.core.thresholds import PanelThresholds
-from agreebound.panel.seed import Verdict
 from agreebound.panel.ratings import HUMAN_PREFIX, DetectorRate, RatingPanel, category_index, category_texts
 from agreebound.panel.intervals import AlphaBootstrap, DEFAULT_INTERVAL, bootstrap_alpha_counts, spread_interval
 from agreebound.core.intervals import Wilson
+from agreebound.panel.categories import Level, Value
+from agreebound.panel.seed import Verdict
+
+if TYPE_CHECKING:
+    from agreebound.panel.coefficients import Coefficients
 
 
 @dataclass(frozen=True)
@@ -40,14 +42,14 @@ class PanelMeasurement:
 
     file: str
     dimension: str
-    level: str
+    level: Level
     alpha: AlphaResult
     raters: tuple[str, ...]
     detectors: tuple[str, ...]
     humans: tuple[str, ...]
     rates: tuple[DetectorRate, ...]  # empty when not measured
     rates_source: str  # "matrix (positive = 1)", "file: rates.csv", or "none: ..."
-    positive: Any
+    positive: Value | None
     n_units: int
     n_ratings: int
     alpha_boot: AlphaBootstrap  # the units bootstrap by default (2,000 draws, seed 0); or KALPHA's pairs
@@ -57,14 +59,14 @@ class PanelMeasurement:
     category_counts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False, compare=False)
     notices: tuple[str, ...] = ()
     #: The level suggested for these values and why, in words (the level in force may differ).
-    level_suggestion: tuple[str, str] = ("nominal", "")
+    level_suggestion: tuple[Level, str] = ("nominal", "")
     #: Who chose the level in force (LEVEL_ORIGINS: "user", "mapping" or "default") and, for the
     #: default, why (the rule of :func:`default_level`).
     level_origin: tuple[str, str] = ("default", "")
     #: Alpha at every level the values admit (None: undefined there), so the choice is visible.
-    alpha_at_levels: dict[str, Fraction | None] = field(default_factory=dict, compare=False)
+    alpha_at_levels: dict[Level, Fraction | None] = field(default_factory=dict, compare=False)
     #: A category that looks like a detector's "positive", offered when none is in force.
-    positive_suggestion: Any = None
+    positive_suggestion: Value | None = None
 
     @property
     def wilson(self) -> tuple[Wilson, ...]:
@@ -89,13 +91,13 @@ class PanelMeasurement:
         return [(_text(texts[i]), int(self.category_counts[i])) for i in order]
 
 
-def _text(v: Any) -> str:
+def _text(v: Value) -> str:
     if isinstance(v, Fraction):
         return repr(float(v)) if float(v) == v else str(v)
     return str(v)
 
 
-def resolve_positive(panel: RatingPanel, positive: Any) -> Any:
+def resolve_positive(panel: RatingPanel | _CountsPanel, positive: Value) -> Value:
     """The category ``positive`` names (a value, or its text as typed on a command line); a name
     the panel does not have is an InputError listing the categories it has."""
     if isinstance(positive, str) and len(positive) > MAX_TYPED_CHARS:
@@ -118,7 +120,7 @@ def resolve_positive(panel: RatingPanel, positive: Any) -> Any:
     return panel.categories.values[k]
 
 
-def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "auto",
+def measure_panel(panel: RatingPanel, level: Level | Literal["auto"] = "nominal", positive: Value = "auto",
                   rates: tuple[DetectorRate, ...] | None = None, rates_file: str | None = None,
                   interval: str = DEFAULT_INTERVAL, chosen_by: str = "user",
                   counts: PanelCounts | None = None) -> PanelMeasurement:
@@ -139,7 +141,8 @@ def measure_panel(panel: RatingPanel, level: str = "nominal", positive: Any = "a
                           rates=rates, rates_file=rates_file)
 
 
-def _level_in_force(panel: Any, level: str, chosen_by: str) -> tuple[str, tuple[str, str]]:
+def _level_in_force(panel: RatingPanel | _CountsPanel, level: Level | Literal["auto"],
+                    chosen_by: str) -> tuple[Level, tuple[str, str]]:
     if level == "auto":
         chosen, why = default_level(panel)
         return chosen, ("default", why)
@@ -148,7 +151,7 @@ def _level_in_force(panel: Any, level: str, chosen_by: str) -> tuple[str, tuple[
     return level, (chosen_by, "chosen in the mapping file" if chosen_by == "mapping" else "chosen by the user")
 
 
-def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", positive: Any = "auto",
+def measure_panels(panels: dict[str, RatingPanel], level: Level | Literal["auto"] = "nominal", positive: Value = "auto",
                    rates: dict[str, tuple[DetectorRate, ...]] | None = None, rates_file: str | None = None,
                    interval: str = DEFAULT_INTERVAL, chosen_by: str = "user",
                    count: Callable[[RatingPanel], PanelCounts] | None = None) -> dict[str, PanelMeasurement]:
@@ -180,44 +183,7 @@ def measure_panels(panels: dict[str, RatingPanel], level: str = "nominal", posit
     return out
 
 
-def decide_panel(m: PanelMeasurement, thresholds: PanelThresholds, source: str | None = None) -> PanelDecision:
-    """The panel's decision with its intervals (alpha's bootstrap, the spread's bracket), so each
-    gate carries them; ``source``: where the thresholds came from (ThresholdSet.source)."""
-    b = m.alpha_boot
-    return decide(m.ndet, m.alpha, m.rate_values, thresholds, alpha_low=b.low, alpha_high=b.high,
-                  alpha_method=alpha_interval_words(b), spread_low=m.spread_bracket[0],
-                  spread_high=m.spread_bracket[1], source=source, alpha_se=b.se, alpha_units=m.alpha.units)
-
-
-def alpha_interval_words(b: Any) -> str:
-    """How alpha's interval was drawn, in words ("" when there is none)."""
-    if not b.defined:
-        return ""
-    if b.method == "pairs":
-        return f"pairs bootstrap (KALPHA), {b.draws:,} draws: narrower than 95% when units have 3+ ratings"
-    return f"units bootstrap, {b.draws:,} draws"
-
-
-def compared_levels(m: PanelMeasurement) -> tuple[str, ...]:
-    """The levels a verdict is held against: every level the values admit, ratio only where it
-    is in force (it needs a true zero only the user knows of)."""
-    return tuple(lv for lv in m.alpha_at_levels if lv != "ratio" or m.level == "ratio")
-
-
-def level_verdicts(m: PanelMeasurement, thresholds: PanelThresholds) -> dict[str, Verdict]:
-    """The verdict alpha at each compared level would give, all else unchanged, by the point
-    gates (strict mode's interval bound is drawn at the level in force only, so strict mode alone
-    never makes a verdict depend on the level). They differ: the verdict *depends on the level*."""
-    plain = replace(thresholds, strict=False)
-    return {lv: decide(m.ndet, m.alpha_at_levels[lv], m.rate_values, plain, spread_high=m.spread_bracket[1]).verdict
-            for lv in compared_levels(m)}
-
-
-def depends_on_level(m: PanelMeasurement, thresholds: PanelThresholds) -> bool:
-    return len(set(level_verdicts(m, thresholds).values())) > 1
-
-
-def level_note(m: PanelMeasurement, verdicts: dict[str, Any]) -> str | None:
+def level_note(m: PanelMeasurement, verdicts: dict[Level, Verdict]) -> str | None:
     """``REPORT_ONLY at nominal; ENFORCE at ordinal and interval (alpha 0.186 at nominal, 0.959
     at ordinal, ...)``, said beside a verdict that depends on the level; None where it does not."""
     if len(set(verdicts.values())) < 2:
@@ -251,11 +217,11 @@ class _CountsPanel:
             self.kind = "decimal" if any(isinstance(v, Fraction) and v.denominator != 1 for v in counts.categories) \
                 else "integer"
 
-    def category_index(self, positive: Any) -> int | None:
+    def category_index(self, positive: Value) -> int | None:
         return category_index(self.categories, positive)
 
 
-def measure_counts(counts: PanelCounts, file: str, level: str = "auto", positive: Any = "auto",
+def measure_counts(counts: PanelCounts, file: str, level: Level | Literal["auto"] = "auto", positive: Value = "auto",
                    humans: Sequence[str] | None = None, interval: str = DEFAULT_INTERVAL,
                    chosen_by: str = "user", *, ratings: RatingPanel | None = None,
                    rates: tuple[DetectorRate, ...] | None = None, rates_file: str | None = None) -> PanelMeasurement:
@@ -264,7 +230,7 @@ def measure_counts(counts: PanelCounts, file: str, level: str = "auto", positive
     for what counts do not hold; ``rates``: detector rates from a file (``rates_file``).
     ``interval`` "units" is drawn from the counts' unit patterns; counts without them (too many
     distinct patterns out of core) give the pairs bootstrap, and its note says so."""
-    panel: Any = ratings if ratings is not None else _CountsPanel(counts, file)
+    panel: RatingPanel | _CountsPanel = ratings if ratings is not None else _CountsPanel(counts, file)
     suggestion = suggest_level(panel)
     level, origin = _level_in_force(panel, level, chosen_by)
     try:
@@ -280,7 +246,7 @@ def measure_counts(counts: PanelCounts, file: str, level: str = "auto", positive
         used, source = _rates(counts, pos, detectors)
     bracket = spread_interval([(r.positives, r.total) for r in used])
     totals = counts.category_totals_array()
-    at_levels: dict[str, Fraction | None] = {}
+    at_levels: dict[Level, Fraction | None] = {}
     for other in admissible_levels(panel):
         at_levels[other] = alpha.value if other == level else alpha_of_counts(counts, other).value
     offered = suggest_positive(panel, totals) if pos is None and rates is None else None
@@ -305,13 +271,13 @@ def _roles(counts: PanelCounts, ratings: RatingPanel | None,
     return raters, humans_t, tuple(r for r in raters if r not in set(humans_t))
 
 
-def _positive(panel: Any, alpha: AlphaResult, positive: Any) -> Any:
+def _positive(panel: RatingPanel | _CountsPanel, alpha: AlphaResult, positive: Value) -> Value | None:
     if positive == "auto":
         return default_positive(alpha.categories) if len(alpha.category_set) <= 2 else None
     return None if positive is None else resolve_positive(panel, positive)
 
 
-def _rates(counts: PanelCounts, pos: Any, detectors: tuple[str, ...]) -> tuple[tuple[DetectorRate, ...], str]:
+def _rates(counts: PanelCounts, pos: Value | None, detectors: tuple[str, ...]) -> tuple[tuple[DetectorRate, ...], str]:
     """Each detector's rate of the positive category, from its counts (whatever engine counted them)."""
     if pos is None:
         return (), "none: choose a positive category or upload detector rates"
@@ -319,7 +285,7 @@ def _rates(counts: PanelCounts, pos: Any, detectors: tuple[str, ...]) -> tuple[t
     return used, f"matrix (positive = {_text(pos)})"
 
 
-def _alpha_of_panel(panel: RatingPanel, level: str) -> Fraction | None:
+def _alpha_of_panel(panel: RatingPanel, level: Level) -> Fraction | None:
     return alpha_of_counts(from_panel(panel, level), level).value
 
 
@@ -327,12 +293,12 @@ def _alpha_of_panel(panel: RatingPanel, level: str) -> Fraction | None:
 
 @dataclass(frozen=True)
 class PanelCoefficients:
-    coefficients: Any  # agreebound.panel.coefficients.Coefficients
+    coefficients: Coefficients | None  # None: too many categories (the explanation says so)
     explanation: tuple[str, ...]
     texts: tuple[str, ...]  # each category as written
-    level: str
+    level: Level
     alpha: Fraction | None = None
-    without: dict[str, Any] = field(default_factory=dict)  # leave-one-rater-out alphas
+    without: dict[str, Fraction | None] = field(default_factory=dict)  # leave-one-rater-out alphas
 
     def explained(self, floor_permil: int | None) -> tuple[str, ...]:
         """The explanation against another floor (a slider moved): no recomputation."""
@@ -344,14 +310,14 @@ class PanelCoefficients:
         return tuple(explain(self.coefficients, self.alpha, self.texts, self.without, floor))
 
 
-def panel_coefficients(panel: RatingPanel, level: str, floor_permil: int | None = None,
-                       without: dict[str, Any] | None = None) -> PanelCoefficients:
+def panel_coefficients(panel: RatingPanel, level: Level, floor_permil: int | None = None,
+                       without: dict[str, Fraction | None] | None = None) -> PanelCoefficients:
     """Percent agreement, kappa, pi, AC1/AC2, Brennan-Prediger with their intervals, the pairwise and
     per-category detail, and the sentences explaining a high agreement beside a low alpha (the
     leave-one-rater-out alphas name a rater who drags alpha down; pass them when the diagnostics
     have them already). Alpha and the verdict are not touched: they stay the seed's."""
     from agreebound.panel.coefficients import MAX_CATEGORIES, coefficients, explain
-    from agreebound.panel.intervals import alpha_without_each_rater
+    from agreebound.panel.diagnostics import alpha_without_each_rater
 
     coded = panel.ratings(level)
     texts = tuple(category_texts(coded.categories))

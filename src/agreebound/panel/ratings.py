@@ -11,14 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Iterator, Protocol, Sequence, overload
 
 import numpy as np
 
 from agreebound.core.errors import InputError
 from agreebound.core.escape import printable
 from agreebound.core.limits import RATIO_MAX_CATEGORIES
-from agreebound.panel.categories import Categories, Coded
+from agreebound.panel.categories import Categories, Coded, Level, Value
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: Raters named so are people (a human baseline), not independent detectors, unless every rater is.
 HUMAN_PREFIX = "human"
@@ -30,7 +33,7 @@ class RowLocator(Protocol):
     def row_of(self, index: int) -> int: ...
 
 
-def name_text(value: Any) -> str:
+def name_text(value: object) -> str:
     """A name cell's text (Parquet ids may be numbers)."""
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return str(int(value))
@@ -42,18 +45,24 @@ class Names(Sequence[str]):
     millions of distinct unit names cost bytes each, not a string object each. Compares equal to a
     tuple or list of the same strings."""
 
-    def __init__(self, arr: Any) -> None:
+    def __init__(self, arr: pa.Array) -> None:
         self._arr = arr
 
     def __len__(self) -> int:
         return len(self._arr)
 
-    def __getitem__(self, i: Any) -> Any:
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Names: ...
+
+    def __getitem__(self, i: int | slice) -> str | Names:
         if isinstance(i, slice):
             return Names(self._arr[i])
         return self._arr[int(i)].as_py()
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[str]:
         step = 65_536
         for start in range(0, len(self._arr), step):
             yield from self._arr[start:start + step].to_pylist()
@@ -65,13 +74,14 @@ class Names(Sequence[str]):
             return len(other) == len(self) and all(a == b for a, b in zip(self, other))
         return NotImplemented
 
+    # unhashable, as a list is (it compares equal to one); Sequence's __hash__ is object's
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         head = ", ".join(repr(x) for x in self._arr[:5].to_pylist())
         return f"Names([{head}{', ...' if len(self) > 5 else ''}], {len(self):,} names)"
 
-    def take(self, indices: Any) -> "Names":
+    def take(self, indices: Sequence[int] | np.ndarray) -> "Names":
         import pyarrow as pa
 
         return Names(self._arr.take(pa.array(np.asarray(indices, dtype=np.int64))))
@@ -159,7 +169,7 @@ class RatingPanel:
         hits = np.flatnonzero(mask_by_code[self.coded.code])
         return int(hits[np.argmin(self.records[hits])]) if len(hits) else 0
 
-    def ratings(self, level: str = "nominal") -> Coded:
+    def ratings(self, level: Level = "nominal") -> Coded:
         """The coded ratings for alpha at ``level``; a level the values cannot take is a located
         InputError (labels at a numeric level, negative values at the ratio level)."""
         cats = self.coded.categories
@@ -186,10 +196,10 @@ class RatingPanel:
                                  f"{len(cats):,}. Use the interval level, or group the values")
         return self.coded
 
-    def category_index(self, positive: Any) -> int | None:
+    def category_index(self, positive: Value) -> int | None:
         return category_index(self.coded.categories, positive)
 
-    def matrix(self, units: Sequence[int] | None = None) -> np.ndarray:
+    def matrix(self, units: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
         """A dense units x raters object matrix (None missing) of the given units (all by default)."""
         rows = np.arange(len(self.units)) if units is None else np.asarray(units, dtype=np.int64)
         pos = {int(u): i for i, u in enumerate(rows)}
@@ -224,7 +234,7 @@ def _decimal_text(v: Fraction) -> str:
     return text
 
 
-def category_index(categories: Categories, positive: Any) -> int | None:
+def category_index(categories: Categories, positive: Value) -> int | None:
     """The index of the category ``positive`` names: a category value, or its text.
 
     >>> cats = Categories(floats=np.array([0.0, 1.0]))
@@ -238,7 +248,7 @@ def category_index(categories: Categories, positive: Any) -> int | None:
             if v == positive:
                 return i
         return None
-    for i, v in enumerate(categories.values):
-        if v == positive and type(v) is not str:
+    for i, value in enumerate(categories.values):
+        if value == positive and type(value) is not str:
             return i
     return None

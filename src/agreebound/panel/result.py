@@ -5,8 +5,8 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
-from agreebound.panel.categories import Categories
+from typing import Callable
+from agreebound.panel.categories import Categories, Level, Value
 from agreebound.panel.seed import AB_PERMIL, AB_UNDEFINED
 
 
@@ -24,7 +24,7 @@ class AlphaResult:
     ``COINCIDENCE_MAX_CATEGORIES`` distinct values; above, it is None.
     """
 
-    level: str
+    level: Level
     value: Fraction | None
     observed_disagreement: Fraction | None
     expected_disagreement: Fraction | None
@@ -36,7 +36,7 @@ class AlphaResult:
     #: (mean, mean square) of the pair distance d2 over the coincidences: the bootstrap's moments.
     distance_moments: tuple[float, float] | None = field(default=None, repr=False, compare=False)
     #: Builds the coincidence matrix when first asked for (None when k is large).
-    coincidence_source: Any = field(default=None, repr=False, compare=False)
+    coincidence_source: Callable[[], tuple[list[list[int]], int]] | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def _coincidence(self) -> tuple[tuple[tuple[int, ...], ...] | None, int]:
@@ -59,7 +59,7 @@ class AlphaResult:
         return self.value is not None
 
     @property
-    def categories(self) -> tuple[Any, ...]:
+    def categories(self) -> tuple[Value, ...]:
         return self.category_set.values
 
     @property

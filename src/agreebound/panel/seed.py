@@ -16,9 +16,9 @@ True
 
 from __future__ import annotations
 import enum
-from typing import Any, Sequence
+from typing import Sequence
 import numpy as np
-from agreebound.panel.categories import Categories, Coded, as_matrix
+from agreebound.panel.categories import Categories, Coded, Ratings, as_matrix
 from agreebound.core.limits import DENSE_MAX_CATEGORIES
 from agreebound.core.thresholds import ALPHA_FLOOR_DEFAULT, CITATIONS, PERMIL, RATIO_CAP_DEFAULT
 
@@ -145,7 +145,7 @@ def seed_permil_from_totals(different_pairs: int, totals: Sequence[int] | np.nda
     return AB_PERMIL - (AB_PERMIL * different_pairs * (n - 1)) // ((n_raters - 1) * epairs)
 
 
-def seed_alpha_permil(ratings: Any, ncat: int) -> int:
+def seed_alpha_permil(ratings: Ratings, ncat: int) -> int:
     """The seed's ``ab_alpha_permil``, bit for bit: an equal-raters panel of category ids.
 
     Ids outside [0, ncat) (and None/NaN) are skipped, yet their unit still counts; the result is

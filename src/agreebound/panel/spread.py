@@ -9,14 +9,14 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from numbers import Rational
-from typing import Any, Iterable
+from typing import Iterable
 from agreebound.panel.seed import AB_PERMIL, AB_RATIO_UNBOUNDED
 
 
 # --- detector spread --------------------------------------------------------------------------
 
 
-def checked_rates(rates: Iterable[Any]) -> list[Fraction]:
+def checked_rates(rates: Iterable[object]) -> list[Fraction]:
     out = []
     for i, r in enumerate(rates):
         if isinstance(r, bool) or not isinstance(r, Rational):
@@ -27,7 +27,7 @@ def checked_rates(rates: Iterable[Any]) -> list[Fraction]:
     return out
 
 
-def rate_span(rates: Iterable[Any]) -> tuple[Fraction | int, Fraction | int]:
+def rate_span(rates: Iterable[int | Fraction]) -> tuple[Fraction | int, Fraction | int]:
     """(lo, hi): the interval a single detector's rate must be reported as; (0, 0) when empty.
 
     >>> rate_span([3, 9, 5])
@@ -44,7 +44,7 @@ def _simplify(x: Fraction) -> Fraction | int:
     return int(x) if x.denominator == 1 else x
 
 
-def spread(rates: Iterable[Any]) -> Fraction | None:
+def spread(rates: Iterable[int | Fraction]) -> Fraction | None:
     """hi / lo exactly; 1 for an empty or all-zero panel; None when unbounded (some zero)."""
     checked = checked_rates(rates)
     if not checked:
@@ -57,7 +57,7 @@ def spread(rates: Iterable[Any]) -> Fraction | None:
     return hi / lo
 
 
-def ratio_permil(rates: Iterable[Any]) -> int:
+def ratio_permil(rates: Iterable[int | Fraction]) -> int:
     """The seed's ``ab_ratio_permil``: floor(1000 hi / lo); 1000 all-zero; AB_RATIO_UNBOUNDED.
 
     Bit for bit with the seed on every list of non-negative rates. Negative rates are refused

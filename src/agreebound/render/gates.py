@@ -19,13 +19,16 @@ Display units are the same everywhere: alpha as a number in [-1, 1], the spread 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
-from agreebound.panel.measure import PanelMeasurement, depends_on_level
-from agreebound.judge.calibration import CalibrationDecision, seed_view, unavailable, with_intervals
+from agreebound.core.thresholds import THRESHOLD_WORDS
+from agreebound.panel.measure import PanelMeasurement
+from agreebound.judge.decision import CalibrationDecision, seed_view, unavailable, with_intervals
 from agreebound.core.gate import MEASURED, NOT_MEASURED, Gate
+from agreebound.core.intervals import RateInterval
 from agreebound.panel.levels import level_phrase, rater_noun
-from agreebound.panel.decide import PanelDecision
+from agreebound.panel.decision import PanelDecision
 
 #: The judge's five gates as a reader names them (figures, pages and reports use these).
 RATE_LABELS = {"human_agreement": "Human agreement", "position_flip": "Position flip",
@@ -79,6 +82,8 @@ class GateView:
             return f"{x:.1f}%" if abs(x) >= 1 or x == 0 else f"{x:.2f}%"
         if self.unit == "pt":
             return f"{x:.1f} points"
+        if self.unit == "n":  # a whole number (an optional panel gate's units)
+            return f"{x:,.0f}"
         if self.name == "detectors":
             return f"{x:.0f}"
         return f"{x:.3f}"
@@ -151,7 +156,7 @@ class GateView:
         return "passes" if self.passed else "fails"
 
 
-def _float(x: Any, scale: int = 1) -> float | None:
+def _float(x: Fraction | float | None, scale: int = 1) -> float | None:
     return None if x is None else float(x) * scale
 
 
@@ -196,6 +201,11 @@ def panel_gates(dimension: str, m: PanelMeasurement, d: PanelDecision) -> list[G
         out.append(view(spread, "panel", dimension, "spread", interval_method=spread.interval_method,
                         detail=f"detector rates {counts}",
                         secondary=f"{round(spread.exact * 1000)} permil, cap {th.ratio_cap_permil} permil"))
+    # the gates the thresholds turned on (OPTIONAL_PANEL_GATES): each a whole number against its field
+    for g in d.gates[3:]:
+        words = THRESHOLD_WORDS.get(g.threshold_field, (g.threshold_field, str))[0]
+        out.append(view(g, "panel", dimension, g.name.replace("_", " "), detail=g.detail,
+                        secondary=f"{words} {int(g.threshold):,}"))
     return out
 
 
@@ -220,7 +230,7 @@ def panel_sentence(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]])
             f" (levels: {', '.join(sorted({lv for lv, _ in levels}))})"
     if unmeasured:
         head += ("; spread not checked" if unmeasured == n else f"; spread not checked on {unmeasured}")
-    depends = sum(depends_on_level(m, d.thresholds) for m, d in decisions.values())
+    depends = sum(d.depends_on_level for _, d in decisions.values())
     if depends:
         head += ("; the verdict depends on the level" if n == 1 else
                  f"; {depends} verdict{'s depend' if depends > 1 else ' depends'} on the level")
@@ -230,7 +240,7 @@ def panel_sentence(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]])
 # --- judge -----------------------------------------------------------------------------------
 
 
-def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, Any] | None = None) -> list[GateView]:
+def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, RateInterval] | None = None) -> list[GateView]:
     """The judge's five gates as ``d`` decided them, then the net gates its contract opted in to
     (:func:`net_gate_view`). ``intervals``: per rate name an object with
     ``low``/``high`` (fractions of 1), ``method``, ``cases`` and ``observations``

@@ -21,10 +21,16 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence, cast
 
 from agreebound.core.escape import printable
+from agreebound.core.json_types import JSONObject
 from agreebound.render.gates import GateView
+
+if TYPE_CHECKING:
+    from agreebound.app.judge_input import JudgeBundle
+    from agreebound.judge.decision import CalibrationDecision
+    from agreebound.render.view import View
 
 #: At most this many characters of user text (a dimension's, a judge's name) in a name.
 NAME_CHARS = 120
@@ -35,7 +41,7 @@ NAME_CHARS = 120
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def _text(x: Any, limit: int = 2000) -> str:
+def _text(x: object, limit: int = 2000) -> str:
     """User text as XML can hold it: line by line, control and invisible characters shown escaped
     (:func:`agreebound.core.escape.printable`), then anything XML 1.0 still cannot hold, each line cut
     to ``limit``."""
@@ -100,37 +106,37 @@ def junit_xml(title: str, suites: Sequence[tuple[str, str, Sequence[GateView]]])
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def panel_junit(measurements: dict[str, Any], thresholds: Any, report: dict[str, Any]) -> str:
-    """A panel's gates per dimension, as :func:`agreebound.panel.measure.decide_panel` decides them."""
-    from agreebound.panel.measure import decide_panel
+def panel_junit(view: View) -> str:
+    """A panel's gates per dimension, as the view's decisions hold them (a stored view: as its
+    report stored them)."""
     from agreebound.panel.levels import level_phrase
     from agreebound.render.gates import panel_gates
 
+    report = view.report
     words = {d["dimension"]: f"{d['verdict']} {level_phrase(d['level']['in_force'], d['level']['chosen_by'])}"
              for d in report["panel"]["dimensions"]}
-    suites = []
-    for name, m in measurements.items():
-        d = decide_panel(m, thresholds.panel, thresholds.source)
-        suites.append((name, words.get(name, d.verdict.value), panel_gates(name, m, d)))
+    suites = [(name, words.get(name, d.verdict.value), panel_gates(name, m, d))
+              for name, (m, d) in view.panel_decisions().items()]
     return junit_xml(f"agreebound panel {_inputs(report)}", suites)
 
 
-def calibration_junit(bundle: Any, thresholds: Any, report: dict[str, Any]) -> str:
-    """A pairwise judge's gates as ``decide`` makes them, with their case-aware intervals."""
-    from agreebound.judge.calibration import decide
+def calibration_junit(view: View) -> str:
+    """A pairwise judge's gates as the view's decision holds them, with their case-aware intervals."""
     from agreebound.render.gates import judge_gates
     from agreebound.judge.intervals import judge_rate_intervals
 
-    d = decide(bundle.measurement, thresholds.calibration)
+    d = cast("CalibrationDecision", view.decided)  # a live calibration view's
+    bundle = cast("JudgeBundle", view.bundle)
     gates = judge_gates("judge", d, judge_rate_intervals(bundle.measurement))
-    c = report["calibration"]
-    return junit_xml(f"agreebound calibrate {_inputs(report)}", [("judge", c["decision"], gates)])
+    c = view.report["calibration"]
+    return junit_xml(f"agreebound calibrate {_inputs(view.report)}", [("judge", c["decision"], gates)])
 
 
-def scored_junit(report: dict[str, Any]) -> str:
+def scored_junit(report: JSONObject) -> str:
     """A graded or pass/fail judge's gates per judge, as the report holds them decided."""
     from agreebound.render.gates import view
-    from agreebound.render.scored import GATE_TITLES, gates_from_section
+    from agreebound.render.scored import gates_from_section
+    from agreebound.scored.items import GATE_TITLES
 
     suites = []
     for a in report["scored"]["audits"]:
@@ -139,5 +145,5 @@ def scored_junit(report: dict[str, Any]) -> str:
     return junit_xml(f"agreebound calibrate {_inputs(report)}", suites)
 
 
-def _inputs(report: dict[str, Any]) -> str:
+def _inputs(report: JSONObject) -> str:
     return " ".join(str(i.get("file", "")) for i in report.get("inputs", [])[:3])

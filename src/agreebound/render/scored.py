@@ -2,7 +2,7 @@
 the JSON report (schema: schemas/report.schema.json), which the Markdown, HTML, CLI and history read.
 
 Exact values are fraction strings beside their floats (6 decimals); every gate is stored as its
-decision gave it (agreebound.scored.audit.decide_scored), so history reads the gates back without
+decision gave it (agreebound.scored.decide.decide_scored), so history reads the gates back without
 comparing anything (:func:`gates_from_section`).
 """
 
@@ -10,15 +10,19 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Sequence
 
 from agreebound.core.gate import NOT_EVALUABLE, Gate
 from agreebound.core.planner import Plan
 from agreebound.judge.bias import Measure
-from agreebound.scored.audit import GATE_TITLES, JudgeAgreement, ScoredDecision, ScoredMeasurement
+from agreebound.scored.items import GATE_TITLES
+from agreebound.scored.one_judge import JudgeAgreement
+from agreebound.scored.decide import ScoredDecision
+from agreebound.scored.audit import ScoredMeasurement
 from agreebound.core.thresholds import CITATIONS
 from agreebound.scored.confidence import Calibration
 from agreebound.core.escape import md_code, md_text
+from agreebound.core.json_types import JSONObject
 
 
 def exact(x: Fraction | float | int | None) -> str | None:
@@ -37,7 +41,7 @@ def rounded(x: float | None) -> float | None:
     return None if x is None else round(float(x), 6)
 
 
-def measure_dict(m: Measure | None) -> dict[str, Any] | None:
+def measure_dict(m: Measure | None) -> JSONObject | None:
     """A measure as stored: its own ``to_dict`` (exact as a fraction string, or a float's repr)."""
     if m is None:
         return None
@@ -49,7 +53,7 @@ def measure_dict(m: Measure | None) -> dict[str, Any] | None:
     return d
 
 
-def gate_dict(g: Gate) -> dict[str, Any]:
+def gate_dict(g: Gate) -> JSONObject:
     return {"name": g.name, "title": GATE_TITLES[g.name], "kind": g.kind, "exact": exact(g.exact),
             "value": rounded(g.value), "threshold": exact(g.threshold), "threshold_value": rounded(float(g.threshold)),
             "threshold_field": g.threshold_field, "threshold_source": g.threshold_source,
@@ -60,7 +64,7 @@ def gate_dict(g: Gate) -> dict[str, Any]:
             "plan": None if g.plan is None else g.plan.to_dict()}
 
 
-def gates_from_section(judge: dict[str, Any]) -> tuple[Gate, ...]:
+def gates_from_section(judge: JSONObject) -> tuple[Gate, ...]:
     """A stored judge's gates as its decision gave them (history reads them back; nothing is compared)."""
     out = []
     for g in judge["gates"]:
@@ -75,7 +79,7 @@ def gates_from_section(judge: dict[str, Any]) -> tuple[Gate, ...]:
     return tuple(out)
 
 
-def calibration_dict(c: Calibration | None) -> dict[str, Any] | None:
+def calibration_dict(c: Calibration | None) -> JSONObject | None:
     if c is None:
         return None
     return {"items": c.n, "split": c.split, "unit": c.unit, "left_out": c.left_out, "ece": rounded(c.ece),
@@ -92,7 +96,7 @@ def calibration_dict(c: Calibration | None) -> dict[str, Any] | None:
             "sentence": c.sentence}
 
 
-def judge_dict(a: JudgeAgreement, d: ScoredDecision) -> dict[str, Any]:
+def judge_dict(a: JudgeAgreement, d: ScoredDecision) -> JSONObject:
     decision, gates, reason = d.per_judge[a.judge]
     values, counts = a.table
     return {"judge": a.judge, "decision": decision, "decision_reason": reason, "items": a.items, "pairs": a.pairs,
@@ -107,7 +111,7 @@ def judge_dict(a: JudgeAgreement, d: ScoredDecision) -> dict[str, Any]:
                       "rows": "judge", "columns": "human"}}
 
 
-def scored_section(m: ScoredMeasurement, d: ScoredDecision) -> dict[str, Any]:
+def scored_section(m: ScoredMeasurement, d: ScoredDecision) -> JSONObject:
     x = m.input
     panel = None
     if m.panel is not None:
@@ -129,7 +133,7 @@ def scored_section(m: ScoredMeasurement, d: ScoredDecision) -> dict[str, Any]:
 # --- words every renderer shares (plain text: each renderer escapes user text its own way) ------------
 
 
-def plan_text(plan: dict[str, Any] | None, scale: str = "share") -> str | None:
+def plan_text(plan: JSONObject | None, scale: str = "share") -> str | None:
     """A stored plan in words: what the audit can detect at its size, and for a fragile gate how many
     more cases (units) would decide it. ``scale``: "share" (a judge rate or net measure, in points)
     or "alpha" (a number). None without a plan. (Here, not in render.report, so that this module's
@@ -151,7 +155,7 @@ def plan_text(plan: dict[str, Any] | None, scale: str = "share") -> str | None:
     return head + (f"; {plan['sentence']}" if plan.get("sentence") else "")
 
 
-def level_words(section: dict[str, Any]) -> str:
+def level_words(section: JSONObject) -> str:
     """"ordinal, the default for a graded scale" or "interval, chosen by the user"."""
     lv = section["level"]
     if lv["chosen_by"] == "user":
@@ -160,7 +164,7 @@ def level_words(section: dict[str, Any]) -> str:
     return f"{lv['in_force']}, the default for a {scale}"
 
 
-def decided_for_words(section: dict[str, Any]) -> str:
+def decided_for_words(section: JSONObject) -> str:
     """Whose decision it is (plain text; a judge's name is user text: the caller escapes it whole)."""
     if section["decided_for"] == "every judge":
         many = len(section["judges"]) > 1
@@ -168,23 +172,23 @@ def decided_for_words(section: dict[str, Any]) -> str:
     return f"the judge {section['decided_for']}"
 
 
-def gate_value(g: dict[str, Any]) -> str:
+def gate_value(g: JSONObject) -> str:
     """A gate's measured value on alpha's scale, or "not measured"."""
     return "not measured" if g["value"] is None else f"{g['value']:.3f}"
 
 
-def gate_interval(g: dict[str, Any]) -> str:
+def gate_interval(g: JSONObject) -> str:
     iv = g.get("interval95")
     return "-" if not iv else f"[{iv[0]:.3f}, {iv[1]:.3f}]"
 
 
-def gate_threshold(g: dict[str, Any]) -> str:
+def gate_threshold(g: JSONObject) -> str:
     """">= -0.050" with the threshold's own field in permil (what a thresholds file sets)."""
     permil = round(abs(g["threshold_value"]) * 1000)
     return f">= {g['threshold_value']:.3f} ({g['threshold_field']} {permil})"
 
 
-def gate_result(g: dict[str, Any]) -> str:
+def gate_result(g: JSONObject) -> str:
     """"pass (0.056 to spare)", "FAIL (0.054 short)" or "not evaluable: <why>"; never a colour alone."""
     if not g["evaluable"]:
         return f"not evaluable: {g.get('unavailable') or 'no value'}"
@@ -192,7 +196,7 @@ def gate_result(g: dict[str, Any]) -> str:
     return f"{word} ({g['margin_words']})" if g.get("margin_words") else word
 
 
-def gate_notes(g: dict[str, Any]) -> list[str]:
+def gate_notes(g: JSONObject) -> list[str]:
     """What a gate's result rests on: fragile, and the plan (how many items would decide it)."""
     out = []
     if g.get("fragile"):
@@ -203,7 +207,7 @@ def gate_notes(g: dict[str, Any]) -> list[str]:
     return out
 
 
-def alpha_rows(audit: dict[str, Any]) -> list[list[str]]:
+def alpha_rows(audit: JSONObject) -> list[list[str]]:
     """The gates' alphas: what, value, 95% interval, over what (each pair's alpha in ``pair_rows``)."""
     a = audit["alpha"]
     rows = []
@@ -217,20 +221,20 @@ def alpha_rows(audit: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def pair_rows(audit: dict[str, Any]) -> list[list[str]]:
+def pair_rows(audit: JSONObject) -> list[list[str]]:
     """Each pair of raters (judge-human first, then human-human): a, b, items both rated, alpha."""
     return [[p["a"], p["b"], f"{p['items']:,}", "undefined" if p["value"] is None else f"{p['value']:.3f}"]
             for p in audit["alpha"]["pairs"]]
 
 
-def measure_rows(audit: dict[str, Any]) -> list[list[str]]:
+def measure_rows(audit: JSONObject) -> list[list[str]]:
     """The measures beside the gates: title, value, 95% interval, exact (a fraction), method, definition
     or why not measured."""
     return [[m["title"], m["value_text"], m["interval_text"] or "-", m["fraction"] or "-",
              m["interval_method"] or "-", m.get("unavailable") or m["definition"]] for m in audit["measures"]]
 
 
-def confidence_lines(c: dict[str, Any]) -> list[str]:
+def confidence_lines(c: JSONObject) -> list[str]:
     """Stated confidence against the humans: ECE, Brier and its decomposition, the isotonic map's
     before/after on the held-out half (shown, not applied)."""
     iso = c["isotonic"]
@@ -247,7 +251,7 @@ def confidence_lines(c: dict[str, Any]) -> list[str]:
     return lines
 
 
-def bin_rows(c: dict[str, Any]) -> list[list[str]]:
+def bin_rows(c: JSONObject) -> list[list[str]]:
     """The reliability diagram's bins: mean stated probability, observed frequency, its Wilson 95%
     interval, size."""
     return [[f"{b['mean_p']:.3f}", f"{b['frequency']:.3f}", f"[{b['interval95'][0]:.3f}, {b['interval95'][1]:.3f}]",
@@ -261,14 +265,14 @@ def value_label(v: float, labels: dict[str, str]) -> str:
     return f"{text} ({written})" if written else text
 
 
-def panel_alpha(panel: dict[str, Any]) -> str:
+def panel_alpha(panel: JSONObject) -> str:
     """The judges' alpha among themselves: "0.614 (= 1576063373/2567210400)" or "undefined"."""
     if panel["alpha_value"] is None:
         return "undefined"
     return f"{panel['alpha_value']:.3f} (= {panel['alpha']})"
 
 
-def panel_rows(panel: dict[str, Any]) -> list[list[str]]:
+def panel_rows(panel: JSONObject) -> list[list[str]]:
     """Each judge left out in turn (three judges or more): the judge, the others' alpha."""
     return [[j, "undefined" if v is None else f"{float(Fraction(v)):.3f}"] for j, v in panel["without"].items()]
 
@@ -283,11 +287,11 @@ def _row(cells: Sequence[str], user: Sequence[int] = ()) -> str:
                              for i, c in enumerate(cells)) + " |"
 
 
-def _decided_for(s: dict[str, Any]) -> str:
+def _decided_for(s: JSONObject) -> str:
     return decided_for_words(s) if s["decided_for"] == "every judge" else f"the judge {md_code(s['decided_for'], 120)}"
 
 
-def scored_markdown(report: dict[str, Any]) -> list[str]:
+def scored_markdown(report: JSONObject) -> list[str]:
     """A graded or pass/fail judge's report as Markdown lines: the decision and for whom, what was
     read, the thresholds, each judge's gates and measures, the panel of judges."""
     s = report["scored"]
@@ -319,7 +323,7 @@ def scored_markdown(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _judge_markdown(a: dict[str, Any], s: dict[str, Any]) -> list[str]:
+def _judge_markdown(a: JSONObject, s: JSONObject) -> list[str]:
     """One judge: its decision, gates, alphas, measures, score table and stated confidence."""
     lines = ["", f"## Judge {md_code(a['judge'], 120)}: {a['decision']}", "",
              f"{a['items']:,} items with the judge's score and a human's; {a['pairs']:,} judge-human pairs."]
@@ -351,7 +355,7 @@ def _judge_markdown(a: dict[str, Any], s: dict[str, Any]) -> list[str]:
 TABLE_VALUES = 12
 
 
-def _table_markdown(table: dict[str, Any], labels: dict[str, str]) -> list[str]:
+def _table_markdown(table: JSONObject, labels: dict[str, str]) -> list[str]:
     values = table["values"]
     if not values or len(values) > TABLE_VALUES:
         return []

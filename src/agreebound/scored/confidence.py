@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agreebound.panel.coefficients import t_quantile
+from agreebound.core.student_t import t_quantile
 from agreebound.core.intervals import Z95, rate_interval
 
 BINS = 10

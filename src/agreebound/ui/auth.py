@@ -21,7 +21,7 @@ import secrets
 import shlex
 import threading
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 import streamlit as st
 
@@ -37,6 +37,7 @@ from agreebound.app.access import (
     signed_in_viewer,
 )
 from agreebound.app.serve import LOOPBACK, REQUIRE_SIGNIN_ENV, plain_http_provider
+from agreebound.ui.state import K
 
 log = logging.getLogger("agreebound.ui")
 
@@ -119,7 +120,7 @@ def gate(paths: Sequence[str] = ()) -> bool:
 def _issued() -> float:
     """When this session's sign-in was issued (the ID token's iat, in seconds; 0 unknown)."""
     try:
-        return float(st.user.to_dict().get("iat") or 0)
+        return float(cast("str | int", st.user.to_dict().get("iat") or 0))  # a number (anything else: 0.0)
     except (TypeError, ValueError):
         return 0.0
 
@@ -215,7 +216,7 @@ def private_downloads() -> None:
     Streamlit keeps it, under its random id. Streamlit's own cleanup still runs. This replaces
     what Streamlit names by content (``memory_media_file_storage._calculate_file_id``) and wraps
     the media manager's ``add`` and ``add_deferred`` for this runtime: the browser test
-    (tests/app/test_team_browser.py) fetches a report with no cookie to hold it."""
+    (tests/e2e/test_team_browser.py) fetches a report with no cookie to hold it."""
     from streamlit import runtime
     from streamlit.runtime import memory_media_file_storage as storage
 
@@ -237,7 +238,7 @@ def private_downloads() -> None:
                 _MAKING.made_for = None
                 return _made(*made_for)
 
-            file_id.agreebound_private = True  # type: ignore[attr-defined]
+            setattr(file_id, "agreebound_private", True)  # a mark on the function: this module's own
             storage._calculate_file_id = file_id
         add, add_deferred = mgr.add, mgr.add_deferred
 
@@ -265,6 +266,7 @@ def private_downloads() -> None:
 
             return add_deferred(make, mimetype, coordinates, file_name=file_name, element_id=element_id)
 
+        # Streamlit's media file manager's methods replaced on purpose: every download made private
         mgr.add, mgr.add_deferred = add_private, add_deferred_private  # type: ignore[method-assign]
         setattr(mgr, "agreebound_private", True)
 
@@ -343,7 +345,7 @@ def _not_admitted() -> None:
     st.title("Agreebound")
     st.warning(md_plain(f"You are signed in as {viewer().name}, whom this dashboard does not admit. Sign in with "
                         "another account, or ask its admins to add you."))
-    st.button("Sign out", key="sign_out_refused", on_click=st.logout)
+    st.button("Sign out", key=K.SIGN_OUT_REFUSED, on_click=st.logout)
 
 
 def _signin_page() -> None:
@@ -352,7 +354,7 @@ def _signin_page() -> None:
                 "your runs and the runs shared with you.")
     if warning := provider_warning():
         st.warning(warning)
-    st.button("Sign in", type="primary", on_click=st.login, key="sign_in")
+    st.button("Sign in", type="primary", on_click=st.login, key=K.SIGN_IN)
     if st.query_params.get_all("run"):
         st.caption("You opened a link to a run: after signing in, open the link again.")
 
@@ -363,7 +365,7 @@ def sidebar_lines() -> None:
     if v.signed_in:
         team = f" (team {v.team})" if v.team else " (no team)"
         st.caption(md_plain(f"Signed in as {v.name}{team}" + (", an admin" if v.admin else "") + "."))
-        st.button("Sign out", key="sign_out", on_click=sign_out)
+        st.button("Sign out", key=K.SIGN_OUT, on_click=sign_out)
     else:
         st.caption("Single-user mode: no sign-in; every run here is yours.")
 

@@ -11,13 +11,13 @@ from typing import Sequence
 import pandas as pd
 import streamlit as st
 
-from agreebound.judge.calibration import CalibrationDecision
+from agreebound.judge.decision import CalibrationDecision
 from agreebound.core.escape import md_text
 from agreebound.judge.bias import BiasMeasures, Measure, p_words, verdict_notes
 from agreebound.app.judge_input import JudgeBundle
 from agreebound.render.gates import NET_LABELS
 from agreebound.core.thresholds import NET_GATES
-from agreebound.ui import widgets
+from agreebound.ui.blocks import responsive_table
 
 NBSP = "\u00a0"
 #: What the section calls each group, and the key of its box.
@@ -93,7 +93,7 @@ def section(bundle: JudgeBundle, d: CalibrationDecision) -> None:
                 said.append(bias.mix_note)
             if said:
                 st.markdown("  \n".join(md_text(x, 600) for x in said))
-            widgets.responsive_table(pd.DataFrame(measure_rows(group)), f"bias_table_{GROUP_KEYS[title]}", limit=600)
+            responsive_table(pd.DataFrame(measure_rows(group)), f"bias_table_{GROUP_KEYS[title]}", limit=600)
             if caption := _group_caption(group):
                 st.caption(md_text(caption, 1500))
 

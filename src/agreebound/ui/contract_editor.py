@@ -9,6 +9,7 @@ its next snapshot to.
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import streamlit as st
 
@@ -17,32 +18,32 @@ from agreebound.core.escape import md_text
 from agreebound.app.judge_input import JudgeBundle
 from agreebound.io.templates import contract_json
 from agreebound.core.thresholds import NET_FIELDS, NET_GATES, RANGES, RATE_GATES
+from agreebound.ui.state import K, session
 
-S = st.session_state
 TEXT_FIELDS = (("version", "Version"), ("scope", "Scope"), ("judge_generator", "Judge (generator id)"))
 INT_FIELDS = (("repetitions_per_order", "Repetitions per order", 2, 20),
               ("minimum_cases", "Minimum cases", 1, 100_000))
-PREFIX = "ce_"
+PREFIX = K.CE_  # each field's widget: PREFIX + the contract's field name
 
 
 def _reset(bundle: JudgeBundle) -> None:
     c = bundle.contract
     for name in JudgeCalibrationContract.__dataclass_fields__:
-        S[PREFIX + name] = getattr(c, name)
-    S[PREFIX + "rubric_digest"] = bundle.rubric_digest
-    S[PREFIX + "rubric_text"] = ""
-    S[PREFIX + "loaded"] = c.content_id
+        session.set_widget(PREFIX + name, getattr(c, name))
+    session.set_widget(K.CE_RUBRIC_DIGEST, bundle.rubric_digest)
+    session.set_widget(K.CE_RUBRIC_TEXT, "")
+    session.set_widget(K.CE_LOADED, c.content_id)
 
 
 def _hash_rubric() -> None:
-    text = S.get(PREFIX + "rubric_text") or ""
+    text = session.widget(K.CE_RUBRIC_TEXT) or ""
     if text:
-        S[PREFIX + "rubric_digest"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        session.set_widget(K.CE_RUBRIC_DIGEST, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
 def draw(bundle: JudgeBundle) -> None:
     with st.expander("Contract editor: write a contract, see its content id, download it"):
-        if S.get(PREFIX + "loaded") != bundle.contract.content_id:  # another contract loaded: start from it
+        if session.widget(K.CE_LOADED) != bundle.contract.content_id:  # another contract loaded: start from it
             _reset(bundle)
         st.caption("A contract is content-addressed: its id is the SHA-256 of its fields as canonical JSON, so any "
                    "change makes a new id. A snapshot binds to one id. Identifiers: lowercase letters, digits and "
@@ -52,8 +53,9 @@ def draw(bundle: JudgeBundle) -> None:
             col.text_input(label, key=PREFIX + name, max_chars=96)
         c1.number_input(INT_FIELDS[0][1], INT_FIELDS[0][2], INT_FIELDS[0][3], step=1, key=PREFIX + INT_FIELDS[0][0])
         c2.number_input(INT_FIELDS[1][1], INT_FIELDS[1][2], INT_FIELDS[1][3], step=1, key=PREFIX + INT_FIELDS[1][0])
-        r = RANGES["minimum_reviewers"]
-        c3.number_input("Minimum reviewers per reference", r.lo, r.hi, step=1, key=PREFIX + "minimum_reviewers")
+        reviewers = "minimum_reviewers"
+        r = RANGES[reviewers]
+        c3.number_input("Minimum reviewers per reference", r.lo, r.hi, step=1, key=PREFIX + reviewers)
         cols = st.columns(len(RATE_GATES))
         for col, (gate, field, kind) in zip(cols, RATE_GATES):
             rng = RANGES[field]
@@ -66,20 +68,22 @@ def draw(bundle: JudgeBundle) -> None:
             col.number_input(f"{gate.replace('_', ' ')} max (bps, optional)", rng.lo, rng.hi, value=None, step=50,
                              key=PREFIX + field, placeholder="not gated")
         d1, d2 = st.columns([2, 1])
-        d1.text_input("Rubric digest (SHA-256, 64 hex characters) for the snapshot header", key=PREFIX + "rubric_digest",
+        d1.text_input("Rubric digest (SHA-256, 64 hex characters) for the snapshot header", key=K.CE_RUBRIC_DIGEST,
                       max_chars=64)
-        d2.text_area("...or paste the rubric text to hash it", key=PREFIX + "rubric_text", height=68,
+        d2.text_area("...or paste the rubric text to hash it", key=K.CE_RUBRIC_TEXT, height=68,
                      on_change=_hash_rubric, max_chars=200_000)
         try:
-            contract = JudgeCalibrationContract(**{name: S[PREFIX + name] if name in dict(TEXT_FIELDS)
-                                                   else None if S.get(PREFIX + name) is None and name in NET_FIELDS
-                                                   else int(S[PREFIX + name])
-                                                   for name in JudgeCalibrationContract.__dataclass_fields__})
+            # every field by name, as its widget holds it: text, a number, or an opt-in gate left empty
+            given: dict[str, Any] = {name: session.widget(PREFIX + name) if name in dict(TEXT_FIELDS)
+                                     else None if session.widget(PREFIX + name) is None and name in NET_FIELDS
+                                     else int(session.widget(PREFIX + name))
+                                     for name in JudgeCalibrationContract.__dataclass_fields__}
+            contract = JudgeCalibrationContract(**given)
         except (ValueError, TypeError) as e:
             st.error("Not a valid contract yet: " + md_text(str(e), 200))
-            st.button("Start again from the loaded contract", on_click=_reset, args=(bundle,), key="ce_reset")
+            st.button("Start again from the loaded contract", on_click=_reset, args=(bundle,), key=K.CE_RESET)
             return
-        digest = (S.get(PREFIX + "rubric_digest") or "").strip()
+        digest = (session.widget(K.CE_RUBRIC_DIGEST) or "").strip()
         st.markdown("Content id (live):")
         st.code(contract.content_id, language=None)
         if contract.content_id == bundle.contract.content_id and not bundle.measurement.contract_given:
@@ -97,6 +101,6 @@ def draw(bundle: JudgeBundle) -> None:
         b1, b2 = st.columns(2)
         header = {"scope": contract.scope, "contract_content_id": contract.content_id, "rubric_digest": digest}
         b1.download_button("Download contract JSON (the trio's contract file)", contract_json(contract, header),
-                           file_name="contract.json", mime="application/json", key="ce_download", on_click="ignore",
+                           file_name="contract.json", mime="application/json", key=K.CE_DOWNLOAD, on_click="ignore",
                            disabled=not ok_digest)
-        b2.button("Start again from the loaded contract", on_click=_reset, args=(bundle,), key="ce_reset")
+        b2.button("Start again from the loaded contract", on_click=_reset, args=(bundle,), key=K.CE_RESET)

@@ -12,7 +12,8 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from fractions import Fraction
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -21,27 +22,25 @@ import streamlit as st
 from agreebound.panel.alpha import alpha
 from agreebound.panel.measure import PanelMeasurement
 from agreebound.panel.counts import from_panel as panel_counts
-from agreebound.io.formats import Imported, ThresholdFile, import_ratings, parse_thresholds
+from agreebound.io.ratings import Imported, import_ratings
+from agreebound.io.threshold_files import ThresholdFile, parse_thresholds
 from agreebound.core.errors import InputError
 from agreebound.io.mapping import Mapping
 from agreebound.io.templates import TEMPLATES, Template
 from agreebound.app.judge_input import JudgeBundle
 from agreebound.core.limits import DIAGNOSTIC_RATERS
 from agreebound.app.resources import doc_text, samples
-from agreebound.app.pipeline import (
-    OUT_OF_CORE,
-    JudgeRecipe,
-    PanelRecipe,
-    Source,
-    measure_judge_recipe,
-    measure_panel_recipe,
-    panel_engine,
-    rater_diagnostics,
-    recipe_digest,
-)
+from agreebound.app.recipes import OUT_OF_CORE, JudgeRecipe, PanelRecipe, Source, panel_engine, recipe_digest
+from agreebound.app.judge_runs import measure_judge_recipe
+from agreebound.app.pipeline import measure_panel_recipe, rater_diagnostics
 from agreebound.panel.ratings import RatingPanel
 from agreebound.judge.intervals import JudgeDiagnostics
-from agreebound.panel.intervals import alpha_without_each_rater, detector_vs_human, unit_disagreement
+from agreebound.panel.diagnostics import alpha_without_each_rater, detector_vs_human, unit_disagreement
+
+if TYPE_CHECKING:
+    from agreebound.judge.measure import CalibrationMeasurement
+    from agreebound.panel.categories import Level
+    from agreebound.panel.measure import PanelCoefficients
 
 SAMPLES = samples()
 
@@ -57,6 +56,7 @@ class Upload(Source):
     """A file the session holds: a pipeline Source with its bytes, its digest (what caches are
     keyed on) and where it came from."""
 
+    data: bytes  # an upload's bytes are always in hand
     #: "upload" (recorded as a run once it parses), "sample" (bundled) or "run" (restored from one)
     origin: str = field(default="upload", compare=False)
 
@@ -71,15 +71,19 @@ class Upload(Source):
         return cls.of(filename, (SAMPLES / filename).read_bytes(), origin="sample")
 
 
+#: What a Loaded holds: a panel's recipe, or a judge's (pairwise or graded).
+_R = TypeVar("_R", bound="PanelRecipe | JudgeRecipe", covariant=True)
+
+
 @dataclass(frozen=True)
-class Loaded:
+class Loaded(Generic[_R]):
     """What a page has loaded: the typed recipe it is read by (its files, mapping, dimension; the
     judge's source, judge and binding), how the page names it, and the run it was recorded as or
     restored from. The panel's level, positive category and interval are the session's widgets,
     laid over the recipe when it is measured (ui.runs.panel_recipe)."""
 
     label: str
-    recipe: PanelRecipe | JudgeRecipe
+    recipe: _R
     run: str | None = None
 
 
@@ -98,7 +102,7 @@ PANEL_SAMPLES = {
 }
 #: label -> (kind, files...): a bundle, or a judge log then its references (or None); "scored": a graded
 #: or pass/fail judge's scores then its human labels (or None), opened by ui.scored.
-JUDGE_SAMPLES = {
+JUDGE_SAMPLES: dict[str, tuple[str, str] | tuple[str, str, str | None]] = {
     "Support judge, 240 cases x 2 orders x 3 repetitions": ("bundle", "judge_failing.json"),
     "The seed's illustrative snapshot, 4 cases": ("bundle", "judge_illustrative.json"),
     "MT-Bench judgments by gpt-4, with human votes (a partial audit)":
@@ -112,7 +116,7 @@ JUDGE_SAMPLES = {
 
 def measured_panel(recipe: PanelRecipe) -> dict[str, PanelMeasurement]:
     """The panel measured as ``recipe`` says, once per recipe (keyed by its digest): in memory,
-    or out of core when :func:`agreebound.app.pipeline.panel_engine` says so (the data folder)."""
+    or out of core when :func:`agreebound.app.recipes.panel_engine` says so (the data folder)."""
     if panel_engine(recipe) in OUT_OF_CORE:
         return folder_measurements(recipe_digest(recipe), recipe)
     return panel_measurements(recipe_digest(recipe), recipe)
@@ -143,7 +147,7 @@ def parsed_panels(name: str, digest: str, _data: bytes, mapping: str | None = No
 
 
 @st.cache_resource(max_entries=16, show_spinner="Diagnosing the panel...")
-def panel_diagnostics(name: str, digest: str, _data: bytes, level: str, dimension: str,
+def panel_diagnostics(name: str, digest: str, _data: bytes, level: Level, dimension: str,
                       mapping: str | None = None) -> PanelDiagnostics:
     """Leave-one-rater-out alpha, the most disagreeing units, detectors against the human."""
     MEASURE_CALLS["diagnostics"] += 1
@@ -164,8 +168,8 @@ def panel_diagnostics(name: str, digest: str, _data: bytes, level: str, dimensio
 
 
 @st.cache_resource(max_entries=16, show_spinner="Computing the other coefficients...")
-def panel_coefficients(name: str, digest: str, _data: bytes, level: str, dimension: str,
-                       mapping: str | None = None) -> Any:
+def panel_coefficients(name: str, digest: str, _data: bytes, level: Level, dimension: str,
+                       mapping: str | None = None) -> PanelCoefficients:
     """The coefficients beside alpha (analysis.panel_coefficients), once per data, level, dimension."""
     from agreebound.panel.measure import panel_coefficients as compute
 
@@ -174,15 +178,15 @@ def panel_coefficients(name: str, digest: str, _data: bytes, level: str, dimensi
     return compute(parsed_panels(name, digest, _data, mapping)[dimension], level, without=loo)
 
 
-def _cell(v: Any) -> Any:
+def _cell(v: object) -> str:
     return "" if v is None else str(v)
 
 
 @dataclass(frozen=True)
 class PanelDiagnostics:
-    without_rater: dict[str, Any]
+    without_rater: dict[str, Fraction | None]
     top_units: pd.DataFrame
-    versus_human: dict[str, Any]
+    versus_human: dict[str, Fraction | None]
     capped: bool = False  # more raters than DIAGNOSTIC_RATERS: per-rater diagnostics not computed
 
 
@@ -200,7 +204,7 @@ def judge_bundle(key: str, _recipe: JudgeRecipe) -> JudgeBundle:
 
 
 @st.cache_resource(max_entries=8)
-def judge_diagnostics_for(digests: tuple[str, ...], _measurement: Any) -> JudgeDiagnostics:
+def judge_diagnostics_for(digests: tuple[str, ...], _measurement: CalibrationMeasurement) -> JudgeDiagnostics:
     """Judge diagnostics (they compute an alpha): once per input, never on a slider."""
     MEASURE_CALLS["judge_diagnostics"] += 1
     return _measurement.diagnostics
@@ -347,7 +351,7 @@ def folder_measurements(key: str, _recipe: PanelRecipe) -> dict[str, PanelMeasur
 
 
 @st.cache_resource(max_entries=16, show_spinner="Diagnosing with DuckDB: one pass per rater...")
-def folder_diagnostics(key: str, _recipe: PanelRecipe, level: str, dimension: str) -> PanelDiagnostics:
+def folder_diagnostics(key: str, _recipe: PanelRecipe, level: Level, dimension: str) -> PanelDiagnostics:
     """Leave-one-rater-out and the most disagreeing units of folder data, out of core; ``key``:
     the data's digest (:func:`data_digest`)."""
     MEASURE_CALLS["diagnostics"] += 1
@@ -376,7 +380,7 @@ def bundle_unbound(name: str, data: bytes) -> bool:
 
 def judge_log(name: str, data: bytes) -> bool:
     """A judge log (JSON Lines, or an AlpacaEval list) rather than a bundle or a contract."""
-    from agreebound.io.formats import is_judge_log
+    from agreebound.io.log_kinds import is_judge_log
 
     return is_judge_log(name, data)
 

@@ -1,8 +1,8 @@
 """The mapping preview on the Panel page: how an uploaded file will be read, before anything is
 measured. Every role is a widget writing to one pending Mapping (data); "Measure" adopts it.
 
-Widget keys start with ``pv_`` and are cleared when a new file arrives, so one file's choices never
-carry over to the next.
+Widget keys start with ``K.PV_`` (``pv_``) and are cleared when a new file arrives, so one file's
+choices never carry over to the next.
 """
 
 from __future__ import annotations
@@ -16,20 +16,26 @@ from agreebound.core.errors import InputError, memory_message
 from agreebound.core.escape import printable
 from agreebound.io.mapping import LAYOUTS, Mapping
 from agreebound.io.preview import Preview, preview
+from agreebound.ui.blocks import safe_frame
 from agreebound.ui.data import Upload
-
-S = st.session_state
+from agreebound.ui.state import K, session
+from agreebound.io.registry import DETECTOR_RATES, RATINGS, THRESHOLDS, format_list, short_list, upload_types
 LAYOUT_TEXT = {"wide": "one row per unit, a column per rater (wide)",
                "long": "one row per rating: unit, rater, value (long)",
                "transposed": "one row per rater, a column per unit (raters x units)"}
 NONE = "(none)"
 #: What the ratings uploader offers (the format is read from the bytes; the name only breaks ties).
-PANEL_TYPES = ("csv", "tsv", "txt", "xlsx", "parquet", "jsonl", "ndjson", "json")
+#: The ratings uploader's endings and label, from the reader registry (one entry per format).
+PANEL_TYPES = tuple(upload_types(RATINGS))
+PANEL_LABEL = f"Ratings: {short_list(RATINGS)}"
+PANEL_HELP = f"Any of: {format_list(RATINGS)}."
+#: The detector rates' and the thresholds' uploaders' endings, from the same registry.
+RATES_TYPES = tuple(upload_types(DETECTOR_RATES))
+THRESHOLDS_TYPES = tuple(upload_types(THRESHOLDS))
 
 
 def _clear_widgets() -> None:
-    for key in [k for k in S.keys() if str(k).startswith("pv_")]:
-        del S[key]
+    session.forget_prefixed(K.PV_)
 
 
 def start(upload: Upload) -> str | None:
@@ -38,36 +44,48 @@ def start(upload: Upload) -> str | None:
     try:
         pv = preview(upload.name, upload.data)
     except InputError as e:
-        S.pending = None
+        session.set_pending(None)
         return str(e)
     except MemoryError:
-        S.pending = None
+        session.set_pending(None)
         return memory_message(upload.name)
-    S.pending = {"upload": upload, "mapping": pv.mapping, "preview": pv, "error": pv.error}
+    session.set_pending({"upload": upload, "mapping": pv.mapping, "preview": pv, "error": pv.error})
     return None
 
 
 def _refresh(mapping: Mapping) -> None:
     """The preview again, through an edited mapping (the head only: cheap)."""
-    upload: Upload = S.pending["upload"]
+    pending = _pending()
+    upload: Upload = pending["upload"]
     try:
         pv = preview(upload.name, upload.data, mapping)
     except (InputError, MemoryError) as e:
-        pv = S.pending["preview"]
+        pv = pending["preview"]
         error = str(e) if isinstance(e, InputError) else memory_message(upload.name)
-        S.pending = {**S.pending, "mapping": mapping, "preview": pv, "error": error}
+        session.set_pending({**pending, "mapping": mapping, "preview": pv, "error": error})
         return
-    S.pending = {**S.pending, "mapping": mapping, "preview": pv, "error": pv.error}
+    session.set_pending({**pending, "mapping": mapping, "preview": pv, "error": pv.error})
+
+
+def _pending() -> dict[str, Any]:
+    """The file in the preview (ui.state.session.pending): only drawn, and edited, while there is one."""
+    pending = session.pending
+    assert pending is not None, "no file in the preview"
+    return pending
+
+
+def _set_error(error: str) -> None:
+    session.set_pending({**_pending(), "error": error})
 
 
 def _columns() -> list[str]:
-    return list(S.pending["preview"].columns)
+    return list(_pending()["preview"].columns)
 
 
 def _on_layout() -> None:
-    layout = S.pv_layout
+    layout = session.widget(K.PV_LAYOUT)
     cols = _columns()
-    old: Mapping = S.pending["mapping"]
+    old: Mapping = _pending()["mapping"]
     if layout == old.layout:
         return
     if layout == "long":  # a first guess the user then corrects: unit, rater, value in column order
@@ -81,19 +99,18 @@ def _on_layout() -> None:
     else:
         mapping = Mapping("wide", old.unit if old.layout != "transposed" else tuple(cols[:1]), header=old.header,
                           sheet=old.sheet, missing=old.missing)
-    for key in [k for k in S.keys() if str(k).startswith("pv_") and k != "pv_layout"]:
-        del S[key]
+    session.forget_prefixed(K.PV_, keep=K.PV_LAYOUT)
     _refresh(mapping)
 
 
 def _edit(field: str, key: str, transform: Any = None) -> None:
-    value = S[key]
+    value = session.widget(key)
     if transform is not None:
         value = transform(value)
     try:
-        mapping = S.pending["mapping"].with_(**{field: value})
+        mapping = _pending()["mapping"].with_(**{field: value})
     except ValueError as e:
-        S.pending = {**S.pending, "error": str(e)}
+        _set_error(str(e))
         return
     _refresh(mapping)
 
@@ -111,45 +128,41 @@ def _on_sheet() -> None:
     from agreebound.io.detect import suggest
     from agreebound.io.readers import read_source
 
-    _clear_widgets_except("pv_sheet")
-    upload: Upload = S.pending["upload"]
+    session.forget_prefixed(K.PV_, keep=K.PV_SHEET)
+    upload: Upload = _pending()["upload"]
+    sheet = session.widget(K.PV_SHEET)
     try:
-        source = read_source(upload.name, upload.data, Mapping("wide", sheet=S.pv_sheet), head_rows=10_000)
-        _refresh(suggest(source.table).mapping.with_(sheet=S.pv_sheet))
+        source = read_source(upload.name, upload.data, Mapping("wide", sheet=sheet), head_rows=10_000)
+        _refresh(suggest(source.table).mapping.with_(sheet=sheet))
     except InputError as e:
-        S.pending = {**S.pending, "error": str(e)}
+        _set_error(str(e))
     except MemoryError:
-        S.pending = {**S.pending, "error": memory_message(upload.name)}
-
-
-def _clear_widgets_except(keep: str) -> None:
-    for key in [k for k in S.keys() if str(k).startswith("pv_") and k != keep]:
-        del S[key]
+        _set_error(memory_message(upload.name))
 
 
 def _on_mapping_file() -> None:
-    f = S.get("pv_mapping_file")
+    f = session.widget(K.PV_MAPPING_FILE)
     if f is None:
         return
-    from agreebound.io.formats import parse_mapping
+    from agreebound.io.ratings import parse_mapping
 
     try:
         mapping = parse_mapping(f.name, f.getvalue())
     except InputError as e:
-        S.pending = {**S.pending, "error": str(e)}
+        _set_error(str(e))
         return
-    _clear_widgets_except("pv_mapping_file")
+    session.forget_prefixed(K.PV_, keep=K.PV_MAPPING_FILE)
     _refresh(mapping)
 
 
 def cancel() -> None:
-    S.pending = None
+    session.set_pending(None)
     _clear_widgets()
 
 
 def draw(measure: Any) -> None:
     """The preview: what was found, the roles (editable), the first rows, the categories."""
-    pending = S.pending
+    pending = _pending()
     pv: Preview = pending["preview"]
     m: Mapping = pending["mapping"]
     upload: Upload = pending["upload"]
@@ -166,36 +179,28 @@ def draw(measure: Any) -> None:
             st.text(f"note: {printable(n)}")
         c1, c2, c3 = st.columns([2, 2, 1])
         with c1:
-            if "pv_layout" not in S:
-                S.pv_layout = m.layout
-            st.radio("Layout", list(LAYOUTS), format_func=LAYOUT_TEXT.get, key="pv_layout", on_change=_on_layout)
+            session.seed_widget(K.PV_LAYOUT, m.layout)
+            st.radio("Layout", list(LAYOUTS), format_func=LAYOUT_TEXT.get, key=K.PV_LAYOUT, on_change=_on_layout)
         with c2:
             _role_editors(m, pv)
         with c3:
             if pv.sheets and len(pv.sheets) > 1:
-                if "pv_sheet" not in S:
-                    S.pv_sheet = pv.sheets[0]
-                st.selectbox("Sheet", list(pv.sheets), key="pv_sheet", on_change=_on_sheet)
-            if "pv_header" not in S:
-                S.pv_header = m.header
-            st.checkbox("The first row names the columns", key="pv_header", on_change=_edit, args=("header", "pv_header"))
+                session.seed_widget(K.PV_SHEET, pv.sheets[0])
+                st.selectbox("Sheet", list(pv.sheets), key=K.PV_SHEET, on_change=_on_sheet)
+            session.seed_widget(K.PV_HEADER, m.header)
+            st.checkbox("The first row names the columns", key=K.PV_HEADER, on_change=_edit, args=("header", K.PV_HEADER))
             if pv.format == "csv":
-                if "pv_skip" not in S:
-                    S.pv_skip = int(m.skip) if m.skip is not None else int(pv.skip)
-                st.number_input("Lines above the header", 0, 1000, step=1, key="pv_skip", on_change=_edit,
-                                args=("skip", "pv_skip", int), help="A title, comments or empty lines to skip.")
-                if "pv_decimal" not in S:
-                    S.pv_decimal = m.decimal == ","
-                st.checkbox("Decimal comma (1,5)", key="pv_decimal", on_change=_edit,
-                            args=("decimal", "pv_decimal", lambda v: "," if v else "."))
-            if "pv_missing" not in S:
-                S.pv_missing = ", ".join(m.missing)
-            st.text_input("Also missing (comma-separated)", key="pv_missing", on_change=_edit,
-                          args=("missing", "pv_missing", _split), help="Besides empty, NA, N/A, NaN, null, None, #N/A, .")
+                session.seed_widget(K.PV_SKIP, int(m.skip) if m.skip is not None else int(pv.skip))
+                st.number_input("Lines above the header", 0, 1000, step=1, key=K.PV_SKIP, on_change=_edit,
+                                args=("skip", K.PV_SKIP, int), help="A title, comments or empty lines to skip.")
+                session.seed_widget(K.PV_DECIMAL, m.decimal == ",")
+                st.checkbox("Decimal comma (1,5)", key=K.PV_DECIMAL, on_change=_edit,
+                            args=("decimal", K.PV_DECIMAL, lambda v: "," if v else "."))
+            session.seed_widget(K.PV_MISSING, ", ".join(m.missing))
+            st.text_input("Also missing (comma-separated)", key=K.PV_MISSING, on_change=_edit,
+                          args=("missing", K.PV_MISSING, _split), help="Besides empty, NA, N/A, NaN, null, None, #N/A, .")
         st.markdown("**First rows**")
         frame = pd.DataFrame(list(pv.rows), columns=_unique(pv.columns))
-        from agreebound.ui.widgets import safe_frame
-
         st.dataframe(safe_frame(frame), hide_index=True, width="stretch", height=min(320, 38 + 35 * len(pv.rows)))
         if pv.missing_found:
             st.caption("Missing cells found: " + ", ".join(f"{printable(k) or '(empty)'} x {v:,}"
@@ -211,12 +216,12 @@ def draw(measure: Any) -> None:
         for d in pv.dimensions[:12]:
             _dimension(d, m)
         b1, b2, b3, b4 = st.columns(4)
-        b1.button("Measure with this mapping", type="primary", on_click=measure, key="pv_measure",
+        b1.button("Measure with this mapping", type="primary", on_click=measure, key=K.PV_MEASURE,
                   disabled=bool(pending.get("error")) or not pv.dimensions)
-        b2.button("Cancel (keep the data loaded before)", on_click=cancel, key="pv_cancel")
+        b2.button("Cancel (keep the data loaded before)", on_click=cancel, key=K.PV_CANCEL)
         b3.download_button("Download this mapping (JSON)", m.to_json(), file_name="agreebound-mapping.json",
-                           mime="application/json", key="pv_mapping_download", on_click="ignore")
-        b4.file_uploader("Or use a mapping file", type=["json", "toml"], key="pv_mapping_file",
+                           mime="application/json", key=K.PV_MAPPING_DOWNLOAD, on_click="ignore")
+        b4.file_uploader("Or use a mapping file", type=["json", "toml"], key=K.PV_MAPPING_FILE,
                          on_change=_on_mapping_file, label_visibility="collapsed")
 
 
@@ -234,58 +239,49 @@ def _unique(names: tuple[str, ...]) -> list[str]:
 def _role_editors(m: Mapping, pv: Preview) -> None:
     cols = list(pv.columns)
     if m.layout == "long":
-        if "pv_unit" not in S:
-            S.pv_unit = [u for u in m.unit if u in cols]
-        st.multiselect("Unit column(s)", cols, key="pv_unit", on_change=_edit, args=("unit", "pv_unit", tuple))
-        for field, label in (("rater", "Rater column"), ("value", "Value column")):
-            key = f"pv_{field}"
-            if key not in S:
-                S[key] = getattr(m, field) if getattr(m, field) in cols else cols[0]
+        session.seed_widget(K.PV_UNIT, [u for u in m.unit if u in cols])
+        st.multiselect("Unit column(s)", cols, key=K.PV_UNIT, on_change=_edit, args=("unit", K.PV_UNIT, tuple))
+        for field, label, key in (("rater", "Rater column", K.PV_RATER), ("value", "Value column", K.PV_VALUE)):
+            session.seed_widget(key, getattr(m, field) if getattr(m, field) in cols else cols[0])
             st.selectbox(label, cols, key=key, on_change=_edit, args=(field, key))
-        if "pv_dimension" not in S:
-            S.pv_dimension = m.dimension if m.dimension in cols else NONE
-        st.selectbox("Dimension column (one panel per value)", [NONE] + cols, key="pv_dimension", on_change=_edit,
-                     args=("dimension", "pv_dimension", _none))
+        session.seed_widget(K.PV_DIMENSION, m.dimension if m.dimension in cols else NONE)
+        st.selectbox("Dimension column (one panel per value)", [NONE] + cols, key=K.PV_DIMENSION, on_change=_edit,
+                     args=("dimension", K.PV_DIMENSION, _none))
     elif m.layout == "wide":
-        if "pv_unit" not in S:
-            S.pv_unit = [u for u in m.unit if u in cols]
-        st.multiselect("Unit id column(s) (none: each row is a unit)", cols, key="pv_unit", on_change=_edit,
-                       args=("unit", "pv_unit", tuple))
-        if "pv_ignore" not in S:
-            S.pv_ignore = [c for c in m.ignore if c in cols]
-        st.multiselect("Columns that are not raters", cols, key="pv_ignore", on_change=_edit,
-                       args=("ignore", "pv_ignore", tuple))
+        session.seed_widget(K.PV_UNIT, [u for u in m.unit if u in cols])
+        st.multiselect("Unit id column(s) (none: each row is a unit)", cols, key=K.PV_UNIT, on_change=_edit,
+                       args=("unit", K.PV_UNIT, tuple))
+        session.seed_widget(K.PV_IGNORE, [c for c in m.ignore if c in cols])
+        st.multiselect("Columns that are not raters", cols, key=K.PV_IGNORE, on_change=_edit,
+                       args=("ignore", K.PV_IGNORE, tuple))
     else:
-        if "pv_rater" not in S:
-            S.pv_rater = m.rater if m.rater in cols else NONE
-        st.selectbox("Column naming the raters (none: rater 1, 2, ...)", [NONE] + cols, key="pv_rater",
-                     on_change=_edit, args=("rater", "pv_rater", _none))
-        if "pv_ignore" not in S:
-            S.pv_ignore = [c for c in m.ignore if c in cols]
-        st.multiselect("Columns that are not units", cols, key="pv_ignore", on_change=_edit,
-                       args=("ignore", "pv_ignore", tuple))
+        session.seed_widget(K.PV_RATER, m.rater if m.rater in cols else NONE)
+        st.selectbox("Column naming the raters (none: rater 1, 2, ...)", [NONE] + cols, key=K.PV_RATER,
+                     on_change=_edit, args=("rater", K.PV_RATER, _none))
+        session.seed_widget(K.PV_IGNORE, [c for c in m.ignore if c in cols])
+        st.multiselect("Columns that are not units", cols, key=K.PV_IGNORE, on_change=_edit,
+                       args=("ignore", K.PV_IGNORE, tuple))
     raters = sorted({r for d in pv.dimensions for r in d.raters})
     if raters and len(raters) <= 2_000:
         humans = sorted({h for d in pv.dimensions for h in d.humans})
-        if "pv_humans" not in S:
-            S.pv_humans = humans
-        st.multiselect("Human raters (the rest are independent detectors)", raters, key="pv_humans",
-                       on_change=_edit, args=("humans", "pv_humans", tuple),
+        session.seed_widget(K.PV_HUMANS, humans)
+        st.multiselect("Human raters (the rest are independent detectors)", raters, key=K.PV_HUMANS,
+                       on_change=_edit, args=("humans", K.PV_HUMANS, tuple),
                        help="Default: raters whose name starts with 'human' (all raters count if every one does).")
     level_options = ["auto", "nominal", "ordinal", "interval", "ratio"]
     first = pv.dimensions[0] if pv.dimensions else None
     default = first.default if first else ("nominal", "")
     suggested = first.level if first else ("nominal", "")
-    if "pv_level" not in S:
-        S.pv_level = m.level or "auto"
-    st.selectbox("Level of measurement", level_options, key="pv_level", on_change=_edit,
-                 args=("level", "pv_level", lambda v: None if v == "auto" else v),
+    session.seed_widget(K.PV_LEVEL, m.level or "auto")
+    st.selectbox("Level of measurement", level_options, key=K.PV_LEVEL, on_change=_edit,
+                 args=("level", K.PV_LEVEL, lambda v: None if v == "auto" else v),
                  format_func=lambda v: f"auto: {default[0]} (the default)" if v == "auto" else v,
                  help=f"auto reads {default[0]}: {default[1]}. The suggested level is offered beside it; "
                       "the verdict names the level it was decided at.")
-    in_force = S.pv_level if S.pv_level != "auto" else default[0]
+    level = session.widget(K.PV_LEVEL)
+    in_force = level if level != "auto" else default[0]
     if first is not None and suggested[0] != in_force:
-        st.button(f"{_question(first)} Read as {suggested[0]}?", key="pv_level_switch", on_click=_take_level,
+        st.button(f"{_question(first)} Read as {suggested[0]}?", key=K.PV_LEVEL_SWITCH, on_click=_take_level,
                   args=(suggested[0],), help=f"Suggested: {suggested[1]}")
 
 
@@ -298,8 +294,8 @@ def _question(d: Any) -> str:
 
 
 def _take_level(level: str) -> None:
-    S.pv_level = level
-    _edit("level", "pv_level")
+    session.set_widget(K.PV_LEVEL, level)
+    _edit("level", K.PV_LEVEL)
 
 
 def _dimension(d: Any, m: Mapping) -> None:
@@ -310,8 +306,6 @@ def _dimension(d: Any, m: Mapping) -> None:
                   else ""))
     rows = [{"category": c.category, "count": c.count, "check": "; ".join(c.flags)} for c in d.categories]
     if rows:
-        from agreebound.ui.widgets import safe_frame
-
         flagged = sum(bool(r["check"]) for r in rows)
         if flagged:
             st.warning(f"{flagged} categor{'y' if flagged == 1 else 'ies'} to check: a misspelling becomes a category "

@@ -2,48 +2,51 @@
 (a log, a scores table) with the humans' labels, the Judge page's view of it, the What-if page's
 two sliders and lines, and the Overview's sentence.
 
-The session holds such a judge beside the pairwise one (``S.scored_source``): the pairwise judge
+The session holds such a judge beside the pairwise one (``session.scored_source``): the pairwise judge
 keeps its slot (the Overview and What-if pages decide it as before), and the Judge page shows the
 graded judge while it is the judge loaded last (:func:`showing`).
 
 An upload is recorded in the history as a judge run (report kind "scored"; ui.runs.adopt_scored,
 as ``agreebound calibrate --record`` records it), and such a run reopens here (ui.runs.scored_replay).
 
-Measuring is :func:`agreebound.app.pipeline.measure_scored_recipe`, cached by the recipe's digest (its
+Measuring is :func:`agreebound.app.judge_runs.measure_scored_recipe`, cached by the recipe's digest (its
 files' digests: never an UploadedFile; the cache is ui.runs.scored_measurement); everything a
-slider or a "decide for" choice moves only reruns :func:`agreebound.scored.audit.decide_scored` on
+slider or a "decide for" choice moves only reruns :func:`agreebound.scored.decide.decide_scored` on
 the cached measurement. Nothing here
 compares a number with a threshold: the gates arrive decided, and are drawn as the pairwise
-judge's are (agreebound.render.gates.GateView, widgets.gate_block). Judge and rater names are user
-text: escaped before any Markdown (widgets.md) and any plotly label (the figures escape them).
+judge's are (agreebound.render.gates.GateView, ui.gates.gate_block). Judge and rater names are user
+text: escaped before any Markdown (ui.blocks.md) and any plotly label (the figures escape them).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 import pandas as pd
 import streamlit as st
 
 from agreebound.core.escape import printable
-from agreebound.scored.audit import (
-    FAIL,
-    INCOMPLETE,
-    PASS,
-    JudgeAgreement,
-    ScoredDecision,
-    ScoredMeasurement,
-    decide_scored,
-)
-from agreebound.app.pipeline import JudgeRecipe, judge_source, measure_scored_recipe
+from agreebound.scored.items import FAIL, INCOMPLETE, PASS
+from agreebound.scored.one_judge import JudgeAgreement
+from agreebound.scored.decide import ScoredDecision, decide_scored
+from agreebound.scored.audit import ScoredMeasurement
+from agreebound.app.recipes import JudgeRecipe, ReadInput, judge_source
+from agreebound.app.judge_runs import measure_scored_recipe
+from agreebound.core.json_types import JSONObject
 from agreebound.render import figures
+from agreebound.render import figure_style
 from agreebound.render.gates import GateView, view
 from agreebound.render.scored import judge_dict
 from agreebound.core.thresholds import CITATIONS, SCORED_FIELDS, THRESHOLD_WORDS, ScoredThresholds
-from agreebound.ui import bias, runs, state, widgets
+from agreebound.core.limits import DETAIL_DIMENSIONS
+from agreebound.ui import bias, gates, pickers, runs, state
+from agreebound.ui.blocks import md, open_tab, responsive_table, text_table
 from agreebound.ui.data import JUDGE_SAMPLES, Loaded, Upload
-
-S = st.session_state
+from agreebound.ui.loading import uploaded
+from agreebound.ui.provenance import SAMPLE_WORDS
+from agreebound.ui.state import K, session
+from agreebound.ui.threshold_editors import threshold_pair
 
 #: The sample kind of a graded or pass/fail judge in ui.data.JUDGE_SAMPLES.
 SCORED = "scored"
@@ -60,7 +63,7 @@ LEVEL_WHY = {"binary": "a pass/fail verdict is nominal", "graded": "a score on a
 LEVELS = ("nominal", "ordinal", "interval")
 EVERY_JUDGE = "every judge (the worst decides)"
 #: The human labels' uploader: the one the Judge page offers a pairwise log for its references.
-REFERENCES_KEY = "log_references_upload"
+REFERENCES_KEY = K.LOG_REFERENCES_UPLOAD
 
 
 # --- loading --------------------------------------------------------------------------------------
@@ -68,24 +71,24 @@ REFERENCES_KEY = "log_references_upload"
 
 def measured(recipe: JudgeRecipe) -> ScoredMeasurement:
     """The judge measured as ``recipe`` says, once per files and level (ui.runs.scored_measured:
-    the cache lives there, so that a run reopened from a link (widgets.open_run) shares it)."""
+    the cache lives there, so that a run reopened from a link (run_links.open_run) shares it)."""
     return runs.scored_measured(recipe, measure_scored_recipe)
 
 
-def loaded() -> Loaded | None:
+def loaded() -> Loaded[JudgeRecipe] | None:
     """The graded or pass/fail judge the session holds (None: none yet)."""
-    return S.get("scored_source")
+    return session.scored_source
 
 
 def showing() -> bool:
     """The Judge page shows the graded judge: one is held and no pairwise judge was loaded since
     (the pairwise slot still holds the judge it was loaded over)."""
-    return loaded() is not None and S.get("scored_over") is S.get("judge_source")
+    return loaded() is not None and session.scored_over is session.loaded("judge")
 
 
 def show() -> None:
     """on_click: show the graded judge held again (a pairwise one was loaded since)."""
-    S.scored_over = S.get("judge_source")
+    session.show_scored()
 
 
 def is_scored(upload: Upload) -> bool:
@@ -96,7 +99,7 @@ def is_scored(upload: Upload) -> bool:
         return False
 
 
-def try_source(source: Loaded) -> str | None:
+def try_source(source: Loaded[JudgeRecipe]) -> str | None:
     """Adopt ``source`` if it reads and measures; otherwise keep what is loaded. Returns the error.
     An upload is then recorded as a judge run (ui.runs.adopt_scored): once per distinct bytes,
     reading and thresholds; a sample or a restored run is not."""
@@ -113,7 +116,7 @@ def on_references() -> None:
     src = loaded()
     if src is None:
         return
-    refs = widgets.uploaded(REFERENCES_KEY)
+    refs = uploaded(REFERENCES_KEY)
     label = src.label.split(" (+ ")[0] + (f" (+ {refs.name})" if refs is not None else "")
     state.remember_error("judge", try_source(Loaded(label, replace(src.recipe, references=refs))))
 
@@ -121,7 +124,7 @@ def on_references() -> None:
 def on_level() -> None:
     """on_change of the level: a level changes alpha, so the judge is measured again."""
     src = loaded()
-    pick = S.get("scored_level_pick")
+    pick = session.widget(K.SCORED_LEVEL_PICK)
     if src is None:
         return
     level = None if pick not in LEVELS else pick
@@ -130,24 +133,24 @@ def on_level() -> None:
 
 def on_decided_for() -> None:
     """on_change of "Decide for": which judge the decision is about (a decision only)."""
-    S.scored_for = S.get("scored_for_pick")
+    session.set_scored_for(session.widget(K.SCORED_FOR_PICK))
 
 
 def sample_picker() -> None:
-    """The Judge page's samples: the pairwise ones (loaded as widgets.load_sample does) and the
+    """The Judge page's samples: the pairwise ones (loaded as pickers.load_sample does) and the
     graded and pass/fail judges' (ui.data.JUDGE_SAMPLES, kind "scored")."""
     st.selectbox("Or pick a sample", list(JUDGE_SAMPLES), index=None, placeholder="choose a sample...",
-                 key="judge_sample", on_change=on_sample)
+                 key=K.SAMPLE.format("judge"), on_change=on_sample)
 
 
 def on_sample() -> None:
-    """on_change of the sample picker: a graded judge's sample here, a pairwise one by widgets."""
-    label = S.get("judge_sample")
+    """on_change of the sample picker: a graded judge's sample here, a pairwise one by ui.pickers."""
+    label = session.widget(K.SAMPLE.format("judge"))
     if label is None:
         return
     kind, first, *rest = JUDGE_SAMPLES[label]
     if kind != SCORED:
-        widgets.load_sample("judge")
+        pickers.load_sample("judge")
         return
     references = Upload.sample(rest[0]) if rest and rest[0] else None
     recipe = JudgeRecipe(Upload.sample(first), SCORED, references=references)
@@ -163,12 +166,12 @@ def decision() -> tuple[ScoredMeasurement, ScoredDecision]:
     assert src is not None, "no graded judge is loaded"
     m = measured(src.recipe)
     t = state.thresholds()
-    return m, decide_scored(m, t.scored, t.source, S.get("scored_for"))
+    return m, decide_scored(m, t.scored, t.source, session.scored_for)
 
 
 def decided_under_defaults(m: ScoredMeasurement) -> ScoredDecision:
     """The same judge decided under the default thresholds (what What-if compares with)."""
-    return decide_scored(m, ScoredThresholds(), "default", S.get("scored_for"))
+    return decide_scored(m, ScoredThresholds(), "default", session.scored_for)
 
 
 def threshold_words(field: str, value: int) -> str:
@@ -245,8 +248,8 @@ def data_line() -> str:
     src = loaded()
     assert src is not None
     files = [f for f in (src.recipe.first, src.recipe.references) if f is not None]
-    names = ", ".join(f"{widgets.md(f.name, 60)} (sha256 {f.digest[:12]}…)" for f in files)
-    return f"Data: **{widgets.md(src.label, 120)}**{' (sample data, not yours)' if is_sample() else ''}: {names}"
+    names = ", ".join(f"{md(f.name, 60)} (sha256 {f.digest[:12]}…)" for f in files)
+    return f"Data: **{md(src.label, 120)}**{' (sample data, not yours)' if is_sample() else ''}: {names}"
 
 
 def is_sample() -> bool:
@@ -262,8 +265,8 @@ def offer() -> None:
     """On the pairwise view: the graded judge held is one click away (a pairwise one was loaded since)."""
     src = loaded()
     if src is not None and not showing():
-        st.button(f"Show the graded judge loaded before: {widgets.md(src.label, 80)}", on_click=show,
-                  key="scored_show")
+        st.button(f"Show the graded judge loaded before: {md(src.label, 80)}", on_click=show,
+                  key=K.SCORED_SHOW)
 
 
 def page() -> None:
@@ -276,7 +279,7 @@ def page() -> None:
     verdict(m, d)
     agreements = sorted(m.agreements, key=lambda a: a.judge != d.judge)  # the judge decided for first
     if len(agreements) > 2:  # many judges: one tab each (labels escaped: tab labels are Markdown)
-        tab, i = widgets.open_tab([a.judge for a in agreements], 40, key="scored_tab")
+        tab, i = open_tab([a.judge for a in agreements], 40, key=K.SCORED_TAB)
         with tab:
             judge_section(m, d, agreements[i], i)
     else:
@@ -293,13 +296,13 @@ def head(m: ScoredMeasurement) -> None:
     src = loaded()
     assert src is not None
     x = m.input
-    st.caption(f"Loaded: {widgets.md(src.label, 160)}: {len(x.items):,} items, {len(x.judges):,} "
+    st.caption(f"Loaded: {md(src.label, 160)}: {len(x.items):,} items, {len(x.judges):,} "
                f"judge{'s' if len(x.judges) != 1 else ''}, {len(x.humans):,} human rater{'s' if len(x.humans) != 1 else ''}"
-               f"; read as {widgets.md(m.shape, 60)}.")
+               f"; read as {md(m.shape, 60)}.")
     kind = "Pass/fail judge" if m.kind == "binary" else "Graded judge"
-    st.markdown(f"**{kind}** ({widgets.md(kind_short(m), 80)}): {widgets.md(m.kind_words, 300)}; {level_words(m)}.")
+    st.markdown(f"**{kind}** ({md(kind_short(m), 80)}): {md(m.kind_words, 300)}; {level_words(m)}.")
     if m.identity:
-        st.caption("Identity: " + "; ".join(f"{widgets.md(k, 40)} {widgets.md(v, 200)}"
+        st.caption("Identity: " + "; ".join(f"{md(k, 40)} {md(v, 200)}"
                                             for k, v in sorted(m.identity.items())))
     if not x.humans:
         st.warning("No human labels: nothing is measured against the humans, so nothing can pass. Add the humans' "
@@ -312,15 +315,15 @@ def controls(m: ScoredMeasurement) -> None:
     c1.file_uploader("Human labels for this log (CSV or JSON Lines: item, rater, score)",
                      type=["csv", "jsonl", "ndjson", "json"], key=REFERENCES_KEY, on_change=on_references)
     current = "from the data" if m.level_chosen_by == "data" else m.level
-    if S.get("scored_level_pick") != current:
-        S.scored_level_pick = current  # before the widget is drawn: the level in force
+    if session.widget(K.SCORED_LEVEL_PICK) != current:
+        session.set_widget(K.SCORED_LEVEL_PICK, current)  # before the widget is drawn: the level in force
     c2.selectbox("Level of measurement (a new level measures again)", ("from the data", *LEVELS),
-                 key="scored_level_pick", on_change=on_level,
+                 key=K.SCORED_LEVEL_PICK, on_change=on_level,
                  help=f"From the data: {LEVEL_WHY[m.kind]}. Interval treats the scores' steps as equal.")
     if len(m.input.judges) > 1:
-        if S.get("scored_for_pick") != S.get("scored_for"):
-            S.scored_for_pick = S.get("scored_for")
-        c3.selectbox("Decide for", (None, *m.input.judges), key="scored_for_pick", on_change=on_decided_for,
+        if session.widget(K.SCORED_FOR_PICK) != session.scored_for:
+            session.set_widget(K.SCORED_FOR_PICK, session.scored_for)
+        c3.selectbox("Decide for", (None, *m.input.judges), key=K.SCORED_FOR_PICK, on_change=on_decided_for,
                      format_func=lambda j: EVERY_JUDGE if j is None else printable(j, 60),
                      help="Every judge: the log passes only if each judge does. One judge: its own decision.")
 
@@ -328,43 +331,43 @@ def controls(m: ScoredMeasurement) -> None:
 def verdict(m: ScoredMeasurement, d: ScoredDecision) -> None:
     """The decision (overall, then per judge), as decided."""
     if is_sample():
-        st.badge(widgets.SAMPLE_WORDS, color="gray", help="A bundled sample, not your data: upload yours above.")
+        st.badge(SAMPLE_WORDS, color="gray", help="A bundled sample, not your data: upload yours above.")
     n = len(m.input.judges)
-    who = (f" for {widgets.md(d.judge, 60)}" if d.judge is not None
+    who = (f" for {md(d.judge, 60)}" if d.judge is not None
            else f" (every judge must pass: the worst of {n} decides)" if n > 1 else "")
     {PASS: st.success, INCOMPLETE: st.warning}.get(d.decision, st.error)(d.decision + who + BANNER_TAIL[d.decision])
     lines = []
     for j in m.input.judges:
         decided, gates, reason = d.per_judge[j]
-        failing = "; ".join(widgets.md(g.margin, 200) for g in gate_views(j, d, m.agreement(j)) if g.passed is False)
-        lines.append(f"- **{widgets.md(j, 60)}**: {SHORT[decided]}" + (f": {failing}" if failing else "")
-                     + (f" ({widgets.md(reason, 300)})" if reason else ""))
+        failing = "; ".join(md(g.margin, 200) for g in gate_views(j, d, m.agreement(j)) if g.passed is False)
+        lines.append(f"- **{md(j, 60)}**: {SHORT[decided]}" + (f": {failing}" if failing else "")
+                     + (f" ({md(reason, 300)})" if reason else ""))
     st.markdown("\n".join(lines))
     th = d.thresholds
     st.caption(f"Decided exactly under {threshold_words('admissibility_margin_permil', th.admissibility_margin_permil)} "
                f"and {threshold_words('judge_alpha_floor_permil', th.judge_alpha_floor_permil)} (from "
-               f"{widgets.md(d.source, 60)}; change them on the What-if thresholds page). Admissible: the judge's "
+               f"{md(d.source, 60)}; change them on the What-if thresholds page). Admissible: the judge's "
                "alpha with the humans is at most the margin below the humans' alpha with each other.")
 
 
 def judge_section(m: ScoredMeasurement, d: ScoredDecision, a: JudgeAgreement, i: int) -> None:
     """One judge: its decision, its two gates, its alphas, its measures, its figures."""
     with st.container(border=True, key=f"scored_judge_{i}"):
-        st.subheader(widgets.md(a.judge, 80))
+        st.subheader(md(a.judge, 80))
         decided, _, clause = judge_clause(m, d, a.judge).partition(": ")
-        st.markdown(f"**{decided}**: {widgets.md(clause, 400)}; {a.items:,} items with its score and a human's, "
+        st.markdown(f"**{decided}**: {md(clause, 400)}; {a.items:,} items with its score and a human's, "
                     f"{a.pairs:,} judge-human pairs.")
         for col, g in zip(st.columns(2), gate_views(a.judge, d, a)):
             with col:
-                widgets.gate_block(g, key=f"scored_gate_{i}_{g.decided.name if g.decided else g.label}")
+                gates.gate_block(g, key=K.SCORED_GATE.format(i, g.decided.name if g.decided else g.label))
         st.markdown("**Alpha: the judge with the humans, the humans with each other**")
-        widgets.responsive_table(pd.DataFrame(alpha_rows(a)), f"scored_alpha_{i}")
+        responsive_table(pd.DataFrame(alpha_rows(a)), f"scored_alpha_{i}")
         if a.judge_alpha.method:
-            st.caption(f"95% intervals: {widgets.md(a.judge_alpha.method, 300)}. The pooled alphas take each pair "
+            st.caption(f"95% intervals: {md(a.judge_alpha.method, 300)}. The pooled alphas take each pair "
                        "of raters' two scores on an item as one unit (the humans' over the items two or more humans "
                        "scored); each pair's own alpha is shown below them, over the items both scored.")
         st.markdown("**Beside the gates** (information, not gates)")
-        widgets.responsive_table(measures_frame(a), f"scored_measures_{i}", limit=600)
+        responsive_table(measures_frame(a), f"scored_measures_{i}", limit=600)
         figures_row(d, a, i)
 
 
@@ -398,12 +401,12 @@ def figures_row(d: ScoredDecision, a: JudgeAgreement, i: int) -> None:
     """The judge's scores against the humans'; its stated confidence (reliability diagram, and the
     isotonic map's before and after on held-out items) when it stated one."""
     section = judge_dict(a, d)  # the report's own section: the figures draw what the reports store
-    dark = widgets.dark()
+    dark = gates.dark()
     left, right = st.columns(2)
     with left:
         fig = figures.score_heatmap(section["table"], a.judge, dark=dark)
-        st.plotly_chart(fig, width="stretch", key=f"scored_heatmap_{i}", config=widgets.PLOT_CONFIG)
-        st.caption(figures.caption(fig))
+        st.plotly_chart(fig, width="stretch", key=K.SCORED_HEATMAP.format(i), config=gates.PLOT_CONFIG)
+        st.caption(figure_style.caption(fig))
     with right:
         c = a.confidence
         if c is None:
@@ -412,14 +415,14 @@ def figures_row(d: ScoredDecision, a: JudgeAgreement, i: int) -> None:
                                                      "read for pass/fail judges (a stated probability of pass)."))
             return
         fig = figures.reliability_figure(section["confidence"], dark=dark)
-        st.plotly_chart(fig, width="stretch", key=f"scored_reliability_{i}", config=widgets.PLOT_CONFIG)
-        st.caption(figures.caption(fig))
+        st.plotly_chart(fig, width="stretch", key=K.SCORED_RELIABILITY.format(i), config=gates.PLOT_CONFIG)
+        st.caption(figure_style.caption(fig))
         st.markdown(f"**Isotonic recalibration** (fitted on {c.n - c.held_out:,} items, tried on the other "
                     f"{c.held_out:,}; shown, not applied)")
-        widgets.text_table(pd.DataFrame([
+        text_table(pd.DataFrame([
             {"on the held-out items": "as stated", "ECE": f"{c.ece_before:.3f}", "Brier": f"{c.brier_before:.3f}"},
             {"on the held-out items": "recalibrated", "ECE": f"{c.ece_after:.3f}", "Brier": f"{c.brier_after:.3f}"}]))
-        st.caption(widgets.md(c.sentence, 600))
+        st.caption(md(c.sentence, 600))
 
 
 def panel_section(m: ScoredMeasurement) -> None:
@@ -431,45 +434,44 @@ def panel_section(m: ScoredMeasurement) -> None:
     value = "undefined" if p.alpha is None else f"{float(p.alpha):.3f}"
     st.markdown(f"Alpha among the {len(m.input.judges):,} judges ({m.level}, over the items they scored): **{value}**.")
     if p.without:
-        widgets.responsive_table(pd.DataFrame([
+        responsive_table(pd.DataFrame([
             {"left out": j, "alpha of the others": "undefined" if v is None else f"{float(v):.3f}"}
             for j, v in p.without.items()]), "scored_without")
     else:
         st.caption("With two judges, leaving one out leaves no panel: alpha without each is not shown.")
     if p.drop is not None:
-        st.markdown(f"To drop: **{widgets.md(p.drop, 80)}**: {widgets.md(p.why, 300)}.")
+        st.markdown(f"To drop: **{md(p.drop, 80)}**: {md(p.why, 300)}.")
     else:
-        st.markdown(widgets.md(p.why, 300) + ".")
+        st.markdown(md(p.why, 300) + ".")
 
 
 def read_section(m: ScoredMeasurement) -> None:
     """What was read and what was left out (io's notes, counted)."""
     st.header("What was read", anchor="read")
     notes = m.notes or ("nothing was left out",)
-    st.markdown("\n".join(f"- {widgets.md(n, 400)}" for n in notes))
+    st.markdown("\n".join(f"- {md(n, 400)}" for n in notes))
 
 
 def history_controls() -> None:
     """The graded judge's run (its id is in the link), a failed recording said, and "Record this
     view": the judge decided for under the thresholds in force, with an optional label (as the
-    pairwise judge's widgets.record_controls)."""
+    pairwise judge's recording.record_controls)."""
     src = loaded()
     assert src is not None
-    if S.get("record_error_scored"):
-        st.warning(widgets.md(S.record_error_scored, 500))
+    if session.record_error(SCORED):
+        st.warning(md(session.record_error(SCORED), 500))
     if runs.store() is None:
         return
     with st.expander("History: record this view as a run", expanded=False):
         if src.run:
-            st.caption(f"This data is run {widgets.md(src.run)} in the history (the link carries its id, never the "
+            st.caption(f"This data is run {md(src.run)} in the history (the link carries its id, never the "
                        "data).")
         left, right = st.columns([3, 1], vertical_alignment="bottom")
-        left.text_input("Label (optional)", key="record_label_scored", max_chars=200,
+        left.text_input("Label (optional)", key=K.RECORD_LABEL.format(SCORED), max_chars=200,
                         placeholder="e.g. week 48, after retraining")
-        right.button("Record this view", key="record_scored", on_click=record_view)
-        if S.get("record_message_scored"):
-            st.success(widgets.md(S.record_message_scored))
-            S.record_message_scored = None
+        right.button("Record this view", key=K.RECORD.format(SCORED), on_click=record_view)
+        if message := session.take_record_message(SCORED):
+            st.success(md(message))
 
 
 def record_view() -> None:
@@ -478,10 +480,11 @@ def record_view() -> None:
     src = loaded()
     if src is None:
         return
-    view = replace(src, recipe=replace(src.recipe, judge=S.get("scored_for")))
-    run = runs.record(SCORED, view, measured(src.recipe), label=(S.get("record_label_scored") or "").strip() or None)
+    view = replace(src, recipe=replace(src.recipe, judge=session.scored_for))
+    label = (session.widget(K.RECORD_LABEL.format(SCORED)) or "").strip() or None
+    run = runs.record(SCORED, view, measured(src.recipe), label=label)
     if run is not None:
-        S.record_message_scored = f"Recorded run {run.id}."
+        session.say_recorded(SCORED, f"Recorded run {run.id}.")
 
 
 def downloads(m: ScoredMeasurement) -> None:
@@ -490,19 +493,20 @@ def downloads(m: ScoredMeasurement) -> None:
     from datetime import datetime, timezone
     from pathlib import Path
 
-    from agreebound.app.pipeline import scored_result
+    from agreebound.app.judge_runs import scored_result
     from agreebound.render.html import scored_html
     from agreebound.render.names import report_filename
-    from agreebound.render.report import mark_sample, to_json, to_markdown
+    from agreebound.render.markdown import mark_sample, to_markdown
+    from agreebound.render.report import to_json
 
     src = loaded()
     assert src is not None
-    files = [(role, f.name, f.data) for role, f in (("bundle", src.recipe.first), ("references", src.recipe.references))
+    files = [cast(ReadInput, (role, f.name, f.data)) for role, f in (("bundle", src.recipe.first), ("references", src.recipe.references))
              if f is not None]
-    recipe = replace(src.recipe, judge=S.get("scored_for"))
+    recipe = replace(src.recipe, judge=session.scored_for)
     stem, when = Path(src.recipe.first.name).stem, datetime.now(timezone.utc)
 
-    def build() -> dict:
+    def build() -> JSONObject:
         """The report under the thresholds in force when a button is pressed."""
         report = scored_result(recipe, m, state.thresholds(), files).report
         return mark_sample(report) if is_sample() else report
@@ -514,7 +518,7 @@ def downloads(m: ScoredMeasurement) -> None:
             ("Markdown", "md", "text/markdown", lambda: to_markdown(build())),
             ("HTML", "html", "text/html", lambda: scored_html(build())))):
         col.download_button(f"Graded judge report ({what})", make, file_name=report_filename(stem, "judge", ext, when),
-                            mime=mime, key=f"dl_scored_{ext}", on_click="ignore")
+                            mime=mime, key=K.REPORT_DOWNLOAD.format(SCORED, ext), on_click="ignore")
 
 
 # --- the What-if page -------------------------------------------------------------------------------
@@ -529,10 +533,10 @@ def editors() -> None:
                    "judge_alpha_floor_permil": ("measured judge alpha", "judge_alpha")}
     for field in SCORED_FIELDS:
         words = THRESHOLD_WORDS[field][0]
-        widgets.threshold_pair(f"{words[0].upper()}{words[1:]} (permil)", field, getattr(t, field), 1,
-                               state.edit_scored, (), "Permil: thousandths of alpha. " + CITATIONS[field])
+        threshold_pair(f"{words[0].upper()}{words[1:]} (permil)", field, getattr(t, field), 1,
+                       state.edit_scored, (), "Permil: thousandths of alpha. " + CITATIONS[field])
         said, attr = measured_by[field]
-        values = [f"{widgets.md(a.judge, 30)} {getattr(a, attr).value_text() if getattr(a, attr) else 'not measured'}"
+        values = [f"{md(a.judge, 30)} {getattr(a, attr).value_text() if getattr(a, attr) else 'not measured'}"
                   for a in m.agreements[:12]]
         st.caption(f"{said}: " + ", ".join(values) + (f" and {len(m.agreements) - 12:,} more"
                                                        if len(m.agreements) > 12 else ""))
@@ -546,15 +550,15 @@ def strip_lines() -> list[str]:
     m, d = decision()
     base = decided_under_defaults(m)
     changed = d.decision != base.decision
-    lines = [f"**graded judge** ({widgets.md(kind_short(m), 60)}): {d.decision}"
+    lines = [f"**graded judge** ({md(kind_short(m), 60)}): {d.decision}"
              + (f" (was {base.decision} under the defaults)" if changed else " (same as under the defaults)")]
-    for j in m.input.judges[:widgets.DETAIL_DIMENSIONS]:
+    for j in m.input.judges[:DETAIL_DIMENSIONS]:
         a = m.agreement(j)
         for g, b in zip(gate_views(j, d, a), gate_views(j, base, a)):
-            line = f"{widgets.md(j, 40)}: {widgets.md(g.margin, 160)}: {g.status}"
+            line = f"{md(j, 40)}: {md(g.margin, 160)}: {g.status}"
             if g.passed != b.passed:
                 line += f" (flipped from {b.status})"
-            lines.append(line + (f"  \n*fragile: {widgets.md(g.plan_sentence, 300)}*" if g.plan_sentence else ""))
+            lines.append(line + (f"  \n*fragile: {md(g.plan_sentence, 300)}*" if g.plan_sentence else ""))
     return lines
 
 
@@ -564,7 +568,7 @@ def brief_lines() -> list[str]:
         return []
     m, d = decision()
     base = decided_under_defaults(m)
-    flipped = [f"{widgets.md(j, 30)} {g.label.lower()} now {g.status}" for j in m.input.judges
+    flipped = [f"{md(j, 30)} {g.label.lower()} now {g.status}" for j in m.input.judges
                for g, b in zip(gate_views(j, d, m.agreement(j)), gate_views(j, base, m.agreement(j)))
                if g.passed != b.passed]
     if d.decision == base.decision and not flipped:
@@ -580,7 +584,7 @@ def verdict_rows() -> list[dict[str, str]]:
     m, d = decision()
     base = decided_under_defaults(m)
     defaults = ", ".join(f"{SECONDARY[f]} {THRESHOLD_WORDS[f][1](getattr(base.thresholds, f))}" for f in SCORED_FIELDS)
-    return [{"graded judge": printable(loaded().label, 80), f"defaults ({defaults})": base.decision,
+    return [{"graded judge": printable(cast("Loaded[JudgeRecipe]", loaded()).label, 80), f"defaults ({defaults})": base.decision,
              "edited": d.decision, "changed": "yes" if base.decision != d.decision else ""}]
 
 
@@ -589,5 +593,5 @@ def sweep_gates() -> dict[str, GateView]:
     if loaded() is None:
         return {}
     m, d = decision()
-    return {f"graded judge {j}: {g.label}": g for j in m.input.judges[:widgets.DETAIL_DIMENSIONS]
+    return {f"graded judge {j}: {g.label}": g for j in m.input.judges[:DETAIL_DIMENSIONS]
             for g in gate_views(j, d, m.agreement(j))}

@@ -21,7 +21,8 @@ import streamlit as st
 
 from agreebound.core import interrupt
 from agreebound.core.escape import md_text
-from agreebound.ui import auth, state, widgets
+from agreebound.ui import auth, run_links, sidebar, state
+from agreebound.ui.state import session
 
 log = logging.getLogger("agreebound.ui")
 
@@ -43,7 +44,7 @@ WHATIF = "What-if thresholds"
 
 # Captions are drawn at 60% of the text colour: 3.9:1 on white, below WCAG AA's 4.5:1. The text
 # colour itself at 80% opacity reaches 6:1 on both themes. Static CSS: no user text.
-# widgets.responsive_table: the table on wide screens, stacked rows on phones.
+# blocks.responsive_table: the table on wide screens, stacked rows on phones.
 CSS = ("<style>[data-testid='stCaptionContainer']{color:inherit !important;opacity:.8;}"
        "[class*='_narrowview']{display:none !important;}[class*='_narrowview'] p{overflow-wrap:anywhere;}"
        "@media (max-width:640px){[class*='_wideview']{display:none !important;}"
@@ -93,25 +94,25 @@ def run_app() -> None:
     if not auth.gate([Path(path).stem for path, _ in PAGES[1:]]):  # a team's server: nothing before sign-in
         st.stop()
     if state.init() and st.query_params.get_all("run"):  # a link's runs: data, mapping, reading, thresholds
-        guarded("the link's runs", widgets.open_link_runs)
+        guarded("the link's runs", run_links.open_link_runs)
     page = st.navigation(_pages())
     st.set_page_config(page_title=f"{page.title} · Agreebound")  # each page its own tab title
-    state.entered(page.title)
+    session.entered(page.title)
     st.html(CSS)
     live = page.title == WHATIF  # its sliders rerun only their fragment, which draws the banner itself
-    guarded("the sidebar", lambda: widgets.sidebar(live))
+    guarded("the sidebar", lambda: sidebar.sidebar(live))
     if warning := auth.public_warning():
         st.warning(warning)
-    if state.S.url_error:
-        st.warning(md_text(state.S.url_error, 300))
+    if session.url_error:
+        st.warning(md_text(session.url_error, 300))
     if not live:
-        guarded("the thresholds in force", widgets.threshold_banner)
+        guarded("the thresholds in force", sidebar.threshold_banner)
     _local.inside = True
     try:
         guarded("this page", page.run)
     finally:
         _local.inside = False
-    state.sync_url()
+    run_links.sync_url()
     _freeze_once()
 
 

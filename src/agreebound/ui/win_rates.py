@@ -1,7 +1,7 @@
 """The corrected headline on the Judge page (agreebound.judge.headline): per model pair, the judge's win
 rate alone, corrected by the cases with a human reference (prediction-powered), and the humans'
 alone, with the labelled and unlabelled counts and what the judge's verdicts are worth. Model
-names are user text: every cell and sentence is escaped (the tables' cells by widgets.md_table)."""
+names are user text: every cell and sentence is escaped (the tables' cells by blocks.md_table)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import streamlit as st
 from agreebound.core.escape import md_text
 from agreebound.judge.headline import Headline, PairHeadline
 from agreebound.app.judge_input import JudgeBundle
-from agreebound.ui import widgets
+from agreebound.ui.blocks import responsive_table
 
 #: More pairs than this and their sentences fold into an expander (the table lists every pair).
 SENTENCES_SHOWN = 6
@@ -35,7 +35,7 @@ def section(bundle: JudgeBundle) -> None:
     st.markdown(md_text(h.note, 1000))
     if not h.pairs:
         return
-    widgets.responsive_table(pd.DataFrame([pair_row(p) for p in h.pairs]), "headline_table")
+    responsive_table(pd.DataFrame([pair_row(p) for p in h.pairs]), "headline_table")
     sentences = "\n".join(f"- {md_text(p.sentence, 1200)}" for p in h.pairs)
     if len(h.pairs) > SENTENCES_SHOWN:
         with st.expander(f"Each pair in words ({len(h.pairs):,} pairs)"):

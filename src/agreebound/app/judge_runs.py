@@ -1,0 +1,175 @@
+"""A judge's run: the judge input read (a log, the tabular trio, a bundle), audited in memory or out of
+core (DuckDB, Spark), decided once, and its view made.
+"""
+
+from __future__ import annotations
+from contextlib import nullcontext
+from dataclasses import replace
+from typing import (TYPE_CHECKING, ContextManager, Sequence)
+from agreebound.core.errors import InputError
+from agreebound.core.escape import printable
+from agreebound.app.result import Report, strict_contract, thresholds_of
+from agreebound.app.local_files import files_read, local_files
+from agreebound.app.recipes import Check, JudgeRecipe, OUT_OF_CORE, ReadInput, RecipeError, judge_engine, judge_source
+if TYPE_CHECKING:
+
+    from agreebound.app.judge_input import JudgeBundle
+    from agreebound.core.thresholds import CalibrationThresholds, ThresholdSet
+    from agreebound.judge.contract import JudgeInput
+    from agreebound.scored.audit import ScoredMeasurement
+
+
+
+# --- judges -----------------------------------------------------------------------------------
+
+
+def read_judge(recipe: JudgeRecipe, source: str, name: str, data: bytes, inputs: list[ReadInput],
+               thresholds: CalibrationThresholds | None = None) -> JudgeInput:
+    """The judge input as read (io, unmeasured): a log, the tabular trio in memory, or a bundle.
+    ``thresholds``: a log without a contract is drafted under them (else the defaults)."""
+    from agreebound.io.judge_inputs import read_judge_bundle, read_judge_log, read_judge_tables
+
+    if source == "log":
+        found = [(role, s.read()) for role, s in (("references", recipe.references), ("contract", recipe.contract),
+                                                  ("mapping", recipe.mapping)) if s is not None]
+        inputs += [(role, n, b) for role, (n, b) in found]
+        given = dict(found)
+        return read_judge_log(name, data, given.get("references"), given.get("contract"), recipe.judge,
+                              thresholds, given.get("mapping"))
+    if source == "single-pairs":
+        from agreebound.io.judge_inputs import read_single_as_pairs
+
+        assert recipe.references is not None
+        found = [(role, s.read()) for role, s in (("references", recipe.references), ("contract", recipe.contract))
+                 if s is not None]
+        inputs += [(role, n, b) for role, (n, b) in found]
+        given = dict(found)
+        return read_single_as_pairs(name, data, given["references"], given.get("contract"), recipe.judge, thresholds)
+    if source == "tables":
+        if recipe.references is None or recipe.observations is None:
+            raise InputError(name, None, None, "the tabular form needs --references and --observations")
+        rname, rdata = recipe.references.read()
+        oname, odata = recipe.observations.read()
+        inputs += [("references", rname, rdata), ("observations", oname, odata)]
+        return read_judge_tables(name, data, rname, rdata, oname, odata)
+    return read_judge_bundle(name, data, rebind=recipe.rebind)
+
+
+def measure_judge_recipe(recipe: JudgeRecipe, thresholds: CalibrationThresholds | None = None) -> JudgeBundle:
+    """Read and audit a judge in memory: the JudgeBundle (what the dashboard caches)."""
+    from agreebound.app.judge_input import measure_judge
+
+    name, data = recipe.first.read()
+    return measure_judge(read_judge(recipe, judge_source(recipe, name, data), name, data, [], thresholds))
+
+
+def run_judge(recipe: JudgeRecipe, check: Check | None) -> Report:
+    from agreebound.app.judge_input import measure_judge
+
+    name, data = recipe.first.read()
+    inputs: list[ReadInput] = [("bundle", name, data)]
+    t = thresholds_of(recipe, inputs)
+    source = judge_source(recipe, name, data)
+    if source == "scored":
+        if recipe.engine in OUT_OF_CORE:
+            raise RecipeError(f"--engine {recipe.engine} reads the pairwise tabular form; a graded or pass/fail "
+                              "judge's log is read in memory")
+        return scored_result(replace(recipe, source=source), measure_scored_recipe(recipe, inputs), t, inputs)
+    trio = source == "tables" and recipe.references is not None and recipe.observations is not None
+    if recipe.engine in OUT_OF_CORE and not trio:
+        raise RecipeError(f"--engine {recipe.engine} reads the tabular form (a contract JSON with --references and "
+                          "--observations files); a bundle or a judge log is read in memory")
+    if trio:
+        engine = judge_engine(recipe)
+        if engine in OUT_OF_CORE:
+            return _judge_out_of_core(recipe, engine, name, data, t, inputs, check)
+    bundle = measure_judge(read_judge(recipe, source, name, data, inputs, t.calibration))
+    return judge_result(replace(recipe, source=source), bundle, strict_contract(recipe, t, bundle.measurement.contract),
+                        inputs)
+
+
+def judge_result(recipe: JudgeRecipe, bundle: JudgeBundle, t: ThresholdSet, inputs: Sequence[ReadInput]) -> Report:
+    """The Report of a judge audited in memory (by :func:`run`, or by the dashboard from its cached
+    bundle: what it records as a run), ``recipe`` stored as a run stores it."""
+    from agreebound.judge.decide import decide
+    from agreebound.render.view import calibration_view
+
+    view = calibration_view(bundle, decide(bundle.measurement, t.calibration), t, [(n, b) for _, n, b in inputs])
+    return Report("judge", view, t, tuple(inputs), recipe.to_dict())
+
+
+def measure_scored_recipe(recipe: JudgeRecipe, inputs: list[ReadInput] | None = None) -> ScoredMeasurement:
+    """Read a graded or pass/fail judge's log (with human labels from ``recipe.references``) and
+    measure it: the ScoredMeasurement (what the dashboard caches). ``inputs``: the files read are
+    added to it (the log first, as "bundle")."""
+    from agreebound.io.scored_logs import read_scored
+    from agreebound.scored.audit import measure_scored
+
+    name, data = recipe.first.read()
+    humans = recipe.references.read() if recipe.references is not None else None
+    if inputs is not None and humans is not None:
+        inputs.append(("references", *humans))
+    log = read_scored(name, data, humans)
+    try:
+        return measure_scored(log.scores, log.file, recipe.level, identity=log.identity, shape=log.shape,
+                              notes=log.notes, labels=log.labels, scale=log.scale)
+    except ValueError as e:  # a level the scores cannot have (a ratio level with a zero, ...)
+        raise InputError(name, None, None, str(e)) from None
+
+
+def scored_result(recipe: JudgeRecipe, measurement: ScoredMeasurement, t: ThresholdSet,
+                  inputs: Sequence[ReadInput]) -> Report:
+    """The Report of a graded or pass/fail judge (by :func:`run`, or by the dashboard from its cached
+    measurement), ``recipe`` stored as a run stores it."""
+    if recipe.judge is not None and recipe.judge not in measurement.input.judges:
+        raise InputError(recipe.first.given, None, None, f"no judge {printable(recipe.judge, 60)!r} in the log; "
+                         f"judges: {', '.join(printable(j, 60) for j in measurement.input.judges)}")
+    from agreebound.render.view import scored_view
+    from agreebound.scored.decide import decide_scored
+
+    decision = decide_scored(measurement, t.scored, t.source, recipe.judge)
+    view = scored_view(measurement, decision, t, [(n, b) for _, n, b in inputs])
+    return Report("scored", view, t, tuple(inputs), recipe.to_dict())
+
+
+def _judge_out_of_core(recipe: JudgeRecipe, engine: str, name: str, data: bytes, t: ThresholdSet,
+                       inputs: list[ReadInput], check: Check | None) -> Report:
+    """The tabular trio out of core: DuckDB or Spark returns the audit's counts; the decision,
+    intervals and report are the in-memory ones."""
+    import pandas as pd
+
+    from agreebound.app.judge_input import JudgeBundle
+    from agreebound.judge.decide import decide
+    from agreebound.render.view import calibration_view
+
+    if check is not None:
+        check(engine, None)
+    assert recipe.references is not None and recipe.observations is not None
+    paths = (recipe.references.given, recipe.observations.given)
+    on_cluster = engine == "spark" and any("://" in p for p in paths)  # Spark reads both where they are
+
+    def files(path: str) -> ContextManager[tuple[list[str], bool]]:
+        return nullcontext(([path], True)) if on_cluster else local_files([path], engine)
+
+    with files(paths[0]) as (refs, remote), files(paths[1]) as (obs, _):
+        if check is not None:
+            check(engine, [recipe.first.given, *refs, *obs])
+        if engine == "spark":
+            try:
+                from agreebound.engines.judge_spark import judge_measurement as spark_judge
+            except ImportError:
+                raise RecipeError("--engine spark needs pyspark (pip install 'agreebound[spark]') and Java 17") from None
+            contract, header, m = spark_judge(name, data, refs, obs, master=recipe.master)
+        else:
+            from agreebound.engines.judge_duckdb import judge_measurement
+
+            contract, header, m = judge_measurement(name, data, refs, obs)
+        engine_read = files_read([*refs, *obs], remote)
+    empty = pd.DataFrame()  # out of core: no frames, only the measurement's counts
+    bundle = JudgeBundle(name, contract, header[0], header[1], header[2], empty, empty, m)
+    t = strict_contract(recipe, t, m.contract)
+    read = [(n, b) for _, n, b in inputs] + engine_read
+    view = calibration_view(bundle, decide(m, t.calibration), t, read)
+    return Report("judge", view, t, tuple(inputs), replace(recipe, source="tables").to_dict())
+
+

@@ -1,0 +1,341 @@
+"""The command line's parser: every command, its options and its help (the formats from the reader
+registry), each command bound to its function.
+"""
+
+from __future__ import annotations
+import argparse
+from typing import NoReturn, cast
+from agreebound.version import __version__
+from agreebound.app.access import SHARES
+from agreebound.cli.commands import calibrate, example, inspect, panel, samples, schema, serve, validate
+from agreebound.cli.common import MAX_SEED, UsageError
+from agreebound.cli.store_commands import audit, claim, compare, delete, history, prune, share
+
+
+_RAW = argparse.RawDescriptionHelpFormatter  # keeps the examples' line breaks in --help
+
+EXIT_CODE_HELP = """exit codes:
+  0  ENFORCE / PASS_CALIBRATION
+  1  REPORT_ONLY / FAIL_CALIBRATION / INCOMPLETE (a judge not decided: no contract, or a partial audit;
+     never a pass)
+  2  REFUSE_SINGLE
+  3  bad input or usage: one line on stderr naming the file, row, column and reason
+  4  internal error: a bug in agreebound, never a verdict (rerun with AGREEBOUND_TRACE=1 for the trace)"""
+
+PANEL_EXAMPLES = """examples:
+  agreebound panel sample_data/detector_panel.csv
+  agreebound panel annotations.jsonl --humans alice,bob --level ordinal
+  agreebound panel sample_data/detector_panel.csv --dimension sexual --json
+  agreebound panel ratings.csv --rates rates.csv --thresholds thresholds.toml --preset krippendorff-reliable
+  agreebound panel sample_data/krippendorff_2011.csv --level interval --report k2011.html
+
+""" + EXIT_CODE_HELP
+INSPECT_EXAMPLES = """examples:
+  agreebound inspect ratings.csv
+  agreebound inspect export.xlsx --mapping-out mapping.json
+  agreebound panel export.xlsx --mapping mapping.json
+
+""" + EXIT_CODE_HELP
+HISTORY_EXAMPLES = """examples:
+  agreebound panel ratings.csv --record --label "week 48"
+  agreebound history
+  agreebound history --name ratings.csv --json
+  agreebound --help
+
+""" + EXIT_CODE_HELP
+COMPARE_EXAMPLES = """examples:
+  agreebound compare 3f9a2c1b7d4e 8d01c2aa9f10
+  agreebound compare 3f9a 8d01 --json
+
+exit codes:
+  0  no verdict got worse
+  1  a regression: a verdict got worse (by its exit code), a dimension decided before is missing,
+     or a gate checked before is no longer checked (spread not measured, rate not evaluable)
+  3  bad input: an unknown run, runs of different kinds, or a database that cannot be read
+  4  internal error"""
+CAL_EXAMPLES = """examples:
+  agreebound calibrate sample_data/judge_failing.json
+  agreebound calibrate sample_data/judge_illustrative.json --json --report judge.md
+  agreebound calibrate contract.json --references references.csv --observations observations.csv
+  agreebound calibrate gpt-4_pair.jsonl --references human_judgments.jsonl
+  agreebound calibrate contract.json --references 'refs/*.parquet' --observations 'obs/*.parquet' --engine duckdb
+  agreebound calibrate scores.csv                      (item,rater,role,score: judges and humans in one table)
+  agreebound calibrate logs/eval.json --references human_labels.csv --level interval
+  agreebound calibrate mt_bench_single.jsonl --references human_scores.csv --judge gpt-4
+
+""" + EXIT_CODE_HELP
+CAL_DESCRIPTION = """Audit an LLM judge against human labels.
+
+A pairwise judge (it picks one of two candidates) is decided against its calibration contract:
+a bundle JSON, the tabular trio, or a judge log with --references.
+
+A graded judge (a score on a scale) or a pass/fail judge (a verdict) is audited as a rater beside
+the humans: its log (inspect_ai, promptfoo, MT-Bench single-answer grading, judgekit/judgecal
+JSONL, or a scores table item,rater,role,score) with the human labels via --references (or in the
+same table). It passes when its alpha with the humans is not worse than theirs with each other by
+more than the margin, and above the floor; --level sets the scores' level of measurement."""
+
+VALIDATE_EXAMPLES = """examples:
+  agreebound validate
+  agreebound validate --seed 7 --json
+
+exit codes:
+  0  every measure recovered its planted value, every bias flag and verdict as planted
+  1  something did not hold: the table names the judge and the measure (MISS)
+  3  bad usage (a seed out of range)
+  4  internal error"""
+#: validate's largest seed (numpy's generators take any non-negative integer; this keeps it a 64-bit one)
+class _Parser(argparse.ArgumentParser):
+    #: The top-level parser's subcommands, by name (build_parser).
+    commands: dict[str, argparse.ArgumentParser]
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} ({self.short_usage()}; see {self.prog} --help)")
+
+    def short_usage(self) -> str:
+        """One short usage line: the positional arguments, options summarised."""
+        positional = []
+        for a in self._actions:
+            if a.option_strings or a.dest == "help":
+                continue
+            if a.choices and not a.metavar:
+                shown = "{" + ",".join(a.choices) + "}"
+            else:  # a positional's metavar is one text (a tuple is an option's, for nargs=N)
+                shown = cast(str, a.metavar or a.dest)
+            if a.nargs in ("*", "?"):  # optional, and said so
+                shown = f"[{shown} ...]" if a.nargs == "*" else f"[{shown}]"
+            positional.append(shown)
+        return f"usage: {self.prog} [options] {' '.join(positional)}".rstrip()
+
+
+def build_parser() -> _Parser:
+    parser = _Parser(
+        prog="agreebound", formatter_class=_RAW,
+        description="Is this verdict reliable enough to act on? Exact panel reliability and judge calibration.",
+        epilog=EXIT_CODE_HELP)
+    parser.add_argument("--version", action="version", version=f"agreebound {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    # Subcommands are added in the order `agreebound --help` lists them.
+    commands = {"panel": _panel_parser(sub), "calibrate": _calibrate_parser(sub), "inspect": _inspect_parser(sub)}
+    commands.update(_store_parsers(sub))
+    commands.update(_plain_parsers(sub))
+    parser.commands = commands
+    return parser
+
+
+def _panel_parser(sub: argparse._SubParsersAction[_Parser]) -> argparse.ArgumentParser:
+    """`agreebound panel`: the ratings, how to read them, and what to measure."""
+    from agreebound.panel.categories import LEVELS
+    from agreebound.app.recipes import ENGINES
+    from agreebound.io.registry import RATINGS, format_list
+
+    p = sub.add_parser("panel", help="alpha, detector spread and the enforcement verdict", formatter_class=_RAW,
+                       epilog=PANEL_EXAMPLES, description="Decide whether a detector panel licenses enforcement.")
+    p.add_argument("file", help="ratings: " + format_list(RATINGS) + "; "
+                   "with --engine duckdb, long CSV/Parquet files or a quoted pattern ('ratings/*.parquet')")
+    p.add_argument("more", nargs="*", default=[], metavar="FILE", help="more parts of the same long ratings (--engine duckdb)")
+    p.add_argument("--engine", choices=ENGINES, default="auto",
+                   help="numpy: in memory (files up to 200 MB, every layout); duckdb: long ratings (a row per "
+                   "rating) out of core, any size, several files or a pattern; spark: the same on a Spark cluster "
+                   "(--master). auto: duckdb for a pattern, several files or a long file over 200 MB, else numpy")
+    p.add_argument("--master", default="local[2]", help="--engine spark: the cluster's master URL (default local[2])")
+    _reading(p)
+    p.add_argument("--dimension", help="only this dimension")
+    p.add_argument("--level", choices=("auto", *LEVELS), default="auto",
+                   help="level of measurement (default auto: nominal, the specification's level, except interval for "
+                        "numbers with decimals or more than 20 distinct whole numbers; the suggested level and the "
+                        "verdict at each level are printed beside it)")
+    p.add_argument("--interval", choices=("units", "pairs"), default="units",
+                   help="alpha's 95%% interval, which strict mode, q and 'fragile' read: units (default), the "
+                   "bootstrap over units, a 95%% interval; pairs: KALPHA's bootstrap over pairs, narrower than 95%% "
+                   "when units have 3+ ratings")
+    p.add_argument("--rates", help="detector rates CSV (detector,positives,total[,dimension])")
+    p.add_argument("--positive", help="category counted as a detector's positive, as written in the file "
+                   "(default: 1 on a 0/1 panel)")
+    p.add_argument("--coefficients", action="store_true",
+                   help="also report percent agreement, Cohen/Conger's kappa, Scott's pi/Fleiss' kappa, Gwet's AC1/AC2 "
+                   "and Brennan-Prediger with 95%% intervals, pairwise kappas, per-category agreement and why they "
+                   "differ from alpha (they do not decide: the verdict stays alpha's and the spread's)")
+    _common(p)
+    p.set_defaults(func=panel)
+    return p
+
+
+def _calibrate_parser(sub: argparse._SubParsersAction[_Parser]) -> argparse.ArgumentParser:
+    """`agreebound calibrate`: a judge's bundle, trio or log, and its contract."""
+    from agreebound.app.recipes import ENGINES
+    from agreebound.io.registry import HUMAN_VOTES, JUDGE_BUNDLE, JUDGE_LOG, JUDGE_TABLES, SCORES, format_list
+
+    c = sub.add_parser("calibrate", help="audit an LLM judge (pairwise, graded or pass/fail) against human labels",
+                       formatter_class=_RAW, epilog=CAL_EXAMPLES, description=CAL_DESCRIPTION)
+    c.add_argument("bundle", help=f"{format_list(JUDGE_BUNDLE)}; the contract JSON of the {format_list(JUDGE_TABLES)}; "
+                   f"a pairwise judge log ({format_list(JUDGE_LOG)}); or a graded or pass/fail judge's log "
+                   f"({format_list(SCORES)})")
+    c.add_argument("--references", help="references CSV (tabular trio), human judgments for a pairwise judge log "
+                   f"({format_list(HUMAN_VOTES)}), or "
+                   "human labels (scores or verdicts) for a graded or pass/fail judge's log")
+    c.add_argument("--observations", help="observations CSV (tabular trio); with --engine duckdb, CSV/Parquet files "
+                   "or a quoted pattern ('obs/*.parquet')")
+    c.add_argument("--engine", choices=ENGINES, default="auto",
+                   help="the tabular trio: numpy (in memory, up to 200 MB), duckdb (out of core) or spark (a cluster, "
+                   "or local[N]); auto picks duckdb for a pattern, Parquet, or a file over 200 MB")
+    c.add_argument("--master", default="local[2]", help="--engine spark: the cluster's master URL (default local[2])")
+    c.add_argument("--contract", help="a judge log's contract (the trio's contract JSON); without one the log is "
+                   "measured against illustrative limits (the seed's example), not a contract, and not decided "
+                   "(INCOMPLETE, exit 1)")
+    c.add_argument("--judge", help="a judge log holding several judges: the one to audit")
+    c.add_argument("--level", choices=("nominal", "ordinal", "interval"),
+                   help="a graded or pass/fail judge only: the scores' level of measurement for alpha and weighted "
+                   "kappa (default: ordinal for a graded scale, nominal for pass/fail; the report says who chose it)")
+    c.add_argument("--mapping", help="a judge log of another shape: a judge-log mapping, which of its fields is which "
+                   "observation field "
+                   '(JSON or TOML: {"judge_log": {"fields": {...}, "values": {...}}}; see docs/formats.md)')
+    _common(c)
+    c.set_defaults(func=calibrate)
+    return c
+
+
+def _inspect_parser(sub: argparse._SubParsersAction[_Parser]) -> argparse.ArgumentParser:
+    """`agreebound inspect`: preview how a rating file is read."""
+    i = sub.add_parser("inspect", help="how a rating file will be read: layout, roles, first rows, categories",
+                       formatter_class=_RAW, epilog=INSPECT_EXAMPLES,
+                       description="Preview how a rating file is read, and write the mapping to reuse with --mapping. "
+                                   "Exit 0: it reads; 3: it cannot be read this way (the preview says why).")
+    i.add_argument("file", help="ratings, in any format panel reads")
+    i.add_argument("--mapping", help="a mapping file (JSON or TOML) to preview instead of the suggestion")
+    i.add_argument("--mapping-out", metavar="PATH", help="write the mapping (JSON) to reuse with panel --mapping")
+    i.add_argument("--json", action="store_true", help="print the preview as JSON")
+    i.set_defaults(func=inspect)
+    return i
+
+
+def _store_parsers(sub: argparse._SubParsersAction[_Parser]) -> dict[str, argparse.ArgumentParser]:
+    """The commands over the history database: history, compare and delete."""
+    h = sub.add_parser("history", help="runs recorded with --record or by the dashboard, newest first",
+                       formatter_class=_RAW, epilog=HISTORY_EXAMPLES)
+    h.add_argument("--name", help="only runs of this data (file name as recorded)")
+    h.add_argument("--kind", choices=("panel", "judge"))
+    h.add_argument("--verdict", help="only runs with this verdict (ENFORCE, REPORT_ONLY, FAIL_CALIBRATION, ...)")
+    h.add_argument("--since", help="only runs recorded on or after this UTC date or time (2026-11-01)")
+    h.add_argument("--until", help="only runs recorded on or before this UTC date or time")
+    h.add_argument("--limit", type=int, default=200, help="at most this many runs (1 to 1,000,000; default 200)")
+    h.add_argument("--json", action="store_true", help="print the runs as JSON")
+    _db(h)
+    h.set_defaults(func=history)
+
+    cm = sub.add_parser("compare", help="two runs side by side; exit 1 when a verdict got worse",
+                        formatter_class=_RAW, epilog=COMPARE_EXAMPLES)
+    cm.add_argument("run_a", metavar="RUN_A", help="the run before (an id, or a unique prefix of 4+ digits)")
+    cm.add_argument("run_b", metavar="RUN_B", help="the run after")
+    cm.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    _db(cm)
+    cm.set_defaults(func=compare)
+
+    d = sub.add_parser("delete", help="delete a run, and its stored inputs when no other run uses them")
+    d.add_argument("run", metavar="RUN")
+    _db(d)
+    d.set_defaults(func=delete)
+
+    sh = sub.add_parser("share", help="who sees a run: private (its owner), team, or all (everyone signed in)")
+    sh.add_argument("run", metavar="RUN")
+    sh.add_argument("to", choices=SHARES, metavar="{private,team,all}")
+    _db(sh)
+    sh.set_defaults(func=share)
+
+    pr = sub.add_parser("prune", help="retention: delete the runs older than N days (tombstones stay in the audit "
+                        "trail)")
+    pr.add_argument("--days", type=int, help="age in days (default: $AGREEBOUND_RETENTION_DAYS)")
+    pr.add_argument("--dry-run", action="store_true", help="list the runs that would be deleted; delete nothing")
+    _db(pr)
+    pr.set_defaults(func=prune)
+
+    au = sub.add_parser("audit", help="the audit trail: who recorded, opened, shared and deleted which run, when")
+    au.add_argument("--run", help="only this run's events (its whole id)")
+    au.add_argument("--limit", type=int, default=200, help="the newest N events (default 200)")
+    au.add_argument("--json", action="store_true")
+    _db(au)
+    au.set_defaults(func=audit)
+
+    cl = sub.add_parser("claim", help="give the runs an earlier version stored under an address to an account that "
+                        "signed in (the operator's decision; a sign-in claims only its exact address)")
+    cl.add_argument("--from", dest="source", required=True, metavar="NAME",
+                    help="the owner name the runs are stored under (as `agreebound history` lists it, e.g. "
+                         "alice@red.example)")
+    cl.add_argument("--to", required=True, metavar="ACCOUNT",
+                    help="the account's key (<issuer>|<subject>), or the address it is shown as, exactly")
+    _db(cl)
+    cl.set_defaults(func=claim)
+    return {"history": h, "compare": cm, "delete": d, "share": sh, "prune": pr, "audit": au, "claim": cl}
+
+
+def _plain_parsers(sub: argparse._SubParsersAction[_Parser]) -> dict[str, argparse.ArgumentParser]:
+    """The commands without data: example, validate and serve."""
+    e = sub.add_parser("example", help="the seed's eight illustrative lines")
+    e.set_defaults(func=example)
+
+    v = sub.add_parser("validate", help="check the instrument: judges with planted defects, each audited; exit 0 "
+                       "when every measure recovers its plant", formatter_class=_RAW, epilog=VALIDATE_EXAMPLES,
+                       description="Audit six synthetic judges with planted defects (clean; first-slot preference;\n"
+                       "length preference; self-preference; unbiased but 30% noisy; unstable repetitions) through\n"
+                       "the pipeline, and check that every bias measure's 95% interval covers its planted value,\n"
+                       "that the bias flags are raised where a bias was planted and nowhere else, and that each\n"
+                       "verdict reads as planted.")
+    v.add_argument("--seed", type=int, default=0, help=f"the synthetic data's seed (0 to {MAX_SEED}; default 0)")
+    v.add_argument("--json", action="store_true", help="print the rows and checks as JSON")
+    v.set_defaults(func=validate)
+
+    s = sub.add_parser("serve", help="start the dashboard (on this machine only, unless --host says otherwise)",
+                       description="Start the dashboard. Without sign-in it is single-user and binds to 127.0.0.1; a "
+                       "team's server binds to 0.0.0.0 with sign-in (--auth; see the README, Deploy for a team).")
+    s.add_argument("--host", help="the address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
+                   "interface, which without sign-in is warned about)")
+    s.add_argument("--port", type=int, default=8501)
+    s.add_argument("--auth", action="store_true", help="require sign-in (fails unless a provider is configured: "
+                   "AGREEBOUND_OIDC_* or an [auth] section in .streamlit/secrets.toml)")
+    s.add_argument("--check", action="store_true", help="print what is configured and exit: 0 safe, 1 unsafe (a "
+                   "public address without sign-in, a short cookie secret), 3 not startable")
+    s.set_defaults(func=serve)
+
+    sa = sub.add_parser("samples", help="copy the bundled sample files into a folder (default ./sample_data), so "
+                        "the examples run as written")
+    sa.add_argument("folder", nargs="?", default="sample_data", help="where to write them (made if missing; files "
+                    "already there are left as they are)")
+    sa.set_defaults(func=samples)
+    sc = sub.add_parser("schema", help="print the JSON report's schema (JSON Schema 2020-12, with a versioned $id)")
+    sc.set_defaults(func=schema)
+    return {"example": e, "validate": v, "serve": s, "samples": sa, "schema": sc}
+
+
+def _reading(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mapping", help="which column is which: a mapping file (JSON or TOML; see agreebound inspect)")
+    p.add_argument("--humans", help="raters who are people, comma-separated (the rest are independent detectors)")
+    p.add_argument("--detectors", help="raters who are independent detectors, comma-separated (the rest are people)")
+    p.add_argument("--sheet", help="Excel: the sheet to read (default: the first)")
+    p.add_argument("--missing", help="extra spellings of a missing value, comma-separated (e.g. -99,999)")
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    from agreebound.core.thresholds import PRESETS
+
+    p.add_argument("--thresholds", help="thresholds file (JSON or TOML)")
+    p.add_argument("--preset", help="a preset: built-in (" + ", ".join(PRESETS) + ") or from --thresholds")
+    p.add_argument("--strict", action="store_true", help="strict mode: every gate decides on its 95%% interval's "
+                   "bound too, so a fragile verdict (its interval includes the threshold) fails; for CI jobs that "
+                   "must not act on a verdict another sample could reverse")
+    p.add_argument("--json", action="store_true", help="print the JSON report")
+    p.add_argument("--report", metavar="PATH", help="write a report: .json, .md, self-contained .html, or .xml (JUnit: "
+                   "a test case per gate, for CI); a folder "
+                   "ending in / gets the HTML report under a generated name (data-domain-UTC time.html)")
+    p.add_argument("--record", action="store_true", help="record the run (inputs, thresholds, every value and "
+                   "verdict) in the history database and print its id")
+    p.add_argument("--label", help="a label for the recorded run (with --record)")
+    p.add_argument("--share", choices=SHARES, help="who sees the recorded run on a shared dashboard (with --record): "
+                   "private (default: you and admins), team (your team, $AGREEBOUND_TEAM), all (everyone signed in)")
+    _db(p)
+
+
+def _db(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", metavar="URL", help="the history database: sqlite:///path/runs.db, a file path, or "
+                   "postgresql://user@host/db (default: $AGREEBOUND_DB, else runs.db in ~/.local/share/agreebound)")
+
+

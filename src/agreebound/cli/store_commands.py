@@ -1,0 +1,183 @@
+"""The commands over recorded runs (history, compare, delete, share, prune, audit, claim): each
+opens the store as the caller, under the deployment's access rules.
+"""
+
+from __future__ import annotations
+import argparse
+import sys
+from typing import TYPE_CHECKING
+from agreebound.app.access import SHARE_WORDS
+from agreebound.core.errors import InputError
+from agreebound.core.escape import printable
+from agreebound.cli.common import UsageError, access_settings, open_store, printing
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from agreebound.app.history import Comparison
+    from agreebound.app.store import Run
+
+
+def _utc_bound(flag: str, text: str | None) -> str | None:
+    """--since/--until: a UTC date (2026-11-01) or date and time (2026-11-01T09:30)."""
+    if text is None:
+        return None
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"agreebound history: {flag} {printable(text, 40)!r} is not a UTC date (2026-11-01) or time "
+                         "(2026-11-01T09:30)") from None
+    return text
+
+
+def history(args: argparse.Namespace) -> int:
+    import json
+
+    from agreebound.app.store import MAX_LISTED_RUNS, skipped_sentence
+
+    if not 1 <= args.limit <= MAX_LISTED_RUNS:
+        raise UsageError(f"agreebound history: --limit {printable(args.limit, 40)} is out of range; give a number of "
+                         f"runs from 1 to {MAX_LISTED_RUNS:,}")
+    args.since, args.until = _utc_bound("--since", args.since), _utc_bound("--until", args.until)
+    skipped: list[str] = []
+    with open_store(args, "read") as store:
+        runs = store.runs(name=args.name, kind=args.kind, verdict=args.verdict, since=args.since, until=args.until,
+                          limit=args.limit, reports=False, skipped=skipped)  # summaries: no reports read
+        where = store.where
+
+    def body() -> None:
+        if skipped:  # one damaged run does not hide the others; it is named, on stderr
+            print(f"agreebound: {skipped_sentence(skipped)}", file=sys.stderr)
+        if args.json:
+            sys.stdout.write(json.dumps({"db": where, "runs": [r.summary() for r in runs], "skipped": skipped},
+                                        indent=2, sort_keys=True, ensure_ascii=True) + "\n")
+            return
+        if not runs:
+            print(f"no runs{' for ' + repr(printable(args.name, 60)) if args.name else ''} in {where}")
+            return
+        width = max(len(r.id) for r in runs)
+        owners = [printable(r.owner_name, 60) for r in runs]
+        who = max(len("owner"), *(len(o) for o in owners))
+        print(f"{'run':{width}}  {'recorded (UTC)':19}  {'kind':5}  {'verdict':16}  {'owner':{who}}  {'shared':7}  "
+              "data  (label)")
+        for r, owner in zip(runs, owners):
+            label = f"  ({printable(r.label, 60)})" if r.label else ""
+            print(f"{r.id:{width}}  {r.created_utc[:19].replace('T', ' '):19}  {r.kind:5}  {r.verdict:16}  "
+                  f"{owner:{who}}  {r.share:7}  {printable(r.data_name, 60)}{label}")
+
+    printing(body)
+    return 0
+
+
+def compare(args: argparse.Namespace) -> int:
+    import json
+
+    from agreebound.app.history import CompareError, compare
+
+    with open_store(args, "read") as store:
+        a, b = store.get(args.run_a), store.get(args.run_b)
+    try:
+        c = compare(a, b)
+    except CompareError as e:
+        raise InputError("compare", None, None, str(e)) from None
+    printing(lambda: _print_comparison(args, a, b, c, json))
+    return 1 if c.regression else 0
+
+
+def _print_comparison(args: argparse.Namespace, a: Run, b: Run, c: Comparison, json: ModuleType) -> None:
+    from agreebound.app.history import show
+
+    if args.json:
+        sys.stdout.write(json.dumps(c.to_dict(), indent=2, sort_keys=True, ensure_ascii=True) + "\n")
+    else:
+        print(f"before: run {a.id} {a.created_utc[:19].replace('T', ' ')} {a.verdict} {printable(a.data_name, 60)}")
+        print(f"after:  run {b.id} {b.created_utc[:19].replace('T', ' ')} {b.verdict} {printable(b.data_name, 60)}")
+        print(printable(c.headline(), 2000))
+        for v in c.verdicts:
+            if v.direction != "same":
+                print(f"  {printable(v.scope, 60)}: {v.before or 'absent'} -> {v.after or 'absent'} ({v.direction})")
+        for g in c.gates:
+            before = show(g.before.value, g.unit, g.before.state) if g.before else "absent"
+            after = show(g.after.value, g.unit, g.after.state) if g.after else "absent"
+            mark = f"  FLIPPED, {printable(g.why, 300)}" if g.flipped else ("  NO LONGER CHECKED" if g.lost else "")
+            print(f"  {printable(g.scope, 40)} {g.label}: {before} -> {after}{mark}")
+        for sh in c.alpha_shifts:
+            print(f"  {printable(sh.sentence(), 300)}")
+        if c.measures:
+            print("  bias or disagreement? (measures beside the gates)")
+        for m in c.measures:
+            print(f"    {printable(m.sentence(), 300)}")
+
+
+def delete(args: argparse.Namespace) -> int:
+    with open_store(args, "delete") as store:
+        run_id = store.resolve(args.run)
+        gone = store.delete(run_id)
+    print(f"deleted run {run_id} ({gone} stored input{'' if gone == 1 else 's'} no other run used)")
+    return 0
+
+
+def share(args: argparse.Namespace) -> int:
+    with open_store(args, "record") as store:
+        run = store.share(args.run, args.to)
+    print(f"run {run.id} ({printable(run.data_name, 60)}, {printable(run.owner_name, 60)}'s) is shared with "
+          f"{SHARE_WORDS[run.share]}")
+    return 0
+
+
+def prune(args: argparse.Namespace) -> int:
+    """Retention: delete the runs older than --days (default $AGREEBOUND_RETENTION_DAYS)."""
+    days = args.days if args.days is not None else access_settings().retention_days
+    if days is None or not 1 <= days <= 36_500:
+        raise UsageError("agreebound prune: give --days N (1 to 36,500), or set AGREEBOUND_RETENTION_DAYS")
+    with open_store(args, "delete") as store:
+        if args.dry_run:
+            old, freed = store.older_than(days), 0
+        else:
+            old, freed = store.prune(days)
+    verb = "would delete" if args.dry_run else "deleted"
+    print(f"{verb} {len(old):,} run{'' if len(old) == 1 else 's'} recorded more than {days:,} days ago"
+          + ("" if args.dry_run else f" ({freed:,} stored input{'' if freed == 1 else 's'} no other run used)"))
+    for r in old:
+        print(f"  {r.id}  {r.created_utc[:19].replace('T', ' ')}  {printable(r.data_name, 60)}  "
+              f"[{printable(r.owner_name, 60)}]")
+    return 0
+
+
+def audit(args: argparse.Namespace) -> int:
+    import json
+
+    with open_store(args, "read") as store:
+        events = store.trail(limit=args.limit, run_id=args.run)
+
+    def body() -> None:
+        if args.json:
+            sys.stdout.write(json.dumps(events, indent=2, sort_keys=True, ensure_ascii=True) + "\n")
+            return
+        for e in events:
+            d = e["detail"]
+            what = printable(d.get("data_name", ""), 60)
+            extra = f" {d.get('from')} -> {d.get('to')}" if e["action"] == "share" else ""
+            print(f"{e['at_utc'][:19].replace('T', ' ')}  {printable(e.get('actor_shown', e['actor']), 60)}  {e['action']:8}  "
+                  f"{e['run_id']}  {what}{extra}")
+        if not events:
+            print("no events")
+
+    printing(body)
+    return 0
+
+
+def claim(args: argparse.Namespace) -> int:
+    """The operator gives the runs an earlier version stored under an owner name (an address in
+    lower case) to an account that signed in (agreebound.app.store.Store.reassign): for an account whose
+    provider's address is not exactly that name, which no sign-in claims by itself."""
+    with open_store(args, "record") as store:
+        key, shown, moved, before = store.reassign(args.source, args.to)
+    was = f"; the name was claimed by {printable(before, 120)} before" if before and before != key else ""
+    print(f"gave {moved:,} run{'' if moved == 1 else 's'} recorded as {printable(args.source, 80)} to "
+          f"{printable(shown, 80)!r} ({printable(key, 120)}){was}")
+    return 0
+
+
