@@ -135,7 +135,8 @@ BAD_FILES = [
     ('thresholds_syntax.toml', 2, None,
      'thresholds_syntax.toml, line 2: invalid TOML (Invalid value (at line 2, column 22))'),
     ('thresholds_unknown.toml', 2, 'panel.alpha',
-     "thresholds_unknown.toml, line 2, column 'panel.alpha': unknown key; expected alpha_floor_permil, ratio_cap_permil, strict"),
+     "thresholds_unknown.toml, line 2, column 'panel.alpha': unknown key; expected alpha_floor_permil, ratio_cap_permil, "
+     "strict, minimum_units"),
     ('unterminated_quote.csv', 2, None,
      'unterminated_quote.csv, row 2: a quoted cell is never closed (its opening quote is on this row); close the quote or remove it'),
 ]

@@ -97,6 +97,7 @@ RANGES: dict[str, Range] = {
     "maximum_self_preference_net_bps": Range(0, BPS, "basis points"),
     "admissibility_margin_permil": Range(0, PERMIL, "permil"),
     "judge_alpha_floor_permil": Range(0, PERMIL, "permil"),
+    "minimum_units": Range(2, 1_000_000_000, "units"),
 }
 
 #: The visible track of a slider; a legal value beyond it widens the track (the number input
@@ -105,6 +106,7 @@ SLIDER_SPAN: dict[str, tuple[int, int]] = {
     "ratio_cap_permil": (1000, 5000),
     "minimum_reviewers": (1, 10),
     "admissibility_margin_permil": (0, 300),
+    "minimum_units": (2, 200),
 }
 
 
@@ -129,7 +131,9 @@ PANEL_GATES: tuple[tuple[str, str, str], ...] = (
 #: default, so the seed's rule is unchanged). Each gates a whole measured number that
 #: agreebound.panel.decide names (PANEL_MEASURES); a new one is a row here, its field, range and words,
 #: and its measure there: the sliders, files, links and reports read them from these tables.
-OPTIONAL_PANEL_GATES: tuple[tuple[str, str, str], ...] = ()
+OPTIONAL_PANEL_GATES: tuple[tuple[str, str, str], ...] = (
+    ("units", "minimum_units", "min"),
+)
 OPTIONAL_PANEL_FIELDS = tuple(f for _, f, _ in OPTIONAL_PANEL_GATES)
 
 
@@ -142,6 +146,9 @@ class PanelThresholds:
     #: Strict mode: also gate on the 95% interval's bound (alpha's lower bound >= floor, the
     #: spread's upper bound <= cap). Off by default: the seed gates on the point.
     strict: bool = False
+    #: The fewest pairable units (units with two or more ratings) a panel may enforce on; None = off,
+    #: the seed's rule. 8 units cannot tell an alpha of 0.6 from 0.9 (the interval spans most of it).
+    minimum_units: int | None = None
 
     def __post_init__(self) -> None:
         for _, name, _ in PANEL_GATES:
@@ -297,6 +304,7 @@ THRESHOLD_WORDS: dict[str, tuple[str, Callable[[int], str]]] = {
     "maximum_self_preference_net_bps": ("net self-preference maximum", lambda v: f"{v / 100:g} points"),
     "admissibility_margin_permil": ("admissibility margin", lambda v: f"{v / PERMIL:.3f}"),
     "judge_alpha_floor_permil": ("judge alpha floor", lambda v: f"{v / PERMIL:.3f}"),
+    "minimum_units": ("minimum units", lambda v: f"{v:,}"),
 }
 
 

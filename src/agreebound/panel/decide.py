@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 
 #: What each optional panel gate (agreebound.core.thresholds.OPTIONAL_PANEL_GATES) reads of a measured
 #: panel: gate name -> (its noun, the whole number it gates).
-PANEL_MEASURES: dict[str, tuple[str, Callable[[PanelMeasurement], int | None]]] = {}
+PANEL_MEASURES: dict[str, tuple[str, Callable[[PanelMeasurement], int | None]]] = {
+    "units": ("pairable units", lambda m: m.alpha.units),
+}
 
 
 def _fmt(x: Fraction | int) -> str:
