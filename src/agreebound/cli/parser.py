@@ -4,6 +4,7 @@ registry), each command bound to its function.
 
 from __future__ import annotations
 import argparse
+import textwrap
 from typing import NoReturn, cast
 from agreebound.version import __version__
 from agreebound.app.access import SHARES
@@ -70,10 +71,15 @@ A pairwise judge (it picks one of two candidates) is decided against its calibra
 a bundle JSON, the tabular trio, or a judge log with --references.
 
 A graded judge (a score on a scale) or a pass/fail judge (a verdict) is audited as a rater beside
-the humans: its log (inspect_ai, promptfoo, MT-Bench single-answer grading, judgekit/judgecal
-JSONL, or a scores table item,rater,role,score) with the human labels via --references (or in the
-same table). It passes when its alpha with the humans is not worse than theirs with each other by
-more than the margin, and above the floor; --level sets the scores' level of measurement."""
+the humans: its log ({scores}) with the human labels via --references (or in the same table). It
+passes when its alpha with the humans is not worse than theirs with each other by more than the
+margin, and above the floor; --level sets the scores' level of measurement."""
+
+def cal_description(scores: str) -> str:
+    """CAL_DESCRIPTION with the graded logs the registry reads, each paragraph wrapped (the help keeps
+    line breaks as written)."""
+    return "\n\n".join(textwrap.fill(" ".join(p.split()), 98) for p in CAL_DESCRIPTION.format(scores=scores).split("\n\n"))
+
 
 VALIDATE_EXAMPLES = """examples:
   agreebound validate
@@ -167,7 +173,7 @@ def _calibrate_parser(sub: argparse._SubParsersAction[_Parser]) -> argparse.Argu
     from agreebound.io.registry import HUMAN_VOTES, JUDGE_BUNDLE, JUDGE_LOG, JUDGE_TABLES, SCORES, format_list
 
     c = sub.add_parser("calibrate", help="audit an LLM judge (pairwise, graded or pass/fail) against human labels",
-                       formatter_class=_RAW, epilog=CAL_EXAMPLES, description=CAL_DESCRIPTION)
+                       formatter_class=_RAW, epilog=CAL_EXAMPLES, description=cal_description(format_list(SCORES)))
     c.add_argument("bundle", help=f"{format_list(JUDGE_BUNDLE)}; the contract JSON of the {format_list(JUDGE_TABLES)}; "
                    f"a pairwise judge log ({format_list(JUDGE_LOG)}); or a graded or pass/fail judge's log "
                    f"({format_list(SCORES)})")
