@@ -84,3 +84,37 @@ def test_the_cli_reads_it_from_a_thresholds_file(tmp_path, capsys):
     code = main(["panel", str(tmp_path / "small.csv"), "--thresholds", str(tmp_path / "t.toml")])
     out = capsys.readouterr().out
     assert code == 1 and "REPORT_ONLY" in out and "8 pairable units: below the minimum of 20" in out
+
+
+def test_the_verdict_at_every_level_reads_the_optional_gate_too(tmp_path):
+    """A passing optional gate changes no level's verdict: the levels are decided with it measured."""
+    ratings = SAMPLES / "krippendorff_2011.csv"
+    plain = run(PanelRecipe(ratings=(Source.at(str(ratings)),), level="interval"))
+    gated = run(PanelRecipe(ratings=(Source.at(str(ratings)),), level="interval",
+                            thresholds=ThresholdSet(PanelThresholds(minimum_units=2))))
+    levels = [d["level"]["verdict_at_levels"] for d in (r.report["panel"]["dimensions"][0] for r in (plain, gated))]
+    assert levels[0] == levels[1] and levels[1]["interval"] == gated.verdict == "ENFORCE"
+
+
+def test_every_report_names_the_gate_and_its_threshold(tmp_path):
+    report = _run(SMALL, ThresholdSet(PanelThresholds(minimum_units=8)), tmp_path)  # passes: said all the same
+    assert "(alpha floor 600 permil, spread cap 2000 permil, minimum units 8)." in report.view.markdown()
+    page = report.html()
+    assert "minimum units 8" in page and "at least 8 (minimum units)" in page
+
+
+def test_compare_says_a_threshold_turned_on_or_off(tmp_path, capsys):
+    from tests.support.cli import recorded_id
+    from tests.support.cli import run as cli
+
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    data = tmp_path / "k.csv"
+    data.write_bytes((SAMPLES / "krippendorff_2011.csv").read_bytes())
+    (tmp_path / "t.toml").write_text("[panel]\nminimum_units = 12\n")
+    _, out, _ = cli(capsys, "panel", data, "--record", "--db", db)
+    a = recorded_id(out)
+    _, out, _ = cli(capsys, "panel", data, "--thresholds", tmp_path / "t.toml", "--record", "--db", db)
+    b = recorded_id(out)
+    _, forward, _ = cli(capsys, "compare", a, b, "--db", db)
+    _, back, _ = cli(capsys, "compare", b, a, "--db", db)
+    assert "minimum units off -> 12" in forward and "minimum units 12 -> off" in back

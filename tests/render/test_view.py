@@ -90,3 +90,17 @@ def test_the_check_finds_a_planted_call(tmp_path):
     planted = tmp_path / "planted.py"
     planted.write_text("from agreebound.scored.audit import decide_scored\ndecide_scored(m, t)\n")
     assert _calls(planted) == ["planted.py:2 decide_scored"]  # decided_for_words, a word helper, is no decide
+
+
+def test_the_html_charts_carry_the_gates_own_captions():
+    """Each chart's caption is the figure's own sentence with the numbers (render.figure_style.caption),
+    not the generic fallback."""
+    page = _panel().html()
+    assert "The alpha (nominal) gate fails: alpha (nominal) 0.236, needs 0.600: 0.364 short" in page
+
+
+def test_a_stored_view_says_it_cannot_draw_html_or_junit():
+    stored = View.stored(_judge().report)
+    for draw in (stored.html, stored.junit):
+        with pytest.raises(ValueError, match="a stored view holds its report only"):
+            draw()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Sequence
 from agreebound.core.gate import SEVERITY, Gate
 from agreebound.render.gates import RATE_LABELS
 from agreebound.render.view import View
-from agreebound.core.thresholds import THRESHOLD_WORDS
+from agreebound.core.thresholds import OPTIONAL_PANEL_FIELDS, THRESHOLD_WORDS
 from agreebound.core.json_types import JSONObject, JSONValue
 
 if TYPE_CHECKING:
@@ -312,7 +312,8 @@ def _causes(a: Run, b: Run) -> list[str]:
         roles = sorted({r for r, _ in set(da) ^ set(db)})
         out.append(f"data changed ({', '.join(roles)})")
     ea, eb = effective_thresholds(a), effective_thresholds(b)
-    changed = [_threshold_change(k, ea.get(k), eb.get(k)) for k in ea if ea.get(k) != eb.get(k)]
+    changed = [_threshold_change(k, ea.get(k), eb.get(k)) for k in sorted(set(ea) | set(eb), key=list({**ea, **eb}).index)
+               if ea.get(k) != eb.get(k)]
     if changed:
         out.append("thresholds changed (" + "; ".join(changed) + ")")
     ca, cb = bound_contract(a), bound_contract(b)
@@ -365,7 +366,8 @@ def _threshold_change(key: str, before: JSONValue, after: JSONValue) -> str:
     if key == "strict":
         return f"strict mode {'on' if after else 'off'}"
     word, fmt = THRESHOLD_WORDS.get(key, (key.replace("_", " "), str))
-    own = "the contract's own"
+    # an optional panel gate absent is off; a judge threshold absent is the contract's own
+    own = "off" if key in OPTIONAL_PANEL_FIELDS else "the contract's own"
     return f"{word} {fmt(before) if before is not None else own} -> {fmt(after) if after is not None else own}"
 
 

@@ -21,7 +21,7 @@ def files_read(files: Sequence[str], remote: bool) -> list[tuple[str, str]]:
     storage) named, not read here."""
     if remote:
         return [(f, "not read by agreebound (" + f.split("://")[0] + " storage)") for f in files]
-    return [(shown(f), sha256_file(f)) for f in files]
+    return [(display_name(f), sha256_file(f)) for f in files]
 
 
 @contextmanager
@@ -80,7 +80,7 @@ def _numbers(n: int) -> int:
     return first
 
 
-def shown(path: str) -> str:
+def display_name(path: str) -> str:
     """How a report names a file an engine read: a copy of an object by the object's name."""
     from agreebound.io.remote import url_name
 

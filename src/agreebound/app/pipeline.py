@@ -17,7 +17,7 @@ from typing import (TYPE_CHECKING, Mapping, Sequence)
 from agreebound.core.errors import InputError
 from agreebound.app.judge_runs import measure_judge_recipe, run_judge
 from agreebound.app.recipes import Check, JudgeRecipe, OUT_OF_CORE, PanelRecipe, ReadInput, RecipeError, Source, UNSET, panel_engine
-from agreebound.app.local_files import engine_files, shown, files_read
+from agreebound.app.local_files import engine_files, display_name, files_read
 from agreebound.app.result import Report, level_choice, one_dimension, stored_recipe, thresholds_of
 if TYPE_CHECKING:
     from fractions import Fraction
@@ -198,7 +198,7 @@ def _measure_counted(recipe: PanelRecipe, engine: str, files: Sequence[str], m: 
     counts = engine_counts(engine, files, m, missing, recipe.master, display=recipe.display)
     if recipe.dimension is not None:
         counts = one_dimension(counts, recipe.dimension, files[0], "the files have")
-    name = recipe.display or shown(files[0]) + (f" (and {len(files) - 1} more file{'s' if len(files) > 2 else ''})"
+    name = recipe.display or display_name(files[0]) + (f" (and {len(files) - 1} more file{'s' if len(files) > 2 else ''})"
                                                     if len(files) > 1 else "")
     level, chosen_by = level_choice(recipe.level, recipe.chosen_by, m.level)
     positive: object = recipe.positive if recipe.positive is not UNSET else (m.positive or "auto")

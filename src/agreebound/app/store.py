@@ -18,7 +18,7 @@ schema, damaged) is a :class:`StoreError` naming it, and is never written to; so
 not a regular file (a device such as /dev/null, a named pipe: refused by ``stat``, never opened). A
 PostgreSQL server is given :data:`TIMEOUT_ENV` seconds to answer (default 5). What is stored is
 bounded and UTF-8: a label or a name of at most ``MAX_NAME_CHARS`` characters and no NUL; a file
-name's bytes that are not UTF-8 are stored as ``\\xNN`` escapes (agreebound.render.names.utf8_safe).
+name's bytes that are not UTF-8 are stored as ``\\xNN`` escapes (agreebound.core.escape.utf8_safe).
 
 Why one module of this size (the house splits modules over 600 lines): the schema, the records and
 the :class:`Store` are the one place SQL is written, and every query carries its access rule (owner,

@@ -210,7 +210,7 @@ def check_of(judge: PlantedJudge, report: Report) -> Check:
         return Check(judge.name, "PASS_CALIBRATION", decision.decision, decision.decision == "PASS_CALIBRATION")
     g, bias = decision.gate(gate), cast("JudgeBundle", report.bundle).measurement.bias
     said = attribution(g, bias) or position_attribution(g, bias) or ""
-    said = said[:1].upper() + said[1:] + "." if said else ""  # as judge_bias.verdict_notes words it
+    said = said[:1].upper() + said[1:] + "." if said else ""  # as agreebound.judge.bias.verdict_notes words it
     expected = f"{gate} {'passes' if passes else 'fails'}" + (f", the verdict says {note!r}" if note else "")
     found = f"{gate} {'passes' if g.passed else 'fails'}" + (f": {said!r}" if said else "")
     return Check(judge.name, expected, found, g.passed is passes and note in said)

@@ -722,7 +722,7 @@ def _picks(label: str) -> str:
 
 
 def _case_table(e: Engine[_Pos], c: JudgeCalibrationContract, names: Names) -> None:
-    """The view ``k``: the in-memory engine's per-case facts (calibration._case_facts and
+    """The view ``k``: the in-memory engine's per-case facts (agreebound.judge.measure.case_facts and
     _bias_facts) in SQL, from the validated join ``jv`` (every case there has its reference and its
     observations), a row per kind of case with its number of cases ``cnt``. A view: each query over
     it computes the facts it reads, from the one grouped join."""

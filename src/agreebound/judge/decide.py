@@ -65,7 +65,7 @@ def decide(measurement: CalibrationMeasurement, thresholds: CalibrationThreshold
     its own content id, named in the decision. A measurement without a contract the user gave
     (``contract_given`` False) is measured against its limits but never decided: INCOMPLETE, with
     the reason (:data:`NO_CONTRACT_REASON`). ``intervals``: the case-aware 95% intervals
-    (uncertainty.judge_rate_intervals) when the caller has them; otherwise the measurement's own
+    (agreebound.judge.intervals.judge_rate_intervals) when the caller has them; otherwise the measurement's own
     (its cached diagnostics). Each gate carries its interval, whether it is fragile, and its plan
     (agreebound.core.planner.Plan: the minimum detectable difference, how many more cases would decide it).
     """

@@ -133,7 +133,7 @@ def seed_view(g: Gate) -> SeedView:
 
 
 def with_intervals(gates: Sequence[Gate], intervals: dict[str, RateInterval] | None) -> tuple[Gate, ...]:
-    """The gates with the case-aware 95% intervals (uncertainty.judge_rate_intervals) a decision
+    """The gates with the case-aware 95% intervals (agreebound.judge.intervals.judge_rate_intervals) a decision
     made without them lacks, and whether each is fragile; a gate that has its interval, or has no
     value, is kept as decided. For screens that hold the intervals apart from the decision."""
     out = []

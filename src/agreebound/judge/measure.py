@@ -139,7 +139,7 @@ class CalibrationMeasurement:
 
     @cached_property
     def diagnostics(self) -> JudgeDiagnostics:
-        """The audit's diagnostics and case-clustered intervals (uncertainty.judge_diagnostics; they
+        """The audit's diagnostics and case-clustered intervals (agreebound.judge.intervals.judge_diagnostics; they
         compute an alpha): once per measurement, whoever reads them first (a page, a report)."""
         return judge_diagnostics(self)
 
@@ -156,7 +156,7 @@ class CalibrationMeasurement:
         return corrected_headline(self.counts)
 
     def rate_stats(self) -> dict[str, RateStats]:
-        """Each rate's per-case sums (judge_counts.RateStats, from the counts), for the case-aware
+        """Each rate's per-case sums (agreebound.judge.counts.RateStats, from the counts), for the case-aware
         intervals; empty for a measurement without counts (the intervals then say so)."""
         return dict(self.counts.rates) if self.counts is not None else {}
 
@@ -237,7 +237,7 @@ def measure_arrays(contract: JudgeCalibrationContract, header: tuple[str, str, s
 
 
 def case_facts(x: CaseArrays) -> dict[str, np.ndarray]:
-    """Each case's facts (judge_counts.FACTS, and the verdicts and self-candidate the per-case view
+    """Each case's facts (agreebound.judge.counts.FACTS, and the verdicts and self-candidate the per-case view
     shows): labels as indices into CANDIDATES, -1 for none."""
     n_cases = len(x.case_ids)
     sel = x.obs_selected
@@ -291,7 +291,7 @@ def case_facts(x: CaseArrays) -> dict[str, np.ndarray]:
 
 def _bias_facts(x: CaseArrays, votes: np.ndarray, verdict: np.ndarray, obs_per_case: np.ndarray,
                 self_cand: np.ndarray) -> dict[str, np.ndarray]:
-    """Each case's facts beside the seed's (judge_counts.EXTRA_RATE_NAMES and what follows it):
+    """Each case's facts beside the seed's (agreebound.judge.counts.EXTRA_RATE_NAMES and what follows it):
     ``votes[case, order, label]`` counts the verdicts, ``verdict[case, order]`` the stable verdict
     of each order (-1: none)."""
     n_cases = len(obs_per_case)

@@ -268,7 +268,7 @@ def decide_panel(m: "PanelMeasurement", thresholds: PanelThresholds, source: str
     d = decide(m.ndet, m.alpha, m.rate_values, thresholds, alpha_low=b.low, alpha_high=b.high,
                alpha_method=alpha_interval_words(b), spread_low=m.spread_bracket[0],
                spread_high=m.spread_bracket[1], source=source, alpha_se=b.se, alpha_units=m.alpha.units,
-               measured={name: measure(m) for name, (_, measure) in PANEL_MEASURES.items()})
+               measured=panel_measured(m))
     # the verdict at every compared level, decided here once: every renderer reads it from the decision
     return replace(d, at_levels=level_verdicts(m, thresholds))
 
@@ -284,8 +284,15 @@ def level_verdicts(m: PanelMeasurement, thresholds: PanelThresholds) -> dict[Lev
     gates (strict mode's interval bound is drawn at the level in force only, so strict mode alone
     never makes a verdict depend on the level). They differ: the verdict *depends on the level*."""
     plain = replace(thresholds, strict=False)
-    return {lv: decide(m.ndet, m.alpha_at_levels[lv], m.rate_values, plain, spread_high=m.spread_bracket[1]).verdict
+    measured = panel_measured(m)
+    return {lv: decide(m.ndet, m.alpha_at_levels[lv], m.rate_values, plain, spread_high=m.spread_bracket[1],
+                       measured=measured).verdict
             for lv in compared_levels(m)}
+
+
+def panel_measured(m: PanelMeasurement) -> dict[str, int | None]:
+    """The numbers the optional gates read (PANEL_MEASURES), the same at every level."""
+    return {name: measure(m) for name, (_, measure) in PANEL_MEASURES.items()}
 
 
 def depends_on_level(m: PanelMeasurement, thresholds: PanelThresholds) -> bool:

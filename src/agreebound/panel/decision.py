@@ -62,7 +62,8 @@ class PanelDecision:
         return bool(self.rates_measured)
 
     rates_measured: int = 0
-    #: The three gates as decided, in order: "detectors", "alpha", "spread" (agreebound.core.gate).
+    #: The gates as decided, in order: the seed's "detectors", "alpha", "spread", then each optional
+    #: gate the thresholds turned on (OPTIONAL_PANEL_GATES; agreebound.core.gate).
     gates: tuple[Gate, ...] = ()
     #: The verdict alpha at each compared level would give (decide_panel; empty from decide alone).
     at_levels: dict[Level, Verdict] = field(default_factory=dict)
@@ -97,7 +98,8 @@ def optional_check(name: str, kind: str) -> str:
 
 
 def gates_from_report(dimension: JSONObject, thresholds: JSONObject) -> tuple[Gate, ...]:
-    """The three gates of one dimension of a stored JSON report (``report["panel"]["dimensions"]``
+    """The gates of one dimension of a stored JSON report (the seed's three, then its optional ones;
+    ``report["panel"]["dimensions"]``
     under ``report["thresholds"]["panel"]``), for reports that do not carry them: each gate
     passed when its decision gave no reason against it (:data:`GATE_CHECKS`). The one place a
     report's reasons are read back as gates."""

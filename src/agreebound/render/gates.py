@@ -179,7 +179,7 @@ def view(decided: Gate, domain: str, subject: str, label: str, **words: Any) -> 
 
 
 def panel_gates(dimension: str, m: PanelMeasurement, d: PanelDecision) -> list[GateView]:
-    """The panel's three gates as ``d`` decided them (analysis.decide_panel: with their intervals)."""
+    """The panel's gates as ``d`` decided them (the seed's three, then any optional one) (agreebound.panel.decide.decide_panel: with their intervals)."""
     th = d.thresholds
     det, alpha, spread = (d.gate(n) for n in ("detectors", "alpha", "spread"))
     out = [view(det, "panel", dimension, f"independent {rater_noun(m.raters)}s", strict=th.strict,
@@ -245,7 +245,7 @@ def judge_gates(subject: str, d: CalibrationDecision, intervals: dict[str, RateI
     (:func:`net_gate_view`). ``intervals``: per rate name an object with
     ``low``/``high`` (fractions of 1), ``method``, ``cases`` and ``observations``
     (agreebound.judge.intervals.judge_rate_intervals); a decision made without them gets them, and
-    whether each gate is fragile, from calibration.with_intervals."""
+    whether each gate is fragile, from agreebound.judge.decision.with_intervals."""
     out = []
     # No contract: each gate is measured against illustrative limits and not decided (passed None).
     illustrative = not d.contract_given

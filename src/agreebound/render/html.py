@@ -13,6 +13,8 @@ import html
 from fractions import Fraction
 from typing import TYPE_CHECKING, cast
 from agreebound.core.escape import printable
+from agreebound.core.thresholds import THRESHOLD_WORDS
+from agreebound.render.report import optional_thresholds_words
 from agreebound.core.gate import SEVERITY, Gate
 from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, level_phrase
 from agreebound.core.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
@@ -64,6 +66,12 @@ def _panel_gates(d: JSONObject, p: JSONObject, gates: tuple[Gate, ...]) -> str:
         ["detector spread (max / min rate)", spread, f"at most {cap / 1000:.2f}x ({cap} permil)",
          result_html(result["spread"])],
     ]
+    for g in gates[3:]:  # the optional gates the thresholds turned on (OPTIONAL_PANEL_GATES)
+        words = THRESHOLD_WORDS.get(g.threshold_field, (g.threshold_field, str))[0]
+        value = f"{int(g.exact):,}" if g.exact is not None else escaped(g.state, 40)
+        rows.append([escaped(g.name.replace("_", " "), 40), value,
+                     f"{'at least' if g.kind == 'min' else 'at most'} {int(g.threshold):,} ({escaped(words, 60)})",
+                     result_html(result[g.name])])
     return html_table(f"Gates for {escaped(d['dimension'], 60)}", ["gate", "value", "threshold", "result"], rows,
                   [25, 34, 25, 16], small=True)
 
@@ -164,7 +172,7 @@ def panel_html(view: View) -> str:
     summary = (f"<p>Overall {verdict_html(report['panel']['verdict'])} over {len(dims):,} dimension"
                f"{'s' if len(dims) != 1 else ''}: alpha floor {p['alpha_floor_permil'] / 1000:.3f} "
                f"({p['alpha_floor_permil']} permil), spread cap {p['ratio_cap_permil'] / 1000:.2f}x "
-               f"({p['ratio_cap_permil']} permil){strict}.</p>\n"
+               f"({p['ratio_cap_permil']} permil){escaped(optional_thresholds_words(p), 200)}{strict}.</p>\n"
                + html_table("Every dimension", ["dimension", "verdict", "level", "alpha", "95% interval", "spread",
                                             "detectors"], rows, [18, 16, 14, 10, 16, 14, 12], numeric=(3, 6)))
     if len(dims) > len(detailed):

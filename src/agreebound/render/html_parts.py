@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from agreebound.core.escape import html_text
 from agreebound.core.limits import LISTED_CATEGORIES
 from agreebound.core.json_types import JSONObject
-from agreebound.render import figures
+from agreebound.render.figure_style import caption as figure_caption
 
 
 
@@ -206,9 +206,7 @@ def fit(fig: go.Figure, extra_height: int = 0) -> go.Figure:
 
 def chart_caption(fig: go.Figure, fallback: str) -> str:
     """The figure's own plain-language caption when it carries one, else ``fallback``; escaped."""
-    read = getattr(figures, "caption", None)
-    text = read(fig) if callable(read) else ""
-    return html.escape(text or fallback)
+    return html.escape(figure_caption(fig) or fallback)
 
 
 def chart(fig: go.Figure, index: int, heading: str, caption: str, filename: str) -> str:

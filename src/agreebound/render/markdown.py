@@ -16,7 +16,7 @@ from agreebound.render.scored import (  # noqa: F401 - plan_text and exact re-ex
 )
 from agreebound.core.limits import DETAIL_DIMENSIONS
 from agreebound.core.json_types import JSONObject
-from agreebound.render.report import coefficient_rows, num, rows_read_text
+from agreebound.render.report import coefficient_rows, num, optional_thresholds_words, rows_read_text
 from fractions import Fraction
 from agreebound.render.report import LISTED_PAIRS
 
@@ -68,7 +68,8 @@ def _panel_markdown(report: JSONObject) -> list[str]:
     dims = report["panel"]["dimensions"]
     depends = " *Depends on the level* (see below)." if report["panel"].get("depends_on_level") else ""
     lines = [f"**Overall: {report['panel']['verdict']}** (alpha floor {p['alpha_floor_permil']} permil, "
-             f"spread cap {p['ratio_cap_permil']} permil{', strict' if p['strict'] else ''}).{depends}", "",
+             f"spread cap {p['ratio_cap_permil']} permil{optional_thresholds_words(p)}{', strict' if p['strict'] else ''})."
+             f"{depends}", "",
              "| dimension | verdict | level | alpha (exact) | alpha permil | 95% interval | spread | detectors |",
              "|---|---|---|---|---|---|---|---|"]
     for d in dims:

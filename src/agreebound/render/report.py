@@ -33,7 +33,7 @@ from agreebound.core.limits import LISTED_CATEGORIES
 from agreebound.panel.seed import AB_UNDEFINED
 from agreebound.panel.decision import PanelDecision
 from agreebound.core.escape import LONE_SURROGATE, utf8_safe_tree
-from agreebound.core.thresholds import ThresholdSet
+from agreebound.core.thresholds import OPTIONAL_PANEL_FIELDS, THRESHOLD_WORDS, ThresholdSet
 from agreebound.core.json_types import JSONObject
 
 
@@ -180,6 +180,14 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> JSONObject:
     }
 
 
+def optional_thresholds_words(panel_thresholds: JSONObject) -> str:
+    """", minimum units 20": each optional panel threshold in force (OPTIONAL_PANEL_GATES), as a
+    summary line names it; "" when none is on, so a report under the seed's rule reads as before."""
+    said = [f", {THRESHOLD_WORDS[f][0]} {THRESHOLD_WORDS[f][1](panel_thresholds[f])}"
+            for f in OPTIONAL_PANEL_FIELDS if panel_thresholds.get(f) is not None]
+    return "".join(said)
+
+
 def optional_gates(d: PanelDecision) -> JSONObject:
     """The gates beyond the seed's three that the thresholds turned on (OPTIONAL_PANEL_GATES), as
     decided; {} when none is on, so a report under the seed's rule is unchanged."""
@@ -281,7 +289,7 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> JSONObje
             "bound_passed": g.bound_passed,
             "unavailable": unavailable(g),
             "wilson95": [rounded(w.low), rounded(w.high)] if rate.evaluable else None,
-            # case-aware: each case's observations as one cluster (uncertainty.judge_rate_intervals)
+            # case-aware: each case's observations as one cluster (agreebound.judge.intervals.judge_rate_intervals)
             "interval95": None if iv is None else [rounded(iv.low), rounded(iv.high)],
             "interval_method": None if iv is None else iv.method,
             "cases": None if iv is None else iv.cases,
@@ -367,7 +375,7 @@ def to_json(report: JSONObject, ascii_only: bool = False) -> str:
     """Deterministic JSON. ``ascii_only`` for a terminal: every non-ASCII character (and so every
     bidi or invisible one) as a \\u escape. A file name with bytes that are not UTF-8 is written
     with each such byte as the text ``\\xNN``, in the file and on the terminal alike (as the
-    history stores it; agreebound.render.names.utf8_safe)."""
+    history stores it; agreebound.core.escape.utf8_safe)."""
     if ascii_only:
         text = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=True, allow_nan=False)
         if not _SURROGATE_ESCAPE.search(text):  # no surrogate at all: the usual case, one pass

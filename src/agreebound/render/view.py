@@ -79,22 +79,28 @@ class View:
         return to_markdown(self.report)
 
     def html(self) -> str:
+        """The HTML report. A graded judge's reads the report alone; a panel's and a pairwise judge's
+        draw their charts from the live decisions, so a stored view cannot give one."""
         from agreebound.render.html import calibration_html, panel_html, scored_html
 
         if self.kind == "scored":
             return scored_html(self.report)
-        if self.kind == "calibration" and self.live:
-            return calibration_html(self)
-        return panel_html(self)
+        self._live_for("an HTML report")
+        return calibration_html(self) if self.kind == "calibration" else panel_html(self)
 
     def junit(self) -> str:
+        """The JUnit report, one test case per gate as decided (a stored view: none to give)."""
         from agreebound.render.junit import calibration_junit, panel_junit, scored_junit
 
         if self.kind == "scored":
             return scored_junit(self.report)
-        if self.kind == "calibration":
-            return calibration_junit(self)
-        return panel_junit(self)
+        self._live_for("a JUnit report")
+        return calibration_junit(self) if self.kind == "calibration" else panel_junit(self)
+
+    def _live_for(self, what: str) -> None:
+        if not self.live:
+            raise ValueError(f"{what} is drawn from the run's decisions; a stored view holds its report only "
+                             "(JSON, Markdown and its gates)")
 
     def panel_decisions(self) -> dict[str, tuple[PanelMeasurement, PanelDecision]]:
         """A live panel view's (measurement, decision) per dimension; {} for a stored one."""

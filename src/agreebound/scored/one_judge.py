@@ -14,7 +14,7 @@ from agreebound.judge.bias import Measure
 from agreebound.judge.counts import RateStats
 from agreebound.core.intervals import Z95, rate_interval
 from agreebound.scored.items import JACKKNIFE, ScoredInput
-from agreebound.scored.pairwise import LOO_MAX_VALUES, PairAlpha, PooledAlpha, jack_measure, num, jackknife, pair_alpha, pooled_alpha
+from agreebound.scored.pairwise import LOO_MAX_VALUES, PairAlpha, PooledAlpha, jack_measure, plain_number, jackknife, pair_alpha, pooled_alpha
 
 
 # --- one judge against the humans ------------------------------------------------------------------
@@ -226,7 +226,7 @@ def _kappa(pairs: Pairs, level: Level, weights: str) -> Fraction | None:
     module (two raters: its Cohen kappa), each pair a row."""
     if not len(pairs.item):
         return None
-    coded = encode([[num(a), num(b)] for a, b in zip(pairs.judge, pairs.human)])
+    coded = encode([[plain_number(a), plain_number(b)] for a, b in zip(pairs.judge, pairs.human)])
     c = coefficients(coded, ["judge", "human"], level).get("cohen_kappa", weights)
     return None if c is None else c.value
 
@@ -238,7 +238,7 @@ def _kappa_measure(name: str, title: str, pairs: Pairs, level: Level, weights: s
     j, r = pairs.judge, pairs.human
     values = np.unique(np.concatenate([j, r]))
     c = len(values)
-    w = np.array(weight_matrix(weights, [num(v) for v in values], True), dtype=float)
+    w = np.array(weight_matrix(weights, [plain_number(v) for v in values], True), dtype=float)
     ij, ir = np.searchsorted(values, j), np.searchsorted(values, r)
     rows = pairs.rows([np.ones(len(j)), w[ij, ir]] + [ij == k for k in range(c)] + [ir == k for k in range(c)])
 
@@ -257,7 +257,7 @@ def graded_measures(x: ScoredInput, judge: str, pairs: Pairs, level: Level) -> t
     held) and self-preference."""
     j, h = pairs.judge, pairs.human
     weights = "quadratic" if level != "nominal" else "identity"
-    d = [Fraction(num(a)) - Fraction(num(b)) for a, b in zip(j, h)]
+    d = [Fraction(plain_number(a)) - Fraction(plain_number(b)) for a, b in zip(j, h)]
     leniency = sum(d, Fraction(0)) / len(d) if d else None
     ref = reference(x)
     jcol = x.column(judge)
@@ -339,8 +339,8 @@ def _exact_differences(x: ScoredInput, judge: str, items: np.ndarray) -> list[Fr
     j = x.column(judge)
     out = []
     for i in np.flatnonzero(items):
-        row = [Fraction(num(v)) for v in hs[i] if not np.isnan(v)]
-        out.append(Fraction(num(j[i])) - sum(row, Fraction(0)) / len(row))
+        row = [Fraction(plain_number(v)) for v in hs[i] if not np.isnan(v)]
+        out.append(Fraction(plain_number(j[i])) - sum(row, Fraction(0)) / len(row))
     return out
 
 

@@ -22,7 +22,7 @@ def exact_value(v: float) -> int | Fraction:
     return int(v) if float(v).is_integer() else Fraction(repr(float(v)))
 
 
-def num(x: float) -> int | float:
+def plain_number(x: float) -> int | float:
     return int(x) if float(x).is_integer() else float(x)
 
 

@@ -170,7 +170,7 @@ def panel_diagnostics(name: str, digest: str, _data: bytes, level: Level, dimens
 @st.cache_resource(max_entries=16, show_spinner="Computing the other coefficients...")
 def panel_coefficients(name: str, digest: str, _data: bytes, level: Level, dimension: str,
                        mapping: str | None = None) -> PanelCoefficients:
-    """The coefficients beside alpha (analysis.panel_coefficients), once per data, level, dimension."""
+    """The coefficients beside alpha (agreebound.panel.measure.panel_coefficients), once per data, level, dimension."""
     from agreebound.panel.measure import panel_coefficients as compute
 
     MEASURE_CALLS["coefficients"] += 1

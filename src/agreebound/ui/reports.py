@@ -11,7 +11,7 @@ import streamlit as st
 from agreebound.core.json_types import JSONObject
 from agreebound.ui import state
 from agreebound.ui.data import Loaded
-from agreebound.ui.loading import judge, panel_decisions
+from agreebound.ui.loading import judge_decision, panel_decisions
 from agreebound.ui.provenance import is_sample, shown_files
 from agreebound.ui.state import K, session
 
@@ -41,7 +41,6 @@ def report_coefficients(loaded: Loaded[PanelRecipe], ms: Mapping[str, PanelMeasu
 def report_downloads(kind: str) -> None:
     """JSON / Markdown / self-contained HTML reports of what is loaded, under the thresholds in
     force; built only when a button is pressed."""
-    from agreebound.judge.decide import decide
     from agreebound.render.markdown import mark_sample, to_markdown
     from agreebound.render.report import to_json
     from agreebound.render.view import View, calibration_view, panel_view
@@ -59,10 +58,10 @@ def report_downloads(kind: str) -> None:
             return panel_view(ms, decisions, t, inputs, coefficients=report_coefficients(loaded, ms, t))
     else:
         files = shown_files(session.judge_source)
-        bundle = judge()
+        bundle, decision = judge_decision()  # the decision the page shows (decided once, ui.memo)
 
         def view() -> View:
-            return calibration_view(bundle, decide(bundle.measurement, t.calibration), t, files)
+            return calibration_view(bundle, decision, t, files)
 
     def marked() -> View:
         """The view when a button is pressed: a bundled sample's report says so."""
