@@ -45,6 +45,7 @@ from agreebound.ui.blocks import md, open_tab, responsive_table, text_table
 from agreebound.ui.data import JUDGE_SAMPLES, Loaded, Upload
 from agreebound.ui.loading import uploaded
 from agreebound.ui.provenance import SAMPLE_WORDS
+from agreebound.ui import memo
 from agreebound.ui.state import K, session
 from agreebound.ui.threshold_editors import threshold_pair
 
@@ -165,8 +166,9 @@ def decision() -> tuple[ScoredMeasurement, ScoredDecision]:
     src = loaded()
     assert src is not None, "no graded judge is loaded"
     m = measured(src.recipe)
-    t = state.thresholds()
-    return m, decide_scored(m, t.scored, t.source, session.scored_for)
+    t, judge = state.thresholds(), session.scored_for
+    # decided once per thresholds and judge (ui.memo): the page, its figures and its downloads share it
+    return m, memo.once("scored", m, lambda m: decide_scored(m, t.scored, t.source, judge), (t.scored, t.source, judge))
 
 
 def decided_under_defaults(m: ScoredMeasurement) -> ScoredDecision:
@@ -493,8 +495,8 @@ def downloads(m: ScoredMeasurement) -> None:
     from datetime import datetime, timezone
     from pathlib import Path
 
-    from agreebound.app.judge_runs import scored_result
     from agreebound.render.html import scored_html
+    from agreebound.render.view import scored_view
     from agreebound.render.names import report_filename
     from agreebound.render.markdown import mark_sample, to_markdown
     from agreebound.render.report import to_json
@@ -503,12 +505,11 @@ def downloads(m: ScoredMeasurement) -> None:
     assert src is not None
     files = [cast(ReadInput, (role, f.name, f.data)) for role, f in (("bundle", src.recipe.first), ("references", src.recipe.references))
              if f is not None]
-    recipe = replace(src.recipe, judge=session.scored_for)
     stem, when = Path(src.recipe.first.name).stem, datetime.now(timezone.utc)
 
     def build() -> JSONObject:
         """The report under the thresholds in force when a button is pressed."""
-        report = scored_result(recipe, m, state.thresholds(), files).report
+        report = scored_view(m, decision()[1], state.thresholds(), [(n, b) for _, n, b in files]).report
         return mark_sample(report) if is_sample() else report
 
     st.header("Reports", anchor="scored-reports")
