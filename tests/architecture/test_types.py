@@ -126,8 +126,10 @@ def test_no_module_is_left_out_of_the_check():
 
 
 @pytest.fixture(scope="module")
-def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("mypy_cache")
+def mypy_cache() -> Path:
+    """mypy's own incremental cache in the checkout (git-ignored): a fresh clone checks every module
+    (about 40 s here), a second run only what changed (a few seconds), with the same result."""
+    return ROOT / ".mypy_cache"
 
 
 def _mypy(cache: Path, *args: str) -> tuple[str, int]:
