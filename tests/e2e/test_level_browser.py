@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.panel.test_levels import goniometer, long_0_9
+from tests.support.panels import goniometer, long_0_9
 from tests.support.dashboard import settle
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -205,7 +205,7 @@ def test_bom_is_fine():
 def test_krippendorff_2011_file_round_trip():
     panel = parse_ratings("krippendorff_2011.csv", (SAMPLES / "krippendorff_2011.csv").read_bytes())["all"]
     assert panel.kind == "integer" and panel.units[0] == "unit-01" and len(panel.raters) == 4
-    from tests.panel.test_panel import K2011
+    from tests.support.panels import K2011
 
     for level in ("nominal", "ordinal", "interval", "ratio"):
         assert krippendorff_alpha(panel.ratings(level), level).value == krippendorff_alpha(K2011, level).value

@@ -18,7 +18,7 @@ from agreebound.app.pipeline import parse_judge_bundle
 from agreebound.render.report import calibration_report
 from agreebound.render.markdown import to_markdown
 from agreebound.core.thresholds import ThresholdSet, threshold_set_from_dict
-from tests.judge.test_calibration import case, contract, snapshot
+from tests.support.judge_records import case, contract, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 FAILING = ROOT / "sample_data" / "judge_failing.json"

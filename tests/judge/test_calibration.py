@@ -7,7 +7,6 @@ import subprocess
 import sys
 from dataclasses import replace
 from fractions import Fraction
-from hashlib import sha256
 
 import pandas as pd
 import pytest
@@ -26,12 +25,12 @@ from agreebound.judge.contract import (
     ILLUSTRATIVE_CONTRACT as C,
     ILLUSTRATIVE_SNAPSHOT as S,
     HumanReference,
-    JudgeCalibrationContract,
     JudgeCalibrationSnapshot,
     JudgeObservation,
     snapshot_frames,
 )
 from agreebound.app.synthetic import JudgeBehaviour, judge_frames
+from tests.support.judge_records import DIGEST, case, contract, snapshot
 from tests.support.seed_oracle import seed_audit
 
 SEED_LINES = """example=illustrative_only
@@ -43,7 +42,6 @@ verbosity_bias_bps=0;self_preference_bps=0
 decision=PASS_CALIBRATION
 claim=LOCAL_DECLARED_LABEL_AUDIT_NOT_JUDGE_VALIDATION"""
 
-DIGEST = sha256(b"rubric").hexdigest()
 
 
 def test_illustrative_lines_exact():
@@ -54,34 +52,6 @@ def test_illustrative_lines_exact():
 def test_module_main_prints_the_lines():
     out = subprocess.run([sys.executable, "-m", "agreebound.judge.seed_report"], capture_output=True, text=True, check=True)
     assert out.stdout == SEED_LINES + "\n"
-
-
-# --- a small builder for hand-computed cases -------------------------------------------------
-
-
-def contract(**kw) -> JudgeCalibrationContract:
-    base = dict(version="judge-calibration-v1", scope="unit-test-scope", judge_generator="judge-v1",
-                repetitions_per_order=2, minimum_cases=1, minimum_reviewers=1,
-                minimum_human_agreement_bps=0, maximum_position_flip_bps=10_000,
-                maximum_repeat_variance_bps=10_000, maximum_verbosity_bias_bps=10_000,
-                maximum_self_preference_bps=10_000)
-    base.update(kw)
-    return JudgeCalibrationContract(**base)
-
-
-def case(case_id, preferred, picks, a_tok=100, b_tok=100, a_gen="candidate-a", b_gen="candidate-b",
-         reviewers=("reviewer:one",), adjudicated=True, judge="judge-v1"):
-    """picks: {"ab": [rep1, rep2, ...], "ba": [...]} selected candidates."""
-    ref = HumanReference(case_id, preferred, reviewers, adjudicated)
-    obs = tuple(JudgeObservation(case_id, order, i + 1, pick, a_tok, b_tok, a_gen, b_gen, judge)
-                for order in ("ab", "ba") for i, pick in enumerate(picks[order]))
-    return ref, obs
-
-
-def snapshot(con, *cases, scope=None, content_id=None):
-    refs = tuple(r for r, _ in cases)
-    obs = tuple(o for _, os in cases for o in os)
-    return JudgeCalibrationSnapshot(scope or con.scope, content_id or con.content_id, DIGEST, refs, obs)
 
 
 def test_hand_computed_every_rate():

@@ -22,7 +22,7 @@ from agreebound.core.thresholds import ThresholdSet
 from agreebound.core.intervals import Z95, Wilson
 from agreebound.judge.intervals import judge_rate_intervals
 from agreebound.judge.intervals import judge_diagnostics
-from tests.judge.test_calibration import case, contract, snapshot
+from tests.support.judge_records import case, contract, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_data"

@@ -21,8 +21,8 @@ from agreebound.core.intervals import Wilson
 from agreebound.panel.diagnostics import alpha_without_each_rater, detector_vs_human, unit_disagreement
 from agreebound.panel.intervals import bootstrap_alpha, bootstrap_alpha_units, pairable_pairs, spread_interval
 from agreebound.judge.intervals import judge_diagnostics
-from tests.judge.test_calibration import case, contract, snapshot
-from tests.panel.test_panel import K2011
+from tests.support.judge_records import case, contract, snapshot
+from tests.support.panels import K2011
 
 
 @pytest.mark.parametrize("s, n, low, high", [

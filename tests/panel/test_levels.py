@@ -5,9 +5,7 @@ level would change says so (issue 22, section 1)."""
 from __future__ import annotations
 
 import json
-import random
 
-import pytest
 
 from agreebound.panel.measure import measure_panel
 from agreebound.panel.decide import depends_on_level, level_verdicts
@@ -17,29 +15,7 @@ from agreebound.io.mapping import Mapping
 from agreebound.core.thresholds import PanelThresholds
 from agreebound.panel.seed import Verdict
 from tests.support.cli import process
-
-
-def long_0_9(seed: int = 7, units: int = 40, raters: int = 3) -> bytes:
-    """A long export (subject, coder, score) of 0-9 ratings, each coder within one point of the
-    truth: ordinal and interval alpha high, nominal low."""
-    rng = random.Random(seed)
-    rows = ["subject,coder,score"]
-    for u in range(units):
-        t = rng.randrange(10)
-        for r in range(raters):
-            rows.append(f"s{u + 1},coder{r + 1},{min(9, max(0, t + rng.choice((-1, 0, 0, 1))))}")
-    return ("\n".join(rows) + "\n").encode()
-
-
-def goniometer(seed: int = 3, units: int = 29) -> bytes:
-    """An R write.csv of angles (unnamed row-number column, quoted header), three raters within a
-    degree of each other: 31 distinct whole numbers."""
-    rng = random.Random(seed)
-    rows = ['"","rater1","rater2","rater3"']
-    for u in range(units):
-        t = rng.randrange(-5, 30)
-        rows.append(f'"{u + 1}",' + ",".join(str(t + rng.choice((-1, 0, 0, 1))) for _ in range(3)))
-    return ("\n".join(rows) + "\n").encode()
+from tests.support.panels import goniometer, long_0_9
 
 
 def cli(tmp_path, name: str, data: bytes, *flags: str) -> tuple[int, str, dict]:

@@ -21,14 +21,11 @@ from agreebound.panel.decide import decide
 from agreebound.panel.seed import seed_enforce
 from agreebound.panel.spread import rate_span, ratio_permil
 from agreebound.panel.categories import LEVELS
+from tests.support.panels import K2011
 
 N = None
 # Krippendorff (2011) "Computing Krippendorff's alpha-reliability", section C: 4 observers, 12 units,
 # missing values.  Rows = units, columns = observers A..D.
-K2011 = [
-    [1, 1, N, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
-    [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [N, 5, 5, 5], [N, N, 1, 1], [N, 3, N, N],
-]
 
 
 # --- published values, as exact fractions ---------------------------------------------------
