@@ -8,7 +8,7 @@ import json
 
 
 from agreebound.panel.measure import measure_panel
-from agreebound.panel.decide import depends_on_level, level_verdicts
+from agreebound.panel.decide import decide_panel, level_verdicts
 from agreebound.panel.levels import NOMINAL_MAX_VALUES, default_level
 from agreebound.io.ratings import import_ratings
 from agreebound.io.mapping import Mapping
@@ -95,7 +95,7 @@ def test_labels_never_depend_on_the_level_and_strict_mode_alone_does_not_either(
     m = measure_panel(panel_of(long_0_9()), "ordinal")
     strict = PanelThresholds(strict=True)
     assert level_verdicts(m, strict)["ordinal"] is Verdict.ENFORCE  # by the point gates, as at the other levels
-    assert depends_on_level(m, strict) and depends_on_level(m, PanelThresholds(alpha_floor_permil=300)) is False
+    assert decide_panel(m, strict).depends_on_level and decide_panel(m, PanelThresholds(alpha_floor_permil=300)).depends_on_level is False
 
 
 def test_usage_shows_optional_arguments_as_optional_and_unknown_json_lines_say_so(tmp_path, capsys):

@@ -295,7 +295,3 @@ def panel_measured(m: PanelMeasurement) -> dict[str, int | None]:
     return {name: measure(m) for name, (_, measure) in PANEL_MEASURES.items()}
 
 
-def depends_on_level(m: PanelMeasurement, thresholds: PanelThresholds) -> bool:
-    return len(set(level_verdicts(m, thresholds).values())) > 1
-
-

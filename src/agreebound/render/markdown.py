@@ -5,20 +5,13 @@ from typing import Sequence
 from agreebound.core.escape import md_code, md_text
 from agreebound.core.gate import SEVERITY
 from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, level_phrase
-from agreebound.render.scored import (  # noqa: F401 - plan_text and exact re-exported
-    calibration_dict,
-    confidence_lines,
-    exact,
-    plan_text,
-    rounded,
-    scored_markdown,
-    scored_section,
-)
+from agreebound.render.scored import confidence_lines, plan_text, scored_markdown
 from agreebound.core.limits import DETAIL_DIMENSIONS
 from agreebound.core.json_types import JSONObject
-from agreebound.render.report import coefficient_rows, num, optional_thresholds_words, rows_read_text
 from fractions import Fraction
-from agreebound.render.report import LISTED_PAIRS
+
+from agreebound.render.report import (LISTED_PAIRS, coefficient_rows, num, optional_thresholds_words,
+                                      rows_read_text)
 
 
 
