@@ -39,7 +39,7 @@ def test_validate_holds_and_exits_0(capsys):
     assert out.splitlines()[0] == ("agreebound validate: 6 judges with planted defects, each audited by the pipeline "
                                    "(800 cases x 2 orders x 3 repetitions; seed 0)")
     assert out.rstrip().splitlines()[-1] == (
-        "validate: holds: 72 measures recovered their planted values, every bias flag as planted (clean and noisy "
+        "validate: holds: 78 measures recovered their planted values, every bias flag as planted (clean and noisy "
         "judges: none), 6 verdicts as planted; 7 graded and pass/fail judges as planted")
     assert "MISS" not in out
     assert ("  graded-noisy: expected FAIL_CALIBRATION; found FAIL_CALIBRATION (admissibility fails, judge_alpha "
@@ -78,7 +78,7 @@ def test_validate_json(capsys):
     assert main(["validate", "--json", "--seed", "3"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["holds"] is True and data["seed"] == 3 and data["failures"] == []
-    assert len(data["rows"]) == 72 and len(data["checks"]) == 6
+    assert len(data["rows"]) == 78 and len(data["checks"]) == 6
     row = next(r for r in data["rows"] if (r["judge"], r["measure"]) == ("length", "verbosity_net"))
     assert row["implant"] == "27/100" and row["flag_expected"] is True and row["flag_raised"] is True
 
@@ -93,8 +93,8 @@ def test_validate_bad_seed_exits_3(argv, capsys):
 def _broken(monkeypatch, name: str, fix) -> None:
     """The pipeline's bias measures with one measure broken on purpose (``fix``: the measure and all
     the measures -> the broken measure)."""
-    def broken(counts, unavailable=None):
-        b = measure_bias(counts, unavailable)
+    def broken(counts, unavailable=None, *, judge=None):
+        b = measure_bias(counts, unavailable, judge=judge)
         group = lambda ms: tuple(fix(m, b) if m.name == name else m for m in ms)  # noqa: E731
         return BiasMeasures(group(b.position), group(b.verbosity), group(b.self_preference), b.mix_note)
 
@@ -109,7 +109,7 @@ def test_a_shifted_first_slot_fails_validate(monkeypatch, capsys):
     assert main(["validate"]) == 1
     out = capsys.readouterr().out
     assert _row(out, "clean", "first_slot")[2:] == ["50.0%", "60.0%", "[58.5, 61.5]", "NO", "no", "yes", "MISS"]
-    assert "validate: FAILS: 6 of 85 checks do not hold:" in out
+    assert "validate: FAILS: 6 of 91 checks do not hold:" in out
     assert "  - clean judge, first_slot: planted 50.0% outside [58.5, 61.5]" in out
     assert "  - noisy judge, first_slot: planted 50.0% outside [58.5, 61.5]" in out
     assert [line for line in out.splitlines() if "MISS" in line and "first_slot" not in line] == []
@@ -157,6 +157,7 @@ def test_implants_in_closed_form():
     assert clean["first_slot"] == Fraction(1, 2) and clean["mcnemar"] is None
     assert clean["verbosity_bias"] == clean["verbosity_mirror"] == clean["self_control"] == Fraction(1, 25)
     assert clean["verbosity_net"] == clean["length_excess"] == clean["self_preference_net"] == 0
+    assert clean["self_error_excess"] == 0
     first = implants(JUDGES[1], d)
     # q1 = 0.2, q2 = 0.04, e = 0.1, t = 0.1, r = 3: decisive base D = 0.91;
     # first picks 0.2 * 6 + 0.76 * 0.91 * 3 = 3.2748 of 0.24 * 6 + 0.76 * 0.91 * 6 = 5.5896
@@ -168,7 +169,9 @@ def test_implants_in_closed_form():
     assert length["length_excess"] == Fraction(27, 200)  # judgemetry's: half the net when humans split evenly
     assert length["self_preference_net"] == 0
     selfish = implants(JUDGES[3], d)
-    assert selfish["self_preference"] == Fraction(46, 100) and selfish["self_preference_net"] == Fraction(36, 100)
+    assert selfish["self_preference"] == Fraction(46, 100) and selfish["self_error_excess"] == Fraction(36, 100)
+    # the net of strength over every own case: half have the own candidate rejected, half preferred; ties give 0
+    assert selfish["self_preference_net"] == Fraction(9, 10) * Fraction(36, 100) / 2
     assert selfish["verbosity_net"] == 0
     unstable = implants(JUDGES[5], d)
     # an unstable group's changed repetition: picks R at 0.1 + 0.3 / 3 * (1 - 0.2)

@@ -250,7 +250,7 @@ def test_bias_counts_and_measures_are_the_in_memory_ones(tmp_path, seed):
     for name in NEW_FIELDS:
         assert getattr(got.counts, name) == getattr(expected.counts, name), name
     assert got.counts == expected.counts == from_cases(expected.cases)
-    assert got.bias == expected.bias == measure_bias(expected.counts, {})
+    assert got.bias == expected.bias == measure_bias(expected.counts, {}, judge=contract.judge_generator)
     assert got.bias.to_dict() == expected.bias.to_dict()
     # the data has what the measures tell apart: every case whose generators differ has one cell
     # count, the equal-length and human-tie cases none in the length rates, the judge's own cases

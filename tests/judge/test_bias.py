@@ -66,11 +66,20 @@ def test_every_measure_hand_computed():
     # self: case-three, judge picks its own b 2 of 4; control (no own candidate, humans decided): one, two,
     # five: rejected picks 2 (one: b) + 1 (two: a) + 2 (five: a) = 5 of 12
     assert (b["self_preference"].fraction, b["self_control"].fraction) == ("2/4", "5/12")
-    assert b["self_preference_net"].exact == Fraction(1, 2) - Fraction(5, 12)
+    assert b["self_error_excess"].exact == Fraction(1, 2) - Fraction(5, 12)
     # one case in the self set: its Wilson interval at the worst-case design effect (one observation's worth)
     # still gives the difference an honest width, within [-1, 1]
+    excess = b["self_error_excess"]
+    assert -1 <= excess.low < 0 < float(excess.exact) < excess.high <= 1 and excess.method.startswith("MOVER")
+    # the net of strength: the one own pair (candidate-a, judge-v1) has case-three, where the judge gives its
+    # own b 2 of 4 verdicts and the humans none: 1/2 - 0. The other pair's human shares (+1/2, -1/2, 0, -1/2
+    # over cases one, two, four, five: mean -1/8) spread 4 (1/8)^2 = 1/16, less their noise 11/48
+    # (44/64 over 3 degrees of freedom): nothing left to scale, so the slope is 1
     net = b["self_preference_net"]
-    assert -1 <= net.low < 0 < float(net.exact) < net.high <= 1 and net.method.startswith("MOVER")
+    assert (net.exact, net.fraction) == (Fraction(1, 2), "1/2 - 0")
+    assert net.low is None and net.method.startswith("no interval: fewer than 10 cases on the judge's own pairs")
+    assert net.sentence.startswith("The excess attributable to self-preference is 50.0 points (too few cases for an "
+                                   "interval). It assumes the judge scales")
 
 
 def test_clustered_variance_and_exact_test_by_hand():
@@ -125,13 +134,13 @@ def test_net_gates_decide_when_the_contract_opts_in():
 
 
 def test_net_gates_in_the_reports_and_a_thresholds_file():
-    con, m = small_audit(maximum_self_preference_net_bps=500)  # 1/2 - 5/12 = 8.3 points > 5
+    con, m = small_audit(maximum_self_preference_net_bps=500)  # 1/2 - 0 = 50 points > 5
     t = threshold_set_from_dict({"calibration": {**CalibrationThresholds.from_contract(con).to_dict()}}, "file:t")
     assert t.calibration.maximum_self_preference_net_bps == 500
     report = calibration_report(_bundle_of(m), decide(_bundle_of(m).measurement, ThresholdSet(calibration=t.calibration).calibration), ThresholdSet(calibration=t.calibration), [])
     net = report["calibration"]["net_gates"]
     assert [(g["name"], g["exact"], g["threshold_bps"], g["passed"]) for g in net] == [
-        ("self_preference_net", "1/12", 500, False)]
+        ("self_preference_net", "1/2", 500, False)]
     assert report["calibration"]["decision"] == "FAIL_CALIBRATION"
     assert "- Contract gate self_preference_net (<= 5 points): FAIL" in to_markdown(report)
 

@@ -32,12 +32,15 @@ What each peer defines, read from its source, and how it meets ours:
   it is given answers as long as our token counts.
 * **Self-preference net of disagreement.** judgecal ``self_error_pick_excess``: P(picks its own
   candidate | the humans preferred the other) - P(picks the human-rejected candidate | no
-  candidate of its own), our ``self_preference_net``, except that judgecal counts decisive verdicts
+  candidate of its own), our ``self_error_excess`` (the own-pick excess), except that judgecal counts decisive verdicts
   only: the numerators are ours, the denominators ours less the judge's ties.
 
-Left out, with the reason: judgemetry's ``self_preference`` (P(judge picks its own) - P(humans pick
-it), unconditional: a different estimand from the seed's error-conditioned rate, not derivable from
-our counts); judgekit's ``self-preference`` (graded scores only); judgecal's verbosity probe (a
+* **Self-preference, raw difference.** judgemetry ``self_preference``: P(judge picks its own) -
+  P(humans pick it) over the cases with one candidate of its own, our self-preference net of
+  strength's raw difference (its value with the slope taken as 1), equal where neither side ties
+  (judgemetry counts a tie as not picking its own, ours as half).
+
+Left out, with the reason: judgekit's ``self-preference`` (graded scores only); judgecal's verbosity probe (a
 constructed contrast against padded copies of an answer, and a logistic regression on the length
 ratio: neither is a rate over the audit's verdicts). The peers' intervals are percentile
 bootstraps (judgecal's flip and McNemar intervals apart, which are Wilson and compared); ours are
@@ -346,7 +349,7 @@ def test_length_preference_differs_from_judgekits_and_judgemetrys_by_the_ties_ex
 
 
 @pytest.mark.parametrize("name", ["judge_failing", "random_ties", "random_no_ties"])
-def test_self_preference_net_is_judgecals_less_the_judges_ties(audits, name):
+def test_self_error_excess_is_judgecals_less_the_judges_ties(audits, name):
     a = audits[name]
     b = a.measurement.bias
     own, control = a.measurement.counts.rates["self_preference"], a.measurement.counts.rates["self_control"]
@@ -359,8 +362,21 @@ def test_self_preference_net_is_judgecals_less_the_judges_ties(audits, name):
     assert cal.estimate == pytest.approx(d["self_error_pick_rate"] - d["control_error_pick_rate"], abs=TOL)
     if name == "random_no_ties":
         assert (t.self_cases, t.control) == (0, 0)
-        assert cal.estimate == pytest.approx(float(b["self_preference_net"].exact), abs=TOL)
-        assert f"{100 * cal.estimate:+.1f}" == f"{float(b['self_preference_net'].points().split(' points')[0]):+.1f}"
+        assert cal.estimate == pytest.approx(float(b["self_error_excess"].exact), abs=TOL)
+        assert f"{100 * cal.estimate:+.1f}" == f"{float(b['self_error_excess'].points().split(' points')[0]):+.1f}"
     if name == "judge_failing":
         assert (b["self_preference"].fraction, b["self_control"].fraction) == ("95/168", "289/1002")
         assert (d["n_self_error"], d["n_control"]) == (162, 953)
+
+
+def test_self_preference_raw_difference_is_judgemetrys_without_ties(audits):
+    """judgemetry's self_preference, P(judge picks own) - P(humans pick own), is the raw difference
+    our net of strength starts from (agreebound.judge.self_preference), where neither side ties."""
+    from agreebound.judge.self_preference import fit_self_preference
+
+    a = audits["random_no_ties"]
+    fit = fit_self_preference(a.measurement.counts.verdicts, a.judge)
+    metry = jm.self_preference(judgemetry_pairs(a), a.judge)
+    assert not isinstance(fit, str) and metry is not None
+    assert metry.value == pytest.approx(float(fit.raw_difference), abs=TOL)
+    assert metry.n == 2 * fit.own_cases  # judgemetry holds one record per case and repetition (2 here)

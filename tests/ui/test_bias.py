@@ -52,8 +52,11 @@ def test_the_judge_page_tells_bias_from_disagreement_on_the_failing_sample():
             "for the first slot (sign test over cases p = 0.00032).") in text
     assert ("The excess attributable to length is 31.1 points [20.3, 41.0]: a length bias beyond general "
             "disagreement.") in text
-    assert ("The excess attributable to self-preference is 27.7 points [9.6, 44.3]: a self-preference bias beyond "
-            "general disagreement.") in text
+    assert ("The excess attributable to self-preference is 16.4 points [1.3, 31.8]: a self-preference bias beyond "
+            "the candidates' strength and general disagreement. It assumes the judge scales the humans' preference "
+            "for its own candidate as it scales theirs on the other pairs (slope taken as 1: the model pairs' human "
+            "preferences do not differ beyond their noise); the raw difference, P(judge picks own) - P(humans pick "
+            "own), is +16.4 points.") in text
     # each measure: value, exact fraction, interval, test, definition
     verbosity = table_with(at, "measure", "Verbosity (the seed's)")
     assert list(verbosity.loc["Verbosity (the seed's)", ["measured", "exact", "95% interval"]]) == [
@@ -157,7 +160,7 @@ def test_a_contract_that_gates_on_the_net_measure_shows_it_with_the_other_gates(
     at.switch_page("pages/whatif.py").run()
     strip = said(at)
     assert "verbosity net of disagreement 0.0 points, limit 5.0 points: 5.0 points to spare: passes" in strip
-    assert "self-preference net of disagreement 0.8 points [-11.4, 14.9]: information, not a gate" in strip
+    assert "self-preference net of strength 1.7 points [-10.4, 15.3]: information, not a gate" in strip
     assert "verbosity net of disagreement 0.0 points [" not in strip  # a gate here, not information
     at.slider(key="slider_maximum_verbosity_net_bps").set_value(0).run()  # the net is exactly 0: still passes
     assert not at.exception, at.exception

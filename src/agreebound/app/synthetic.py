@@ -337,7 +337,12 @@ def implants(judge: PlantedJudge, design: PlantedDesign = PlantedDesign()) -> di
         "length_excess": (1 - h) * v_long + h * (1 - v_short) - h if lengths else None,
         "self_preference": own if selfish else None,
         "self_control": control if s < 1 and t < 1 else None,
-        "self_preference_net": own - control if selfish and s < 1 else None,
+        "self_error_excess": own - control if selfish and s < 1 else None,
+        # the net of strength: these candidates do not differ in strength (the humans prefer each
+        # in half the cases), so the slope is 1 and the net is P(judge picks own) - P(humans pick
+        # own) over the own cases: half of them have the judge's own candidate rejected (it picks
+        # it at ``own``), half preferred (it keeps it at 1 - ``control``); human ties give 0
+        "self_preference_net": (1 - t) * (own - control) / 2 if selfish and s < 1 else None,
     }
 
 

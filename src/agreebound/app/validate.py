@@ -49,18 +49,19 @@ JUDGES = (
 #: (the unstable judge's defect) with its case-aware interval.
 MEASURES = ("first_slot", "mcnemar", "flip_with_ties", "flip_decisive", "repeat_variance", "verbosity_bias",
             "verbosity_mirror", "verbosity_net", "length_excess", "self_preference", "self_control",
-            "self_preference_net")
+            "self_error_excess", "self_preference_net")
 #: The bias flags: a measure whose 95% interval excludes its null flags a bias.
 NULLS = {"first_slot": Fraction(1, 2), "mcnemar": Fraction(1, 2), "verbosity_net": Fraction(0),
          "length_excess": Fraction(0), "self_preference_net": Fraction(0)}
-DIFFERENCES = ("verbosity_net", "length_excess", "self_preference_net")
+DIFFERENCES = ("verbosity_net", "length_excess", "self_error_excess", "self_preference_net")
 #: Each judge's verdict as planted: (gate, whether it passes, what the verdict's note says of it);
 #: the clean judge passes every gate (gate None) and has no note.
 VERDICTS = {
     "clean": (None, True, ""),
     "first-slot": ("position_flip", False, "a slot preference, not only inconsistency"),
     "length": ("verbosity_bias", False, "a length bias beyond general disagreement"),
-    "self-preference": ("self_preference", False, "a self-preference bias beyond general disagreement"),
+    "self-preference": ("self_preference", False,
+                        "a self-preference bias beyond the candidates' strength and general disagreement"),
     "noisy": ("verbosity_bias", False, "the failure is mostly general disagreement"),
     "unstable": ("repeat_variance", False, ""),
 }

@@ -14,9 +14,13 @@ general disagreement with the humans, each written once over the audit's counts
   the length preference: P(judge picks longer) - P(humans pick longer) over the decisive (human
   reference not a tie) cases of unequal lengths, judgemetry's definition when the judge never ties
   (it drops the judge's ties; here a tie is not a pick of the longer).
-* **Self-preference net of disagreement.** The seed's rate minus the control rate: the judge picks
-  the human-rejected candidate on cases with no candidate of its own; with a note when the two sets
-  of cases differ much in how often the rejected candidate is the longer one.
+* **Self-preference net of strength** (agreebound.judge.self_preference): the judge's share of
+  verdicts for its own candidate beyond what the humans' preferences, scaled as the judge scales
+  them on every model pair, predict; a judge with no self-preference reads 0 whatever the
+  candidates' strength. Beside it the seed's rate, the control (the judge picks the human-rejected
+  candidate on cases with no candidate of its own) and their difference, judgecal's own-pick excess,
+  which also measures strength; with a note when the two sets of cases differ much in how often the
+  rejected candidate is the longer one.
 
 Intervals (95%) respect the cases: a share uses the judge rates' case-clustered Wilson interval
 (agreebound.core.intervals.rate_interval); a difference of two rates over disjoint sets of cases the
@@ -41,6 +45,7 @@ from typing import Mapping, Sequence, overload
 import numpy as np
 
 from agreebound.judge.counts import JudgeCounts, RateStats
+from agreebound.judge.self_preference import LEAST_OWN_CASES, LEAST_SPREAD, RESAMPLES, fit_self_preference
 from agreebound.core.gate import Gate
 from agreebound.core.intervals import Z95, Wilson, rate_interval
 from agreebound.core.json_types import JSONObject
@@ -53,10 +58,13 @@ GATE_OF = {
     "verbosity_bias": "verbosity_bias", "verbosity_mirror": "verbosity_bias", "verbosity_net": "verbosity_bias",
     "length_excess": "verbosity_bias",
     "self_preference": "self_preference", "self_control": "self_preference", "self_preference_net": "self_preference",
+    "self_error_excess": "self_preference",
 }
-#: The net measure behind each seed gate, and what the excess is attributable to, in words.
-NET_OF = {"verbosity_bias": ("verbosity_net", "length", "verbosity"),
-          "self_preference": ("self_preference_net", "self-preference", "self-preference")}
+#: The net measure behind each seed gate, what the excess is attributable to, the gate in words, and
+#: what the net measure takes out of the raw rate.
+NET_OF = {"verbosity_bias": ("verbosity_net", "length", "verbosity", "general disagreement"),
+          "self_preference": ("self_preference_net", "self-preference", "self-preference",
+                              "the candidates' strength and general disagreement")}
 #: The mix note: the two self-preference case sets differ by more than this share (of 1) in how often
 #: the human-rejected candidate is the longer one (a description of the data, not a gate).
 MIX_NOTE_SHARE = Fraction(1, 5)
@@ -331,17 +339,19 @@ def _verbosity(c: JudgeCounts) -> tuple[Measure, ...]:
                      "P(judge picks longer) - P(humans pick longer) over the cases of unequal lengths whose human "
                      "reference is not a tie, weighted by verdicts; a judge's tie counts as not picking the longer "
                      "(judgemetry's and judgekit's definition when the judge never ties: they drop its ties)")
-    return seed, mirror, replace(net, sentence=_net_sentence(net, "length")), excess
+    return seed, mirror, replace(net, sentence=_net_sentence(net, "length", "general disagreement")), excess
 
 
-def _self(c: JudgeCounts) -> tuple[tuple[Measure, ...], str | None]:
+def _self(c: JudgeCounts, judge: str | None) -> tuple[tuple[Measure, ...], str | None]:
     r = c.rates
     seed = _share("self_preference", "Self-preference (the seed's)", r["self_preference"],
                   "the judge picks its own candidate when the humans preferred the other")
     control = _share("self_control", "Control: picks the rejected candidate", r["self_control"],
                      "the judge picks the human-rejected candidate on cases with no candidate of its own")
-    net = _difference("self_preference_net", "Self-preference net of disagreement", r["self_preference"],
-                      r["self_control"], "the seed's rate minus the control rate")
+    excess = _difference("self_error_excess", "Own-pick excess on human-rejected cases", r["self_preference"],
+                         r["self_control"], "the seed's rate minus the control rate (judgecal's "
+                         "self_error_pick_excess): it also measures the candidates' strength, since where the "
+                         "humans reject a strong candidate it is mostly their noise")
     note = None
     k_self, k_control = r["self_preference"].k, r["self_control"].k
     if k_self and k_control:
@@ -349,15 +359,49 @@ def _self(c: JudgeCounts) -> tuple[tuple[Measure, ...], str | None]:
         if abs(a - b) > MIX_NOTE_SHARE:
             note = (f"The two sets of cases differ in their mix: the judge's own (rejected) candidate is the longer "
                     f"one in {float(a):.0%} of its {k_self:,} cases, the rejected candidate in {float(b):.0%} of the "
-                    f"{k_control:,} control cases; part of the difference may be length, not self-preference.")
-    return (seed, control, replace(net, sentence=_net_sentence(net, "self-preference"))), note
+                    f"{k_control:,} control cases; part of the own-pick excess may be length, not self-preference.")
+    return (seed, control, excess, _self_net(c, judge)), note
 
 
-def measure_bias(counts: JudgeCounts, unavailable: Mapping[str, str] | None = None) -> BiasMeasures:
+def _self_net(c: JudgeCounts, judge: str | None) -> Measure:
+    """The self-preference net of the candidates' strength (agreebound.judge.self_preference)."""
+    name, title = "self_preference_net", "Self-preference net of strength"
+    definition = ("the judge's share of verdicts for its own candidate, on its own pairs with a human reference, "
+                  "less the humans' share scaled as the judge scales the humans' preferences on every pair "
+                  "(least squares over the model pairs, weighted by cases; ties half); a judge with no "
+                  "self-preference reads 0 whatever the candidates' strength")
+    fit = fit_self_preference(c.verdicts, judge)
+    if isinstance(fit, str):
+        return Measure(name, title, None, "", definition=definition, kind="difference", unavailable=fit)
+    pairs = fit.own_pairs + fit.other_pairs
+    scale = ("slope taken as 1: the model pairs' human preferences do not differ beyond their noise"
+             if not fit.slope_measured else
+             f"slope {float(fit.slope):.2f} from {pairs:,} model pair{'' if pairs == 1 else 's'}"
+             + ("" if fit.spread >= LEAST_SPREAD else ", loosely measured: the pairs' human preferences differ little"))
+    over = (f"{fit.own_cases:,} cases on the judge's {fit.own_pairs:,} own pair{'' if fit.own_pairs == 1 else 's'}, "
+            f"{fit.other_cases:,} on {fit.other_pairs:,} other{'' if fit.other_pairs == 1 else 's'}")
+    if fit.low is None or fit.high is None:
+        m = Measure(name, title, fit.net, fit.fraction, None, None,
+                    f"no interval: fewer than {LEAST_OWN_CASES} cases on the judge's own pairs ({over})", definition,
+                    "difference", cases=fit.own_cases + fit.other_cases)
+    else:
+        method = (f"the wider of the cluster bootstrap's percentile interval over cases ({RESAMPLES:,} resamples, the "
+                  f"slope refitted in each) and the jackknife's normal interval; {over}")
+        m = Measure(name, title, fit.net, fit.fraction, fit.low, fit.high, method, definition,
+                    "difference", cases=fit.own_cases + fit.other_cases, se=(fit.high - fit.low) / (2 * Z95))
+    assumption = ("It assumes the judge scales the humans' preference for its own candidate as it scales theirs on "
+                  f"the other pairs ({scale}); the raw difference, P(judge picks own) - P(humans pick own), is "
+                  f"{float(fit.raw_difference) * 100:+.1f} points.")
+    return replace(m, sentence=_net_sentence(m, "self-preference", NET_OF["self_preference"][3], assumption))
+
+
+def measure_bias(counts: JudgeCounts, unavailable: Mapping[str, str] | None = None, *,
+                 judge: str | None = None) -> BiasMeasures:
     """Every measure beside the gates from an audit's counts; a measure whose seed gate this source
-    cannot evaluate (``unavailable``: gate -> why, a partial audit's) is not measured, and says why."""
+    cannot evaluate (``unavailable``: gate -> why, a partial audit's) is not measured, and says why.
+    ``judge``: the judge's generator (the contract's), whose candidates are its own."""
     unavailable = unavailable or {}
-    (self_measures, note) = _self(counts)
+    (self_measures, note) = _self(counts, judge)
 
     def guard(ms: Sequence[Measure]) -> tuple[Measure, ...]:
         return tuple(replace(m, exact=None, low=None, high=None, p_value=None, sentence="",
@@ -386,17 +430,21 @@ def _first_sentence(m: Measure, p: float) -> str:
             f"holds 50%, so no slot preference is shown (sign test over cases {p_words(p)}).")
 
 
-def _net_sentence(net: Measure, cause: str) -> str:
+def _net_sentence(net: Measure, cause: str, baseline: str, assumption: str = "") -> str:
+    """``baseline``: what the net measure takes out of the raw rate ("general disagreement");
+    ``assumption``: what the measure assumes, a sentence of its own after the reading."""
     if net.exact is None:
         return ""
     head = f"The excess attributable to {cause} is {net.points()}"
     if net.includes_zero is None:
-        return head + " (too few cases for an interval)."
-    if net.includes_zero:
-        return head + ": indistinguishable from none; what the raw rate counts is mostly general disagreement."
-    if net.low is not None and net.low > 0:
-        return head + f": a {cause} bias beyond general disagreement."
-    return head + f": below none (the judge leans against {cause})."
+        reading = head + " (too few cases for an interval)."
+    elif net.includes_zero:
+        reading = head + f": indistinguishable from none; what the raw rate counts is mostly {baseline}."
+    elif net.low is not None and net.low > 0:
+        reading = head + f": a {cause} bias beyond {baseline}."
+    else:
+        reading = head + f": below none (the judge leans against {cause})."
+    return reading + (f" {assumption}" if assumption else "")
 
 
 def _fails(words: str, origin: str) -> str:
@@ -414,16 +462,16 @@ def attribution(gate: Gate, bias: BiasMeasures, origin: str = "given") -> str | 
     mostly general disagreement". None when the gate did not fail or has no net measure."""
     if gate.name not in NET_OF or gate.passed is not False:
         return None
-    net_name, cause, words = NET_OF[gate.name]
+    net_name, cause, words, baseline = NET_OF[gate.name]
     net = bias[net_name]
     if net.exact is None or net.includes_zero is None:
         return None
     head = f"{_fails(words, origin)}; the excess attributable to {cause} is {net.points()}"
     if net.includes_zero:
-        return head + ": the failure is mostly general disagreement"
+        return head + f": the failure is mostly {baseline}"
     if net.low is not None and net.low > 0:
-        return head + f": a {cause} bias beyond general disagreement"
-    return head + ": the judge leans the other way; the failure is general disagreement"
+        return head + f": a {cause} bias beyond {baseline}"
+    return head + f": the judge leans the other way; the failure is {baseline}"
 
 
 def position_attribution(gate: Gate, bias: BiasMeasures, origin: str = "given") -> str | None:

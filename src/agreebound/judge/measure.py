@@ -147,7 +147,7 @@ class CalibrationMeasurement:
     def bias(self) -> BiasMeasures:
         """Bias or disagreement? The measures beside the five gates (agreebound.judge.bias), from the
         counts: once per measurement."""
-        return measure_bias(self.counts, self.unavailable)
+        return measure_bias(self.counts, self.unavailable, judge=self.contract.judge_generator)
 
     @cached_property
     def headline(self) -> Headline:

@@ -36,7 +36,7 @@ RATE_LABELS = {"human_agreement": "Human agreement", "position_flip": "Position 
                "self_preference": "Self-preference"}
 #: The gates a contract may opt in to (version 2): the bias net of general disagreement, in points.
 NET_LABELS = {"verbosity_net": "Verbosity net of disagreement",
-              "self_preference_net": "Self-preference net of disagreement"}
+              "self_preference_net": "Self-preference net of strength"}
 
 #: Fewer cases than this and a judge rate's interval is reported as "too few cases" besides.
 MIN_CASES = 30
