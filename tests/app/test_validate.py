@@ -108,10 +108,10 @@ def test_a_shifted_first_slot_fails_validate(monkeypatch, capsys):
                                                              high=m.high + 0.1))
     assert main(["validate"]) == 1
     out = capsys.readouterr().out
-    assert _row(out, "clean", "first_slot")[2:] == ["50.0%", "60.0%", "[58.5, 61.5]", "NO", "no", "yes", "MISS"]
+    assert _row(out, "clean", "first_slot")[2:] == ["50.0%", "60.0%", "[59.3, 60.7]", "NO", "no", "yes", "MISS"]
     assert "validate: FAILS: 6 of 91 checks do not hold:" in out
-    assert "  - clean judge, first_slot: planted 50.0% outside [58.5, 61.5]" in out
-    assert "  - noisy judge, first_slot: planted 50.0% outside [58.5, 61.5]" in out
+    assert "  - clean judge, first_slot: planted 50.0% outside [59.3, 60.7]" in out
+    assert "  - noisy judge, first_slot: planted 50.0% outside [59.3, 60.7]" in out
     assert [line for line in out.splitlines() if "MISS" in line and "first_slot" not in line] == []
 
 

@@ -26,6 +26,7 @@ from fractions import Fraction
 from statistics import NormalDist
 
 import pytest
+from scipy import stats
 from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
@@ -44,9 +45,9 @@ def log():
     return games(records), parse_judge_log("gpt-4_pair.jsonl", to_jsonl(records)).measurement
 
 
-def wilson(p: float, n: float) -> tuple[float, float]:
-    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
-    half = Z / (1 + Z * Z / n) * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n))
+def wilson(p: float, n: float, z: float = Z) -> tuple[float, float]:
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return centre - half, centre + half
 
 
@@ -72,22 +73,25 @@ def test_first_slot_rate_its_clustered_interval_and_exact_test(log):
     assert (fs.fraction, fs.exact) == ("159/258", Fraction(159, 258))
     p = Y / N
     raw = k / (k - 1) * sum((yi - p * ni) ** 2 for yi, ni in cases) / (N * p * (1 - p))
-    deff = min(max(raw, 1.0), sum(ni * ni for _, ni in cases) / N)
-    assert deff == 1.0  # consistent verdicts (one first-slot pick per case) make the cases less variable
-    low, high = wilson(p, N / deff)
+    deff = min(max(raw, 0.25), sum(ni * ni for _, ni in cases) / N)
+    assert 0.25 < deff < 1.0  # consistent verdicts (one first-slot pick per case) make the cases less variable
+    # Wilson at the effective n with Student's t quantile over the cases (k - 1 degrees of freedom)
+    q = stats.t.ppf(0.975, k - 1)
+    low, high = wilson(p, N / deff, q)
     assert (fs.low, fs.high) == (pytest.approx(low, abs=TOL), pytest.approx(high, abs=TOL))
-    assert f"measured {raw:.3g}, floored at 1" in fs.method
-    # the exact test is a sign test over cases (a case's two verdicts are not independent): the cases that
-    # pick the first-shown answer more often than the second against those that pick it less often
-    first_lean = sum(2 * yi > ni for yi, ni in cases)
-    second_lean = sum(2 * yi < ni for yi, ni in cases)
-    exact = binomtest(first_lean, first_lean + second_lean, 0.5).pvalue
-    assert fs.p_value == pytest.approx(exact, rel=TOL)
-    assert fs.low > 0.5  # the planted preference is found
+    assert f"design effect {raw:.3g} over {k} cases" in fs.method
+    # the cluster-robust (ratio-estimator) standard error gives the same width within a point
+    se = math.sqrt(k / (k - 1) * sum((yi - p * ni) ** 2 for yi, ni in cases)) / N
+    assert abs((high - low) - 2 * q * se) < 0.01
+    # the test is the one the interval inverts: the score test of 1/2 at the same effective n, against t(k - 1)
+    score = 2 * stats.t.sf(math.sqrt(4 * (N / deff) * (p - 0.5) ** 2), k - 1)
+    assert fs.p_value == pytest.approx(score, rel=1e-6)
+    assert fs.low > 0.5 and fs.p_value < 0.05  # the planted preference is found, and the two agree
     assert fs.sentence == (f"The judge picks the first-shown candidate in {100 * p:.1f}% [{100 * low:.1f}, "
                            f"{100 * high:.1f}] of its decisive verdicts: a preference for the first slot "
-                           f"(sign test over cases {'p < 0.0001' if exact < 1e-4 else f'p = {exact:.2g}'}).")
-    assert fs.test.startswith(f"exact sign test over cases, two-sided: {first_lean} cases pick the first-shown")
+                           f"(score test {'p < 0.0001' if score < 1e-4 else f'p = {score:.2g}'}, the test this "
+                           "interval inverts).")
+    assert fs.test.startswith("score test of 50% at the interval's effective n")
 
 
 def test_mcnemar_on_the_directed_flips(log):

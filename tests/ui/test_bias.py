@@ -48,8 +48,8 @@ def test_the_judge_page_tells_bias_from_disagreement_on_the_failing_sample():
     assert [s.value for s in at.subheader][:3] == ["Position", "Verbosity", "Self-preference"]
     text = said(at)
     # the three groups' sentences, with their numbers
-    assert ("The judge picks the first-shown candidate in 55.7% [53.0, 58.4] of its decisive verdicts: a preference "
-            "for the first slot (sign test over cases p = 0.00032).") in text
+    assert ("The judge picks the first-shown candidate in 55.7% [53.5, 57.9] of its decisive verdicts: a preference "
+            "for the first slot (score test p < 0.0001, the test this interval inverts).") in text
     assert ("The excess attributable to length is 31.1 points [20.3, 41.0]: a length bias beyond general "
             "disagreement.") in text
     assert ("The excess attributable to self-preference is 16.4 points [1.3, 31.8]: a self-preference bias beyond "
@@ -67,7 +67,7 @@ def test_the_judge_page_tells_bias_from_disagreement_on_the_failing_sample():
     assert verbosity.loc["Mirror error", "what it counts"] == ("the judge picks the shorter candidate when the humans "
                                                                "preferred the longer")
     position = table_with(at, "measure", "First-slot rate")
-    assert list(position.loc["First-slot rate", ["measured", "exact", "test"]]) == ["55.7%", "728/1307", "p = 0.00032"]
+    assert list(position.loc["First-slot rate", ["measured", "exact", "test"]]) == ["55.7%", "728/1307", "p < 0.0001"]
     assert position.loc["Directed flips favouring the first slot", "exact"] == "26/26"
     selfish = table_with(at, "measure", "Self-preference (the seed's)")
     assert list(selfish.loc["Control: picks the rejected candidate", ["measured", "exact"]]) == ["28.8%", "289/1002"]

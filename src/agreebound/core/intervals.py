@@ -183,8 +183,12 @@ class CaseSums(Protocol):
     def spread(self) -> int: ...
 
 
-def rate_interval(name: str, successes: int, observations: int, stats: CaseSums | None, z: float) -> RateInterval:
-    """``stats``: the rate's per-case sums (agreebound.judge.counts.RateStats: k, Syy, Sym, Smm), or None."""
+def rate_interval(name: str, successes: int, observations: int, stats: CaseSums | None, z: float, *,
+                  least_design_effect: Fraction = Fraction(1)) -> RateInterval:
+    """``stats``: the rate's per-case sums (agreebound.judge.counts.RateStats: k, Syy, Sym, Smm), or None.
+    ``least_design_effect``: the measured design effect's floor (1: a case's observations are never
+    taken as worth more than independent ones; below 1 where they are negatively correlated by
+    design, as the two presentation orders of a case are for the first-slot rate)."""
     n_obs, s = observations, successes
     if stats is None:
         deff_exact, k = Fraction(1), 0
@@ -205,10 +209,10 @@ def rate_interval(name: str, successes: int, observations: int, stats: CaseSums 
             # cluster-robust (ratio-estimator) variance over the SRS variance, in integers:
             # deff = k/(k-1) * sum (N y_i - Y m_i)^2 / (N Y (N - Y)), the sum expanded over the case sums
             raw = Fraction(k * stats.spread(), (k - 1) * n_obs * s * (n_obs - s))
-            deff_exact = min(max(raw, Fraction(1)), deff_max)
+            deff_exact = min(max(raw, least_design_effect), deff_max)
             note = "" if deff_exact == raw else (
-                f"; measured {float(raw):.3g}, " + ("floored at 1" if raw < 1 else
-                                                     f"capped at {float(deff_max):.3g}, perfectly correlated cases"))
+                f"; measured {float(raw):.3g}, " + (f"floored at {float(least_design_effect):.3g}" if raw < least_design_effect
+                                                     else f"capped at {float(deff_max):.3g}, perfectly correlated cases"))
             method = f"Wilson with effective n (design effect {float(deff_exact):.3g} over {over}{note})"
     n_eff_exact = Fraction(n_obs) / deff_exact
     interval = RateInterval(name, s, n_obs, k, float(deff_exact), float(n_eff_exact), 0.0, 1.0, method,

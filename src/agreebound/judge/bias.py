@@ -48,6 +48,7 @@ from agreebound.judge.counts import JudgeCounts, RateStats
 from agreebound.judge.self_preference import LEAST_OWN_CASES, LEAST_SPREAD, RESAMPLES, fit_self_preference
 from agreebound.core.gate import Gate
 from agreebound.core.intervals import Z95, Wilson, rate_interval
+from agreebound.core.student_t import t_cdf, t_quantile
 from agreebound.core.json_types import JSONObject
 
 #: Which seed gate each measure belongs to: a partial audit that cannot evaluate the gate (its
@@ -299,15 +300,7 @@ def _paired(name: str, title: str, d: RateStats, judge: RateStats, definition: s
 
 def _position(c: JudgeCounts) -> tuple[Measure, ...]:
     r = c.rates
-    first = _share("first_slot", "First-slot rate", r["first_slot"],
-                   "decisive verdicts (a or b) that pick the candidate shown first, over decisive verdicts; "
-                   "0.5 without a slot preference")
-    if first.exact is not None:
-        fl, sl = c.first_lean, c.second_lean
-        p = binomial_two_sided(fl, fl + sl)
-        first = replace(first, p_value=p, test=f"exact sign test over cases, two-sided: {fl:,} cases pick the "
-                       f"first-shown candidate more often than the second, {sl:,} less often (the others split evenly)",
-                       sentence=_first_sentence(first, p))
+    first = _first_slot(r["first_slot"])
     fb, sb = c.first_both, c.second_both
     mc = _share("mcnemar", "Directed flips favouring the first slot", RateStats(fb, fb + sb, fb + sb, fb, fb, fb + sb),
                 "cases stable in both orders that pick the first-shown candidate both times, over those plus the "
@@ -325,6 +318,38 @@ def _position(c: JudgeCounts) -> tuple[Measure, ...]:
                  "(judgekit's and judgecal's with one judgment per order; with repetitions they pair judgments, "
                  "this counts the cases whose repetitions agree)", clustered=False)
     return first, mc, ties, dec
+
+
+#: The first-slot rate's design effect is measured, not floored at 1: a case's two presentation
+#: orders are negatively correlated by design (a judge that picks the same answer in both orders
+#: picks the first-shown slot once in each pair), so its verdicts are worth more than independent
+#: ones. Floored at 1/4 (never more than four verdicts' worth a verdict), so a judge whose every
+#: case splits its verdicts evenly keeps an interval.
+FIRST_SLOT_LEAST_DEFF = Fraction(1, 4)
+
+
+def _first_slot(s: RateStats) -> Measure:
+    """The first-slot rate with its case-clustered Wilson interval and the test that interval
+    inverts: the score test of 1/2 at the same effective n, t^2 = 4 n_eff (p - 1/2)^2 referred to
+    Student's t with (cases - 1) degrees of freedom, the interval's own quantile (a small-sample
+    correction for a variance estimated from few cases), so the interval holds 50% exactly when
+    the test's p is at least 0.05."""
+    name, title = "first_slot", "First-slot rate"
+    definition = ("decisive verdicts (a or b) that pick the candidate shown first, over decisive verdicts; 0.5 without "
+                  "a slot preference")
+    if s.denominator == 0:
+        return Measure(name, title, None, "0/0", definition=definition, unavailable="no opportunities")
+    df = max(s.k - 1, 1)
+    q = t_quantile(0.975, df)
+    iv = rate_interval(name, s.numerator, s.denominator, s, q, least_design_effect=FIRST_SLOT_LEAST_DEFF)
+    est = Fraction(s.numerator, s.denominator)
+    t = math.sqrt(float(4 * iv.n_eff_exact * (est - Fraction(1, 2)) ** 2))
+    p = min(1.0, 2 * (1 - t_cdf(t, df)))
+    method = iv.method.replace("Wilson with", f"Wilson (Student's t quantile, {df:,} degrees of freedom) with", 1)
+    m = Measure(name, title, est, f"{s.numerator}/{s.denominator}", iv.low, iv.high, method, definition, p_value=p,
+                test=f"score test of 50% at the interval's effective n ({float(iv.n_eff_exact):,.1f} verdicts' worth) "
+                     f"against Student's t with {df:,} degrees of freedom: the test the interval inverts, two-sided")
+    return replace(m, sentence=_first_sentence(m, p))
 
 
 def _verbosity(c: JudgeCounts) -> tuple[Measure, ...]:
@@ -423,11 +448,12 @@ def p_words(p: float) -> str:
 def _first_sentence(m: Measure, p: float) -> str:
     assert m.exact is not None  # measured: the caller checked
     side = "first" if m.exact > Fraction(1, 2) else "second"
+    test = f"score test {p_words(p)}, the test this interval inverts"
     if m.low is not None and m.high is not None and not m.low <= 0.5 <= m.high:
         return (f"The judge picks the first-shown candidate in {m.points()} of its decisive verdicts: a preference "
-                f"for the {side} slot (sign test over cases {p_words(p)}).")
+                f"for the {side} slot ({test}).")
     return (f"The judge picks the first-shown candidate in {m.points()} of its decisive verdicts: the interval "
-            f"holds 50%, so no slot preference is shown (sign test over cases {p_words(p)}).")
+            f"holds 50%, so no slot preference is shown ({test}).")
 
 
 def _net_sentence(net: Measure, cause: str, baseline: str, assumption: str = "") -> str:
@@ -482,7 +508,7 @@ def position_attribution(gate: Gate, bias: BiasMeasures, origin: str = "given") 
     if mc.exact is None or mc.p_value is None:
         return None
     head = f"{_fails('position-flip', origin)}; {mc.sentence[:-1]}"
-    if mc.low is not None and mc.high is not None and not mc.low <= 0.5 <= mc.high:
+    if mc.p_value < 0.05:  # the reading follows the test the sentence cites
         return head + ": a slot preference, not only inconsistency"
     return head + ": the flips have no clear direction (inconsistency more than a slot preference)"
 
