@@ -196,7 +196,7 @@ def details(bundle, d) -> None:
         st.plotly_chart(memo.figure(figures.calibration_rates, d, dark=gates.dark()), width="stretch", key=K.CAL_RATES,
                         config=gates.PLOT_CONFIG)
     with right:
-        st.markdown(judge_view.judge_diagnostics_text(diag, m, bundle.judge_human_alpha))
+        st.markdown(judge_view.judge_diagnostics_text(diag, m, bundle.judge_human_alpha, bundle.human_agreement))
         if d.reference_issues:
             st.markdown(f"**Reference issues ({len(d.reference_issues)})**: each fails the audit.")
             st.dataframe(safe_frame(pd.DataFrame({"issue": list(d.reference_issues)})), hide_index=True, height=160)

@@ -63,6 +63,12 @@ GRADED3 = {
     "central_tendency": ("1.01x", "[0.93, 1.10]"),
     "length_effect": ("0.022", "[-0.150, 0.195]"),
     "self_preference_scored": ("-0.03 scale points", "[-0.31, +0.25]"),
+    # the rank correlations (agreebound.scored.correlation): 100 items; 3 models (their intervals: the
+    # models' means resampled, across three models a correlation takes a few values only)
+    "spearman_items": ("0.829", "[0.742, 0.887]"),
+    "kendall_items": ("0.728", "[0.638, 0.792]"),
+    "spearman_models": ("1.000", "[-0.500, 1.000]"),
+    "kendall_models": ("1.000", "[-0.333, 1.000]"),
 }
 
 
@@ -155,7 +161,8 @@ def test_html_page_has_the_same_sections_and_numbers(reports):
     page = scored_html(reports["binary"])
     assert page.startswith("<!DOCTYPE html>") and "<title>Agreebound pass/fail judge report: binary.csv</title>" in page
     headings = re.findall(r"<h2 id=\"[^\"]+\">([^<]*)</h2>", page)
-    assert headings == ["Summary", "Judge judge-model: FAIL_CALIBRATION", "Identity, notes and thresholds", "Inputs"]
+    assert headings == ["Summary", "The judge's own scores (no human labels needed)", "Judge judge-model: FAIL_CALIBRATION",
+                        "Identity, notes and thresholds", "Inputs"]
     for text in ("78.3%", "[74.1, 82.0]", "= 470/600", "0.566", "[0.486, 0.645]", "not applied",
                  "ECE 0.029 -&gt; 0.030", "FAIL</span>", "(0.034 short)", "about 3,000 more items would decide it"):
         assert text in page, text

@@ -226,3 +226,24 @@ def test_judges_whose_names_shorten_alike_get_tabs_of_their_own():
     assert not at.exception, at.exception
     heads = [shown(h.value) for h in at.subheader if h.value.startswith("judge")]
     assert len(heads) == 1 and heads[0].endswith("-two"), heads
+
+
+def test_a_graded_log_without_human_labels_is_described_not_0_items():
+    """MT-Bench's single-answer grading log, no human labels: the banner says nothing about agreement
+    is decided; the judge's own scores are shown (7 read, the count per score, each model's mean
+    with its 95% interval), the same rows as the reports'."""
+    log = ROOT / "tests" / "data" / "judge_logs" / "mt_bench_gpt-4_single.jsonl"
+    at = upload(app(), log.name, log.read_bytes())
+    assert [w.value for w in at.warning][-1].startswith(
+        "INCOMPLETE: no human labels were given, so nothing about agreement is decided; the judge's own scores are "
+        "described below")
+    assert "The judge's own scores" in [h.value for h in at.header]
+    text = said(at)
+    assert "gpt-4: 7 scores, mean 6.43 [3.66, 9.20]" in text
+    assert "7 scores read, no human labels to compare them with" in text
+    assert "0 items with" not in text and "0 judge-human pairs" not in text
+    means = table_with(at, "model", "vicuna-13b")
+    assert list(means.loc["vicuna-13b"]) == ["3", "9.00", "[6.52, 10.00]"]
+    assert list(means.loc["alpaca-13b"]) == ["4", "4.50", "[1.00, 8.29]"]
+    counts = table_with(at, "score", "10")
+    assert list(counts["count"]) == ["0", "1", "1", "0", "0", "1", "1", "1", "1", "1"]

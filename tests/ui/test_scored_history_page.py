@@ -124,7 +124,7 @@ def test_a_graded_upload_is_recorded_once_as_the_command_line_records_it(db, tmp
 def test_the_human_labels_are_stored_under_references_and_a_sample_is_not_recorded(db):
     scores, humans = noisy(humans_apart=True)
     at = upload(app(), "judge_scores.csv", scores)
-    assert "No human labels: nothing is measured against the humans" in said(at)
+    assert "No human labels: nothing about agreement is measured or decided" in said(at)
     upload(at, "humans.csv", humans, key="log_references_upload")
     newest = stored_runs(db)[0]
     assert [(i.role, i.name) for i in newest.inputs] == [("bundle", "judge_scores.csv"), ("references", "humans.csv")]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import pandas as pd
 
+from agreebound.judge.agreement import HumanAgreement, human_agreement, judge_votes, labels_index, vote_counts
 from agreebound.judge.counts import LABELS, JudgeCounts
 from agreebound.panel.alpha import alpha as alpha_of_counts
 from agreebound.panel.counts import PanelCounts, from_rows
@@ -25,6 +26,7 @@ from agreebound.judge.contract import REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.scored.confidence import Calibration, calibration
 from agreebound.core.errors import InputError
 from agreebound.core.escape import excerpt
+from agreebound.io.judge_logs import human_votes_of
 
 if TYPE_CHECKING:
     from agreebound.judge.contract import JudgeInput
@@ -48,6 +50,16 @@ class JudgeBundle:
     #: A log whose judge states a probability (AlpacaEval's weighted annotators): that confidence
     #: against the humans' preference (agreebound.scored.confidence); None when it states none.
     confidence: Calibration | None = None
+    #: The individual human votes behind the references (case_id, reviewer, vote), when they were read
+    #: from one line per vote (agreebound.io.judge_logs.read_references); None otherwise.
+    human_votes: pd.DataFrame | None = None
+
+    @cached_property
+    def human_agreement(self) -> HumanAgreement | None:
+        """The judge against the individual human votes (Zheng et al. 2023's per-vote agreement, with
+        and without ties), the human-human ceiling and their differences, each with a case-clustered
+        interval; None without individual votes (or a measurement with no per-case rows)."""
+        return human_agreement_of(self.measurement, self.human_votes)
 
     @cached_property
     def judge_human_alpha(self) -> AlphaResult:
@@ -104,14 +116,14 @@ def _measure_log(judge: "JudgeInput") -> JudgeBundle:
             m = measure_frames(c, refs, obs, scope=header[0], contract_content_id=header[1], rubric_digest=header[2])
             m = replace(m, notes=notes, contract_given=judge.contract_given)
             return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs, obs, m,
-                               confidence=stated_preferences(log.observations, refs))
+                               confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs))
         except (FrameError, ValueError) as e:
             notes += (f"the seed's full audit refuses this data ({excerpt(str(e), 160)}): a partial audit follows",)
     m = measure_partial(c, log.observations, refs, judge.lacks, header)
     m = replace(m, notes=notes + m.notes, contract_given=judge.contract_given)
     empty = pd.DataFrame(columns=list(REFERENCE_FIELDS))
     return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs if refs is not None else empty, obs, m,
-                       confidence=stated_preferences(log.observations, refs))
+                       confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs))
 
 
 def stated_preferences(observations: pd.DataFrame, references: pd.DataFrame | None) -> Calibration | None:
@@ -129,6 +141,26 @@ def stated_preferences(observations: pd.DataFrame, references: pd.DataFrame | No
         return None
     return calibration(p.to_numpy()[scored], (pref[scored] == "b").to_numpy(dtype=float), split=tie, unit="cases",
                        left_out="the humans call a tie")
+
+
+def human_agreement_of(m: CalibrationMeasurement, votes: pd.DataFrame | None) -> HumanAgreement | None:
+    """The judge against individual human votes (agreebound.judge.agreement.human_agreement): the
+    judge's one vote per case from the measurement's per-order majorities, the votes counted per
+    case, and the audit's reference-not-tie agreements per case beside them. None without votes,
+    without per-case rows (an out-of-core measurement) or when the references are unavailable."""
+    cases = m.cases
+    if votes is None or not len(votes) or not len(cases) or "human_agreement" in m.unavailable:
+        return None
+    index = {c: i for i, c in enumerate(cases["case_id"])}
+    case_index = votes["case_id"].map(index)
+    known = case_index.notna().to_numpy() & (labels_index(votes["vote"].tolist()) >= 0)
+    humans = vote_counts(case_index.to_numpy()[known].astype(np.int64),
+                         labels_index(votes["vote"].to_numpy()[known].tolist()), len(cases))
+    judge = judge_votes(labels_index(cases["majority_ab"].tolist()), labels_index(cases["majority_ba"].tolist()))
+    decisive = cases["preferred"].isin(["a", "b"]).to_numpy()
+    not_tie = (np.where(decisive, cases["agreements"].to_numpy(dtype=np.int64), 0),
+               np.where(decisive, cases["observations"].to_numpy(dtype=np.int64), 0))
+    return human_agreement(judge, humans, int(votes["reviewer"][known].nunique()), not_tie)
 
 
 def human_alpha_counts(counts: JudgeCounts) -> PanelCounts:

@@ -201,10 +201,38 @@ def judges_in(name: str, data: bytes) -> tuple[str, ...]:
                  if not (shape == "judgekit pairwise" and j == "human"))
 
 
+#: The key of a references frame's ``attrs`` that holds its individual votes (:class:`HumanVotes`),
+#: when the references were read from one line per vote (MT-Bench, AlpacaEval).
+HUMAN_VOTES = "agreebound.human_votes"
+
+
+@dataclass(frozen=True, eq=False)
+class HumanVotes:
+    """The individual human votes behind a references frame, one row per vote line as read:
+    ``case_id``, ``reviewer`` (as in ``reviewer_ids``) and ``vote`` ("a", "b" or "tie", facing the
+    case's candidates). Carried on the references frame's ``attrs`` (:data:`HUMAN_VOTES`), so the
+    frame stays the seed's four fields; immutable and compared by identity, so pandas can copy
+    ``attrs`` cheaply (a deep copy is this object) and compare them without asking a frame's truth."""
+
+    frame: pd.DataFrame
+
+    def __deepcopy__(self, memo: dict[int, object]) -> HumanVotes:
+        return self
+
+
+def human_votes_of(references: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The individual votes a references frame was read from (case_id, reviewer, vote), or None
+    when its source held no individual votes (the seed's CSV, reference records)."""
+    held = None if references is None else references.attrs.get(HUMAN_VOTES)
+    return held.frame if isinstance(held, HumanVotes) else None
+
+
 def read_references(name: str, data: bytes, log: JudgeLog) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """Human votes for the log's cases, joined by question/turn/model pair (MT-Bench) or by
     instruction/generator pair (AlpacaEval): preferred = the plurality vote (a/b tie: "tie"),
-    reviewers = the voters, adjudicated = the votes were unanimous."""
+    reviewers = the voters, adjudicated = the votes were unanimous. The individual votes ride along
+    on the frame's ``attrs`` (:func:`human_votes_of`): the human-human ceiling and Zheng et al.'s
+    per-vote agreement count them (agreebound.judge.agreement)."""
     if name.lower().endswith(".csv"):  # the seed's references CSV, joined by case id
         from agreebound.judge.contract import REFERENCE_FIELDS
 
@@ -262,7 +290,11 @@ def read_references(name: str, data: bytes, log: JudgeLog) -> tuple[pd.DataFrame
             "plurality vote, adjudicated means the votes were unanimous"]
     if unmatched:
         said.append(f"{unmatched:,} human votes are for cases the log does not have")
-    return pd.DataFrame(rows, columns=["case_id", "preferred_candidate", "reviewer_ids", "adjudicated"]), tuple(said)
+    frame = pd.DataFrame(rows, columns=["case_id", "preferred_candidate", "reviewer_ids", "adjudicated"])
+    frame.attrs[HUMAN_VOTES] = HumanVotes(pd.DataFrame(
+        [(case, reviewer, vote) for case, vs in votes.items() for reviewer, vote in vs],
+        columns=["case_id", "reviewer", "vote"]))
+    return frame, tuple(said)
 
 
 def seed_frames(log: JudgeLog) -> pd.DataFrame:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from agreebound.core.intervals import Z95, RateInterval, Wilson, rate_interval
+from agreebound.judge.agreement import Kappa, kappa_from_patterns
 
 if TYPE_CHECKING:
     from agreebound.judge.measure import CalibrationMeasurement
@@ -64,13 +65,25 @@ def judge_rate_intervals(measurement: CalibrationMeasurement, z: float = Z95) ->
 
 @dataclass(frozen=True)
 class JudgeDiagnostics:
+    #: judgments agreeing with the human reference (the plurality of the votes), ties included: the gate
     agreement_with_ties: tuple[int, int]
-    agreement_without_ties: tuple[int, int]  # observations whose human reference is not a tie
+    #: judgments agreeing with the human reference over the cases whose reference is not a tie (a judge's tie
+    #: there disagrees): "agreement where the reference is not a tie", not Zheng et al.'s "without ties" (which
+    #: leaves out every vote pair in which either side is a tie: agreebound.judge.agreement)
+    agreement_without_ties: tuple[int, int]
     stable_flips: int  # both orders stable and different (the seed's flips)
     noisy_flips: int  # at least one order unstable, and the orders' majorities differ
     wilson: dict[str, Wilson]  # over observations, as if independent (for comparison)
     #: the case-aware intervals (judge_rate_intervals): what strict mode gates on
     intervals: dict[str, RateInterval] = field(default_factory=dict)
+    #: Cohen's kappa of the human reference and the judge's vote per case (agreebound.judge.agreement), from
+    #: the counts' patterns (every engine's); None when no case has a reference
+    kappa: Kappa | None = None
+
+    @property
+    def agreement_where_reference_not_tie(self) -> tuple[int, int]:
+        """``agreement_without_ties`` by what it counts."""
+        return self.agreement_without_ties
 
 
 def judge_diagnostics(m: CalibrationMeasurement) -> JudgeDiagnostics:
@@ -87,4 +100,5 @@ def judge_diagnostics(m: CalibrationMeasurement) -> JudgeDiagnostics:
         noisy_flips=counts.noisy_flips,
         wilson={r.name: Wilson(r.numerator, r.denominator) for r in m.rates},
         intervals=judge_rate_intervals(m),
+        kappa=None if not any(h >= 0 for h, _, _ in counts.patterns) else kappa_from_patterns(counts.patterns),
     )

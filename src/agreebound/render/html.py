@@ -291,6 +291,19 @@ def _bias_html(bias: JSONObject, net_gates: list[JSONObject]) -> str:
     return body
 
 
+def _agreement_html(diag: JSONObject) -> str:
+    """The judge against the humans: each agreement figure by its name, kappa, the human-human ceiling."""
+    from agreebound.render.markdown import agreement_rows, agreement_said
+
+    rows = agreement_rows(diag)
+    if not rows:
+        return ""
+    body = html_table("The judge against the humans", ["measure", "value", "95% interval", "cases", "what it counts"],
+                      [[escaped(x, 400) for x in row] for row in rows], [28, 14, 14, 8, 36], numeric=(1, 2, 3),
+                      small=True)
+    return body + html_list(escaped(x, 600) for x in agreement_said(diag))
+
+
 def _headline_html(headline: JSONObject) -> str:
     """Each model pair's win rate: the judge's alone, corrected by the human labels, the humans'."""
     from agreebound.render.markdown import headline_rows
@@ -353,7 +366,8 @@ def calibration_html(view: View) -> str:
         if aw:
             facts.append(f"agreement with the human reference, ties included: {aw[0]:,}/{aw[1]:,}")
         if an:
-            facts.append(f"agreement without ties: {an[0]:,}/{an[1]:,}")
+            facts.append(f"agreement where the human reference is not a tie (the audit's \"without ties\", not "
+                         f"Zheng et al.'s): {an[0]:,}/{an[1]:,}")
         if diag.get("judge_human_alpha") is not None:
             facts.append(f"judge-human alpha: {decimal_text(diag['judge_human_alpha'])}")
         facts.append(f"position flips: {diag.get('stable_flips', 0):,} stable, {diag.get('noisy_flips', 0):,} noisy")
@@ -365,6 +379,8 @@ def calibration_html(view: View) -> str:
         fig, "Each rate as a bar (in percent), the vertical mark its threshold; the table above gives the numbers."),
         slug(data, "judge", "rates"))
     sections = [html_section("summary", "Summary", summary)]
+    if agreement := _agreement_html(diag):
+        sections.append(html_section("agreement", "Agreement with the humans", agreement))
     if c.get("bias"):
         sections.append(html_section("bias", "Bias or disagreement?", _bias_html(c["bias"], c.get("net_gates", []))))
     if c.get("headline"):
@@ -396,9 +412,12 @@ def _scored_summary(s: JSONObject) -> str:
 
     whom = html.escape(decided_for_words(s)) if s["decided_for"] == "every judge" else \
         f"the judge <code>{escaped(s['decided_for'], 120)}</code>"
+    from agreebound.render.scored import DESCRIBED_ONLY
+
     rows = [[escaped(a["judge"], 80), verdict_html(a["decision"]), f"{a['items']:,}", f"{a['pairs']:,}",
              escaped(a["decision_reason"] or "-", 300)] for a in s["audits"]]
-    body = (f"<p>{verdict_html(s['decision'])} for {whom}.</p>\n"
+    tail = f": {html.escape(DESCRIBED_ONLY)}" if s.get("described_only") else ""
+    body = (f"<p>{verdict_html(s['decision'])} for {whom}{tail}.</p>\n"
             f"<p>{escaped(s['kind_words'], 200)}. Level: {escaped(level_words(s), 120)} (alpha and weighted kappa at this "
             "level).</p>\n"
             f"<p>Read as {escaped(s['shape'], 80)}: <code>{escaped(s['file'], 120)}</code>, {s['items']:,} items; judges: "
@@ -457,11 +476,36 @@ def _scored_confidence(c: JSONObject) -> str:
                      [[escaped(x, 40) for x in r] for r in bin_rows(c)], [25, 25, 30, 20], numeric=(1, 3), small=True))
 
 
-def _scored_judge(k: int, a: JSONObject, data: str, first_chart: int) -> tuple[str, int]:
+def _scored_scores(s: JSONObject) -> str:
+    """Each judge's own scores: the count, the spread over the scale, each model's mean (human labels
+    not needed; agreebound.scored.describe)."""
+    from agreebound.render.scored import distribution_rows, model_rows, scores_caption
+
+    body = ""
+    for j in s["judge_scores"]:
+        name = escaped(j["judge"], 60)
+        body += (f"<h3><code>{name}</code>: {html.escape(j['sentence'])}</h3>"
+                 + html_table(f"{name}: its scores over the scale", ["bin" if j["binned"] else "score", "count", "share"],
+                              [[escaped(c, 60) for c in r] for r in distribution_rows(j, s["labels"])], [40, 30, 30],
+                              numeric=(1, 2), small=True))
+        if j["models"]:
+            what = "pass rate" if j["binary"] else "mean judge score"
+            body += html_table(f"{name}: each model's {what}", ["model", "items", what, "95% interval"],
+                               [[escaped(c, 120) for c in r] for r in model_rows(j)], [40, 14, 20, 26],
+                               numeric=(1, 2), small=True)
+        body += f'<p class="small">{html.escape(scores_caption(j))}</p>'
+    return body
+
+
+def _scored_judge(k: int, a: JSONObject, data: str, first_chart: int, s: JSONObject | None = None) -> tuple[str, int]:
     """One judge's section and how many charts it drew (numbered from ``first_chart``)."""
+    from agreebound.render.scored import judge_counts
+
     name = escaped(a["judge"], 60)
     n = first_chart
     body = f"<p>{a['items']:,} items with the judge's score and a human's; {a['pairs']:,} judge-human pairs.</p>\n"
+    if s is not None and s.get("described_only"):
+        body = f"<p>{html.escape(judge_counts(a, s))}.</p>\n"
     if a["decision_reason"]:
         body += f"<p>Not decided, this is not a pass: {escaped(a['decision_reason'], 400)}.</p>\n"
     body += _scored_gates(a) + "<h3>Alpha</h3>" + _scored_alpha(a) + "<h3>Measures beside the gates</h3>" \
@@ -523,9 +567,12 @@ def scored_html(report: JSONObject) -> str:
     s = report["scored"]
     data = data_name(report)
     sections = [html_section("summary", "Summary", _scored_summary(s))]
+    if s.get("judge_scores"):
+        sections.append(html_section("judge-scores", "The judge's own scores (no human labels needed)",
+                                     _scored_scores(s)))
     charts = 0
     for k, a in enumerate(s["audits"]):
-        section, drawn = _scored_judge(k, a, data, charts)
+        section, drawn = _scored_judge(k, a, data, charts, s)
         sections.append(section)
         charts += drawn
     if s["panel"]:

@@ -138,6 +138,7 @@ def _calibration_markdown(c: JSONObject) -> list[str]:
                   "of one case (two orders x repetitions) are not independent, so their count is divided by the "
                   "measured design effect of the cases."]
     lines += ["", f"Reference issues: {len(c['reference_issues'])}."]
+    lines += _agreement_markdown(c.get("diagnostics"))
     lines += _bias_markdown(c.get("bias"), c.get("net_gates", []))
     lines += _headline_markdown(c.get("headline"))
     if c.get("confidence"):  # a judge that states a probability (AlpacaEval's weighted annotators)
@@ -145,6 +146,84 @@ def _calibration_markdown(c: JSONObject) -> list[str]:
         lines += [f"- {md_text(x)}" for x in confidence_lines(c["confidence"])]
     if c["seed_disagrees"]:
         lines.append(f"Seed rounding would have said {c['seed_decision']}.")
+    return lines
+
+
+#: The agreement figures' names as the reports show them (agreebound.judge.agreement.DEFINITIONS says what each counts).
+AGREEMENT_TITLES = {
+    "judge_human_with_ties": "Judge-human agreement with ties (Zheng et al. 2023: every pair of the judge's vote and "
+                             "a human vote)",
+    "judge_human_without_ties": "Judge-human agreement without ties (Zheng et al. 2023: pairs where either side is a "
+                                "tie left out)",
+    "human_human_with_ties": "Human-human agreement with ties (the ceiling: every pair of two human votes)",
+    "human_human_without_ties": "Human-human agreement without ties (the ceiling: pairs holding a tie left out)",
+    "reference_not_tie": "Agreement where the human reference is not a tie (the audit's \"without ties\": each "
+                         "judgment against the plurality)",
+}
+
+
+def _rate_text(num: int, den: int) -> str:
+    return f"{num:,}/{den:,}" + (f" = {num / den * 100:.1f}%" if den else "")
+
+
+def agreement_rows(diag: JSONObject | None) -> list[list[str]]:
+    """The judge against the humans, one row per figure (plain text; a caller escapes): name, value,
+    95% interval, cases, what it counts. Rows for a stored report's diagnostics as they are: the
+    per-vote figures and kappa only when the report has them."""
+    if not diag:
+        return []
+    aw, an = diag.get("agreement_with_ties") or [0, 0], diag.get("agreement_without_ties") or [0, 0]
+    if not aw[1] and not diag.get("cohen_kappa") and not diag.get("human_votes"):
+        return []
+    said = diag.get("definitions") or {}
+    votes = diag.get("human_votes") or {}
+    by_name = {r["name"]: r for r in votes.get("rates", [])}
+    rows = [["Agreement with the human reference, ties included (the gate: each judgment against the plurality)",
+             _rate_text(*aw), "see the gate", "-", said.get("agreement_with_ties", "")]]
+    for name in ("judge_human_with_ties", "judge_human_without_ties", "human_human_with_ties",
+                 "human_human_without_ties"):
+        if name in by_name:
+            r = by_name[name]
+            iv = r.get("interval95")
+            rows.append([AGREEMENT_TITLES[name], _rate_text(r["numerator"], r["denominator"]),
+                         "-" if not iv else f"[{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]", f"{r['cases']:,}", r["definition"]])
+    nt = by_name.get("reference_not_tie")
+    iv = (nt or {}).get("interval95")
+    rows.append([AGREEMENT_TITLES["reference_not_tie"], _rate_text(*an),
+                 "-" if not iv else f"[{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]", f"{nt['cases']:,}" if nt else "-",
+                 said.get("agreement_without_ties", "")])
+    k = diag.get("cohen_kappa")
+    if k:
+        kiv = k.get("interval95")
+        rows.append(["Cohen's kappa (the human reference against the judge's vote per case)",
+                     "undefined" if k["value"] is None else f"{k['value']:.3f} = {k['exact']}",
+                     "-" if not kiv else f"[{kiv[0]:.3f}, {kiv[1]:.3f}]", f"{k['cases']:,}", k["definition"]])
+    return rows
+
+
+def agreement_said(diag: JSONObject | None) -> list[str]:
+    """The sentences beside the agreement rows (plain text): the judge against the human-human ceiling
+    with each difference's interval, the judge's vote per case, or why there is no ceiling."""
+    if not diag or not agreement_rows(diag):
+        return []
+    votes = diag.get("human_votes")
+    if not votes:
+        return [("No human-human ceiling: the references hold no individual votes (give the human votes one line "
+                 "per vote, as MT-Bench's human judgments or AlpacaEval's annotations are).")]
+    return list(votes.get("sentences", [])) + [
+        (f"{votes['votes']:,} human votes by {votes['voters']:,} people on {votes['cases']:,} cases; "
+         f"{votes['judge_vote']}."),
+        "Intervals are 95%, clustered by case: the votes and pairs of one case are not independent."]
+
+
+def _agreement_markdown(diag: JSONObject | None) -> list[str]:
+    rows = agreement_rows(diag)
+    if not rows:
+        return []
+    lines = ["", "### Agreement with the humans", "",
+             "| measure | value | 95% interval | cases | what it counts |", "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(md_text(x, 400) for x in row) + " |" for row in rows]
+    lines += [""] + [f"- {md_text(x, 600)}" for x in agreement_said(diag)]
     return lines
 
 

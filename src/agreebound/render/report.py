@@ -16,6 +16,8 @@ from agreebound.version import __version__
 from agreebound.panel.measure import PanelMeasurement, level_note
 from agreebound.judge.decision import CalibrationDecision, seed_view, unavailable
 from agreebound.judge.bias import verdict_notes
+from agreebound.judge.agreement import DEFINITIONS, JUDGE_VOTE, AgreementRate, HumanAgreement, Kappa
+from agreebound.judge.counts import LABELS
 from agreebound.core.gate import SEVERITY, Gate
 from agreebound.core.gate import worst as most_severe
 from agreebound.scored.decide import ScoredDecision
@@ -327,6 +329,11 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> JSONObje
             "judge_human_alpha": exact(bundle.judge_human_alpha.value),
             "stable_flips": diag.stable_flips,
             "noisy_flips": diag.noisy_flips,
+            # what the two agreement pairs above count (the second is not Zheng et al.'s "without ties")
+            "definitions": dict(AGREEMENT_DEFINITIONS),
+            "cohen_kappa": kappa_dict(getattr(diag, "kappa", None)),
+            # a log with one line per human vote: the paper's per-vote agreement and the human-human ceiling
+            "human_votes": human_votes_dict(getattr(bundle, "human_agreement", None)),
         },
         # bias or disagreement? the measures beside the gates (agreebound.judge.bias), and each failing
         # raw gate read against them
@@ -340,6 +347,44 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> JSONObje
     if stated is not None:  # a judge that states a probability (absent otherwise: reports unchanged)
         out["confidence"] = calibration_dict(stated)
     return out
+
+
+#: What the diagnostics' agreement pairs count (agreebound.judge.intervals.JudgeDiagnostics).
+AGREEMENT_DEFINITIONS = {
+    "agreement_with_ties": "judgments (each order, each repetition) agreeing with the human reference (the "
+                           "plurality of the votes), ties included: the human_agreement gate's count",
+    "agreement_without_ties": DEFINITIONS["reference_not_tie"],
+}
+
+
+def kappa_dict(k: Kappa | None) -> JSONObject | None:
+    """Cohen's kappa as stored (agreebound.judge.agreement.Kappa); None when no case has a reference."""
+    if k is None:
+        return None
+    return {"exact": exact(k.exact), "value": rounded(k.value),
+            "interval95": None if k.low is None else [rounded(k.low), rounded(k.high)], "cases": k.cases,
+            "confusion": [list(row) for row in k.confusion], "labels": list(LABELS), "definition": k.definition}
+
+
+def agreement_rate_dict(r: AgreementRate) -> JSONObject:
+    iv = r.interval
+    return {"name": r.name, "definition": r.definition, "numerator": r.numerator, "denominator": r.denominator,
+            "exact": exact(r.value), "value": rounded(None if r.value is None else float(r.value)),
+            "interval95": None if iv is None else [rounded(iv.low), rounded(iv.high)],
+            "interval_method": None if iv is None else iv.method, "cases": r.stats.k}
+
+
+def human_votes_dict(h: HumanAgreement | None) -> JSONObject | None:
+    """The judge against individual human votes (agreebound.judge.agreement.HumanAgreement) as stored;
+    None when the references held no individual votes."""
+    if h is None:
+        return None
+    return {"votes": h.votes, "voters": h.voters, "cases": h.cases, "judge_vote": JUDGE_VOTE,
+            "rates": [agreement_rate_dict(r) for r in h.rates.values()],
+            "differences": [{"name": d.name, "exact": exact(d.exact), "value": rounded(d.value),
+                             "interval95": None if d.low is None else [rounded(d.low), rounded(d.high)],
+                             "cases": d.cases} for d in h.differences.values()],
+            "sentences": h.sentences()}
 
 
 def _net_gate(g: Gate) -> JSONObject:

@@ -21,7 +21,8 @@ from agreebound.scored.decide import ScoredDecision
 from agreebound.scored.audit import ScoredMeasurement
 from agreebound.core.thresholds import CITATIONS
 from agreebound.scored.confidence import Calibration
-from agreebound.core.escape import md_code, md_text
+from agreebound.scored.describe import JudgeScores, MeanScore, mean_text
+from agreebound.core.escape import md_code, md_text, printable
 from agreebound.core.json_types import JSONObject
 
 
@@ -111,6 +112,22 @@ def judge_dict(a: JudgeAgreement, d: ScoredDecision) -> JSONObject:
                       "rows": "judge", "columns": "human"}}
 
 
+def mean_dict(m: MeanScore, binary: bool = False) -> JSONObject:
+    """A mean score as stored: exact (a fraction string), its float, its 95% interval and how it was drawn."""
+    return {"items": m.items, "exact": exact(m.exact), "value": rounded(m.value),
+            "interval95": None if m.low is None else [rounded(m.low), rounded(m.high)],
+            "interval_method": m.method, "text": mean_text(m, binary)}
+
+
+def scores_dict(j: JudgeScores) -> JSONObject:
+    """One judge described by its own scores (agreebound.scored.describe): human labels not needed."""
+    return {"judge": j.judge, "scores": j.scores, "binary": j.binary, "binned": j.binned,
+            "distribution": [{"low": rounded(b.low), "high": rounded(b.high), "count": b.count} for b in j.buckets],
+            "mean": mean_dict(j.mean, j.binary),
+            "models": [{"model": name, **mean_dict(mm, j.binary)} for name, mm in j.models],
+            "no_model": j.no_model, "sentence": j.sentence}
+
+
 def scored_section(m: ScoredMeasurement, d: ScoredDecision) -> JSONObject:
     x = m.input
     panel = None
@@ -127,7 +144,8 @@ def scored_section(m: ScoredMeasurement, d: ScoredDecision) -> JSONObject:
             "decision": d.decision, "decided_for": d.judge or "every judge",
             "thresholds": asdict(d.thresholds), "threshold_source": d.source,
             "citations": {k: CITATIONS[k] for k in asdict(d.thresholds) if k in CITATIONS},
-            "audits": [judge_dict(a, d) for a in m.agreements], "panel": panel}
+            "audits": [judge_dict(a, d) for a in m.agreements], "panel": panel,
+            "described_only": m.described_only, "judge_scores": [scores_dict(j) for j in m.scores]}
 
 
 # --- words every renderer shares (plain text: each renderer escapes user text its own way) ------------
@@ -170,6 +188,95 @@ def decided_for_words(section: JSONObject) -> str:
         many = len(section["judges"]) > 1
         return "every judge (the worst judge's decision decides)" if many else "every judge (the log's one judge)"
     return f"the judge {section['decided_for']}"
+
+
+#: After the decision when the log has no human labels (plain text).
+DESCRIBED_ONLY = ("no human labels were given, so nothing about agreement is decided; the judge's own scores are "
+                  "described")
+
+
+def decision_words(section: JSONObject) -> str:
+    """"INCOMPLETE for every judge (the log's one judge)", and without human labels why nothing is
+    decided (plain text; a judge's name is user text: the caller escapes it whole)."""
+    head = f"{section['decision']} for {decided_for_words(section)}"
+    return f"{head}: {DESCRIBED_ONLY}" if section.get("described_only") else head
+
+
+def judge_scores_of(section: JSONObject, judge: str) -> JSONObject | None:
+    """The judge's description (agreebound.scored.describe) in a stored section; None in an older report."""
+    return next((j for j in section.get("judge_scores", []) if j["judge"] == judge), None)
+
+
+def judge_counts(audit: JSONObject, section: JSONObject) -> str:
+    """"6 items, 6 judge-human pairs"; without human labels the scores read ("7 scores read, no
+    human labels"), never "0 items"."""
+    if section.get("described_only"):
+        j = judge_scores_of(section, audit["judge"])
+        n = 0 if j is None else j["scores"]
+        return f"{n:,} score{'' if n == 1 else 's'} read, no human labels"
+    return f"{audit['items']:,} items, {audit['pairs']:,} judge-human pairs"
+
+
+def bucket_label(b: JSONObject, binned: bool, labels: dict[str, str]) -> str:
+    """A scale value as read ("7", "1 (C)"), or a bin ("[2.5, 3)", the last one closed)."""
+    if not binned:
+        return value_label(b["low"], labels)
+    return f"[{b['low']:g}, {b['high']:g})"
+
+
+def distribution_rows(j: JSONObject, labels: dict[str, str]) -> list[list[str]]:
+    """The judge's scores over the scale: score (or bin), count, share of its scores."""
+    rows = [[bucket_label(b, j["binned"], labels), f"{b['count']:,}", f"{100 * b['count'] / j['scores']:.1f}%"]
+            for b in j["distribution"]]
+    if j["binned"] and rows:
+        rows[-1][0] = rows[-1][0][:-1] + "]"
+    return rows
+
+
+def model_rows(j: JSONObject) -> list[list[str]]:
+    """Each model's mean judge score: model, items, mean, 95% interval (highest mean first)."""
+    return [[m["model"], f"{m['items']:,}", _mean_value(m, j["binary"]), _mean_interval(m, j["binary"])]
+            for m in j["models"]]
+
+
+def _mean_value(m: JSONObject, binary: bool) -> str:
+    return f"{m['value'] * 100:.1f}%" if binary else f"{m['value']:.2f}"
+
+
+def _mean_interval(m: JSONObject, binary: bool) -> str:
+    iv = m.get("interval95")
+    if not iv:
+        return "-"
+    return f"[{iv[0] * 100:.1f}, {iv[1] * 100:.1f}]" if binary else f"[{iv[0]:.2f}, {iv[1]:.2f}]"
+
+
+def scores_caption(j: JSONObject) -> str:
+    """How the means' intervals were drawn, and the scores on items without a model (plain text)."""
+    what = "pass rate" if j["binary"] else "mean judge score"
+    method = ("Wilson's, one verdict per item" if j["binary"] else
+              "Student's t over the items (n - 1 degrees of freedom), each item one cluster")
+    out = f"Each model's {what} over its items; 95% intervals: {method}"
+    if any("cut to the scale" in m["interval_method"] for m in [j["mean"], *j["models"]]):
+        out += " (cut to the scale's ends where it passes them)"
+    if j["no_model"]:
+        out += f"; {j['no_model']:,} score{'' if j['no_model'] == 1 else 's'} on items the log names no model for"
+    return out + "."
+
+
+def scores_text(section: JSONObject) -> list[str]:
+    """The judges' own scores for the command line, user text made printable (agreebound.core.escape)."""
+    if not section.get("judge_scores"):
+        return []
+    out = ["the judge's own scores (no human labels needed):"]
+    for j in section["judge_scores"]:
+        out.append(f"  {printable(j['judge'], 80)}: {printable(j['sentence'], 200)}")
+        dist = ", ".join(f"{printable(v, 40)}: {n}" for v, n, _ in distribution_rows(j, section["labels"]))
+        out.append(f"    count per {'bin' if j['binned'] else 'score'}: {dist}")
+        for model, items, mean, interval in model_rows(j):
+            out.append(f"    {printable(model, 80)}: {mean}" + ("" if interval == "-" else f" {interval}")
+                       + f" over {items} item{'' if items == '1' else 's'}")
+        out.append(f"    {printable(scores_caption(j), 400)}")
+    return out
 
 
 def gate_value(g: JSONObject) -> str:
@@ -295,7 +402,8 @@ def scored_markdown(report: JSONObject) -> list[str]:
     """A graded or pass/fail judge's report as Markdown lines: the decision and for whom, what was
     read, the thresholds, each judge's gates and measures, the panel of judges."""
     s = report["scored"]
-    lines = [f"**Decision: {s['decision']}** for {_decided_for(s)}.", "",
+    tail = f": {DESCRIBED_ONLY}" if s.get("described_only") else ""
+    lines = [f"**Decision: {s['decision']}** for {_decided_for(s)}{tail}.", "",
              f"Judge: {s['kind_words']}. Level: {level_words(s)} (alpha and weighted kappa at this level).",
              "", f"Read as {md_text(s['shape'])}: {md_code(s['file'])}, {s['items']:,} items; judges: "
              + ", ".join(md_text(j, 80) for j in s["judges"]) + "; humans: "
@@ -311,6 +419,7 @@ def scored_markdown(report: JSONObject) -> list[str]:
     lines += [f"- {k} = {v}: {s['citations'][k]}" for k, v in s["thresholds"].items() if k in s["citations"]]
     if s["thresholds"].get("strict"):
         lines.append("- strict: a gate passes only when its 95% interval's lower bound passes too")
+    lines += _scores_markdown(s)
     for a in s["audits"]:
         lines += _judge_markdown(a, s)
     if s["panel"]:
@@ -323,10 +432,28 @@ def scored_markdown(report: JSONObject) -> list[str]:
     return lines
 
 
+def _scores_markdown(s: JSONObject) -> list[str]:
+    """Each judge's own scores: the count, the spread over the scale, each model's mean."""
+    if not s.get("judge_scores"):
+        return []
+    lines = ["", "## The judge's own scores (no human labels needed)"]
+    for j in s["judge_scores"]:
+        lines += ["", f"### {md_code(j['judge'], 120)}: {j['sentence']}", "",
+                  f"| {'bin' if j['binned'] else 'score'} | count | share |", "|---|---|---|"]
+        lines += [_row(r, (0,)) for r in distribution_rows(j, s["labels"])]
+        if j["models"]:
+            what = "pass rate" if j["binary"] else "mean judge score"
+            lines += ["", f"| model | items | {what} | 95% interval |", "|---|---|---|---|"]
+            lines += [_row(r, (0,)) for r in model_rows(j)]
+        lines += ["", scores_caption(j)]
+    return lines
+
+
 def _judge_markdown(a: JSONObject, s: JSONObject) -> list[str]:
     """One judge: its decision, gates, alphas, measures, score table and stated confidence."""
-    lines = ["", f"## Judge {md_code(a['judge'], 120)}: {a['decision']}", "",
-             f"{a['items']:,} items with the judge's score and a human's; {a['pairs']:,} judge-human pairs."]
+    counted = (f"{judge_counts(a, s)}." if s.get("described_only") else
+               f"{a['items']:,} items with the judge's score and a human's; {a['pairs']:,} judge-human pairs.")
+    lines = ["", f"## Judge {md_code(a['judge'], 120)}: {a['decision']}", "", counted]
     if a["decision_reason"]:
         lines += ["", f"Not decided, this is not a pass: {a['decision_reason']}."]
     lines += ["", "| gate | value | 95% interval | threshold | result |", "|---|---|---|---|---|"]

@@ -84,10 +84,10 @@ def print_coefficients(section: JSONObject) -> None:
 def print_scored(report: JSONObject) -> None:
     """A graded or pass/fail judge: the decision and for whom, what was read, each judge's gates and
     measures, the panel of judges."""
-    from agreebound.render.scored import decided_for_words, level_words, panel_alpha, panel_rows
+    from agreebound.render.scored import decision_words, level_words, panel_alpha, panel_rows, scores_text
 
     s = report["scored"]
-    print(f"decision: {s['decision']} for {printable(decided_for_words(s), 200)}")
+    print(f"decision: {printable(decision_words(s), 400)}")
     print(f"judge: {s['kind_words']}; level {level_words(s)}" + ("" if s["level"]["chosen_by"] == "user" else
                                                                  " (--level to choose another)"))
     print(f"read: {printable(s['shape'], 80)} {printable(s['file'], 120)}, {s['items']:,} items; judges: "
@@ -97,8 +97,10 @@ def print_scored(report: JSONObject) -> None:
         print("identity: " + "; ".join(f"{printable(k, 40)} {printable(v, 200)}" for k, v in s["identity"].items()))
     for n in s["notes"]:
         print(f"note: {printable(n, 600)}")
+    for line in scores_text(s):
+        print(line)
     for a in s["audits"]:
-        print_scored_judge(a)
+        print_scored_judge(a, s)
     if s["panel"]:
         p = s["panel"]
         print(f"panel of judges: alpha among the judges {panel_alpha(p)}")
@@ -110,12 +112,12 @@ def print_scored(report: JSONObject) -> None:
     print(f"overall: {s['decision']}")
 
 
-def print_scored_judge(a: JSONObject) -> None:
+def print_scored_judge(a: JSONObject, s: JSONObject) -> None:
     """One judge of a scored report: its gates with their plans, alphas, measures and confidence."""
     from agreebound.render.scored import (alpha_rows, confidence_lines, gate_interval, gate_notes, gate_result,
-                                          gate_threshold, gate_value, measure_rows, pair_rows)
+                                          gate_threshold, gate_value, judge_counts, measure_rows, pair_rows)
 
-    print(f"judge {printable(a['judge'], 80)}: {a['decision']} ({a['items']:,} items, {a['pairs']:,} judge-human pairs)")
+    print(f"judge {printable(a['judge'], 80)}: {a['decision']} ({judge_counts(a, s)})")
     if a["decision_reason"]:
         print(f"  not decided, this is not a pass: {a['decision_reason']}")
     for g in a["gates"]:
@@ -182,6 +184,7 @@ def print_calibration(report: JSONObject) -> None:
             print(f"    {plan}")
     if c["reference_issues"]:
         print(f"  reference issues: {len(c['reference_issues'])}")
+    print_agreement(c.get("diagnostics"))
     print_bias(c.get("bias"))
     print_headline(c.get("headline"))
     if c.get("confidence"):  # a judge that states a probability (AlpacaEval's weighted annotators)
@@ -198,6 +201,23 @@ def print_calibration(report: JSONObject) -> None:
         some = any(not r.get("unavailable") for r in c["rates"])
         print("  INCOMPLETE: " + ("every gate that could be evaluated passed, but some could not" if some
                                   else "no gate could be evaluated from this source") + ": this is not a pass")
+
+
+def print_agreement(diag: JSONObject | None) -> None:
+    """The judge against the humans: the audit's agreement, Zheng et al.'s per-vote agreement and the
+    human-human ceiling (when the references hold individual votes), Cohen's kappa, each by its name."""
+    from agreebound.render.markdown import agreement_rows, agreement_said
+
+    rows = agreement_rows(diag)
+    if not rows:
+        return
+    print("agreement with the humans:")
+    for name, value, interval, cases, _ in rows:
+        where = "" if interval in ("-", "see the gate") else f" {interval}"
+        over = "" if cases == "-" else f" ({cases} cases)"
+        print(f"  {printable(name, 200)}: {value}{where}{over}")
+    for line in agreement_said(diag):
+        print(f"  {printable(line, 800)}")
 
 
 def print_bias(bias: JSONObject | None) -> None:

@@ -41,6 +41,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from agreebound.panel.categories import Level
+from agreebound.scored.describe import JudgeScores, describe
 from agreebound.scored.items import ScoredInput, scale_step, scored_input
 from agreebound.scored.judges import JudgePanel, judge_panel
 from agreebound.scored.one_judge import JudgeAgreement, agreement, human_side
@@ -64,6 +65,13 @@ class ScoredMeasurement:
     shape: str = "scores table"  # the log's shape, as io recognised it
     read_notes: tuple[str, ...] = ()  # what io read and left out, counted
     labels: dict[float, str] = field(default_factory=dict)  # how scores were written (1.0 -> "C")
+    #: each judge described by its own scores (agreebound.scored.describe), human labels or not
+    scores: tuple[JudgeScores, ...] = ()
+
+    @property
+    def described_only(self) -> bool:
+        """No human labels were given: the judges are described, and nothing about agreement is decided."""
+        return not self.input.humans
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -132,7 +140,7 @@ def measure_scored(frame: pd.DataFrame, file: str = "", level: Level | None = No
     humans = human_side(x, level)
     agreements = tuple(agreement(x, j, level, humans) for j in x.judges)
     return ScoredMeasurement(x, kind, level, chosen, agreements, judge_panel(x, level, agreements),
-                             dict(identity or {}), shape, tuple(notes), dict(labels or {}))
+                             dict(identity or {}), shape, tuple(notes), dict(labels or {}), describe(x))
 
 
 # --- the counts an out-of-core engine returns -------------------------------------------------------

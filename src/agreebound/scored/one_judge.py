@@ -10,6 +10,7 @@ import numpy as np
 from agreebound.panel.categories import Level, encode
 from agreebound.panel.coefficients import coefficients, weight_matrix
 from agreebound.scored.confidence import Calibration, calibration
+from agreebound.scored.correlation import RANK_MEASURES, rank_measures
 from agreebound.judge.bias import Measure
 from agreebound.judge.counts import RateStats
 from agreebound.core.intervals import Z95, rate_interval
@@ -29,7 +30,8 @@ GRADED_MEASURES = (("exact_agreement", "exact agreement with a human", "share"),
                    ("leniency", "leniency (judge minus human, mean)", "scale"),
                    ("central_tendency", "spread of judge scores over the humans' (SD ratio)", "ratio"),
                    ("length_effect", "judge's excess over the humans vs answer length (correlation)", "coefficient"),
-                   ("self_preference_scored", "self-preference (own answers minus others')", "scale"))
+                   ("self_preference_scored", "self-preference (own answers minus others')", "scale"),
+                   *((name, title if over == "items" else f"{title} ({over})", "coefficient") for name, title, over in RANK_MEASURES))
 BINARY_MEASURES = (("accuracy", "accuracy (judge = human)", "share"),
                    ("kappa", "Cohen's kappa with the humans", "coefficient"),
                    ("sensitivity", "sensitivity (passes what a human passes)", "share"),
@@ -254,7 +256,8 @@ def _kappa_measure(name: str, title: str, pairs: Pairs, level: Level, weights: s
 def graded_measures(x: ScoredInput, judge: str, pairs: Pairs, level: Level) -> tuple[Measure, ...]:
     """Over the (item, human) pairs: exact and within-one agreement, quadratic-weighted kappa,
     leniency, central tendency; over items: the score-length partial correlation (the humans' mean
-    held) and self-preference."""
+    held) and self-preference; Spearman's and Kendall's correlations with the humans' mean, over
+    items and over models (agreebound.scored.correlation)."""
     j, h = pairs.judge, pairs.human
     weights = "quadratic" if level != "nominal" else "identity"
     d = [Fraction(plain_number(a)) - Fraction(plain_number(b)) for a, b in zip(j, h)]
@@ -276,6 +279,7 @@ def graded_measures(x: ScoredInput, judge: str, pairs: Pairs, level: Level) -> t
         _central_tendency(pairs),
         _length_effect(x, jcol[items], ref[items], items),
         _self_preference(x, judge, items, "scale"),
+        *rank_measures(jcol, ref, x.model, MIN_ITEMS),
     )
 
 

@@ -50,9 +50,21 @@ def margin_text(g: Any) -> str:
     return f"{k} fewer {noun} fail the gate" if state_ == "fail" else f"{k} more {noun} would pass"
 
 
-def judge_diagnostics_text(diag: Any, m: Any, ha: Any) -> str:
+def _interval(iv: Any, scale: float = 100, digits: int = 1) -> str:
+    return "" if iv is None else f" [{iv.low * scale:.{digits}f}, {iv.high * scale:.{digits}f}]"
+
+
+def _agreement_text(rate: Any) -> str:
+    """"174/256 = 68.0% [59.7, 75.3]" (an agreebound.judge.agreement.AgreementRate)."""
+    if rate.value is None:
+        return f"{rate.numerator}/{rate.denominator}: no pairs"
+    return f"{rate.numerator}/{rate.denominator} = {float(rate.value):.1%}{_interval(rate.interval)}"
+
+
+def judge_diagnostics_text(diag: Any, m: Any, ha: Any, agreement: Any = None) -> str:
     """Markdown. A partial audit's diagnostics count only the cases with a human reference;
-    ``ha``: the judge-human alpha (agreebound.app.judge_input.JudgeBundle.judge_human_alpha)."""
+    ``ha``: the judge-human alpha (agreebound.app.judge_input.JudgeBundle.judge_human_alpha);
+    ``agreement``: the judge against individual human votes (JudgeBundle.human_agreement), or None."""
     (a, n), (a_nt, n_nt) = diag.agreement_with_ties, diag.agreement_without_ties
     share = f" = {a_nt / n_nt:.2%}" if n_nt else ""
     flips = (f"- position flips: {diag.stable_flips} with both orders stable (the gated rate), {diag.noisy_flips} "
@@ -61,9 +73,25 @@ def judge_diagnostics_text(diag: Any, m: Any, ha: Any) -> str:
         flips = "- position flips: not evaluable, " + md(m.unavailable["position_flip"])
     if "human_agreement" in m.unavailable:
         return "- human agreement: not evaluable, " + md(m.unavailable["human_agreement"]) + "\n" + flips
-    return (f"- human agreement with ties {a}/{n}, without tie references {a_nt}/{n_nt}{share}\n"
-            f"- chance-corrected: alpha(human, judge majority per order) = {fraction_text(ha.value)} "
-            f"({ha.pairable} pairable values)\n" + flips)
+    lines = [(f"- human agreement with ties {a}/{n} (each judgment against the human reference, the plurality of "
+              f"the votes); where the reference is not a tie {a_nt}/{n_nt}{share} (the audit's \"without ties\", "
+              "not Zheng et al.'s)")]
+    kappa = getattr(diag, "kappa", None)
+    if kappa is not None:
+        value = "undefined" if kappa.value is None else f"{kappa.value:.3f}{_interval(kappa, 1, 3)}"
+        lines.append(f"- Cohen's kappa (reference vs the judge's vote per case): {value} over {kappa.cases} cases")
+    if agreement is not None:
+        r = agreement.rates
+        lines.append(f"- Zheng et al. 2023, every judge-human vote pair: with ties {_agreement_text(r['judge_human_with_ties'])}; "
+                     f"without ties (pairs where either side is a tie left out) "
+                     f"{_agreement_text(r['judge_human_without_ties'])}")
+        lines.append(f"- human-human ceiling (every pair of two votes): with ties "
+                     f"{_agreement_text(r['human_human_with_ties'])}; without ties "
+                     f"{_agreement_text(r['human_human_without_ties'])}")
+        lines += [f"- {md(x, 600)}" for x in agreement.sentences()]
+    lines.append(f"- chance-corrected: alpha(human, judge majority per order) = {fraction_text(ha.value)} "
+                 f"({ha.pairable} pairable values)")
+    return "\n".join(lines) + "\n" + flips
 
 
 CASE_FILTERS = {

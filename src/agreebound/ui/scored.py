@@ -40,7 +40,7 @@ from agreebound.render.gates import GateView, view
 from agreebound.render.scored import judge_dict
 from agreebound.core.thresholds import CITATIONS, SCORED_FIELDS, THRESHOLD_WORDS, ScoredThresholds
 from agreebound.core.limits import DETAIL_DIMENSIONS
-from agreebound.ui import bias, gates, pickers, runs, state
+from agreebound.ui import bias, gates, pickers, runs, scored_scores, state
 from agreebound.ui.blocks import md, open_tab, responsive_table, text_table
 from agreebound.ui.data import JUDGE_SAMPLES, Loaded, Upload
 from agreebound.ui.loading import uploaded
@@ -279,6 +279,7 @@ def page() -> None:
     head(m)
     controls(m)
     verdict(m, d)
+    scored_scores.section(m)
     agreements = sorted(m.agreements, key=lambda a: a.judge != d.judge)  # the judge decided for first
     if len(agreements) > 2:  # many judges: one tab each (labels escaped: tab labels are Markdown)
         tab, i = open_tab([a.judge for a in agreements], 40, key=K.SCORED_TAB)
@@ -307,8 +308,8 @@ def head(m: ScoredMeasurement) -> None:
         st.caption("Identity: " + "; ".join(f"{md(k, 40)} {md(v, 200)}"
                                             for k, v in sorted(m.identity.items())))
     if not x.humans:
-        st.warning("No human labels: nothing is measured against the humans, so nothing can pass. Add the humans' "
-                   "scores below (a CSV or JSON Lines file with item, rater and score).")
+        st.warning("No human labels: nothing about agreement is measured or decided (the judge's own scores are "
+                   "described below). Add the humans' scores (a CSV or JSON Lines file with item, rater and score).")
 
 
 def controls(m: ScoredMeasurement) -> None:
@@ -337,7 +338,8 @@ def verdict(m: ScoredMeasurement, d: ScoredDecision) -> None:
     n = len(m.input.judges)
     who = (f" for {md(d.judge, 60)}" if d.judge is not None
            else f" (every judge must pass: the worst of {n} decides)" if n > 1 else "")
-    {PASS: st.success, INCOMPLETE: st.warning}.get(d.decision, st.error)(d.decision + who + BANNER_TAIL[d.decision])
+    tail = scored_scores.BANNER_TAIL if m.described_only else BANNER_TAIL[d.decision]
+    {PASS: st.success, INCOMPLETE: st.warning}.get(d.decision, st.error)(d.decision + who + tail)
     lines = []
     for j in m.input.judges:
         decided, gates, reason = d.per_judge[j]
@@ -357,8 +359,7 @@ def judge_section(m: ScoredMeasurement, d: ScoredDecision, a: JudgeAgreement, i:
     with st.container(border=True, key=f"scored_judge_{i}"):
         st.subheader(md(a.judge, 80))
         decided, _, clause = judge_clause(m, d, a.judge).partition(": ")
-        st.markdown(f"**{decided}**: {md(clause, 400)}; {a.items:,} items with its score and a human's, "
-                    f"{a.pairs:,} judge-human pairs.")
+        st.markdown(f"**{decided}**: {md(clause, 400)}; {scored_scores.counts(m, a)}.")
         for col, g in zip(st.columns(2), gate_views(a.judge, d, a)):
             with col:
                 gates.gate_block(g, key=K.SCORED_GATE.format(i, g.decided.name if g.decided else g.label))
@@ -370,6 +371,7 @@ def judge_section(m: ScoredMeasurement, d: ScoredDecision, a: JudgeAgreement, i:
                        "scored); each pair's own alpha is shown below them, over the items both scored.")
         st.markdown("**Beside the gates** (information, not gates)")
         responsive_table(measures_frame(a), f"scored_measures_{i}", limit=600)
+        scored_scores.methods_caption(a)
         figures_row(d, a, i)
 
 
