@@ -306,6 +306,8 @@ def lacks_of(log: JudgeLog, references: pd.DataFrame | None) -> list[str]:
     out = list(log.lacks)
     if references is None or len(references) == 0:
         out.append("references")
+        if references is not None:  # given, but none joined a case of the log
+            out.append("references_unjoined")
     gens = log.observations[["candidate_a_generator", "candidate_b_generator"]]
     if gens.isna().any().any():
         out.append("generators")

@@ -364,7 +364,32 @@ def _verbosity(c: JudgeCounts) -> tuple[Measure, ...]:
                      "P(judge picks longer) - P(humans pick longer) over the cases of unequal lengths whose human "
                      "reference is not a tie, weighted by verdicts; a judge's tie counts as not picking the longer "
                      "(judgemetry's and judgekit's definition when the judge never ties: they drop its ties)")
-    return seed, mirror, replace(net, sentence=_net_sentence(net, "length", "general disagreement")), excess
+    return (seed, mirror, replace(net, sentence=_net_sentence(net, "length", "general disagreement")),
+            replace(excess, sentence=_excess_sentence(excess, r["judge_longer"], r["length_excess"])))
+
+
+#: The humans' share of longer picks further than this from 1/2 and the length preference says
+#: that general disagreement alone moves it (a description of the data, not a gate).
+HUMAN_LONGER_NOTE = Fraction(1, 20)
+
+
+def _excess_sentence(m: Measure, judge_longer: RateStats, excess: RateStats) -> str:
+    """The length preference in words, and, where the humans preferred the longer (or the shorter)
+    answer in most of its cases, that a judge that only disagrees with them moves it: P(judge picks
+    longer) - P(humans pick longer) is net of disagreement only when the humans split evenly."""
+    if m.exact is None or not excess.denominator:
+        return ""
+    more = "more" if m.exact >= 0 else "less"
+    head = f"The judge picks the longer answer {abs(float(m.exact)) * 100:.1f} points {more} often than the humans " \
+           f"{m.interval_text()}".rstrip() + "."
+    human = Fraction(judge_longer.numerator - excess.numerator, excess.denominator)
+    if abs(human - Fraction(1, 2)) <= HUMAN_LONGER_NOTE:
+        return head
+    side, toward = ("longer", "below") if human > Fraction(1, 2) else ("shorter", "above")
+    return (head + f" The humans preferred the longer answer in {float(human):.0%} of these cases: a judge that only "
+            f"disagrees with them, picking the other answer at random, picks the {side} less often than they do, which "
+            f"moves this measure {toward} 0 with no length preference at all. It is not net of disagreement here; the "
+            "verbosity net of disagreement is.")
 
 
 def _self(c: JudgeCounts, judge: str | None) -> tuple[tuple[Measure, ...], str | None]:

@@ -29,6 +29,10 @@ EVERY_CASE = ("position_flip", "repeat_variance", "first_slot", "flip_decisive")
 #: contract's repetitions (:func:`lack_text`).
 LACKS = {
     "references": "the source has no human references (give them as a second file)",
+    # human references were given, and none of them is for a case of the log
+    "references_unjoined": "the human references given are for none of the log's cases (they join by case id, by "
+                           "question, turn and model pair, or by instruction and generator pair: check they are this "
+                           "log's)",
     "orders": "the source does not say in which order the candidates were shown (only a log that records each "
               "judgment's order supplies it: this source never can)",
     "repetitions": "this log has one judgment per order; the contract requires {repetitions} repetitions: "
@@ -46,7 +50,9 @@ def lack_text(need: str, contract: JudgeCalibrationContract) -> str:
 
 def gate_advice(name: str, lacks: Sequence[str] | set[str], contract: JudgeCalibrationContract) -> str | None:
     """Why gate ``name`` cannot be evaluated: every need it lacks and what supplies each (None: it can)."""
-    missing = [lack_text(need, contract) for need in GATE_NEEDS[name] if need in lacks]
+    given = "references_unjoined" in lacks  # the references were given: say they joined nothing
+    missing = [lack_text("references_unjoined" if need == "references" and given else need, contract)
+               for need in GATE_NEEDS[name] if need in lacks]
     return "; and ".join(missing) if missing else None
 
 

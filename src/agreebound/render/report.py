@@ -285,7 +285,8 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> JSONObje
         seed = seed_view(g)
         rates.append({
             "name": g.name, "kind": g.kind, "numerator": rate.numerator, "denominator": rate.denominator,
-            "evaluable": rate.evaluable, "exact": exact(rate.value), "bps": rate.bps,
+            # a gate this source cannot evaluate (a partial audit's) is not evaluable, whatever it counted
+            "evaluable": rate.evaluable and unavailable(g) is None, "exact": exact(rate.value), "bps": rate.bps,
             # a gate this source cannot evaluate is not checked: it has not passed
             "threshold_bps": seed.threshold_bps, "passed": g.passed is True, "seed_passed": seed.passed,
             "bound_passed": g.bound_passed,
