@@ -156,7 +156,8 @@ def test_a_contract_that_gates_on_the_net_measure_shows_it_with_the_other_gates(
     text = said(at)
     assert ("**Verbosity net of disagreement** passes: verbosity net of disagreement 0.0 points, limit 5.0 points: "
             "5.0 points to spare (a contract gate (version 2), limit 500 bps). 95% interval -9.9 points to 9.9 points") in text
-    assert "Fragile: about 2,300 more cases would decide it, if the difference holds" in text
+    assert ("Fragile: about 2,900 more cases (only 324 of the audit's 400 cases are eligible) would decide it, if the "
+            "difference holds") in text
     at.switch_page("pages/whatif.py").run()
     strip = said(at)
     assert "verbosity net of disagreement 0.0 points, limit 5.0 points: 5.0 points to spare: passes" in strip

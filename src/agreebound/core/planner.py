@@ -7,9 +7,10 @@ domain words, so the panel and the judge plan alike.
 
 from __future__ import annotations
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from statistics import NormalDist
+from typing import Callable
 
 from agreebound.core.json_types import JSONObject
 
@@ -54,20 +55,28 @@ class Plan:
     unit_word: str
     sentence: str
     method: str
+    #: a gate over a subset of the audit's cases: the audit's cases (``size`` is the eligible ones);
+    #: ``more`` then counts the cases a user adds, each eligible with the estimated share
+    audit_cases: int | None = None
 
     def to_dict(self) -> JSONObject:
         """As a JSON report stores it: ``unit`` for ``unit_word``, floats to 6 decimals."""
-        return {"mdd": _round6(self.mdd), "design_effect": _round6(self.design_effect), "size": self.size,
-                "more": self.more, "decidable": self.decidable, "unit": self.unit_word,
-                "sentence": self.sentence, "method": self.method}
+        out: JSONObject = {"mdd": _round6(self.mdd), "design_effect": _round6(self.design_effect), "size": self.size,
+                           "more": self.more, "decidable": self.decidable, "unit": self.unit_word,
+                           "sentence": self.sentence, "method": self.method}
+        if self.audit_cases is not None:
+            out["audit_cases"] = self.audit_cases
+        return out
 
     @classmethod
     def from_dict(cls, d: JSONObject | None) -> Plan | None:
         """A stored plan (:meth:`to_dict`) read back; None for none."""
         if not d:
             return None
+        total = d.get("audit_cases")
         return cls(d.get("mdd"), d.get("design_effect"), int(d["size"]), d.get("more"), bool(d["decidable"]),
-                   d.get("unit") or "", d.get("sentence") or "", d.get("method") or "")
+                   d.get("unit") or "", d.get("sentence") or "", d.get("method") or "",
+                   None if total is None else int(total))
 
 
 def _round6(x: float | None) -> float | None:
@@ -106,8 +115,77 @@ def _plan(estimate: Fraction | float, threshold: Fraction, fragile: bool, size: 
     return Plan(mdd, design_effect, size, more, True, unit_word, plan_sentence(more, unit_word, holds), method)
 
 
+#: Above this many added cases the count of eligible ones among them is taken as normal (its
+#: beta-binomial mean and variance, 41-point Gauss-Hermite); at or below, its exact distribution.
+EXACT_ADDED_MAX = 2_000
+
+
+def _normal_cdf(x: float) -> float:
+    return 0.5 * math.erfc(-x / math.sqrt(2))
+
+
+def _eligible_weights(added: int, eligible: int, total: int) -> list[tuple[float, float]]:
+    """(new eligible cases, probability) among ``added`` new cases when ``eligible`` of ``total``
+    cases now are eligible: beta-binomial, the eligible share's uncertainty a Beta(eligible + 1/2,
+    total - eligible + 1/2) (Jeffreys) about its estimate."""
+    a, b = eligible + 0.5, total - eligible + 0.5
+    if added <= EXACT_ADDED_MAX:
+        base = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) - math.lgamma(added + a + b) + math.lgamma(added + 1)
+        out = []
+        for x in range(added + 1):
+            lp = (base + math.lgamma(x + a) + math.lgamma(added - x + b) - math.lgamma(x + 1)
+                  - math.lgamma(added - x + 1))
+            out.append((float(x), math.exp(lp)))
+        return out
+    import numpy as np
+
+    mu = a / (a + b)
+    var = added * mu * (1 - mu) * (a + b + added) / (a + b + 1)
+    nodes, weights = np.polynomial.hermite_e.hermegauss(41)
+    weights = weights / weights.sum()
+    return [(max(0.0, added * mu + float(z) * math.sqrt(var)), float(w)) for z, w in zip(nodes, weights)]
+
+
+def _added_cases(power: Callable[[float], float], eligible: int, total: int, needed_eligible: float) -> int:
+    """The fewest added cases (of which each is eligible with the estimated share, its uncertainty
+    kept) whose expected probability of deciding the gate, ``power`` of the eligible cases then, is
+    at least :data:`PLAN_POWER`."""
+    def expected(added: int) -> float:
+        return sum(w * power(eligible + x) for x, w in _eligible_weights(added, eligible, total))
+
+    hi = max(1, math.ceil((needed_eligible - eligible) * total / max(eligible, 1)))
+    while expected(hi) < PLAN_POWER:
+        hi *= 2
+        if hi > 10**9:
+            return hi
+    lo = 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if expected(mid) >= PLAN_POWER:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _subset_plan(plan: Plan, cases: int, total: int, power: Callable[[float], float], needed: float | None) -> Plan:
+    """A plan over a subset of the audit's cases (``cases`` of ``total`` are eligible), restated in
+    the cases a user adds: the eligible share estimated, with its uncertainty."""
+    share = f"{cases:,} of the audit's {total:,} cases are eligible"
+    method = (plan.method + f"; counted in the cases a user adds, {share}: each added case eligible with that share, its "
+              "uncertainty a Jeffreys Beta, the probability of deciding averaged over the eligible cases added "
+              "(beta-binomial)")
+    if plan.more is None or needed is None:
+        return replace(plan, audit_cases=total, method=method)
+    more = max(_added_cases(power, cases, total, needed), 1)
+    unit = plan.unit_word
+    sentence = plan_sentence(more, unit, plan.sentence.split("if ", 1)[1].split(" holds", 1)[0]).replace(
+        f"more {unit if more != 1 else unit[:-1]} would", f"more {unit if more != 1 else unit[:-1]} (only {share}) would")
+    return replace(plan, audit_cases=total, more=more, sentence=sentence, method=method)
+
+
 def plan_rate(estimate: Fraction | float, threshold: Fraction, *, observations: int, cases: int, design_effect: float,
-              fragile: bool) -> Plan:
+              fragile: bool, total_cases: int | None = None) -> Plan:
     """A judge rate's plan, for its interval: Wilson at the effective number of observations
     n_eff = observations / design effect (agreebound.core.intervals.rate_interval), which excludes
     the threshold t exactly when n_eff (p - t)^2 >= z^2 t (1 - t). The rate p varies with standard
@@ -139,8 +217,17 @@ def plan_rate(estimate: Fraction | float, threshold: Fraction, *, observations: 
               "80% power; the MDD is the distance d from t at which a true rate t - d or t + d (the variance at that "
               "true rate) is detected with 80% probability at the current n_eff, the larger of the two sides that a "
               "rate in [0, 1] can reach")
-    return _plan(estimate, threshold, fragile, size, needed, unit_word, "the rate", rate_mdd(t, n_eff),
+    plan = _plan(estimate, threshold, fragile, size, needed, unit_word, "the rate", rate_mdd(t, n_eff),
                  design_effect, method)
+    if not cases or total_cases is None or total_cases <= cases:
+        return plan
+
+    def power(eligible: float) -> float:
+        n = eligible * per_case / design_effect
+        sd = max(math.sqrt(p * (1 - p)), 1e-9)
+        return _normal_cdf((abs(p - t) * math.sqrt(n) - Z_INTERVAL * math.sqrt(t * (1 - t))) / sd)
+
+    return _subset_plan(plan, cases, total_cases, power, needed)
 
 
 def rate_mdd(t: float, n_eff: float) -> float | None:
@@ -165,7 +252,7 @@ def rate_mdd(t: float, n_eff: float) -> float | None:
 
 
 def plan_difference(estimate: Fraction | float, threshold: Fraction, *, variance: float, srs_variance: float | None,
-                    cases: int, fragile: bool) -> Plan:
+                    cases: int, fragile: bool, total_cases: int | None = None) -> Plan:
     """A difference's plan (a net measure: two rates over disjoint case sets), for its normal
     interval d +/- 1.96 SE: SE = sqrt(``variance``) (cluster-robust) now, scaled by
     sqrt(cases now / cases) as both sets grow together; the interval lies on d's side of t with 80%
@@ -187,8 +274,15 @@ def plan_difference(estimate: Fraction | float, threshold: Fraction, *, variance
     method = (f"normal interval d +/- 1.96 SE, SE = {se:.4g} (cluster-robust) at {cases:,} cases scaled by "
               "sqrt(cases now / cases), both case sets growing together, the difference held: cases = cases now * "
               "SE^2 * (1.96 + 0.84)^2 / (d - t)^2; two-sided 95%, 80% power; the MDD is (1.96 + 0.84) SE")
-    return _plan(estimate, threshold, fragile, cases, needed, "cases", "the difference",
+    plan = _plan(estimate, threshold, fragile, cases, needed, "cases", "the difference",
                  (Z_INTERVAL + Z_POWER) * se, variance / srs_variance if srs_variance else None, method)
+    if not cases or total_cases is None or total_cases <= cases:
+        return plan
+
+    def power(eligible: float) -> float:
+        return _normal_cdf(abs(d - t) / (se * math.sqrt(cases / max(eligible, 1e-9))) - Z_INTERVAL)
+
+    return _subset_plan(plan, cases, total_cases, power, needed)
 
 
 def plan_alpha(estimate: Fraction | float, threshold: Fraction, *, se: float, units: int, fragile: bool,

@@ -164,7 +164,7 @@ def _rate_gate(measurement: CalibrationMeasurement, th: CalibrationThresholds, n
         return g
     # how many cases would decide it: at the interval's own design effect (agreebound.core.planner.plan_rate)
     return replace(g, plan=plan_rate(value, limit, observations=iv.observations, cases=iv.cases,
-                                     design_effect=iv.deff, fragile=g.fragile))
+                                     design_effect=iv.deff, fragile=g.fragile, total_cases=measurement.n_cases))
 
 
 def _net_gate(measurement: CalibrationMeasurement, th: CalibrationThresholds, name: str, field_name: str,
@@ -191,4 +191,4 @@ def _net_gate(measurement: CalibrationMeasurement, th: CalibrationThresholds, na
         return g
     return replace(g, plan=plan_difference(m.exact, limit, variance=m.se * m.se,
                                            srs_variance=m.se * m.se / m.design_effect if m.design_effect else None,
-                                           cases=m.cases, fragile=g.fragile))
+                                           cases=m.cases, fragile=g.fragile, total_cases=measurement.n_cases))

@@ -169,7 +169,9 @@ def plan_text(plan: JSONObject | None, scale: str = "share") -> str | None:
     else:
         gap = f"{plan['mdd'] * 100:.1f} points" if scale == "share" else f"{plan['mdd']:.3f}"
         deff = "" if plan.get("design_effect") is None else f"; design effect {plan['design_effect']:.3g}"
-        head = f"detects a true value {gap} from the threshold at {plan['size']:,} {unit} (80% power{deff})"
+        at = (f"{plan['size']:,} {unit}" if plan.get("audit_cases") is None
+              else f"its {plan['size']:,} eligible {unit} of the audit's {plan['audit_cases']:,}")
+        head = f"detects a true value {gap} from the threshold at {at} (80% power{deff})"
     return head + (f"; {plan['sentence']}" if plan.get("sentence") else "")
 
 
