@@ -713,7 +713,7 @@ def _rate(y: str, m: str) -> str:
 #: Each rate of ALL_RATE_NAMES as (per-case numerator, per-case denominator): columns of view k.
 RATE_COLUMNS = (("agree", "nobs"), ("flipped", "fopp"), ("unst", "CAST(2 AS BIGINT)"), ("verr", "vopp"),
                 ("serr", "sopp"), ("fpick", "ndec"), ("fboth + sboth", "dpair"), ("merr", "mopp"),
-                ("lpick", "lobs"), ("lpick - hlong * lobs", "lobs"), ("cerr", "copp"))
+                ("lpick", "lobs"), ("lpick - hlong * lobs", "lobs"), ("cerr", "copp"), ("pflip", "pdec"))
 
 
 def _picks(label: str) -> str:
@@ -783,6 +783,7 @@ def _case_table(e: Engine[_Pos], c: JudgeCalibrationContract, names: Names) -> N
                {case('ctl', 'nobs')} AS copp, {case('ctl', _picks('rj'))} AS cerr, uneq AND rj = lg AS rlong,
                CASE WHEN afirst THEN na ELSE nb END AS g1, CASE WHEN afirst THEN nb ELSE na END AS g2,
                2 * (CASE WHEN afirst THEN aab + aba ELSE bab + bba END) + tab + tba AS w,
+               aab * bba + bab * aba AS pflip, (aab + bab) * (aba + bba) AS pdec,
                CASE WHEN pref = 2 THEN 1 WHEN pref = CASE WHEN afirst THEN 0 ELSE 1 END THEN 2 ELSE 0 END AS hy
         FROM y""")
 

@@ -55,7 +55,7 @@ from agreebound.core.json_types import JSONObject
 #: source lacks orders, lengths or generators) cannot measure the measure either.
 GATE_OF = {
     "first_slot": "position_flip", "mcnemar": "position_flip", "flip_with_ties": "position_flip",
-    "flip_decisive": "position_flip",
+    "flip_decisive": "position_flip", "flip_pairs": "position_flip",
     "verbosity_bias": "verbosity_bias", "verbosity_mirror": "verbosity_bias", "verbosity_net": "verbosity_bias",
     "length_excess": "verbosity_bias",
     "self_preference": "self_preference", "self_control": "self_preference", "self_preference_net": "self_preference",
@@ -315,9 +315,14 @@ def _position(c: JudgeCounts) -> tuple[Measure, ...]:
                   "stable in both orders", clustered=False)
     dec = _share("flip_decisive", "Position flip among decisive pairs", r["flip_decisive"],
                  "cases stable and decisive in both orders that name different candidates, over such cases "
-                 "(judgekit's and judgecal's with one judgment per order; with repetitions they pair judgments, "
-                 "this counts the cases whose repetitions agree)", clustered=False)
-    return first, mc, ties, dec
+                 "(judgekit's and judgecal's with one judgment per order; only the cases whose repetitions agree: "
+                 "a noisy judge's unstable cases are left out)", clustered=False)
+    pairs = _share("flip_pairs", "Position flip per repetition pair", r["flip_pairs"],
+                   "every decisive verdict of order ab paired with every decisive verdict of order ba of the same "
+                   "case: the pairs that name different candidates, over such pairs (judgecal's and judgekit's "
+                   "pairing of judgments, averaged over every pairing of the repetitions; with one judgment per "
+                   "order, the same as among decisive pairs); unstable cases count")
+    return first, mc, ties, dec, pairs
 
 
 #: The first-slot rate's design effect is measured, not floored at 1: a case's two presentation

@@ -55,9 +55,14 @@ RATE_NAMES = ("human_agreement", "position_flip", "repeat_variance", "verbosity_
 #:   human pick of the longer would give), a signed numerator: P(judge picks longer) - P(humans pick
 #:   longer), weighted by verdicts;
 #: * ``self_control``: the judge picks the human-rejected candidate on cases with no candidate of its
-#:   own whose human reference is not a tie.
+#:   own whose human reference is not a tie;
+#: * ``flip_pairs``: the position flip per pair of repetitions, as peers pair judgments: every
+#:   decisive verdict of order ab with every decisive verdict of order ba of the same case (r x r
+#:   pairs with r repetitions each; with one judgment per order, the one pair), the pairs whose
+#:   verdicts name different candidates over such pairs. Unlike ``flip_decisive`` it keeps the
+#:   cases whose repetitions disagree, so a noisy judge never reads clean on position.
 EXTRA_RATE_NAMES = ("first_slot", "flip_decisive", "verbosity_mirror", "judge_longer", "length_excess",
-                    "self_control")
+                    "self_control", "flip_pairs")
 ALL_RATE_NAMES = RATE_NAMES + EXTRA_RATE_NAMES
 LABELS = ("a", "b", "tie")
 
@@ -188,7 +193,7 @@ FACTS = ("case_id", "preferred", "reviewers", "adjudicated", "observations", "ag
          "decisive", "first_picks", "decisive_pair", "first_both", "second_both", "mirror_opportunities",
          "mirror_errors", "length_observations", "longer_picks", "human_longer", "control_opportunities",
          "control_errors", "rejected_longer", "has_reference", "a_generator", "b_generator", "a_votes", "b_votes",
-         "tie_votes")
+         "tie_votes", "pair_flips", "pair_decisive")
 #: The facts that name a generator (strings; "" when the source does not say).
 NAMED = ("a_generator", "b_generator")
 
@@ -223,6 +228,7 @@ def from_facts(facts: Mapping[str, npt.ArrayLike], only: np.ndarray | None = Non
         "judge_longer": rate_stats(col("longer_picks"), col("length_observations")),
         "length_excess": rate_stats(col("longer_picks") - human_longer, col("length_observations")),
         "self_control": rate_stats(col("control_errors"), col("control_opportunities")),
+        "flip_pairs": rate_stats(col("pair_flips"), col("pair_decisive")),
     }
     ids = np.asarray(facts["case_id"], dtype=object)
     ids = ids if only is None else ids[only]

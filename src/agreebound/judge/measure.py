@@ -336,6 +336,9 @@ def _bias_facts(x: CaseArrays, votes: np.ndarray, verdict: np.ndarray, obs_per_c
         "a_generator": unnamed if x.a_generator is None else x.a_generator,
         "b_generator": unnamed if x.b_generator is None else x.b_generator,
         "a_votes": ab[:, 0] + ba[:, 0], "b_votes": ab[:, 1] + ba[:, 1], "tie_votes": ab[:, 2] + ba[:, 2],
+        # every decisive verdict of order ab paired with every decisive verdict of order ba
+        "pair_flips": ab[:, 0] * ba[:, 1] + ab[:, 1] * ba[:, 0],
+        "pair_decisive": (ab[:, 0] + ab[:, 1]) * (ba[:, 0] + ba[:, 1]),
     }
 
 

@@ -23,7 +23,7 @@ GATE_NEEDS = {
     "self_preference": ("references", "generators"),
 }
 #: The rates a partial audit counts over every case (they need no human reference).
-EVERY_CASE = ("position_flip", "repeat_variance", "first_slot", "flip_decisive")
+EVERY_CASE = ("position_flip", "repeat_variance", "first_slot", "flip_decisive", "flip_pairs")
 #: Each need, missing, in words: what is missing and what supplies it; when only another log could
 #: supply it (not a second file), it says this source never can. "repetitions" is said with the
 #: contract's repetitions (:func:`lack_text`).
