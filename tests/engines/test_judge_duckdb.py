@@ -18,7 +18,6 @@ from agreebound.core.errors import InputError
 from agreebound.app.pipeline import parse_judge_tables
 from agreebound.judge.counts import from_cases, merge
 from agreebound.app.synthetic import JudgeBehaviour, judge_frames
-from agreebound.core.thresholds import CalibrationThresholds
 from agreebound.judge.intervals import judge_diagnostics
 from tests.support.cli import run as _cli
 

@@ -333,3 +333,27 @@ def test_kappa_interval_is_the_jackknife():
     half = t_quantile(0.975, 9) * (9 / 10 * sum((v - mean) ** 2 for v in leave)) ** 0.5  # t(0.975, 9 df)
     assert k.exact == Fraction(7, 12)
     assert (k.low, k.high) == pytest.approx((7 / 12 - half, 1.0), abs=1e-12)  # 1.157 clipped to kappa's range
+
+
+def test_as_often_is_said_only_within_five_points_and_differences_stay_within_one():
+    """Two cases are no evidence of equal agreement: the difference's interval is clipped to
+    [-100, +100] points and the sentence says no difference is shown, not "as often as"."""
+    from agreebound.judge.agreement import human_agreement
+
+    a = human_agreement(np.array([0, 1]), np.array([[1, 1, 0], [0, 1, 0]]), voters=2)
+    d = a.differences["with_ties"]
+    assert (d.low, d.high) == (-1.0, 1.0)
+    (with_ties, _) = a.sentences()
+    assert with_ties.startswith("With ties, no difference is shown, but the interval is too wide to say the judge "
+                                "agrees with the humans as often as they agree with each other")
+    assert "[-100.0, +100.0]" in with_ties
+
+
+def test_the_judge_page_text_survives_a_kappa_without_an_interval():
+    """Kappa on too few cases has no interval (low and high None): the page's text says the value alone."""
+    from types import SimpleNamespace
+
+    from agreebound.ui.judge_view import _interval
+
+    assert _interval(SimpleNamespace(low=None, high=None), 1, 3) == ""
+    assert _interval(SimpleNamespace(low=0.1, high=0.2), 1, 3) == " [0.100, 0.200]"

@@ -145,3 +145,13 @@ def test_names_are_data_in_every_report(tmp_path, capsys):
     assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;|*y*" in page
     code, out, _ = cli(capsys, "calibrate", str(path))
     assert code == 1 and "\x1b" not in out and "<b>x</b>|*y*\\x1b[31m: 1.50 [" in out
+
+
+def test_a_mean_whose_items_all_agree_has_no_interval_and_says_why():
+    import numpy as np
+
+    from agreebound.scored.describe import mean_score
+
+    m = mean_score(np.full(50, 7.0))
+    assert (m.exact, m.low, m.high) == (7, None, None)
+    assert m.method == "no interval: all 50 items have the same score"

@@ -5,7 +5,7 @@ at hand (pandas, openpyxl, pyarrow) and byte for byte as R and others write them
 "num": the published alpha at every level; "lab": a label panel's exact nominal alpha; "dim": two
 dimensions) and the one change a user makes (``args``: CLI flags such as --missing -99).
 tests/io/test_exports.py reads every one through the import layer."""
-import csv, json, os, io
+import csv, io
 from fractions import Fraction
 from pathlib import Path
 import numpy as np

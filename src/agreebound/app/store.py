@@ -52,7 +52,6 @@ from agreebound.app.access import (
     KEY_SEPARATOR,
     LOCAL,
     MAX_USER_CHARS,
-    SHARES,
     Viewer,
     may_change,
     may_see,

@@ -23,6 +23,7 @@ PLAN_CONFIDENCE = 0.95
 PLAN_POWER = 0.8
 Z_INTERVAL = NormalDist().inv_cdf(1 - (1 - PLAN_CONFIDENCE) / 2)  # 1.959963984540054
 Z_POWER = NormalDist().inv_cdf(PLAN_POWER)  # 0.8416212335729143
+_NORMAL = NormalDist()
 #: A fragile gate whose estimate equals its threshold: no size puts the interval on one side.
 ON_THRESHOLD = "cannot be decided by more cases: the estimate sits on the threshold"
 
@@ -96,10 +97,12 @@ def about(n: int) -> str:
     return f"{-(-n // step) * step:,}"
 
 
-def plan_sentence(more: int, unit_word: str, holds: str) -> str:
-    """"about 190 more cases would decide it, if the rate holds (80% probability that ...)"."""
+def plan_sentence(more: int, unit_word: str, holds: str, eligible: str = "") -> str:
+    """"about 190 more cases would decide it, if the rate holds (80% probability that ...)";
+    ``eligible``: a gate over a subset of the cases says how many are eligible, after the count."""
     unit = unit_word[:-1] if more == 1 and unit_word.endswith("s") else unit_word
-    return f"about {about(more)} more {unit} would decide it, if {holds} holds ({_PROMISE})"
+    return f"about {about(more)} more {unit}{f' ({eligible})' if eligible else ''} would decide it, if {holds} holds " \
+           f"({_PROMISE})"
 
 
 def _plan(estimate: Fraction | float, threshold: Fraction, fragile: bool, size: int, needed: float | None,
@@ -118,10 +121,6 @@ def _plan(estimate: Fraction | float, threshold: Fraction, fragile: bool, size: 
 #: Above this many added cases the count of eligible ones among them is taken as normal (its
 #: beta-binomial mean and variance, 41-point Gauss-Hermite); at or below, its exact distribution.
 EXACT_ADDED_MAX = 2_000
-
-
-def _normal_cdf(x: float) -> float:
-    return 0.5 * math.erfc(-x / math.sqrt(2))
 
 
 def _eligible_weights(added: int, eligible: int, total: int) -> list[tuple[float, float]]:
@@ -168,7 +167,8 @@ def _added_cases(power: Callable[[float], float], eligible: int, total: int, nee
     return hi
 
 
-def _subset_plan(plan: Plan, cases: int, total: int, power: Callable[[float], float], needed: float | None) -> Plan:
+def _subset_plan(plan: Plan, cases: int, total: int, power: Callable[[float], float], needed: float | None,
+                 holds: str) -> Plan:
     """A plan over a subset of the audit's cases (``cases`` of ``total`` are eligible), restated in
     the cases a user adds: the eligible share estimated, with its uncertainty."""
     share = f"{cases:,} of the audit's {total:,} cases are eligible"
@@ -178,10 +178,8 @@ def _subset_plan(plan: Plan, cases: int, total: int, power: Callable[[float], fl
     if plan.more is None or needed is None:
         return replace(plan, audit_cases=total, method=method)
     more = max(_added_cases(power, cases, total, needed), 1)
-    unit = plan.unit_word
-    sentence = plan_sentence(more, unit, plan.sentence.split("if ", 1)[1].split(" holds", 1)[0]).replace(
-        f"more {unit if more != 1 else unit[:-1]} would", f"more {unit if more != 1 else unit[:-1]} (only {share}) would")
-    return replace(plan, audit_cases=total, more=more, sentence=sentence, method=method)
+    return replace(plan, audit_cases=total, more=more, sentence=plan_sentence(more, plan.unit_word, holds, f"only {share}"),
+                   method=method)
 
 
 def plan_rate(estimate: Fraction | float, threshold: Fraction, *, observations: int, cases: int, design_effect: float,
@@ -225,9 +223,9 @@ def plan_rate(estimate: Fraction | float, threshold: Fraction, *, observations: 
     def power(eligible: float) -> float:
         n = eligible * per_case / design_effect
         sd = max(math.sqrt(p * (1 - p)), 1e-9)
-        return _normal_cdf((abs(p - t) * math.sqrt(n) - Z_INTERVAL * math.sqrt(t * (1 - t))) / sd)
+        return _NORMAL.cdf((abs(p - t) * math.sqrt(n) - Z_INTERVAL * math.sqrt(t * (1 - t))) / sd)
 
-    return _subset_plan(plan, cases, total_cases, power, needed)
+    return _subset_plan(plan, cases, total_cases, power, needed, "the rate")
 
 
 def rate_mdd(t: float, n_eff: float) -> float | None:
@@ -280,9 +278,9 @@ def plan_difference(estimate: Fraction | float, threshold: Fraction, *, variance
         return plan
 
     def power(eligible: float) -> float:
-        return _normal_cdf(abs(d - t) / (se * math.sqrt(cases / max(eligible, 1e-9))) - Z_INTERVAL)
+        return _NORMAL.cdf(abs(d - t) / (se * math.sqrt(cases / max(eligible, 1e-9))) - Z_INTERVAL)
 
-    return _subset_plan(plan, cases, total_cases, power, needed)
+    return _subset_plan(plan, cases, total_cases, power, needed, "the difference")
 
 
 def plan_alpha(estimate: Fraction | float, threshold: Fraction, *, se: float, units: int, fragile: bool,

@@ -197,11 +197,11 @@ def difference(name: str, first: tuple[np.ndarray, np.ndarray], second: tuple[np
 
     Two cases: 2 of 2 and 1 of 2 against 1 of 1 and 0 of 1: p1 = 3/4, p2 = 1/2, d = 1/4;
     e = (0.5/4 - 0.5/2, -0.5/4 + 0.5/2) = (-1/8, 1/8), v = 2 * 2/64 = 1/16, half = t(1 df) * 1/4
-    = 12.706 / 4:
+    = 12.706 / 4, the interval within [-1, 1] (a difference of two shares):
 
     >>> d = difference("x", (np.array([2, 1]), np.array([2, 2])), (np.array([1, 0]), np.array([1, 1])))
     >>> d.exact, round(d.low, 3), round(d.high, 3)
-    (Fraction(1, 4), -2.927, 3.427)
+    (Fraction(1, 4), -1.0, 1.0)
     """
     y1, m1 = (np.asarray(v, dtype=np.int64) for v in first)
     y2, m2 = (np.asarray(v, dtype=np.int64) for v in second)
@@ -216,7 +216,7 @@ def difference(name: str, first: tuple[np.ndarray, np.ndarray], second: tuple[np
         return Difference(name, d, None, None, k)
     e = (y1[used] - float(p1) * m1[used]) / n1 - (y2[used] - float(p2) * m2[used]) / n2
     half = quantile(z, k - 1) * math.sqrt(k / (k - 1) * float(np.sum(e * e)))
-    return Difference(name, d, float(d) - half, float(d) + half, k)
+    return Difference(name, d, max(-1.0, float(d) - half), min(1.0, float(d) + half), k)  # a difference of shares
 
 
 def quantile(z: float, df: int) -> float:
@@ -341,12 +341,21 @@ class HumanAgreement:
                 verdict = "the judge agrees with the humans more often than they agree with each other"
             elif d.high < 0:
                 verdict = "the judge agrees with the humans less often than they agree with each other"
+            elif d.low >= -AS_OFTEN and d.high <= AS_OFTEN:
+                verdict = (f"the judge agrees with the humans as often as they agree with each other (the difference's "
+                           f"interval lies within {AS_OFTEN * 100:.0f} points of none)")
             else:
-                verdict = "the judge agrees with the humans as often as they agree with each other"
+                verdict = ("no difference is shown, but the interval is too wide to say the judge agrees with the humans "
+                           "as often as they agree with each other")
             spread = "" if d.low is None or d.high is None else f" [{d.low * 100:+.1f}, {d.high * 100:+.1f}]"
             out.append(f"{words.capitalize()}, {verdict}: {_pct(judge)} vs {_pct(human)}, difference "
                        f"{d.value * 100:+.1f} points{spread} ({d.cases:,} cases).")
         return out
+
+
+#: "As often as" is said when the difference's 95% interval lies within this many points of none
+#: (an equivalence margin; a wider interval that holds 0 shows no difference, and no equivalence).
+AS_OFTEN = 0.05
 
 
 def _pct(rate: AgreementRate) -> str:

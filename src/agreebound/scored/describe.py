@@ -94,6 +94,8 @@ def mean_score(values: np.ndarray, binary: bool = False, bounds: tuple[float, fl
     if n < 2:
         return MeanScore(n, exact, None, None, "no interval: one item")
     sd = float(np.std(values, ddof=1))
+    if sd == 0:  # every item the same score: nothing to estimate the spread from
+        return MeanScore(n, exact, None, None, f"no interval: all {n:,} items have the same score")
     half = t_quantile(0.975, n - 1) * sd / math.sqrt(n)
     low, high = float(exact) - half, float(exact) + half
     method = f"Student's t over {n:,} items ({n - 1:,} degrees of freedom), each item one cluster"

@@ -51,7 +51,9 @@ def margin_text(g: Any) -> str:
 
 
 def _interval(iv: Any, scale: float = 100, digits: int = 1) -> str:
-    return "" if iv is None else f" [{iv.low * scale:.{digits}f}, {iv.high * scale:.{digits}f}]"
+    if iv is None or iv.low is None or iv.high is None:  # no interval (kappa's, on too few cases)
+        return ""
+    return f" [{iv.low * scale:.{digits}f}, {iv.high * scale:.{digits}f}]"
 
 
 def _agreement_text(rate: Any) -> str:
