@@ -119,3 +119,17 @@ def test_one_human_is_never_a_pass_and_fail_only_when_a_gate_it_can_evaluate_fai
     assert "judge gpt-4o: FAIL_CALIBRATION" in out and code == 1
     readme = (ROOT / "README.md").read_text()
     assert "that gate is not evaluable and the verdict is never a pass: INCOMPLETE" in " ".join(readme.split())
+
+
+def test_a_contract_drafted_from_a_log_asks_for_the_repetitions_the_log_has(capsys, tmp_path):
+    """judgekit's pairwise log judged 3 times in each order: the draft asks for 3 repetitions and the
+    repeat variance is evaluated (not 'the contract requires 2')."""
+    rows = [{"item_id": f"p{i}", "judge_id": "gpt-4o", "sample_index": s, "meta": {}, "kind": "pairwise",
+             "choice": "ab"[(i + s) % 2 if i % 3 == 0 else i % 2], "swapped": swapped, "a_len": 100 + i, "b_len": 90}
+            for i in range(12) for swapped in (False, True) for s in range(3)]
+    log = _scored(tmp_path / "three.jsonl", rows)
+    code, out, _ = run(capsys, "calibrate", log, "--json")
+    report = json.loads(out)
+    assert report["calibration"]["contract"]["repetitions_per_order"] == 3
+    rv = next(r for r in report["calibration"]["rates"] if r["name"] == "repeat_variance")
+    assert rv["evaluable"] is True and rv["denominator"] == 24 and not rv["unavailable"]
