@@ -162,12 +162,14 @@ def test_the_cli_and_markdown_say_the_bias_measures_and_the_plans(capsys, tmp_pa
     out = capsys.readouterr().out
     # the 4-case example passes on fragile gates: 0/4 flips against 5% needs about 69 more cases
     assert ("  position_flip: 0/4 = 0 bps (<= 500): pass\n    95% interval [0.00%, 48.99%] (4 cases, 4 observations; "
-            "design effect 1)\n    detects a true value 42.4 points from the threshold at 4 cases (80% power; design "
+            "design effect 1): fragile, it holds the threshold\n    detects a true value 42.4 points from the threshold at 4 cases (80% power; design "
             "effect 1); about 69 more cases would decide it, if the rate holds") in out
     assert "  First-slot rate: 50.0% = 6/12 [" in out
     assert main(["panel", str(root / "krippendorff_2011.csv")]) == 0
     out = capsys.readouterr().out
-    assert "  alpha: detects a true value 0.406 from the threshold at 11 units (80% power); about 78 more units" in out
+    assert "  alpha: detects a true value 0.406 from the threshold at 11 units (80% power)\n" in out
+    assert ("  alpha 0.743, 95% interval [0.415, 1.000]: fragile, the interval holds the floor 0.600 (another sample "
+            "of the same size could reach the other verdict); about 78 more units would decide it") in out
     report = tmp_path / "judge.md"
     assert main(["calibrate", str(FAILING), "--report", str(report)]) == 1
     text = report.read_text()

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 def _panel_gates(d: JSONObject, p: JSONObject, gates: tuple[Gate, ...]) -> str:
     """``gates``: the dimension's gates as decided (detectors, alpha, spread)."""
-    from agreebound.render.scored import plan_text
+    from agreebound.render.scored import alpha_certainty, plan_text
 
     result = {g.name: {True: "pass", False: "FAIL", None: "not checked"}[g.passed] for g in gates}
     a, s = d["alpha"], d["spread"]
@@ -47,7 +47,10 @@ def _panel_gates(d: JSONObject, p: JSONObject, gates: tuple[Gate, ...]) -> str:
             "</span>"
         alpha = (f'{decimal_text(a["exact"])} <span class="small">= {escaped(a["exact"], 60)}, {a["permil"]} permil</span>'
                  f"{interval}")
-        if plan := plan_text(a.get("plan"), "alpha"):
+        # how sure: "fragile" where the interval holds the floor, and what would decide it
+        if a.get("fragile"):
+            alpha += f'<br><strong>fragile</strong>: <span class="small">{escaped(alpha_certainty(a, floor), 600)}</span>'
+        if plan := plan_text({**(a.get("plan") or {}), "sentence": ""} if a.get("plan") else None, "alpha"):
             alpha += f'<br><span class="small">{escaped(plan, 400)}</span>'
 
     else:
@@ -252,6 +255,8 @@ def _judge_rows(c: JSONObject) -> list[list[str]]:
                 interval += f'<br><span class="small">{", ".join(x for x in said if x)}</span>'
         else:
             interval = f"[{pct(w[0], 2)}, {pct(w[1], 2)}]"
+        if r.get("fragile"):  # the interval holds the threshold: another sample could reach the other result
+            interval += '<br><strong>fragile</strong>: <span class="small">the interval holds the threshold</span>'
         if r.get("bound_passed") is not None:
             interval += f'<br><span class="small">bound gate: {"pass" if r["bound_passed"] else "FAIL"}</span>'
         from agreebound.render.markdown import flip_words

@@ -5,7 +5,7 @@ from typing import Sequence
 from agreebound.core.escape import md_code, md_text
 from agreebound.core.gate import SEVERITY
 from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, level_phrase
-from agreebound.render.scored import confidence_lines, plan_text, scored_markdown
+from agreebound.render.scored import alpha_certainty, confidence_lines, plan_text, scored_markdown
 from agreebound.core.limits import DETAIL_DIMENSIONS
 from agreebound.core.json_types import JSONObject
 from fractions import Fraction
@@ -68,6 +68,8 @@ def _panel_markdown(report: JSONObject) -> list[str]:
     for d in dims:
         a, s_ = d["alpha"], d["spread"]
         interval = f"[{a['interval']['low']}, {a['interval']['high']}]" if a["defined"] else "undefined"
+        if a.get("fragile"):  # the interval holds the floor: the verdict could go either way
+            interval += " **fragile**"
         if a["defined"] and a["interval"]["method"] != "units":  # KALPHA's pairs: said where it is read
             interval += " (pairs, KALPHA: narrower than 95% when units have 3+ ratings)"
         spread = s_["exact"] if s_["state"] == "bounded" else s_["state"]
@@ -81,19 +83,23 @@ def _panel_markdown(report: JSONObject) -> list[str]:
         lines += ["", f"Details follow for the {len(detailed)} dimensions with the worst verdicts; the table above "
                       f"lists all {len(dims)}."]
     for d in detailed:
-        lines += _dimension_markdown(d)
+        lines += _dimension_markdown(d, p["alpha_floor_permil"])
     return lines
 
 
-def _dimension_markdown(d: JSONObject) -> list[str]:
-    """One dimension's section: its verdict's reasons, the level and why, notes, categories, coefficients."""
+def _dimension_markdown(d: JSONObject, floor_permil: int) -> list[str]:
+    """One dimension's section: its verdict's reasons, how sure alpha is, the level and why, notes,
+    categories, coefficients."""
     lv = d["level"]
     lines = ["", f"## {md_cell(d['dimension'])}: {d['verdict']} {level_phrase(lv['in_force'], lv['chosen_by'])}", ""]
     if lv["note"]:
         lines += [f"*Depends on the level*: {lv['note']}.", ""]  # levels, verdicts, numbers: no user text
     lines += [f"- {md_cell(r['message'])}" for r in d["reasons"]] or ["- every check passed"]
-    if alpha_plan := plan_text(d["alpha"].get("plan"), "alpha"):
-        lines.append(f"- alpha: {md_text(alpha_plan, 600)}")
+    # the rule's words and numbers (no user text), written as the sibling bullets are: unescaped
+    lines.append(f"- **How sure**: {alpha_certainty(d['alpha'], floor_permil)}")
+    plan = d["alpha"].get("plan")
+    if plan and (alpha_plan := plan_text({**plan, "sentence": ""}, "alpha")):
+        lines.append(f"- alpha: {alpha_plan}")
     lines.append(f"- level {lv['in_force']}: {lv['chosen_reason']}" +  # the rule's words: no user text
                  (f"; suggested {lv['suggested']}: {lv['reason']}" if lv["suggested"] != lv["in_force"] else ""))
     if d["spread"]["state"] == "not measured":
@@ -316,7 +322,8 @@ def _rate_row(r: JSONObject, given: bool) -> str:
     flip = r["cases_to_flip"]
     iv = r.get("interval95")
     interval = "-" if not iv else (f"[{iv[0]:.2%}, {iv[1]:.2%}] ({r['cases']} case"
-                                   f"{'' if r['cases'] == 1 else 's'}, {r['observations']} observations)")
+                                   f"{'' if r['cases'] == 1 else 's'}, {r['observations']} observations)"
+                                   + (" **fragile**" if r.get("fragile") else ""))
     deff = "-" if r.get("design_effect") is None else f"{r['design_effect']:.3g}"
     return (f"| {r['name']} | {r['numerator']}/{r['denominator']} | {r['bps']} | {op} {r['threshold_bps']} | "
             f"{gate} | {interval} | {deff} | "

@@ -164,6 +164,8 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> JSONObject:
                 "low": rounded(b.low), "high": rounded(b.high), "q_below_floor": rounded(b.q_below(d.thresholds.alpha_floor)),
                 "note": b.note,
             },
+            # the interval holds the floor, as decided: another sample could reach the other verdict
+            "fragile": d.gate("alpha").fragile,
             "plan": plan_dict(d.gate("alpha")),  # how many units would decide it (agreebound.core.planner.Plan)
         },
         "rates_source": m.rates_source,
@@ -289,6 +291,7 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> JSONObje
             "evaluable": rate.evaluable and unavailable(g) is None, "exact": exact(rate.value), "bps": rate.bps,
             # a gate this source cannot evaluate is not checked: it has not passed
             "threshold_bps": seed.threshold_bps, "passed": g.passed is True, "seed_passed": seed.passed,
+            "fragile": g.fragile,  # the interval holds the threshold, as decided
             "bound_passed": g.bound_passed,
             "unavailable": unavailable(g),
             "wilson95": [rounded(w.low), rounded(w.high)] if rate.evaluable else None,

@@ -151,6 +151,30 @@ def scored_section(m: ScoredMeasurement, d: ScoredDecision) -> JSONObject:
 # --- words every renderer shares (plain text: each renderer escapes user text its own way) ------------
 
 
+def alpha_certainty(alpha: JSONObject, floor_permil: int) -> str:
+    """How sure a panel's alpha is, for every text a person or a CI log reads: its 95% interval, and
+    "fragile" where the interval holds the floor, with what would decide it.
+
+    >>> a = {"defined": True, "exact": "113/152", "interval": {"low": 0.414625, "high": 1.0, "method": "units"},
+    ...      "fragile": True, "plan": {"sentence": "about 78 more units would decide it, if alpha holds"}}
+    >>> alpha_certainty(a, 600)
+    'alpha 0.743, 95% interval [0.415, 1.000]: fragile, the interval holds the floor 0.600 (another sample of the same size could reach the other verdict); about 78 more units would decide it, if alpha holds'
+    """
+    if not alpha["defined"]:
+        return "alpha undefined: no interval"
+    value = f"alpha {float(Fraction(alpha['exact'])):.3f}"
+    iv = alpha.get("interval") or {}
+    if iv.get("low") is None:
+        return f"{value}: no 95% interval ({iv.get('note') or 'not drawn'})"
+    head = f"{value}, 95% interval [{iv['low']:.3f}, {iv['high']:.3f}]"
+    floor = f"the floor {floor_permil / 1000:.3f}"
+    if not alpha.get("fragile"):  # as decided: the interval lies on the verdict's side of the floor
+        return f"{head}: the whole interval lies on one side of {floor} (not fragile)"
+    plan = (alpha.get("plan") or {}).get("sentence") or ""
+    return (f"{head}: fragile, the interval holds {floor} (another sample of the same size could reach the other "
+            f"verdict)" + (f"; {plan}" if plan else ""))
+
+
 def plan_text(plan: JSONObject | None, scale: str = "share") -> str | None:
     """A stored plan in words: what the audit can detect at its size, and for a fragile gate how many
     more cases (units) would decide it. ``scale``: "share" (a judge rate or net measure, in points)

@@ -13,7 +13,7 @@ from agreebound.core.json_types import JSONObject
 def print_panel(report: JSONObject) -> None:
     from agreebound.panel.levels import level_phrase, rater_noun
     from agreebound.render.report import rows_read_text
-    from agreebound.render.scored import plan_text
+    from agreebound.render.scored import alpha_certainty, plan_text
 
     read = report.get("read")
     if read:
@@ -39,7 +39,9 @@ def print_panel(report: JSONObject) -> None:
             print(f"  - {printable(r['message'])}")
         if a["interval"]["note"]:  # how alpha's interval was drawn, or why it is not the units bootstrap
             print(f"  interval: {printable(a['interval']['note'])}")
-        if plan := plan_text(a.get("plan"), "alpha"):
+        # how sure: the interval of the gating number, "fragile" where it holds the floor, what would decide it
+        print(f"  {alpha_certainty(a, report['thresholds']['panel']['alpha_floor_permil'])}")
+        if a.get("plan") and (plan := plan_text({**a["plan"], "sentence": ""}, "alpha")):
             print(f"  alpha: {plan}")
         if d["seed_disagrees"]:
             print(f"  - the specification's integer formula ({printable(d['seed_path'])}) would decide "
@@ -171,7 +173,8 @@ def print_calibration(report: JSONObject) -> None:
             low, high = r["interval95"]
             cases = f"{r['cases']} case{'' if r['cases'] == 1 else 's'}"
             print(f"    95% interval [{low:.2%}, {high:.2%}] ({cases}, {r['observations']} observations; "
-                  f"design effect {r['design_effect']:.3g})")
+                  f"design effect {r['design_effect']:.3g})" + (": fragile, it holds the threshold" if r.get("fragile")
+                                                               else ""))
         if plan := plan_text(r.get("plan")):
             print(f"    {plan}")
     for g in c.get("net_gates", []):  # the gates a contract opted in to: the bias net of disagreement
