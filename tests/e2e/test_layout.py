@@ -201,3 +201,35 @@ def test_gates_that_cannot_be_evaluated_are_a_line_of_text(page: Page, app_url: 
     box = page.locator(".st-key-judge_gates")
     expect(box).to_contain_text("Repeat variance not checked: repeat variance not evaluable")
     expect(box.locator(".js-plotly-plot")).to_have_count(3)  # 5 gates, 2 not evaluable: no empty charts
+
+
+def test_on_a_phone_the_help_page_is_as_wide_as_the_screen(page: Page, app_url: str):
+    """Issue 54, item 8: long inline code (commands, file names) wraps on a 390 px phone instead of
+    widening the Help page past the screen (it was 599 px)."""
+    open_page(page, f"{app_url}/help", 390, 844)
+    expect(page.get_by_text("Input formats").first).to_be_visible()
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(ARTIFACTS / "help-phone-390.png"))
+
+
+#: Each cell of the HTML report's summary table that spills over its neighbour: a cell's content
+#: (the verdict badge) reaching past the cell's right edge.
+SPILLS = """() => [...document.querySelectorAll('table tbody td')].filter(td => {
+  const cell = td.getBoundingClientRect();
+  return [...td.children].some(c => c.getBoundingClientRect().right > cell.right + 1);
+}).map(td => td.innerText)"""
+
+
+@pytest.mark.parametrize("width, height", VIEWPORTS)
+def test_the_html_reports_verdict_badges_stay_in_their_cells(page: Page, tmp_path, width: int, height: int):
+    """Issue 54, item 8: the REPORT_ONLY badge overlapped "nominal" in the HTML report's summary; on a
+    phone the table now scrolls sideways rather than overlapping its columns."""
+    from agreebound.cli.main import main
+
+    report = tmp_path / "panel.html"
+    assert main(["panel", str(ROOT / "sample_data" / "detector_panel.csv"), "--report", str(report)]) == 1
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(report.as_uri())
+    assert page.evaluate(SPILLS) == []
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    page.screenshot(path=str(ARTIFACTS / f"html-report-summary-{width}.png"))

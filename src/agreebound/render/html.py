@@ -177,7 +177,7 @@ def panel_html(view: View) -> str:
                f"({p['alpha_floor_permil']} permil), spread cap {p['ratio_cap_permil'] / 1000:.2f}x "
                f"({p['ratio_cap_permil']} permil){escaped(optional_thresholds_words(p), 200)}{strict}.</p>\n"
                + html_table("Every dimension", ["dimension", "verdict", "level", "alpha", "95% interval", "spread",
-                                            "detectors"], rows, [18, 16, 14, 10, 16, 14, 12], numeric=(3, 6)))
+                                            "detectors"], rows, [15, 22, 12, 9, 17, 12, 13], numeric=(3, 6)))
     if len(dims) > len(detailed):
         summary += (f"<p class=\"note\">Details follow for the {len(detailed)} dimensions with the worst verdicts; "
                     f"the table above lists all {len(dims):,}.</p>")

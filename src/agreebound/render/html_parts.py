@@ -51,7 +51,14 @@ td code, td .small { overflow-wrap: anywhere; }
 thead th { background: var(--soft); border-bottom: 2px solid var(--line); white-space: nowrap; overflow-wrap: normal; }
 tbody th { font-weight: 600; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-td .verdict { padding: .1rem .45rem; font-size: .85rem; }
+td .verdict { padding: .1rem .4rem; font-size: .82rem; white-space: nowrap; }
+/* a phone: a table keeps its columns readable and scrolls sideways rather than overlapping them */
+@media screen and (max-width: 600px) {
+  table { display: block; overflow-x: auto; table-layout: auto; width: 100%; }
+  th, td { min-width: 4.5rem; }
+  thead th { white-space: normal; }
+  td .verdict { white-space: nowrap; overflow-wrap: normal; }
+}
 .small { font-size: .85em; color: var(--muted); }
 figure.chart { margin: .6rem 0 1.2rem; max-width: 700px; break-inside: avoid; page-break-inside: avoid; }
 figure.chart figcaption { font-size: .85rem; color: var(--muted); }

@@ -38,7 +38,7 @@ def draw_notes(bundle: JudgeBundle, d: CalibrationDecision, link: bool = False) 
         return
     more = "\n\nThe measures: [Bias or disagreement?](#bias) below." if link else ""
     st.info("**Bias or disagreement?**\n\n" + "\n".join(f"- {md_text(n, 400)}" for n in said) + more,
-            icon=":material/balance:")
+            icon="⚖️")
 
 
 def measure_rows(group: Sequence[Measure]) -> list[dict[str, str]]:
