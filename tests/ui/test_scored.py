@@ -247,3 +247,7 @@ def test_a_graded_log_without_human_labels_is_described_not_0_items():
     assert list(means.loc["alpaca-13b"]) == ["4", "4.50", "[1.00, 8.29]"]
     counts = table_with(at, "score", "10")
     assert list(counts["count"]) == ["0", "1", "1", "0", "0", "1", "1", "1", "1", "1"]
+    # issue 54, item 9: no rows of "not measured" and no empty judge-against-humans heatmap; what the rest needs
+    assert "Its agreement with people needs their scores: give human labels for the same items" in text
+    assert "not measured: fewer than two humans" not in text
+    assert len(at.get("plotly_chart")) == 0  # the all-zero judge-against-humans heatmap is gone

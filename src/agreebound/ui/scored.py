@@ -360,6 +360,12 @@ def judge_section(m: ScoredMeasurement, d: ScoredDecision, a: JudgeAgreement, i:
         st.subheader(md(a.judge, 80))
         decided, _, clause = judge_clause(m, d, a.judge).partition(": ")
         st.markdown(f"**{decided}**: {md(clause, 400)}; {scored_scores.counts(m, a)}.")
+        if m.described_only:  # no human labels: what the judge did is drawn above; say what the rest needs
+            st.markdown("Its agreement with people needs their scores: give human labels for the same items as a "
+                        "second file (a scores table with a human rater, or the harness's own human file). Then the "
+                        "two gates (admissibility and the floor on the judge's alpha with the humans), the alphas, "
+                        "the measures beside the gates and the judge-against-humans figure are measured.")
+            return
         for col, g in zip(st.columns(2), gate_views(a.judge, d, a)):
             with col:
                 gates.gate_block(g, key=K.SCORED_GATE.format(i, g.decided.name if g.decided else g.label))
