@@ -94,8 +94,8 @@ def test_panel_page_samples_and_reasons():
     assert [t.label for t in at.tabs] == ["violence", "insult", "sexual"]
     assert texts(at.warning)[0] == "violence: REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce"
     body = " ".join(m.value for m in at.markdown)
-    assert "**alpha below floor**: alpha 0.2361 (520132/2203311) is below the floor 0.6000 (3/5)" in body
-    assert "**ratio above cap**: detector spread 3.9000 (39/10)x is above the cap 2x" in body
+    assert "**alpha below floor**: alpha 0.236 is below the floor 0.600 by 0.364" in body
+    assert "**ratio above cap**: detector spread 3.90x is above the cap 2.00x by 1.90x" in body
     at.selectbox(key="panel_sample").set_value("Single detector (refused structurally)").run()
     assert texts(at.error)[0] == "all: REFUSE_SINGLE at the nominal level (the default): fewer than two independent detectors"
     assert "**single detector**: 1 independent detector(s)" in " ".join(m.value for m in at.markdown)

@@ -41,6 +41,19 @@ def _fmt(x: Fraction | int) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{float(x):.4f} ({x})"
 
 
+def _plain(value: Fraction, threshold: Fraction, digits: int = 3) -> tuple[str, str, str]:
+    """``value``, ``threshold`` and their gap in plain decimals for a reader (the exact fractions stay
+    in the reason's fields): ``digits`` decimals, more where they would show the two alike (0.5995
+    against 0.6).
+
+    >>> _plain(Fraction(520132, 2203311), Fraction(3, 5)), _plain(Fraction(5995, 10000), Fraction(3, 5))
+    (('0.236', '0.600', '0.364'), ('0.5995', '0.6000', '0.0005'))
+    """
+    while digits < 12 and f"{float(value):.{digits}f}" == f"{float(threshold):.{digits}f}":
+        digits += 1
+    return tuple(f"{float(x):.{digits}f}" for x in (value, threshold, abs(value - threshold)))  # type: ignore[return-value]
+
+
 def decide(
     ndet: int | np.integer,
     alpha: AlphaResult | Fraction | int | None,
@@ -215,7 +228,7 @@ def _reasons(gates: tuple[Gate, Gate, Gate], strict: bool, spread_high: float | 
                           "alpha is undefined (no pairable values or no variation): it cannot license action"))
     elif not alpha.value_passed:
         out.append(Reason("alpha_below_floor", value, floor, value - floor,
-                          f"alpha {_fmt(value)} is below the floor {_fmt(floor)} by {_fmt(floor - value)}"))
+                          "alpha {} is below the floor {} by {}".format(*_plain(value, floor))))
     cap, s = sp.threshold, sp.exact
     if sp.state == UNBOUNDED:
         out.append(Reason("ratio_unbounded", None, cap, None,
@@ -223,7 +236,7 @@ def _reasons(gates: tuple[Gate, Gate, Gate], strict: bool, spread_high: float | 
     elif sp.value_passed is False:
         assert s is not None
         out.append(Reason("ratio_above_cap", s, cap, s - cap,
-                          f"detector spread {_fmt(s)}x is above the cap {_fmt(cap)}x by {_fmt(s - cap)}x"))
+                          "detector spread {}x is above the cap {}x by {}x".format(*_plain(s, cap, 2))))
     if strict:
         out.extend(_strict_reasons(alpha, sp, spread_high))
     return out
