@@ -10,12 +10,11 @@ An upload is recorded in the history as a judge run (report kind "scored"; ui.ru
 as ``agreebound calibrate --record`` records it), and such a run reopens here (ui.runs.scored_replay).
 
 Measuring is :func:`agreebound.app.judge_runs.measure_scored_recipe`, cached by the recipe's digest (its
-files' digests: never an UploadedFile; the cache is ui.runs.scored_measurement); everything a
-slider or a "decide for" choice moves only reruns :func:`agreebound.scored.decide.decide_scored` on
-the cached measurement. Nothing here
-compares a number with a threshold: the gates arrive decided, and are drawn as the pairwise
-judge's are (agreebound.render.gates.GateView, ui.gates.gate_block). Judge and rater names are user
-text: escaped before any Markdown (ui.blocks.md) and any plotly label (the figures escape them).
+files' digests: never an UploadedFile; the cache is ui.runs.scored_measurement); everything a slider
+or a "decide for" choice moves only reruns :func:`agreebound.scored.decide.decide_scored` on the cached
+measurement. Nothing here compares a number with a threshold: the gates arrive decided, drawn as the
+pairwise judge's are (agreebound.render.gates.GateView, ui.gates.gate_block). Judge and rater names
+are user text: escaped before any Markdown (ui.blocks.md) and any plotly label (the figures escape them).
 """
 
 from __future__ import annotations
@@ -285,9 +284,8 @@ def page() -> None:
         tab, i = open_tab([a.judge for a in agreements], 40, key=K.SCORED_TAB)
         with tab:
             judge_section(m, d, agreements[i], i)
-    else:
-        for i, a in enumerate(agreements):
-            judge_section(m, d, a, i)
+    for i, a in ([] if len(agreements) > 2 else enumerate(agreements)):
+        judge_section(m, d, a, i)
     panel_section(m)
     read_section(m)
     history_controls()
@@ -361,11 +359,7 @@ def judge_section(m: ScoredMeasurement, d: ScoredDecision, a: JudgeAgreement, i:
         decided, _, clause = judge_clause(m, d, a.judge).partition(": ")
         st.markdown(f"**{decided}**: {md(clause, 400)}; {scored_scores.counts(m, a)}.")
         if m.described_only:  # no human labels: what the judge did is drawn above; say what the rest needs
-            st.markdown("Its agreement with people needs their scores: give human labels for the same items as a "
-                        "second file (a scores table with a human rater, or the harness's own human file). Then the "
-                        "two gates (admissibility and the floor on the judge's alpha with the humans), the alphas, "
-                        "the measures beside the gates and the judge-against-humans figure are measured.")
-            return
+            return scored_scores.needs_humans()
         for col, g in zip(st.columns(2), gate_views(a.judge, d, a)):
             with col:
                 gates.gate_block(g, key=K.SCORED_GATE.format(i, g.decided.name if g.decided else g.label))

@@ -25,6 +25,15 @@ from agreebound.ui.blocks import md, text_table
 
 #: After INCOMPLETE in the verdict's banner when the log has no human labels.
 BANNER_TAIL = f": {DESCRIBED_ONLY} below"
+def needs_humans() -> None:
+    """A judge card without human labels: what the rest of the audit needs, not rows of "not measured"."""
+    st.markdown(NEEDS_HUMANS)
+
+
+NEEDS_HUMANS = ("Its agreement with people needs their scores: give human labels for the same items as a second file "
+                "(a scores table with a human rater, or the harness's own human file). Then the two gates "
+                "(admissibility and the floor on the judge's alpha with the humans), the alphas, the measures beside "
+                "the gates and the judge-against-humans figure are measured.")
 
 
 def counts(m: ScoredMeasurement, a: JudgeAgreement) -> str:
