@@ -15,7 +15,7 @@ independent draws, where misses are chance, is counted in tests/judge/test_bias_
 
 >>> v = validate(seed=0)
 >>> v.holds, len(v.rows), sum(r.flag_raised is True for r in v.rows)
-(True, 72, 5)
+(True, 78, 5)
 """
 
 from __future__ import annotations

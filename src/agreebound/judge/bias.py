@@ -30,9 +30,11 @@ Coverage is checked by simulation (tests/judge/test_bias_coverage.py).
 
 >>> from agreebound.judge.contract import ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT
 >>> from agreebound.judge.measure import measure
->>> b = measure_bias(measure(ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT).counts)
->>> b["first_slot"].fraction, b["verbosity_net"].fraction, b["self_preference_net"].fraction
+>>> b = measure_bias(measure(ILLUSTRATIVE_CONTRACT, ILLUSTRATIVE_SNAPSHOT).counts, judge="judge-v1")
+>>> b["first_slot"].fraction, b["verbosity_net"].fraction, b["self_error_excess"].fraction
 ('6/12', '0/12 - 0/0', '0/4 - 0/8')
+>>> b["self_preference_net"].fraction, b["self_preference_net"].method  # one own case: no interval
+('0 - 0', "no interval: fewer than 10 cases on the judge's own pairs (1 case on the judge's 1 own pair, 3 on 1 other)")
 """
 
 from __future__ import annotations
@@ -433,8 +435,9 @@ def _self_net(c: JudgeCounts, judge: str | None) -> Measure:
              if not fit.slope_measured else
              f"slope {float(fit.slope):.2f} from {pairs:,} model pair{'' if pairs == 1 else 's'}"
              + ("" if fit.spread >= LEAST_SPREAD else ", loosely measured: the pairs' human preferences differ little"))
-    over = (f"{fit.own_cases:,} cases on the judge's {fit.own_pairs:,} own pair{'' if fit.own_pairs == 1 else 's'}, "
-            f"{fit.other_cases:,} on {fit.other_pairs:,} other{'' if fit.other_pairs == 1 else 's'}")
+    over = (f"{fit.own_cases:,} case{'' if fit.own_cases == 1 else 's'} on the judge's {fit.own_pairs:,} own "
+            f"pair{'' if fit.own_pairs == 1 else 's'}, {fit.other_cases:,} on {fit.other_pairs:,} "
+            f"other{'' if fit.other_pairs == 1 else 's'}")
     if fit.low is None or fit.high is None:
         m = Measure(name, title, fit.net, fit.fraction, None, None,
                     f"no interval: fewer than {LEAST_OWN_CASES} cases on the judge's own pairs ({over})", definition,
