@@ -7,8 +7,8 @@ import streamlit as st
 
 from agreebound.app.recipes import PanelRecipe
 from agreebound.render.gates import panel_gates, panel_sentence
-from agreebound.ui import (data_folder, gates, loading, memo, panel_view, pickers, preview, provenance, recording,
-                           reports, shell, state)
+from agreebound.ui import (data_folder, gates, loading, memo, panel_order, panel_view, pickers, preview, provenance,
+                           recording, reports, shell, state)
 from agreebound.render import figures
 from agreebound.ui.blocks import md, open_tab, printable, safe_frame, section_when_open, show_error, text_table
 from agreebound.ui.data import Loaded, panel_coefficients
@@ -144,6 +144,9 @@ def results(decisions) -> None:
         with tab:
             headline_numbers(dim, m, d)
             charts(dim, m, d)
+            if panel_order.available(m):
+                with st.expander("Order and recode the categories", expanded=panel_order.suggested(m)):
+                    panel_order.order_controls(dim, m)
             section_when_open("Diagnostics: which rater, which units", K.DIAGNOSTICS.format(dim),
                               lambda: panel_view.diagnostics_section(dim, m))
             section_when_open("Other coefficients: percent agreement, kappa, pi, Gwet's AC1, Brennan-Prediger",

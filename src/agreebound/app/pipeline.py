@@ -160,6 +160,10 @@ def long_columns(recipe: PanelRecipe, engine: str, files: Sequence[str], remote:
         m = detect_columns(files[0])
     unsupported = [what for what, bad in (("header = false", not m.header), ("a decimal comma", m.decimal != "."),
                                           ("lines above the header", bool(m.skip)),
+                                          # an order or recoding of labels is applied in memory only: never
+                                          # ignored silently out of core
+                                          ("a categories' order", bool(m.order)),
+                                          ("recoded labels", bool(m.recode)),
                                           (f"encoding {m.encoding}", (m.encoding or "utf-8").lower().replace("_", "-")
                                            not in ("utf-8", "utf-8-sig", "ascii")))
                    if bad]

@@ -123,12 +123,47 @@ def _panel_recipe(args: argparse.Namespace) -> PanelRecipe:
     """The panel command's flags as a pipeline recipe."""
     from agreebound.app.recipes import UNSET, PanelRecipe, Source
 
-    return PanelRecipe(tuple(Source.at(f) for f in [args.file, *args.more]), _source(args.mapping), args.level,
-                       humans=_names(getattr(args, "humans", None)), detectors=_names(getattr(args, "detectors", None)),
-                       dimension=args.dimension, engine=args.engine, master=args.master, interval=args.interval,
-                       positive=UNSET if args.positive is None else args.positive, rates=_source(args.rates),
-                       sheet=args.sheet, missing=_names(args.missing), coefficients=args.coefficients,
-                       thresholds=_source(args.thresholds), preset=args.preset, strict=args.strict)
+    recipe = PanelRecipe(tuple(Source.at(f) for f in [args.file, *args.more]), _source(args.mapping), args.level,
+                         humans=_names(getattr(args, "humans", None)),
+                         detectors=_names(getattr(args, "detectors", None)),
+                         dimension=args.dimension, engine=args.engine, master=args.master, interval=args.interval,
+                         positive=UNSET if args.positive is None else args.positive, rates=_source(args.rates),
+                         sheet=args.sheet, missing=_names(args.missing), coefficients=args.coefficients,
+                         thresholds=_source(args.thresholds), preset=args.preset, strict=args.strict)
+    if getattr(args, "order", None) is not None or getattr(args, "recode", None) is not None:
+        recipe = _with_order(args, recipe)
+    return recipe
+
+
+def _with_order(args: argparse.Namespace, recipe: PanelRecipe) -> PanelRecipe:
+    """--order and --recode written into the mapping that reads the file: the mapping file's (kept
+    under its name), else the one suggested for the file. The report's "read" section then shows
+    them, and a recorded run replays them."""
+    from dataclasses import replace
+
+    from agreebound.app.recipes import OUT_OF_CORE, Source, panel_engine
+    from agreebound.core.errors import FieldError
+    from agreebound.io.mapping import parse_order, parse_recode
+    from agreebound.io.ratings import parse_mapping, suggested_mapping
+
+    flag = "--order" if args.order is not None else "--recode"
+    if panel_engine(recipe) in OUT_OF_CORE:
+        raise UsageError(f"agreebound panel: {flag} is read in memory (--engine numpy); it is not available out of "
+                         "core yet")
+    try:
+        order = parse_order(args.order, "--order") if args.order is not None else None
+        recode = parse_recode(args.recode, "--recode") if args.recode is not None else None
+    except FieldError as e:
+        raise InputError(e.field or flag, None, None, str(e)) from None
+    if isinstance(recipe.mapping, Source):
+        mapping = parse_mapping(*recipe.mapping.read())
+    else:
+        mapping = suggested_mapping(*recipe.ratings[0].read(), sheet=args.sheet)
+    mapping = mapping.with_(order=mapping.order if order is None else order,
+                            recode=mapping.recode if recode is None else recode)
+    if isinstance(recipe.mapping, Source):
+        return replace(recipe, mapping=Source(recipe.mapping.name, mapping.to_json().encode()))
+    return replace(recipe, mapping=mapping.to_json())
 
 
 def _checks(args: argparse.Namespace, domain: str) -> Check:

@@ -29,6 +29,7 @@ PANEL_EXAMPLES = """examples:
   agreebound panel sample_data/detector_panel.csv --dimension sexual --json
   agreebound panel ratings.csv --rates rates.csv --thresholds thresholds.toml --preset krippendorff-reliable
   agreebound panel sample_data/krippendorff_2011.csv --level interval --report k2011.html
+  agreebound panel vision.csv --order "1st grade,2nd grade,3rd grade,4th Grade" --level ordinal
 
 """ + EXIT_CODE_HELP
 INSPECT_EXAMPLES = """examples:
@@ -151,6 +152,15 @@ def _panel_parser(sub: argparse._SubParsersAction[_Parser]) -> argparse.Argument
                    help="level of measurement (default auto: nominal, the specification's level, except interval for "
                         "numbers with decimals or more than 20 distinct whole numbers; the suggested level and the "
                         "verdict at each level are printed beside it)")
+    p.add_argument("--order", metavar="LABELS",
+                   help="the categories' order, lowest first, comma-separated (\"1st grade,2nd grade,3rd grade\"), or a "
+                   "JSON list for labels with commas ('[\"low, very\", \"low\"]'), or a JSON object of lists by "
+                   "dimension; ordinal alpha then reads labels by rank (the default level becomes ordinal). A label "
+                   "in the data but not in the order is an error; replaces a mapping's order")
+    p.add_argument("--recode", metavar="FROM=TO",
+                   help="rename or merge labels before reading them, without editing the file: \"First=1st grade,"
+                   "1st=1st grade\" (or a JSON object); a label recoded to a number is that number. The report's "
+                   "notes count the cells recoded; replaces a mapping's recode")
     p.add_argument("--interval", choices=("units", "pairs"), default="units",
                    help="alpha's 95%% interval, which strict mode, q and 'fragile' read: units (default), the "
                    "bootstrap over units, a 95%% interval; pairs: KALPHA's bootstrap over pairs, narrower than 95%% "

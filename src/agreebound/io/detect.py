@@ -5,7 +5,7 @@ rows in, a :class:`~agreebound.io.mapping.Mapping` out; the user can change ever
 >>> t = table_from_values("x.csv", ["item_id", "annotator", "label", "note"],
 ...                       [["a", "a", "b"], ["x", "y", "x"], ["1", "2", "1"], ["", "", ""]], "csv")
 >>> suggest(t).mapping
-Mapping(layout='long', unit=('item_id',), rater='annotator', value='label', dimension=None, raters=None, ignore=('note',), humans=None, level=None, positive=None, missing=(), header=True, sheet=None, delimiter=None, encoding=None, skip=None, decimal='.')
+Mapping(layout='long', unit=('item_id',), rater='annotator', value='label', dimension=None, raters=None, ignore=('note',), humans=None, level=None, positive=None, missing=(), header=True, sheet=None, delimiter=None, encoding=None, skip=None, decimal='.', order=(), recode=())
 """
 
 from __future__ import annotations

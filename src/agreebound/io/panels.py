@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -27,7 +28,8 @@ from agreebound.core.limits import MAX_LABELS, MAX_NAME_CHARS, MAX_RATERS
 from agreebound.io.detect import header_names
 from agreebound.io.mapping import UNIT_JOIN, Mapping
 from agreebound.io.values import ValueKinds, classify_text, classify_values, names_need_care, normalise_names
-from agreebound.panel.categories import Categories, Coded
+from agreebound.panel.categories import Categories, Coded, Level, order_of
+from agreebound.panel.levels import inferred_order
 from agreebound.panel.ratings import Names, RatingPanel, name_text
 from agreebound.io.tables import Column, Table
 
@@ -41,6 +43,46 @@ RATINGS_EXPECTED = WIDE_HELP + ", or a long CSV with unit,rater,value[,dimension
 
 
 # --- rating panels ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class LabelPanel(RatingPanel):
+    """A panel of labels as a file gives them: nominal, or ordinal once their order is given
+    (the mapping's ``order``, ``--order``: ordered categories, ranks for the ordinal level). Without
+    an order, the ordinal level says how to give one, with the order the labels seem to have."""
+
+    def ratings(self, level: Level = "nominal") -> Coded:
+        if level != "ordinal":
+            return super().ratings(level)
+        if self.categories.ordered:
+            return self.coded
+        mask = self.label_mask if self.label_mask is not None else np.ones(len(self.categories), dtype=bool)
+        hits = np.flatnonzero(mask[self.coded.code])
+        row, column = self.locate(int(hits[np.argmin(self.records[hits])]) if len(hits) else 0)
+        guess = inferred_order(self.categories.first(ORDER_SHOWN + 1))
+        give = (f"They look ordered ({order_text(guess)}): give that order with --order "
+                f"{excerpt(order_option(guess), 200)}, or the mapping's \"order\"" if guess is not None else
+                "Give their order, lowest first, with --order or the mapping's \"order\"")
+        raise InputError(self.file, row, column,
+                         "ordinal alpha needs numeric values or the categories' order; this panel has labels (first: "
+                         f"this cell) and no order. {give}; or recode the labels to numbers (--recode), or use the "
+                         "nominal level")
+
+
+#: Labels an order is shown with in a note or a message (the rest as "...").
+ORDER_SHOWN = 12
+
+
+def order_text(order: Sequence[str]) -> str:
+    """An order as the notes say it: ``'1st grade' < '2nd grade' < ...`` (labels excerpted)."""
+    return " < ".join(excerpt(v) for v in order[:ORDER_SHOWN]) + (" < ..." if len(order) > ORDER_SHOWN else "")
+
+
+def order_option(order: Sequence[str]) -> str:
+    """An order as ``--order`` takes it: comma-separated, or a JSON list when a label has a comma."""
+    if any("," in v or v != v.strip() for v in order):
+        return json.dumps(list(order), ensure_ascii=False)
+    return ",".join(order)
 
 
 def _build_panel(table: Table, dimension: str, unit_names: Sequence[str], rater_names: Sequence[str],
@@ -75,9 +117,65 @@ def _build_panel(table: Table, dimension: str, unit_names: Sequence[str], rater_
         label_mask[inv[~kinds.number[idx]]] = True
     coded = Coded(unit.astype(np.int32, copy=False), rater.astype(np.int32, copy=False), lut[values],
                   len(unit_names), len(rater_names), cats)
-    return RatingPanel(table.file, dimension, unit_names, tuple(rater_names), coded, kind,
-                       records.astype(np.int32, copy=False), table.locator(), value_column, label_mask, notices,
-                       value_by_unit)
+    make = LabelPanel if kind == "label" else RatingPanel
+    return make(table.file, dimension, unit_names, tuple(rater_names), coded, kind,
+                records.astype(np.int32, copy=False), table.locator(), value_column, label_mask, notices,
+                value_by_unit)
+
+
+def _in_order(panel: RatingPanel, mapping: Mapping, row_label: str) -> RatingPanel:
+    """``panel`` with its labels in the order the mapping gives (ordered categories), and a note
+    saying the order; labels the order lacks are an InputError at the first one's cell. Without an
+    order, labels that look ordered get a note with the order they seem to have."""
+    order = mapping.order_for(panel.dimension)
+    texts = [str(v) for v in panel.categories.values] if panel.kind == "label" else []
+    if order is None:
+        guess = inferred_order(texts) if texts else None
+        if guess is None:
+            return panel
+        note = (f"the labels look ordered: {order_text(guess)}; to read them at the ordinal level in this order, give "
+                f"it (--order {excerpt(order_option(guess), 200)}, or the mapping's \"order\")")
+        return _with(panel, notices=panel.notices + (note,))
+    own = panel.dimension in dict(mapping.order)
+    if panel.kind != "label":
+        if own:
+            raise InputError(panel.file, None, panel.value_column, f"the order given for dimension "
+                             f"{excerpt(panel.dimension)} is for labels; its values are numbers, ordered by value "
+                             "already (read them at the ordinal level as they are)")
+        return _with(panel, notices=panel.notices + (
+            f"the order given is not applied to dimension {excerpt(panel.dimension)}: its values are numbers, "
+            "ordered by value",))
+    by, unknown = order_of(texts, order)
+    if by is None:
+        missing = np.isin(np.array(texts, dtype=object), np.array(unknown, dtype=object))
+        hits = np.flatnonzero(missing[panel.coded.code])
+        row, column = panel.locate(int(hits[np.argmin(panel.records[hits])]))
+        shown = ", ".join(excerpt(v) for v in unknown[:ORDER_SHOWN]) + (", ..." if len(unknown) > ORDER_SHOWN else "")
+        where = f" of dimension {excerpt(panel.dimension)}" if len(mapping.order) > 1 or mapping.dimension else ""
+        raise InputError(panel.file, row, column,
+                         f"{len(unknown)} label{'s' if len(unknown) != 1 else ''}{where} not in the order given: "
+                         f"{shown} (the first at this cell); the order has {order_text(order)}. Add "
+                         f"{'it' if len(unknown) == 1 else 'them'} to the order, or recode "
+                         f"{'it' if len(unknown) == 1 else 'them'} to a label in it (--recode, the mapping's "
+                         "\"recode\")", row_label=row_label)
+    new_code = np.empty(len(texts), dtype=np.int32)
+    new_code[by] = np.arange(len(texts), dtype=np.int32)
+    c = panel.coded
+    ranked = [texts[int(i)] for i in by]
+    coded = Coded(c.unit, c.rater, new_code[c.code], c.n_units, c.n_raters, Categories(labels=ranked, ordered=True))
+    mask = None if panel.label_mask is None else panel.label_mask[by]
+    absent = len(order) - len(texts)
+    note = (f"categories in the order given, lowest first: {order_text(ranked)}"
+            + (f" ({absent} more in the order, not in the data)" if absent else "")
+            + "; the ordinal level reads their ranks")
+    return _with(panel, coded=coded, label_mask=mask, notices=panel.notices + (note,))
+
+
+def _with(panel: RatingPanel, **changes: object) -> RatingPanel:
+    """``panel`` with ``changes``, of its own class (a label panel stays one)."""
+    values = {f.name: getattr(panel, f.name) for f in fields(panel)}
+    values.update(changes)
+    return type(panel)(**values)
 
 
 def assign_roles(panels: dict[str, "RatingPanel"], humans: Sequence[str] | None = None,
@@ -258,9 +356,11 @@ def _decimal_comma_text(arr: pa.Array, per: list[np.ndarray]) -> tuple[pa.Array,
 
 
 def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str],
-                   missing: Sequence[str] = (), decimal: str = ".") -> tuple[list[np.ndarray], ValueKinds]:
+                   missing: Sequence[str] = (), decimal: str = ".", recode: Sequence[tuple[str, str]] = (),
+                   notes: list[str] | None = None) -> tuple[list[np.ndarray], ValueKinds]:
     """Value columns on one shared list of distinct values; the first bad value is located.
-    ``decimal=","``: 1,5 is the number 1.5 (a European spreadsheet's CSV)."""
+    ``decimal=","``: 1,5 is the number 1.5 (a European spreadsheet's CSV). ``recode``: labels
+    renamed or merged (from, to) before the values are read, counted in a note added to ``notes``."""
     for c, label in zip(cols, label_of):
         refuse_nested(table, c, label)
     texts = [c.text for c in cols]
@@ -283,6 +383,8 @@ def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]
                 per.append(lut[c.codes])
                 start += len(t)
         shared_arr, per, changed = _normalise_value_text(shared_arr, per)
+        if recode:
+            shared_arr, per = _recoded_text(shared_arr, per, recode, notes)
         if decimal == ",":
             shared_arr, per = _decimal_comma_text(shared_arr, per)
         kinds = classify_text(shared_arr, missing)
@@ -305,6 +407,8 @@ def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]
                     lut[j] = keys[key]
                 per.append(lut[c.codes])
         shared, per, changed = _normalise_value_list(shared, per)
+        if recode:
+            shared, per = _recoded_list(shared, per, recode, notes)
         if decimal == ",":
             shared = [re.sub(r"^(-?\d+),(\d+)$", r"\1.\2", v) if isinstance(v, str) else v for v in shared]
     if kinds is None:
@@ -320,6 +424,70 @@ def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]
         assert best is not None
         raise InputError(table.file, table.row_of(best[0]), label_of[best[1]], reason)
     return [np.asarray(p, dtype=np.int32) for p in per], kinds
+
+
+def _recoded_text(arr: pa.Array, per: list[np.ndarray], recode: Sequence[tuple[str, str]],
+                  notes: list[str] | None) -> tuple[pa.Array, list[np.ndarray]]:
+    """A dictionary of value texts with ``recode``'s labels replaced (spellings that become one are
+    merged), its codes, and the note counting the cells recoded."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    froms, tos = pa.array([a for a, _ in recode], pa.string()), pa.array([b for _, b in recode], pa.string())
+    hit = pc.index_in(arr.cast(pa.string()), value_set=froms)
+    _recode_note(np.asarray(hit.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64), per, recode, notes)
+    if hit.null_count == len(hit):
+        return arr, per
+    replaced = pc.if_else(pc.is_null(hit), arr.cast(pa.string()), tos.take(hit.fill_null(0)))
+    encoded = pc.dictionary_encode(replaced)
+    lut = np.append(encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32), np.int32(-1))
+    return encoded.dictionary, [lut[codes] for codes in per]
+
+
+def _recoded_list(values: list[object], per: list[np.ndarray], recode: Sequence[tuple[str, str]],
+                  notes: list[str] | None) -> tuple[list[object], list[np.ndarray]]:
+    """:func:`_recoded_text` for a list of typed values (a number is matched by its text: 1 by "1")."""
+    index = {a: j for j, (a, _) in enumerate(recode)}
+    hit = np.array([index.get(v if isinstance(v, str) else name_text(v), -1) if v is not None else -1
+                    for v in values], dtype=np.int64)
+    _recode_note(hit, per, recode, notes)
+    if not (hit >= 0).any():
+        return values, per
+    new = [recode[int(j)][1] if j >= 0 else v for v, j in zip(values, hit)]
+    return _merged(new, per)
+
+
+def _merged(values: list[object], per: list[np.ndarray]) -> tuple[list[object], list[np.ndarray]]:
+    """Values that became equal merged into one entry (by type and value), codes remapped."""
+    index: dict[tuple[str, object], int] = {}
+    lut = np.empty(len(values) + 1, dtype=np.int32)
+    lut[-1] = -1
+    merged: list[object] = []
+    for i, v in enumerate(values):
+        key = (type(v).__name__, v)
+        if key not in index:
+            index[key] = len(merged)
+            merged.append(v)
+        lut[i] = index[key]
+    return merged, [lut[codes] for codes in per]
+
+
+def _recode_note(hit: np.ndarray, per: list[np.ndarray], recode: Sequence[tuple[str, str]],
+                 notes: list[str] | None) -> None:
+    """Say what was recoded: each label's cells (``hit``: each distinct value's recode, -1 none)."""
+    counts = np.zeros(len(recode), dtype=np.int64)
+    flag = np.append(hit, -1)
+    for codes in per:
+        cell = flag[codes]
+        counts += np.bincount(cell[cell >= 0], minlength=len(recode))
+    if notes is None:
+        return
+    done = [f"{excerpt(a)} -> {excerpt(b)} ({int(n):,})" for (a, b), n in zip(recode, counts) if n]
+    absent = [excerpt(a) for (a, _), n in zip(recode, counts) if not n]
+    total = int(counts.sum())
+    note = f"recoded {total:,} cell{'s' if total != 1 else ''}" + (": " + ", ".join(done[:20]) if done else "") \
+        + ("; not in the data: " + ", ".join(absent[:20]) if absent else "")
+    notes.append(note)
 
 
 def _cells_notice(kinds: ValueKinds) -> tuple[str, ...]:
@@ -379,6 +547,12 @@ def build_panels(table: Table, mapping: Mapping, notices: Sequence[str] = ()) ->
         panels = {"all": _transposed_panel(table, header, mapping, notes, missing)}
     else:
         panels = {"all": _wide_panel(table, header, mapping, notes, missing)}
+    for dim, _ in mapping.order:
+        if dim is not None and dim not in panels:
+            shown = ", ".join(excerpt(d) for d in list(panels)[:20])
+            raise InputError(table.file, None, mapping.dimension, f"the order given names dimension {excerpt(dim)}; "
+                             f"the file's dimensions are {shown}")
+    panels = {dim: _in_order(p, mapping, table.row_label) for dim, p in panels.items()}
     if mapping.humans is not None:
         assign_roles(panels, humans=mapping.humans)
     return panels
@@ -411,7 +585,8 @@ def _wide_panel(table: Table, header: list[str], mapping: Mapping, notes: tuple[
     else:
         unit_codes, unit_names = _row_units(table.n_rows)
     cols = [table.columns[header.index(r)] for r in raters]
-    per, kinds = _values_column(table, cols, [c.name for c in cols], missing, mapping.decimal)
+    recoded: list[str] = []
+    per, kinds = _values_column(table, cols, [c.name for c in cols], missing, mapping.decimal, mapping.recode, recoded)
     units, raters_idx, values, records = [], [], [], []
     for j, codes in enumerate(per):
         keep = np.flatnonzero((codes >= 0) & ~np.append(kinds.missing, True)[codes]).astype(np.int32)
@@ -422,7 +597,7 @@ def _wide_panel(table: Table, header: list[str], mapping: Mapping, notes: tuple[
     order = np.concatenate(records) if records else np.zeros(0, dtype=np.int64)
     return _build_panel(table, "all", unit_names, raters, np.concatenate(units), np.concatenate(raters_idx),
                         np.concatenate(values), kinds, order, None,
-                        notes + _notice(changed_units, "unit names") + _cells_notice(kinds))
+                        notes + _notice(changed_units, "unit names") + _cells_notice(kinds) + tuple(recoded))
 
 
 def _transposed_panel(table: Table, header: list[str], mapping: Mapping, notes: tuple[str, ...],
@@ -448,7 +623,8 @@ def _transposed_panel(table: Table, header: list[str], mapping: Mapping, notes: 
     if not unit_names:
         raise InputError(table.file, 1, None, "no unit columns: a raters x units file has a column per unit")
     cols = [table.columns[header.index(u)] for u in unit_names]
-    per, kinds = _values_column(table, cols, [c.name for c in cols], missing, mapping.decimal)
+    recoded: list[str] = []
+    per, kinds = _values_column(table, cols, [c.name for c in cols], missing, mapping.decimal, mapping.recode, recoded)
     units, raters_idx, values, records = [], [], [], []
     for j, codes in enumerate(per):
         keep = np.flatnonzero((codes >= 0) & ~np.append(kinds.missing, True)[codes]).astype(np.int32)
@@ -462,7 +638,8 @@ def _transposed_panel(table: Table, header: list[str], mapping: Mapping, notes: 
                                  pa.string()))
     return _build_panel(table, "all", shown_units, rater_names, np.concatenate(units), np.concatenate(raters_idx),
                         np.concatenate(values), kinds, np.concatenate(records), None,
-                        notes + _notice(changed, "rater names") + _cells_notice(kinds), value_by_unit=True)
+                        notes + _notice(changed, "rater names") + _cells_notice(kinds) + tuple(recoded),
+                        value_by_unit=True)
 
 
 def _long_panels(table: Table, header: list[str], mapping: Mapping, notes: tuple[str, ...],
@@ -485,7 +662,9 @@ def _long_panels(table: Table, header: list[str], mapping: Mapping, notes: tuple
         dim_names = list(dim_arr)
     else:
         dim_all, dim_names, cd = np.zeros(table.n_rows, dtype=np.int32), ["all"], 0
-    (values_all,), kinds = _values_column(table, [value_col], [mapping.value], missing, mapping.decimal)
+    recoded: list[str] = []
+    (values_all,), kinds = _values_column(table, [value_col], [mapping.value], missing, mapping.decimal,
+                                          mapping.recode, recoded)
     # each (dimension, unit, rater) once
     dup = _first_duplicate([dim_all, unit_all, rater_all], [len(dim_names), len(unit_names_all), len(rater_names_all)])
     if dup is not None:
@@ -499,7 +678,7 @@ def _long_panels(table: Table, header: list[str], mapping: Mapping, notes: tuple
     others = [h for h in header if h not in used]
     extra = (f"ignored columns: {', '.join(excerpt(h) for h in others[:10])}",) if others else ()
     notices = notes + extra + _notice(cu, "unit names") + _notice(cr, "rater names") + _notice(cd, "dimension names") \
-        + _cells_notice(kinds)
+        + _cells_notice(kinds) + tuple(recoded)
     panels: dict[str, RatingPanel] = {}
     if len(dim_names) == 1:  # the common case: no split, the codes are compact already
         keep = np.flatnonzero(present).astype(np.int32)

@@ -67,6 +67,15 @@ def import_ratings(name: str, data: bytes, mapping: Mapping | None = None, sheet
                     distinct)
 
 
+def suggested_mapping(name: str, data: bytes, sheet: str | None = None) -> Mapping:
+    """The mapping :func:`import_ratings` suggests for a whole file (``sheet``: Excel's sheet to
+    read), to which a caller adds what only the user knows (the categories' order, a recoding)."""
+    refuse_judge_log(name, data)
+    source = read_source(name, data, Mapping("wide", sheet=sheet) if sheet else None)
+    mapping = suggest(source.table, source.mapping).mapping
+    return mapping.with_(sheet=sheet) if sheet else mapping
+
+
 def read_source_mapping(name: str, data: bytes) -> Mapping:
     """The mapping the reader suggests for ``data`` (a file's head), without building panels."""
     source = read_source(name, data, None)

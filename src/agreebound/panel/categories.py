@@ -44,20 +44,38 @@ class Categories:
     number the file or the caller wrote: 0.1 is 1/10) or as exact Python numbers; labels as
     Python objects.  Exact values are made only when asked for, so a panel with 500,000 distinct
     scores never builds 500,000 Fractions.
+
+    Labels are sorted by their text, unless ``ordered``: then they are in the order the user gave
+    (lowest first, the ``krippendorff`` package's ``value_domain``), and the ordinal level reads
+    their ranks; interval and ratio still need numbers.
+
+    >>> Categories(labels=["low", "mid", "high"], ordered=True).need_numeric("ordinal")  # ranks suffice
+    >>> Categories(labels=["low", "mid", "high"], ordered=True).need_numeric("interval")
+    Traceback (most recent call last):
+    ...
+    ValueError: interval alpha needs numeric values; got 'low'
     """
 
     def __init__(self, *, floats: np.ndarray | None = None, exact: Sequence[Number] | None = None,
-                 labels: Sequence[Value] | None = None) -> None:
+                 labels: Sequence[Value] | None = None, ordered: bool = False) -> None:
         given = [x is not None for x in (floats, exact, labels)]
         if sum(given) != 1:
             raise ValueError("Categories takes exactly one of floats, exact, labels")
+        if ordered and labels is None:
+            raise ValueError("only labels are ordered as given; numbers are ordered by their value")
         self._floats = None if floats is None else np.asarray(floats, dtype=np.float64)
         self._exact = None if exact is None else tuple(exact)
         self._labels = None if labels is None else tuple(labels)
+        self._ordered = ordered
 
     @property
     def numeric(self) -> bool:
         return self._labels is None
+
+    @property
+    def ordered(self) -> bool:
+        """Labels in an order the user gave (ranks for the ordinal level), not sorted by text."""
+        return self._ordered
 
     def __len__(self) -> int:
         if self._floats is not None:
@@ -95,7 +113,9 @@ class Categories:
         return np.array([float(v) for v in self.numbers], dtype=np.float64)
 
     def need_numeric(self, level: Level | Literal[""]) -> None:
-        if self._labels is not None:
+        """A ValueError unless the values can be read at ``level`` ("": as numbers): numbers, or
+        ordered labels at the ordinal level."""
+        if self._labels is not None and not (self._ordered and level == "ordinal"):
             first = next((v for v in self._labels if isinstance(v, bool) or not isinstance(v, Real)), None)
             raise ValueError(f"{level or 'this'} alpha needs numeric values; got {first!r}")
 
@@ -195,8 +215,17 @@ def as_matrix(ratings: Ratings) -> np.ndarray:
     return arr
 
 
-def encode(ratings: Coded | Ratings) -> Coded:
-    """A rating matrix (rows = units, columns = raters; None/NaN missing) as :class:`Coded`."""
+def encode(ratings: Coded | Ratings, order: Sequence[Value] | None = None) -> Coded:
+    """A rating matrix (rows = units, columns = raters; None/NaN missing) as :class:`Coded`;
+    ``order``: the categories' order, lowest first (the ``krippendorff`` package's
+    ``value_domain``), which makes them ordered labels (:func:`in_order`).
+
+    >>> c = encode([["low", "high"], ["mid", None]], order=["low", "mid", "high"])
+    >>> c.categories.values, c.categories.ordered, c.code.tolist()
+    (('low', 'mid', 'high'), True, [0, 2, 1])
+    """
+    if order is not None:
+        return in_order(encode(ratings), order)
     if isinstance(ratings, Coded):
         return ratings
     arr = as_matrix(ratings)
@@ -304,3 +333,52 @@ def _encode_objects(flat: np.ndarray) -> tuple[np.ndarray, Categories]:
     sorted_values = [values[i] for i in order]
     cats = Categories(exact=sorted_values) if numeric else Categories(labels=sorted_values)
     return codes, cats
+
+
+# --- an order the user gives: ordered labels ----------------------------------------------------
+
+
+def order_of(values: Sequence[Value], order: Sequence[Value]) -> tuple[np.ndarray | None, list[Value]]:
+    """Where ``values`` (a panel's categories) fall in ``order``: (the indexes of ``values`` in the
+    order given, lowest first; the values the order lacks, in their own order). Values absent from
+    the data are no category and take no rank (they change no alpha: the ordinal metric reads the
+    categories' frequencies). With a value unknown to the order, the indexes are None.
+
+    >>> order_of(["a", "b", "c"], ["c", "x", "a", "b"])[0].tolist()
+    [2, 0, 1]
+    >>> order_of(["a", "z"], ["a", "b"])
+    (None, ['z'])
+    """
+    rank: dict[Value, int] = {}
+    for i, v in enumerate(order):
+        if v in rank:
+            raise ValueError(f"the order names {v!r} twice; each category once")
+        rank[v] = i
+    unknown = [v for v in values if v not in rank]
+    if unknown:
+        return None, unknown
+    return np.argsort(np.array([rank[v] for v in values], dtype=np.int64), kind="stable"), []
+
+
+def in_order(coded: Coded, order: Sequence[Value]) -> Coded:
+    """``coded`` with its categories ranked as ``order`` ranks them (ordered labels, which the
+    ordinal level reads by rank); a category the order lacks is a ValueError naming it.
+
+    >>> in_order(encode([[1, 3], [2, 3]]), [3, 2, 1]).categories.values
+    (3, 2, 1)
+    >>> in_order(encode([["a", "b"]]), ["a"])
+    Traceback (most recent call last):
+    ...
+    ValueError: 1 value not in the order given: 'b'; the order has 'a'
+    """
+    values = coded.categories.values
+    by, unknown = order_of(values, order)
+    if by is None:
+        shown = ", ".join(repr(v) for v in unknown[:10]) + (", ..." if len(unknown) > 10 else "")
+        given = ", ".join(repr(v) for v in list(order)[:10]) + (", ..." if len(order) > 10 else "")
+        raise ValueError(f"{len(unknown)} value{'s' if len(unknown) != 1 else ''} not in the order given: {shown}; "
+                         f"the order has {given}")
+    new_code = np.empty(len(values), dtype=np.int64)
+    new_code[by] = np.arange(len(values), dtype=np.int64)
+    cats = Categories(labels=[values[int(i)] for i in by], ordered=True)
+    return Coded(coded.unit, coded.rater, new_code[coded.code], coded.n_units, coded.n_raters, cats)

@@ -8,6 +8,7 @@ same answer; nothing here computes alpha or compares it with a threshold.
 
 from __future__ import annotations
 
+import re
 from typing import Protocol, Sequence, cast
 
 import numpy as np
@@ -38,11 +39,18 @@ class PanelValues(Protocol):
 
 
 def suggest_level(panel: PanelValues) -> tuple[Level, str]:
-    """The level the values most likely mean, and why, in words. Never ratio: that needs a true
-    zero only the user knows about."""
+    """The level the values most likely mean, and why, in words (the rule's own words: never a
+    label, which the notes show escaped). Never ratio: that needs a true zero only the user knows
+    about. Labels that look ordered (:func:`inferred_order`) suggest ordinal in the order inferred,
+    which the reader's notes show for the user to give or edit."""
     cats = panel.categories
     k = len(cats)
     if panel.kind == "label":
+        if cats.ordered:
+            return "ordinal", ORDER_GIVEN
+        if inferred_order(cats.first(ORDER_GUESS_MAX + 1)) is not None:
+            return "ordinal", ("the labels look ordered (numbered, or a rating scale's words): ordinal fits, in the "
+                               "order the notes show (give it with --order, the mapping's order or the order box)")
         return "nominal", "the values are labels (categories with no order)"
     if k <= 2:
         return "nominal", f"{k} distinct value{'s' if k != 1 else ''}: every level gives the same alpha"
@@ -62,6 +70,8 @@ def default_level(panel: PanelValues) -> tuple[Level, str]:
     cats = panel.categories
     k = len(cats)
     if panel.kind == "label":
+        if cats.ordered:
+            return "ordinal", ORDER_GIVEN
         return "nominal", "the values are labels (nominal is the only level they admit)"
     if panel.kind == "decimal":
         return "interval", ("numbers with decimals: nominal would make every distinct number a category of its "
@@ -76,7 +86,7 @@ def admissible_levels(panel: PanelValues) -> tuple[Level, ...]:
     """The levels these values can be read at: labels are nominal only; ratio needs values >= 0
     and at most RATIO_MAX_CATEGORIES of them."""
     if panel.kind == "label":
-        return ("nominal",)
+        return ("nominal", "ordinal") if panel.categories.ordered else ("nominal",)
     cats = panel.categories
     out: tuple[Level, ...] = ("nominal", "ordinal", "interval")
     if len(cats) and cats.floats.min() >= 0 and len(cats) <= RATIO_MAX_CATEGORIES:
@@ -89,9 +99,83 @@ def level_question(suggested: Level, kind: str, values: Sequence[Value]) -> str:
     the one-click switch; ``values``: the panel's distinct values, in order."""
     if suggested == "ordinal" and kind == "integer" and len(values):
         return f"These look like a {values[0]}-{values[-1]} rating scale."
+    if suggested == "ordinal" and kind == "label":
+        return "These labels look ordered."
     if suggested == "interval":
         return "These look like measurements, where distances mean something."
     return f"These look like {suggested} data."
+
+
+#: Why ordered labels are read at the ordinal level (the default and the suggestion alike).
+ORDER_GIVEN = "the categories' order was given: the ordinal level reads their ranks"
+#: Label sets larger than this are not searched for an order (no rating scale has so many).
+ORDER_GUESS_MAX = 30
+
+#: Rating scales' words, lowest first; a set of labels all from one scale is read in its order.
+#: Words on one rung are synonyms (a scale holding two of them is not ordered by these words).
+SCALES: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("strongly disagree",), ("disagree", "mostly disagree"), ("somewhat disagree", "slightly disagree"),
+     ("neither agree nor disagree", "neutral", "undecided", "neither"), ("somewhat agree", "slightly agree"),
+     ("agree", "mostly agree"), ("strongly agree",)),
+    (("never",), ("rarely", "seldom"), ("sometimes", "occasionally"), ("often", "frequently"),
+     ("usually", "very often", "almost always"), ("always",)),
+    (("very poor", "terrible", "awful"), ("poor", "bad"), ("fair", "average", "ok", "okay", "acceptable"),
+     ("good",), ("very good",), ("excellent",)),
+    (("very low",), ("low",), ("medium", "moderate", "mid", "middle"), ("high",), ("very high",)),
+    (("none",), ("mild", "slight", "minor"), ("moderate",), ("severe", "major"), ("critical", "extreme")),
+    (("very unlikely",), ("unlikely",), ("neutral", "unsure"), ("likely",), ("very likely",)),
+    (("very dissatisfied",), ("dissatisfied",), ("neutral",), ("satisfied",), ("very satisfied",)),
+    (("not at all",), ("slightly", "a little"), ("moderately", "somewhat"), ("very", "quite a bit"),
+     ("extremely",)),
+)
+_ORDINAL_WORDS = {w: i for i, w in enumerate(
+    ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"), 1)}
+_NUMBER = re.compile(r"(?<![0-9.])(-?[0-9]{1,6})(?:st|nd|rd|th)?(?![0-9.])", re.IGNORECASE)
+_WORD = re.compile(r"\b(" + "|".join(_ORDINAL_WORDS) + r")\b", re.IGNORECASE)
+
+
+def inferred_order(labels: Sequence[Value]) -> tuple[str, ...] | None:
+    """The order labels seem to have, lowest first, or None: each label numbered once (1st, 2nd,
+    "grade 3", "Level 2 - fair", "third") with the same words around the numbers or the number
+    first, distinct numbers; or every label one rung of one rating scale (:data:`SCALES`).
+    At least three labels (two are ordered either way: every level gives one alpha).
+
+    >>> inferred_order(["3rd grade", "1st grade", "4th Grade", "2nd grade"])
+    ('1st grade', '2nd grade', '3rd grade', '4th Grade')
+    >>> inferred_order(["Agree", "Strongly disagree", "Neutral", "Strongly agree"])
+    ('Strongly disagree', 'Neutral', 'Agree', 'Strongly agree')
+    >>> inferred_order(["cat", "dog", "bird"]) is None
+    True
+    """
+    texts = [str(v) for v in labels]
+    if not 3 <= len(texts) <= ORDER_GUESS_MAX:
+        return None
+    return _numbered(texts) or _on_a_scale(texts)
+
+
+def _numbered(texts: list[str]) -> tuple[str, ...] | None:
+    ranks, rests, first = [], set(), True
+    for t in texts:
+        found = [(int(m.group(1)), m.start(), m.end()) for m in _NUMBER.finditer(t)]
+        found += [(_ORDINAL_WORDS[m.group(1).lower()], m.start(), m.end()) for m in _WORD.finditer(t)]
+        if len(found) != 1:
+            return None
+        n, a, b = found[0]
+        ranks.append(n)
+        rests.add(" ".join((t[:a] + " " + t[b:]).lower().split()))
+        first = first and not t[:a].strip()
+    if len(set(ranks)) != len(ranks) or not (len(rests) == 1 or first):
+        return None
+    return tuple(t for _, t in sorted(zip(ranks, texts)))
+
+
+def _on_a_scale(texts: list[str]) -> tuple[str, ...] | None:
+    words = [" ".join(t.lower().replace("_", " ").replace("-", " ").split()) for t in texts]
+    for scale in SCALES:
+        rung = {w: i for i, rungs in enumerate(scale) for w in rungs}
+        if all(w in rung for w in words) and len({rung[w] for w in words}) == len(words):
+            return tuple(t for _, t in sorted(zip((rung[w] for w in words), texts)))
+    return None
 
 
 def level_phrase(level: Level, chosen_by: str) -> str:

@@ -133,7 +133,13 @@ def level_table(m: PanelMeasurement, d: PanelDecision, key: str) -> None:
     origin, chosen_why = m.level_origin
     # the rule's own sentences (numbers, no user text): not escaped, so they read as written
     st.markdown(f"Level in force: **{m.level}** ({LEVEL_ORIGIN_WORDS[origin]}: {chosen_why}).")
-    if suggested != m.level:
+    if suggested != m.level and suggested == "ordinal" and m.kind == "label" and not m.alpha.category_set.ordered:
+        from agreebound.ui import panel_order  # labels that look ordered: read in that order (the notes show it)
+
+        st.button(f"{level_question(m)} Read as ordinal in the order shown below?", key=K.LEVEL_SWITCH.format(key),
+                  on_click=panel_order.apply_inferred, args=(m.dimension, panel_order.order_shown(m)),
+                  help=f"Suggested: {why}. The order box below holds the order; edit it there if it is wrong.")
+    elif suggested != m.level:
         st.button(f"{level_question(m)} Read as {suggested}?", key=K.LEVEL_SWITCH.format(key), on_click=session.switch_level,
                   args=(suggested,), help=f"Suggested: {why}. The level is yours to choose; the verdict names it.")
     if len(m.alpha_at_levels) > 1:

@@ -280,9 +280,35 @@ def _role_editors(m: Mapping, pv: Preview) -> None:
                       "the verdict names the level it was decided at.")
     level = session.widget(K.PV_LEVEL)
     in_force = level if level != "auto" else default[0]
-    if first is not None and suggested[0] != in_force:
+    order = _looks_ordered(first, m)
+    if first is not None and order is not None and in_force != "ordinal":
+        st.button(f"{_question(first)} Read as ordinal in their order?", key=K.PV_LEVEL_SWITCH, on_click=_take_order,
+                  args=(first.dimension if m.dimension else None, order),
+                  help="Suggested: the order the labels seem to have, lowest first: " + printable(" < ".join(order)) +
+                       ". It is written into the mapping (its order), and can be edited after Measure.")
+    elif first is not None and suggested[0] != in_force:
         st.button(f"{_question(first)} Read as {suggested[0]}?", key=K.PV_LEVEL_SWITCH, on_click=_take_level,
                   args=(suggested[0],), help=f"Suggested: {suggested[1]}")
+
+
+def _looks_ordered(d: Any, m: Mapping) -> tuple[str, ...] | None:
+    """The order a previewed label dimension seems to have (its categories all shown), when the
+    mapping gives it none."""
+    from agreebound.panel.levels import inferred_order
+
+    if d is None or d.kind != "label" or d.level[0] != "ordinal" or m.order or len(d.categories) != d.n_categories:
+        return None
+    return inferred_order([c.category for c in d.categories])
+
+
+def _take_order(dimension: str | None, order: tuple[str, ...]) -> None:
+    """on_click: the labels' order written into the previewed mapping (the ordinal level then its default)."""
+    try:
+        mapping = _pending()["mapping"].with_(order=((dimension, order),))
+    except ValueError as e:
+        _set_error(str(e))
+        return
+    _refresh(mapping)
 
 
 def _question(d: Any) -> str:

@@ -65,6 +65,8 @@ class K:
     # the panel: pickers, uploads, tabs, sections, charts
     LEVEL_WIDGET, POSITIVE_WIDGET, INTERVAL_WIDGET = "level_widget", "positive_widget", "interval_widget"
     SAMPLE, LEVEL_SWITCH = "{}_sample", "level_switch_{}"  # a sample picker per kind; a switch per dimension
+    # a label dimension's categories: their order and recoding (a box each per dimension and data; an apply button)
+    ORDER_TEXT, RECODE_TEXT, ORDER_APPLY = "order_text_{}_{}", "recode_text_{}_{}", "order_apply_{}"
     RATINGS_UPLOAD, RATES_UPLOAD = "ratings_upload", "rates_upload"
     PANEL_TAB, PANEL_DIMENSION = "panel_tab", "panel_dimension"
     DIAGNOSTICS, COEFFICIENTS, EXACT = "diagnostics_{}", "coefficients_{}", "exact_{}"  # sections per dimension
