@@ -17,12 +17,15 @@ on the last judge slider (self-preference maximum).
 Where the time goes: the page also timestamps every websocket frame it sends and handles, and
 the server (``streamlit run app.py``, started through a launcher that only adds timestamps at
 three points of Streamlit's own message path) logs when the rerun request arrives, when the
-script produces each delta (and which one is the strip's last line), when each message is written
+script produces each delta (the strip's last is the one before the sliders' "Panel" header), when each message is written
 to the socket, and when the run ends. Both are on the machine's wall clock
 (``performance.timeOrigin``, ``time.time()``). Each number is one run; nothing is asserted.
 
-Run: make bench (or .venv/bin/python -m bench.bench_whatif [moves] [peer_reruns_per_slider]).
-Writes bench/results/whatif.json.
+The verdict: over the moves of both sliders (40 by default), the median and the slowest move,
+each against the 250 ms budget (the README's figure), and the ratio of the median to its peer's.
+
+Run: make bench (or .venv/bin/python -m bench.bench_whatif [moves] [peer_reruns_per_slider]
+[samples] [upload_1M]: the scenarios named, both by default). Writes bench/results/whatif.json.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ VIEWPORT = {"width": 1440, "height": 900}
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 STRIP = ".st-key-whatif_strip"
 TARGET_MS = 250.0
+SCENARIOS = ("samples", "upload_1M")
 MOVES = 20
 PEER_RERUNS = 8  # per slider
 REMOUNT = 500  # a move that makes the page insert this many elements redrew or remounted a part of it
@@ -78,8 +82,8 @@ def _kind(msg):
     if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
         el = msg.delta.new_element
         kind = el.WhichOneof("type") or "element"
-        if kind == "markdown" and el.markdown.body.startswith("**judge**:"):
-            kind = "strip_last"  # the strip's last line (pages/whatif.py, strip())
+        if kind == "heading" and el.heading.body == "Panel":
+            kind = "after_strip"  # the first element after the strip (pages/whatif.py: the sliders' "Panel")
     return kind
 
 
@@ -255,9 +259,16 @@ def measure(page: Page, log: ServerLog, act) -> dict:
     wall = lambda t: t - r["origin"]  # server wall-clock ms -> page clock  # noqa: E731
     request = next((wall(t) for t, ev, k in srv if ev == "request" and k == "rerun_script"), None)
     started = next((wall(t) for t, ev, k in srv if ev == "script" and k == "SCRIPT_STARTED"), None)
-    produced = next((wall(t) for t, ev, k in srv if ev == "produced" and k == "strip_last"), None)
-    written = next((wall(t) for t, ev, k in srv if ev == "written" and k == "strip_last"), None)
-    written_n = [i for i, (_, ev, k) in enumerate(x for x in srv if x[1] == "written") if k == "strip_last"]
+    # The strip's last delta is the one before the first element after it (whatever the strip's
+    # last line says: a changed verdict, the expander of unchanged ones).
+    def before_after_strip(event: str) -> tuple[int | None, float | None]:
+        rows = [t for t, ev, k in srv if ev == event]
+        i = next((i for i, (_, ev, k) in enumerate(x for x in srv if x[1] == event) if k == "after_strip"), None)
+        return (None, None) if not i else (i - 1, wall(rows[i - 1]))
+
+    _, produced = before_after_strip("produced")
+    n_written, written = before_after_strip("written")
+    written_n = [] if n_written is None else [n_written]
     finished = [wall(t) for t, ev, k in srv if ev == "script" and k.endswith("_WITH_SUCCESS")]
     # The page handles the websocket messages in the order they were written: the strip's last
     # delta is the n-th message handled since the keydown.
@@ -340,7 +351,7 @@ def open_upload(page: Page, url: str, csv: Path) -> float:
     page.goto(f"{url}/panel")
     settle(page)
     page.wait_for_selector("h1:has-text('Panel reliability')", timeout=60_000)
-    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: CSV/TSV")
+    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: ")
     uploader.locator("input[type='file']").set_input_files(str(csv))
     settle(page, 300_000)
     button = page.get_by_role("button", name="Measure with this mapping")
@@ -387,20 +398,29 @@ def breakdown(rows: list[dict]) -> dict:
     return out
 
 
+def against(ms: float) -> str:
+    """A time against the budget, in words."""
+    return (f"within {TARGET_MS:.0f} ms ({TARGET_MS - ms:.0f} ms to spare)" if ms <= TARGET_MS
+            else f"OVER {TARGET_MS:.0f} ms by {ms - TARGET_MS:.0f} ms")
+
+
 def main() -> None:
-    moves = int(sys.argv[1]) if len(sys.argv) > 1 else MOVES
-    peers = int(sys.argv[2]) if len(sys.argv) > 2 else PEER_RERUNS
+    args = [a for a in sys.argv[1:] if a.isdigit()]
+    moves = int(args[0]) if args else MOVES
+    peers = int(args[1]) if len(args) > 1 else PEER_RERUNS
+    only = [a for a in sys.argv[1:] if not a.isdigit()] or list(SCENARIOS)
     results: dict = {"target_ms": TARGET_MS, "moves_per_slider": moves, "full_reruns_per_slider": peers,
                      "viewport": VIEWPORT, "cpus": os.cpu_count(), "load_average_at_start": os.getloadavg(),
                      "whatif_page_sha256": hashlib.sha256((ROOT / "pages" / "whatif.py").read_bytes()).hexdigest(),
                      "scenarios": {}}
     with tempfile.TemporaryDirectory() as tmp, server(Path(tmp)) as (url, log), sync_playwright() as pw:
         csv = Path(tmp) / "million.csv"
-        million_csv(csv)
+        if "upload_1M" in only:
+            million_csv(csv)
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         results["chromium"] = browser.version
         try:
-            for name in ("samples", "upload_1M"):
+            for name in only:
                 context = browser.new_context(viewport=VIEWPORT)
                 context.add_init_script(PROBE)
                 page = context.new_page()
@@ -433,7 +453,8 @@ def main() -> None:
             "floor": round(s["floor"]["strip_ms"]["median"] / s["floor_full_rerun"]["strip_ms"]["median"], 2),
             "judge": round(s["judge"]["strip_ms"]["median"] / s["judge_full_rerun"]["strip_ms"]["median"], 2),
             "all": round(s["slider_moves"]["median"] / s["full_reruns"]["median"], 2)}
-        s["meets_target"] = s["slider_moves"]["max"] <= TARGET_MS
+        s["meets_target"] = s["slider_moves"]["max"] <= TARGET_MS  # the slowest move within the budget
+        s["median_meets_target"] = s["slider_moves"]["median"] <= TARGET_MS
         moves_all = res["floor"] + res["judge"]
         s["slider_moves_by_dom_insertions"] = {
             f"inserting >= {REMOUNT} elements": stats([m for m in moves_all if m["elements_added"] >= REMOUNT], "strip_ms"),
@@ -443,14 +464,15 @@ def main() -> None:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=1))
 
-    up = results["scenarios"]["upload_1M"]
+    up = results["scenarios"].get("upload_1M")
     print(f"What-if: key press -> updated verdict strip, Chromium {results['chromium']} "
           f"{VIEWPORT['width']}x{VIEWPORT['height']}, page clock; {moves} moves per slider, {peers} full-page "
           f"reruns (sidebar 'Reset to defaults' after a move) per slider")
     print(f"{results['cpus']} CPUs; load average (1 min) {results['load_average_at_start'][0]:.1f} at the start, "
           f"{results['load_average_at_end'][0]:.1f} at the end (other work on the machine slows the browser)")
-    print(f"1M-rating upload: {up['csv_mib']} MiB wide CSV, 100,000 units x 10 raters; Measure took "
-          f"{up['measure_s']} s to idle")
+    if up:
+        print(f"1M-rating upload: {up['csv_mib']} MiB wide CSV, 100,000 units x 10 raters; Measure took "
+              f"{up['measure_s']} s to idle")
     fmt = lambda s: f"{s['median']:5.0f} {s['p90']:5.0f} {s['max']:5.0f}" if s.get("n") else f"{'n/a':>17}"  # noqa: E731
     head = (f"{'scenario':10} {'what':17} {'strip med/p90/max':>17}   {'+frame':>17}   {'from keyup':>17}   "
             f"{'to idle':>17}")
@@ -465,11 +487,12 @@ def main() -> None:
                      if p["moves_without_text_change"] else ""))
     print()
     for name, s in summary.items():
-        r = s["ratio_slider_over_full_rerun"]
-        print(f"{name}: slider moves median {s['slider_moves']['median']:.0f} ms, p90 {s['slider_moves']['p90']:.0f}, "
-              f"max {s['slider_moves']['max']:.0f} (target <= {TARGET_MS:.0f} ms: "
-              f"{'met' if s['meets_target'] else 'MISSED'}); slider / full-page rerun: "
-              f"{r['all']:.2f}x (floor {r['floor']:.2f}x, judge {r['judge']:.2f}x)")
+        r, sm = s["ratio_slider_over_full_rerun"], s["slider_moves"]
+        print(f"{name}: {sm['n']} slider moves, key press -> updated strip, against the {TARGET_MS:.0f} ms budget:")
+        print(f"  median  {sm['median']:6.0f} ms  {against(sm['median'])}")
+        print(f"  slowest {sm['max']:6.0f} ms  {against(sm['max'])}   (p90 {sm['p90']:.0f} ms)")
+        print(f"  slider move / full-page rerun (its peer, medians): {r['all']:.2f}x "
+              f"(floor {r['floor']:.2f}x, judge {r['judge']:.2f}x)")
     print()
     print(f"slider moves split by the elements the page inserted (>= {REMOUNT}: a part of the page was redrawn or "
           "remounted), strip ms median/p90/max:")

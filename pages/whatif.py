@@ -23,7 +23,9 @@ st.caption("Move a threshold and every verdict is decided again from the cached 
 # The strip follows the page as it scrolls (static CSS: no user text).
 # The strip's wrapper sticks inside its column, which is as tall as the sliders beside it.
 st.html("<style>[data-testid='stLayoutWrapper']:has(> .st-key-whatif_strip)"
-        "{position:sticky !important;top:3.5rem;z-index:2;align-self:flex-start;}</style>")
+        "{position:sticky !important;top:3.5rem;z-index:2;align-self:flex-start;}"
+        # the unchanged lines, opened, scroll inside the strip: it stays within the screen beside the sliders
+        ".st-key-whatif_unchanged [data-testid='stExpanderDetails']{max-height:45vh;overflow-y:auto;}</style>")
 # Phones: the columns stack, so the full strip would scroll away above the sliders; it gives way to
 # a brief strip of what changed, sticky over the page. Opaque: it inherits the app's own background
 # down the chain of its ancestors (each paints the colour already behind it), whatever the theme.
@@ -41,11 +43,12 @@ def editors_and_strip() -> None:
     contract = bundle.contract
     bound = loading.decided_as_bound(bundle)
     sidebar.threshold_banner()  # here, not in the frame: a slider move reruns only this fragment
-    rows = whatif_strip.strip_rows(decisions)  # once per rerun: the strip and the table share it
-    whatif_strip.brief(rows, bundle, jd, bound)
+    rows = whatif_strip.strip_rows(decisions)  # once per rerun: the strip, the brief and the table share it
+    items = whatif_strip.strip_items(rows, bundle, jd, bound)
+    whatif_strip.brief(items)
     left, right = st.columns([2, 3])
     with left:
-        whatif_strip.strip(rows, bundle, jd, bound)
+        whatif_strip.strip(items)
     with right:
         st.header("Panel")
         threshold_editors.panel_editors(decisions)
