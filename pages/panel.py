@@ -7,8 +7,8 @@ import streamlit as st
 
 from agreebound.app.recipes import PanelRecipe
 from agreebound.render.gates import panel_gates, panel_sentence
-from agreebound.ui import (data_folder, gates, loading, memo, panel_order, panel_view, pickers, preview, provenance,
-                           recording, reports, shell, state)
+from agreebound.ui import (data_folder, gates, into_view, loading, memo, panel_order, panel_view, pickers, preview,
+                           provenance, recording, reports, shell, state)
 from agreebound.render import figures
 from agreebound.ui.blocks import md, open_tab, printable, safe_frame, section_when_open, show_error, text_table
 from agreebound.ui.data import Loaded, panel_coefficients
@@ -166,6 +166,9 @@ if session.pending is None:
         st.markdown(f"**{md(provenance.sample_said('panel', panel_sentence(decisions)), 400)}**")
         if 1 < len(decisions) <= panel_view.DETAIL_DIMENSIONS:
             st.markdown(" · ".join(f"{md(dim, 40)}: {d.verdict.value}" for dim, (_, d) in decisions.items()))
+    # after an action that changed the answer (Measure, a level, a sample), the answer in view
+    into_view.verdict_into_view("panel", "panel_headline", (session.panel_source.label, tuple(
+        (dim, d.verdict.value, m.level) for dim, (m, d) in decisions.items())))
 up1, up2, up3 = st.columns(3)
 with up1:
     st.file_uploader(preview.PANEL_LABEL, type=list(preview.PANEL_TYPES), key=K.RATINGS_UPLOAD, on_change=on_ratings,

@@ -48,6 +48,7 @@ class K:
     # thresholds, messages, what the user left where
     THRESHOLDS, PRESETS, PRESET_FILE, URL_ERROR = "thresholds", "presets", "preset_file", "url_error"
     ERRORS, LEVEL_FALLBACK, PAGE_IN_VIEW, TAB_VIEWS = "errors", "level_fallback", "page_in_view", "tab_views"
+    VERDICTS_SHOWN = "verdicts_shown"  # per page: the verdicts last drawn (ui.into_view)
     STORE_ERROR, HISTORY_MESSAGE = "store_error", "history_message"
     HISTORY_SKIPPED, OPEN_RUN = "history_skipped", "open_run"
     RECORD_ERROR, RUN = "record_error_{}", "{}_run"  # per kind: "panel", "judge", "scored"
@@ -186,6 +187,14 @@ class Session:
 
     def set_pending(self, pending: dict[str, Any] | None) -> None:
         _S[K.PENDING] = pending
+
+    def verdicts_changed(self, page: str, shown: object) -> bool:
+        """Note the verdicts ``page`` draws now; True when they differ from the ones it drew last (an
+        action changed them), False the first time and when they are the same (a rerun, a scroll)."""
+        seen = _S.setdefault(K.VERDICTS_SHOWN, {})
+        before = seen.get(page)
+        seen[page] = shown
+        return before is not None and before != shown
 
     def set_judge_unmapped(self, upload: Upload | None) -> None:
         _S[K.JUDGE_UNMAPPED] = upload
