@@ -44,15 +44,11 @@ WHATIF = "What-if thresholds"
 
 # Captions are drawn at 60% of the text colour: 3.9:1 on white, below WCAG AA's 4.5:1. The text
 # colour itself at 80% opacity reaches 6:1 on both themes. Static CSS: no user text.
-# blocks.responsive_table: the table on wide screens, stacked rows on phones. On a phone inline code
-# wraps (the Help page's long commands were 599 px wide at 390 px).
+# blocks.responsive_table: the table on wide screens, stacked rows on phones.
 CSS = ("<style>[data-testid='stCaptionContainer']{color:inherit !important;opacity:.8;}"
        "[class*='_narrowview']{display:none !important;}[class*='_narrowview'] p{overflow-wrap:anywhere;}"
        "@media (max-width:640px){[class*='_wideview']{display:none !important;}"
-       "[class*='_narrowview']{display:flex !important;}"
-       # a long inline command or file name wraps on a phone instead of widening the page past it
-       "[data-testid='stMarkdownContainer'] code{overflow-wrap:anywhere;word-break:break-word;white-space:pre-wrap;}}"
-       "</style>")
+       "[class*='_narrowview']{display:flex !important;}}</style>")
 
 
 def _pages() -> list[st.Page]:
