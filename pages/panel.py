@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.app.recipes import PanelRecipe
-from agreebound.render.gates import panel_gates, panel_sentence
+from agreebound.render.gates import panel_sentence
 from agreebound.ui import (data_folder, gates, into_view, loading, memo, panel_order, panel_view, pickers, preview,
                            provenance, recording, reports, shell, state)
 from agreebound.render import figures
@@ -66,30 +66,10 @@ def dimension_views(decisions) -> list:
 
 
 def headline_numbers(dim, m, d) -> None:
-    """The verdict, its reasons, and alpha and the spread against their thresholds."""
-    panel_view.verdict_banner(m, d, prefix=dim)
-    gates.fragile_note(panel_gates(dim, m, d))
-    panel_view.panel_reasons(d, m)
-    c1, c2, c3 = st.columns(3)
-    c1.metric(f"alpha ({m.level} level)", panel_view.alpha_metric(m),
-              help=f"{m.alpha.permil} permil, floored, in the specification's units"
-              if m.alpha.permil is not None else None)
-    c2.metric("detector spread", panel_view.spread_metric(m, d),
-              help="The highest detector rate over the lowest. The cap is in permil, thousandths of one: "
-                   "2000 permil is a spread of 2.00x.")
-    c3.metric(f"independent {panel_view.rater_noun(m.raters)}s", m.ndet)
-    st.markdown(f"alpha = **{panel_view.alpha_text(m)}** from {m.alpha.pairable} pairable values in "
-                f"{m.alpha.units} units ({m.level}); floor {d.thresholds.alpha_floor_permil} permil.")
-    st.markdown(f"alpha {panel_view.alpha_ci_text(m, d)} ({gates.GLOSSARY_LINK.format('q, KALPHA, permil')}).")
-    st.markdown(f"spread = **{panel_view.spread_text(d, m)}**; cap {d.thresholds.ratio_cap_permil} permil; "
-                f"{panel_view.spread_ci_text(m)}.")
-    panel_view.level_table(m, d, key=dim)
-    if not m.rates:
-        hint = (f"choose a positive category (suggested: {md(m.positive_suggestion, 60)})"
-                if m.positive_suggestion is not None else "choose a positive category")
-        st.info(f"Detector spread: not measured. There are no detector rates, so this gate does not block "
-                f"(the seed counts an empty panel as 1000 permil). To measure it, {hint} or upload a "
-                "detector rates CSV.")
+    """The verdict said once (why, how sure; details under it), alpha and the spread in plain numbers."""
+    from agreebound.ui import panel_verdict
+
+    panel_verdict.headline(dim, m, d)
 
 
 def charts(dim, m, d) -> None:
@@ -165,7 +145,7 @@ if session.pending is None:
     with st.container(border=True, key="panel_headline"):
         st.markdown(f"**{md(provenance.sample_said('panel', panel_sentence(decisions)), 400)}**")
         if 1 < len(decisions) <= panel_view.DETAIL_DIMENSIONS:
-            st.markdown(" · ".join(f"{md(dim, 40)}: {d.verdict.value}" for dim, (_, d) in decisions.items()))
+            st.markdown(panel_view.verdicts_line(decisions))
     # after an action that changed the answer (Measure, a level, a sample), the answer in view
     into_view.verdict_into_view("panel", "panel_headline", (session.panel_source.label, tuple(
         (dim, d.verdict.value, m.level) for dim, (m, d) in decisions.items())))
@@ -174,7 +154,8 @@ with up1:
     st.file_uploader(preview.PANEL_LABEL, type=list(preview.PANEL_TYPES), key=K.RATINGS_UPLOAD, on_change=on_ratings,
                      help=preview.PANEL_HELP)
 with up2:
-    st.file_uploader("Detector rates CSV (optional)", type=list(preview.RATES_TYPES), key=K.RATES_UPLOAD,
+    st.file_uploader("Rates CSV (optional: each rater's or detector's positives)", type=list(preview.RATES_TYPES),
+                     key=K.RATES_UPLOAD,
                      on_change=on_rates)
 with up3:
     pickers.sample_picker("panel")

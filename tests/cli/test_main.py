@@ -38,11 +38,11 @@ BAD = ROOT / "tests" / "data" / "bad"
     (["panel", S / "single_detector.csv"], 2, ["all: REFUSE_SINGLE at the nominal level (the default)  "
                                                "alpha=172640/191187 (902 permil)  spread=1  detectors=1"]),
     (["panel", S / "krippendorff_2011.csv", "--level", "interval"], 0,
-     ["all: ENFORCE at the interval level (chosen)  alpha=951/1120 (849 permil)  spread=not measured  detectors=4"]),
+     ["all: ENFORCE at the interval level (chosen)  alpha=951/1120 (849 permil)  spread=not measured  raters=4"]),
     (["panel", S / "krippendorff_2011.csv", "--positive", "2", "--level", "nominal"], 0,
-     ["all: ENFORCE at the nominal level (chosen)  alpha=113/152 (743 permil)  spread=4/3  detectors=4"]),
+     ["all: ENFORCE at the nominal level (chosen)  alpha=113/152 (743 permil)  spread=4/3  raters=4"]),
     (["panel", S / "krippendorff_2011.csv"], 0,  # five whole numbers: nominal by default, ordinal suggested beside
-     ["all: ENFORCE at the nominal level (the default)  alpha=113/152 (743 permil)  spread=not measured  detectors=4",
+     ["all: ENFORCE at the nominal level (the default)  alpha=113/152 (743 permil)  spread=not measured  raters=4",
       "  level nominal: the specification's level, and R kripp.alpha's default; alpha at other levels: "
       "ordinal 108577/133160, interval 951/1120, ratio 18222619/22852465",
       "  suggested level ordinal: 5 ordered whole numbers (1, 2, 3...), like a rating scale: ordinal or interval "

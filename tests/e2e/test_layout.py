@@ -170,7 +170,8 @@ def test_on_a_phone_the_panel_verdict_comes_before_the_uploaders(page: Page, app
     open_page(page, f"{app_url}/panel", 390, 844)
     headline = page.locator(".st-key-panel_headline")
     expect(headline).to_contain_text("Panel (sample data): 1 of 3 dimensions may be enforced")
-    expect(headline).to_contain_text("violence: REPORT_ONLY · insult: REPORT_ONLY · sexual: ENFORCE")
+    expect(headline).to_contain_text("violence: REPORT_ONLY (report only) · insult: REPORT_ONLY (report only) · sexual: "
+                                     "ENFORCE (may be enforced)")
     uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: ")
     box = headline.bounding_box()
     assert box["y"] + box["height"] <= min(844, uploader.bounding_box()["y"])  # first screen, above the uploader

@@ -34,8 +34,10 @@ def test_the_level_is_named_and_a_verdict_that_depends_on_it_says_so(page: Page,
     upload_and_measure(page, path)
     banner = page.locator("[data-testid='stAlertContainer']").filter(has_text="all: REPORT_ONLY")
     expect(banner).to_contain_text("REPORT_ONLY at the nominal level (the default): measure and publish")
-    expect(banner).to_contain_text("Depends on the level: REPORT_ONLY at nominal; ENFORCE at ordinal and interval "
-                                   "(alpha 0.361 at nominal, 0.938 at ordinal, 0.947 at interval)")
+    # what another level would say: a detail under the one verdict (issue 54, item 3)
+    detail = page.get_by_text("Detail, other levels:").first
+    expect(detail).to_contain_text("at the ordinal level alpha is 0.938, so it would be ENFORCE")
+    expect(detail).to_contain_text("at the interval level alpha is 0.947, so it would be ENFORCE")
     expect(page.locator("[data-testid='stMetric']").first).to_contain_text("alpha (nominal level)")
     page.screenshot(path=str(ARTIFACTS / "panel-level-nominal-default.png"), full_page=True)
     page.get_by_role("button", name="These look like a 0-9 rating scale. Read as ordinal?").click()
@@ -49,7 +51,7 @@ def test_the_level_is_named_and_a_verdict_that_depends_on_it_says_so(page: Page,
     upload_and_measure(page, gonio)
     banner = page.locator("[data-testid='stAlertContainer']").filter(has_text="all: ENFORCE")
     expect(banner).to_contain_text("ENFORCE at the interval level (the default)")
-    expect(banner).to_contain_text("REPORT_ONLY at nominal")
+    expect(page.get_by_text("Detail, other levels:").first).to_contain_text("at the nominal level alpha is")
     expect(page.get_by_text("31 distinct whole numbers, more than 20").first).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "panel-level-goniometer.png"), full_page=True)
     assert page.locator("[data-testid='stException']").count() == 0

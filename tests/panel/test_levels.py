@@ -127,4 +127,6 @@ def test_a_human_study_says_raters_not_detectors(tmp_path, capsys):
     assert rater_noun(m.raters) == "rater"
     gate = panel_gates("all", m, decide_panel(m, PanelThresholds()))[0]
     assert gate.label == "independent raters" and gate.margin == "3 independent raters, needs 2"
-    assert rater_noun(measure_panel(panel_of(long_0_9()), "auto").raters) == "detector"  # coders are not named as people
+    assert rater_noun(measure_panel(panel_of(long_0_9()), "auto").raters) == "rater"  # coders are raters
+    assert rater_noun(["detector-a", "detector-b"]) == rater_noun(["coder1", "toxicity_classifier"]) == "detector"
+    assert rater_noun(["coder1", "coder2"], rates_given=True) == "detector"  # a detector rates file was given

@@ -313,7 +313,7 @@ def test_unmeasured_spread_is_drawn_as_its_state(unmeasured_spread, dark):
     assert gate.state == "not measured"
     fig = gate_figures.gate_bullet(gate, dark=dark)
     state = annotation(fig, "state").text
-    assert state.replace("<br>", " ") == "spread not measured: no detector rates, so it does not block"
+    assert state.replace("<br>", " ") == "spread not measured: no rater rates, so it does not block"
     assert fig.layout.title.text == "spread: not measured"
     assert fig.data == ()
     assert p.passed not in colours_used(fig) and p.failed not in colours_used(fig)

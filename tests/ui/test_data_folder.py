@@ -65,7 +65,8 @@ def test_parts_measured_with_duckdb_give_the_in_memory_verdicts(folder):
     assert at.session_state["panel_source"].label == "data folder: weekly/*.parquet"
     counted = {dim: verdicts(open_panel(at, dim)) for dim in DIMENSIONS}
     assert counted == memory and "sexual: ENFORCE at the nominal level" in counted["sexual"][1]
-    assert counted["violence"][0] == ["insult: REPORT_ONLY", "sexual: ENFORCE", "violence: REPORT_ONLY"]
+    assert counted["violence"][0] == ["insult: REPORT_ONLY (report only)", "sexual: ENFORCE (may be enforced)",
+                                      "violence: REPORT_ONLY (report only)"]
     calls = dict(data.MEASURE_CALLS)
     at.switch_page("pages/whatif.py").run()
     at.slider(key="slider_alpha_floor_permil").set_value(400).run()

@@ -50,8 +50,10 @@ def test_r_export_preview_then_level_then_role_then_verdict():
     assert at.session_state["pending"] is None
     text = body(at)
     assert "alpha = **0.8491 = 951/1120 (849 permil)** from 40 pairable values in 11 units (interval)" in text
-    assert [w.value for w in at.success] == ["all: ENFORCE at the interval level (chosen): reliable enough to act on "
-                                             "(spread not checked: no detector rates)"]
+    (verdict,) = [apptest.shown(w.value) for w in at.success]
+    assert verdict.startswith("all: ENFORCE at the interval level (chosen): reliable enough to act on.  \n**Why**: "
+                              "4 independent raters, needs 2; alpha (interval) 0.849, needs 0.600: 0.249 to spare; "
+                              "spread not measured (it does not block).")
     levels = at.table[0].value  # a text table: its cells are Markdown, escaped
     assert [re.sub(r"\\(.)", r"\1", v) for v in levels.iloc[:, 0]] == ["nominal", "ordinal", "interval (in force)",
                                                                      "ratio"]
@@ -60,7 +62,8 @@ def test_r_export_preview_then_level_then_role_then_verdict():
     at.multiselect(key="pv_humans").set_value(["A", "B", "C"]).run()
     at.button(key="pv_measure").click().run()
     assert not at.exception
-    assert [e.value for e in at.error] == ["all: REFUSE_SINGLE at the nominal level (the default): fewer than two independent detectors"]
+    assert [apptest.shown(e.value).split("  \n")[0] for e in at.error] == [
+        "all: REFUSE_SINGLE at the nominal level (the default): fewer than two independent detectors."]
     caption = next(c.value for c in at.caption if c.value.startswith("Loaded:"))
     assert "human raters: A, B, C" in caption
 

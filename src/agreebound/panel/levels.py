@@ -9,13 +9,13 @@ same answer; nothing here computes alpha or compares it with a threshold.
 from __future__ import annotations
 
 import re
-from typing import Protocol, Sequence, cast
+from typing import Any, Mapping, Protocol, Sequence, cast
 
 import numpy as np
 
 from agreebound.core.limits import RATIO_MAX_CATEGORIES
 from agreebound.panel.categories import Categories, Level, Value
-from agreebound.panel.ratings import HUMAN_PREFIX, RatingPanel
+from agreebound.panel.ratings import RatingPanel
 
 
 #: Who chose the level in force: the user (--level, the level picker), the mapping file, or nobody
@@ -217,7 +217,81 @@ def default_positive(categories: tuple[Value, ...]) -> int | None:
     return None
 
 
-def rater_noun(raters: Sequence[str]) -> str:
-    """"rater" when the panel is a human study (every rater named as a person: the rule that then
-    counts them all as independent), "detector" otherwise: the words a reader's panel deserves."""
-    return "rater" if raters and all(r.lower().startswith(HUMAN_PREFIX) for r in raters) else "detector"
+#: Words that, opening a word of a rater's name, mark an automatic detector ("detector-lexicon",
+#: "toxicity_classifier", "model-b", "llm-judge", "gpt4o"). Names of people and of human coders
+#: ("observer-a", "judge 3", "alice") carry none of them.
+DETECTOR_WORDS = ("detector", "classifier", "model", "llm", "gpt")
+_NAME_WORDS = re.compile(r"[a-z]+")
+
+
+def rater_noun(raters: Sequence[str], humans: Sequence[str] = (), rates_given: bool = False) -> str:
+    """What a panel's raters are called on every surface (the page, the command line, the reports,
+    the JSON's ``rater_word``): "detector" for a detector panel, "rater" for a study of raters.
+
+    The one rule: a panel is a detector panel when a detector rates file was given
+    (``rates_given``), when some raters are people beside the others (``humans``: by their names,
+    the mapping's humans, ``--humans`` or ``--detectors``: a human baseline beside detectors), or
+    when any rater's name says detector, classifier, model, llm or gpt (:data:`DETECTOR_WORDS`).
+    Otherwise its raters are raters: clinicians, coders, judges of wine.
+
+    >>> rater_noun(["observer-a", "observer-b", "observer-c"])
+    'rater'
+    >>> rater_noun(["detector-lexicon", "detector-ml", "detector-llm"])
+    'detector'
+    >>> rater_noun(["detector-solo", "human"], humans=["human"])
+    'detector'
+    >>> rater_noun(["human-1", "human-2"]), rater_noun(["alice", "bob"], rates_given=True)
+    ('rater', 'detector')
+    """
+    if rates_given or humans:
+        return "detector"
+    named = any(w.startswith(DETECTOR_WORDS) for r in raters for w in _NAME_WORDS.findall(str(r).lower()))
+    return "detector" if named else "rater"
+
+
+def panel_noun(m: object) -> str:
+    """:func:`rater_noun` of a measured panel (agreebound.panel.measure.PanelMeasurement: its
+    raters, its humans and whether its rates came from a file)."""
+    source = str(getattr(m, "rates_source", ""))
+    return rater_noun(getattr(m, "raters"), getattr(m, "humans"), source.startswith("file:"))
+
+
+_SEED_WORDS = re.compile(r"\bdetector(\(s\)|s)?\b")
+
+
+def in_raters_words(text: str, noun: str) -> str:
+    """A decided sentence in the seed's words ("1 independent detector(s)", "detector spread")
+    said of a panel's raters when ``noun`` is "rater" (unchanged for a detector panel). For the
+    decided reasons' own sentences only: never user text.
+
+    >>> in_raters_words("detector spread 3.90x: one detector found nothing", "rater")
+    'rater spread 3.90x: one rater found nothing'
+    >>> in_raters_words("1 independent detector(s)", "detector")
+    '1 independent detector(s)'
+    """
+    if noun == "detector":
+        return text
+    return _SEED_WORDS.sub(lambda mt: noun + (mt.group(1) or ""), text)
+
+
+def rater_word(d: Mapping[str, Any]) -> str:
+    """What a report's dimension calls its raters: its ``rater_word``, or for a report written before
+    it was stored, the same rule (agreebound.panel.levels.rater_noun) read from its raters.
+
+    >>> rater_word({"rater_word": "rater"}), rater_word({"detectors": ["a", "b"], "humans": ["human"]})
+    ('rater', 'detector')
+    """
+    if d.get("rater_word") in ("rater", "detector"):
+        return str(d["rater_word"])
+    return rater_noun(d["detectors"] + d["humans"], d["humans"], str(d.get("rates_source", "")).startswith("file:"))
+
+
+def raters_word(dims: Sequence[Mapping[str, Any]]) -> str:
+    """A report's dimensions' raters in one plural word (a table's column): "raters" or
+    "detectors" when every dimension says so, "independent raters" for a mix.
+
+    >>> raters_word([{"rater_word": "rater"}]), raters_word([{"rater_word": "rater"}, {"rater_word": "detector"}])
+    ('raters', 'independent raters')
+    """
+    words = {rater_word(d) for d in dims}
+    return f"{words.pop()}s" if len(words) == 1 else "independent raters"

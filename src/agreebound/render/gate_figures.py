@@ -32,7 +32,7 @@ def _axis_title(g: GateView) -> str:
     if g.name == "admissibility":
         return "judge's alpha minus the humans' (−2 to 2)"
     if g.unit == "x":
-        return "spread, max/min detector rate (x)"
+        return f"spread, max/min {g.rater_word} rate (x)"
     if g.unit == "%":
         return "rate (%)"
     if g.unit == "pt":
@@ -105,7 +105,7 @@ def _state_words(g: GateView, detail: bool = True) -> str:
     if detail and g.detail and g.state != "not measured":
         text += f": {g.detail}"
     elif g.state == "not measured":
-        text += ": no detector rates, so it does not block"
+        text += f": no {g.rater_word} rates, so it does not block"
     return text
 
 
@@ -372,9 +372,9 @@ def threshold_sweep(gate: GateView, *, dark: bool = False) -> go.Figure:
                             font=dict(size=size, color=p.text), bgcolor=p.background, name="threshold label"))
     fig.update_layout(annotations=annotations, showlegend=False)
     ax = _xaxis_for(g, (x0, x1))
-    ax["title_text"] = ("minimum independent detectors (count)" if g.name == "detectors" else
+    ax["title_text"] = (f"minimum independent {g.rater_word}s (count)" if g.name == "detectors" else
                         "limit on the difference (points)" if g.unit == "pt" else
-                        {"floor": "alpha floor (−1 to 1)", "cap": "spread cap, max/min detector rate (x)",
+                        {"floor": "alpha floor (−1 to 1)", "cap": f"spread cap, max/min {g.rater_word} rate (x)",
                          "limit": "limit on the rate (%)", "minimum": "minimum rate (%)"}[word])
     fig.update_xaxes(**ax)
     fig.update_yaxes(visible=False, range=[bottom_y, top_y], fixedrange=True)

@@ -27,7 +27,7 @@ from agreebound.panel.measure import PanelMeasurement
 from agreebound.judge.decision import CalibrationDecision, seed_view, unavailable, with_intervals
 from agreebound.core.gate import MEASURED, NOT_MEASURED, Gate
 from agreebound.core.intervals import RateInterval
-from agreebound.panel.levels import level_phrase, rater_noun
+from agreebound.panel.levels import in_raters_words, level_phrase, panel_noun
 from agreebound.panel.decision import PanelDecision
 
 #: The judge's five gates as a reader names them (figures, pages and reports use these).
@@ -70,6 +70,8 @@ class GateView:
     illustrative: bool = False
     #: the gate as ``decide`` returned it: the source of every result this view shows
     decided: Gate | None = field(default=None, repr=False)
+    #: what a panel's raters are called ("detector" or "rater": agreebound.panel.levels.rater_noun)
+    rater_word: str = "detector"
 
     # --- words -------------------------------------------------------------------------------
 
@@ -100,7 +102,8 @@ class GateView:
             need = self.threshold_word  # "illustrative limit" / "illustrative minimum"
         head = f"{what} {self.fmt(self.value)}, {need} {self.fmt(self.threshold)}"
         if self.name == "detectors":
-            return f"{self.fmt(self.value)} {self.label}, needs {self.fmt(self.threshold)}"
+            label = self.label.removesuffix("s") if self.value == 1 else self.label  # "1 independent rater"
+            return f"{self.fmt(self.value)} {label}, needs {self.fmt(self.threshold)}"
         if self.passed is False and self.decided.value_passed:  # strict mode: the value passes, its bound does not
             side = "lower" if self.kind == "min" else "upper"
             bound = self.low if self.kind == "min" else self.high
@@ -181,30 +184,31 @@ def view(decided: Gate, domain: str, subject: str, label: str, **words: Any) -> 
 def panel_gates(dimension: str, m: PanelMeasurement, d: PanelDecision) -> list[GateView]:
     """The panel's gates as ``d`` decided them (the seed's three, then any optional one) (agreebound.panel.decide.decide_panel: with their intervals)."""
     th = d.thresholds
+    noun = panel_noun(m)
     det, alpha, spread = (d.gate(n) for n in ("detectors", "alpha", "spread"))
-    out = [view(det, "panel", dimension, f"independent {rater_noun(m.raters)}s", strict=th.strict,
+    out = [view(det, "panel", dimension, f"independent {noun}s", strict=th.strict, rater_word=noun,
                 detail=", ".join(m.detectors[:6]) + (" ..." if len(m.detectors) > 6 else ""))]
     label = f"alpha ({m.level})"
     if alpha.exact is None:
-        out.append(view(alpha, "panel", dimension, label, detail=alpha.detail,
+        out.append(view(alpha, "panel", dimension, label, detail=alpha.detail, rater_word=noun,
                         secondary=f"floor {th.alpha_floor_permil} permil"))
     else:
-        out.append(view(alpha, "panel", dimension, label, interval_method=alpha.interval_method,
+        out.append(view(alpha, "panel", dimension, label, interval_method=alpha.interval_method, rater_word=noun,
                         detail=f"{m.n_units:,} units, {m.level} level",
                         secondary=f"{m.alpha.permil} permil, floor {th.alpha_floor_permil} permil"))
     if spread.exact is None:  # not measured (no detector rates) or unbounded
         detail = m.rates_source.removeprefix("none: ") if spread.state == NOT_MEASURED else spread.detail
-        out.append(view(spread, "panel", dimension, "spread", detail=detail,
+        out.append(view(spread, "panel", dimension, "spread", detail=in_raters_words(detail, noun), rater_word=noun,
                         secondary=f"cap {th.ratio_cap_permil} permil"))
     else:
         counts = ", ".join(f"{r.positives}/{r.total}" for r in m.rates[:6])
-        out.append(view(spread, "panel", dimension, "spread", interval_method=spread.interval_method,
-                        detail=f"detector rates {counts}",
+        out.append(view(spread, "panel", dimension, "spread", rater_word=noun,
+                        interval_method=in_raters_words(spread.interval_method, noun), detail=f"{noun} rates {counts}",
                         secondary=f"{round(spread.exact * 1000)} permil, cap {th.ratio_cap_permil} permil"))
     # the gates the thresholds turned on (OPTIONAL_PANEL_GATES): each a whole number against its field
     for g in d.gates[3:]:
         words = THRESHOLD_WORDS.get(g.threshold_field, (g.threshold_field, str))[0]
-        out.append(view(g, "panel", dimension, g.name.replace("_", " "), detail=g.detail,
+        out.append(view(g, "panel", dimension, g.name.replace("_", " "), detail=g.detail, rater_word=noun,
                         secondary=f"{words} {int(g.threshold):,}"))
     return out
 
@@ -216,14 +220,15 @@ def panel_sentence(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]])
     refused = sum(d.verdict.value == "REFUSE_SINGLE" for _, d in decisions.values())
     unmeasured = sum(not m.rates for m, _ in decisions.values())
     noun = "dimension" if n == 1 else "dimensions"
+    raters = "detectors" if any(panel_noun(m) == "detector" for m, _ in decisions.values()) else "raters"
     if n == 1:
         (dim, (m, d)), = decisions.items()
-        head = "Panel: may be enforced" if ok else ("Panel: refused, fewer than two independent detectors"
+        head = "Panel: may be enforced" if ok else (f"Panel: refused, fewer than two independent {raters}"
                                                    if refused else "Panel: report only, do not enforce")
     else:
         head = f"Panel: {ok} of {n} {noun} may be enforced"
         if refused:
-            head += f"; {refused} refused (fewer than two independent detectors)"
+            head += f"; {refused} refused (fewer than two independent {raters})"
     levels = sorted({(m.level, m.level_origin[0]) for m, _ in decisions.values()})
     if refused < n:  # a structural refusal holds at every level
         head += f" {level_phrase(*levels[0])}" if len(levels) == 1 else \

@@ -16,13 +16,13 @@ from agreebound.core.escape import printable
 from agreebound.core.thresholds import THRESHOLD_WORDS
 from agreebound.render.report import optional_thresholds_words
 from agreebound.core.gate import SEVERITY, Gate
-from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, level_phrase
+from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, in_raters_words, level_phrase, rater_word, raters_word
 from agreebound.core.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
 from agreebound.core.json_types import JSONObject
 from agreebound.panel.decision import gates_from_report
 from agreebound.render.gates import RATE_LABELS
 from agreebound.render import figures
-from agreebound.render.html_parts import MEANING, chart_caption, chart, data_name, decimal_text, fit, inputs_section, html_list, names_html, html_page, pct, result_html, html_section, slug, escaped, html_table, verdict_html
+from agreebound.render.html_parts import meaning_of, chart_caption, chart, data_name, decimal_text, fit, inputs_section, html_list, names_html, html_page, pct, result_html, html_section, slug, escaped, html_table, verdict_html
 
 if TYPE_CHECKING:
     from agreebound.judge.decision import CalibrationDecision
@@ -62,11 +62,12 @@ def _panel_gates(d: JSONObject, p: JSONObject, gates: tuple[Gate, ...]) -> str:
             spread += f'<br><span class="small">95% bracket [{lo:.2f}x, {"unbounded" if hi is None else f"{hi:.2f}x"}]</span>'
     else:
         spread = escaped(s["state"], 40)
+    noun = rater_word(d)
     rows = [
-        ["independent detectors", str(d["ndet"]), "at least 2", result_html(result["detectors"])],
+        [f"independent {noun}s", str(d["ndet"]), "at least 2", result_html(result["detectors"])],
         [f"alpha ({escaped(a['level'], 20)})", alpha, f"at least {floor / 1000:.3f} ({floor} permil)",
          result_html(result["alpha"])],
-        ["detector spread (max / min rate)", spread, f"at most {cap / 1000:.2f}x ({cap} permil)",
+        [f"{noun} spread (max / min rate)", spread, f"at most {cap / 1000:.2f}x ({cap} permil)",
          result_html(result["spread"])],
     ]
     for g in gates[3:]:  # the optional gates the thresholds turned on (OPTIONAL_PANEL_GATES)
@@ -114,9 +115,10 @@ def _coefficients_html(i: int, section: JSONObject) -> str:
 
 
 def _panel_dimension(i: int, d: JSONObject, p: JSONObject, charts: list[str], gates: tuple[Gate, ...]) -> str:
-    items = [escaped(r["message"], 400) for r in d["reasons"]] or ["every check passed"]
+    noun = rater_word(d)
+    items = [escaped(in_raters_words(r["message"], noun), 400) for r in d["reasons"]] or ["every check passed"]
     if d["spread"]["state"] == "not measured":
-        items.append("spread not checked: no detector rates (choose a positive category or give a rates file)"
+        items.append(f"spread not checked: no {noun} rates (choose a positive category or give a rates file)"
                      + ("" if d.get("positive_suggestion") is None
                         else f"; try the positive category {escaped(d['positive_suggestion'], 40)}"))
     if d["seed_disagrees"]:
@@ -129,10 +131,11 @@ def _panel_dimension(i: int, d: JSONObject, p: JSONObject, charts: list[str], ga
                                          f"; suggested {escaped(lv['suggested'], 20)}: {escaped(lv['reason'], 300)}")
     facts = [f"level of measurement {escaped(lv['in_force'], 20)}, {escaped(LEVEL_ORIGIN_WORDS[lv['chosen_by']], 20)} ({why})"
              + (f"; alpha at the other levels: {others}" if others else ""),
-             f"{d['units']:,} units, {d['ratings']:,} ratings; detectors: {names_html(d['detectors'])}; "
-             f"people: {names_html(d['humans'])}"]
+             f"{d['units']:,} units, {d['ratings']:,} ratings; " + (
+                 f"detectors: {names_html(d['detectors'])}; people: {names_html(d['humans'])}" if noun == "detector"
+                 else f"raters: {names_html(d['detectors'] + d['humans'])}")]
     if d.get("rates_source"):
-        facts.append(f"detector rates: {escaped(d['rates_source'], 120)}")
+        facts.append(f"{noun} rates: {escaped(d['rates_source'], 120)}")
     if d.get("kind") == "label":
         cats = d["categories"]
         more = f", and {cats['total'] - len(cats['listed']):,} more" if cats["total"] > len(cats["listed"]) else ""
@@ -141,7 +144,7 @@ def _panel_dimension(i: int, d: JSONObject, p: JSONObject, charts: list[str], ga
         facts += [f"check: {escaped(f, 300)}" for f in cats.get("flags", [])]
     depends = f"<p><strong>Depends on the level</strong>: {escaped(lv['note'], 400)}.</p>\n" if lv["note"] else ""
     body = (f"<p>{verdict_html(d['verdict'])} {escaped(level_phrase(lv['in_force'], lv['chosen_by']), 80)}: "
-            f"{html.escape(MEANING.get(d['verdict'], ''))}</p>\n{depends}"
+            f"{html.escape(meaning_of(d['verdict'], noun))}</p>\n{depends}"
             f"{_panel_gates(d, p, gates)}\n<h3 id=\"dim-{i}-why\">Why</h3>\n{html_list(items)}\n"
             f"<h3 id=\"dim-{i}-facts\">What was measured</h3>\n{html_list(facts)}\n" + "\n".join(charts)
             + (_coefficients_html(i, d["coefficients"]) if d.get("coefficients") else ""))
@@ -177,7 +180,7 @@ def panel_html(view: View) -> str:
                f"({p['alpha_floor_permil']} permil), spread cap {p['ratio_cap_permil'] / 1000:.2f}x "
                f"({p['ratio_cap_permil']} permil){escaped(optional_thresholds_words(p), 200)}{strict}.</p>\n"
                + html_table("Every dimension", ["dimension", "verdict", "level", "alpha", "95% interval", "spread",
-                                            "detectors"], rows, [15, 22, 12, 9, 17, 12, 13], numeric=(3, 6)))
+                                            raters_word(dims)], rows, [15, 22, 12, 9, 17, 12, 13], numeric=(3, 6)))
     if len(dims) > len(detailed):
         summary += (f"<p class=\"note\">Details follow for the {len(detailed)} dimensions with the worst verdicts; "
                     f"the table above lists all {len(dims):,}.</p>")
@@ -199,8 +202,8 @@ def panel_html(view: View) -> str:
                 longest = max(len(printable(r.detector, 60)) for r in m.rates)
                 # a long name is drawn slanted below the axis: the figure grows by about its height
                 fig = fit(figures.rates_interval(m, dec), int(3.4 * min(longest, 90)) if longest > 12 else 0)
-                charts.append(chart(fig, n, f"{name}: detector rates with Wilson 95% intervals", chart_caption(
-                    fig, "Each detector's positive rate with its Wilson 95% interval; the band is where every rate "
+                charts.append(chart(fig, n, f"{name}: {rater_word(d)} rates with Wilson 95% intervals", chart_caption(
+                    fig, f"Each {rater_word(d)}'s positive rate with its Wilson 95% interval; the band is where every rate "
                          "would have to lie for the spread to stay under the cap."), slug(data, d["dimension"], "rates")))
                 n += 1
         # the decided gates; a dimension without its measurement here is read back from the report
@@ -215,7 +218,8 @@ def panel_html(view: View) -> str:
         extra = (f"<p>Read as {escaped(read['format'], 40)}, {escaped(read['mapping'].get('layout'), 20)} layout{said}.</p>"
                  + html_list(escaped(r, 300) for r in read.get("reasons", [])))
     sections.append(inputs_section(report, extra))
-    return html_page("Agreebound panel report", data, report["panel"]["verdict"], sections, n)
+    return html_page("Agreebound panel report", data, report["panel"]["verdict"], sections, n,
+                     meaning_of(report["panel"]["verdict"], raters_word(dims).split()[-1].removesuffix("s")))
 
 
 # --- judge -------------------------------------------------------------------------------------

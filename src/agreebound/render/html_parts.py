@@ -101,6 +101,12 @@ MEANING = {"ENFORCE": "reliable enough to act on", "REPORT_ONLY": "measure and p
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 
+def meaning_of(verdict: str, noun: str = "detector") -> str:
+    """A verdict in words (:data:`MEANING`), said of a panel's raters (``noun``: "rater" for a study
+    of raters: "fewer than two independent raters")."""
+    return MEANING.get(verdict, "").replace("detectors", f"{noun}s")
+
+
 # --- small pieces ------------------------------------------------------------------------------
 
 

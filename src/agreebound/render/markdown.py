@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Sequence
 from agreebound.core.escape import md_code, md_text
 from agreebound.core.gate import SEVERITY
-from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, level_phrase
+from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, in_raters_words, level_phrase, rater_word, raters_word
 from agreebound.render.scored import alpha_certainty, confidence_lines, plan_text, scored_markdown
 from agreebound.core.limits import DETAIL_DIMENSIONS
 from agreebound.core.json_types import JSONObject
@@ -63,7 +63,7 @@ def _panel_markdown(report: JSONObject) -> list[str]:
     lines = [f"**Overall: {report['panel']['verdict']}** (alpha floor {p['alpha_floor_permil']} permil, "
              f"spread cap {p['ratio_cap_permil']} permil{optional_thresholds_words(p)}{', strict' if p['strict'] else ''})."
              f"{depends}", "",
-             "| dimension | verdict | level | alpha (exact) | alpha permil | 95% interval | spread | detectors |",
+             f"| dimension | verdict | level | alpha (exact) | alpha permil | 95% interval | spread | {raters_word(dims)} |",
              "|---|---|---|---|---|---|---|---|"]
     for d in dims:
         a, s_ = d["alpha"], d["spread"]
@@ -94,7 +94,8 @@ def _dimension_markdown(d: JSONObject, floor_permil: int) -> list[str]:
     lines = ["", f"## {md_cell(d['dimension'])}: {d['verdict']} {level_phrase(lv['in_force'], lv['chosen_by'])}", ""]
     if lv["note"]:
         lines += [f"*Depends on the level*: {lv['note']}.", ""]  # levels, verdicts, numbers: no user text
-    lines += [f"- {md_cell(r['message'])}" for r in d["reasons"]] or ["- every check passed"]
+    noun = rater_word(d)
+    lines += [f"- {md_cell(in_raters_words(r['message'], noun))}" for r in d["reasons"]] or ["- every check passed"]
     # the rule's words and numbers (no user text), written as the sibling bullets are: unescaped
     lines.append(f"- **How sure**: {alpha_certainty(d['alpha'], floor_permil)}")
     plan = d["alpha"].get("plan")
@@ -103,7 +104,7 @@ def _dimension_markdown(d: JSONObject, floor_permil: int) -> list[str]:
     lines.append(f"- level {lv['in_force']}: {lv['chosen_reason']}" +  # the rule's words: no user text
                  (f"; suggested {lv['suggested']}: {lv['reason']}" if lv["suggested"] != lv["in_force"] else ""))
     if d["spread"]["state"] == "not measured":
-        lines.append("- spread not checked: no detector rates (choose a positive category or give a rates file)")
+        lines.append(f"- spread not checked: no {noun} rates (choose a positive category or give a rates file)")
     if d["seed_disagrees"]:
         lines.append(f"- the specification's integer formula ({md_cell(d['seed_path'])}) would decide "
                      f"{d['seed_verdict']}")

@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Mapping, Sequence
 from agreebound.version import __version__
 from agreebound.panel.measure import PanelMeasurement, level_note
+from agreebound.panel.levels import in_raters_words, panel_noun
 from agreebound.judge.decision import CalibrationDecision, seed_view, unavailable
 from agreebound.judge.bias import verdict_notes
 from agreebound.judge.agreement import DEFINITIONS, JUDGE_VOTE, AgreementRate, HumanAgreement, Kappa
@@ -146,6 +147,8 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> JSONObject:
         "level": level_section(m, d),
         "positive_suggestion": None if m.positive_suggestion is None else str(m.positive_suggestion),
         "ndet": m.ndet,
+        # what its raters are called on every surface (agreebound.panel.levels.rater_noun): "rater" or "detector"
+        "rater_word": panel_noun(m),
         "detectors": list(m.detectors),
         "humans": list(m.humans),
         "units": m.n_units,
@@ -168,7 +171,9 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> JSONObject:
             "fragile": d.gate("alpha").fragile,
             "plan": plan_dict(d.gate("alpha")),  # how many units would decide it (agreebound.core.planner.Plan)
         },
-        "rates_source": m.rates_source,
+        # "none: ..." is the rule's sentence, said of the panel's raters; a file's name stays as given
+        "rates_source": in_raters_words(m.rates_source, panel_noun(m)) if m.rates_source.startswith("none:")
+        else m.rates_source,
         "rates": [{"detector": r.detector, "positives": r.positives, "total": r.total, "exact": exact(r.rate),
                    "wilson95": [rounded(w.low), rounded(w.high)]} for r, w in zip(m.rates, m.wilson)],
         "spread": {

@@ -11,7 +11,7 @@ from agreebound.core.json_types import JSONObject
 
 
 def print_panel(report: JSONObject) -> None:
-    from agreebound.panel.levels import level_phrase, rater_noun
+    from agreebound.panel.levels import in_raters_words, level_phrase, rater_word
     from agreebound.render.report import rows_read_text
     from agreebound.render.scored import alpha_certainty, plan_text
 
@@ -32,11 +32,12 @@ def print_panel(report: JSONObject) -> None:
         alpha = f"{a['exact']} ({a['permil']} permil)" if a["defined"] else "undefined"
         spread = d["spread"]["exact"] if d["spread"]["state"] == "bounded" else d["spread"]["state"]
         lv = d["level"]
+        noun = rater_word(d)
         print(f"{printable(d['dimension'], 80)}: {d['verdict']} {level_phrase(lv['in_force'], lv['chosen_by'])}"
               f"{'  (depends on the level)' if lv['depends_on_level'] else ''}  alpha={alpha}  spread={spread}  "
-              f"{rater_noun(d['detectors'] + d['humans'])}s={d['ndet']}")
+              f"{noun}s={d['ndet']}")
         for r in d["reasons"]:
-            print(f"  - {printable(r['message'])}")
+            print(f"  - {printable(in_raters_words(r['message'], noun))}")
         if a["interval"]["note"]:  # how alpha's interval was drawn, or why it is not the units bootstrap
             print(f"  interval: {printable(a['interval']['note'])}")
         # how sure: the interval of the gating number, "fragile" where it holds the floor, what would decide it
@@ -53,7 +54,7 @@ def print_panel(report: JSONObject) -> None:
         if lv["suggested"] != a["level"]:
             print(f"  suggested level {lv['suggested']}: {printable(lv['reason'])} (--level {lv['suggested']})")
         if d["spread"]["state"] == "not measured" and d.get("positive_suggestion") is not None:
-            print(f"  spread not checked: no detector rates; try --positive {printable(d['positive_suggestion'], 40)}")
+            print(f"  spread not checked: no {noun} rates; try --positive {printable(d['positive_suggestion'], 40)}")
         if d["kind"] == "label":
             cats = d["categories"]
             shown = ", ".join(f"{printable(c['category'], 40)} ({c['count']})" for c in cats["listed"])

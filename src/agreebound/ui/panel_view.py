@@ -16,7 +16,7 @@ from agreebound.core.gate import SEVERITY
 from agreebound.core.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS  # noqa: F401
 from agreebound.core.escape import printable
 from agreebound.panel.decision import PanelDecision
-from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, level_phrase, rater_noun
+from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, in_raters_words, level_phrase, panel_noun
 from agreebound.panel.levels import level_question as data_level_question
 from agreebound.panel.measure import PanelMeasurement, level_note
 from agreebound.panel.seed import AB_RATIO_UNBOUNDED, AB_UNDEFINED, Verdict
@@ -31,11 +31,40 @@ from agreebound.ui.state import K, session
 if TYPE_CHECKING:
     from agreebound.app.recipes import PanelRecipe
 
-VERDICT_TEXT = {
-    Verdict.ENFORCE: "ENFORCE: reliable enough to act on",
-    Verdict.REPORT_ONLY: "REPORT_ONLY: measure and publish, do not auto-enforce",
-    Verdict.REFUSE_SINGLE: "REFUSE_SINGLE: fewer than two independent detectors",
-}
+#: Each verdict's plain words ("{noun}": the panel's raters, "rater" or "detector": levels.rater_noun).
+VERDICT_WORDS = {"ENFORCE": "reliable enough to act on", "REPORT_ONLY": "measure and publish, do not auto-enforce",
+                 "REFUSE_SINGLE": "fewer than two independent {noun}s"}
+#: The same in two words, beside a token in a line or a cell.
+SHORT_WORDS = {"ENFORCE": "may be enforced", "REPORT_ONLY": "report only", "REFUSE_SINGLE": "refused"}
+
+
+def verdict_words(verdict: str, noun: str = "detector") -> str:
+    """A verdict's plain words, said of the panel's raters.
+
+    >>> verdict_words("REFUSE_SINGLE", "rater")
+    'fewer than two independent raters'
+    """
+    return VERDICT_WORDS[verdict].format(noun=noun)
+
+
+def token_with_words(verdict: str) -> str:
+    """The seed's token with its plain words beside it.
+
+    >>> token_with_words("REPORT_ONLY")
+    'REPORT_ONLY (report only)'
+    """
+    return f"{verdict} ({SHORT_WORDS[verdict]})"
+
+
+def verdicts_line(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> str:
+    """Markdown: each dimension's verdict with its plain words, for the line under the headline."""
+    return " · ".join(f"{md(dim, 40)}: {token_with_words(d.verdict.value)}" for dim, (_, d) in decisions.items())
+
+
+def raters_column(measurements: list[PanelMeasurement]) -> str:
+    """A table's column of independent raters: "raters", "detectors", or "independent raters" for a mix."""
+    nouns = {panel_noun(m) for m in measurements}
+    return f"{nouns.pop()}s" if len(nouns) == 1 else "independent raters"
 
 
 
@@ -45,11 +74,12 @@ def worst_first(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) ->
 
 def dimension_table(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]) -> pd.DataFrame:
     """One row per dimension: the verdict and the numbers behind it (for many dimensions)."""
+    raters = raters_column([m for m, _ in decisions.values()])
     return pd.DataFrame([{"dimension": dim, "verdict": d.verdict.value,
                           "alpha": None if m.alpha.value is None else round(float(m.alpha.value), 4),
                           "spread": "not measured" if not m.rates else ("unbounded" if d.spread is None
                                                                         else f"{float(d.spread):.2f}x"),
-                          "detectors": m.ndet, "units": m.n_units}
+                          raters: m.ndet, "units": m.n_units}
                          for dim, (m, d) in decisions.items()])
 
 
@@ -59,31 +89,30 @@ def verdict_banner(m: PanelMeasurement, d: PanelDecision, prefix: str = "") -> N
     admissible level would change says so in the same box, with alpha at each."""
     verdict = d.verdict
     sample_badge("panel")
-    code, _, meaning = VERDICT_TEXT[verdict].partition(": ")
-    meaning = meaning.replace("detectors", f"{rater_noun(m.raters)}s")  # a human study has raters
-    text = (md(prefix, 80) + ": " if prefix else "") + f"{code} {level_phrase(m.level, m.level_origin[0])}: {meaning}"
+    noun = panel_noun(m)
+    text = (md(prefix, 80) + ": " if prefix else "") + \
+        f"{verdict.value} {level_phrase(m.level, m.level_origin[0])}: {verdict_words(verdict.value, noun)}"
     if not m.rates and verdict is not Verdict.REFUSE_SINGLE:
-        text += " (spread not checked: no detector rates)"
+        text += f" (spread not checked: no {noun} rates)"
     note = level_note(m, d.at_levels)
     if note:
         text += f"  \n**Depends on the level**: {md(note, 400)}."
     {Verdict.ENFORCE: st.success, Verdict.REPORT_ONLY: st.warning, Verdict.REFUSE_SINGLE: st.error}[verdict](text)
 
 
-def panel_reasons(d: PanelDecision, m: PanelMeasurement) -> None:
-    if not d.reasons:
-        spread = "spread within the cap" if m.rates else "spread not measured (no detector rates)"
-        st.markdown(f"Every check passed: at least two independent {rater_noun(m.raters)}s, alpha at or above the floor, "
-                    f"{spread}.")
-    for r in d.reasons:
-        st.markdown(f"- **{r.check.replace('_', ' ')}**: {r.message}")
+def seed_text(m: PanelMeasurement, d: PanelDecision) -> str:
+    """Markdown, for "Exact values": what the specification's integer formula computes on this
+    matrix (the seed's permil integers) and the verdict it would reach."""
+    seed_alpha = "undefined" if d.seed_alpha_permil == AB_UNDEFINED else f"{d.seed_alpha_permil} permil"
+    spread = "unbounded" if d.seed_ratio_permil == AB_RATIO_UNBOUNDED else f"{d.seed_ratio_permil} permil"
+    empty = " (it counts an empty panel's spread as 1000 permil)" if not m.rates else ""
+    said = (f"[The specification's integer formula](/help#the-specification): its nominal integer alpha on this "
+            f"matrix is {seed_alpha} (it counts the values of units with one rating and rounds up), its spread is "
+            f"{spread}{empty}. ")
     if d.seed_disagrees:
-        seed_alpha = "undefined" if d.seed_alpha_permil == AB_UNDEFINED else f"{d.seed_alpha_permil} permil"
-        spread = "unbounded" if d.seed_ratio_permil == AB_RATIO_UNBOUNDED else f"{d.seed_ratio_permil} permil"
-        st.info(f"[The specification's integer formula](/help#the-specification) decides {d.seed_verdict.value} here: "
-                f"its nominal integer alpha on this matrix is {seed_alpha} (it counts the values of units with one "
-                f"rating and rounds up), its spread is {spread}. Agreebound decides {d.verdict.value} on the exact "
-                "values.")
+        return said + (f"It would decide {token_with_words(d.seed_verdict.value)}; Agreebound decides "
+                       f"{token_with_words(d.verdict.value)} on the exact values.")
+    return said + f"It reaches the same verdict, {token_with_words(d.seed_verdict.value)}."
 
 
 def alpha_text(m: PanelMeasurement) -> str:
@@ -115,15 +144,10 @@ def spread_ci_text(m: PanelMeasurement) -> str:
 def spread_text(d: PanelDecision, m: PanelMeasurement) -> str:
     """Markdown; the rates' source can name a user's category, so it is escaped."""
     if not m.rates:
-        return "not measured (" + md(m.rates_source.removeprefix("none: ")) + ")"
+        return "not measured (" + md(in_raters_words(m.rates_source.removeprefix("none: "), panel_noun(m))) + ")"
     if d.spread is None:
         return "unbounded (a detector found nothing where another found something)"
     return f"{float(d.spread):.3f}x = {exact_text(d.spread)}"
-
-
-def _short_exact(x: Any) -> str:
-    text = exact_text(x)
-    return text if len(text) <= 48 else f"{len(str(x.denominator)):,}-digit denominator (see Exact numbers)"
 
 
 def level_table(m: PanelMeasurement, d: PanelDecision, key: str) -> None:
@@ -146,8 +170,8 @@ def level_table(m: PanelMeasurement, d: PanelDecision, key: str) -> None:
         verdicts = d.at_levels
         rows = [{"level": lv + (" (in force)" if lv == m.level else ""),
                  "alpha": "undefined" if a is None else f"{float(a):.4f}",
-                 "exact": "undefined" if a is None else _short_exact(a),
-                 "verdict": verdicts[lv].value if lv in verdicts else "not compared (ratio needs a true zero)"}
+                 "verdict": token_with_words(verdicts[lv].value) if lv in verdicts
+                 else "not compared (ratio needs a true zero)"}
                 for lv, a in m.alpha_at_levels.items()]
         text_table(pd.DataFrame(rows), width="content")  # four short columns: whole on a phone too
 
@@ -192,7 +216,8 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
             humans = set(m.humans)
             first = next((i for i, p in enumerate(co.pairs) if (p.a in humans) != (p.b in humans)), 0)
             as_tab_left(K.PAIR_PICK.format(dim), first, range(len(labels)))
-            pick = st.selectbox("Confusion matrix of the pair (a detector against a person first)", range(len(labels)),
+            pick = st.selectbox("Confusion matrix of the pair" + (" (a detector against a person first)" if humans else ""),
+                                range(len(labels)),
                                 format_func=lambda i: labels[i], key=K.PAIR_PICK.format(dim))
             session.remember_tab_view(K.PAIR_PICK.format(dim), pick)
             st.plotly_chart(memo.figure(figures.confusion_heatmap, co.pairs[pick], tuple(pc.texts), dark=dark()),
@@ -211,10 +236,11 @@ def coefficients_section(pc: Any, m: Any, d: Any, dim: str) -> None:
 def loaded_caption(m: PanelMeasurement, loaded: Loaded[PanelRecipe], read: str) -> str:
     """What is loaded (Markdown): the file and the rows read, its units and raters, the rates' source."""
     shown = ", ".join(md(r, 60) for r in m.raters[:12]) + more(m.raters, 12)
+    noun = panel_noun(m)
+    people = f"; human raters: {', '.join(md(h, 60) for h in m.humans[:12]) or 'none'}" if noun == "detector" else ""
+    rates = f" Rates: {md(m.rates_source)}." if m.rates else ""  # none: the spread's own line says so
     return (f"Loaded: {md(loaded.label)}{' (' + md(read) + ')' if read else ''}. "
-            f"{m.n_units:,} units; {len(m.raters):,} raters: "
-            f"{shown}; human raters: {', '.join(md(h, 60) for h in m.humans[:12]) or 'none'}. "
-            f"Rates: {md(m.rates_source)}.")
+            f"{m.n_units:,} units; {len(m.raters):,} raters: {shown}{people}.{rates}")
 
 
 def dimension_pick_label(decisions: dict[str, Any]) -> str:
@@ -245,8 +271,8 @@ def coincidence_note(m: PanelMeasurement) -> str:
 
 
 def rate_rows(m: PanelMeasurement) -> pd.DataFrame:
-    """Each detector's positives, rate and Wilson interval (percent, two decimals)."""
-    return pd.DataFrame([{"detector": r.detector, "positives / rated": f"{r.positives}/{r.total}",
+    """Each detector's (rater's) positives, rate and Wilson interval (percent, two decimals)."""
+    return pd.DataFrame([{panel_noun(m): r.detector, "positives / rated": f"{r.positives}/{r.total}",
                           "rate": f"{float(r.rate):.2%}",
                           "Wilson 95%": f"[{w.low:.2%}, {w.high:.2%}]"}
                          for r, w in zip(m.rates, m.wilson)])

@@ -56,7 +56,7 @@ def positive_picker(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]
         session.set_positive("auto")
     if not session.has(K.POSITIVE_WIDGET) or session.widget(K.POSITIVE_WIDGET) not in options:
         session.set_widget(K.POSITIVE_WIDGET, session.positive)
-    st.selectbox("Positive category (detector rates)", options, key=K.POSITIVE_WIDGET, on_change=session.take_pick,
+    st.selectbox("Positive category (for the rates and their spread)", options, key=K.POSITIVE_WIDGET, on_change=session.take_pick,
                  args=(K.POSITIVE_WIDGET,),
                  format_func=lambda v: f"{printable(v, 60)} (suggested)" if v in offered and v != "auto"
                  else printable(v, 60),
