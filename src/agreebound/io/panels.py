@@ -332,17 +332,8 @@ def _normalise_value_list(values: list[object], per: list[np.ndarray]) -> tuple[
     if not changed.any():
         return values, per, 0
     count = _changed_cells(changed, per)
-    index: dict[tuple[str, object], int] = {}
-    lut = np.empty(len(norm) + 1, dtype=np.int32)
-    lut[-1] = -1
-    merged: list[object] = []
-    for i, v in enumerate(norm):
-        key = (type(v).__name__, v)
-        if key not in index:
-            index[key] = len(merged)
-            merged.append(v)
-        lut[i] = index[key]
-    return merged, [lut[codes] for codes in per], count
+    merged, remapped = _merged(norm, per)
+    return merged, remapped, count
 
 
 def _decimal_comma_text(arr: pa.Array, per: list[np.ndarray]) -> tuple[pa.Array, list[np.ndarray]]:
