@@ -284,8 +284,9 @@ def page() -> None:
         tab, i = open_tab([a.judge for a in agreements], 40, key=K.SCORED_TAB)
         with tab:
             judge_section(m, d, agreements[i], i)
-    for i, a in ([] if len(agreements) > 2 else enumerate(agreements)):
-        judge_section(m, d, a, i)
+    else:
+        for i, a in enumerate(agreements):
+            judge_section(m, d, a, i)
     panel_section(m)
     read_section(m)
     history_controls()
@@ -543,41 +544,6 @@ def editors() -> None:
                   for a in m.agreements[:12]]
         st.caption(f"{said}: " + ", ".join(values) + (f" and {len(m.agreements) - 12:,} more"
                                                        if len(m.agreements) > 12 else ""))
-
-
-def strip_lines() -> list[str]:
-    """The What-if strip's lines for the graded judge (Markdown): its decision beside the defaults',
-    each gate's margin and whether it flipped. [] when none is held."""
-    if loaded() is None:
-        return []
-    m, d = decision()
-    base = decided_under_defaults(m)
-    changed = d.decision != base.decision
-    lines = [f"**graded judge** ({md(kind_short(m), 60)}): {d.decision}"
-             + (f" (was {base.decision} under the defaults)" if changed else " (same as under the defaults)")]
-    for j in m.input.judges[:DETAIL_DIMENSIONS]:
-        a = m.agreement(j)
-        for g, b in zip(gate_views(j, d, a), gate_views(j, base, a)):
-            line = f"{md(j, 40)}: {md(g.margin, 160)}: {g.status}"
-            if g.passed != b.passed:
-                line += f" (flipped from {b.status})"
-            lines.append(line + (f"  \n*fragile: {md(g.plan_sentence, 300)}*" if g.plan_sentence else ""))
-    return lines
-
-
-def brief_lines() -> list[str]:
-    """Phones: the graded judge's line when its decision or a gate changed from the defaults."""
-    if loaded() is None:
-        return []
-    m, d = decision()
-    base = decided_under_defaults(m)
-    flipped = [f"{md(j, 30)} {g.label.lower()} now {g.status}" for j in m.input.judges
-               for g, b in zip(gate_views(j, d, m.agreement(j)), gate_views(j, base, m.agreement(j)))
-               if g.passed != b.passed]
-    if d.decision == base.decision and not flipped:
-        return []
-    return [f"**graded judge**: {d.decision}" + (f" (was {base.decision})" if d.decision != base.decision
-                                                 else " (unchanged)") + "".join(f"; {f}" for f in flipped)]
 
 
 def verdict_rows() -> list[dict[str, str]]:
