@@ -44,8 +44,12 @@ WHATIF = "What-if thresholds"
 
 # Captions are drawn at 60% of the text colour: 3.9:1 on white, below WCAG AA's 4.5:1. The text
 # colour itself at 80% opacity reaches 6:1 on both themes. Static CSS: no user text.
-# blocks.responsive_table: the table on wide screens, stacked rows on phones.
+# blocks.responsive_table: the table on wide screens, stacked rows on phones. On a touch screen a
+# table's toolbar is always shown, 44 px above the table, over the caption before it: the table
+# keeps that room free there.
 CSS = ("<style>[data-testid='stCaptionContainer']{color:inherit !important;opacity:.8;}"
+       "@media (hover:none){[data-testid='stElementContainer']:has([data-testid='stElementToolbar'])"
+       "{margin-top:2.75rem;}}"
        "[class*='_narrowview']{display:none !important;}[class*='_narrowview'] p{overflow-wrap:anywhere;}"
        "@media (max-width:640px){[class*='_wideview']{display:none !important;}"
        "[class*='_narrowview']{display:flex !important;}}</style>")
