@@ -205,7 +205,7 @@ def details(bundle, d) -> None:
         if "human_agreement" not in m.unavailable and len(m.cases):
             judge_view.judge_confusion_table(m.cases)
 
-    rows = judge_view.judge_gate_rows(d, diag)
+    rows = judge_view.judge_gate_rows(d, diag, m.n_cases)
     responsive_table(pd.DataFrame(rows), "gates_table")
     methods = sorted({iv.method for iv in diag.intervals.values()})
     st.caption("bps: basis points, hundredths of a percent (500 bps = 5.00%). Intervals count cases, not observations: "

@@ -132,3 +132,19 @@ def test_help_page_offers_every_template():
     assert not at.exception
     keys = {e.key for e in at.get("download_button")}
     assert keys == {f"template_{t.key}" for t in templates.TEMPLATES}
+
+
+def test_each_gate_says_which_of_the_audits_cases_it_counts_and_why_the_others_are_left_out():
+    """Issue 54, item 9: adjacent gate rows give different case counts (128, 142, 14 of 144 on
+    MT-Bench's sample); each row says which cases it counts and why the rest are left out."""
+    at = judge_page()
+    upload(at, "bundle_upload", LOGS / "mt_bench_gpt-4_pair.jsonl")
+    upload(at, "log_references_upload", LOGS / "mt_bench_human_judgments.jsonl")
+    table = next(t.value.rename(columns=shown).map(shown) for t in at.table if "rate" in map(shown, t.value.columns))
+    which = dict(zip(table["rate"], table["which cases"]))
+    assert which["Human agreement"] == "128 of 144: those with a human reference; 16 left out: no human reference"
+    assert which["Position flip"] == ("142 of 144: those with one verdict in each order (each order's repetitions "
+                                      "agree); 2 left out: an order missing or its repetitions split")
+    assert which["Self-preference"].startswith("14 of 144: those where the humans preferred the candidate that is "
+                                               "not the judge's own; 130 left out")
+    assert which["Verbosity bias"] == ""  # not evaluable here: no candidate lengths

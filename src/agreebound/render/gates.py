@@ -38,6 +38,34 @@ RATE_LABELS = {"human_agreement": "Human agreement", "position_flip": "Position 
 NET_LABELS = {"verbosity_net": "Verbosity net of disagreement",
               "self_preference_net": "Self-preference net of strength"}
 
+#: Which cases each judge rate counts, and why the others are left out: a rate's case count is the
+#: audit's cases it has an opportunity on, so adjacent gates give different counts (issue 54, item 9).
+CASES_COUNTED = {
+    "human_agreement": ("with a human reference", "no human reference"),
+    "position_flip": ("with one verdict in each order (each order's repetitions agree)",
+                      "an order missing or its repetitions split"),
+    "repeat_variance": ("with a judged order (each order's repetitions compared)", "no judgment"),
+    "verbosity_bias": ("where the humans preferred the shorter candidate",
+                       "the humans preferred the longer or tied, or the lengths are equal or unknown"),
+    "self_preference": ("where the humans preferred the candidate that is not the judge's own",
+                        "no candidate of the judge's own, or the humans preferred it or tied"),
+}
+
+
+def cases_counted(name: str, cases: int, total: int) -> str:
+    """Which of the audit's cases a judge rate counts, in words.
+
+    >>> cases_counted("position_flip", 73, 75)
+    "73 of 75: those with one verdict in each order (each order's repetitions agree); 2 left out: an order missing or its repetitions split"
+    >>> cases_counted("human_agreement", 75, 75)
+    'all 75: those with a human reference'
+    """
+    counted, left = CASES_COUNTED[name]
+    if cases >= total:
+        return f"all {total:,}: those {counted}"
+    return f"{cases:,} of {total:,}: those {counted}; {total - cases:,} left out: {left}"
+
+
 #: Fewer cases than this and a judge rate's interval is reported as "too few cases" besides.
 MIN_CASES = 30
 

@@ -14,7 +14,7 @@ import streamlit as st
 from agreebound.app.judge_input import JudgeBundle
 from agreebound.judge.decision import CalibrationDecision, seed_view, unavailable
 from agreebound.render.figure_style import fraction_text
-from agreebound.render.gates import NET_LABELS, RATE_LABELS
+from agreebound.render.gates import NET_LABELS, RATE_LABELS, cases_counted
 from agreebound.ui.blocks import md, safe_frame
 from agreebound.ui.loading import judge_key
 from agreebound.ui.provenance import sample_badge
@@ -185,29 +185,33 @@ def judge_missing_lines(d: CalibrationDecision) -> list[str]:
             for g in d.gates if (why := unavailable(g)) is not None]
 
 
-def judge_gate_rows(d: CalibrationDecision, diag: Any) -> list[dict[str, str]]:
+def judge_gate_rows(d: CalibrationDecision, diag: Any, n_cases: int) -> list[dict[str, str]]:
     """The Judge page's table of gates: each rate, its intervals, its threshold and its side of it,
-    as the decision says (no comparison here); then the net gates the contract opted in to."""
-    return _rate_rows(d, diag) + [_net_row(d, g) for g in d.gates[len(d.rates):]]
+    as the decision says (no comparison here), and which of the audit's ``n_cases`` it counts; then
+    the net gates the contract opted in to."""
+    return _rate_rows(d, diag, n_cases) + [_net_row(d, g) for g in d.gates[len(d.rates):]]
 
 
 def _net_row(d: CalibrationDecision, g: Any) -> dict[str, str]:
     """An opt-in gate on a bias net of disagreement, as a row of the gates' table."""
     interval = f"[{g.low * 100:.1f}, {g.high * 100:.1f}] points" if g.low is not None and g.high is not None else ""
     return {"rate": NET_LABELS[g.name] + " (contract gate)", "measured": net_text(g, interval=False),
-            "95% interval (cases)": interval, "cases / observations": "", "Wilson 95% (observations)": "",
+            "95% interval (cases)": interval, "cases / observations": "", "which cases": "",
+            "Wilson 95% (observations)": "",
             "threshold (bps)": f"<= {int(g.threshold * 10_000)}",
             "gate": "not evaluable" if g.exact is None else ("pass" if g.passed else "FAIL") if d.contract_given
             else ("within" if g.passed else "outside") + " the limit in force",
             "margin": "" if g.exact is None or not d.contract_given else g.margin_words or ""}
 
 
-def _rate_rows(d: CalibrationDecision, diag: Any) -> list[dict[str, str]]:
+def _rate_rows(d: CalibrationDecision, diag: Any, n_cases: int) -> list[dict[str, str]]:
     return [{"rate": RATE_LABELS[g.name], "measured": rate_text(d, g.name),
              "95% interval (cases)": f"[{diag.intervals[g.name].low:.2%}, {diag.intervals[g.name].high:.2%}]"
              if g.name in diag.intervals else "",
              "cases / observations": f"{diag.intervals[g.name].cases:,} / {diag.intervals[g.name].observations:,}"
              if g.name in diag.intervals else "",
+             "which cases": cases_counted(g.name, diag.intervals[g.name].cases, n_cases)
+             if g.name in diag.intervals and diag.intervals[g.name].cases else "",
              # exact is None: unavailable from this source, or no opportunities
              "Wilson 95% (observations)": f"[{diag.wilson[g.name].low:.2%}, {diag.wilson[g.name].high:.2%}]"
              if g.exact is not None else "",
