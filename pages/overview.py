@@ -5,7 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from agreebound.render.gates import judge_sentence, panel_gates, panel_sentence
-from agreebound.ui import bias, gates, judge_view, loading, panel_view, provenance, reports, scored, shell, sidebar
+from agreebound.ui import (bias, gates, judge_view, loading, panel_verdict, panel_view, provenance, reports, scored,
+                           shell, sidebar)
 from agreebound.ui.blocks import md, safe_frame
 from agreebound.ui.state import K
 
@@ -48,10 +49,8 @@ for i, (dim, (m, d)) in enumerate(shown.items()):
     dim_gates = panel_gates(dim, m, d)
     with st.container(border=True, key=f"dimension_{i}"):
         st.subheader(md(dim, 80))
-        panel_view.verdict_banner(m, d)
-        if why := gates.why_text(dim_gates):
-            st.markdown(f"Why: {why}.")
-        gates.fragile_note(dim_gates)
+        provenance.sample_badge("panel")
+        panel_verdict.box("", m, d, dim_gates)  # the Panel page's box: verdict, level, why, how sure
         detectors, *charted = dim_gates
         st.markdown(gates.gate_words(detectors))
         cols = st.columns(len(charted))

@@ -27,8 +27,11 @@ def upload_ratings(at: AppTest, name: str, data: bytes, measure: bool = True) ->
 
 def test_overview_shows_every_sample_verdict():
     at = app()
-    assert texts(at.warning) == ["REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce"] * 2
-    assert texts(at.success) == ["ENFORCE at the nominal level (the default): reliable enough to act on"]
+    # each dimension's verdict is one box, the Panel page's: verdict and level, why, how sure (issue 54)
+    heads = [w.split("  \n")[0] for w in texts(at.warning)]
+    assert heads == ["REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce."] * 2
+    assert [w.split("  \n")[0] for w in texts(at.success)] == [
+        "ENFORCE at the nominal level (the default): reliable enough to act on."]
     assert texts(at.error) == ["FAIL_CALIBRATION"]
     body = " ".join(texts(at.markdown))
     # one sentence per domain, at the top
@@ -39,7 +42,10 @@ def test_overview_shows_every_sample_verdict():
                                       "**Judge (sample data): fails 4 of 5 gates.**"]
     assert [h.value for h in at.subheader] == ["violence", "insult", "sexual"]
     # each gate: measured value against its threshold, the margin in words, same units everywhere
-    assert "Why: alpha (nominal) 0.236, needs 0.600: 0.364 short; spread 3.90x, cap 2.00x: 1.90x over." in body
+    assert texts(at.warning)[0].split("  \n")[1:] == [
+        "**Why**: alpha (nominal) 0.236, needs 0.600: 0.364 short; spread 3.90x, cap 2.00x: 1.90x over.",
+        "**How sure**: alpha's 95% interval, 0.179 to 0.295, lies on one side of the floor 0.600"]
+    assert "Why: alpha" not in body  # no second "Why" outside the box
     assert "**spread** passes: spread 1.45x, cap 2.00x: 0.55x to spare (1450 permil, cap 2000 permil)" in body
     assert ("**alpha (nominal)** fails: alpha (nominal) 0.236, needs 0.600: 0.364 short (236 permil, floor 600 "
             "permil). 95% interval") in body
@@ -61,7 +67,12 @@ def test_overview_of_a_sample_without_rates_says_spread_not_checked():
     assert not at.exception
     body = " ".join(texts(at.markdown))
     assert "**Panel (sample data): may be enforced at the nominal level (the default); spread not checked.**" in body
-    assert texts(at.success) == ["ENFORCE at the nominal level (the default): reliable enough to act on (spread not checked: no rater rates)"]
+    (box,) = texts(at.success)
+    assert box.startswith("ENFORCE at the nominal level (the default): reliable enough to act on.  \n**Why**: 4 "
+                          "independent raters, needs 2; alpha (nominal) 0.743, needs 0.600: 0.143 to spare; spread not "
+                          "measured (it does not block).  \n**How sure**: fragile: alpha's 95% interval 0.415 to 1.000 "
+                          "includes the floor 0.600")
+    assert not any(w.startswith("**Fragile**") for w in texts(at.warning))  # said in the box, not a second box
     assert "spread within the cap" not in body
 
 
@@ -197,12 +208,13 @@ def test_link_reproduces_thresholds_and_bad_link_is_explained():
     at = app(th=json.dumps({"panel": {"alpha_floor_permil": 800, "ratio_cap_permil": 2000}}))
     assert texts(at.success) == []  # sexual (alpha 0.78) no longer enforces under a 0.8 floor
     warnings = texts(at.warning)
-    assert warnings.count("REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce") == 3
+    assert [w.split("  \n")[0] for w in warnings].count(
+        "REPORT_ONLY at the nominal level (the default): measure and publish, do not auto-enforce.") == 3
     assert warnings[0] == ("**Decided under edited thresholds** (from a shared link): alpha floor 0.800 "
                            "(default 0.600).")
     # sexual's alpha 0.779 is below 0.800, but its interval reaches above it: marked fragile
-    assert any(w.startswith("**Fragile**: alpha (nominal): its 95% interval 0.") and "includes the floor 0.800" in w
-               for w in warnings)  # the Overview's fragile note
+    assert any("**How sure**: fragile: alpha's 95% interval 0." in w and "includes the floor 0.800" in w
+               for w in warnings)  # said in sexual's verdict box
     bad = app(th='{"panel": {"alpha_floor_permil": 6000}}')
     assert "The link's thresholds were ignored: alpha_floor_permil must be between 0 and 1000 (permil), got 6000" in texts(bad.warning)
 

@@ -82,6 +82,15 @@ def details(m: PanelMeasurement, d: PanelDecision) -> list[str]:
     return out
 
 
+def box(dim: str, m: PanelMeasurement, d: PanelDecision, gates: list[GateView]) -> None:
+    """The one box (verdict, level, why, how sure) and its details under it: the Panel page's and
+    the Overview's, the same words on both."""
+    {"ENFORCE": st.success, "REPORT_ONLY": st.warning, "REFUSE_SINGLE": st.error}[d.verdict.value](
+        statement(dim, m, d, gates))
+    for detail in details(m, d):
+        st.caption(detail)
+
+
 def _alpha(a: Any) -> str:
     return "undefined" if a is None else f"{float(a):.3f}"
 
@@ -134,10 +143,7 @@ def headline(dim: str, m: PanelMeasurement, d: PanelDecision) -> None:
     gates = panel_gates(dim, m, d)
     noun = panel_noun(m)
     sample_badge("panel")
-    {"ENFORCE": st.success, "REPORT_ONLY": st.warning, "REFUSE_SINGLE": st.error}[d.verdict.value](
-        statement(dim, m, d, gates))
-    for detail in details(m, d):
-        st.caption(detail)
+    box(dim, m, d, gates)
     c1, c2, c3 = st.columns(3)
     c1.metric(f"alpha ({m.level} level)", panel_view.alpha_metric(m),
               help="Krippendorff's alpha: 1 is perfect agreement, 0 is what chance alone gives.")

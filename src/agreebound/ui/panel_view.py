@@ -16,16 +16,15 @@ from agreebound.core.gate import SEVERITY
 from agreebound.core.limits import COINCIDENCE_MAX_CATEGORIES, DETAIL_DIMENSIONS, DIAGNOSTIC_RATERS  # noqa: F401
 from agreebound.core.escape import printable
 from agreebound.panel.decision import PanelDecision
-from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, in_raters_words, level_phrase, panel_noun
+from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, in_raters_words, panel_noun
 from agreebound.panel.levels import level_question as data_level_question
-from agreebound.panel.measure import PanelMeasurement, level_note
-from agreebound.panel.seed import AB_RATIO_UNBOUNDED, AB_UNDEFINED, Verdict
+from agreebound.panel.measure import PanelMeasurement
+from agreebound.panel.seed import AB_RATIO_UNBOUNDED, AB_UNDEFINED
 from agreebound.render.figure_style import exact_text, fraction_text
 from agreebound.ui import memo
 from agreebound.ui.blocks import as_tab_left, md, more, safe_frame, text_table
 from agreebound.ui.data import Loaded
 from agreebound.ui.gates import PLOT_CONFIG, dark
-from agreebound.ui.provenance import sample_badge
 from agreebound.ui.state import K, session
 
 if TYPE_CHECKING:
@@ -81,23 +80,6 @@ def dimension_table(decisions: dict[str, tuple[PanelMeasurement, PanelDecision]]
                                                                         else f"{float(d.spread):.2f}x"),
                           raters: m.ndet, "units": m.n_units}
                          for dim, (m, d) in decisions.items()])
-
-
-def verdict_banner(m: PanelMeasurement, d: PanelDecision, prefix: str = "") -> None:
-    """``prefix`` is user text (a dimension name): escaped. The verdict names its level (and who
-    chose it); an ENFORCE whose spread was never measured says so; a verdict that another
-    admissible level would change says so in the same box, with alpha at each."""
-    verdict = d.verdict
-    sample_badge("panel")
-    noun = panel_noun(m)
-    text = (md(prefix, 80) + ": " if prefix else "") + \
-        f"{verdict.value} {level_phrase(m.level, m.level_origin[0])}: {verdict_words(verdict.value, noun)}"
-    if not m.rates and verdict is not Verdict.REFUSE_SINGLE:
-        text += f" (spread not checked: no {noun} rates)"
-    note = level_note(m, d.at_levels)
-    if note:
-        text += f"  \n**Depends on the level**: {md(note, 400)}."
-    {Verdict.ENFORCE: st.success, Verdict.REPORT_ONLY: st.warning, Verdict.REFUSE_SINGLE: st.error}[verdict](text)
 
 
 def seed_text(m: PanelMeasurement, d: PanelDecision) -> str:
