@@ -171,7 +171,9 @@ def test_a_label_not_in_the_order_is_located_and_named(capsys, tmp_path, vision)
     code, _, err = run(capsys, "panel", vision, "--mapping", bad)
     assert code == 3 and "column 'order': order: 'a' is given twice; each category once" in err
     code, _, err = run(capsys, "panel", vision, "--recode", "1st grade")
-    assert code == 3 and "'1st grade' is not from=to" in err
+    assert code == 3 and err.strip().startswith("--recode: '1st grade' is not from=to")
+    code, _, err = run(capsys, "panel", vision, "--order", "1st grade")
+    assert code == 3 and err.strip() == "--order: an order needs at least two labels; got 1"  # named once
 
 
 def test_recode_merges_and_renames_and_says_so(capsys, tmp_path):

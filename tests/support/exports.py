@@ -373,7 +373,6 @@ def generate(folder: Path) -> list[dict]:
     ld["aspect"] = "quality"; ld2["aspect"] = "tone"
     dd = pd.concat([ld, ld2.astype({"label": object})]); dd["aspect"] = dd["aspect"].astype("category"); dd["label"] = dd["label"].astype(str)
     pq("b2_pq_long_dim_category.parquet", dd, kind="dim", desc="parquet long with category 'aspect' dimension, labels as str")
-    qual = ["Subject 1 - 5 scale", "x", "x", "x", "x"]
     lines = ['"ResponseId","A","B","C","D"', '"Response ID","Rater A score","Rater B score","Rater C score","Rater D score"', '"{""ImportId"":""_recordId""}","{""ImportId"":""QID1""}","{""ImportId"":""QID2""}","{""ImportId"":""QID3""}","{""ImportId"":""QID4""}"']
     lines += [f'"R_{u}",' + ",".join("" if v is None else str(v) for v in row) for u, row in zip(UNITS, K2011)]
     w("b2_qualtrics_3header.csv", "\n".join(lines) + "\n", desc="Qualtrics-style 3 header rows")

@@ -154,7 +154,8 @@ def _with_order(args: argparse.Namespace, recipe: PanelRecipe) -> PanelRecipe:
         order = parse_order(args.order, "--order") if args.order is not None else None
         recode = parse_recode(args.recode, "--recode") if args.recode is not None else None
     except FieldError as e:
-        raise InputError(e.field or flag, None, None, str(e)) from None
+        where = e.field or flag  # the message names the option once, as InputError places it
+        raise InputError(where, None, None, str(e).removeprefix(f"{where}: ")) from None
     if isinstance(recipe.mapping, Source):
         mapping = parse_mapping(*recipe.mapping.read())
     else:
