@@ -17,19 +17,21 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
 pytestmark = pytest.mark.e2e
 
-#: The headline's top and bottom against the viewport (the app scrolls inside its own container).
+#: The headline's top and bottom against the viewport (the app scrolls inside its own container),
+#: and the bottom of the app's fixed header, which covers what lies under it.
 IN_VIEW = """() => {
   const el = document.querySelector('.st-key-panel_headline');
   if (!el) return null;
   const r = el.getBoundingClientRect();
-  return {top: r.top, bottom: r.bottom, height: window.innerHeight};
+  const bar = document.querySelector('[data-testid="stHeader"]');
+  return {top: r.top, bottom: r.bottom, height: window.innerHeight, bar: bar ? bar.getBoundingClientRect().bottom : 0};
 }"""
 
 
 def in_view(page: Page) -> bool:
     for _ in range(20):  # the scroll runs once the component's frame has loaded
         box = page.evaluate(IN_VIEW)
-        if box and box["top"] >= -1 and box["top"] < box["height"] * 0.5:
+        if box and box["top"] >= box["bar"] - 1 and box["top"] < box["height"] * 0.5:  # not under the header
             return True
         page.wait_for_timeout(150)
     return False

@@ -23,7 +23,13 @@ _SCROLL = """<script>
   let tries = 0;
   const go = () => {
     const el = window.parent.document.querySelector('.st-key-%s');
-    if (el) { el.scrollIntoView({block: 'start', behavior: 'instant'}); return; }
+    if (el) {
+      // below the app's fixed header (60 px), which would cover the verdict's first lines
+      const bar = window.parent.document.querySelector('[data-testid="stHeader"]');
+      el.style.scrollMarginTop = ((bar ? bar.getBoundingClientRect().bottom : 0) + 8) + 'px';
+      el.scrollIntoView({block: 'start', behavior: 'instant'});
+      return;
+    }
     if (++tries < 40) { setTimeout(go, 50); }
   };
   go();
