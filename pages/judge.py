@@ -9,8 +9,10 @@ import streamlit as st
 from agreebound.app.recipes import JudgeRecipe
 
 from agreebound.render.gates import judge_sentence
+from agreebound.render.report import judge_fingerprint
+from agreebound.render.scored import fingerprint_text
 from agreebound.ui import (bias, contract_editor, gates, judge_view, loading, memo, recording, reports, scored, shell,
-                           state, win_rates)
+                           provenance, state, win_rates)
 from agreebound.render import figures
 from agreebound.ui.blocks import md, responsive_table, safe_frame, show_error
 from agreebound.ui.data import Loaded, bundle_unbound, judge_diagnostics_for, judge_log, judges_in_log, json_lines
@@ -146,6 +148,8 @@ def pairwise() -> None:
                     st.selectbox(f"Judge ({len(judges)} in this log)", judges, key=K.JUDGE_PICK, on_change=on_judge)
     counts = judge_view.judge_counts(bundle)  # one sentence of counts, here and in the snapshot below
     st.caption(f"Loaded: {md(src.label)}: {counts}.")
+    # what a later run is compared against: `agreebound compare` exits 1 when any of it changes
+    st.caption("Fingerprint: " + md(fingerprint_text(judge_fingerprint(bundle, provenance.shown_files(src))), 600) + ".")
     for note in m.notes + d.notes:
         st.caption("Note: " + md(note, 400))
     judge_view.decision_banner(d)

@@ -117,7 +117,8 @@ def test_judge_runs_compare_contract_and_data(db_url, capsys):
     b = recorded_id(out)
     code, out, _ = run(capsys, "compare", a, b, "--db", db_url)
     assert code == 1
-    assert "Regression: judge PASS_CALIBRATION -> FAIL_CALIBRATION." in out
+    assert ("Regression: the judge changed (rubric digest: 4ca924495d49 -> b5a13f4b7db4): its verdicts are another "
+            "instrument's; judge PASS_CALIBRATION -> FAIL_CALIBRATION.") in out  # two bundles, two rubrics
     assert "data changed (bundle)" in out and "contract changed (" in out
     assert "judge Position flip: 0.0% -> 11.2%  FLIPPED, now fails: Position flip 0.0% -> 11.2% (the data changed)" in out
     with Store.open(db_url) as store:
@@ -291,3 +292,33 @@ def test_a_full_disk_on_postgresql_reads_as_one(monkeypatch):
         orig = DiskFull()
 
     assert explain(Wrapped()).startswith("the disk is full; nothing was recorded")
+
+
+def test_a_run_recorded_again_with_another_judge_name_is_a_changed_judge(db_url, capsys, tmp_path):
+    """Issue 55: each judge run carries its fingerprint (model, template, rubric, scale, harness,
+    contract, data digest); compare names the fields that changed and exits 1 when the judge did,
+    even where every verdict is the same."""
+    log = S / "judge_logs" / "mt_bench_gpt-4_pair.jsonl"
+    refs = S / "judge_logs" / "mt_bench_human_judgments.jsonl"
+    code, out, _ = run(capsys, "calibrate", log, "--references", refs, "--record", "--db", db_url)
+    first = recorded_id(out)
+    code, out, _ = run(capsys, "calibrate", log, "--references", refs, "--record", "--db", db_url)
+    again = recorded_id(out)
+    renamed = tmp_path / "mt_bench_gpt-4-0613_pair.jsonl"
+    renamed.write_text(log.read_text().replace('"judge": ["gpt-4", ', '"judge": ["gpt-4-0613", '))
+    code, out, _ = run(capsys, "calibrate", renamed, "--references", refs, "--record", "--db", db_url)
+    other = recorded_id(out)
+    with Store.open(db_url) as store:
+        fp = store.get(first).report["calibration"]["fingerprint"]
+    assert fp["judge_model"] == "gpt-4" and fp["harness"] == "mt-bench judgments"
+    assert fp["scale"] == "pairwise: a, b or tie" and len(fp["data_digest"]) == 64
+    code, out, _ = run(capsys, "compare", first, again, "--db", db_url)
+    assert code == 0 and "No verdict changed." in out and "judge changed" not in out
+    code, out, _ = run(capsys, "compare", first, other, "--db", db_url)
+    assert code == 1, out
+    assert ("Regression: the judge changed (judge model: gpt-4 -> gpt-4-0613): its verdicts are another "
+            "instrument's; judge Self-preference no longer checked") in out  # gpt-4's answers are no longer its own
+    code, out, _ = run(capsys, "compare", first, other, "--json", "--db", db_url)
+    said = json.loads(out)
+    assert said["judge_changes"] == ["judge model: gpt-4 -> gpt-4-0613"] and said["regression"] is True
+    assert [v["direction"] for v in said["verdicts"]] == ["same"]  # the verdicts alone would not say it

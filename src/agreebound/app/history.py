@@ -164,12 +164,16 @@ class Comparison:
     #: a judge run's bias measures beside the gates, before and after (not gates: they decide nothing
     #: unless the contract gates on them, and then they are in ``gates`` too)
     measures: tuple[MeasureChange, ...] = field(default=())
+    #: the fields of the judge's fingerprint that differ ("judge model: gpt-4 -> gpt-4o"): another
+    #: instrument, whose verdicts are not comparable with the first one's
+    judge_changes: tuple[str, ...] = field(default=())
 
     @property
     def regression(self) -> bool:
-        """A verdict got worse, a dimension decided before is missing, or a gate checked before is
-        no longer checked: CI fails on it."""
-        return any(v.direction == "worse" for v in self.verdicts) or any(g.lost for g in self.gates)
+        """A verdict got worse, a dimension decided before is missing, a gate checked before is no
+        longer checked, or the judge changed: CI fails on it."""
+        return any(v.direction == "worse" for v in self.verdicts) or any(g.lost for g in self.gates) \
+            or bool(self.judge_changes)
 
     @property
     def flipped(self) -> tuple[GateChange, ...]:
@@ -179,8 +183,9 @@ class Comparison:
         worse = [v for v in self.verdicts if v.direction == "worse"]
         better = [v for v in self.verdicts if v.direction == "better"]
         lost = [g for g in self.gates if g.lost]
-        if worse or lost:
-            parts = [_verdict_words(v) for v in worse] + [
+        if worse or lost or self.judge_changes:
+            parts = ([f"the judge changed ({'; '.join(self.judge_changes)}): its verdicts are another instrument's"]
+                     if self.judge_changes else []) + [_verdict_words(v) for v in worse] + [
                 f"{g.scope} {g.label} no longer checked (was {show(g.before.value, g.unit, g.before.state)}, "
                 f"{'passes' if g.before.passed else 'fails'}; now {g.after.state if g.after else 'absent'})"
                 for g in lost if g.before is not None]
@@ -212,6 +217,7 @@ class Comparison:
                               "sentence": s.sentence()} for s in self.alpha_shifts],
             "measures": [{"name": m.name, "title": m.title, "before": m.before, "after": m.after,
                           "sentence": m.sentence()} for m in self.measures],
+            "judge_changes": list(self.judge_changes),
         }
 
 
@@ -298,7 +304,35 @@ def compare(a: Run, b: Run) -> Comparison:
         shifts.append(AlphaShift(k[0], before.exact, after.exact, allowed, beyond, same_data,
                                  same_data and any(c.startswith("reading changed") for c in causes)))
     measures = _measures(a, b) if a.kind == "judge" and not is_scored(a) else ()
-    return Comparison(a, b, tuple(causes), tuple(verdicts), tuple(changes), tuple(shifts), measures)
+    return Comparison(a, b, tuple(causes), tuple(verdicts), tuple(changes), tuple(shifts), measures,
+                      judge_changes(a, b))
+
+
+#: A fingerprint's judge fields as compare names them.
+FINGERPRINT_WORDS = {"judge_model": "judge model", "prompt_template": "prompt template",
+                     "rubric_digest": "rubric digest", "scale": "scale", "sampling": "sampling settings",
+                     "harness": "harness", "harness_version": "harness version"}
+
+
+def fingerprint(run: Run) -> JSONObject | None:
+    """A judge run's fingerprint as its report stored it (None: a panel run, or a run recorded
+    before fingerprints were)."""
+    report = run.report or {}
+    section = report.get("calibration") or report.get("scored") or {}
+    fp = section.get("fingerprint") if isinstance(section, dict) else None
+    return fp if isinstance(fp, dict) else None
+
+
+def judge_changes(a: Run, b: Run) -> tuple[str, ...]:
+    """The judge fields of two runs' fingerprints that differ, in words; a field one run's source
+    does not hold (None) is not a change. Runs without fingerprints: none said."""
+    fa, fb = fingerprint(a), fingerprint(b)
+    if fa is None or fb is None:
+        return ()
+    cut = {"rubric_digest": 12}  # a digest is named by its first characters
+    return tuple(f"{words}: {_short(str(fa[k])[:cut.get(k)])} -> {_short(str(fb[k])[:cut.get(k)])}"
+                 for k, words in FINGERPRINT_WORDS.items()
+                 if fa.get(k) is not None and fb.get(k) is not None and fa.get(k) != fb.get(k))
 
 
 def _data(run: Run) -> tuple[tuple[str, str], ...]:

@@ -53,6 +53,9 @@ class JudgeBundle:
     #: The individual human votes behind the references (case_id, reviewer, vote), when they were read
     #: from one line per vote (agreebound.io.judge_logs.read_references); None otherwise.
     human_votes: pd.DataFrame | None = None
+    #: the harness whose log this is, as io recognised it ("mt-bench judgments"); "" for the
+    #: project's own bundle or tables
+    harness: str = ""
 
     @cached_property
     def human_agreement(self) -> HumanAgreement | None:
@@ -116,14 +119,16 @@ def _measure_log(judge: "JudgeInput") -> JudgeBundle:
             m = measure_frames(c, refs, obs, scope=header[0], contract_content_id=header[1], rubric_digest=header[2])
             m = replace(m, notes=notes, contract_given=judge.contract_given)
             return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs, obs, m,
-                               confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs))
+                               confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs),
+                               harness=log.shape)
         except (FrameError, ValueError) as e:
             notes += (f"the seed's full audit refuses this data ({excerpt(str(e), 160)}): a partial audit follows",)
     m = measure_partial(c, log.observations, refs, judge.lacks, header)
     m = replace(m, notes=notes + m.notes, contract_given=judge.contract_given)
     empty = pd.DataFrame(columns=list(REFERENCE_FIELDS))
     return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs if refs is not None else empty, obs, m,
-                       confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs))
+                       confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs),
+                       harness=log.shape)
 
 
 def stated_preferences(observations: pd.DataFrame, references: pd.DataFrame | None) -> Calibration | None:

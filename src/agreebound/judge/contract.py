@@ -428,6 +428,9 @@ class ReadLog(Protocol):
     @property
     def observations(self) -> pd.DataFrame: ...
 
+    @property
+    def shape(self) -> str: ...  # the harness whose log it is, as io recognised it ("mt-bench judgments")
+
 
 @dataclass(frozen=True)
 class JudgeInput:

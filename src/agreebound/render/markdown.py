@@ -5,7 +5,7 @@ from typing import Sequence
 from agreebound.core.escape import md_code, md_text
 from agreebound.core.gate import SEVERITY
 from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, in_raters_words, level_phrase, rater_word, raters_word
-from agreebound.render.scored import alpha_certainty, confidence_lines, plan_text, scored_markdown
+from agreebound.render.scored import alpha_certainty, confidence_lines, fingerprint_text, plan_text, scored_markdown
 from agreebound.core.limits import DETAIL_DIMENSIONS
 from agreebound.core.json_types import JSONObject
 from fractions import Fraction
@@ -130,6 +130,8 @@ def _calibration_markdown(c: JSONObject) -> list[str]:
         lines = [f"**Decision: {c['decision']}** ({md_text(c['decision_reason'])}): measured against "
                  f"{md_text(c['contract_source'])}, drafted from the log as `{c['decided_against']['content_id']}`; "
                  "give the contract for a decision.", ""]
+    if c.get("fingerprint"):
+        lines += [f"Fingerprint: {md_text(fingerprint_text(c['fingerprint']), 600)}.", ""]
     lines += [f"{c['cases']} cases, {c['observations']} observations; scope {md_code(c['snapshot']['scope'])}.", "",
               "| rate | measured | bps | threshold | gate | 95% interval (cases, observations) | design effect "
               "| cases to flip |", "|---|---|---|---|---|---|---|---|"]

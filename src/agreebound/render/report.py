@@ -405,12 +405,62 @@ def _net_gate(g: Gate) -> JSONObject:
             "interval_method": g.interval_method or None, "cases_to_flip": None, "plan": plan_dict(g)}
 
 
+#: The judge's sampling settings, when a log's observations hold them (a column each).
+SAMPLING_FIELDS = ("temperature", "top_p", "max_tokens", "seed")
+#: The fields of a fingerprint that name the judge (an instrument change between runs); the
+#: contract's content id and the data's digest are said by compare's other causes.
+JUDGE_FIELDS = ("judge_model", "prompt_template", "rubric_digest", "scale", "sampling", "harness", "harness_version")
+
+
+def data_digest(inputs: Sequence[tuple[str, bytes | str]]) -> str:
+    """One sha256 over the inputs' contents (their sha256s, sorted: the file names do not count)."""
+    digests = sorted(d if isinstance(d, str) else sha256(d) for _, d in inputs)
+    return sha256("\n".join(digests).encode())
+
+
+def _distinct(frame: object, column: str) -> list[str]:
+    col = getattr(frame, "columns", ())
+    if column not in col:
+        return []
+    values = frame[column].dropna().astype(str)  # type: ignore[index]
+    return sorted(v for v in set(values) if v)
+
+
+def judge_fingerprint(bundle: JudgeBundle, inputs: Sequence[tuple[str, bytes | str]]) -> JSONObject:
+    """What identifies the pairwise judge of a run: its model(s), prompt template(s), the rubric's
+    digest, the scale, the sampling settings and the harness where the log holds them, the
+    contract's content id and the data's digest. A field the source does not hold is None."""
+    obs = bundle.observations
+    sampling = {f: ", ".join(v) for f in SAMPLING_FIELDS if (v := _distinct(obs, f))}
+    return {"judge_model": ", ".join(_distinct(obs, "judge_generator")) or None,
+            "prompt_template": ", ".join(_distinct(obs, "template")) or None,
+            # a log without a contract has no rubric: its header's digest is the log's own
+            "rubric_digest": bundle.rubric_digest if bundle.measurement.contract_given else None,
+            "scale": "pairwise: a, b or tie",
+            "sampling": sampling or None, "harness": bundle.harness or "agreebound records", "harness_version": None,
+            "contract_content_id": bundle.contract_content_id, "data_digest": data_digest(inputs)}
+
+
+def scored_fingerprint(m: ScoredMeasurement, inputs: Sequence[tuple[str, bytes | str]]) -> JSONObject:
+    """A graded or pass/fail judge's fingerprint, from what io read of its identity (grader model,
+    rubric digest, tool) and the scale."""
+    ident = m.identity
+    sampling = {f: ident[f] for f in SAMPLING_FIELDS if ident.get(f)}
+    return {"judge_model": ident.get("grader") or ", ".join(m.input.judges) or None,
+            "prompt_template": ident.get("template") or ident.get("prompt") or None,
+            "rubric_digest": ident.get("rubric_digest") or ident.get("rubric") or None,
+            "scale": f"{m.kind}, {m.level} level", "sampling": sampling or None,
+            "harness": ident.get("tool") or m.shape, "harness_version": None,  # the tool's name holds its version
+            "contract_content_id": None, "data_digest": data_digest(inputs)}
+
+
 def calibration_report(bundle: JudgeBundle, decision: CalibrationDecision, thresholds: ThresholdSet,
                        inputs: Sequence[tuple[str, bytes | str]]) -> JSONObject:
     """The JSON report of a pairwise judge from its bundle and the decision made of it
     (agreebound.judge.decide.decide)."""
     out = _base("calibration", inputs, thresholds)
     out["calibration"] = calibration_section(bundle, decision)
+    out["calibration"]["fingerprint"] = judge_fingerprint(bundle, inputs)
     return out
 
 
@@ -422,6 +472,7 @@ def scored_report(m: ScoredMeasurement, decision: ScoredDecision, thresholds: Th
     out = _base("scored", inputs, thresholds)
     out["thresholds"]["scored"] = asdict(thresholds.scored)
     out["scored"] = scored_section(m, decision)
+    out["scored"]["fingerprint"] = scored_fingerprint(m, inputs)
     return out
 
 

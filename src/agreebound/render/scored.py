@@ -518,3 +518,25 @@ def _table_markdown(table: JSONObject, labels: dict[str, str]) -> list[str]:
     lines += [f"| {h} | " + " | ".join(f"**{n:,}**" if i == j else f"{n:,}" for j, n in enumerate(row)) + " |"
               for i, (h, row) in enumerate(zip(head, table["counts"]))]
     return lines
+
+
+def fingerprint_text(fp: JSONObject | None) -> str:
+    """A run's judge fingerprint in one line of plain text (a caller escapes): what a later run is
+    compared against ("judge gpt-4; template pair-v2; ...; data sha256 0123456789ab").
+
+    >>> fingerprint_text({"judge_model": "gpt-4", "prompt_template": "pair-v2", "rubric_digest": None,
+    ...     "scale": "pairwise: a, b or tie", "sampling": {"temperature": "0"}, "harness": "mt-bench judgments",
+    ...     "harness_version": None, "contract_content_id": None, "data_digest": "ab" * 32})
+    'judge gpt-4; template pair-v2; rubric not given; scale pairwise: a, b or tie; sampling temperature 0; harness mt-bench judgments; data sha256 abababababab'
+    """
+    if not fp:
+        return ""
+    sampling = "; ".join(f"{k} {v}" for k, v in (fp.get("sampling") or {}).items())
+    parts = [f"judge {fp.get('judge_model') or 'not named'}",
+             f"template {fp.get('prompt_template') or 'not named'}",
+             f"rubric {str(fp['rubric_digest'])[:12] if fp.get('rubric_digest') else 'not given'}",
+             f"scale {fp.get('scale')}", f"sampling {sampling}" if sampling else "",
+             f"harness {fp.get('harness')}" + (f" {fp['harness_version']}" if fp.get("harness_version") else ""),
+             f"data sha256 {str(fp.get('data_digest'))[:12]}"]
+    return "; ".join(p for p in parts if p)
+

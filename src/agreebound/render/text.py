@@ -147,7 +147,7 @@ def print_scored_judge(a: JSONObject, s: JSONObject) -> None:
 
 
 def print_calibration(report: JSONObject) -> None:
-    from agreebound.render.scored import plan_text
+    from agreebound.render.scored import fingerprint_text, plan_text
 
     c = report["calibration"]
     given = c.get("contract_origin", "given") == "given"
@@ -158,6 +158,8 @@ def print_calibration(report: JSONObject) -> None:
         print(f"decision: {c['decision']} ({c['decision_reason']})")
         print(f"measured against {printable(c['contract_source'])} ({c['decided_against']['content_id']}, drafted "
               "from the log); give the contract (--contract CONTRACT.json) for a decision")
+    if fp := c.get("fingerprint"):
+        print(f"fingerprint: {printable(fingerprint_text(fp), 600)}")
     for n in c.get("notes", []):
         print(f"note: {printable(n)}")
     for r in c["rates"]:
