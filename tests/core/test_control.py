@@ -29,9 +29,11 @@ def test_cusum_by_hand():
     assert [p.high for p in c] == [0.5, 3.0, 1.5, 6.0]
     assert [p.low for p in c] == [0.0, 0.0, 0.5, 0.0]
     assert [p.state for p in c] == [IN_CONTROL, IN_CONTROL, IN_CONTROL, ALARM_HIGH]
-    # the band: a value alarms iff S+_{t-1} + z - k > h, i.e. x > 10 + 2 (5.5 - S+_{t-1})
-    assert [p.upper for p in c] == [21.0, 20.0, 15.0, 18.0]
-    assert [p.lower for p in c] == [-1.0, -1.0, -1.0, 0.0]
+    # a value alarms iff S+_{t-1} + z - k > h, i.e. x > 10 + 2 (5.5 - S+_{t-1})
+    assert [p.keep_high for p in c] == [21.0, 20.0, 15.0, 18.0]
+    assert [p.keep_low for p in c] == [-1.0, -1.0, -1.0, 0.0]
+    # the band on the value scale: 10 -/+ 2 * 5; the statistic on it: 10 + 2 S+ = 22 at the alarm
+    assert (c[3].lower, c[3].upper, c[3].level_high, c[3].level_low) == (0.0, 20.0, 22.0, 10.0)
 
 
 def test_ewma_by_hand_with_a_pinned_baseline_whose_error_widens_the_limits():
@@ -44,18 +46,21 @@ def test_ewma_by_hand_with_a_pinned_baseline_whose_error_widens_the_limits():
     assert [p.state for p in c] == [IN_CONTROL, ALARM_LOW]  # 2.25 > 1.871
     # without the baseline's own error the limit would be 2 sqrt(0.3125) = 1.118: the pinned run's noise widens it
     assert chart([Point(1.0, 1.0), Point(-5.0, 1.0)], Baseline(0.0), s)[1].limit == pytest.approx(2 * math.sqrt(0.3125))
-    # the band of run 2: -limit - 0.5 * 0.5 <= 0.5 z <= limit - 0.25
+    # the values that keep run 2 in control: -limit - 0.5 * 0.5 <= 0.5 z <= limit - 0.25
     lim = 2 * math.sqrt(0.875)
-    assert c[1].lower == pytest.approx((-lim - 0.25) / 0.5) and c[1].upper == pytest.approx((lim - 0.25) / 0.5)
+    assert c[1].keep_low == pytest.approx((-lim - 0.25) / 0.5) and c[1].keep_high == pytest.approx((lim - 0.25) / 0.5)
+    assert c[1].lower == pytest.approx(-lim) and c[1].level_low == -2.25  # the smoothed value below the band
 
 
-def test_outside_the_band_is_exactly_in_alarm():
+def test_the_statistic_outside_the_band_and_a_value_outside_its_keeping_range_are_exactly_in_alarm():
     rng = np.random.default_rng(7)
     for s in (EWMA, CUSUM, ControlSettings("ewma", lam=0.05, width=2.5)):
         ses = rng.uniform(0.02, 0.08, 400)
         values = 0.6 + rng.normal(0, 1, 400) * ses + np.r_[np.zeros(200), np.full(200, 0.15)]
         c = chart([Point(float(v), float(e)) for v, e in zip(values, ses)], Baseline(0.6, se=0.03), s)
-        inside = [p.lower <= p.value <= p.upper for p in c]
+        kept = [p.keep_low <= p.value <= p.keep_high for p in c]
+        assert [not i for i in kept] == [p.alarm for p in c]
+        inside = [p.lower <= p.level_high <= p.upper and p.lower <= p.level_low <= p.upper for p in c]
         assert [not i for i in inside] == [p.alarm for p in c]
         assert sum(p.alarm for p in c) > 0  # the shifted half alarms
 
@@ -65,7 +70,7 @@ def test_values_without_a_number_or_an_interval_are_not_charted_and_the_statisti
               CUSUM)
     assert [p.state for p in c] == [IN_CONTROL, NO_VALUE, NO_NOISE, NO_NOISE, IN_CONTROL]
     assert [p.high for p in c] == [2.5, 2.5, 2.5, 2.5, 5.0]  # 5.0 is not above h 5
-    assert c[2].upper is None and c[2].limit is None
+    assert c[2].upper is None and c[2].limit is None and c[2].keep_high is None
     # an explicit sd scales every value, whatever its interval
     c = chart([Point(9.0, None)], Baseline(0.0, sd=3.0), CUSUM)
     assert c[0].z == 3.0 and c[0].state == IN_CONTROL

@@ -23,8 +23,9 @@ What each setting promises (Gaussian noise of the stated size, independent betwe
   assumes an exact baseline; a pinned value's own error shifts every z alike
   (:func:`arl` at that shift says what it does to ARL0).
 
-Every value's band is the range of values that keeps it in control given the chart's memory:
-outside the band is exactly in alarm.
+Every value's band is its control limits on the value's own scale, ``baseline -/+ s * limit``;
+the statistic on that scale (EWMA: the smoothed value) leaves the band exactly when the value is in
+alarm. Each value also carries the range of values that would have kept it in control.
 
 >>> s = ControlSettings("cusum")
 >>> round(s.arl0(), 1)
@@ -245,22 +246,51 @@ def two_sided_arl(k: float, h: float, shift: float) -> float:
 
 @dataclass(frozen=True)
 class ChartPoint:
-    """One value charted: its standardised difference ``z``, the statistics that alarm high and low
+    """One value charted: its standardised difference ``z``; the statistics that alarm high and low
     (EWMA: ``E_t`` and ``-E_t``; CUSUM: ``S+`` and ``S-``) against ``limit`` (EWMA: ``L sd(E_t)``,
-    CUSUM: ``h``), the band of values that keep it in control, and its state."""
+    CUSUM: ``h``), all in standard errors of this value (``scale``); the range of values that would
+    have kept it in control given the chart's memory (``keep_low`` to ``keep_high``; empty, low above
+    high, when no value could end an alarm); and its state.
+
+    On the value's own scale (:attr:`lower`, :attr:`upper`, :attr:`level_high`, :attr:`level_low`):
+    the control limits are ``center -/+ scale * limit`` and the statistic ``center + scale * high``
+    (and ``center - scale * low``): a value is in alarm exactly when its statistic leaves its limits."""
 
     value: float | None
     z: float | None
     high: float
     low: float
     limit: float | None
-    lower: float | None  # the band on the value's own scale (None: not charted)
-    upper: float | None
+    scale: float | None  # the standard error z was scaled by (None: not charted)
+    center: float  # the baseline
+    keep_low: float | None
+    keep_high: float | None
     state: str
 
     @property
     def alarm(self) -> bool:
         return self.state in (ALARM_HIGH, ALARM_LOW)
+
+    def _at(self, sign: float, x: float | None) -> float | None:
+        return None if self.scale is None or x is None else self.center + sign * self.scale * x
+
+    @property
+    def lower(self) -> float | None:
+        return self._at(-1, self.limit)
+
+    @property
+    def upper(self) -> float | None:
+        return self._at(1, self.limit)
+
+    @property
+    def level_high(self) -> float | None:
+        """The statistic that alarms high, on the value's scale (EWMA: the smoothed value)."""
+        return self._at(1, self.high)
+
+    @property
+    def level_low(self) -> float | None:
+        """The statistic that alarms low, on the value's scale (EWMA: the smoothed value again)."""
+        return self._at(-1, self.low)
 
 
 def chart(points: Sequence[Point], baseline: Baseline, settings: ControlSettings) -> tuple[ChartPoint, ...]:
@@ -271,8 +301,9 @@ def chart(points: Sequence[Point], baseline: Baseline, settings: ControlSettings
     E = 1.75 against sd sqrt(0.25 * 0.25 + 0.25) = 0.559, limit 1.118: in alarm.
 
     >>> s = ControlSettings("ewma", lam=0.5, width=2.0)
-    >>> [(round(p.high, 3), round(p.limit, 3), p.lower, p.upper, p.state) for p in chart([Point(1, 1), Point(3, 1)], Baseline(0.0), s)][0]
-    (0.5, 1.0, -2.0, 2.0, 'in control')
+    >>> p = chart([Point(1, 1), Point(3, 1)], Baseline(0.0), s)[0]
+    >>> p.high, p.limit, p.lower, p.upper, p.keep_low, p.keep_high, p.state
+    (0.5, 1.0, -1.0, 1.0, -2.0, 2.0, 'in control')
     >>> p = chart([Point(1, 1), Point(3, 1)], Baseline(0.0), s)[1]
     >>> round(p.high, 3), round(p.limit, 3), p.state
     (1.75, 1.118, 'alarm high')
@@ -285,10 +316,10 @@ def chart(points: Sequence[Point], baseline: Baseline, settings: ControlSettings
     for p in points:
         s = baseline.sd if baseline.sd is not None else p.se
         if p.value is None or not math.isfinite(p.value):
-            out.append(_carried(settings, p.value, e, up, down, NO_VALUE))
+            out.append(_carried(settings, baseline, p.value, e, up, down, NO_VALUE))
             continue
         if s is None or not (math.isfinite(s) and s > 0):
-            out.append(_carried(settings, p.value, e, up, down, NO_NOISE))
+            out.append(_carried(settings, baseline, p.value, e, up, down, NO_NOISE))
             continue
         z = (float(p.value) - baseline.mean) / s
         if settings.method == "ewma":
@@ -296,24 +327,24 @@ def chart(points: Sequence[Point], baseline: Baseline, settings: ControlSettings
             weight_on_baseline = one * weight_on_baseline + lam / s
             limit = settings.width * math.sqrt(var_own + (baseline.se * weight_on_baseline) ** 2)
             # the values that keep this E_t within +/- limit, given E_{t-1}
-            upper = baseline.mean + s * (limit - one * e) / lam
-            lower = baseline.mean + s * (-limit - one * e) / lam
+            keep_high = baseline.mean + s * (limit - one * e) / lam
+            keep_low = baseline.mean + s * (-limit - one * e) / lam
             e = lam * z + one * e
             high, low = e, -e
         else:
             limit = settings.h
-            upper = baseline.mean + s * (settings.h + settings.k - up)
-            lower = baseline.mean - s * (settings.h + settings.k - down)
+            keep_high = baseline.mean + s * (settings.h + settings.k - up)
+            keep_low = baseline.mean - s * (settings.h + settings.k - down)
             up = max(0.0, up + z - settings.k)
             down = max(0.0, down - z - settings.k)
             high, low = up, down
         state = ALARM_HIGH if high > limit else ALARM_LOW if low > limit else IN_CONTROL
-        out.append(ChartPoint(float(p.value), z, high, low, limit, lower, upper, state))
+        out.append(ChartPoint(float(p.value), z, high, low, limit, s, baseline.mean, keep_low, keep_high, state))
     return tuple(out)
 
 
-def _carried(settings: ControlSettings, value: float | None, e: float, up: float, down: float,
+def _carried(settings: ControlSettings, baseline: Baseline, value: float | None, e: float, up: float, down: float,
              state: str) -> ChartPoint:
     """A value not charted: the statistics carry over it unchanged."""
     high, low = (e, -e) if settings.method == "ewma" else (up, down)
-    return ChartPoint(value, None, high, low, None, None, None, state)
+    return ChartPoint(value, None, high, low, None, None, baseline.mean, None, None, state)
