@@ -83,8 +83,9 @@ def band_figure(band: Band, bands: Bands, *, dark: bool = False, name: str = "")
     fig.update_xaxes(title_text="recorded (UTC)")
     words = "smoothed value" if method == "ewma" else "accumulated excess or shortfall"
     cap = (f"{len(band.runs):,} run{'' if len(band.runs) == 1 else 's'} after the baseline run. The shaded band is the "
-           f"control limits on the value's scale; the dotted line is the chart's {words}: a run is in alarm when it "
-           "leaves the band (a red cross). The dashed line is the baseline, the pinned run's value.")
+           f"control limits on the value's scale; the dotted line is the chart's {words}: a run is in alarm (a red "
+           "cross) when the dotted line leaves the band, not the value itself. The dashed line is the baseline, the "
+           "pinned run's value.")
     title = f"{html_text(band.title, 60)}: control band" + (f" ({html_text(name, 40)})" if name else "")
     return finish(fig, p, height=360, title=title, caption_text=cap, bottom=10)
 
