@@ -4,7 +4,7 @@ comparisons come from agreebound.app.history."""
 
 import streamlit as st
 
-from agreebound.ui import gates, history_tables, run_links, runs, shell
+from agreebound.ui import control_bands, gates, history_tables, run_links, runs, shell
 from agreebound.render.figure_style import caption
 from agreebound.render.figures import history_timeline
 from agreebound.ui.blocks import md, responsive_table, safe_frame
@@ -94,6 +94,7 @@ else:
             st.plotly_chart(fig, width="stretch", config=gates.PLOT_CONFIG, key=chart,
                             on_select=history_tables.chart_opener(chart), selection_mode="points")
             st.caption(caption(fig) + (" The newest 200 runs are drawn." if len(of_data) >= 200 else ""))
+            control_bands.draw(of_data, which, k)
 
         st.subheader("Compare two runs")
         ids = list(by_id)

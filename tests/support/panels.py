@@ -34,3 +34,18 @@ def goniometer(seed: int = 3, units: int = 29) -> bytes:
         t = rng.randrange(-5, 30)
         rows.append(f'"{u + 1}",' + ",".join(str(t + rng.choice((-1, 0, 0, 1))) for _ in range(3)))
     return ("\n".join(rows) + "\n").encode()
+
+
+def agreeing(agreement: float, seed: int, units: int = 200, raters: int = 3, dimension: str = "toxicity") -> bytes:
+    """A long export (dimension, unit, rater, value) of 0/1 labels on one ``dimension``:
+    each rater copies the unit's true label with probability ``agreement``, else guesses (half
+    and half). Nominal alpha is about ``agreement`` squared; its 95% interval about 0.1 wide at 200
+    units: one week of a followed panel, steady or drifting with ``agreement``."""
+    rng = random.Random(seed)
+    rows = ["dimension,unit,rater,value"]
+    for u in range(units):
+        truth = rng.random() < 0.4
+        for r in range(raters):
+            label = truth if rng.random() < agreement else rng.random() < 0.5
+            rows.append(f"{dimension},item-{u:04d},rater-{r + 1},{int(label)}")
+    return ("\n".join(rows) + "\n").encode()

@@ -78,14 +78,19 @@ def show(value: Fraction | float | None, unit: str, state: str = "measured") -> 
 # --- timeline ----------------------------------------------------------------------------------
 
 
+def scoped_gates(run: Run) -> list[tuple[str, Gate]]:
+    """:func:`gates` with alpha's scope naming the level it was read at ("violence (nominal)"): alpha
+    at another level is another quantity, its own line on a timeline and its own control band."""
+    levels = levels_read(run)
+    return [(f"{where} ({levels[where]})" if g.name == "alpha" and where in levels else where, g)
+            for where, g in gates(run)]
+
+
 def timeline(runs: Sequence[Run]) -> list[JSONObject]:
     """One row per (run, gate), oldest first: what a chart of runs over time draws."""
     rows = []
     for run in sorted(runs, key=lambda r: (r.created_utc, r.id)):
-        levels = levels_read(run)
-        for where, g in gates(run):
-            # alpha at another level is another quantity: its own line on a timeline
-            scope = f"{where} ({levels[where]})" if g.name == "alpha" and where in levels else where
+        for scope, g in scoped_gates(run):
             rows.append({"run": run.id, "time": run.created_utc, "data_name": run.data_name, "label": run.label or "",
                          "verdict": run.verdict, "scope": scope, "gate": g.name, "gate_label": label(g.name),
                          "value": None if g.value is None else float(g.value), "low": g.low, "high": g.high,

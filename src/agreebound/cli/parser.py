@@ -42,9 +42,22 @@ HISTORY_EXAMPLES = """examples:
   agreebound panel ratings.csv --record --label "week 48"
   agreebound history
   agreebound history --name ratings.csv --json
+  agreebound history --alarms --baseline 3f9a2c1b          (the runs of 3f9a2c1b's data after it, EWMA)
+  agreebound history --alarms --baseline 3f9a --control cusum --false-alarm-rate 0.002 --json
   agreebound --help
 
-""" + EXIT_CODE_HELP
+control bands (--alarms): each gating number of each run recorded after the baseline run (alpha per
+dimension and level, the spread, a judge's rates) is standardised by its own 95% interval's standard
+error, z = (value - baseline) / se, and charted by EWMA (lambda 0.2, L 3: 0.27% of in-control runs
+alarm by chance; the limits carry the baseline run's own error) or CUSUM (k 0.5, h 5: a false alarm
+after 465 in-control runs on average). The baseline is the run you pin, never estimated from the
+runs it judges: without --baseline no band is drawn.
+
+exit codes:
+  0  listed; with --alarms: the newest run listed is not in alarm (or no baseline is pinned)
+  1  with --alarms: the newest run listed is in alarm on at least one gating number
+  3  bad input or usage: an unknown run id, a baseline of another kind, a bad option
+  4  internal error"""
 COMPARE_EXAMPLES = """examples:
   agreebound compare 3f9a2c1b7d4e 8d01c2aa9f10
   agreebound compare 3f9a 8d01 --json
@@ -236,6 +249,16 @@ def _store_parsers(sub: argparse._SubParsersAction[_Parser]) -> dict[str, argpar
     h.add_argument("--until", help="only runs recorded on or before this UTC date or time")
     h.add_argument("--limit", type=int, default=200, help="at most this many runs (1 to 1,000,000; default 200)")
     h.add_argument("--json", action="store_true", help="print the runs as JSON")
+    h.add_argument("--alarms", action="store_true",
+                   help="chart the runs of one data set against a pinned baseline run and say which runs alarm on "
+                        "which gate; exit 1 when the newest run is in alarm")
+    h.add_argument("--baseline", metavar="RUN_ID",
+                   help="with --alarms: the run every later run is charted against (its data and kind are charted "
+                        "unless --name/--kind say otherwise)")
+    h.add_argument("--control", choices=("ewma", "cusum"), help="with --alarms: the chart (default ewma)")
+    h.add_argument("--false-alarm-rate", type=float, metavar="RATE",
+                   help="with --alarms: derive the chart's width from a false-alarm rate (EWMA: the share of "
+                        "in-control runs in alarm; CUSUM: one false alarm per 1/RATE runs on average)")
     _db(h)
     h.set_defaults(func=history)
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from agreebound.app.history import Comparison
     from agreebound.app.store import Run
+    from agreebound.core.control import ControlSettings
 
 
 def _utc_bound(flag: str, text: str | None) -> str | None:
@@ -41,6 +42,12 @@ def history(args: argparse.Namespace) -> int:
         raise UsageError(f"agreebound history: --limit {printable(args.limit, 40)} is out of range; give a number of "
                          f"runs from 1 to {MAX_LISTED_RUNS:,}")
     args.since, args.until = _utc_bound("--since", args.since), _utc_bound("--until", args.until)
+    if args.alarms:
+        return _alarms(args)
+    for flag, given in (("--baseline", args.baseline), ("--control", args.control),
+                        ("--false-alarm-rate", args.false_alarm_rate)):
+        if given is not None:
+            raise UsageError(f"agreebound history: {flag} charts runs against a baseline; give it with --alarms")
     skipped: list[str] = []
     with open_store(args, "read") as store:
         runs = store.runs(name=args.name, kind=args.kind, verdict=args.verdict, since=args.since, until=args.until,
@@ -69,6 +76,72 @@ def history(args: argparse.Namespace) -> int:
 
     printing(body)
     return 0
+
+
+def _control_settings(args: argparse.Namespace) -> ControlSettings:
+    from agreebound.core.control import ControlSettings
+
+    method = args.control or "ewma"
+    if args.false_alarm_rate is None:
+        return ControlSettings(method)
+    try:
+        return ControlSettings.for_false_alarms(method, args.false_alarm_rate)
+    except ValueError as e:
+        raise UsageError(f"agreebound history: --false-alarm-rate: {e}") from None
+
+
+def _alarms(args: argparse.Namespace) -> int:
+    """history --alarms: the runs of one data set charted against the pinned baseline run
+    (agreebound.app.control_bands); exit 1 when the newest run listed is in alarm."""
+    import json
+
+    from agreebound.app.control_bands import BandsError, control_bands
+    from agreebound.app.store import StoreError, skipped_sentence
+
+    settings = _control_settings(args)
+    skipped: list[str] = []
+    with open_store(args, "read") as store:
+        baseline = None
+        if args.baseline is not None:
+            try:
+                baseline = store.get(args.baseline)
+            except StoreError as e:
+                raise UsageError(f"agreebound history --baseline: {printable(e, 300)}") from None
+        name = args.name if args.name is not None else (baseline.data_name if baseline else None)
+        kind = args.kind if args.kind is not None else (baseline.kind if baseline else None)
+        runs = store.runs(name=name, kind=kind, verdict=args.verdict, since=args.since, until=args.until,
+                          limit=args.limit, skipped=skipped)
+        where = store.where
+    try:
+        bands = control_bands(runs, baseline, settings)
+    except BandsError as e:
+        raise InputError("history --baseline", None, None, str(e)) from None
+
+    def body() -> None:
+        if skipped:
+            print(f"agreebound: {skipped_sentence(skipped)}", file=sys.stderr)
+        if args.json:
+            listed = [{**r.summary(), "control": bands.run_dict(r)} for r in runs]
+            sys.stdout.write(json.dumps({"db": where, "runs": listed, "skipped": skipped, "control": bands.to_dict()},
+                                        indent=2, sort_keys=True, ensure_ascii=True) + "\n")
+            return
+        if not runs:
+            print(f"no runs{' for ' + repr(printable(name, 60)) if name else ''} in {where}")
+        else:
+            width = max(len(r.id) for r in runs)
+            print(f"{'run':{width}}  {'recorded (UTC)':19}  {'verdict':16}  {'control':19}  data  (label)")
+            for r in runs:
+                label = f"  ({printable(r.label, 60)})" if r.label else ""
+                print(f"{r.id:{width}}  {r.created_utc[:19].replace('T', ' '):19}  {r.verdict:16}  "
+                      f"{bands.run_state(r):19}  {printable(r.data_name, 60)}{label}")
+        print(printable(bands.headline(), 600))
+        for sentence in bands.sentences():
+            print(f"  {printable(sentence, 400)}")
+        for note in bands.notes():
+            print(f"  note: {printable(note, 400)}")
+
+    printing(body)
+    return 1 if bands.newest_in_alarm else 0
 
 
 def compare(args: argparse.Namespace) -> int:

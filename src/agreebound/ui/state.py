@@ -105,6 +105,7 @@ class K:
     HISTORY_PICK, HISTORY_OPEN = "history_pick", "history_open"
     HISTORY_DELETE, SHARE_PICK = "history_delete", "share_pick"
     HISTORY_TIMELINE_NAME, TIMELINE_CHART = "history_timeline_name", "timeline_chart_{}"
+    BAND_BASELINE, BAND_METHOD, BAND_CHART = "band_baseline_{}", "band_method_{}", "band_chart_{}_{}"  # per kind
     COMPARE_A, COMPARE_B, PRUNE_DAYS, PRUNE_NOW, AUDIT_TABLE = ("compare_a", "compare_b", "prune_days", "prune_now",
                                                                 "audit_table")
     TEMPLATE = "template_{}"
