@@ -353,9 +353,11 @@ def drift_sentences(decision: DriftDecision) -> list[str]:
         "the declared anchor items"
     out.append(f"Anchors: {d.anchor_items:,} of {d.common_items:,} items in both runs ({how}); {d.items_before:,} "
                f"items before, {d.items_after:,} after.")
-    if 0 < d.anchor_items < FEW_ANCHORS:
-        out.append(f"Few anchors: only {d.anchor_items:,} anchor items, so the judge's shift is loosely estimated "
-                   f"({FEW_ANCHORS} or more are advised).")
+    few = [h for h in d.headlines if 0 < h.anchor_items < FEW_ANCHORS]
+    if few:
+        which = "" if len(d.headlines) == 1 else " for " + ", ".join(f"{h.system} ({h.anchor_items:,})" for h in few)
+        out.append(f"Few anchors{which}: fewer than {FEW_ANCHORS} anchor items, so the judge's shift is loosely "
+                   "estimated there (add anchor items).")
     name = "win rate" if d.scale == WIN_RATE else "mean score"
     for h, state in zip(d.headlines, decision.states):
         line = (f"- {h.system}: {name} {_level(d, h.before)} -> {_level(d, h.after)}, change {_change(d, h.total)} "
@@ -383,6 +385,7 @@ def drift_json(decision: DriftDecision) -> JSONObject:
     for h, state in zip(d.headlines, decision.states):
         headlines.append({
             "system": h.system, "items": h.items, "anchor_items": h.anchor_items, "anchor_units": h.anchor_units,
+            "few_anchors": 0 < h.anchor_items < FEW_ANCHORS,
             "before": None if h.before is None else float(h.before), "after": None if h.after is None else float(h.after),
             "total_change": _contrast_json(h.total), "judge_shift": _contrast_json(h.judge),
             "systems_change": _contrast_json(h.systems),
@@ -391,5 +394,6 @@ def drift_json(decision: DriftDecision) -> JSONObject:
             "tolerance": float(decision.thresholds.tolerance), "tolerance_exact": str(decision.thresholds.tolerance),
             "state": decision.state, "words": _state_words(decision, decision.state), "exit_code": decision.exit_code,
             "reasons": list(decision.reasons), "items_before": d.items_before, "items_after": d.items_after,
-            "common_items": d.common_items, "anchor_items": d.anchor_items, "few_anchors": 0 < d.anchor_items < FEW_ANCHORS,
+            "common_items": d.common_items, "anchor_items": d.anchor_items,
+            "few_anchors": [h.system for h in d.headlines if 0 < h.anchor_items < FEW_ANCHORS],
             "headlines": headlines, "method": METHOD, "notes": list(d.notes)}
