@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 from fractions import Fraction
+from typing import Any
 
 from agreebound.cli.common import UsageError, printing
 from agreebound.core.escape import printable
@@ -29,7 +30,7 @@ exit codes:
   4  internal error: a bug in agreebound, never a verdict"""
 
 
-def drift_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+def drift_parser(sub: argparse._SubParsersAction[Any]) -> argparse.ArgumentParser:
     """The command's options (parser.py adds it with the other commands)."""
     from agreebound.judge.drift import DRIFT_TOLERANCE_DEFAULT
 

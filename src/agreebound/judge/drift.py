@@ -19,8 +19,11 @@ rate, ties counted half). A pairwise game gives two rows, one per model, sharing
   assumes the judge moved on the other items as it did on the anchors (the anchors stand for
   them).
 * 95% intervals: clustered by item (the unit sampled; an item's rows are not independent), the
-  delta method of :func:`agreebound.judge.agreement.ratio_contrast` (the project's one linearised
-  ratio variance), Student's t at (items - 1) degrees of freedom. The systems' change is the
+  delta method of :func:`agreebound.core.contrast.ratio_contrast` (the project's one linearised
+  ratio variance), Student's t at (items - 1) degrees of freedom. With several systems, each
+  system's intervals are simultaneous (Bonferroni: each at 1 - 0.05/k for k systems), so that
+  "the judge changed" for some system is not found by chance more often than one headline's would
+  be; the pooled headline of a graded log (all systems) keeps its plain 95%. The systems' change is the
   four-term contrast after - before - (anchors after - anchors before) over the same items: its
   interval carries the judge's shift's uncertainty too (no bootstrap).
 * **The judge's share** of the change: judge's shift / total, said only when the total's interval
@@ -49,8 +52,11 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from statistics import NormalDist
+
+from agreebound.core.intervals import Z95
 from agreebound.core.json_types import JSONObject, JSONValue
-from agreebound.judge.agreement import Contrast, ratio_contrast
+from agreebound.core.contrast import Contrast, ratio_contrast
 
 ITEM, SYSTEM, DIGEST, OUTCOME = "item", "system", "digest", "outcome"
 COLUMNS = (ITEM, SYSTEM, DIGEST, OUTCOME)
@@ -115,6 +121,7 @@ class Headline:
     systems: Contrast
     share: Fraction | None
     share_note: str
+    coverage: str = "95%"  # the intervals' coverage, in words
 
 
 @dataclass(frozen=True)
@@ -169,7 +176,10 @@ def _sums(units: dict[tuple[str, str], _Unit], keys: Iterable[tuple[str, str]], 
 
 
 def _headline(system: str, a: dict[tuple[str, str], _Unit], b: dict[tuple[str, str], _Unit],
-              common: list[tuple[str, str]], anchors: set[tuple[str, str]]) -> Headline:
+              common: list[tuple[str, str]], anchors: set[tuple[str, str]], family: int = 1) -> Headline:
+    """One headline's split; ``family``: how many systems' intervals are simultaneous (Bonferroni)."""
+    z = Z95 if family == 1 else NormalDist().inv_cdf(1 - 0.025 / family)
+    coverage = "95%" if family == 1 else f"95% simultaneous over {family} systems (each {100 - 5 / family:.2f}%)"
     items = sorted({i for i, _ in common})
     anchored = [k for k in common if k in anchors]
     ya, ma = _sums(a, common, items)
@@ -177,9 +187,9 @@ def _headline(system: str, a: dict[tuple[str, str], _Unit], b: dict[tuple[str, s
     yaa, maa = _sums(a, anchored, items)
     yba, mba = _sums(b, anchored, items)
     on = (maa > 0) | (mba > 0)
-    total = ratio_contrast(((1, yb, mb), (-1, ya, ma)))
-    judge = ratio_contrast(((1, yba[on], mba[on]), (-1, yaa[on], maa[on])))
-    systems = ratio_contrast(((1, yb, mb), (-1, ya, ma), (-1, yba, mba), (1, yaa, maa)))
+    total = ratio_contrast(((1, yb, mb), (-1, ya, ma)), z)
+    judge = ratio_contrast(((1, yba[on], mba[on]), (-1, yaa[on], maa[on])), z)
+    systems = ratio_contrast(((1, yb, mb), (-1, ya, ma), (-1, yba, mba), (1, yaa, maa)), z)
     before = None if not ma.sum() else sum(ya.tolist(), Fraction(0)) / int(ma.sum())
     after = None if not mb.sum() else sum(yb.tolist(), Fraction(0)) / int(mb.sum())
     share: Fraction | None = None
@@ -192,7 +202,7 @@ def _headline(system: str, a: dict[tuple[str, str], _Unit], b: dict[tuple[str, s
     else:
         note = "the change is not distinguishable from zero: no share is given"
     return Headline(system, len(items), int(on.sum()), len(anchored), before, after, total, judge, systems, share,
-                    note)
+                    note, coverage)
 
 
 def measure_drift(before: pd.DataFrame, after: pd.DataFrame, scale: str,
@@ -228,9 +238,9 @@ def measure_drift(before: pd.DataFrame, after: pd.DataFrame, scale: str,
         notes.append(f"{mixed_a + mixed_b:,} (item, system) units hold rows with different candidate texts within one "
                      "run: never anchors")
     systems = sorted({s for _, s in common})
-    groups = ([(ALL_SYSTEMS, common)] if scale == SCORE and len(systems) > 1 else []) + \
-             [(s, [k for k in common if k[1] == s]) for s in systems]
-    headlines = tuple(_headline(name, a, b, keys, anchors) for name, keys in groups)
+    pooled = [_headline(ALL_SYSTEMS, a, b, common, anchors)] if scale == SCORE and len(systems) > 1 else []
+    headlines = tuple(pooled + [_headline(s, a, b, [k for k in common if k[1] == s], anchors, len(systems))
+                                for s in systems])
     items_a, items_b = {i for i, _ in a}, {i for i, _ in b}
     if dropped := len(items_a ^ items_b):
         notes.append(f"{dropped:,} items are in one run only: left out (neither the judge nor a system changing)")
@@ -368,7 +378,8 @@ def drift_sentences(decision: DriftDecision) -> list[str]:
         line += (f"; the judge's shift {_change(d, h.judge)} over {h.anchor_items:,} anchor items; the systems' change "
                  f"{_change(d, h.systems)}")
         share = f"{float(h.share) * 100:.0f}% of the change is the judge's" if h.share is not None else h.share_note
-        out.append(f"{line}; {share}. {state[0].upper()}{state[1:]}.")
+        out.append(f"{line}; {share}. {state[0].upper()}{state[1:]}" +
+                   ("." if h.coverage == "95%" else f" (intervals {h.coverage})."))
     out.append(f"({METHOD}.)")
     out += [f"Note: {n}." for n in d.notes]
     return out
@@ -389,7 +400,8 @@ def drift_json(decision: DriftDecision) -> JSONObject:
             "before": None if h.before is None else float(h.before), "after": None if h.after is None else float(h.after),
             "total_change": _contrast_json(h.total), "judge_shift": _contrast_json(h.judge),
             "systems_change": _contrast_json(h.systems),
-            "judge_share": None if h.share is None else float(h.share), "share_note": h.share_note, "state": state})
+            "judge_share": None if h.share is None else float(h.share), "share_note": h.share_note, "state": state,
+            "coverage": h.coverage})
     return {"kind": "judge drift", "scale": d.scale, "anchor_source": d.anchor_source,
             "tolerance": float(decision.thresholds.tolerance), "tolerance_exact": str(decision.thresholds.tolerance),
             "state": decision.state, "words": _state_words(decision, decision.state), "exit_code": decision.exit_code,
