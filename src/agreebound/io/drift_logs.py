@@ -129,7 +129,7 @@ def _pairwise(name: str, data: bytes, judge: str | None) -> DriftRun:
     questions = {case: str(key[0]) for key, case in log.case_keys.items()
                  if isinstance(key, tuple) and key and log.shape == "mt-bench judgments"}
     notes = (f"{name}: read as {log.shape}, {obs['case_id'].nunique():,} cases, {len(obs):,} judgments; each judgment "
-             "gives each model its share of the game (1 won, 1/2 tie, 0 lost)",)
+             "gives each model its share of the game (1 won, 1/2 tie, 0 lost)", *(f"{name}: {n}" for n in log.notes))
     return DriftRun(name, log.shape, WIN_RATE, pd.DataFrame(rows, columns=list(COLUMNS)), 2 * texts, questions,
                     notes)
 
@@ -154,7 +154,8 @@ def _graded(name: str, data: bytes, judge: str | None) -> DriftRun:
         d = None if r is None else _graded_text(r)
         texts += d is not None
         rows.append((str(item), str(model) or UNNAMED, d, Fraction(repr(float(score)))))
-    notes = (f"{name}: read as {log.shape}, {len(rows):,} scores by {', '.join(log.judges)}",)
+    notes = (f"{name}: read as {log.shape}, {len(rows):,} scores by {', '.join(log.judges)} (an item is one judged "
+             "answer)", *(f"{name}: {n}" for n in log.notes))
     return DriftRun(name, log.shape, SCORE, pd.DataFrame(rows, columns=list(COLUMNS)), texts, {}, notes)
 
 

@@ -378,6 +378,8 @@ def drift_sentences(decision: DriftDecision) -> list[str]:
         line += (f"; the judge's shift {_change(d, h.judge)} over {h.anchor_items:,} anchor items; the systems' change "
                  f"{_change(d, h.systems)}")
         share = f"{float(h.share) * 100:.0f}% of the change is the judge's" if h.share is not None else h.share_note
+        if h.share is not None and h.share > 1:
+            share += " (the systems' change has the other sign)"
         out.append(f"{line}; {share}. {state[0].upper()}{state[1:]}" +
                    ("." if h.coverage == "95%" else f" (intervals {h.coverage})."))
     out.append(f"({METHOD}.)")
