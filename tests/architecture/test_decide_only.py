@@ -39,12 +39,14 @@ from agreebound.panel.decision import gates_from_report
 from agreebound.render.report import EXIT_CODES, panel_report
 from agreebound.app.pipeline import decide_panels
 from agreebound.core.thresholds import CalibrationThresholds, ThresholdSet
+from agreebound.judge.drift import DriftThresholds
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "agreebound"
 
 THRESHOLD_NAMES = (
     {f.name for f in fields(PanelThresholds)} | {f.name for f in fields(CalibrationThresholds)}
+    | {f.name for f in fields(DriftThresholds)}
 ) - {"strict"} | {"alpha_floor", "ratio_cap", "threshold", "threshold_bps", "floor", "cap"}
 #: A word with one of these parts names a threshold too ("alpha_floor_now", "DEFAULT_CAP", "threshold_bps").
 THRESHOLD_PARTS = frozenset({"threshold", "floor", "cap"})
@@ -93,6 +95,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("src/agreebound/core/planner.py", "rate_mdd"): "a plan's detectable difference: true rates either side of the threshold",
     ("src/agreebound/judge/decide.py", "_net_gate"): "the judge's decide: an opt-in gate on a bias net of disagreement",
     ("src/agreebound/judge/decision.py", "seed_view"): "the judge's decide: the seed's basis points against the limit",
+    ("src/agreebound/judge/drift.py", "decide_drift"): "the judge's drift decision: its shift on the anchors against "
+                                                       "the tolerance",
     ("src/agreebound/judge/decide.py", "reference_issues"): "the judge's decide: references below minimum_reviewers",
     ("src/agreebound/judge/decision.py", "with_intervals"): "the judge's decide: fragile gates from intervals",
     ("src/agreebound/judge/decision.py", "gates_from_report"): "decide's one reading of a stored report",

@@ -139,6 +139,8 @@ def build_parser() -> _Parser:
     commands = {"panel": _panel_parser(sub), "calibrate": _calibrate_parser(sub), "inspect": _inspect_parser(sub)}
     commands.update(_store_parsers(sub))
     commands.update(_plain_parsers(sub))
+    from agreebound.cli.drift_command import drift_parser  # the drift command's options live beside it
+    commands["drift"] = drift_parser(sub)
     parser.commands = commands
     return parser
 

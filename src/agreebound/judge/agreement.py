@@ -58,12 +58,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from statistics import NormalDist
 
 import numpy as np
 
 from agreebound.core.intervals import Z95, RateInterval, rate_interval
-from agreebound.core.student_t import t_quantile
+from agreebound.core.contrast import quantile, ratio_contrast
 from agreebound.judge.counts import LABELS, RateStats, rate_stats
 
 TIE = LABELS.index("tie")
@@ -190,10 +189,11 @@ class Difference:
 def difference(name: str, first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray],
                z: float = Z95) -> Difference:
     """p1 - p2 for two ratio estimators p = sum y_i / sum m_i over the same cases, with the
-    linearised cluster-robust variance: with e_i = (y1_i - p1 m1_i) / N1 - (y2_i - p2 m2_i) / N2
-    over the k cases that count in either, v = k / (k - 1) * sum e_i^2 and the interval
-    d +- t sqrt(v), t Student's quantile at k - 1 degrees of freedom (a few cases make the variance
-    itself uncertain; at 40 cases t = 2.02 against z = 1.96); no interval for fewer than two cases.
+    linearised cluster-robust variance of :func:`ratio_contrast` (coefficients +1 and -1): with
+    e_i = (y1_i - p1 m1_i) / N1 - (y2_i - p2 m2_i) / N2 over the k cases that count in either,
+    v = k / (k - 1) * sum e_i^2 and the interval d +- t sqrt(v), t Student's quantile at k - 1
+    degrees of freedom (a few cases make the variance itself uncertain; at 40 cases t = 2.02 against
+    z = 1.96); no interval for fewer than two cases.
 
     Two cases: 2 of 2 and 1 of 2 against 1 of 1 and 0 of 1: p1 = 3/4, p2 = 1/2, d = 1/4;
     e = (0.5/4 - 0.5/2, -0.5/4 + 0.5/2) = (-1/8, 1/8), v = 2 * 2/64 = 1/16, half = t(1 df) * 1/4
@@ -205,24 +205,12 @@ def difference(name: str, first: tuple[np.ndarray, np.ndarray], second: tuple[np
     """
     y1, m1 = (np.asarray(v, dtype=np.int64) for v in first)
     y2, m2 = (np.asarray(v, dtype=np.int64) for v in second)
-    n1, n2 = int(m1.sum()), int(m2.sum())
-    if n1 == 0 or n2 == 0:
+    c = ratio_contrast(((1, y1, m1), (-1, y2, m2)), z)
+    if c.exact is None:
         return Difference(name, None, None, None, 0)
-    p1, p2 = Fraction(int(y1.sum()), n1), Fraction(int(y2.sum()), n2)
-    d = p1 - p2
-    used = (m1 > 0) | (m2 > 0)
-    k = int(used.sum())
-    if k < 2:
-        return Difference(name, d, None, None, k)
-    e = (y1[used] - float(p1) * m1[used]) / n1 - (y2[used] - float(p2) * m2[used]) / n2
-    half = quantile(z, k - 1) * math.sqrt(k / (k - 1) * float(np.sum(e * e)))
-    return Difference(name, d, max(-1.0, float(d) - half), min(1.0, float(d) + half), k)  # a difference of shares
-
-
-def quantile(z: float, df: int) -> float:
-    """Student's t quantile at ``df`` degrees of freedom for the coverage that ``z`` gives (z = Z95:
-    the 0.975 quantile)."""
-    return t_quantile(NormalDist().cdf(z), df)
+    if c.low is None or c.high is None:
+        return Difference(name, c.exact, None, None, c.clusters)
+    return Difference(name, c.exact, max(-1.0, c.low), min(1.0, c.high), c.clusters)  # a difference of shares
 
 
 # --- Cohen's kappa ------------------------------------------------------------------------------
