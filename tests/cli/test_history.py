@@ -322,3 +322,33 @@ def test_a_run_recorded_again_with_another_judge_name_is_a_changed_judge(db_url,
     said = json.loads(out)
     assert said["judge_changes"] == ["judge model: gpt-4 -> gpt-4-0613"] and said["regression"] is True
     assert [v["direction"] for v in said["verdicts"]] == ["same"]  # the verdicts alone would not say it
+
+
+def test_compare_splits_two_judge_logs_on_their_anchor_items(db_url, capsys, tmp_path):
+    """Issue 55: two recorded judge logs are read again from the store; the judge's shift on the
+    items whose candidate text is the same in both runs (anchors) exits 1 when it lies beyond the
+    tolerance (--tolerance, on the headline's scale), even when no verdict moved."""
+    from tests.judge.test_drift import scores_csv
+
+    before = scores_csv(tmp_path / "before.csv", 0, set())
+    lenient = scores_csv(tmp_path / "after.csv", 1, {10, 11})  # one point more lenient, two answers rewritten
+    code, out, _ = run(capsys, "calibrate", before, "--record", "--db", db_url)
+    a = recorded_id(out)
+    code, out, _ = run(capsys, "calibrate", lenient, "--record", "--db", db_url)
+    b = recorded_id(out)
+    code, out, _ = run(capsys, "compare", a, b, "--db", db_url)
+    assert code == 1, out
+    assert "No verdict changed." in out
+    assert ("Judge drift: the judge changed: its shift on the anchor items lies beyond the tolerance (+-0.050)"
+            in out)
+    assert "the judge's shift +1.000 [+1.000, +1.000] over 10 anchor items" in out
+    code, out, _ = run(capsys, "compare", a, b, "--tolerance", "2", "--json", "--db", db_url)
+    said = json.loads(out)
+    assert code == 0 and said["drift"]["state"] == "no judge change shown" and said["regression"] is False
+    code, out, err = run(capsys, "compare", a, b, "--tolerance", "x", "--db", db_url)
+    assert code == 3 and "--tolerance: expected a number" in err
+    # a bundle holds no candidate text: said, never guessed
+    code, out, _ = run(capsys, "calibrate", S / "judge_failing.json", "--record", "--db", db_url)
+    c = recorded_id(out)
+    code, out, _ = run(capsys, "compare", c, c, "--db", db_url)
+    assert "no anchor drift: both runs must be judge logs (a bundle holds no candidate text)" in out

@@ -473,3 +473,32 @@ def _exact(x: Fraction) -> str:
 def _run_dict(run: Run) -> JSONObject:
     return {"id": run.id, "created_utc": run.created_utc, "data_name": run.data_name, "verdict": run.verdict,
             "label": run.label}
+
+
+def anchor_drift(a: Run, b: Run, inputs_a: Sequence[tuple[str, str, bytes]], inputs_b: Sequence[tuple[str, str, bytes]],
+                 tolerance: Fraction | None = None, win_rate_points: bool = True) -> tuple[object | None, str]:
+    """Two judge runs' logs read again from their stored inputs and split into the judge's shift
+    on the anchor items (same candidate text in both) and the systems' change
+    (agreebound.judge.drift): (the decision, "") or (None, why there is none). ``tolerance`` as a
+    user gives it (points for a win rate when ``win_rate_points``); None: the default."""
+    from agreebound.core.errors import InputError
+    from agreebound.io.drift_logs import check_same_kind, read_drift_run
+    from agreebound.judge.drift import WIN_RATE, DriftThresholds, decide_drift, measure_drift
+
+    if a.kind != "judge" or b.kind != "judge":
+        return None, ""
+    if a.recipe.get("source") not in ("log", "scored") or b.recipe.get("source") not in ("log", "scored"):
+        return None, "no anchor drift: both runs must be judge logs (a bundle holds no candidate text)"
+    logs = [next(((name, data) for role, name, data in inputs if role == "bundle"), None) for inputs in (inputs_a, inputs_b)]
+    if logs[0] is None or logs[1] is None:
+        return None, "no anchor drift: a run's log is not stored"
+    try:
+        before = read_drift_run(*logs[0], judge=a.recipe.get("judge"))
+        after = read_drift_run(*logs[1], judge=b.recipe.get("judge"))
+        check_same_kind(before, after)
+    except (InputError, ValueError) as e:
+        return None, f"no anchor drift: {e}"
+    if tolerance is not None and win_rate_points and before.scale == WIN_RATE:
+        tolerance = tolerance / 100
+    thresholds = DriftThresholds() if tolerance is None else DriftThresholds(tolerance)
+    return decide_drift(measure_drift(before.frame, after.frame, before.scale, None), thresholds), ""

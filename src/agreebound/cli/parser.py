@@ -264,11 +264,14 @@ def _store_parsers(sub: argparse._SubParsersAction[_Parser]) -> dict[str, argpar
     _db(h)
     h.set_defaults(func=history)
 
-    cm = sub.add_parser("compare", help="two runs side by side; exit 1 when a verdict got worse",
+    cm = sub.add_parser("compare", help="two runs side by side; exit 1 when a verdict got worse or the judge changed",
                         formatter_class=_RAW, epilog=COMPARE_EXAMPLES)
     cm.add_argument("run_a", metavar="RUN_A", help="the run before (an id, or a unique prefix of 4+ digits)")
     cm.add_argument("run_b", metavar="RUN_B", help="the run after")
     cm.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    cm.add_argument("--tolerance", metavar="X", help="two judge runs: how far the judge may shift on the anchor items "
+                    "(the same candidate text in both runs) before it counts as changed: a score, or points of win "
+                    "rate (the drift command's default)")
     _db(cm)
     cm.set_defaults(func=compare)
 

@@ -5,7 +5,8 @@ opens the store as the caller, under the deployment's access rules.
 from __future__ import annotations
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 from agreebound.app.access import SHARE_WORDS
 from agreebound.core.errors import InputError
 from agreebound.core.escape import printable
@@ -149,21 +150,44 @@ def compare(args: argparse.Namespace) -> int:
 
     from agreebound.app.history import CompareError, compare
 
+    from agreebound.app.history import anchor_drift
+
+    tolerance = _tolerance(args.tolerance)
     with open_store(args, "read") as store:
         a, b = store.get(args.run_a), store.get(args.run_b)
+        try:
+            c = compare(a, b)
+        except CompareError as e:
+            raise InputError("compare", None, None, str(e)) from None
+        # two judge logs: the judge's own shift on the anchor items, beside the verdicts
+        drift, why = anchor_drift(a, b, store.inputs(a), store.inputs(b), tolerance) if a.kind == "judge" else (None, "")
+    printing(lambda: _print_comparison(args, a, b, c, json, drift, why))
+    drifted = drift is not None and getattr(drift, "exit_code", 0) == 1
+    return 1 if c.regression or drifted else 0
+
+
+def _tolerance(text: str | None) -> Fraction | None:
+    if text is None:
+        return None
     try:
-        c = compare(a, b)
-    except CompareError as e:
-        raise InputError("compare", None, None, str(e)) from None
-    printing(lambda: _print_comparison(args, a, b, c, json))
-    return 1 if c.regression else 0
+        value = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise UsageError(f"agreebound compare: --tolerance: expected a number, got {printable(text, 40)}") from None
+    if value < 0:
+        raise UsageError(f"agreebound compare: --tolerance: expected a number of at least 0, got {printable(text, 40)}")
+    return value
 
 
-def _print_comparison(args: argparse.Namespace, a: Run, b: Run, c: Comparison, json: ModuleType) -> None:
+def _print_comparison(args: argparse.Namespace, a: Run, b: Run, c: Comparison, json: ModuleType,
+                      drift: Any = None, why: str = "") -> None:
     from agreebound.app.history import show
 
     if args.json:
-        sys.stdout.write(json.dumps(c.to_dict(), indent=2, sort_keys=True, ensure_ascii=True) + "\n")
+        said = c.to_dict()
+        said["drift"] = None if drift is None else drift.to_json()
+        said["drift_unavailable"] = why or None
+        said["regression"] = c.regression or (drift is not None and drift.exit_code == 1)
+        sys.stdout.write(json.dumps(said, indent=2, sort_keys=True, ensure_ascii=True) + "\n")
     else:
         print(f"before: run {a.id} {a.created_utc[:19].replace('T', ' ')} {a.verdict} {printable(a.data_name, 60)}")
         print(f"after:  run {b.id} {b.created_utc[:19].replace('T', ' ')} {b.verdict} {printable(b.data_name, 60)}")
@@ -182,6 +206,10 @@ def _print_comparison(args: argparse.Namespace, a: Run, b: Run, c: Comparison, j
             print("  bias or disagreement? (measures beside the gates)")
         for m in c.measures:
             print(f"    {printable(m.sentence(), 300)}")
+        if drift is not None or why:
+            print("  the judge's shift on the anchor items (the same candidate text in both runs):")
+        for line in (drift.sentences() if drift is not None else [why] if why else []):
+            print(f"    {printable(line, 600)}")
 
 
 def delete(args: argparse.Namespace) -> int:
