@@ -39,7 +39,7 @@ is a 95% statement about one adjacent pair.
 >>> b = pd.DataFrame({"model_a": ["x", "x", "x", "y"], "model_b": ["y", "y", "y", "x"],
 ...                   "outcome": ["a", "a", "tie", "a"]})
 >>> r = fit_ratings(b)  # x: 2.5 of 4 against y, so 400 log10(2.5 / 1.5) apart, mean 1000
->>> abs(r["x"] - r["y"] - 400 * math.log10(2.5 / 1.5)) < 1e-9, float(round((r["x"] + r["y"]) / 2, 9))
+>>> bool(abs(r["x"] - r["y"] - 400 * math.log10(2.5 / 1.5)) < 1e-9), float(round((r["x"] + r["y"]) / 2, 9))
 (True, 1000.0)
 """
 
