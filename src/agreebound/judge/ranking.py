@@ -184,10 +184,10 @@ def _unbeaten(members: list[int], a: np.ndarray, b: np.ndarray, score: np.ndarra
     forward, backward = _reach(first, beat), _reach(first, lost)
     if len(forward) == len(members) and len(backward) == len(members):
         return None
-    if len(forward) < len(members):  # first's reach won every comparison with the rest
-        side, rest = forward, inside - forward
-    else:
-        side, rest = inside - backward, backward
+    if len(forward) < len(members):  # nothing first beats, even through others, was ever beaten by them
+        side, rest = inside - forward, forward
+    else:  # what beats first, even through others, was never beaten by the rest
+        side, rest = backward, inside - backward
     names = ", ".join(sorted(models[i] for i in side))
     others = ", ".join(sorted(models[i] for i in rest))
     return f"{names} won every comparison with {others} (no finite ratings)"
@@ -465,13 +465,13 @@ def decide_gate(ranking: Ranking, gate: RankingGate) -> RankingDecision:
     need = gate.margin_points
     passed = d >= need and (not gate.strict or lo >= need)
     p = win_probability(d)
-    diff = f"{d:+.1f} points [{lo:+.1f}, {hi:+.1f}], a win probability of {100 * p:.1f}%"
+    diff = f"{d:+.1f} points [{lo:+.1f}, {hi:+.1f}] (a win probability of {100 * p:.1f}%)"
     if passed:
         why = f"passes: {gate.model} leads {gate.baseline} by {diff}"
     elif d >= need:
-        why = f"fails in strict mode: the lead {diff} has its 95% bound below the margin"
+        why = f"fails in strict mode: the lead {diff} has its 95% lower bound below the margin of {need:.1f} points"
     else:
-        why = f"fails: {gate.model} leads {gate.baseline} by {diff}, short of the margin"
+        why = f"fails: {gate.model} leads {gate.baseline} by {diff}, short of the margin of {need:.1f} points"
     return RankingDecision(gate, passed, d, lo, hi, p, why)
 
 
