@@ -76,8 +76,8 @@ def section(bundle: JudgeBundle) -> None:
         return
     st.markdown(md_text(r.sentence(), 800))
     responsive_table(rows(r), "ranking_table")
-    st.plotly_chart(memo.figure(ranking_figure, r, dark_theme=dark()), width="stretch", key="ranking_chart",
-                    config=PLOT_CONFIG)
+    # no widget key: ui.state owns every key, and one chart in the section needs none
+    st.plotly_chart(memo.figure(ranking_figure, r, dark_theme=dark()), width="stretch", config=PLOT_CONFIG)
     st.caption(md_text(f"Method: {r.method}; anchored at {r.anchoring}. Intervals: {r.interval_method}. "
                        f"{r.battles:,} judgments.", 800))
 
