@@ -213,7 +213,8 @@ def test_case_bootstrap_intervals_cover_planted_strengths():
 
 @pytest.mark.slow
 def test_resampling_battles_of_dependent_orders_undercovers():
-    # the same data resampled by battle, as if a case's two orders were independent: measured MEASURED
+    # the same data resampled by battle, as if a case's two orders were independent (200 data sets): measured
+    # 0.8988 (per model 0.885, 0.920, 0.895, 0.895; Monte-Carlo error about 0.015 per model),
     # why the ranking resamples cases
     cov = coverage(200, by_case=False)
     assert cov.mean() < 0.92, cov
@@ -317,6 +318,7 @@ def labelled_cases(seed: int, cases: int = 240, labelled: int = 80):
     return pd.DataFrame(rows, columns=["model_a", "model_b", "outcome", "case_id"]), human
 
 
+@pytest.mark.filterwarnings("ignore:'penalty' was deprecated:FutureWarning")  # ppi-python's own scikit-learn call
 @pytest.mark.parametrize("seed", [5, 11])
 def test_ppi_ratings_equal_ppi_python_logistic_ci(seed):
     b, human = labelled_cases(seed)

@@ -15,8 +15,11 @@ a-win and one b-win). Ratings are 400 x the natural-scale coefficient + 1000. An
 peers do: a named ``anchor`` model is put at ``anchor_rating`` (every rating shifted by the same
 amount); without one, each group of connected models has mean 1000 (what their optimiser, started
 at zero, returns: the likelihood does not move when every rating moves together). Here the fit is
-Newton's method run to machine precision; the peers stop at their optimiser's tolerance (a
-difference below 1e-5 points on the sample log, measured in tests/judge/test_ranking.py).
+Newton's method run to machine precision; the peers stop at their optimiser's tolerance (on the
+sample log 1e-8 points from arena-hard-auto v0.1's, 1.6e-4 from FastChat's, whose L-BFGS-B stops at
+scipy's default ftol; tests/judge/test_ranking.py). FastChat's older ``compute_elo_mle_with_tie``
+(the fschat 0.2.36 wheel) is another estimator: scikit-learn's default L2 penalty (C = 1) shrinks
+every rating towards the others, and it puts llama-13b at 800.
 
 The maximum likelihood exists only where no set of models won (or tied) none of its comparisons
 with the rest (Zermelo 1929; Ford 1957): :class:`NoRatings` says which models won or lost every
