@@ -53,6 +53,10 @@ class JudgeBundle:
     #: The individual human votes behind the references (case_id, reviewer, vote), when they were read
     #: from one line per vote (agreebound.io.judge_logs.read_references); None otherwise.
     human_votes: pd.DataFrame | None = None
+    #: The slice columns beside the observations (case_id and one column each, one row per
+    #: observation: a log's template, turn, category; a CSV's extra columns), for agreebound.judge.slices;
+    #: None when the data has none.
+    slices: pd.DataFrame | None = None
 
     @cached_property
     def human_agreement(self) -> HumanAgreement | None:
@@ -102,7 +106,7 @@ def _measure_full(judge: "JudgeInput") -> JudgeBundle:
         raise error(judge.file, None, None, str(e)) from None
     # measured: the header's fields are the snapshot's valid ids (measure_frames checked them)
     return JudgeBundle(judge.file, judge.contract, cast(str, scope), cast(str, content_id), cast(str, digest), refs,
-                       judge.observations, m, rebound_from=judge.rebound_from)
+                       judge.observations, m, rebound_from=judge.rebound_from, slices=judge.slices)
 
 
 def _measure_log(judge: "JudgeInput") -> JudgeBundle:
@@ -116,14 +120,16 @@ def _measure_log(judge: "JudgeInput") -> JudgeBundle:
             m = measure_frames(c, refs, obs, scope=header[0], contract_content_id=header[1], rubric_digest=header[2])
             m = replace(m, notes=notes, contract_given=judge.contract_given)
             return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs, obs, m,
-                               confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs))
+                               confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs),
+                               slices=judge.slices)
         except (FrameError, ValueError) as e:
             notes += (f"the seed's full audit refuses this data ({excerpt(str(e), 160)}): a partial audit follows",)
     m = measure_partial(c, log.observations, refs, judge.lacks, header)
     m = replace(m, notes=notes + m.notes, contract_given=judge.contract_given)
     empty = pd.DataFrame(columns=list(REFERENCE_FIELDS))
     return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs if refs is not None else empty, obs, m,
-                       confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs))
+                       confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs),
+                       slices=judge.slices)
 
 
 def stated_preferences(observations: pd.DataFrame, references: pd.DataFrame | None) -> Calibration | None:
