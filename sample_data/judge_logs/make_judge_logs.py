@@ -1,7 +1,10 @@
 """Writes sample_data/judge_logs/: judge logs in the shapes evaluation harnesses write.
 
 * mt_bench_gpt-4_pair.jsonl: FastChat's MT-Bench pairwise judgments (model_judgment/gpt-4_pair.jsonl):
-  24 questions x 2 turns, three model pairs, one judgment per game; game 1 shows model_1 first.
+  24 questions x 2 turns, three model pairs, one judgment per game; game 1 shows model_1 first. As
+  FastChat's gen_judgment.py does, the reasoning questions (101-104; math and coding too) are judged with
+  the reference-guided template pair-math-v1 and the others with pair-v2 (turn 2: their multi-turn forms),
+  so the log holds several prompt templates as FastChat's real log does.
 * mt_bench_human_judgments.jsonl: FastChat's human judgments (one line per expert vote) for
   most of those cases.
 * alpaca_eval_annotations.json: AlpacaEval's annotations.json: a judge's preference (1, 2, 1.5,
@@ -22,6 +25,16 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PAIRS = [("vicuna-13b-v1.3", "gpt-3.5-turbo"), ("llama-13b", "vicuna-13b-v1.3"), ("gpt-4", "claude-v1")]
+#: FastChat's question.jsonl: 10 questions per category from 81; these three are judged with the
+#: reference-guided template (fastchat/llm_judge/common.py NEED_REF_CATS).
+CATEGORIES = ("writing", "roleplay", "reasoning", "math", "coding", "extraction", "stem", "humanities")
+NEED_REF_CATS = ("math", "reasoning", "coding")
+
+
+def template(q: int, turn: int) -> str:
+    """The judge prompt FastChat's gen_judgment.py uses for question q's turn."""
+    base = "pair-math-v1" if CATEGORIES[(q - 81) // 10] in NEED_REF_CATS else "pair-v2"
+    return base if turn == 1 else base + "-multi-turn"
 
 
 def mt_bench() -> tuple[list[dict], list[dict]]:
@@ -37,7 +50,7 @@ def mt_bench() -> tuple[list[dict], list[dict]]:
                     g2 = "error"
                 judgments.append({
                     "question_id": q, "model_1": m1, "model_2": m2, "g1_winner": g1, "g2_winner": g2,
-                    "judge": ["gpt-4", "pair-v2" if turn == 1 else "pair-v2-multi-turn"],
+                    "judge": ["gpt-4", template(q, turn)],
                     "g1_user_prompt": f"[User Question]\nQuestion {q}...", "g1_judgment": f"... [[{'A' if g1 == 'model_1' else 'B' if g1 == 'model_2' else 'C'}]]",
                     "g2_user_prompt": f"[User Question]\nQuestion {q}...", "g2_judgment": "... [[A]]",
                     "turn": turn, "tstamp": 1687221890.0 + q * 10 + turn})

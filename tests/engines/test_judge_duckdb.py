@@ -456,6 +456,30 @@ def test_wrong_columns_are_named(tmp_path):
     assert str(e.value).startswith("observations.csv, row 1, column 'order': missing column")
 
 
+def test_an_extra_observations_column_is_a_slice_column_for_both_engines(tmp_path, capsys):
+    """A column beside the observation fields is the user's slice column (agreebound.judge.slices):
+    the in-memory reader keeps it beside the audit, DuckDB counts the observation fields alone; the
+    same report either way, and the same as without the column. A references CSV still refuses one."""
+    c, r, o = (SAMPLES / f"judge_failing_{x}" for x in ("contract.json", "references.csv", "observations.csv"))
+    frame = pd.read_csv(o, dtype=str, keep_default_na=False)
+    sliced = tmp_path / "observations.csv"
+    sliced.write_text(frame.assign(template=["pair-v2" if i % 3 else "pair-math-v1" for i in range(len(frame))])
+                      .to_csv(index=False))
+    outs = []
+    for obs in (o, sliced):
+        for engine in ("numpy", "duckdb"):
+            code, out, _ = _cli(capsys, "calibrate", c, "--references", r, "--observations", obs, "--json",
+                                "--engine", engine)
+            report = json.loads(out)
+            report.pop("inputs", None)  # the file names and digests differ
+            outs.append((code, report))
+    assert all(x == outs[0] for x in outs[1:])
+    refs = tmp_path / "references.csv"
+    refs.write_text(pd.read_csv(r, dtype=str, keep_default_na=False).assign(extra="x").to_csv(index=False))
+    code, _, err = _cli(capsys, "calibrate", c, "--references", refs, "--observations", o, "--engine", "duckdb")
+    assert code == 3 and "column 'extra': unexpected column" in err
+
+
 # --- the command line ---------------------------------------------------------------------------
 
 

@@ -56,6 +56,10 @@ class JudgeBundle:
     #: the harness whose log this is, as io recognised it ("mt-bench judgments"); "" for the
     #: project's own bundle or tables
     harness: str = ""
+    #: The slice columns beside the observations (case_id and one column each, one row per
+    #: observation: a log's template, turn, category; a CSV's extra columns), for agreebound.judge.slices;
+    #: None when the data has none.
+    slices: pd.DataFrame | None = None
 
     @cached_property
     def human_agreement(self) -> HumanAgreement | None:
@@ -105,7 +109,7 @@ def _measure_full(judge: "JudgeInput") -> JudgeBundle:
         raise error(judge.file, None, None, str(e)) from None
     # measured: the header's fields are the snapshot's valid ids (measure_frames checked them)
     return JudgeBundle(judge.file, judge.contract, cast(str, scope), cast(str, content_id), cast(str, digest), refs,
-                       judge.observations, m, rebound_from=judge.rebound_from)
+                       judge.observations, m, rebound_from=judge.rebound_from, slices=judge.slices)
 
 
 def _measure_log(judge: "JudgeInput") -> JudgeBundle:
@@ -120,7 +124,7 @@ def _measure_log(judge: "JudgeInput") -> JudgeBundle:
             m = replace(m, notes=notes, contract_given=judge.contract_given)
             return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs, obs, m,
                                confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs),
-                               harness=log.shape)
+                               harness=log.shape, slices=judge.slices)
         except (FrameError, ValueError) as e:
             notes += (f"the seed's full audit refuses this data ({excerpt(str(e), 160)}): a partial audit follows",)
     m = measure_partial(c, log.observations, refs, judge.lacks, header)
@@ -128,7 +132,7 @@ def _measure_log(judge: "JudgeInput") -> JudgeBundle:
     empty = pd.DataFrame(columns=list(REFERENCE_FIELDS))
     return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs if refs is not None else empty, obs, m,
                        confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs),
-                       harness=log.shape)
+                       harness=log.shape, slices=judge.slices)
 
 
 def stated_preferences(observations: pd.DataFrame, references: pd.DataFrame | None) -> Calibration | None:

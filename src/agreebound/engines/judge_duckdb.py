@@ -120,7 +120,8 @@ class _Source:
         i, col, why = self.problem
         if not self.parquet:
             rows = one_row(self.con.execute(f"SELECT count(*) FROM {self._scan([self.read[i]])}"))[0]
-            err = memory_csv_error(self.files[i], self.names[i], self.fields, self.delimiter, with_row=rows > 0)
+            err = memory_csv_error(self.files[i], self.names[i], self.fields, self.delimiter, with_row=rows > 0,
+                                   extra=self.role == "observations")
             if err is not None:
                 raise err
         raise InputError(self.names[i], 1, col, f"{why}; expected a {'Parquet file' if self.parquet else 'CSV'} "
@@ -129,7 +130,8 @@ class _Source:
     def no_rows(self) -> None:
         """No data rows in any file: as the in-memory reader says it."""
         if not self.parquet and len(self.files) == 1:
-            err = memory_csv_error(self.files[0], self.names[0], self.fields, self.delimiter, with_row=False)
+            err = memory_csv_error(self.files[0], self.names[0], self.fields, self.delimiter, with_row=False,
+                                   extra=self.role == "observations")
             if err is not None:
                 raise err
         raise InputError(self.shown, None, None, "the file has a header but no data rows; expected a "
@@ -159,7 +161,8 @@ class _Source:
             have = self.con.execute(f"DESCRIBE SELECT * FROM {self._scan([f])} LIMIT 0").fetchall()
             cols = [str(r[0]) for r in have]
             missing = [c for c in self.fields if c not in cols]
-            extra = [c for c in cols if c not in self.fields]
+            # the observations' other columns are slice columns (agreebound.judge.slices, in memory): not counted
+            extra = [] if self.role == "observations" else [c for c in cols if c not in self.fields]
             if (missing or extra) and self.problem is None:
                 self.problem = (i, missing[0] if missing else extra[0],
                                 "missing column" if missing else "unexpected column")

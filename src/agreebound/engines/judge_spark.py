@@ -91,7 +91,8 @@ class _Source:
                   .option("mode", "FAILFAST")
                   .option("escape", '"').option("sep", self.delimiter).csv(paths))
         missing = [c for c in self.fields if c not in df.columns]
-        extra = [c for c in df.columns if c not in self.fields]
+        # the observations' other columns are slice columns (agreebound.judge.slices, in memory): not counted here
+        extra = [] if self.role == "observations" else [c for c in df.columns if c not in self.fields]
         self.problem = None if not (missing or extra) else (missing[0] if missing else extra[0],
                                                             "missing column" if missing else "unexpected column")
         self.raw = df
@@ -127,7 +128,7 @@ class _Source:
         col, why = self.problem
         if not self.parquet and not self.remote:
             err = memory_csv_error(self.files[0], self.names[0], self.fields, self.delimiter,
-                                   with_row=self.raw.limit(1).count() > 0)
+                                   with_row=self.raw.limit(1).count() > 0, extra=self.role == "observations")
             if err is not None:
                 raise err
         raise InputError(self.names[0], 1, col, f"{why}; expected a {'Parquet file' if self.parquet else 'CSV'} "
@@ -135,7 +136,8 @@ class _Source:
 
     def no_rows(self) -> None:
         if not self.parquet and not self.remote and len(self.files) == 1:
-            err = memory_csv_error(self.files[0], self.names[0], self.fields, self.delimiter, with_row=False)
+            err = memory_csv_error(self.files[0], self.names[0], self.fields, self.delimiter, with_row=False,
+                                   extra=self.role == "observations")
             if err is not None:
                 raise err
         raise InputError(self.shown, None, None, "the file has a header but no data rows; expected a "

@@ -272,7 +272,8 @@ def record_error(src: Source[_Pos], condition: str, build: Callable[..., object]
 
 # --- a CSV's header and rows, as the in-memory reader says them ---------------------------------
 
-def memory_csv_error(path: str, name: str, fields: Sequence[str], delimiter: str, with_row: bool) -> InputError | None:
+def memory_csv_error(path: str, name: str, fields: Sequence[str], delimiter: str, with_row: bool,
+                     extra: bool = False) -> InputError | None:
     """The in-memory tabular form's error for this CSV's head: its first record (the header) and,
     ``with_row``, a placeholder row under it (so that a header problem, not "no rows", is said)."""
     import csv
@@ -293,7 +294,7 @@ def memory_csv_error(path: str, name: str, fields: Sequence[str], delimiter: str
         if with_row:
             writer.writerow(["x"] * len(header))
     try:
-        csv_records(name, out.getvalue().encode(), fields)
+        csv_records(name, out.getvalue().encode(), fields, extra=extra)
     except InputError as err:
         return err
     return None

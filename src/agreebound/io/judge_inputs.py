@@ -148,10 +148,14 @@ def read_judge_tables(contract_name: str, contract_data: bytes, references_name:
     rubric_digest}}``), references CSV (reviewer ids joined by ';') and observations CSV."""
     contract, header = judge_tables_contract(contract_name, contract_data)
     refs, rt = csv_records(references_name, references_data, REFERENCE_FIELDS)
-    obs, ot = csv_records(observations_name, observations_data, OBSERVATION_FIELDS)
+    read, ot = csv_records(observations_name, observations_data, OBSERVATION_FIELDS, extra=True)
+    # any column beside the observation fields is the user's slice column (a prompt variant, a category)
+    extras = [c for c in read.columns if c not in OBSERVATION_FIELDS]
+    obs = read[list(OBSERVATION_FIELDS)] if extras else read
+    slices = read[["case_id", *extras]].reset_index(drop=True) if extras else None
     names = {"references": references_name, "observations": observations_name, "snapshot": contract_name}
     return JudgeInput(contract_name, contract, header, refs, obs, files=names,
-                      locate={"references": rt.row_of, "observations": ot.row_of})
+                      locate={"references": rt.row_of, "observations": ot.row_of}, slices=slices)
 
 
 def read_judge_log(name: str, data: bytes, references: tuple[str, bytes] | None = None,
@@ -186,6 +190,7 @@ def judge_input_of(name: str, data: bytes, log: JudgeLog, references: tuple[str,
     """A read judge log with its references and contract (or a draft of one) as the audit's input."""
     from hashlib import sha256 as _sha
 
+    from agreebound.io.judge_log_records import slice_columns
     from agreebound.io.judge_logs import draft_contract, lacks_of, read_references, seed_frames
 
     refs, ref_notes = (read_references(references[0], references[1], log) if references else (None, ()))
@@ -202,8 +207,10 @@ def judge_input_of(name: str, data: bytes, log: JudgeLog, references: tuple[str,
     lacks = tuple(lacks_of(log, refs))
     obs = seed_frames(log)
     complete = not lacks and refs is not None and set(refs["case_id"]) == set(obs["case_id"])
+    columns = slice_columns(log.observations)
+    slices = log.observations[["case_id", *columns]].reset_index(drop=True) if columns else None
     return JudgeInput(name, c, header, refs, obs, log=log, lacks=lacks, notes=log.notes + ref_notes,
-                      contract_given=given, complete=complete)
+                      contract_given=given, complete=complete, slices=slices)
 
 
 def bundle_json(contract: JudgeCalibrationContract, header: dict[str, str], refs: pd.DataFrame, obs: pd.DataFrame) -> str:

@@ -16,8 +16,11 @@ import pandas as pd
 from agreebound.core.errors import InputError
 from agreebound.core.escape import excerpt
 from agreebound.core.json_types import JSONObject, JSONValue
-from agreebound.io.judge_log_records import (LENGTH_MEASURE, JudgeLog, ObservationRow, answer_tokens, between,
-                                             judge_name, pick_judge, positive_int, record_lengths, slug, winner_of)
+from agreebound.io.judge_log_records import (LENGTH_MEASURE, NEED_REF_CATEGORIES, OBSERVATION_COLUMNS,
+                                             READER_COLUMNS, JudgeLog, ObservationRow,
+                                             answer_tokens, between, judge_name, mt_bench_category, pick_judge,
+                                             positive_int, record_lengths, slug, template_of, templates_note,
+                                             winner_of)
 
 
 def read_mt_bench(name: str, records: list[JSONObject], lines: list[int], judge: str | None) -> JudgeLog:
@@ -30,6 +33,8 @@ def read_mt_bench(name: str, records: list[JSONObject], lines: list[int], judge:
     errors = 0
     lengths: dict[str, tuple[int, int]] = {}  # case -> (model_1's tokens, model_2's), from the judge prompts
     disagree = 0
+    templates: dict[str, set[str]] = {}  # template -> its cases
+    from_ids: list[ObservationRow] = []  # the rows whose category their question id gives
     for r, line in zip(records, lines):
         if judge_name(r.get("judge")) != chosen:
             continue
@@ -37,12 +42,14 @@ def read_mt_bench(name: str, records: list[JSONObject], lines: list[int], judge:
             if f not in r:
                 raise InputError(name, line, f, "missing field of an MT-Bench judgment", row_label="line")
         m1, m2, turn = str(r["model_1"]), str(r["model_2"]), r.get("turn", 1)
+        template = template_of(r.get("judge"))
         case = slug(f"q{r['question_id']}-t{turn}-{m1}-vs-{m2}", "q")
         key = (str(r["question_id"]), str(turn), frozenset((m1, m2)))
         if keys.setdefault(key, case) != case:
             raise InputError(name, line, "model_1", f"question {r['question_id']} turn {turn} compares {m1} and {m2} "
                              "again in the other order; one pair per question and turn", row_label="line")
         candidates[case] = (m1, m2)
+        templates.setdefault(template, set()).add(case)
         found_lengths, differ = record_lengths(r)
         disagree += differ
         if found_lengths is not None:
@@ -56,9 +63,16 @@ def read_mt_bench(name: str, records: list[JSONObject], lines: list[int], judge:
             rows.append({"case_id": case, "order": order, "repetition": reps[(case, order)], "selected_candidate": sel,
                          "candidate_a_tokens": None, "candidate_b_tokens": None, "candidate_a_generator": slug(m1, "m"),
                          "candidate_b_generator": slug(m2, "m"), "judge_generator": slug(chosen, "m"), "key": key,
-                         "line": line})
+                         "line": line, "template": template, "turn": turn})
+            own = r.get("category")
+            if isinstance(own, str) and own:  # the record's own category
+                rows[-1]["category"] = own
+            elif (by_id := mt_bench_category(r["question_id"])) is not None:  # the question id's, checked below
+                rows[-1]["category"] = by_id
+                from_ids.append(rows[-1])
     if not rows:
         raise InputError(name, None, None, f"no usable judgments by {excerpt(chosen)}")
+    category_notes = _mt_bench_categories(from_ids)
     judged = {row["case_id"] for row in rows}
     with_lengths = judged & set(lengths)
     lacks = []
@@ -81,8 +95,39 @@ def read_mt_bench(name: str, records: list[JSONObject], lines: list[int], judge:
                      "candidate lengths need every case's, so none are used")
     if errors:
         notes.append(f"{errors:,} judgments the harness could not parse ('error') were left out")
+    said = templates_note({t: c & judged for t, c in templates.items() if c & judged})
+    if said:
+        notes.append(said)
+    notes.extend(category_notes)
     return JudgeLog(name, "mt-bench judgments", pd.DataFrame(rows), tuple(sorted(found)), tuple(lacks), tuple(notes),
                     keys, candidates)
+
+
+def _mt_bench_categories(by_id: list[ObservationRow]) -> list[str]:
+    """Keep the categories the question ids give (``by_id``: those rows) only where FastChat's
+    templates agree with them (pair-math-v1 judges exactly the math, reasoning and coding questions):
+    a log of other questions numbered 81 to 160 gets no category. Said in the notes either way."""
+    if not by_id:
+        return []
+
+    def fastchat_agrees(row: ObservationRow) -> bool:
+        template = row.get("template", "")
+        if not template.startswith(("pair-v2", "pair-math-v1")):
+            return True  # a template FastChat does not name: nothing to check against
+        return template.startswith("pair-math-v1") == (row.get("category") in NEED_REF_CATEGORIES)
+    if all(fastchat_agrees(row) for row in by_id):
+        return ["category from the question id (MT-Bench's questions 81-160: writing, roleplay, reasoning, math, "
+                "coding, extraction, stem, humanities, 10 each)"]
+    for row in by_id:
+        del row["category"]
+    return ["no category: the question ids are MT-Bench's (81-160) but the judge's templates do not match their "
+            "categories (pair-math-v1 judges math, reasoning and coding), so these are other questions"]
+
+
+def _text(r: JSONObject, f: str) -> str | None:
+    """A record's slice field (a category, AlpacaEval's dataset) when it holds text."""
+    v = r.get(f)
+    return v if isinstance(v, str) and v else None
 
 
 def read_alpacaeval(name: str, records: list[JSONObject], lines: list[int], judge: str | None) -> JudgeLog:
@@ -122,6 +167,10 @@ def read_alpacaeval(name: str, records: list[JSONObject], lines: list[int], judg
                      # the annotator's stated probability that output_2 is the better (a weighted
                      # annotator's preference - 1): its confidence, scored against the humans
                      "stated": float(pref) - 1.0})
+        if (dataset := _text(r, "dataset")) is not None:  # AlpacaEval's source dataset of the instruction
+            rows[-1]["dataset"] = dataset
+        if (category := _text(r, "category")) is not None:
+            rows[-1]["category"] = category
     if not rows:
         raise InputError(name, None, None, f"no usable annotations by {excerpt(chosen)}")
     lacks = ["orders", "repetitions"]
@@ -204,6 +253,8 @@ def read_arena_hard(name: str, records: list[JSONObject], lines: list[int], judg
                              "candidate_a_tokens": None, "candidate_b_tokens": None,
                              "candidate_a_generator": slug(baseline, "m"), "candidate_b_generator": slug(model, "m"),
                              "judge_generator": slug(chosen, "m"), "key": (str(qid), model), "line": line})
+                if (category := _text(r, "category")) is not None:
+                    rows[-1]["category"] = category
     return _arena_log(name, rows, found, keys, candidates, lengths, counts, chosen)
 
 
@@ -375,6 +426,12 @@ def read_observations(name: str, records: list[JSONObject], lines: list[int], ju
     chosen = pick_judge(name, found, judge)
     rows: list[JSONObject] = []  # the records' own fields, as read
     present = set().union(*(r.keys() for r in records))
+    # any other field is the user's slice column (a prompt variant, a category), kept when its values
+    # are plain (text, numbers, true/false)
+    others = [f for f in dict.fromkeys(k for r in records for k in r) if f not in OBSERVATION_COLUMNS
+              and f not in READER_COLUMNS and f != "_key"]
+    nested = [f for f in others if any(isinstance(r.get(f), (dict, list)) for r in records)]
+    extras = [f for f in others if f not in nested]
     for r, line in zip(records, lines):
         if str(r.get("judge_generator", "judge")) != chosen:
             continue
@@ -390,7 +447,7 @@ def read_observations(name: str, records: list[JSONObject], lines: list[int], ju
                      "candidate_b_tokens": r.get("candidate_b_tokens"),
                      "candidate_a_generator": r.get("candidate_a_generator"),
                      "candidate_b_generator": r.get("candidate_b_generator"), "judge_generator": chosen,
-                     "key": r.get("_key", r.get("case_id")), "line": line})
+                     "key": r.get("_key", r.get("case_id")), "line": line, **{f: r.get(f) for f in extras}})
     frame = pd.DataFrame(rows)
     lacks = []
     if "order" not in present or frame["order"].isna().any():
@@ -402,5 +459,15 @@ def read_observations(name: str, records: list[JSONObject], lines: list[int], ju
         lacks.append("lengths")
     keys = {c: c for c in frame["case_id"]}
     keys.update(zip(frame["key"], frame["case_id"]))  # a mapped log's own ids join too
-    return JudgeLog(name, "observations", frame, tuple(sorted(found)), tuple(lacks),
-                    (f"read as observation records by {chosen}: {frame['case_id'].nunique():,} cases",), keys, {})
+    notes = [f"read as observation records by {chosen}: {frame['case_id'].nunique():,} cases"]
+    if extras:
+        notes.append(f"slice column{'s' if len(extras) > 1 else ''} (fields beside the observation fields): "
+                     + ", ".join(excerpt(f) for f in extras))
+    if nested:
+        notes.append(f"field{'s' if len(nested) > 1 else ''} {', '.join(excerpt(f) for f in nested)} "
+                     f"hold{'' if len(nested) > 1 else 's'} nested values: not slice columns")
+    if "template" in extras:
+        said = templates_note({str(t): set(c) for t, c in frame.groupby(frame["template"].fillna("").astype(str))["case_id"]})
+        if said:
+            notes.append(said)
+    return JudgeLog(name, "observations", frame, tuple(sorted(found)), tuple(lacks), tuple(notes), keys, {})

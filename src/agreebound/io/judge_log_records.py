@@ -53,6 +53,12 @@ class ObservationRow(TypedDict):
     line: int
     #: AlpacaEval: the annotator's stated probability that the second output is the better
     stated: NotRequired[float]
+    #: Slice columns (:data:`SLICE_COLUMNS`), when the log gives them: the judge's prompt template
+    #: (FastChat's ``judge[1]``, "" when absent), the judged turn, the question's category
+    template: NotRequired[str]
+    turn: NotRequired[object]
+    category: NotRequired[str]
+    dataset: NotRequired[str]  # AlpacaEval: the dataset an instruction comes from
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,71 @@ def read_records(name: str, data: bytes) -> tuple[list[JSONObject], list[int]]:
         records, lines = _json_lines(name, utf8.decode("utf-8-sig"))
         return records, lines
     raise InputError(name, None, None, "expected a JSON Lines or JSON file of judgments")
+
+
+#: The columns of :attr:`JudgeLog.observations` a reader adds for itself (not observation fields, not
+#: slices): the join key, the line read, AlpacaEval's stated probability.
+READER_COLUMNS = ("key", "line", "stated")
+#: The slice columns the harness readers keep when a log gives them; any other column beside the
+#: observation fields (a user's own, in agreebound's observation records or CSV) is a slice column too.
+SLICE_COLUMNS = ("template", "turn", "category", "dataset")
+
+
+def slice_columns(observations: pd.DataFrame) -> list[str]:
+    """The slice columns of a log's observations: every column that is neither an observation field
+    nor a reader's own (:data:`READER_COLUMNS`), in the frame's order.
+
+    >>> slice_columns(pd.DataFrame(columns=[*OBSERVATION_COLUMNS, "key", "line", "template", "turn"]))
+    ['template', 'turn']
+    """
+    return [str(c) for c in observations.columns if c not in OBSERVATION_COLUMNS and c not in READER_COLUMNS]
+
+
+#: MT-Bench's questions by id (FastChat fastchat/llm_judge/data/mt_bench/question.jsonl, 80 questions
+#: in this order, 10 per category): the category a question id gives.
+MT_BENCH_CATEGORIES = ((81, "writing"), (91, "roleplay"), (101, "reasoning"), (111, "math"), (121, "coding"),
+                       (131, "extraction"), (141, "stem"), (151, "humanities"))
+#: FastChat judges these categories with the reference-guided template (pair-math-v1 and its
+#: multi-turn form: fastchat/llm_judge/common.py NEED_REF_CATS), every other with pair-v2.
+NEED_REF_CATEGORIES = frozenset({"math", "reasoning", "coding"})
+
+
+def mt_bench_category(question_id: object) -> str | None:
+    """The MT-Bench category of a question id (81 to 160), None for any other id.
+
+    >>> mt_bench_category(81), mt_bench_category("111"), mt_bench_category(160), mt_bench_category(161)
+    ('writing', 'math', 'humanities', None)
+    """
+    try:
+        q = int(str(question_id))
+    except ValueError:
+        return None
+    if not 81 <= q <= 160:
+        return None
+    return next(name for start, name in reversed(MT_BENCH_CATEGORIES) if q >= start)
+
+
+def template_of(v: object) -> str:
+    """The prompt template a FastChat judge field names (``[model, template]``), "" when it names none.
+
+    >>> template_of(["gpt-4", "pair-math-v1"]), template_of("gpt-4")
+    ('pair-math-v1', '')
+    """
+    return str(v[1]) if isinstance(v, list) and len(v) > 1 else ""
+
+
+def templates_note(cases: dict[str, set[str]]) -> str | None:
+    """The note a log judged with several prompt templates gets (template -> its cases), so two
+    templates are said, never silently read as one judge; None for one template (or none named).
+
+    >>> templates_note({"pair-v2": {"q1", "q2"}, "pair-math-v1": {"q3"}})
+    '2 prompt templates: pair-v2 (2 cases), pair-math-v1 (1 case); split by template to audit each'
+    """
+    if len(cases) < 2:
+        return None
+    listed = sorted(cases.items(), key=lambda tc: (-len(tc[1]), tc[0]))
+    said = ", ".join(f"{t or '(none named)'} ({len(c):,} case{'' if len(c) == 1 else 's'})" for t, c in listed)
+    return f"{len(cases)} prompt templates: {said}; split by template to audit each"
 
 
 def judge_name(v: object) -> str:

@@ -18,11 +18,14 @@ from agreebound.io.values import INT, plain_header, whole_number, with_header
 _INT_FIELDS = {"repetition": (1, 100), "candidate_a_tokens": (1, 10**6), "candidate_b_tokens": (1, 10**6)}
 
 
-def csv_records(name: str, data: bytes, fields: Sequence[str]) -> tuple[pd.DataFrame, Table]:
+def csv_records(name: str, data: bytes, fields: Sequence[str], *, extra: bool = False) -> tuple[pd.DataFrame, Table]:
+    """The record fields of a CSV, typed; ``extra``: any other column is kept too, after them, as its
+    text (the observations' slice columns), instead of refused."""
     expected = "a CSV with the header " + ",".join(fields)
     table = read_csv(name, data, expected)
     header = plain_header(table, expected)
-    require_columns(with_header(table, header), fields)
+    others = [h for h in header if h not in fields] if extra else []
+    require_columns(with_header(table, header), fields, others)
     at = {h: table.columns[i] for i, h in enumerate(header)}
     columns: dict[str, pd.Series] = {}
     for f in fields:
@@ -50,4 +53,6 @@ def csv_records(name: str, data: bytes, fields: Sequence[str]) -> tuple[pd.DataF
             columns[f] = pd.Series(split[col.codes], dtype=object)
         else:
             columns[f] = pd.Series(col.values(), dtype=object)
-    return pd.DataFrame(columns, columns=list(fields)), table
+    for h in others:
+        columns[h] = pd.Series(at[h].values(), dtype=object)
+    return pd.DataFrame(columns, columns=list(fields) + others), table

@@ -458,6 +458,9 @@ class JudgeInput:
     notes: tuple[str, ...] = ()
     contract_given: bool = True
     complete: bool = True
+    #: the slice columns beside the observations (``case_id`` and one column each, one row per
+    #: observation): a log's template, turn, category, a CSV's extra columns; None when there are none
+    slices: pd.DataFrame | None = None
 
     @property
     def unbound(self) -> bool:
