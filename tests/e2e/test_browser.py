@@ -17,7 +17,9 @@ pytestmark = pytest.mark.e2e
 
 
 def alerts(page: Page) -> list[str]:
-    return [t.strip() for t in page.locator("[data-testid='stAlertContainer']").all_inner_texts()]
+    """Each alert's headline: a verdict box's first line (its Why and How sure follow, issue 54)."""
+    return [t.strip().split("\n")[0].removesuffix(".")
+            for t in page.locator("[data-testid='stAlertContainer']").all_inner_texts()]
 
 
 @pytest.mark.parametrize("path, title", [
