@@ -12,7 +12,7 @@ from agreebound.render.gates import judge_sentence
 from agreebound.render.report import judge_fingerprint
 from agreebound.render.scored import fingerprint_text
 from agreebound.ui import (bias, contract_editor, gates, judge_view, loading, memo, recording, reports, scored, shell,
-                           judge_ranking, provenance, state, win_rates)
+                           judge_ranking, judge_slices, provenance, state, win_rates)
 from agreebound.render import figures
 from agreebound.ui.blocks import md, responsive_table, safe_frame, show_error
 from agreebound.ui.data import Loaded, bundle_unbound, judge_diagnostics_for, judge_log, judges_in_log, json_lines
@@ -220,6 +220,7 @@ def details(bundle, d) -> None:
 
     bias.section(bundle, d)
     win_rates.section(bundle)
+    judge_slices.section(bundle)  # every gate split by a column of the data (template, turn, category)
     judge_ranking.section(bundle)  # the models ranked from the judge's verdicts, with tie groups
 
     recording.record_controls("judge")

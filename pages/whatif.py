@@ -8,7 +8,7 @@ import streamlit as st
 
 from agreebound.render.gates import panel_gates
 from agreebound.ui import (gates, loading, memo, panel_view, reports, run_links, scored, shell, sidebar, state,
-                           threshold_editors, whatif_strip)
+                           judge_slices, threshold_editors, whatif_strip)
 from agreebound.render import gate_figures
 from agreebound.ui.blocks import md, printable, responsive_table, show_error
 from agreebound.ui.state import K, session
@@ -76,6 +76,14 @@ def editors_and_strip() -> None:
     st.markdown(f"Edited ({jd.contract_kind}): `{jd.decided_against.content_id}`")
     if graded_rows := scored.verdict_rows():
         responsive_table(graded_rows, "scored_verdict_table")
+    if bundle.slices is not None:  # the judge's slices (template, turn, category): which change status here
+        flipped = judge_slices.whatif_rows(bundle)
+        if flipped:
+            st.markdown(f"**Judge slices whose status changes under these thresholds ({len(flipped)}):**")
+            responsive_table(flipped, "slices_whatif_table")
+        else:
+            st.caption("Judge slices: no slice of the judge's data changes status under these thresholds "
+                       "(Holm's control; the Judge page's By slice shows them all).")
 
     st.header("Threshold sweep")
     swept = {f"{dim}: {g.label}": g for dim, (m, d) in decisions.items() for g in panel_gates(dim, m, d)[1:]}

@@ -148,10 +148,13 @@ def test_net_gates_in_the_reports_and_a_thresholds_file():
 def _bundle_of(m):
     from types import SimpleNamespace
 
+    import pandas as pd
+
     from agreebound.app.judge_input import judge_human_alpha
 
     return SimpleNamespace(measurement=m, contract=m.contract, scope=m.scope, contract_content_id=m.contract_content_id,
-                           rubric_digest=m.rubric_digest, rebound_from=None, judge_human_alpha=judge_human_alpha(m.counts))
+                           rubric_digest=m.rubric_digest, rebound_from=None, judge_human_alpha=judge_human_alpha(m.counts),
+                           observations=pd.DataFrame(), slices=None, harness="")
 
 
 def test_the_cli_and_markdown_say_the_bias_measures_and_the_plans(capsys, tmp_path):

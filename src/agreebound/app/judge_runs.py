@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from agreebound.core.thresholds import CalibrationThresholds, ThresholdSet
     from agreebound.judge.contract import JudgeInput
     from agreebound.scored.audit import ScoredMeasurement
+    from agreebound.judge.slices import SliceDecision
 
 
 
@@ -94,8 +95,29 @@ def judge_result(recipe: JudgeRecipe, bundle: JudgeBundle, t: ThresholdSet, inpu
     from agreebound.judge.decide import decide
     from agreebound.render.view import calibration_view
 
-    view = calibration_view(bundle, decide(bundle.measurement, t.calibration), t, [(n, b) for _, n, b in inputs])
+    view = calibration_view(bundle, decide(bundle.measurement, t.calibration), t, [(n, b) for _, n, b in inputs],
+                            slices=slice_decisions(bundle, t))
     return Report("judge", view, t, tuple(inputs), recipe.to_dict())
+
+
+def slice_decisions(bundle: JudgeBundle, t: ThresholdSet) -> tuple["SliceDecision", ...]:
+    """Every gate split by each slice column the data has (a log's template, turn, category; a
+    table's extra columns), decided with Holm's control (agreebound.judge.slices); none for an
+    audit counted out of core or without slice columns."""
+    from agreebound.judge.slices import SliceRefused, decide_slices, measure_slices, slice_options
+
+    if bundle.slices is None or not len(bundle.measurement.cases):
+        return ()
+    out = []
+    for column, why in slice_options(bundle.slices).items():
+        if why is not None:
+            continue
+        try:
+            audit = measure_slices(bundle.measurement, bundle.observations, bundle.references, bundle.slices, column)
+        except SliceRefused:
+            continue
+        out.append(decide_slices(audit, t.calibration, method="holm"))
+    return tuple(out)
 
 
 def measure_scored_recipe(recipe: JudgeRecipe, inputs: list[ReadInput] | None = None) -> ScoredMeasurement:

@@ -388,7 +388,13 @@ def cell_text(c: SliceCell, method: Method = "holm") -> str:
 def failure_sentences(d: SliceDecision) -> tuple[str, ...]:
     """Which slices fail which gates, one sentence each ("pair-math-v1 fails position flip: 18.0%
     [11.2, 27.5], limit 5.0%; Holm-adjusted p = 0.003")."""
-    return tuple(f"{d.column} = {c.value} fails {c.gate.name.replace('_', ' ')}: {cell_text(c, d.method)}"
+    def verb(value: str) -> str:  # without a contract nothing is decided: a limit's side, never a failure
+        dv = d.decisions[value]
+        if dv.contract_given:
+            return "fails"
+        return "is outside the " + ("illustrative" if dv.contract_origin == "illustrative" else "in-force") + " limit on"
+
+    return tuple(f"{d.column} = {c.value} {verb(c.value)} {c.gate.name.replace('_', ' ')}: {cell_text(c, d.method)}"
                  for c in d.failing)
 
 

@@ -5,7 +5,8 @@ from typing import Sequence
 from agreebound.core.escape import md_code, md_text
 from agreebound.core.gate import SEVERITY
 from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, in_raters_words, level_phrase, rater_word, raters_word
-from agreebound.render.scored import alpha_certainty, confidence_lines, fingerprint_text, plan_text, scored_markdown
+from agreebound.render.scored import (alpha_certainty, confidence_lines, fingerprint_text, plan_text, scored_markdown,
+                                      slice_lines)
 from agreebound.core.limits import DETAIL_DIMENSIONS
 from agreebound.core.json_types import JSONObject
 from fractions import Fraction
@@ -149,6 +150,9 @@ def _calibration_markdown(c: JSONObject) -> list[str]:
     lines += ["", f"Reference issues: {len(c['reference_issues'])}."]
     lines += _agreement_markdown(c.get("diagnostics"))
     lines += _bias_markdown(c.get("bias"), c.get("net_gates", []))
+    if c.get("slices"):
+        lines += ["", "### By slice", ""] + [("  - " if x.startswith("  ") else "- ") + md_text(x.strip(), 800)
+                                            for x in slice_lines(c["slices"])]
     lines += _headline_markdown(c.get("headline"))
     if c.get("confidence"):  # a judge that states a probability (AlpacaEval's weighted annotators)
         lines += ["", "## Stated confidence against the humans", ""]

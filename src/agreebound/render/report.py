@@ -19,6 +19,7 @@ from agreebound.judge.decision import CalibrationDecision, seed_view, unavailabl
 from agreebound.judge.bias import verdict_notes
 from agreebound.judge.agreement import DEFINITIONS, JUDGE_VOTE, AgreementRate, HumanAgreement, Kappa
 from agreebound.judge.counts import LABELS
+from agreebound.judge.slices import SliceDecision, slices_dict
 from agreebound.core.gate import SEVERITY, Gate
 from agreebound.core.gate import worst as most_severe
 from agreebound.scored.decide import ScoredDecision
@@ -431,9 +432,9 @@ def judge_fingerprint(bundle: JudgeBundle, inputs: Sequence[tuple[str, bytes | s
     digest, the scale, the sampling settings and the harness where the log holds them, the
     contract's content id and the data's digest. A field the source does not hold is None."""
     obs = bundle.observations
-    sampling = {f: ", ".join(v) for f in SAMPLING_FIELDS if (v := _distinct(obs, f))}
+    sampling = {f: ", ".join(v) for f in SAMPLING_FIELDS if (v := _distinct(bundle.slices, f))}
     return {"judge_model": ", ".join(_distinct(obs, "judge_generator")) or None,
-            "prompt_template": ", ".join(_distinct(obs, "template")) or None,
+            "prompt_template": ", ".join(_distinct(bundle.slices, "template")) or None,
             # a log without a contract has no rubric: its header's digest is the log's own
             "rubric_digest": bundle.rubric_digest if bundle.measurement.contract_given else None,
             "scale": "pairwise: a, b or tie",
@@ -455,12 +456,14 @@ def scored_fingerprint(m: ScoredMeasurement, inputs: Sequence[tuple[str, bytes |
 
 
 def calibration_report(bundle: JudgeBundle, decision: CalibrationDecision, thresholds: ThresholdSet,
-                       inputs: Sequence[tuple[str, bytes | str]]) -> JSONObject:
+                       inputs: Sequence[tuple[str, bytes | str]], slices: Sequence[SliceDecision] = ()) -> JSONObject:
     """The JSON report of a pairwise judge from its bundle and the decision made of it
-    (agreebound.judge.decide.decide)."""
+    (agreebound.judge.decide.decide), and of each slice column (agreebound.judge.slices, decided
+    there: the report holds what they decided)."""
     out = _base("calibration", inputs, thresholds)
     out["calibration"] = calibration_section(bundle, decision)
     out["calibration"]["fingerprint"] = judge_fingerprint(bundle, inputs)
+    out["calibration"]["slices"] = [slices_dict(d) for d in slices]
     return out
 
 

@@ -540,3 +540,14 @@ def fingerprint_text(fp: JSONObject | None) -> str:
              f"data sha256 {str(fp.get('data_digest'))[:12]}"]
     return "; ".join(p for p in parts if p)
 
+
+def slice_lines(slices: list[JSONObject] | None) -> list[str]:
+    """Each slice column's outcome in plain text (a caller escapes): which slices fail which gates,
+    or that none does, with the multiplicity control named."""
+    out = []
+    for s in slices or []:
+        values = ", ".join(f"{v['value']} ({v['cases']:,} cases)" for v in s["slices"])
+        out.append(f"by {s['column']}: {values}; {s['method_text']}")
+        out += [f"  {x}" for x in s["sentences"]] or [f"  no {s['column']} fails a gate (confirmed)"]
+    return out
+

@@ -147,7 +147,7 @@ def print_scored_judge(a: JSONObject, s: JSONObject) -> None:
 
 
 def print_calibration(report: JSONObject) -> None:
-    from agreebound.render.scored import fingerprint_text, plan_text
+    from agreebound.render.scored import fingerprint_text, plan_text, slice_lines
 
     c = report["calibration"]
     given = c.get("contract_origin", "given") == "given"
@@ -192,6 +192,10 @@ def print_calibration(report: JSONObject) -> None:
         print(f"  reference issues: {len(c['reference_issues'])}")
     print_agreement(c.get("diagnostics"))
     print_bias(c.get("bias"))
+    if c.get("slices"):
+        print("slices (every gate split by a column of the data):")
+        for line in slice_lines(c["slices"]):
+            print(f"  {printable(line, 800)}")
     print_headline(c.get("headline"))
     if c.get("confidence"):  # a judge that states a probability (AlpacaEval's weighted annotators)
         from agreebound.render.scored import confidence_lines

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from agreebound.app.judge_input import JudgeBundle
     from agreebound.io.ratings import Imported
     from agreebound.judge.decision import CalibrationDecision
+    from agreebound.judge.slices import SliceDecision
     from agreebound.panel.decision import PanelDecision
     from agreebound.panel.measure import PanelCoefficients, PanelMeasurement
     from agreebound.scored.decide import ScoredDecision
@@ -133,9 +134,9 @@ def panel_view(measurements: Mapping[str, PanelMeasurement], decisions: Mapping[
 
 
 def calibration_view(bundle: JudgeBundle, decision: CalibrationDecision, thresholds: ThresholdSet,
-                     inputs: Sequence[tuple[str, bytes | str]]) -> View:
-    """A pairwise judge's view from its bundle and the decision made of it."""
-    return View(calibration_report(bundle, decision, thresholds, inputs), decision, bundle=bundle)
+                     inputs: Sequence[tuple[str, bytes | str]], slices: Sequence[SliceDecision] = ()) -> View:
+    """A pairwise judge's view from its bundle and the decision made of it (and of its slices)."""
+    return View(calibration_report(bundle, decision, thresholds, inputs, slices), decision, bundle=bundle)
 
 
 def scored_view(measurement: ScoredMeasurement, decision: ScoredDecision, thresholds: ThresholdSet,

@@ -37,7 +37,10 @@ def table_rows(d: SliceDecision) -> list[dict[str, str]]:
         row = {d.column: v, "cases": f"{d.n_cases[v]:,}"}
         for g in d.gates:
             c = d.cell(v, g)
-            row[RATE_LABELS[g]] = MARKS.get(c.status, "") + cell_text(c, d.method)
+            mark = MARKS.get(c.status, "")
+            if mark and not d.decisions[v].contract_given:  # no contract: a limit's side, never a FAIL
+                mark = "OUTSIDE the limit: " if c.status == FAIL else "outside the limit, not confirmed: "
+            row[RATE_LABELS[g]] = mark + cell_text(c, d.method)
         rows.append(row)
     return rows
 
@@ -85,3 +88,38 @@ def section(bundle: JudgeBundle) -> None:
                f"{float(d.alpha):g}. Cells with fewer than {d.min_cases} cases give no verdict."
                + (" Not slice columns here: " + "; ".join(f"{md(c, 40)} ({md(why, 120)})" for c, why in refused.items())
                   if refused else ""))
+
+
+def whatif_rows(bundle: JudgeBundle) -> list[dict[str, str]]:
+    """The What-if page's sweep of the slices: for each slice column, every slice and gate whose
+    status under the thresholds being explored differs from the bound contract's (or the
+    illustrative limits'), both statuses said. The slices' measurement is the Judge page's (cached
+    once per bundle and column): a slider move only decides again."""
+    if bundle.slices is None or not len(bundle.measurement.cases):
+        return []
+    edited = state.thresholds().calibration
+    rows = []
+    for column in (c for c, why in slice_options(bundle.slices).items() if why is None):
+        try:
+            audit = _audit(bundle, column)
+        except SliceRefused:
+            continue
+        own = memo.once("slices_decided", audit, lambda a: decide_slices(a, None), (None, "holm"))
+        now = memo.once("slices_decided", audit, lambda a: decide_slices(a, edited), (edited, "holm"))
+        for key, c in now.cells.items():
+            before = own.cells[key]
+            if c.status != before.status:
+                given = now.decisions[key[0]].contract_given
+                rows.append({"slice": f"{column} = {key[0]}", "gate": RATE_LABELS[key[1]],
+                             "own thresholds": _status(before.status, given), "edited": _status(c.status, given),
+                             "measured": cell_text(c)})
+    return rows
+
+
+def _status(status: str, given: bool) -> str:
+    """A cell's status as a word: without a contract a limit's side, never a FAIL."""
+    if given:
+        return status
+    return {FAIL: "outside the limit", OVER: "outside the limit, not confirmed", "pass": "within the limit"}.get(
+        status, status)
+

@@ -44,6 +44,7 @@ def report_downloads(kind: str) -> None:
     from agreebound.render.markdown import mark_sample, to_markdown
     from agreebound.render.report import to_json
     from agreebound.render.view import View, calibration_view, panel_view
+    from agreebound.app.judge_runs import slice_decisions
 
     t = state.thresholds()
     sample = is_sample(kind)
@@ -61,7 +62,7 @@ def report_downloads(kind: str) -> None:
         bundle, decision = judge_decision()  # the decision the page shows (decided once, ui.memo)
 
         def view() -> View:
-            return calibration_view(bundle, decision, t, files)
+            return calibration_view(bundle, decision, t, files, slices=slice_decisions(bundle, t))
 
     def marked() -> View:
         """The view when a button is pressed: a bundled sample's report says so."""
