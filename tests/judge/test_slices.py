@@ -12,6 +12,7 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import beta, binom
 
 from agreebound.app.judge_input import measure_judge
 from agreebound.app.pipeline import parse_judge_log
@@ -29,11 +30,12 @@ MT, HUMAN = LOGS / "mt_bench_gpt-4_pair.jsonl", LOGS / "mt_bench_human_judgments
 GATES = ("human_agreement", "position_flip", "repeat_variance", "verbosity_bias", "self_preference")
 
 
-def wilson(successes: int, n: int, z: float) -> tuple[float, float]:
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return centre - half, centre + half
+def clopper_pearson(successes: int, n: int, alpha: float) -> tuple[float, float]:
+    """The exact binomial interval at level 1 - alpha, scipy's beta quantiles (the peer of
+    agreebound.core.student_t.beta_quantile)."""
+    low = 0.0 if successes == 0 else float(beta.ppf(alpha / 2, successes, n - successes + 1))
+    high = 1.0 if successes == n else float(beta.ppf(1 - alpha / 2, successes + 1, n - successes))
+    return low, high
 
 
 def planted_trio(groups: dict[str, tuple[int, int]], **limits):
@@ -100,20 +102,21 @@ def test_a_judge_that_flips_only_on_one_template_fails_position_flip_on_that_sli
     assert d.cell("pair-v2", "self_preference").status == FEW and d.cell("pair-v2", "self_preference").cases == 0
     math_flip = d.cell("pair-math-v1", "position_flip")
     assert math_flip.gate.exact == Fraction(12, 40) and math_flip.cases == 40
-    # the simultaneous interval: Wilson over the 40 cases (one flip opportunity each) at z for 0.05 / 2
-    z = NormalDist().inv_cdf(1 - 0.05 / 4)
-    assert math_flip.gate.low == pytest.approx(wilson(12, 40, z)[0], abs=1e-12)
-    assert math_flip.gate.high == pytest.approx(wilson(12, 40, z)[1], abs=1e-12)
+    # the simultaneous interval: Clopper-Pearson over the 40 cases (one flip opportunity each) at 0.05 / 2
+    # two-sided, scipy's beta quantiles: 15.1% to 48.8% (Wilson's was 16.8% to 47.7%)
+    low, high = clopper_pearson(12, 40, 0.05 / 2)
+    assert (round(low, 4), round(high, 4)) == (0.1509, 0.4877)
+    assert math_flip.gate.low == pytest.approx(low, rel=1e-11) and math_flip.gate.high == pytest.approx(high, rel=1e-11)
     # the one-sided p-values by hand (score test at the 5% limit over 40 cases), Holm over the 2 slices
     se = math.sqrt(0.05 * 0.95 / 40)
     p_math, p_v2 = NormalDist().cdf(-(0.30 - 0.05) / se), NormalDist().cdf(-(0.0 - 0.05) / se)
     assert math_flip.p_value == pytest.approx(p_math, rel=1e-9)
     assert math_flip.adjusted_p == pytest.approx(2 * p_math, rel=1e-9)
     assert d.cell("pair-v2", "position_flip").adjusted_p == pytest.approx(p_v2, rel=1e-9)
-    low, high = wilson(12, 40, z)
-    assert failure_sentences(d) == (f"template = pair-math-v1 fails position flip: 30.0% [{low * 100:.1f}, "
-                                    f"{high * 100:.1f}], limit 5.0%; Holm-adjusted p < 0.001",)
-    assert "Holm's step-down" in d.method_text and "Bonferroni" in d.method_text
+    assert failure_sentences(d) == ("template = pair-math-v1 fails position flip: 30.0% [15.1, 48.8], limit 5.0%; "
+                                    "Holm-adjusted p < 0.001",)
+    assert "Holm's step-down" in d.method_text and "Bonferroni: Clopper-Pearson, exact binomial, at the effective n" \
+        in d.method_text
 
 
 def test_a_slice_over_the_limit_by_chance_is_not_a_confirmed_failure():
