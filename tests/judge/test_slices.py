@@ -15,6 +15,7 @@ import pytest
 from scipy.stats import beta, binom
 
 from agreebound.app.judge_input import measure_judge
+from agreebound.core.intervals import IntervalKind
 from agreebound.app.pipeline import parse_judge_log
 from agreebound.io.judge_inputs import read_judge_tables
 from agreebound.judge.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS
@@ -243,7 +244,8 @@ def test_the_simultaneous_intervals_joint_coverage_measured_by_simulation():
     assert all(share >= 0.95 for share, _ in shares.values())
 
 
-def _exact_joint_coverage(rates: tuple[float, ...], n: int, kind: str = "clopper-pearson") -> tuple[list[float], float]:
+def _exact_joint_coverage(rates: tuple[float, ...], n: int,
+                          kind: IntervalKind = "clopper-pearson") -> tuple[list[float], float]:
     """Position flip counts one opportunity per case: its slice's count is binomial, so the coverage of
     the project's interval (agreebound.core.intervals.rate_interval at the simultaneous z, the
     interval decide_slices gives a slice) is exact: a sum over the counts."""
@@ -251,7 +253,7 @@ def _exact_joint_coverage(rates: tuple[float, ...], n: int, kind: str = "clopper
     from agreebound.judge.counts import RateStats
 
     z = simultaneous_z(len(rates))
-    bounds = [rate_interval("position_flip", x, n, RateStats(x, n, k=n, syy=x, sym=x, smm=n), z, kind=kind)  # type: ignore[arg-type]
+    bounds = [rate_interval("position_flip", x, n, RateStats(x, n, k=n, syy=x, sym=x, smm=n), z, kind=kind)
               for x in range(n + 1)]
     per = [sum(math.comb(n, x) * p**x * (1 - p) ** (n - x) for x, iv in enumerate(bounds) if iv.low <= p <= iv.high)
            for p in rates]
