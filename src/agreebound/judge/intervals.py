@@ -1,19 +1,23 @@
 """A judge audit's rate intervals (Wilson at the effective number of observations: the
-observations of one case are not independent) and the judge's diagnostics.
+observations of one case are not independent; Clopper-Pearson at the same effective n for the
+slices' simultaneous intervals) and the judge's diagnostics.
 """
 
 from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from agreebound.core.intervals import Z95, RateInterval, Wilson, rate_interval
+from agreebound.core.intervals import Z95, IntervalKind, RateInterval, Wilson, rate_interval
 from agreebound.judge.agreement import Kappa, kappa_from_patterns
 
 if TYPE_CHECKING:
     from agreebound.judge.measure import CalibrationMeasurement
 
 
-def judge_rate_intervals(measurement: CalibrationMeasurement, z: float = Z95) -> dict[str, RateInterval]:
-    """95% intervals for a judge's rates that count each case's observations as one cluster.
+def judge_rate_intervals(measurement: CalibrationMeasurement, z: float = Z95, *,
+                         kind: IntervalKind = "wilson") -> dict[str, RateInterval]:
+    """95% intervals for a judge's rates that count each case's observations as one cluster
+    (``kind="clopper-pearson"``: Clopper-Pearson's interval instead of Wilson's, at the same
+    effective n and z, agreebound.core.intervals.rate_interval; the slices' simultaneous intervals).
 
     For a rate p = sum y_i / sum m_i over the k cases that contribute to it (y_i, m_i: the case's
     numerator and denominator counts, summed in ``measurement.rate_stats()``):
@@ -56,7 +60,7 @@ def judge_rate_intervals(measurement: CalibrationMeasurement, z: float = Z95) ->
     getter = getattr(measurement, "rate_stats", None)
     stats = getter() if callable(getter) else {}
     unavailable = getattr(measurement, "unavailable", {}) or {}
-    return {r.name: rate_interval(r.name, r.numerator, r.denominator, stats.get(r.name), z)
+    return {r.name: rate_interval(r.name, r.numerator, r.denominator, stats.get(r.name), z, kind=kind)
             for r in measurement.rates if r.denominator > 0 and r.name not in unavailable}
 
 
