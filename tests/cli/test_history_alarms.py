@@ -48,8 +48,13 @@ def test_in_control_while_steady_then_an_alarm_once_the_panel_drifts(db, tmp_pat
     assert [re.split(r"\s{2,}", rows[w])[3] for w in weeks] == ["baseline", "in control", "in control", "in control",
                                                                "alarm", "alarm"]
     assert ("Baseline: run " + weeks[0][:12]) in out
-    assert "EWMA (lambda 0.2, L 3): while in control, 0.27% of runs are in alarm by chance. 2 of 5 runs after it are " \
-           "in alarm. The newest run is in alarm." in out
+    assert "EWMA (lambda 0.2, L 3): while in control, each charted number is in alarm by chance at 0.27% of runs; " \
+           "a run charts 2 numbers, so up to 0.54% of in-control runs have some alarm by chance. 2 of 5 runs after " \
+           "it are in alarm. The newest run is in alarm." in out
+    # --limit and --verdict choose what is listed; the chart still runs over every run from the baseline
+    code, limited, _ = run(capsys, "history", "--alarms", "--baseline", weeks[0][:8], "--limit", "2", "--db", db)
+    assert code == 1 and "2 of 5 runs after it are in alarm." in limited
+    assert [line.split()[0] for line in limited.splitlines() if line[:32] in weeks] == [weeks[5], weeks[4]]
     assert (f"  toxicity (nominal) alpha of run {weeks[4][:12]} (" in out
             and ", week 5) is 0.251: the smoothed value 0.635 is below the lower control limit 0.683 (baseline 0.767)."
             in out)

@@ -89,8 +89,12 @@ def test_se_and_settings_from_threshold_data():
                       ({"false_alarm_rate": 0.7}, "false-alarm rate must be above 0")):
         with pytest.raises(ValueError, match=said):
             ControlSettings.from_data(bad)
-    assert EWMA.words() == "EWMA (lambda 0.2, L 3): while in control, 0.27% of runs are in alarm by chance"
-    assert CUSUM.words() == "CUSUM (k 0.5, h 5): while in control, a false alarm comes after 465 runs on average"
+    assert EWMA.words() == ("EWMA (lambda 0.2, L 3): while in control, each charted number is in alarm by chance at "
+                            "0.27% of runs")
+    assert CUSUM.words() == ("CUSUM (k 0.5, h 5): while in control, each charted number's false alarm comes after 465 "
+                             "runs on average")
+    assert CUSUM.per_run_words(5) == ("a run charts 5 numbers, so some false alarm comes after about 93 runs on "
+                                      "average (fewer when the numbers move together)")
 
 
 def test_arl_against_published_values():

@@ -115,7 +115,9 @@ class Bands:
         newest = self.newest
         now = ("" if newest is None or self.run_state(newest) not in (ALARM, IN_CONTROL) else
                f" The newest run is {'in alarm' if self.newest_in_alarm else 'in control'}.")
-        return (f"Baseline: run {b.id[:12]} ({b.created_utc[:16].replace('T', ' ')}). {self.settings.words()}. "
+        per_run = self.settings.per_run_words(len(self.bands))
+        return (f"Baseline: run {b.id[:12]} ({b.created_utc[:16].replace('T', ' ')}). {self.settings.words()}"
+                + (f"; {per_run}" if per_run else "") + ". "
                 f"{len(alarmed):,} of {len(charted):,} run{'' if len(charted) == 1 else 's'} after it "
                 f"{'is' if len(alarmed) == 1 else 'are'} in alarm.{now}")
 

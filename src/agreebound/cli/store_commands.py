@@ -97,7 +97,7 @@ def _alarms(args: argparse.Namespace) -> int:
     import json
 
     from agreebound.app.control_bands import BandsError, control_bands
-    from agreebound.app.store import StoreError, skipped_sentence
+    from agreebound.app.store import MAX_LISTED_RUNS, StoreError, skipped_sentence
 
     settings = _control_settings(args)
     skipped: list[str] = []
@@ -110,11 +110,14 @@ def _alarms(args: argparse.Namespace) -> int:
                 raise UsageError(f"agreebound history --baseline: {printable(e, 300)}") from None
         name = args.name if args.name is not None else (baseline.data_name if baseline else None)
         kind = args.kind if args.kind is not None else (baseline.kind if baseline else None)
-        runs = store.runs(name=name, kind=kind, verdict=args.verdict, since=args.since, until=args.until,
-                          limit=args.limit, skipped=skipped)
+        # the chart runs over every run of the data set (the newest MAX_LISTED_RUNS): a --limit or a
+        # --verdict that cut the series would restart it at another run; they choose what is listed
+        series = store.runs(name=name, kind=kind, since=args.since, until=args.until, limit=MAX_LISTED_RUNS,
+                            skipped=skipped)
+        runs = [r for r in series if args.verdict is None or r.verdict == args.verdict][:args.limit]
         where = store.where
     try:
-        bands = control_bands(runs, baseline, settings)
+        bands = control_bands(series, baseline, settings)
     except BandsError as e:
         raise InputError("history --baseline", None, None, str(e)) from None
 

@@ -204,10 +204,27 @@ class ControlSettings:
     def words(self) -> str:
         """The setting and what it promises, in one sentence."""
         if self.method == "ewma":
-            return (f"EWMA (lambda {self.lam:g}, L {self.width:.3g}): while in control, "
-                    f"{(self.per_value_false_alarm() or 0):.2%} of runs are in alarm by chance")
-        return (f"CUSUM (k {self.k:g}, h {self.h:.3g}): while in control, a false alarm comes after "
-                f"{self.arl0() or 0:,.0f} runs on average")
+            return (f"EWMA (lambda {self.lam:g}, L {self.width:.3g}): while in control, each charted number is in "
+                    f"alarm by chance at {(self.per_value_false_alarm() or 0):.2%} of runs")
+        return (f"CUSUM (k {self.k:g}, h {self.h:.3g}): while in control, each charted number's false alarm comes "
+                f"after {self.arl0() or 0:,.0f} runs on average")
+
+    def per_run_words(self, numbers: int) -> str:
+        """What the per-number promise means for a run that charts ``numbers`` numbers (a run is in
+        alarm when any is): at most the union of their chances (independent numbers reach it).
+
+        >>> ControlSettings().per_run_words(6)
+        'a run charts 6 numbers, so up to 1.61% of in-control runs have some alarm by chance'
+        """
+        if numbers <= 1:
+            return ""
+        if self.method == "ewma":
+            p = self.per_value_false_alarm() or 0.0
+            return (f"a run charts {numbers} numbers, so up to {1 - (1 - p) ** numbers:.2%} of in-control runs have "
+                    "some alarm by chance")
+        arl = self.arl0() or 0.0
+        return (f"a run charts {numbers} numbers, so some false alarm comes after about {arl / numbers:,.0f} runs "
+                "on average (fewer when the numbers move together)")
 
     def to_dict(self) -> dict[str, float | str | None]:
         out: dict[str, float | str | None] = {"method": self.method}
