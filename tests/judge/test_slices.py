@@ -108,12 +108,12 @@ def test_a_judge_that_flips_only_on_one_template_fails_position_flip_on_that_sli
     low, high = clopper_pearson(12, 40, 0.05 / 2)
     assert (round(low, 4), round(high, 4)) == (0.1509, 0.4877)
     assert math_flip.gate.low == pytest.approx(low, rel=1e-11) and math_flip.gate.high == pytest.approx(high, rel=1e-11)
-    # the one-sided p-values by hand (score test at the 5% limit over 40 cases), Holm over the 2 slices
-    se = math.sqrt(0.05 * 0.95 / 40)
-    p_math, p_v2 = NormalDist().cdf(-(0.30 - 0.05) / se), NormalDist().cdf(-(0.0 - 0.05) / se)
+    # the one-sided p-values by hand (the exact binomial test at the 5% limit over 40 cases: P(X >= 12)
+    # summed term by term; 0 flips: p = 1), Holm over the 2 slices
+    p_math = sum(math.comb(40, j) * 0.05 ** j * 0.95 ** (40 - j) for j in range(12, 41))
     assert math_flip.p_value == pytest.approx(p_math, rel=1e-9)
     assert math_flip.adjusted_p == pytest.approx(2 * p_math, rel=1e-9)
-    assert d.cell("pair-v2", "position_flip").adjusted_p == pytest.approx(p_v2, rel=1e-9)
+    assert d.cell("pair-v2", "position_flip").adjusted_p == 1.0
     assert failure_sentences(d) == ("template = pair-math-v1 fails position flip: 30.0% [15.1, 48.8], limit 5.0%; "
                                     "Holm-adjusted p < 0.001",)
     assert "Holm's step-down" in d.method_text and "Bonferroni: Clopper-Pearson, exact binomial, at the effective n" \
@@ -122,13 +122,13 @@ def test_a_judge_that_flips_only_on_one_template_fails_position_flip_on_that_sli
 
 def test_a_slice_over_the_limit_by_chance_is_not_a_confirmed_failure():
     """3 flips in 40 cases is 7.5% against a 5% limit: it fails as measured, but its Holm-adjusted p
-    (0.21 and 0.93, both times 1 or 2) does not confirm it."""
+    (the exact P(X >= 3) = 0.323, times 2) does not confirm it."""
     b = bundle_of({"t1": (40, 3), "t2": (40, 0)})
     d = decide_slices(measure_slices(b.measurement, b.observations, b.references, b.slices, "template"))
     c = d.cell("t1", "position_flip")
     assert c.status == OVER and c.gate.passed is False
-    p = NormalDist().cdf(-(0.075 - 0.05) / math.sqrt(0.05 * 0.95 / 40))
-    assert c.p_value == pytest.approx(p, rel=1e-9) and c.adjusted_p == pytest.approx(2 * p, rel=1e-9)
+    p = sum(math.comb(40, j) * 0.05 ** j * 0.95 ** (40 - j) for j in range(3, 41))  # exact: P(X >= 3) = 0.323
+    assert c.p_value == pytest.approx(p, rel=1e-9) and c.adjusted_p == pytest.approx(min(1.0, 2 * p), rel=1e-9)
     assert d.failing == () and failure_sentences(d) == ()
 
 
