@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Sequence
 from agreebound.core.gate import SEVERITY, Gate
 from agreebound.render.gates import RATE_LABELS
 from agreebound.render.view import View
-from agreebound.core.thresholds import OPTIONAL_PANEL_FIELDS, THRESHOLD_WORDS
+from agreebound.core.thresholds import OPTIONAL_PANEL_FIELDS, THRESHOLD_WORDS, DriftThresholds
 from agreebound.core.json_types import JSONObject, JSONValue
 
 if TYPE_CHECKING:
@@ -476,14 +476,16 @@ def _run_dict(run: Run) -> JSONObject:
 
 
 def anchor_drift(a: Run, b: Run, inputs_a: Sequence[tuple[str, str, bytes]], inputs_b: Sequence[tuple[str, str, bytes]],
-                 tolerance: Fraction | None = None, win_rate_points: bool = True) -> tuple[object | None, str]:
+                 tolerance: Fraction | None = None, win_rate_points: bool = True,
+                 thresholds: DriftThresholds | None = None) -> tuple[object | None, str]:
     """Two judge runs' logs read again from their stored inputs and split into the judge's shift
     on the anchor items (same candidate text in both) and the systems' change
     (agreebound.judge.drift): (the decision, "") or (None, why there is none). ``tolerance`` as a
-    user gives it (points for a win rate when ``win_rate_points``); None: the default."""
+    user gives it (points for a win rate when ``win_rate_points``), exactly, over ``thresholds``
+    (threshold data: a file's or a link's drift table), over the default."""
     from agreebound.core.errors import InputError
     from agreebound.io.drift_logs import check_same_kind, read_drift_run
-    from agreebound.judge.drift import WIN_RATE, DriftThresholds, decide_drift, measure_drift
+    from agreebound.judge.drift import WIN_RATE, decide_drift, measure_drift
 
     if a.kind != "judge" or b.kind != "judge":
         return None, ""
@@ -498,7 +500,7 @@ def anchor_drift(a: Run, b: Run, inputs_a: Sequence[tuple[str, str, bytes]], inp
         check_same_kind(before, after)
     except (InputError, ValueError) as e:
         return None, f"no anchor drift: {e}"
-    if tolerance is not None and win_rate_points and before.scale == WIN_RATE:
-        tolerance = tolerance / 100
-    thresholds = DriftThresholds() if tolerance is None else DriftThresholds(tolerance)
+    if tolerance is not None:
+        scaled = tolerance / 100 if win_rate_points and before.scale == WIN_RATE else tolerance
+        thresholds = DriftThresholds.from_tolerance(scaled)
     return decide_drift(measure_drift(before.frame, after.frame, before.scale, None), thresholds), ""
