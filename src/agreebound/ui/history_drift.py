@@ -65,9 +65,8 @@ def draw(s: Store, before: Run, after: Run) -> None:
                    "split into the judge's and the systems' (`agreebound drift --anchors FILE` takes a declared "
                    "list of anchor items). " + md(lines[0], 600))
     else:
-        threshold_pair("Judge shift tolerance (permil of the headline's scale)", FIELD, t.judge_shift_tolerance_permil,
-                       5, state.edit_table, ("drift",),
-                       "Permil: 50 = 0.050 of a mean score, or 5 points of a win rate. The judge changed when its "
+        threshold_pair("Judge shift tolerance (permil of the headline's scale)", FIELD, getattr(t, FIELD), 5,
+                       state.edit_table, ("drift",), "Permil: 50 = 0.050 of a mean score, or 5 points of a win rate. The judge changed when its "
                        "shift's 95% interval on the anchor items lies beyond +-tolerance; no change shown when it "
                        "lies within. Threshold data: a thresholds file's [drift] table, and a shared link, carry it.")
         box = st.error if decision.state == CHANGED else st.success if decision.state == UNCHANGED else st.warning
