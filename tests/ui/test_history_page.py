@@ -287,11 +287,18 @@ def test_the_single_user_is_the_admin_here_retention_asks_first_and_the_trail_sh
         assert s.counts()["runs"] == 0
 
 
-def test_two_judge_logs_compared_show_the_drift_split_under_a_tolerance_slider(db, capsys, tmp_path):
+def test_two_judge_logs_compared_show_the_drift_split_under_a_tolerance_slider(db, capsys, tmp_path, monkeypatch):
     """Issue 55: the History page splits two judge logs' change on their anchor items (the same
     candidate text in both runs); the tolerance is threshold data: its slider edits the thresholds
-    in force (so the link carries it), and a link's [drift] table sets it."""
+    in force (so the link carries it), and a link's [drift] table sets it. The logs are read and
+    measured once: a slider move only decides again."""
+    from agreebound.ui import history_drift
     from tests.judge.test_drift import scores_csv
+
+    measured: list[str] = []
+    real = history_drift.measure_anchor_drift
+    monkeypatch.setattr(history_drift, "measure_anchor_drift",
+                        lambda a, b, *inputs: measured.append(b.id) or real(a, b, *inputs))
 
     before = scores_csv(tmp_path / "before.csv", 0, set())
     lenient = scores_csv(tmp_path / "after.csv", 1, {10, 11})  # the judge's shift: exactly +1 on 10 anchors
@@ -313,10 +320,12 @@ def test_two_judge_logs_compared_show_the_drift_split_under_a_tolerance_slider(d
         said(at.warning)  # the banner of edited thresholds names it
     ok(at.slider(key="slider_judge_shift_tolerance_permil").set_value(120).run())
     assert "lies beyond the tolerance (+-0.120)" in said(at.error)
+    assert len(measured) == 1  # two slider moves and a number: decided again, never measured again
 
     shared = app({"th": json.dumps({"drift": {"judge_shift_tolerance_permil": 1000}})}, page="pages/history.py")
     assert "lies within the tolerance (+-1.000)" in said(shared.success)
     assert shared.slider(key="slider_judge_shift_tolerance_permil").value == 1000  # the track widened to reach it
+    assert len(measured) == 1  # another session, the same stored logs: the measurement is shared
 
 
 def test_two_judge_logs_without_anchor_items_say_so(db, capsys, tmp_path):
