@@ -4,7 +4,7 @@ comparisons come from agreebound.app.history."""
 
 import streamlit as st
 
-from agreebound.ui import control_bands, gates, history_tables, run_links, runs, shell
+from agreebound.ui import control_bands, gates, history_drift, history_tables, run_links, runs, shell
 from agreebound.render.figure_style import caption
 from agreebound.render.figures import history_timeline
 from agreebound.ui.blocks import md, responsive_table, safe_frame
@@ -118,6 +118,7 @@ else:
                 for shift in c.alpha_shifts:
                     st.markdown(md(shift.sentence(), 400))
                 responsive_table(history_tables.compare_frame(c), "compare_table")
+                history_drift.draw(store, by_id[before], by_id[after])  # two judge logs: the judge's own shift
     else:
         st.caption("No run matches these filters.")
 

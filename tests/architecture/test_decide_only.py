@@ -39,7 +39,7 @@ from agreebound.panel.decision import gates_from_report
 from agreebound.render.report import EXIT_CODES, panel_report
 from agreebound.app.pipeline import decide_panels
 from agreebound.core.thresholds import CalibrationThresholds, ThresholdSet
-from agreebound.judge.drift import DriftThresholds
+from agreebound.core.thresholds import DriftThresholds
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "agreebound"
@@ -47,7 +47,7 @@ SRC = ROOT / "src" / "agreebound"
 THRESHOLD_NAMES = (
     {f.name for f in fields(PanelThresholds)} | {f.name for f in fields(CalibrationThresholds)}
     | {f.name for f in fields(DriftThresholds)}
-) - {"strict"} | {"alpha_floor", "ratio_cap", "threshold", "threshold_bps", "floor", "cap"}
+) - {"strict"} | {"alpha_floor", "ratio_cap", "threshold", "threshold_bps", "floor", "cap", "tolerance"}
 #: A word with one of these parts names a threshold too ("alpha_floor_now", "DEFAULT_CAP", "threshold_bps").
 THRESHOLD_PARTS = frozenset({"threshold", "floor", "cap"})
 

@@ -352,3 +352,34 @@ def test_compare_splits_two_judge_logs_on_their_anchor_items(db_url, capsys, tmp
     c = recorded_id(out)
     code, out, _ = run(capsys, "compare", c, c, "--db", db_url)
     assert "no anchor drift: both runs must be judge logs (a bundle holds no candidate text)" in out
+
+
+def test_compare_takes_the_tolerance_from_a_thresholds_file(db_url, capsys, tmp_path):
+    """``compare --thresholds FILE``: the file's [drift] table is the judge's tolerance; --tolerance
+    overrides it; a bad file is bad input (exit 3) naming its key."""
+    from tests.judge.test_drift import scores_csv
+
+    before = scores_csv(tmp_path / "before.csv", 0, set())
+    lenient = scores_csv(tmp_path / "after.csv", 1, {10, 11})  # the judge's shift: exactly +1 on 10 anchors
+    a = recorded_id(run(capsys, "calibrate", before, "--record", "--db", db_url)[1])
+    b = recorded_id(run(capsys, "calibrate", lenient, "--record", "--db", db_url)[1])
+    allowed, strict, bad = tmp_path / "allowed.toml", tmp_path / "strict.json", tmp_path / "bad.toml"
+    allowed.write_text("[drift]\njudge_shift_tolerance_permil = 1000\n")
+    strict.write_text('{"drift": {"judge_shift_tolerance_permil": 999}}')
+    bad.write_text("[drift]\njudge_shift_tolerance_permil = 0.5\n")
+    code, out, _ = run(capsys, "compare", a, b, "--thresholds", allowed, "--json", "--db", db_url)
+    said = json.loads(out)
+    assert code == 0 and said["drift"]["state"] == "no judge change shown" and said["drift"]["tolerance_exact"] == "1"
+    code, out, _ = run(capsys, "compare", a, b, "--thresholds", strict, "--db", db_url)
+    assert code == 1 and "the judge changed: its shift on the anchor items lies beyond the tolerance (+-0.999)" in out
+    code, out, _ = run(capsys, "compare", a, b, "--thresholds", strict, "--tolerance", "1", "--json", "--db", db_url)
+    assert code == 0 and json.loads(out)["drift"]["tolerance_exact"] == "1"
+    code, out, _ = run(capsys, "compare", a, b, "--thresholds", allowed, "--tolerance", "0.9995", "--json",
+                       "--db", db_url)
+    said = json.loads(out)
+    assert code == 1 and said["drift"]["tolerance_exact"] == "1999/2000" and said["regression"] is True
+    code, _, err = run(capsys, "compare", a, b, "--thresholds", bad, "--db", db_url)
+    assert code == 3 and "bad.toml, line 2, column 'drift.judge_shift_tolerance_permil'" in err
+    assert "must be a whole number (permil), got 0.5" in err
+    code, _, err = run(capsys, "compare", a, b, "--tolerance", "101", "--db", db_url)
+    assert code == 3 and "--tolerance: expected a number of at least 0 and at most 100, got 101" in err

@@ -228,7 +228,7 @@ def test_the_share_is_given_when_the_total_excludes_zero():
     assert "83% of the change is the judge's" in text
     assert "Few anchors: fewer than 10 anchor items" in text
     # the tolerance decides: a judge allowed to move 1 (its interval [1, 1] lies within [-1, 1]) is not called changed
-    relaxed = decide_drift(measure_drift(before, after, SCORE), DriftThresholds(Fraction(1)))
+    relaxed = decide_drift(measure_drift(before, after, SCORE), DriftThresholds.from_tolerance(Fraction(1)))
     assert relaxed.state == UNCHANGED and relaxed.exit_code == 0
 
 
@@ -341,3 +341,36 @@ def test_cli_exit_codes(tmp_path, capsys):
     pair = "sample_data/judge_logs/mt_bench_gpt-4_pair.jsonl"
     assert main(["drift", before, pair]) == 3
     assert "compare runs of one kind" in capsys.readouterr().err
+
+
+def test_cli_tolerance_from_a_thresholds_file_and_the_flag_over_it(tmp_path, capsys):
+    """``--thresholds FILE``'s [drift] table sets the tolerance (permil of the headline's scale);
+    ``--tolerance`` overrides it, exactly (0.9995 is finer than a permil and decides as given)."""
+    before = scores_csv(tmp_path / "before.csv", 0, set())
+    lenient = scores_csv(tmp_path / "lenient.csv", 1, {10, 11})  # the judge's shift: exactly +1 on 10 anchors
+
+    def toml(name: str, permil: object) -> str:
+        path = tmp_path / name
+        path.write_text(f"[panel]\nalpha_floor_permil = 600\n\n[drift]\njudge_shift_tolerance_permil = {permil}\n")
+        return str(path)
+
+    allowed, strict = toml("allowed.toml", 1000), toml("strict.toml", 999)
+    assert main(["drift", before, lenient, "--thresholds", allowed, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["state"], report["tolerance_exact"]) == (UNCHANGED, "1")
+    assert main(["drift", before, lenient, "--thresholds", strict]) == 1
+    assert "lies beyond the tolerance (+-0.999)" in capsys.readouterr().out
+    assert main(["drift", before, lenient, "--thresholds", allowed, "--tolerance", "0.9995", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert (report["state"], report["tolerance_exact"]) == (CHANGED, "1999/2000")
+    assert main(["drift", before, lenient, "--thresholds", strict, "--tolerance", "1/1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tolerance_exact"] == "1"
+    # bad input: exit 3, one line naming the file, the line and the key
+    assert main(["drift", before, lenient, "--thresholds", toml("bad.toml", 100_001)]) == 3
+    err = capsys.readouterr().err
+    assert "bad.toml, line 5, column 'drift.judge_shift_tolerance_permil'" in err and "got 100001" in err
+    assert main(["drift", before, lenient, "--thresholds", str(tmp_path / "none.toml")]) == 3
+    assert "none.toml" in capsys.readouterr().err
+    for given in ("100.5", "1e5", "-0.1"):
+        assert main(["drift", before, lenient, "--tolerance", given]) == 3
+        assert "--tolerance: expected a number of at least 0 and at most 100, got " + given in capsys.readouterr().err

@@ -285,3 +285,65 @@ def test_the_single_user_is_the_admin_here_retention_asks_first_and_the_trail_sh
     assert set(trail["what"][:2]) == {"detector_panel.csv · REPORT_ONLY", "krippendorff_2011.csv · ENFORCE"}
     with Store.open(db) as s:
         assert s.counts()["runs"] == 0
+
+
+def test_two_judge_logs_compared_show_the_drift_split_under_a_tolerance_slider(db, capsys, tmp_path, monkeypatch):
+    """Issue 55: the History page splits two judge logs' change on their anchor items (the same
+    candidate text in both runs); the tolerance is threshold data: its slider edits the thresholds
+    in force (so the link carries it), and a link's [drift] table sets it. The logs are read and
+    measured once: a slider move only decides again."""
+    from agreebound.ui import history_drift
+    from tests.judge.test_drift import scores_csv
+
+    measured: list[str] = []
+    real = history_drift.measure_anchor_drift
+    monkeypatch.setattr(history_drift, "measure_anchor_drift",
+                        lambda a, b, *inputs: measured.append(b.id) or real(a, b, *inputs))
+
+    before = scores_csv(tmp_path / "before.csv", 0, set())
+    lenient = scores_csv(tmp_path / "after.csv", 1, {10, 11})  # the judge's shift: exactly +1 on 10 anchors
+    assert main(["calibrate", before, "--record", "--db", db]) in (0, 1, 2)
+    assert main(["calibrate", lenient, "--record", "--db", db]) in (0, 1, 2)
+    capsys.readouterr()
+    at = app(page="pages/history.py")  # compared by default: the newest run against the one before it
+    assert ("Judge drift: the judge changed: its shift on the anchor items lies beyond the tolerance (+-0.050), so "
+            "part of the change between the runs is the judge's, not the systems'." in said(at.error))
+    assert "the judge's shift +1.000 [+1.000, +1.000] over 10 anchor items" in text(at)
+    assert at.slider(key="slider_judge_shift_tolerance_permil").value == 50
+
+    ok(at.number_input(key="number_judge_shift_tolerance_permil").set_value(1000).run())
+    assert at.session_state["thresholds"].drift.judge_shift_tolerance_permil == 1000
+    assert ("Judge drift: no judge change shown: the judge's shift on the anchor items lies within the tolerance "
+            "(+-1.000)." in said(at.success))
+    assert json.loads(param(at, "th")[0])["drift"] == {"judge_shift_tolerance_permil": 1000}
+    assert "judge shift tolerance 1.000 (100 points of a win rate) (default 0.050 (5 points of a win rate))" in \
+        said(at.warning)  # the banner of edited thresholds names it
+    ok(at.slider(key="slider_judge_shift_tolerance_permil").set_value(120).run())
+    assert "lies beyond the tolerance (+-0.120)" in said(at.error)
+    assert len(measured) == 1  # two slider moves and a number: decided again, never measured again
+
+    shared = app({"th": json.dumps({"drift": {"judge_shift_tolerance_permil": 1000}})}, page="pages/history.py")
+    assert "lies within the tolerance (+-1.000)" in said(shared.success)
+    assert shared.slider(key="slider_judge_shift_tolerance_permil").value == 1000  # the track widened to reach it
+    assert len(measured) == 1  # another session, the same stored logs: the measurement is shared
+
+
+def test_two_judge_logs_without_anchor_items_say_so(db, capsys, tmp_path):
+    def log(name: str, rewritten: bool) -> str:
+        lines = ["item,rater,role,score,model,output"]
+        lines += [f"item-{i},judge,judge,{3 + i % 4},**sys** <b>x</b>,answer {i}{' v2' if rewritten else ''}"
+                  for i in range(12)]
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+        return str(tmp_path / name)
+
+    assert main(["calibrate", log("before.csv", False), "--record", "--db", db]) in (0, 1, 2)
+    assert main(["calibrate", log("after.csv", True), "--record", "--db", db]) in (0, 1, 2)
+    capsys.readouterr()
+    at = app(page="pages/history.py")
+    assert said(at.warning).startswith("No anchor items: no item has the same candidate text in both runs, so the "
+                                       "change cannot be split")
+    assert "Judge drift: no anchors: items with the same candidate text in both runs are needed" in said(at.warning)
+    assert "- **sys** <b>x</b>: mean score 4.500 -> 4.500, change +0.000" in text(at)
+    raw = "\n".join(m.value for m in at.markdown)
+    assert "**sys**" not in raw and "<b>" not in raw  # user text escaped, never markup
+    assert not [s for s in at.slider if s.key == "slider_judge_shift_tolerance_permil"]  # nothing to tolerate

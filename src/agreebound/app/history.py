@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Sequence
 from agreebound.core.gate import SEVERITY, Gate
 from agreebound.render.gates import RATE_LABELS
 from agreebound.render.view import View
-from agreebound.core.thresholds import OPTIONAL_PANEL_FIELDS, THRESHOLD_WORDS
+from agreebound.core.thresholds import OPTIONAL_PANEL_FIELDS, THRESHOLD_WORDS, DriftThresholds
 from agreebound.core.json_types import JSONObject, JSONValue
 
 if TYPE_CHECKING:
     from agreebound.app.store import Run
+    from agreebound.judge.drift import Drift, DriftDecision
 
 Z95 = 1.959963984540054
 
@@ -475,20 +476,29 @@ def _run_dict(run: Run) -> JSONObject:
             "label": run.label}
 
 
-def anchor_drift(a: Run, b: Run, inputs_a: Sequence[tuple[str, str, bytes]], inputs_b: Sequence[tuple[str, str, bytes]],
-                 tolerance: Fraction | None = None, win_rate_points: bool = True) -> tuple[object | None, str]:
-    """Two judge runs' logs read again from their stored inputs and split into the judge's shift
-    on the anchor items (same candidate text in both) and the systems' change
-    (agreebound.judge.drift): (the decision, "") or (None, why there is none). ``tolerance`` as a
-    user gives it (points for a win rate when ``win_rate_points``); None: the default."""
+def anchor_drift_refusal(a: Run, b: Run) -> str | None:
+    """None when two runs can be split on their anchor items (two judge logs); "" when they are not
+    two judge runs (nothing to say); else why not, in words. Reads nothing but the runs' recipes."""
+    if a.kind != "judge" or b.kind != "judge":
+        return ""
+    if a.recipe.get("source") not in ("log", "scored") or b.recipe.get("source") not in ("log", "scored"):
+        return "no anchor drift: both runs must be judge logs (a bundle holds no candidate text)"
+    return None
+
+
+def measure_anchor_drift(a: Run, b: Run, inputs_a: Sequence[tuple[str, str, bytes]],
+                         inputs_b: Sequence[tuple[str, str, bytes]]) -> tuple[Drift | None, str]:
+    """Two judge runs' logs read again from their stored inputs (``store.inputs(run)``) and split into
+    the judge's shift on the anchor items (same candidate text in both) and the systems' change
+    (agreebound.judge.drift.measure_drift): (the measurement, "") or (None, why there is none).
+    The expensive half; deciding it under a tolerance is :func:`anchor_drift`'s, and cheap."""
     from agreebound.core.errors import InputError
     from agreebound.io.drift_logs import check_same_kind, read_drift_run
-    from agreebound.judge.drift import WIN_RATE, DriftThresholds, decide_drift, measure_drift
+    from agreebound.judge.drift import measure_drift
 
-    if a.kind != "judge" or b.kind != "judge":
-        return None, ""
-    if a.recipe.get("source") not in ("log", "scored") or b.recipe.get("source") not in ("log", "scored"):
-        return None, "no anchor drift: both runs must be judge logs (a bundle holds no candidate text)"
+    refusal = anchor_drift_refusal(a, b)
+    if refusal is not None:
+        return None, refusal
     logs = [next(((name, data) for role, name, data in inputs if role == "bundle"), None) for inputs in (inputs_a, inputs_b)]
     if logs[0] is None or logs[1] is None:
         return None, "no anchor drift: a run's log is not stored"
@@ -498,7 +508,22 @@ def anchor_drift(a: Run, b: Run, inputs_a: Sequence[tuple[str, str, bytes]], inp
         check_same_kind(before, after)
     except (InputError, ValueError) as e:
         return None, f"no anchor drift: {e}"
-    if tolerance is not None and win_rate_points and before.scale == WIN_RATE:
-        tolerance = tolerance / 100
-    thresholds = DriftThresholds() if tolerance is None else DriftThresholds(tolerance)
-    return decide_drift(measure_drift(before.frame, after.frame, before.scale, None), thresholds), ""
+    return measure_drift(before.frame, after.frame, before.scale, None), ""
+
+
+def anchor_drift(a: Run, b: Run, inputs_a: Sequence[tuple[str, str, bytes]], inputs_b: Sequence[tuple[str, str, bytes]],
+                 tolerance: Fraction | None = None, win_rate_points: bool = True,
+                 thresholds: DriftThresholds | None = None) -> tuple[DriftDecision | None, str]:
+    """:func:`measure_anchor_drift`, decided (agreebound.judge.drift.decide_drift): (the decision,
+    "") or (None, why there is none). ``tolerance`` as a user gives it (points for a win rate when
+    ``win_rate_points``), exactly, over ``thresholds`` (threshold data: a file's or a link's drift
+    table), over the default."""
+    from agreebound.judge.drift import WIN_RATE, decide_drift
+
+    measured, why = measure_anchor_drift(a, b, inputs_a, inputs_b)
+    if measured is None:
+        return None, why
+    if tolerance is not None:
+        scaled = tolerance / 100 if win_rate_points and measured.scale == WIN_RATE else tolerance
+        thresholds = DriftThresholds.from_tolerance(scaled)
+    return decide_drift(measured, thresholds), ""

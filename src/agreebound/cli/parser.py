@@ -11,6 +11,7 @@ from agreebound.app.access import SHARES
 from agreebound.cli.commands import calibrate, example, inspect, panel, samples, schema, serve, validate
 from agreebound.cli.common import MAX_SEED, UsageError
 from agreebound.cli.store_commands import audit, claim, compare, delete, history, prune, share
+from agreebound.cli.drift_command import thresholds_option
 
 
 _RAW = argparse.RawDescriptionHelpFormatter  # keeps the examples' line breaks in --help
@@ -61,6 +62,7 @@ exit codes:
 COMPARE_EXAMPLES = """examples:
   agreebound compare 3f9a2c1b7d4e 8d01c2aa9f10
   agreebound compare 3f9a 8d01 --json
+  agreebound compare 3f9a 8d01 --thresholds thresholds.toml   # two judge logs: [drift] judge_shift_tolerance_permil
 
 exit codes:
   0  no verdict got worse
@@ -271,7 +273,8 @@ def _store_parsers(sub: argparse._SubParsersAction[_Parser]) -> dict[str, argpar
     cm.add_argument("--json", action="store_true", help="print the comparison as JSON")
     cm.add_argument("--tolerance", metavar="X", help="two judge runs: how far the judge may shift on the anchor items "
                     "(the same candidate text in both runs) before it counts as changed: a score, or points of win "
-                    "rate (the drift command's default)")
+                    "rate (the drift command's default); overrides --thresholds")
+    thresholds_option(cm)
     _db(cm)
     cm.set_defaults(func=compare)
 

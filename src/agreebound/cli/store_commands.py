@@ -5,7 +5,6 @@ opens the store as the caller, under the deployment's access rules.
 from __future__ import annotations
 import argparse
 import sys
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 from agreebound.app.access import SHARE_WORDS
 from agreebound.core.errors import InputError
@@ -154,8 +153,9 @@ def compare(args: argparse.Namespace) -> int:
     from agreebound.app.history import CompareError, compare
 
     from agreebound.app.history import anchor_drift
+    from agreebound.cli.drift_command import thresholds_arg, tolerance_arg
 
-    tolerance = _tolerance(args.tolerance)
+    tolerance, from_file = tolerance_arg("compare", args.tolerance), thresholds_arg(args.thresholds)
     with open_store(args, "read") as store:
         a, b = store.get(args.run_a), store.get(args.run_b)
         try:
@@ -163,22 +163,11 @@ def compare(args: argparse.Namespace) -> int:
         except CompareError as e:
             raise InputError("compare", None, None, str(e)) from None
         # two judge logs: the judge's own shift on the anchor items, beside the verdicts
-        drift, why = anchor_drift(a, b, store.inputs(a), store.inputs(b), tolerance) if a.kind == "judge" else (None, "")
+        drift, why = anchor_drift(a, b, store.inputs(a), store.inputs(b), tolerance,
+                                  thresholds=from_file) if a.kind == "judge" else (None, "")
     printing(lambda: _print_comparison(args, a, b, c, json, drift, why))
     drifted = drift is not None and getattr(drift, "exit_code", 0) == 1
     return 1 if c.regression or drifted else 0
-
-
-def _tolerance(text: str | None) -> Fraction | None:
-    if text is None:
-        return None
-    try:
-        value = Fraction(text.strip())
-    except (ValueError, ZeroDivisionError):
-        raise UsageError(f"agreebound compare: --tolerance: expected a number, got {printable(text, 40)}") from None
-    if value < 0:
-        raise UsageError(f"agreebound compare: --tolerance: expected a number of at least 0, got {printable(text, 40)}")
-    return value
 
 
 def _print_comparison(args: argparse.Namespace, a: Run, b: Run, c: Comparison, json: ModuleType,

@@ -19,6 +19,7 @@ ValueError: alpha_floor_permil must be between 0 and 1000 (permil), got -1000
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple, TypeVar
@@ -64,6 +65,14 @@ CITATIONS["judge_alpha_floor_permil"] = (
     "600 permil = the panel's own floor (Krippendorff's 0.6 bar, as for detectors): a judge is a rater, and a "
     "rater below it does not measure what the humans measure.")
 
+#: How far a judge's shift on anchor items between two runs may go before it counts as a change
+#: (agreebound.judge.drift), in permil of the outcome's scale.
+JUDGE_SHIFT_TOLERANCE_DEFAULT = 50
+CITATIONS["judge_shift_tolerance_permil"] = (
+    "50 permil = 0.05 on the outcome's scale: a mean score moving by 0.05, or a win rate by 5 points. A "
+    "convention of this project, not a published bar: a shift below it is within what a re-run of the same "
+    "judge moves on unchanged items; tighten it for a fine-grained score, loosen it for a coarse one.")
+
 
 class Range(NamedTuple):
     """A threshold's legal values, inclusive, and its unit."""
@@ -98,6 +107,8 @@ RANGES: dict[str, Range] = {
     "admissibility_margin_permil": Range(0, PERMIL, "permil"),
     "judge_alpha_floor_permil": Range(0, PERMIL, "permil"),
     "minimum_units": Range(2, 1_000_000_000, "units"),
+    # up to 100 on the outcome's scale: a score out of 100 (a win rate's whole range is 1000 permil)
+    "judge_shift_tolerance_permil": Range(0, 100_000, "permil"),
 }
 
 #: The visible track of a slider; a legal value beyond it widens the track (the number input
@@ -107,6 +118,7 @@ SLIDER_SPAN: dict[str, tuple[int, int]] = {
     "minimum_reviewers": (1, 10),
     "admissibility_margin_permil": (0, 300),
     "minimum_units": (2, 200),
+    "judge_shift_tolerance_permil": (0, 200),
 }
 
 
@@ -257,9 +269,65 @@ class ScoredThresholds:
         return Fraction(self.judge_alpha_floor_permil, PERMIL)
 
 
+@dataclass(frozen=True)
+class DriftThresholds:
+    """Threshold *data* for the drift between two judge runs (agreebound.judge.drift): how far the
+    judge's shift on the anchor items may go before it counts as a change, in permil of the
+    outcome's scale (50 = 0.050 of a score, or 5 points of a win rate). Default: :data:`CITATIONS`.
+
+    ``exact_tolerance``: a tolerance finer than a whole permil (a command line's ``--tolerance
+    0.0125``), kept exact; ``judge_shift_tolerance_permil`` then holds its floor, for display.
+    Files, links and sliders carry whole permil only: a :class:`ThresholdSet` refuses it.
+
+    >>> DriftThresholds().tolerance, DriftThresholds.from_tolerance(Fraction(1, 10))
+    (Fraction(1, 20), DriftThresholds(judge_shift_tolerance_permil=100, exact_tolerance=None))
+    >>> DriftThresholds.from_tolerance(Fraction(1, 80)).tolerance
+    Fraction(1, 80)
+    """
+
+    judge_shift_tolerance_permil: int = JUDGE_SHIFT_TOLERANCE_DEFAULT
+    exact_tolerance: Fraction | None = None
+
+    def __post_init__(self) -> None:
+        name = "judge_shift_tolerance_permil"
+        RANGES[name].check(name, self.judge_shift_tolerance_permil)
+        x = self.exact_tolerance
+        if x is None:
+            return
+        if not isinstance(x, Fraction) or (x * PERMIL).denominator == 1:
+            raise ValueError(f"an exact judge shift tolerance is a Fraction finer than a permil, not {_short(x)}")
+        # both ends of the permil it lies in are legal: so is it
+        RANGES[name].check(name, math.ceil(x * PERMIL))
+        if math.floor(x * PERMIL) != self.judge_shift_tolerance_permil:
+            raise ValueError(f"{name} must be the floor of the exact tolerance {x} in permil")
+
+    @classmethod
+    def from_tolerance(cls, tolerance: Fraction) -> "DriftThresholds":
+        """On the outcome's scale (a win rate's share: 1/20 is 5 points), exactly; a ValueError
+        names the field when it is out of its range."""
+        permil = Fraction(tolerance) * PERMIL
+        if permil.denominator == 1:
+            return cls(int(permil))
+        return cls(math.floor(permil), Fraction(tolerance))
+
+    @property
+    def tolerance(self) -> Fraction:
+        """The tolerance on the outcome's scale, exactly (what agreebound.judge.drift.decide_drift reads)."""
+        return self.exact_tolerance if self.exact_tolerance is not None else \
+            Fraction(self.judge_shift_tolerance_permil, PERMIL)
+
+    def to_dict(self) -> JSONObject:
+        """As data: whole permil (a finer tolerance is no data: see the class)."""
+        if self.exact_tolerance is not None:
+            raise ValueError(f"a judge shift tolerance of {self.exact_tolerance} is finer than a permil: not data")
+        return {"judge_shift_tolerance_permil": self.judge_shift_tolerance_permil}
+
+
 CALIBRATION_FIELDS = tuple(f.name for f in fields(CalibrationThresholds) if f.name not in ("strict", *NET_FIELDS))
 PANEL_FIELDS = tuple(f.name for f in fields(PanelThresholds))
 SCORED_FIELDS = tuple(f.name for f in fields(ScoredThresholds) if f.name != "strict")
+#: The drift table's fields a file or link may set (the exact refinement is the command line's).
+DRIFT_FIELDS = ("judge_shift_tolerance_permil",)
 
 
 @dataclass(frozen=True)
@@ -271,16 +339,30 @@ class ThresholdSet:
     source: str = "default"  # "default", "preset:<name>", "file:<name>", "link", "draft"
     #: a graded or pass/fail judge's (agreebound.scored.audit)
     scored: ScoredThresholds = field(default_factory=ScoredThresholds)
+    #: the drift between two judge runs (agreebound.judge.drift), whole permil
+    drift: DriftThresholds = field(default_factory=DriftThresholds)
+
+    def __post_init__(self) -> None:
+        if self.drift.exact_tolerance is not None:
+            raise ValueError("a threshold set's judge shift tolerance is whole permil (a finer one is the command "
+                             "line's alone)")
 
     def to_dict(self) -> JSONObject:
-        """As data; the graded judges' table only when it differs from its defaults (a file without it
-        reads the same)."""
+        """As data; the graded judges' and the drift's tables only when they differ from their
+        defaults (a file without them reads the same)."""
         out: JSONObject = {"panel": self.panel.to_dict()}
         if self.calibration is not None:
             out["calibration"] = self.calibration.to_dict()
         if self.scored != ScoredThresholds():
             out["scored"] = {k: v for k, v in asdict(self.scored).items() if k != "strict" or v}
+        if self.drift != DriftThresholds():
+            out["drift"] = self.drift.to_dict()
         return out
+
+    @property
+    def edited(self) -> bool:
+        """Whether any table differs from the defaults (the source aside)."""
+        return self.to_dict() != DEFAULT.to_dict()
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
@@ -305,6 +387,8 @@ THRESHOLD_WORDS: dict[str, tuple[str, Callable[[int], str]]] = {
     "admissibility_margin_permil": ("admissibility margin", lambda v: f"{v / PERMIL:.3f}"),
     "judge_alpha_floor_permil": ("judge alpha floor", lambda v: f"{v / PERMIL:.3f}"),
     "minimum_units": ("minimum units", lambda v: f"{v:,}"),
+    "judge_shift_tolerance_permil": ("judge shift tolerance", lambda v: f"{v / PERMIL:.3f} ({v / 10:g} points of a "
+                                                                        "win rate)"),
 }
 
 
@@ -316,6 +400,8 @@ def edits(t: ThresholdSet, contract_thresholds: CalibrationThresholds | None) ->
     ['alpha floor 0.150 (default 0.600)', 'spread cap 4.60x (default 2.00x)']
     >>> edits(DEFAULT, None)
     []
+    >>> edits(ThresholdSet(drift=DriftThresholds(80)), None)
+    ['judge shift tolerance 0.080 (8 points of a win rate) (default 0.050 (5 points of a win rate))']
     """
     out = []
     for name in PANEL_FIELDS:
@@ -332,6 +418,11 @@ def edits(t: ThresholdSet, contract_thresholds: CalibrationThresholds | None) ->
                 out.append(f"judge {words} {fmt(now)} (contract {fmt(then)})")
         if t.calibration.strict:
             out.append("judge strict mode on (default off)")
+    for name in DRIFT_FIELDS:
+        now, then = getattr(t.drift, name), getattr(DEFAULT.drift, name)
+        if now != then:
+            words, fmt = THRESHOLD_WORDS[name]
+            out.append(f"{words} {fmt(now)} (default {fmt(then)})")
     return out
 
 #: Built-in presets; a thresholds file may add its own.
@@ -359,9 +450,10 @@ def _table(data: object, path: str) -> JSONObject:
 def threshold_set_from_dict(data: object, source: str, prefix: str = "") -> ThresholdSet:
     """Build from parsed JSON/TOML/URL data; a :class:`ThresholdError` names the offending key."""
     data = _table(data, prefix.rstrip("."))
-    unknown = sorted(str(k) for k in data if k not in ("panel", "calibration", "scored"))
+    unknown = sorted(str(k) for k in data if k not in ("panel", "calibration", "scored", "drift"))
     if unknown:
-        raise ThresholdError(prefix + unknown[0], "unknown key; expected 'panel', 'calibration' and/or 'scored'")
+        raise ThresholdError(prefix + unknown[0], "unknown key; expected 'panel', 'calibration', 'scored' and/or "
+                             "'drift'")
     panel = PanelThresholds()
     if "panel" in data:
         p = _table(data["panel"], prefix + "panel")
@@ -390,11 +482,18 @@ def threshold_set_from_dict(data: object, source: str, prefix: str = "") -> Thre
             raise ThresholdError(f"{prefix}scored.{extra[0]}",
                                  f"unknown key; expected {', '.join(SCORED_FIELDS)} and optionally strict")
         scored = _build(ScoredThresholds, g, prefix + "scored")
-    return ThresholdSet(panel, calibration, source, scored)
+    drift = DriftThresholds()
+    if "drift" in data:
+        d = _table(data["drift"], prefix + "drift")
+        extra = sorted(str(k) for k in d if k not in DRIFT_FIELDS)
+        if extra:
+            raise ThresholdError(f"{prefix}drift.{extra[0]}", f"unknown key; expected {', '.join(DRIFT_FIELDS)}")
+        drift = _build(DriftThresholds, d, prefix + "drift")
+    return ThresholdSet(panel, calibration, source, scored, drift)
 
 
 #: The threshold tables a file's table is built into.
-_Table = TypeVar("_Table", PanelThresholds, CalibrationThresholds, ScoredThresholds)
+_Table = TypeVar("_Table", PanelThresholds, CalibrationThresholds, ScoredThresholds, DriftThresholds)
 
 
 def _build(cls: type[_Table], values: JSONObject, path: str) -> _Table:

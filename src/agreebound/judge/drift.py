@@ -30,7 +30,8 @@ rate, ties counted half). A pairwise game gives two rows, one per model, sharing
   excludes 0 (otherwise the change is not distinguishable from zero and a share means nothing).
 
 :func:`decide_drift` is the one place the judge's shift meets the tolerance
-(:class:`DriftThresholds`): "the judge changed" when its interval lies beyond +-tolerance,
+(:class:`agreebound.core.thresholds.DriftThresholds`, threshold data: a file's or link's ``[drift]``
+table, a slider, ``--tolerance``): "the judge changed" when its interval lies beyond +-tolerance,
 "no judge change shown" when it lies within, "inconclusive" otherwise; the words only read it.
 
 Two items, one system, one anchor (item 1, same text) whose score went 3 -> 4, and item 2 whose
@@ -57,6 +58,7 @@ from statistics import NormalDist
 from agreebound.core.intervals import Z95
 from agreebound.core.json_types import JSONObject, JSONValue
 from agreebound.core.contrast import Contrast, ratio_contrast
+from agreebound.core.thresholds import DriftThresholds
 
 ITEM, SYSTEM, DIGEST, OUTCOME = "item", "system", "digest", "outcome"
 COLUMNS = (ITEM, SYSTEM, DIGEST, OUTCOME)
@@ -75,8 +77,9 @@ BY_TEXT, DECLARED = "same candidate text", "declared list"
 FEW_ANCHORS = 10
 
 #: The default tolerance of the judge's shift: 0.05 on the outcome's scale (a score; a win rate's
-#: share: 5 points). A judge whose shift on the anchors stays within it is not called changed.
-DRIFT_TOLERANCE_DEFAULT = Fraction(1, 20)
+#: share: 5 points), threshold data of agreebound.core.thresholds (DriftThresholds, a ThresholdSet's
+#: ``drift`` table). A judge whose shift on the anchors stays within it is not called changed.
+DRIFT_TOLERANCE_DEFAULT = DriftThresholds().tolerance
 
 #: The decision's states.
 CHANGED, UNCHANGED, INCONCLUSIVE, NO_ANCHORS = ("the judge changed", "no judge change shown", "inconclusive",
@@ -87,18 +90,6 @@ EXIT_CODES = {CHANGED: 1, UNCHANGED: 0, INCONCLUSIVE: 0, NO_ANCHORS: 0}
 METHOD = ("95% intervals clustered by item: the delta method over the items' sums (linearised ratio estimators), "
           "Student's t at (items - 1) degrees of freedom; the systems' change is after - before - (the anchors' after "
           "- before) over the same items, by the same method")
-
-
-@dataclass(frozen=True)
-class DriftThresholds:
-    """How far the judge's shift may go before it counts as a change (threshold data, a slider's
-    or --tolerance's): on the outcome's scale (a win rate's share: 0.05 is 5 points)."""
-
-    tolerance: Fraction = DRIFT_TOLERANCE_DEFAULT
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.tolerance, Fraction) or self.tolerance < 0:
-            raise ValueError(f"a drift tolerance is a Fraction of at least 0, not {self.tolerance!r}")
 
 
 # --- measure -------------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ import streamlit as st
 
 from agreebound.app.recipes import JudgeRecipe, PanelRecipe, Source
 from agreebound.app.store import RUN_ID, Store, StoreError
-from agreebound.core.thresholds import DEFAULT
 from agreebound.panel.intervals import INTERVAL_METHODS
 from agreebound.ui import auth, runs
 from agreebound.ui.data import Loaded, Upload
@@ -154,7 +153,7 @@ def sync_url() -> None:
         elif key in st.query_params:
             del st.query_params[key]
     t = session.thresholds
-    if t.panel == DEFAULT.panel and t.calibration is None and t.scored == DEFAULT.scored and not ids:
+    if not t.edited and not ids:
         if "th" in st.query_params:
             del st.query_params["th"]
         return

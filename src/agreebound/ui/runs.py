@@ -352,9 +352,7 @@ def run_thresholds(run: Run) -> ThresholdSet:
         t = threshold_set_from_dict(run.thresholds, f"run {run.id}")
     except Exception:  # noqa: BLE001 - a run from another version: its numbers are still shown
         return DEFAULT
-    if t.panel == DEFAULT.panel and t.calibration is None and t.scored == DEFAULT.scored:
-        return DEFAULT
-    return t
+    return t if t.edited else DEFAULT
 
 
 def opened_thresholds(t: ThresholdSet, run: Run) -> ThresholdSet:
@@ -365,8 +363,7 @@ def opened_thresholds(t: ThresholdSet, run: Run) -> ThresholdSet:
     slot = slot_of(run)  # "panel", "judge" or "scored"
     merged = (replace(t, panel=mine.panel) if slot == "panel" else
               replace(t, calibration=mine.calibration) if slot == "judge" else replace(t, scored=mine.scored))
-    edited = merged.panel != DEFAULT.panel or merged.calibration is not None or merged.scored != DEFAULT.scored
-    return replace(merged, source=f"run {run.id}") if edited else DEFAULT
+    return replace(merged, source=f"run {run.id}") if merged.edited else DEFAULT
 
 
 #: The panel's reading as the link carries it beside a run: level, interval method, positive category.

@@ -470,11 +470,16 @@ def thresholds() -> ThresholdSet:
 # --- edits (all called from callbacks) -------------------------------------------------------
 
 
-def edit_panel(field: str, widget_key: str) -> None:
+def edit_table(field: str, widget_key: str, table: str) -> None:
+    """A threshold of a ThresholdSet's table ("panel", "scored", "drift"), from its slider or number input."""
     value = int(session.widget(widget_key))
     t = session.thresholds
-    session.set_thresholds(replace(t, panel=_with(t.panel, field, value), source="draft"))
+    session.set_thresholds(replace(t, **{table: _with(getattr(t, table), field, value)}, source="draft"))
     _mirror(field, value)
+
+
+def edit_panel(field: str, widget_key: str) -> None:
+    edit_table(field, widget_key, "panel")
 
 
 def switch_panel_gate(field: str, widget_key: str) -> None:
@@ -508,10 +513,7 @@ def edit_strict(kind: str, widget_key: str, contract: JudgeCalibrationContract) 
 
 def edit_scored(field: str, widget_key: str) -> None:
     """A graded or pass/fail judge's threshold (ThresholdSet.scored), from its slider or number input."""
-    value = int(session.widget(widget_key))
-    t = session.thresholds
-    session.set_thresholds(replace(t, scored=_with(t.scored, field, value), source="draft"))
-    _mirror(field, value)
+    edit_table(field, widget_key, "scored")
 
 
 def _with(obj: _D, field: str, value: int | None) -> _D:
