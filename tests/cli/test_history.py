@@ -338,7 +338,8 @@ def test_compare_splits_two_judge_logs_on_their_anchor_items(db_url, capsys, tmp
     b = recorded_id(out)
     code, out, _ = run(capsys, "compare", a, b, "--db", db_url)
     assert code == 1, out
-    assert "No verdict changed." in out
+    assert ("Regression: the judge's shift on the anchor items lies beyond the tolerance (below); no verdict "
+            "changed.") in out
     assert ("Judge drift: the judge changed: its shift on the anchor items lies beyond the tolerance (+-0.050)"
             in out)
     assert "the judge's shift +1.000 [+1.000, +1.000] over 10 anchor items" in out
@@ -383,3 +384,34 @@ def test_compare_takes_the_tolerance_from_a_thresholds_file(db_url, capsys, tmp_
     assert "must be a whole number (permil), got 0.5" in err
     code, _, err = run(capsys, "compare", a, b, "--tolerance", "101", "--db", db_url)
     assert code == 3 and "--tolerance: expected a number of at least 0 and at most 100, got 101" in err
+
+
+def test_fewer_questions_hold_fewer_templates_and_that_is_not_another_judge(db_url, capsys, tmp_path):
+    """The fingerprint's templates are those the data holds: the same log cut to questions 81-100
+    (general questions: pair-v2 templates only) is a data change, not a changed judge."""
+    log = S / "judge_logs" / "mt_bench_gpt-4_pair.jsonl"
+    cut = tmp_path / "mt_bench_81_100.jsonl"
+    cut.write_text("".join(line for line in log.read_text().splitlines(keepends=True)
+                           if 81 <= json.loads(line)["question_id"] <= 100))
+    code, out, _ = run(capsys, "calibrate", log, "--record", "--db", db_url)
+    a = recorded_id(out)
+    code, out, _ = run(capsys, "calibrate", cut, "--record", "--db", db_url)
+    b = recorded_id(out)
+    code, out, _ = run(capsys, "compare", a, b, "--json", "--db", db_url)
+    said = json.loads(out)
+    assert said["judge_changes"] == [] and "data changed (bundle)" in said["causes"]
+
+
+def test_a_run_recorded_before_fingerprints_is_said(db_url, capsys):
+    code, out, _ = run(capsys, "calibrate", S / "judge_failing.json", "--record", "--db", db_url)
+    a = recorded_id(out)
+    with Store.open(db_url) as store:
+        old = store.get(a)
+    from dataclasses import replace
+
+    report = json.loads(json.dumps(old.report))
+    del report["calibration"]["fingerprint"]
+    c = compare(replace(old, report=report), old)
+    assert c.judge_changes == ()
+    assert any(x.startswith(f"the judge's fingerprint is not recorded for run {a[:12]} (recorded before "
+                            "fingerprints were)") for x in c.causes)

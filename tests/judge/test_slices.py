@@ -344,3 +344,12 @@ def test_the_simultaneous_intervals_joint_coverage_for_a_clustered_rate_with_rep
 def test_the_bonferroni_z_for_k_slices():
     assert simultaneous_z(2) == pytest.approx(NormalDist().inv_cdf(1 - 0.0125))
     assert simultaneous_z(0) == simultaneous_z(1)
+
+
+def test_slices_without_enough_cases_for_any_verdict_say_nothing_was_decided():
+    from agreebound.render.scored import slice_lines
+
+    b = bundle_of({"t1": (4, 1), "t2": (5, 0)})
+    d = decide_slices(measure_slices(b.measurement, b.observations, b.references, b.slices, "template"))
+    lines = slice_lines([slices_dict(d)])
+    assert lines[1] == "  no slice of template has the 10 cases a verdict needs on any gate: nothing is decided by slice"

@@ -336,9 +336,18 @@ def judge_changes(a: Run, b: Run) -> tuple[str, ...]:
     if fa is None or fb is None:
         return ()
     cut = {"rubric_digest": 12}  # a digest is named by its first characters
+
+    def changed(k: str) -> bool:
+        x, y = fa.get(k), fb.get(k)
+        if x is None or y is None or x == y:
+            return False
+        if k == "prompt_template":  # the templates the data holds: fewer questions hold fewer templates
+            tx, ty = set(str(x).split(", ")), set(str(y).split(", "))
+            return not (tx <= ty or ty <= tx)
+        return True
+
     return tuple(f"{words}: {_short(str(fa[k])[:cut.get(k)])} -> {_short(str(fb[k])[:cut.get(k)])}"
-                 for k, words in FINGERPRINT_WORDS.items()
-                 if fa.get(k) is not None and fb.get(k) is not None and fa.get(k) != fb.get(k))
+                 for k, words in FINGERPRINT_WORDS.items() if changed(k))
 
 
 def _data(run: Run) -> tuple[tuple[str, str], ...]:
@@ -365,6 +374,11 @@ def _causes(a: Run, b: Run) -> list[str]:
         out.append("reading changed (" + ", ".join(f"{k}: {_short(ra.get(k))} -> {_short(rb.get(k))}" for k in read) + ")")
     if a.tool_version != b.tool_version:
         out.append(f"agreebound version changed ({a.tool_version} -> {b.tool_version})")
+    if a.kind == "judge" and b.kind == "judge":
+        missing = [r.id[:12] for r in (a, b) if fingerprint(r) is None]
+        if missing:
+            out.append(f"the judge's fingerprint is not recorded for run {' and '.join(missing)} (recorded before "
+                       "fingerprints were): a changed judge cannot be seen")
     return out
 
 

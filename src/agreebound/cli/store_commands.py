@@ -183,7 +183,11 @@ def _print_comparison(args: argparse.Namespace, a: Run, b: Run, c: Comparison, j
     else:
         print(f"before: run {a.id} {a.created_utc[:19].replace('T', ' ')} {a.verdict} {printable(a.data_name, 60)}")
         print(f"after:  run {b.id} {b.created_utc[:19].replace('T', ' ')} {b.verdict} {printable(b.data_name, 60)}")
-        print(printable(c.headline(), 2000))
+        head = c.headline()
+        if drift is not None and drift.exit_code == 1 and not c.regression:  # the exit code's reason comes first
+            head = ("Regression: the judge's shift on the anchor items lies beyond the tolerance (below); "
+                    + head[0].lower() + head[1:])
+        print(printable(head, 2000))
         for v in c.verdicts:
             if v.direction != "same":
                 print(f"  {printable(v.scope, 60)}: {v.before or 'absent'} -> {v.after or 'absent'} ({v.direction})")

@@ -408,9 +408,6 @@ def _net_gate(g: Gate) -> JSONObject:
 
 #: The judge's sampling settings, when a log's observations hold them (a column each).
 SAMPLING_FIELDS = ("temperature", "top_p", "max_tokens", "seed")
-#: The fields of a fingerprint that name the judge (an instrument change between runs); the
-#: contract's content id and the data's digest are said by compare's other causes.
-JUDGE_FIELDS = ("judge_model", "prompt_template", "rubric_digest", "scale", "sampling", "harness", "harness_version")
 
 
 def data_digest(inputs: Sequence[tuple[str, bytes | str]]) -> str:

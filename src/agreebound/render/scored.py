@@ -548,6 +548,11 @@ def slice_lines(slices: list[JSONObject] | None) -> list[str]:
     for s in slices or []:
         values = ", ".join(f"{v['value']} ({v['cases']:,} cases)" for v in s["slices"])
         out.append(f"by {s['column']}: {values}; {s['method_text']}")
-        out += [f"  {x}" for x in s["sentences"]] or [f"  no {s['column']} fails a gate (confirmed)"]
+        if not any(s.get("family", {}).values()):  # no slice has enough cases for any gate's verdict
+            out.append(f"  no slice of {s['column']} has the {s['min_cases']} cases a verdict needs on any gate: "
+                       "nothing is decided by slice")
+        else:
+            out += [f"  {x}" for x in s["sentences"]] or [f"  no slice of {s['column']} is a confirmed failure of "
+                                                          "a gate it has a verdict on"]
     return out
 
