@@ -70,8 +70,10 @@ class DuckDialect:
         return f"try_cast(sum({x}) AS BIGINT)"  # DuckDB sums BIGINTs as a HUGEINT
 
     @staticmethod
-    def smallest_ids(group: str, where: str, n: int) -> str:
-        return f"SELECT m, unnest(ids) FROM (SELECT {group} AS m, min(case_id, {n}) AS ids FROM r WHERE {where} GROUP BY m)"
+    def smallest_ids(groups: Sequence[str], where: str, n: int, source: str) -> str:
+        ms = ", ".join(f"m{i}" for i in range(len(groups)))
+        return (f"SELECT {ms}, unnest(ids) FROM (SELECT {', '.join(f'{g} AS m{i}' for i, g in enumerate(groups))}, "
+                f"min(case_id, {n}) AS ids FROM {source} WHERE {where} GROUP BY {ms})")
 
 
 class _Source:

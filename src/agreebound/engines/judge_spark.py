@@ -63,9 +63,11 @@ class SparkDialect:
         return f"try_sum(CAST({x} AS BIGINT))"  # null, not an error (ANSI mode), where it overflows
 
     @staticmethod
-    def smallest_ids(group: str, where: str, n: int) -> str:
-        return (f"SELECT m, case_id FROM (SELECT {group} AS m, case_id, row_number() OVER (PARTITION BY {group} "
-                f"ORDER BY case_id) AS i FROM r WHERE {where}) AS y WHERE i <= {n}")
+    def smallest_ids(groups: Sequence[str], where: str, n: int, source: str) -> str:
+        ms = ", ".join(f"m{i}" for i in range(len(groups)))
+        return (f"SELECT {ms}, case_id FROM (SELECT {', '.join(f'{g} AS m{i}' for i, g in enumerate(groups))}, "
+                f"case_id, row_number() OVER (PARTITION BY {', '.join(groups)} ORDER BY case_id) AS i "
+                f"FROM {source} WHERE {where}) AS y WHERE i <= {n}")
 
 
 class _Source:
