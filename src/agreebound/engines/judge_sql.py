@@ -133,6 +133,12 @@ class Source(Protocol[_Pos]):
         """The fields the files hold as integers."""
         ...
 
+    @property
+    def extras(self) -> tuple[str, ...]:
+        """The observations' columns beside the fields (slice columns, in file order), in ``view`` as
+        ``x0, x1, ...``, each cell as its text; none for the references."""
+        ...
+
     def number(self, field: str) -> str:
         """A field as a BIGINT."""
         ...
@@ -338,13 +344,74 @@ def first_unreadable(files: Sequence[str], names: Sequence[str], delimiter: str)
 
 # --- the audit --------------------------------------------------------------------------------
 
+class Audit(NamedTuple):
+    """An audit counted out of core: its measurement and, when asked, its counts per slice and its
+    battles' kinds of case (both only counted here: measured as in memory, by
+    agreebound.judge.slices.measure_slice_counts and agreebound.judge.ranking.rank_kinds)."""
+
+    measurement: CalibrationMeasurement
+    #: slice column -> value -> the counts of that value's cases (the columns that are slices)
+    slices: dict[str, dict[str, JudgeCounts]]
+    #: slice column -> why it is no slice (the rules of agreebound.judge.slices)
+    refused: dict[str, str]
+    #: the kinds of case of the battles (agreebound.judge.ranking.KIND_COLUMNS rows); None: not asked
+    kinds: list[tuple[str, str, int, int, int, int]] | None
+
+
 def audit(e: Engine[_Pos], c: JudgeCalibrationContract, header: tuple[str, str, str], contract_name: str
           ) -> CalibrationMeasurement:
     """Validate and measure, in the in-memory path's order; ``e`` is the engine. The engine only
     aggregates (:func:`judge_counts`); the rates are measured as in memory (measure_counts)."""
+    return audit_with(e, c, header, contract_name).measurement
+
+
+def audit_with(e: Engine[_Pos], c: JudgeCalibrationContract, header: tuple[str, str, str], contract_name: str,
+               *, slices: bool = False, kinds: bool = False) -> Audit:
+    """:func:`audit`, and, once the data are valid, ``slices``: the counts of each slice of each slice
+    column (:func:`slice_counts`), ``kinds``: the battles' kinds of case (:func:`case_kinds`)."""
     n_refs, n_obs, strays, (names, counts) = _check_records(e, c)
     _check_snapshot(e, c, header, contract_name, n_refs, strays, counts)
-    return measure_counts(c, header, judge_counts(e, c, n_obs, names))
+    m = measure_counts(c, header, judge_counts(e, c, n_obs, names))
+    by, refused = slice_counts(e, c, names, counts) if slices else ({}, {})
+    return Audit(m, by, refused, case_kinds(e, names) if kinds else None)
+
+
+def slice_counts(e: Engine[_Pos], c: JudgeCalibrationContract, names: "Names", counts: "Counts"
+                 ) -> tuple[dict[str, dict[str, JudgeCounts]], dict[str, str]]:
+    """Per slice column of the observations (in file order): each case's value (table ``sl``), refused
+    as in memory (agreebound.judge.slices.case_values: a column that varies within a case, or holds one
+    value, or too many); else the validated join again with each case's value (:func:`_join`) and the
+    audit's counts grouped by it (:func:`_counts_by`): one grouped pass per column, every slice's
+    counts from it."""
+    from agreebound.judge.slices import too_few_or_many, varies_text
+
+    out: dict[str, dict[str, JudgeCounts]] = {}
+    refused: dict[str, str] = {}
+    for i, column in enumerate(e.obs.extras):
+        e.table("sl", f"""SELECT case_id, min(v) AS v, count(DISTINCT v) AS nv FROM (
+                              SELECT {q('case_id')} AS case_id, x{i} AS v FROM {e.obs.view}) AS x GROUP BY case_id""")
+        varying, most, first, n_values = e.run(
+            "SELECT count(*) FILTER (WHERE nv > 1), max(nv), min(case_id) FILTER (WHERE nv > 1), count(DISTINCT v) "
+            "FROM sl")[0]
+        why = varies_text(str(first), int(most)) if varying else too_few_or_many(int(n_values))
+        if why:
+            refused[column] = why
+            continue
+        _join(e, counts, "js", by="sl")
+        _case_table(e, c, names, join="jsv", view="ks")
+        out[column] = _counts_by(e, names, "ks", "(SELECT r.*, sl.v AS sv FROM r JOIN sl ON r.case_id = sl.case_id) AS rs")
+    return out, refused
+
+
+def case_kinds(e: Engine[_Pos], names: "Names") -> list[tuple[str, str, int, int, int, int]]:
+    """The battles (each judgment of a case whose two candidates' generators differ, in candidate
+    terms: agreebound.judge.ranking.battles_of) as kinds of case: candidate a's and b's generators, the
+    judgments that picked a, b and a tie, and the number of such cases; from the validated join ``jv``
+    (a case's generators are one per case, validated), one row per kind."""
+    rows = e.run(f"""
+        SELECT {names.text('ag')}, {names.text('bg')}, aab + aba AS na, bab + bba AS nb, tab + tba AS nt, sum(cnt)
+        FROM jv WHERE ag <> bg GROUP BY ag, bg, aab + aba, bab + bba, tab + tba""")
+    return [(str(a), str(b), int(x), int(y), int(t), int(n)) for a, b, x, y, t, n in rows]
 
 
 def _check_records(e: Engine[_Pos], c: JudgeCalibrationContract
