@@ -755,7 +755,7 @@ def test_the_ranking_out_of_core_is_the_in_memory_ranking(tmp_path):
     is the in-memory one from the frames' kinds: the same table, so the same ratings, intervals and
     groups, draw for draw; the point ratings are also rank()'s from the judgments one by one (1e-9),
     and the intervals of the per-kind draws and the per-case draws, the same law, agree to Monte-Carlo
-    error (measured here: at most 4.1 points apart over 2,000 draws each, on intervals about 100 wide)."""
+    error (measured here: at most 2.7 points apart over 2,000 draws each, on intervals 78 to 87 wide)."""
     from agreebound.engines.judge_duckdb import judge_audit
     from agreebound.judge.ranking import battles_of, case_kinds, fit_ratings, battle_counts, kinds_frame, rank, rank_kinds
 
@@ -777,4 +777,4 @@ def test_the_ranking_out_of_core_is_the_in_memory_ranking(tmp_path):
     assert max(abs(counted_fit[m] - x) for m, x in zip(b.models, b.ratings)) < 1e-9
     wide = rank_kinds(counted_kinds, draws=2000)
     gaps = [abs(x - y) for x, y in zip(one_by_one.lower + one_by_one.upper, wide.lower + wide.upper)]
-    assert max(gaps) < 10, gaps
+    assert max(gaps) < 8, gaps
