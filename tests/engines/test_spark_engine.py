@@ -289,3 +289,22 @@ def test_cli_calibrate_engine_spark(spark, capsys):
     in_memory = json.loads(capsys.readouterr().out)
     assert main([*base, "--engine", "spark", "--master", "local[2]"]) == 1
     assert json.loads(capsys.readouterr().out) == in_memory
+
+
+def test_spark_slices_and_kinds_of_case_are_duckdbs(spark, tmp_path):
+    """Spark counts each slice and the battles' kinds of case as DuckDB does (the same SQL), so the
+    report's slices and the ranking out of core are the in-memory ones on Spark too
+    (tests/engines/test_judge_duckdb.py: DuckDB's against the in-memory path)."""
+    from agreebound.engines.judge_duckdb import judge_audit as duck_audit
+    from agreebound.engines.judge_spark import judge_audit
+    from agreebound.judge.ranking import kinds_frame
+    from tests.engines.test_judge_duckdb import sliced_trio
+
+    c, [r], [o] = sliced_trio(tmp_path, seed=5, cases=120)
+    args = (c.name, c.read_bytes(), [str(r)], [str(o)])
+    got = judge_audit(*args, spark=spark, slices=True, kinds=True)[2]
+    expected = duck_audit(*args, slices=True, kinds=True)[2]
+    assert list(got.slices) == ["template"] and got.slices == expected.slices
+    assert got.refused == expected.refused and set(got.refused) == {"rater", "turn"}
+    assert got.kinds is not None and expected.kinds is not None
+    assert kinds_frame(got.kinds).equals(kinds_frame(expected.kinds))

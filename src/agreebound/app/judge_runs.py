@@ -5,7 +5,7 @@ core (DuckDB, Spark), decided once, and its view made.
 from __future__ import annotations
 from contextlib import nullcontext
 from dataclasses import replace
-from typing import (TYPE_CHECKING, ContextManager, Sequence)
+from typing import (TYPE_CHECKING, ContextManager, Mapping, Sequence)
 from agreebound.core.errors import InputError
 from agreebound.core.escape import printable
 from agreebound.app.result import Report, strict_contract, thresholds_of
@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from agreebound.judge.contract import JudgeInput
     from agreebound.scored.audit import ScoredMeasurement
     from agreebound.judge.slices import SliceDecision
+    from agreebound.judge.counts import JudgeCounts
+    from agreebound.judge.measure import CalibrationMeasurement
 
 
 
@@ -103,7 +105,7 @@ def judge_result(recipe: JudgeRecipe, bundle: JudgeBundle, t: ThresholdSet, inpu
 def slice_decisions(bundle: JudgeBundle, t: ThresholdSet) -> tuple["SliceDecision", ...]:
     """Every gate split by each slice column the data has (a log's template, turn, category; a
     table's extra columns), decided with Holm's control (agreebound.judge.slices); none for an
-    audit counted out of core or without slice columns."""
+    audit without slice columns (counted out of core: :func:`counted_slice_decisions`)."""
     from agreebound.judge.slices import SliceRefused, decide_slices, measure_slices, slice_options
 
     if bundle.slices is None or not len(bundle.measurement.cases):
@@ -178,20 +180,32 @@ def _judge_out_of_core(recipe: JudgeRecipe, engine: str, name: str, data: bytes,
             check(engine, [recipe.first.given, *refs, *obs])
         if engine == "spark":
             try:
-                from agreebound.engines.judge_spark import judge_measurement as spark_judge
+                from agreebound.engines.judge_spark import judge_audit as spark_judge
             except ImportError:
                 raise RecipeError("--engine spark needs pyspark (pip install 'agreebound[spark]') and Java 17") from None
-            contract, header, m = spark_judge(name, data, refs, obs, master=recipe.master)
+            contract, header, counted = spark_judge(name, data, refs, obs, master=recipe.master, slices=True)
         else:
-            from agreebound.engines.judge_duckdb import judge_measurement
+            from agreebound.engines.judge_duckdb import judge_audit
 
-            contract, header, m = judge_measurement(name, data, refs, obs)
+            contract, header, counted = judge_audit(name, data, refs, obs, slices=True)
         engine_read = files_read([*refs, *obs], remote)
+    m = counted.measurement
     empty = pd.DataFrame()  # out of core: no frames, only the measurement's counts
     bundle = JudgeBundle(name, contract, header[0], header[1], header[2], empty, empty, m)
     t = strict_contract(recipe, t, m.contract)
     read = [(n, b) for _, n, b in inputs] + engine_read
-    view = calibration_view(bundle, decide(m, t.calibration), t, read)
+    view = calibration_view(bundle, decide(m, t.calibration), t, read,
+                            slices=counted_slice_decisions(m, counted.slices, t))
     return Report("judge", view, t, tuple(inputs), replace(recipe, source="tables").to_dict())
+
+
+def counted_slice_decisions(m: CalibrationMeasurement, counts: Mapping[str, Mapping[str, JudgeCounts]],
+                            t: ThresholdSet) -> tuple["SliceDecision", ...]:
+    """:func:`slice_decisions` for an audit counted out of core: each slice column's per-value counts
+    (the engine's, in the file's column order) measured as every audit is and decided alike."""
+    from agreebound.judge.slices import decide_slices, measure_slice_counts
+
+    return tuple(decide_slices(measure_slice_counts(m, column, by_value), t.calibration, method="holm")
+                 for column, by_value in counts.items())
 
 

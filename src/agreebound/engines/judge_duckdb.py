@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from agreebound.judge.measure import CalibrationMeasurement
+from agreebound.judge.slices import NO_VALUE
 from agreebound.judge.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.engines.common import input_files, is_parquet
 from agreebound.engines.duckdb_engine import (MEMORY_LIMIT, duckdb_said, literal_paths, one_row, quote_identifier,
                                               string_list)
-from agreebound.engines.judge_sql import ID, audit, first_unreadable, memory_csv_error, q
+from agreebound.engines.judge_sql import ID, Audit, audit_with, first_unreadable, memory_csv_error, q
 from agreebound.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -70,8 +71,10 @@ class DuckDialect:
         return f"try_cast(sum({x}) AS BIGINT)"  # DuckDB sums BIGINTs as a HUGEINT
 
     @staticmethod
-    def smallest_ids(group: str, where: str, n: int) -> str:
-        return f"SELECT m, unnest(ids) FROM (SELECT {group} AS m, min(case_id, {n}) AS ids FROM r WHERE {where} GROUP BY m)"
+    def smallest_ids(groups: Sequence[str], where: str, n: int, source: str) -> str:
+        ms = ", ".join(f"m{i}" for i in range(len(groups)))
+        return (f"SELECT {ms}, unnest(ids) FROM (SELECT {', '.join(f'{g} AS m{i}' for i, g in enumerate(groups))}, "
+                f"min(case_id, {n}) AS ids FROM {source} WHERE {where} GROUP BY {ms})")
 
 
 class _Source:
@@ -91,11 +94,16 @@ class _Source:
         self.delimiter = "\t" if self.files[0].lower().endswith(".tsv") else ","
         types = self._read_header()
         self.integer = {f for f in self.fields if types.get(f) in INTEGER_TYPES}
+        # the observations' slice columns, in the view as x0, x1, ... (each cell as its text: an empty
+        # CSV cell as '' as the in-memory reader reads it, a Parquet null as the slices' NO_VALUE)
+        self.extras = tuple(c for c in types if c not in self.fields) if role == "observations" else ()
+        missing_as = DuckDialect.literal("" if not self.parquet else NO_VALUE)
+        slice_columns = [f"coalesce({self._text(x, types[x])}, {missing_as}) AS x{i}" for i, x in enumerate(self.extras)]
         self.view, self.numbered = f"{role}_text", f"{role}_numbered"
         if self.problem is not None:
             return
         self.columns = ", ".join([f"{self._text(f, types[f])} AS {q(f)}" for f in self.fields] + [
-            f"try_cast({quote_identifier(f)} AS BIGINT) AS {self.number(f)}" for f in sorted(self.integer)])
+            f"try_cast({quote_identifier(f)} AS BIGINT) AS {self.number(f)}" for f in sorted(self.integer)] + slice_columns)
         # a row whose every cell is empty is not a row, as in memory (a spreadsheet's ,,,); RE2's \s is
         # [\t\n\f\r ], so a cell whose first character is above ' ' is not blank: only those below
         # pay for the expression (10x cheaper over a scan where most cells are not blank)
@@ -255,6 +263,20 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
                       ) -> tuple[JudgeCalibrationContract, tuple[str, str, str], CalibrationMeasurement]:
     """Validate and measure a judge audit out of core: the same decision, rates, intervals and
     errors as the in-memory tabular form (io.judge_inputs.read_judge_tables, measured by judge_input)."""
+    contract, header, audit = judge_audit(contract_name, contract_data, references, observations,
+                                          threads=threads, memory_limit=memory_limit,
+                                          reference_names=reference_names, observation_names=observation_names)
+    return contract, header, audit.measurement
+
+
+def judge_audit(contract_name: str, contract_data: bytes, references: Sequence[str],
+                observations: Sequence[str], *, threads: int | None = None, memory_limit: str | None = None,
+                reference_names: Sequence[str] = (), observation_names: Sequence[str] = (),
+                slices: bool = False, kinds: bool = False
+                ) -> tuple[JudgeCalibrationContract, tuple[str, str, str], Audit]:
+    """:func:`judge_measurement`, and, asked, each slice's counts (``slices``) and the battles' kinds of
+    case (``kinds``): agreebound.engines.judge_sql.audit_with.
+    """
     import duckdb
 
     from agreebound.io.judge_inputs import judge_tables_contract
@@ -273,7 +295,7 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
         shown = e.refs.shown
         e.obs = _Source(con, "observations", observations, OBSERVATION_FIELDS, spill, observation_names)
         shown = e.obs.shown
-        return contract, header, audit(e, contract, header, contract_name)
+        return contract, header, audit_with(e, contract, header, contract_name, slices=slices, kinds=kinds)
     except duckdb.Error as err:
         # which file, which row: found as the in-memory reader reads it (a ragged row, bytes not UTF-8)
         for paths, given in ((references, reference_names), (observations, observation_names)):

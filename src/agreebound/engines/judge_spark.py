@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
 from agreebound.judge.measure import CalibrationMeasurement
+from agreebound.judge.slices import NO_VALUE
 from agreebound.judge.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.engines.judge_duckdb import csv_record
-from agreebound.engines.judge_sql import ID, audit, first_unreadable, memory_csv_error, q
+from agreebound.engines.judge_sql import ID, Audit, audit_with, first_unreadable, memory_csv_error, q
 from agreebound.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -63,9 +64,11 @@ class SparkDialect:
         return f"try_sum(CAST({x} AS BIGINT))"  # null, not an error (ANSI mode), where it overflows
 
     @staticmethod
-    def smallest_ids(group: str, where: str, n: int) -> str:
-        return (f"SELECT m, case_id FROM (SELECT {group} AS m, case_id, row_number() OVER (PARTITION BY {group} "
-                f"ORDER BY case_id) AS i FROM r WHERE {where}) AS y WHERE i <= {n}")
+    def smallest_ids(groups: Sequence[str], where: str, n: int, source: str) -> str:
+        ms = ", ".join(f"m{i}" for i in range(len(groups)))
+        return (f"SELECT {ms}, case_id FROM (SELECT {', '.join(f'{g} AS m{i}' for i, g in enumerate(groups))}, "
+                f"case_id, row_number() OVER (PARTITION BY {', '.join(groups)} ORDER BY case_id) AS i "
+                f"FROM {source} WHERE {where}) AS y WHERE i <= {n}")
 
 
 class _Source:
@@ -97,6 +100,9 @@ class _Source:
                                                             "missing column" if missing else "unexpected column")
         self.raw = df
         self.view, self.numbered, self.everything = f"{role}_text", f"{role}_numbered", f"{role}_all"
+        # the observations' slice columns, in the view as x0, x1, ... (each cell as its text: an empty
+        # CSV cell as '' as the in-memory reader reads it, a Parquet null as the slices' NO_VALUE)
+        self.extras = tuple(c for c in df.columns if c not in self.fields) if role == "observations" else ()
         if self.problem is not None:
             self.integer: set[str] = set()
             return
@@ -113,7 +119,9 @@ class _Source:
         blank = F.lit(True)
         for f in self.fields:
             blank = blank & F.coalesce(F.col(q(f)).rlike("^\\s*\\z"), F.lit(True))
-        df.select(*cols).where(~blank).createOrReplaceTempView(self.view)
+        missing_as = F.lit(NO_VALUE if self.parquet else "")
+        slices = [F.coalesce(text(x), missing_as).alias(f"x{i}") for i, x in enumerate(self.extras)]
+        df.select(*cols, *slices).where(~blank).createOrReplaceTempView(self.view)
         every = df.select(F.input_file_name().alias("o1"), F.monotonically_increasing_id().alias("o2"), *cols)
         every.createOrReplaceTempView(self.everything)  # record indices count the blank rows too
         every.where(~blank).createOrReplaceTempView(self.numbered)
@@ -200,6 +208,20 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
                       ) -> tuple[JudgeCalibrationContract, tuple[str, str, str], CalibrationMeasurement]:
     """The DuckDB engine's judge audit (agreebound.engines.judge_duckdb) on Spark: the same
     decision, rates, intervals and, for bad input, the same messages."""
+    contract, header, audit = judge_audit(contract_name, contract_data, references, observations,
+                                          master=master, spark=spark,
+                                          reference_names=reference_names, observation_names=observation_names)
+    return contract, header, audit.measurement
+
+
+def judge_audit(contract_name: str, contract_data: bytes, references: Sequence[str],
+                observations: Sequence[str], *, master: str = "local[2]", spark: SparkSession | None = None,
+                reference_names: Sequence[str] = (), observation_names: Sequence[str] = (),
+                slices: bool = False, kinds: bool = False
+                ) -> tuple[JudgeCalibrationContract, tuple[str, str, str], Audit]:
+    """:func:`judge_measurement`, and, asked, each slice's counts (``slices``) and the battles' kinds of
+    case (``kinds``): agreebound.engines.judge_sql.audit_with.
+    """
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
 
@@ -216,7 +238,7 @@ def judge_measurement(contract_name: str, contract_data: bytes, references: Sequ
         shown = refs.shown
         e.obs = obs = _Source(spark, "observations", observations, OBSERVATION_FIELDS, observation_names)
         shown = obs.shown
-        return contract, header, audit(e, contract, header, contract_name)
+        return contract, header, audit_with(e, contract, header, contract_name, slices=slices, kinds=kinds)
     except (PySparkException, Py4JJavaError) as err:
         for src in (refs, obs):  # a ragged row or bytes not UTF-8, found as the in-memory reader reads CSV
             if src is not None and not src.parquet and not src.remote:

@@ -32,6 +32,7 @@ the other's; its sections (the slow path, a CSV's header and rows, the audit) ar
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable, ContextManager, NamedTuple, Protocol, Sequence, TypeVar, cast
 
 from agreebound.judge.measure import CalibrationMeasurement, measure_counts
@@ -78,8 +79,9 @@ class Dialect(Protocol):
 
     def count_ids(self, x: str) -> str: ...
 
-    def smallest_ids(self, group: str, where: str, n: int) -> str:
-        """(group, case_id) rows: the n smallest case ids of each group of the references' table r."""
+    def smallest_ids(self, groups: Sequence[str], where: str, n: int, source: str) -> str:
+        """(group..., case_id) rows: the n smallest case ids of each group (one column per expression
+        of ``groups``) of the references' relation ``source`` (table r's columns)."""
         ...
 
     def index_in(self, texts: Sequence[str], x: str) -> str:
@@ -129,6 +131,12 @@ class Source(Protocol[_Pos]):
     @property
     def integer(self) -> set[str]:
         """The fields the files hold as integers."""
+        ...
+
+    @property
+    def extras(self) -> tuple[str, ...]:
+        """The observations' columns beside the fields (slice columns, in file order), in ``view`` as
+        ``x0, x1, ...``, each cell as its text; none for the references."""
         ...
 
     def number(self, field: str) -> str:
@@ -336,13 +344,74 @@ def first_unreadable(files: Sequence[str], names: Sequence[str], delimiter: str)
 
 # --- the audit --------------------------------------------------------------------------------
 
+class Audit(NamedTuple):
+    """An audit counted out of core: its measurement and, when asked, its counts per slice and its
+    battles' kinds of case (both only counted here: measured as in memory, by
+    agreebound.judge.slices.measure_slice_counts and agreebound.judge.ranking.rank_kinds)."""
+
+    measurement: CalibrationMeasurement
+    #: slice column -> value -> the counts of that value's cases (the columns that are slices)
+    slices: dict[str, dict[str, JudgeCounts]]
+    #: slice column -> why it is no slice (the rules of agreebound.judge.slices)
+    refused: dict[str, str]
+    #: the kinds of case of the battles (agreebound.judge.ranking.KIND_COLUMNS rows); None: not asked
+    kinds: list[tuple[str, str, int, int, int, int]] | None
+
+
 def audit(e: Engine[_Pos], c: JudgeCalibrationContract, header: tuple[str, str, str], contract_name: str
           ) -> CalibrationMeasurement:
     """Validate and measure, in the in-memory path's order; ``e`` is the engine. The engine only
     aggregates (:func:`judge_counts`); the rates are measured as in memory (measure_counts)."""
+    return audit_with(e, c, header, contract_name).measurement
+
+
+def audit_with(e: Engine[_Pos], c: JudgeCalibrationContract, header: tuple[str, str, str], contract_name: str,
+               *, slices: bool = False, kinds: bool = False) -> Audit:
+    """:func:`audit`, and, once the data are valid, ``slices``: the counts of each slice of each slice
+    column (:func:`slice_counts`), ``kinds``: the battles' kinds of case (:func:`case_kinds`)."""
     n_refs, n_obs, strays, (names, counts) = _check_records(e, c)
     _check_snapshot(e, c, header, contract_name, n_refs, strays, counts)
-    return measure_counts(c, header, judge_counts(e, c, n_obs, names))
+    m = measure_counts(c, header, judge_counts(e, c, n_obs, names))
+    by, refused = slice_counts(e, c, names, counts) if slices else ({}, {})
+    return Audit(m, by, refused, case_kinds(e, names) if kinds else None)
+
+
+def slice_counts(e: Engine[_Pos], c: JudgeCalibrationContract, names: "Names", counts: "Counts"
+                 ) -> tuple[dict[str, dict[str, JudgeCounts]], dict[str, str]]:
+    """Per slice column of the observations (in file order): each case's value (table ``sl``), refused
+    as in memory (agreebound.judge.slices.case_values: a column that varies within a case, or holds one
+    value, or too many); else the validated join again with each case's value (:func:`_join`) and the
+    audit's counts grouped by it (:func:`_counts_by`): one grouped pass per column, every slice's
+    counts from it."""
+    from agreebound.judge.slices import too_few_or_many, varies_text
+
+    out: dict[str, dict[str, JudgeCounts]] = {}
+    refused: dict[str, str] = {}
+    for i, column in enumerate(e.obs.extras):
+        e.table("sl", f"""SELECT case_id, min(v) AS v, count(DISTINCT v) AS nv FROM (
+                              SELECT {q('case_id')} AS case_id, x{i} AS v FROM {e.obs.view}) AS x GROUP BY case_id""")
+        varying, most, first, n_values = e.run(
+            "SELECT count(*) FILTER (WHERE nv > 1), max(nv), min(case_id) FILTER (WHERE nv > 1), count(DISTINCT v) "
+            "FROM sl")[0]
+        why = varies_text(str(first), int(most)) if varying else too_few_or_many(int(n_values))
+        if why:
+            refused[column] = why
+            continue
+        _join(e, counts, "js", by="sl")
+        _case_table(e, c, names, join="jsv", view="ks")
+        out[column] = _counts_by(e, names, "ks", "(SELECT r.*, sl.v AS sv FROM r JOIN sl ON r.case_id = sl.case_id) AS rs")
+    return out, refused
+
+
+def case_kinds(e: Engine[_Pos], names: "Names") -> list[tuple[str, str, int, int, int, int]]:
+    """The battles (each judgment of a case whose two candidates' generators differ, in candidate
+    terms: agreebound.judge.ranking.battles_of) as kinds of case: candidate a's and b's generators, the
+    judgments that picked a, b and a tie, and the number of such cases; from the validated join ``jv``
+    (a case's generators are one per case, validated), one row per kind."""
+    rows = e.run(f"""
+        SELECT {names.text('ag')}, {names.text('bg')}, aab + aba AS na, bab + bba AS nb, tab + tba AS nt, sum(cnt)
+        FROM jv WHERE ag <> bg GROUP BY ag, bg, aab + aba, bab + bba, tab + tba""")
+    return [(str(a), str(b), int(x), int(y), int(t), int(n)) for a, b, x, y, t, n in rows]
 
 
 def _check_records(e: Engine[_Pos], c: JudgeCalibrationContract
@@ -593,14 +662,7 @@ def _check_snapshot(e: Engine[_Pos], c: JudgeCalibrationContract, header: tuple[
     # joined, as each joins at most one case of pk) and is what is measured. The number of reviewers
     # is kept up to REVIEWER_CAP, the candidates' lengths as which is longer (0: a, 1: b, -1:
     # neither): all the audit reads of them. A left join: a full one takes about twice as long.
-    longer = "CASE WHEN pk.ta > pk.tb THEN 0 WHEN pk.tb > pk.ta THEN 1 ELSE -1 END"  # pk: its facts as p reads them
-    e.table("j", f"""
-        SELECT r.pref, least(r.nrev, {REVIEWER_CAP}) AS nrev, r.adj, {longer} AS lg, pk.ag, pk.bg,
-               {", ".join(f"pk.{x}" for x in counts.stored)}, count(*) AS cnt
-        FROM pks AS pk LEFT JOIN r ON pk.case_id = r.case_id
-        GROUP BY r.pref, least(r.nrev, {REVIEWER_CAP}), r.adj, {longer}, pk.ag, pk.bg,
-                 {", ".join(f"pk.{x}" for x in counts.stored)}""")
-    e.view("jv", f"SELECT pref, nrev, adj, lg, ag, bg, {', '.join(counts.fields)}, cnt FROM j")
+    _join(e, counts, "j")
     orphans, incomplete, joined, matched = e.run(f"""
         SELECT coalesce(sum(cnt) FILTER (WHERE pref IS NULL), 0),
                coalesce(sum(cnt) FILTER (WHERE pref IS NOT NULL AND (
@@ -628,6 +690,23 @@ def _check_snapshot(e: Engine[_Pos], c: JudgeCalibrationContract, header: tuple[
     if incomplete:
         with e.sequential():
             _incomplete(e, reps)
+
+
+def _join(e: Engine[_Pos], counts: Counts, name: str, by: str | None = None) -> None:
+    """Table ``name`` (and the view ``name`` + "v" that reads its counts): the observed cases joined to
+    their references, a row per kind of case with its number of cases ``cnt``; ``by``: a table of
+    (case_id, v), each case's slice value, kept as the column ``sv`` (every case once: a slice's cases
+    are grouped apart; without ``by`` every case's is '')."""
+    longer = "CASE WHEN pk.ta > pk.tb THEN 0 WHEN pk.tb > pk.ta THEN 1 ELSE -1 END"  # pk: its facts as p reads them
+    key, join = ("sl.v", f" JOIN {by} AS sl ON pk.case_id = sl.case_id") if by else ("''", "")
+    stored = ", ".join(f"pk.{x}" for x in counts.stored)
+    e.table(name, f"""
+        SELECT {key} AS sv, r.pref, least(r.nrev, {REVIEWER_CAP}) AS nrev, r.adj, {longer} AS lg, pk.ag, pk.bg,
+               {stored}, count(*) AS cnt
+        FROM pks AS pk LEFT JOIN r ON pk.case_id = r.case_id{join}
+        GROUP BY {key + ", " if by else ""}r.pref, least(r.nrev, {REVIEWER_CAP}), r.adj, {longer}, pk.ag, pk.bg,
+                 {stored}""")
+    e.view(f"{name}v", f"SELECT sv, pref, nrev, adj, lg, ag, bg, {', '.join(counts.fields)}, cnt FROM {name}")
 
 
 def _snapshot_error(contract_name: str, fault: tuple[str | None, str]) -> InputError:
@@ -722,7 +801,7 @@ def _picks(label: str) -> str:
     return f"CASE {label} WHEN 0 THEN aab + aba WHEN 1 THEN bab + bba ELSE 0 END"
 
 
-def _case_table(e: Engine[_Pos], c: JudgeCalibrationContract, names: Names) -> None:
+def _case_table(e: Engine[_Pos], c: JudgeCalibrationContract, names: Names, join: str = "jv", view: str = "k") -> None:
     """The view ``k``: the in-memory engine's per-case facts (agreebound.judge.measure.case_facts and
     _bias_facts) in SQL, from the validated join ``jv`` (every case there has its reference and its
     observations), a row per kind of case with its number of cases ``cnt``. A view: each query over
@@ -750,11 +829,11 @@ def _case_table(e: Engine[_Pos], c: JudgeCalibrationContract, names: Names) -> N
         return f"CASE WHEN {cond} THEN {then} ELSE 0 END"
 
     stable = "vab >= 0 AND vba >= 0"
-    e.view("k", f"""
+    e.view(view, f"""
         WITH d AS (
-            SELECT pref, nrev, adj, aab, bab, tab, aba, bba, tba, lg, ag, bg, cnt,
+            SELECT sv, pref, nrev, adj, aab, bab, tab, aba, bba, tba, lg, ag, bg, cnt,
                    {distinct('ab')} AS dab, {distinct('ba')} AS dba
-            FROM jv),
+            FROM {join}),
         x AS (
             SELECT *, {verdict('ab')} AS vab, {verdict('ba')} AS vba, {majority('ab')} AS mab, {majority('ba')} AS mba,
                    aab + bab + tab + aba + bba + tba AS nobs,
@@ -768,7 +847,7 @@ def _case_table(e: Engine[_Pos], c: JudgeCalibrationContract, names: Names) -> N
             FROM d),
         y AS (
             SELECT *, pref <> 2 AND lg >= 0 AS uneq, na <= nb AS afirst FROM x)
-        SELECT cnt, pref, nrev, adj, dab, dba, mab, mba, nobs, agree,
+        SELECT sv, cnt, pref, nrev, adj, dab, dba, mab, mba, nobs, agree,
                CAST({stable} AS BIGINT) AS fopp, CAST({stable} AND vab <> vba AS BIGINT) AS flipped,
                CAST(CAST(dab > 1 AS INT) + CAST(dba > 1 AS INT) AS BIGINT) AS unst,
                CASE WHEN verb >= 0 THEN nobs ELSE 0 END AS vopp, {_picks('verb')} AS verr,
@@ -794,32 +873,52 @@ def judge_counts(e: Engine[_Pos], c: JudgeCalibrationContract, n_obs: int, names
     join ``jv`` (each kind of case's reference and observations, with its number of cases) through
     the per-case facts of the view ``k`` (:func:`_case_table`), summed with their weights."""
     _case_table(e, c, names)
-    row = e.run(f"""
-        SELECT {_total("1")}, {', '.join(_rate(y, m) for y, m in RATE_COLUMNS)}, {_total("1", "NOT adj")},
-               {_total("agree", "pref <> 2")}, {_total("nobs", "pref <> 2")},
+    return replace(_counts_by(e, names, "k", "(SELECT r.*, '' AS sv FROM r) AS rs")[""], n_observations=n_obs)
+
+
+def _counts_by(e: Engine[_Pos], names: Names, k: str, refs: str) -> dict[str, JudgeCounts]:
+    """The counts of each value of the column ``sv`` of the case view ``k`` (:func:`_case_table`):
+    every sum grouped by it, as :func:`agreebound.judge.counts.from_facts` sums a slice's cases.
+    ``refs``: the references (table ``r``'s columns and ``sv``, each case's value), for the ids."""
+    rows = e.run(f"""
+        SELECT sv, {_total("1")}, {_total("nobs")}, {', '.join(_rate(y, m) for y, m in RATE_COLUMNS)},
+               {_total("1", "NOT adj")}, {_total("agree", "pref <> 2")}, {_total("nobs", "pref <> 2")},
                {_total("1", "(dab > 1 OR dba > 1) AND mab >= 0 AND mba >= 0 AND mab <> mba")},
                {_total("fboth")}, {_total("sboth")}, {_total("1", "rlong AND sopp > 0")},
                {_total("1", "rlong AND copp > 0")}, {_total("1", "2 * fpick > ndec")}, {_total("1", "2 * fpick < ndec")}
-        FROM k""")[0]
-    n_cases, at = int(row[0]), 1 + 6 * len(ALL_RATE_NAMES)
-    rates = {name: RateStats(*(int(v or 0) for v in row[1 + 6 * i: 7 + 6 * i])) for i, name in enumerate(ALL_RATE_NAMES)}
-    (unadjudicated, agree_no_tie, obs_no_tie, noisy, first_both, second_both, self_longer, control_longer,
-     first_lean, second_lean) = (int(v) for v in row[at:])
+        FROM {k} GROUP BY sv""")
     # k's nrev is capped at REVIEWER_CAP; the ids are the references' (after validation, the cases
     # of k are exactly those of r, each once)
     cap = REVIEWER_CAP
-    reviewers = {int(m): int(n) for m, n in e.run("SELECT nrev, sum(cnt) FROM k GROUP BY nrev")}
-    ids: dict[int, list[str]] = {}
-    for m, case_id in e.run(e.dialect.smallest_ids(f"least(nrev, {cap})", f"nrev < {cap}", ISSUE_IDS)):
-        ids.setdefault(int(m), []).append(case_id)
-    unadj_ids = [x[0] for x in e.run(f"SELECT case_id FROM r WHERE NOT adj ORDER BY case_id LIMIT {ISSUE_IDS}")]
-    patterns = {(int(a), int(b), int(d)): int(n) for a, b, d, n in e.run(
-        "SELECT pref, mab, mba, sum(cnt) FROM k GROUP BY pref, mab, mba")}
+    reviewers: dict[str, dict[int, int]] = {}
+    for v, m, n in e.run(f"SELECT sv, nrev, sum(cnt) FROM {k} GROUP BY sv, nrev"):
+        reviewers.setdefault(v, {})[int(m)] = int(n)
+    ids: dict[str, dict[int, list[str]]] = {}
+    for v, m, case_id in e.run(e.dialect.smallest_ids(["sv", f"least(nrev, {cap})"], f"nrev < {cap}", ISSUE_IDS, refs)):
+        ids.setdefault(v, {}).setdefault(int(m), []).append(case_id)
+    unadj: dict[str, list[str]] = {}
+    for v, case_id in e.run(e.dialect.smallest_ids(["sv"], "NOT adj", ISSUE_IDS, refs)):
+        unadj.setdefault(v, []).append(case_id)
+    patterns: dict[str, dict[tuple[int, int, int], int]] = {}
+    for v, a, b, d, n in e.run(f"SELECT sv, pref, mab, mba, sum(cnt) FROM {k} GROUP BY sv, pref, mab, mba"):
+        patterns.setdefault(v, {})[(int(a), int(b), int(d))] = int(n)
     # every case of a full audit has its human reference: labelled
-    verdicts = {(str(f), str(s), True, int(m), int(w), int(y)): int(n) for f, s, m, w, y, n in e.run(
-        f"SELECT {names.text('g1')}, {names.text('g2')}, nobs, w, hy, sum(cnt) FROM k WHERE g1 <> g2 AND nobs > 0 "
-        "GROUP BY g1, g2, nobs, w, hy")}
-    return JudgeCounts(n_cases, n_obs, rates, dict(sorted(reviewers.items())),
-                       {m: tuple(sorted(v)) for m, v in sorted(ids.items())}, unadjudicated, tuple(sorted(unadj_ids)),
-                       (agree_no_tie, obs_no_tie), noisy, patterns, first_both, second_both, self_longer,
-                       control_longer, dict(sorted(verdicts.items())), first_lean, second_lean)
+    verdicts: dict[str, dict[tuple[str, str, bool, int, int, int], int]] = {}
+    for v, f, s, m, w, y, n in e.run(
+            f"SELECT sv, {names.text('g1')}, {names.text('g2')}, nobs, w, hy, sum(cnt) FROM {k} "
+            "WHERE g1 <> g2 AND nobs > 0 GROUP BY sv, g1, g2, nobs, w, hy"):
+        verdicts.setdefault(v, {})[(str(f), str(s), True, int(m), int(w), int(y))] = int(n)
+    out = {}
+    for row in rows:
+        v, n_cases, n_obs, at = row[0], int(row[1]), int(row[2]), 3 + 6 * len(ALL_RATE_NAMES)
+        rates = {name: RateStats(*(int(x or 0) for x in row[3 + 6 * i: 9 + 6 * i]))
+                 for i, name in enumerate(ALL_RATE_NAMES)}
+        (unadjudicated, agree_no_tie, obs_no_tie, noisy, first_both, second_both, self_longer, control_longer,
+         first_lean, second_lean) = (int(x) for x in row[at:])
+        out[str(v)] = JudgeCounts(
+            n_cases, n_obs, rates, dict(sorted(reviewers.get(v, {}).items())),
+            {m: tuple(sorted(x)) for m, x in sorted(ids.get(v, {}).items())}, unadjudicated,
+            tuple(sorted(unadj.get(v, []))), (agree_no_tie, obs_no_tie), noisy, dict(sorted(patterns.get(v, {}).items())),
+            first_both, second_both, self_longer, control_longer, dict(sorted(verdicts.get(v, {}).items())),
+            first_lean, second_lean)
+    return out

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -124,6 +124,9 @@ class Cells:
 
 
 def cells_of(battles: pd.DataFrame) -> Cells:
+    """The cells of battles (a row per judgment), or of aggregated battles: with a column ``n``, a row
+    stands for ``n`` judgments of its (model_a, model_b, outcome) (rows with n = 0 are left out by the
+    caller: a cell is a comparison made)."""
     if len(battles) == 0:
         raise NoRatings("no battles between two different models")
     codes, models = pd.factorize(pd.concat([battles["model_a"].astype(str), battles["model_b"].astype(str)]))
@@ -135,8 +138,11 @@ def cells_of(battles: pd.DataFrame) -> Cells:
     if (schedule[:, 0] == schedule[:, 1]).any():
         raise ValueError("a battle of a model against itself")
     unique, of_battle, counts = np.unique(schedule, axis=0, return_inverse=True, return_counts=True)
+    of_battle = of_battle.reshape(-1)
+    if "n" in battles.columns:  # aggregated battles: each row is n of them (one fit, whichever engine counted)
+        counts = np.bincount(of_battle, weights=battles["n"].to_numpy(dtype=float), minlength=len(unique))
     return Cells(tuple(str(m) for m in models), unique[:, 0], unique[:, 1], unique[:, 2] / 2.0,
-                 counts.astype(float), of_battle.reshape(-1))
+                 counts.astype(float), of_battle)
 
 
 def components_of(n_models: int, a: np.ndarray, b: np.ndarray) -> list[list[int]]:
@@ -254,7 +260,17 @@ def _ratings(cells: Cells, w: np.ndarray, groups: list[list[int]], anchor: int |
 
 
 def fit_ratings(battles: pd.DataFrame, anchor: str | None = None, anchor_rating: float = INIT_RATING) -> pd.Series:
-    """The Elo-scale Bradley-Terry ratings, highest first (NoRatings where none exist)."""
+    """The Elo-scale Bradley-Terry ratings, highest first (NoRatings where none exist). ``battles``: a row
+    per judgment, or aggregated counts with a column ``n`` (:func:`battle_counts`; what the SQL engines
+    return): the fit reads only the weight of each (model_a, model_b, outcome) cell, so both give the
+    same ratings.
+
+    >>> counts = pd.DataFrame({"model_a": ["x", "x", "y"], "model_b": ["y", "y", "x"],
+    ...                        "outcome": ["a", "tie", "a"], "n": [2, 1, 1]})  # the module's example, counted
+    >>> r = fit_ratings(counts)
+    >>> bool(abs(r["x"] - r["y"] - 400 * math.log10(2.5 / 1.5)) < 1e-9)
+    True
+    """
     cells = cells_of(battles)
     groups = components_of(len(cells.models), cells.a, cells.b)
     at = _anchor_index(cells, anchor)
@@ -295,10 +311,14 @@ class Ranking:
     boot: np.ndarray = field(repr=False, compare=False)
     method: str = METHOD
     group_rule: str = GROUP_RULE
+    #: the cases drawn as counts per kind of case (:func:`rank_kinds`: the same law as drawing cases)
+    kinds: bool = False
 
     @property
     def interval_method(self) -> str:
         unit = "cases (a case's judgments together)" if self.resampled == "case" else "battles"
+        if self.kinds:
+            unit = "cases (a case's judgments together, drawn as how many cases of each kind of case)"
         text = (f"percentile bootstrap over {unit}: {self.draws:,} draws, seed {self.seed}, "
                 f"numpy default_rng")
         if self.left_out_draws:
@@ -355,13 +375,21 @@ def rank(battles: pd.DataFrame, anchor: str | None = None, anchor_rating: float 
     if draws < 1:
         raise ValueError("draws must be at least 1")
     cells = cells_of(battles)
+    if by_case is None:
+        by_case = "case_id" in battles.columns
+    return _ranking(cells, _draw_weights(cells, battles, draws, seed, by_case), anchor, anchor_rating, len(battles),
+                    draws, seed, "case" if by_case else "battle")
+
+
+def _ranking(cells: Cells, weights: np.ndarray, anchor: str | None, anchor_rating: float, n_battles: int, draws: int,
+             seed: int, resampled: str, kinds: bool = False) -> Ranking:
+    """The ranking of ``cells`` (the point fit from their counts) with each draw's cell ``weights``
+    (a row per draw): the one fit, intervals and groups of :func:`rank` and :func:`rank_kinds`."""
     groups = components_of(len(cells.models), cells.a, cells.b)
     at = _anchor_index(cells, anchor)
     point = _ratings(cells, cells.counts, groups, at, anchor_rating)
-    if by_case is None:
-        by_case = "case_id" in battles.columns
     kept, left = [], 0
-    for w in _draw_weights(cells, battles, draws, seed, by_case):
+    for w in weights:
         try:
             kept.append(_ratings(cells, w, groups, at, anchor_rating))
         except NoRatings:
@@ -385,8 +413,91 @@ def rank(battles: pd.DataFrame, anchor: str | None = None, anchor_rating: float 
     names = [cells.models[i] for i in order]
     return Ranking(tuple(names), tuple(float(point[i]) for i in order), tuple(float(x) for x in lower),
                    tuple(float(x) for x in upper), tuple(tie_groups),
-                   tuple(tuple(sorted(cells.models[i] for i in g_)) for g_ in groups), len(battles), draws, seed,
-                   "case" if by_case else "battle", left, anchor, anchor_rating, boot)
+                   tuple(tuple(sorted(cells.models[i] for i in g_)) for g_ in groups), n_battles, draws, seed,
+                   resampled, left, anchor, anchor_rating, boot, kinds=kinds)
+
+
+# --- counted battles: the ranking from counts (what the SQL engines return) ----------------------------------
+
+#: A table of kinds of case: a kind is a model pair (candidate a's generator, candidate b's) and how many
+#: of a case's judgments picked a, b and a tie; ``cases``: how many cases are of that kind.
+KIND_COLUMNS = ("model_a", "model_b", "a", "b", "tie", "cases")
+
+
+def kinds_frame(rows: Iterable[tuple[str, str, int, int, int, int]]) -> pd.DataFrame:
+    """The table of kinds of case from its rows (:data:`KIND_COLUMNS`), in one order whoever counted them
+    (sorted, as Python sorts: the SQL engines' and pandas' orders of text may differ), kinds of no
+    case left out. Both paths' tables are then equal, and so are their rankings, draw for draw."""
+    clean = sorted((str(ma), str(mb), int(a), int(b), int(t), int(n)) for ma, mb, a, b, t, n in rows if int(n) > 0)
+    frame = pd.DataFrame(clean, columns=list(KIND_COLUMNS))
+    return frame.astype({c: np.int64 for c in KIND_COLUMNS[2:]})
+
+
+def case_kinds(battles: pd.DataFrame) -> pd.DataFrame:
+    """Battles with case ids (:func:`battles_of`) counted as kinds of case (:func:`kinds_frame`): what
+    the SQL engines aggregate out of core (agreebound.engines.judge_sql), here from the frames.
+
+    >>> b = pd.DataFrame({"model_a": ["x"] * 4, "model_b": ["y"] * 4, "outcome": ["a", "a", "tie", "a"],
+    ...                   "case_id": ["c1", "c1", "c2", "c2"]})
+    >>> case_kinds(b).to_dict("records")
+    [{'model_a': 'x', 'model_b': 'y', 'a': 1, 'b': 0, 'tie': 1, 'cases': 1}, {'model_a': 'x', 'model_b': 'y', 'a': 2, 'b': 0, 'tie': 0, 'cases': 1}]
+    """
+    if "case_id" not in battles.columns:
+        raise ValueError("kinds of case need each battle's case_id")
+    outcome = battles["outcome"].astype(str)
+    frame = pd.DataFrame({"case_id": battles["case_id"].astype(str).to_numpy(),
+                          "model_a": battles["model_a"].astype(str).to_numpy(),
+                          "model_b": battles["model_b"].astype(str).to_numpy(),
+                          "a": (outcome == "a").to_numpy(dtype=np.int64), "b": (outcome == "b").to_numpy(dtype=np.int64),
+                          "tie": (outcome == "tie").to_numpy(dtype=np.int64)})
+    by_case = frame.groupby("case_id", sort=False)
+    if (by_case[["model_a", "model_b"]].nunique() > 1).to_numpy().any():
+        raise ValueError("a case compares one model pair")
+    per = by_case.agg(model_a=("model_a", "first"), model_b=("model_b", "first"), a=("a", "sum"), b=("b", "sum"),
+                      tie=("tie", "sum"))
+    counted = per.groupby(list(KIND_COLUMNS[:5]), sort=False).size()
+    return kinds_frame((*key, n) for key, n in counted.items())
+
+
+def _kind_rows(kinds: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """The aggregated battles of a table of kinds (one row per kind and outcome it holds), and each
+    row's kind and judgments per case."""
+    rows, kind_of, per_case = [], [], []
+    for i, (ma, mb, a, b, t, n) in enumerate(kinds[list(KIND_COLUMNS)].itertuples(index=False)):
+        for o, c in zip(OUTCOMES, (int(a), int(b), int(t))):
+            if c > 0 and int(n) > 0:
+                rows.append((str(ma), str(mb), o, c * int(n)))
+                kind_of.append(i)
+                per_case.append(c)
+    return (pd.DataFrame(rows, columns=["model_a", "model_b", "outcome", "n"]), np.asarray(kind_of, dtype=np.int64),
+            np.asarray(per_case, dtype=float))
+
+
+def battle_counts(kinds: pd.DataFrame) -> pd.DataFrame:
+    """The battles of a table of kinds as aggregated battles (model_a, model_b, outcome, n; rows with
+    n > 0, one per kind and outcome): what :func:`fit_ratings` and :func:`cells_of` read."""
+    return _kind_rows(kinds)[0]
+
+
+def rank_kinds(kinds: pd.DataFrame, anchor: str | None = None, anchor_rating: float = INIT_RATING,
+               draws: int = DRAWS, seed: int = SEED) -> Ranking:
+    """The ranking from a table of kinds of case (:func:`case_kinds` in memory, the SQL engines out of
+    core): the point ratings from the battles' counts (the one fit), the intervals from a case
+    bootstrap drawn as counts of each kind: a draw of N cases with replacement from N is, per kind,
+    how many of its cases were drawn, a multinomial over the kinds with probabilities cases / N:
+    the same law as drawing the cases themselves (:func:`rank`'s by-case draws), without a row per
+    case. With the same seed the same table gives the same ranking, whichever engine counted it."""
+    if draws < 1:
+        raise ValueError("draws must be at least 1")
+    k = kinds[kinds["cases"] > 0].reset_index(drop=True)
+    counts, of, each = _kind_rows(k)
+    cells = cells_of(counts)
+    cases = k["cases"].to_numpy(dtype=np.int64)
+    n = int(cases.sum())
+    times = np.random.default_rng(seed).multinomial(n, cases / n, size=draws)
+    weights = np.stack([np.bincount(cells.of_battle, weights=times[d][of] * each, minlength=len(cells.counts))
+                        for d in range(draws)])
+    return _ranking(cells, weights, anchor, anchor_rating, int(counts["n"].sum()), draws, seed, "case", kinds=True)
 
 
 # --- the gate --------------------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from statistics import NormalDist
-from typing import Literal, Sequence
+from typing import Literal, Mapping, Sequence
 
 import pandas as pd
 
@@ -58,7 +58,8 @@ from agreebound.core.thresholds import RATE_GATES, CalibrationThresholds
 from agreebound.judge.decide import decide
 from agreebound.judge.decision import CalibrationDecision
 from agreebound.judge.intervals import judge_rate_intervals
-from agreebound.judge.measure import CalibrationMeasurement
+from agreebound.judge.counts import JudgeCounts
+from agreebound.judge.measure import CalibrationMeasurement, measure_counts
 from agreebound.judge.partial import measure_partial
 
 #: Fewer cases than this contributing to a gate in a slice: no verdict for that slice and gate.
@@ -140,15 +141,31 @@ def case_values(slices: pd.DataFrame, column: str) -> pd.Series:
     distinct = per_case.groupby("case_id", sort=False)["v"].nunique()
     if (distinct > 1).any():
         case = distinct.index[(distinct > 1).to_numpy()][0]
-        raise SliceRefused(f"varies within a case (case {case} has {int(distinct.max())} values): a slice takes "
-                           "whole cases")
+        raise SliceRefused(varies_text(str(case), int(distinct.max())))
     values = per_case.drop_duplicates("case_id").set_index("case_id")["v"]
-    n = values.nunique()
-    if n < 2:
-        raise SliceRefused("one value for every case: nothing to split")
-    if n > MAX_SLICE_VALUES:
-        raise SliceRefused(f"{n:,} values (more than {MAX_SLICE_VALUES}): an identifier or free text, not a slice")
+    why = too_few_or_many(values.nunique())
+    if why:
+        raise SliceRefused(why)
     return values
+
+
+def varies_text(case: str, n: int) -> str:
+    """Why a column that varies within a case is no slice: a case where it does, the most values a case holds."""
+    return f"varies within a case (case {case} has {n} values): a slice takes whole cases"
+
+
+def too_few_or_many(n: int) -> str | None:
+    """Why a column whose cases hold ``n`` distinct values is no slice (None: it is one); the rule the
+    out-of-core engines apply to the values they count (agreebound.engines.judge_sql).
+
+    >>> too_few_or_many(1), too_few_or_many(2)
+    ('one value for every case: nothing to split', None)
+    """
+    if n < 2:
+        return "one value for every case: nothing to split"
+    if n > MAX_SLICE_VALUES:
+        return f"{n:,} values (more than {MAX_SLICE_VALUES}): an identifier or free text, not a slice"
+    return None
 
 
 def _label(v: object) -> str:
@@ -176,22 +193,44 @@ def measure_slices(measurement: CalibrationMeasurement, observations: pd.DataFra
     """The audit measured on each slice's cases: the observations and references of the cases whose
     ``column`` holds one value, measured by :func:`agreebound.judge.partial.measure_partial` (the
     full audit's counts when nothing is missing), with what the whole audit cannot evaluate left
-    unevaluated in every slice.
+    unevaluated in every slice (:func:`slice_audit`).
 
     ``observations``: the audit's (observation fields); ``references``: its human references (or
     None); ``slices``: ``case_id`` and the slice columns, one row per observation."""
     values = case_values(slices, column)
     header = (measurement.scope, measurement.contract_content_id, measurement.rubric_digest)
     refs = references if references is not None and len(references) else None
-    out = []
-    for value in _order(list(pd.unique(values))):
+    measured = {}
+    for value in pd.unique(values):
         ids = set(values.index[(values == value).to_numpy()])
         obs = observations[observations["case_id"].isin(ids).to_numpy()].reset_index(drop=True)
         ref = None if refs is None else refs[refs["case_id"].isin(ids).to_numpy()].reset_index(drop=True)
-        m = measure_partial(measurement.contract, obs, ref, (), header)
-        m = replace(m, unavailable=dict(measurement.unavailable), notes=(), contract_given=measurement.contract_given)
+        measured[str(value)] = measure_partial(measurement.contract, obs, ref, (), header)
+    return slice_audit(measurement, column, measured)
+
+
+def measure_slice_counts(measurement: CalibrationMeasurement, column: str,
+                         counts: Mapping[str, JudgeCounts]) -> SliceAudit:
+    """The audit measured on each slice's cases from each slice's counts (agreebound.judge.counts), as
+    an out-of-core engine sums them per value of ``column`` (agreebound.engines.judge_sql): each
+    measured by :func:`agreebound.judge.measure.measure_counts`, the measure of every audit, then
+    made a slice as in memory (:func:`slice_audit`)."""
+    header = (measurement.scope, measurement.contract_content_id, measurement.rubric_digest)
+    return slice_audit(measurement, column, {value: measure_counts(measurement.contract, header, c)
+                                             for value, c in counts.items()})
+
+
+def slice_audit(measurement: CalibrationMeasurement, column: str,
+                measured: Mapping[str, CalibrationMeasurement]) -> SliceAudit:
+    """The slices of ``column`` from each value's measurement, whichever path measured it: in the
+    slices' order, with what the whole audit cannot evaluate left unevaluated in every slice, no
+    notes, and the whole audit's contract origin. No rate is computed here."""
+    out = []
+    for value in _order(list(measured)):
+        m = replace(measured[value], unavailable=dict(measurement.unavailable), notes=(),
+                    contract_given=measurement.contract_given)
         out.append(Slice(value, m.n_cases, m))
-    return SliceAudit(column, tuple(out), int(values.size))
+    return SliceAudit(column, tuple(out), sum(s.n_cases for s in out))
 
 
 # --- deciding --------------------------------------------------------------------------------

@@ -430,7 +430,9 @@ def judge_fingerprint(bundle: JudgeBundle, inputs: Sequence[tuple[str, bytes | s
     contract's content id and the data's digest. A field the source does not hold is None."""
     obs = bundle.observations
     sampling = {f: ", ".join(v) for f in SAMPLING_FIELDS if (v := _distinct(bundle.slices, f))}
-    return {"judge_model": ", ".join(_distinct(obs, "judge_generator")) or None,
+    # counted out of core there are no frames: every observation's judge is the contract's (validated)
+    judges = _distinct(obs, "judge_generator") if len(obs.columns) else [bundle.contract.judge_generator]
+    return {"judge_model": ", ".join(judges) or None,
             "prompt_template": ", ".join(_distinct(bundle.slices, "template")) or None,
             # a log without a contract has no rubric: its header's digest is the log's own
             "rubric_digest": bundle.rubric_digest if bundle.measurement.contract_given else None,
