@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import (TYPE_CHECKING, ContextManager, Sequence)
 from agreebound.core.errors import InputError
 from agreebound.core.escape import printable
+from agreebound.core.json_types import JSONObject
 from agreebound.app.result import Report, strict_contract, thresholds_of
 from agreebound.app.local_files import files_read, local_files
 from agreebound.app.recipes import Check, JudgeRecipe, OUT_OF_CORE, ReadInput, RecipeError, judge_engine, judge_source
@@ -89,14 +90,21 @@ def run_judge(recipe: JudgeRecipe, check: Check | None) -> Report:
                         inputs)
 
 
-def judge_result(recipe: JudgeRecipe, bundle: JudgeBundle, t: ThresholdSet, inputs: Sequence[ReadInput]) -> Report:
+def judge_result(recipe: JudgeRecipe, bundle: JudgeBundle, t: ThresholdSet, inputs: Sequence[ReadInput],
+                 ranking: JSONObject | None = None) -> Report:
     """The Report of a judge audited in memory (by :func:`run`, or by the dashboard from its cached
-    bundle: what it records as a run), ``recipe`` stored as a run stores it."""
+    bundle: what it records as a run), ``recipe`` stored as a run stores it. The ranking of the
+    candidates' models when the recipe asks for it (``ranking``: the block already made, as the
+    dashboard gives the page's)."""
     from agreebound.judge.decide import decide
     from agreebound.render.view import calibration_view
 
+    if ranking is None and (recipe.ranking or recipe.beats is not None):
+        from agreebound.app.rankings import ranking_block
+
+        ranking = ranking_block(bundle, recipe.beats, t=t)
     view = calibration_view(bundle, decide(bundle.measurement, t.calibration), t, [(n, b) for _, n, b in inputs],
-                            slices=slice_decisions(bundle, t))
+                            slices=slice_decisions(bundle, t), ranking=ranking)
     return Report("judge", view, t, tuple(inputs), recipe.to_dict())
 
 
@@ -191,7 +199,16 @@ def _judge_out_of_core(recipe: JudgeRecipe, engine: str, name: str, data: bytes,
     bundle = JudgeBundle(name, contract, header[0], header[1], header[2], empty, empty, m)
     t = strict_contract(recipe, t, m.contract)
     read = [(n, b) for _, n, b in inputs] + engine_read
-    view = calibration_view(bundle, decide(m, t.calibration), t, read)
+    ranking = None
+    if recipe.ranking or recipe.beats is not None:  # no judgment in memory here: say why there is no ranking
+        from agreebound.app.rankings import decide_ranking_gate, gate_in_force
+        from agreebound.judge.ranking import no_ranking_dict
+
+        why = (f"No ranking: the audit was counted out of core (--engine {engine}); the ranking needs each "
+               "judgment in memory (--engine numpy).")
+        gate = None if recipe.beats is None else decide_ranking_gate(why, gate_in_force(recipe.beats, t))
+        ranking = no_ranking_dict(why, gate)
+    view = calibration_view(bundle, decide(m, t.calibration), t, read, ranking=ranking)
     return Report("judge", view, t, tuple(inputs), replace(recipe, source="tables").to_dict())
 
 
