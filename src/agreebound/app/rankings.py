@@ -49,7 +49,7 @@ def ranking_of(bundle: JudgeBundle) -> Ranking | str:
 
 def human_labels(bundle: JudgeBundle) -> dict[str, str]:
     """Each case's human reference (a, b or tie, in candidate terms) from the bundle's references."""
-    refs = bundle.references
+    refs = getattr(bundle, "references", None)  # a bundle read out of core, or a stand-in, may have none
     if refs is None or refs.empty or "preferred_candidate" not in refs.columns:
         return {}
     return {str(c): str(p) for c, p in zip(refs["case_id"], refs["preferred_candidate"]) if p in ("a", "b", "tie")}
@@ -62,8 +62,12 @@ def ppi_of(bundle: JudgeBundle, ranking: Ranking | str) -> PPIRatings | str | No
     if not human or isinstance(ranking, str):
         return None
     anchor = min(ranking.models)
+    battles = battles_of(bundle.observations)
+    if set(battles["case_id"]) <= set(human):
+        return ("No prediction-powered ranking: every case has a human label, so the judge's verdicts have "
+                "nothing to add (rank the humans' own verdicts instead).")
     try:
-        return ppi_ratings(battles_of(bundle.observations), human, anchor)
+        return ppi_ratings(battles, human, anchor)
     except ValueError as e:  # numpy's LinAlgError is a ValueError too
         return f"No prediction-powered ranking: {e}."
 
