@@ -81,7 +81,8 @@ def gate_in_force(gate: RankingGate, t: ThresholdSet | None) -> RankingGate:
 def decide_ranking_gate(ranking: Ranking | str, gate: RankingGate) -> RankingDecision:
     """The gate decided on the ranking; not decided (passed None) when there is no ranking."""
     if isinstance(ranking, str):
-        return RankingDecision(gate, None, None, None, None, None, ranking)
+        why = "no ranking: " + ranking.removeprefix("No ranking: ")
+        return RankingDecision(gate, None, None, None, None, None, why)
     return decide_gate(ranking, gate)
 
 
