@@ -153,3 +153,19 @@ def test_ranking_is_for_a_pairwise_judge(capsys):
     code, out, err = run(capsys, "calibrate", S / "graded_judge.csv", "--ranking")
     assert code == 3 and out == ""
     assert "--ranking and --beats rank the models a pairwise judge compared" in err
+
+
+def test_out_of_core_says_why_there_is_no_ranking(capsys):
+    pytest.importorskip("duckdb")
+    code, report, _ = _json(capsys, "calibrate", S / "judge_failing_contract.json", "--references",
+                            S / "judge_failing_references.csv", "--observations", S / "judge_failing_observations.csv",
+                            "--engine", "duckdb", "--beats", "judge-v1:candidate-a:100")
+    assert code == 1
+    block = report["calibration"]["ranking"]
+    assert block["unavailable"] == ("No ranking: the audit was counted out of core (--engine duckdb); the ranking "
+                                    "needs each judgment in memory (--engine numpy).")
+    assert block["gate"]["status"] == "not decided"
+    in_memory = _json(capsys, "calibrate", S / "judge_failing_contract.json", "--references",
+                      S / "judge_failing_references.csv", "--observations", S / "judge_failing_observations.csv",
+                      "--beats", "judge-v1:candidate-a:100")[1]
+    assert in_memory["calibration"]["ranking"]["gate"]["passed"] is True  # in memory: ranked and decided
