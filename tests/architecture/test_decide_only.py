@@ -100,6 +100,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("src/agreebound/judge/decide.py", "reference_issues"): "the judge's decide: references below minimum_reviewers",
     ("src/agreebound/judge/decision.py", "with_intervals"): "the judge's decide: fragile gates from intervals",
     ("src/agreebound/judge/decision.py", "gates_from_report"): "decide's one reading of a stored report",
+    ("src/agreebound/judge/ranking.py", "decide_gate"): "the ranking gate's decide: a model's lead over a baseline "
+                                                        "against the margin, fragile when the interval holds it",
     ("src/agreebound/judge/slices.py", "one_sided_p"): "the slices' decide: a slice's p-value of failing its limit "
                                                        "(which side of the limit its rate is on), for decide_slices",
     # Not gates, said here so the exception is visible:

@@ -17,8 +17,8 @@ from ppi_py import ppi_logistic_ci
 from agreebound.core.errors import InputError
 from agreebound.io.judge_logs import read_judge_log
 from agreebound.judge.ranking import (
-    ALPHA, GROUP_RULE, NoRatings, RankingGate, battles_of, cells_of, decide_gate, fit_ratings, ppi_ratings, rank,
-    ranking_dict,
+    ALPHA, GROUP_RULE, NoRatings, PPIRatings, RankingGate, battles_of, cells_of, decide_gate, fit_ratings,
+    no_ranking_dict, ppi_ratings, ppi_shift, rank, ranking_dict,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -295,6 +295,35 @@ def test_ranking_dict_is_json_ready():
     assert data["gate"]["passed"] is True and data["gate"]["gate"] == "x beats y by at least 100 points"
 
 
+def test_a_gate_is_fragile_when_the_interval_holds_the_margin():
+    r = gate_ranking()  # x leads y by 190.85 [+79.5, +319.0] (400 draws, seed 3)
+    inside = decide_gate(r, RankingGate("x", "y", 100))
+    assert inside.passed is True and inside.fragile is True and inside.status == "passes, fragile"
+    assert inside.sentence() == (
+        "x beats y by at least 100 points: passes: x leads y by +190.8 points [+79.5, +319.0] (a win probability of "
+        "75.0%). Fragile: the difference's 95% interval holds the margin of 100.0 points, so another sample could "
+        "reach the other result.")
+    below = decide_gate(r, RankingGate("x", "y", 50))  # the whole interval clears 50: not fragile
+    assert below.passed is True and below.fragile is False and below.status == "passes"
+    assert below.sentence().endswith("(a win probability of 75.0%).")
+    short = decide_gate(r, RankingGate("x", "y", 250))  # fails on the value, the interval reaches 319
+    assert (short.passed, short.fragile, short.status) == (False, True, "fails, fragile")
+    beyond = decide_gate(r, RankingGate("x", "y", 400))  # above the interval's top: a sure fail
+    assert (beyond.passed, beyond.fragile, beyond.status) == (False, False, "fails")
+    # strict mode decides on the bound: inside the interval it fails, and says it is fragile
+    strict = decide_gate(r, RankingGate("x", "y", 100, strict=True))
+    assert (strict.passed, strict.fragile, strict.status) == (False, True, "fails, fragile")
+    data = strict.to_dict()
+    assert data["fragile"] is True and data["status"] == "fails, fragile" and data["sentence"] == strict.sentence()
+
+
+def test_a_gate_not_decided_says_so():
+    d = decide_gate(gate_ranking(), RankingGate("w", "y", 5))
+    assert (d.passed, d.fragile, d.status) == (None, False, "not decided")
+    assert d.sentence() == "w beats y by at least 5 points: not decided: w has no battle."
+    assert no_ranking_dict("No ranking: none.", d)["gate"]["status"] == "not decided"
+
+
 # --- prediction-powered ratings ---------------------------------------------------------------------------------
 
 
@@ -347,3 +376,27 @@ def test_ppi_needs_labels_on_both_sides_and_one_connected_set():
         ppi_ratings(b, dict(list(human.items())[:1]), "m2")
     with pytest.raises(ValueError, match="never compared with the anchor"):
         ppi_ratings(battles(("a1", "a2", "a"), ("b1", "b2", "a"), cases=True), {}, "a1")
+
+
+def test_ppi_shift_reads_the_judge_only_ranking_at_the_ppi_anchor():
+    # x 2.5 of 4 against y and z, y 3 of 4 against z: the judge alone puts x > y > z
+    rows = [("x", "y", "a"), ("x", "y", "a"), ("x", "y", "tie"), ("x", "y", "b"), ("x", "z", "a"), ("x", "z", "a"),
+            ("x", "z", "tie"), ("x", "z", "b"), ("y", "z", "a"), ("y", "z", "b"), ("y", "z", "a"), ("y", "z", "a")]
+    b = pd.DataFrame(rows, columns=["model_a", "model_b", "outcome"]).assign(case_id=[f"c{i}" for i in range(12)])
+    r = rank(b, draws=20)
+    judge = dict(zip(r.models, r.ratings))
+    p = PPIRatings(("y", "x", "z"), (1080.0, 1050.0, 1000.0), (1000.0, 990.0, 1000.0), (1160.0, 1110.0, 1000.0),
+                   0.25, 6, 6, "z")
+    s = ppi_shift(r, p)
+    assert s.judge["z"] == 1000.0 and s.judge["x"] == pytest.approx(1000 + judge["x"] - judge["z"], abs=1e-9)
+    assert s.moved["y"] == pytest.approx(1080 - s.judge["y"], abs=1e-9) and s.order_changed is True
+    assert s.largest == max(s.moved, key=lambda m: abs(s.moved[m]))
+    text = s.sentence(p)
+    assert text.startswith("With the humans' labels on 6 of 12 cases (lambda 0.25), the ratings move by at most ")
+    assert text.endswith("the order changes: x > y > z by the judge alone, y > x > z corrected.")
+    out = ranking_dict(r, ppi=p)["ppi"]
+    assert [m["model"] for m in out["models"]] == ["y", "x", "z"] and out["order_changed"] is True
+    assert out["models"][2] == {"model": "z", "rating": 1000.0, "interval95": [1000.0, 1000.0], "judge_only": 1000.0,
+                                "moved": 0.0}
+    assert ranking_dict(r, ppi_unavailable="No prediction-powered ranking: why.")["ppi"] == {
+        "unavailable": "No prediction-powered ranking: why."}

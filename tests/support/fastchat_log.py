@@ -73,3 +73,17 @@ def games(records: list[dict]) -> list[Game]:
     to = {"model_1": "a", "model_2": "b", "tie": "tie", "error": None}
     return [Game(f"q{r['question_id']}-t{r['turn']}", to[r["g1_winner"]], to[r["g2_winner"]], r["model_1"],
                  r["model_2"]) for r in records]
+
+
+def human_judgments(records: list[dict], labelled: int = 100, agree: float = 0.7, seed: int = 3) -> bytes:
+    """MT-Bench human judgments (``mt_bench_human_judgments``' shape) for the first ``labelled``
+    records: the judge's game-1 verdict with probability ``agree``, else one at random."""
+    rng = random.Random(seed)
+    out = []
+    for r in records[:labelled]:
+        w = r["g1_winner"] if r["g1_winner"] != "error" and rng.random() < agree else \
+            rng.choice(("model_1", "model_2", "tie"))
+        out.append({"question_id": r["question_id"], "model_a": r["model_1"], "model_b": r["model_2"],
+                    "winner": {"model_1": "model_a", "model_2": "model_b", "tie": "tie"}[w], "judge": "expert_1",
+                    "turn": r["turn"], "conversation_a": [], "conversation_b": []})
+    return "".join(json.dumps(h) + "\n" for h in out).encode()

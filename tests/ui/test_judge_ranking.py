@@ -1,6 +1,8 @@
 """The Judge page's ranking section (agreebound.ui.judge_ranking) drawn by itself through AppTest: the
 sentence, the table and the figure for the sample MT-Bench log, a hostile model name shown as text,
-and the sentence that says why there is no ranking."""
+the sentence that says why there is no ranking; the gate's controls (two pickers and a number)
+deciding the gate and handing it to the report; the prediction-powered ranking beside the judge's
+when human labels exist, and why there is none on the MT-Bench sample."""
 
 from __future__ import annotations
 
@@ -49,11 +51,31 @@ def _no_ranking_section() -> None:
     judge_ranking.section(SimpleNamespace(observations=obs))
 
 
-def _run(script, monkeypatch) -> AppTest:
+def _labelled_section() -> None:
+    # a FastChat log of 160 cases over 6 models with human judgments on 100 (tests.support.fastchat_log);
+    # the report block the downloads would store, shown as JSON so the test reads what the page hands them
+    import json
+    import os
     from pathlib import Path
 
-    log = Path(__file__).resolve().parents[2] / "sample_data" / "judge_logs" / "mt_bench_gpt-4_pair.jsonl"
+    import streamlit as st
+
+    from agreebound.app.pipeline import parse_judge_log
+    from agreebound.ui import judge_ranking
+
+    log, humans = Path(os.environ["RANKING_TEST_LOG"]), Path(os.environ["RANKING_TEST_HUMANS"])
+    bundle = parse_judge_log(log.name, log.read_bytes(), (humans.name, humans.read_bytes()))
+    judge_ranking.section(bundle)
+    st.code(json.dumps(judge_ranking.report_block(bundle)), language="json")
+
+
+def _run(script, monkeypatch, log=None, humans=None) -> AppTest:
+    from pathlib import Path
+
+    log = log or Path(__file__).resolve().parents[2] / "sample_data" / "judge_logs" / "mt_bench_gpt-4_pair.jsonl"
     monkeypatch.setenv("RANKING_TEST_LOG", str(log))
+    if humans is not None:
+        monkeypatch.setenv("RANKING_TEST_HUMANS", str(humans))
     return ok(AppTest.from_function(script, default_timeout=TIMEOUT).run())
 
 
@@ -84,3 +106,80 @@ def test_no_ranking_says_why(monkeypatch):
     at = _run(_no_ranking_section, monkeypatch)
     assert "No ranking: m1 won every comparison with m2 (no finite ratings)." in said(at)
     assert not at.get("plotly_chart")
+
+
+def _labelled(monkeypatch, tmp_path) -> AppTest:
+    from tests.support.fastchat_log import fastchat_log, human_judgments, to_jsonl
+
+    records = fastchat_log(seed=7)
+    log, humans = tmp_path / "gpt-4_pair.jsonl", tmp_path / "human_judgments.jsonl"
+    log.write_bytes(to_jsonl(records))
+    humans.write_bytes(human_judgments(records))
+    return _run(_labelled_section, monkeypatch, log, humans)
+
+
+def _block(at: AppTest) -> dict:
+    import json
+
+    return json.loads(at.code[0].value)
+
+
+def test_the_gate_controls_decide_the_gate_and_hand_it_to_the_report(monkeypatch, tmp_path):
+    from agreebound.ui.state import K
+
+    at = _labelled(monkeypatch, tmp_path)
+    assert [h.value for h in at.subheader] == ["Does a model beat a baseline?", "Corrected by the human labels"]
+    model, baseline = at.selectbox(key=K.RANK_MODEL), at.selectbox(key=K.RANK_BASELINE)
+    assert model.value == "(no gate)" and model.options[1:] == ["llama-13b", "gpt-4", "gpt-3.5-turbo", "claude-v1",
+                                                                 "vicuna-13b-v1.3", "alpaca-13b"]
+    assert baseline.value == "alpaca-13b" and at.number_input(key=K.RANK_MARGIN).value == 0
+    assert _block(at)["gate"] is None and "beats alpaca-13b" not in said(at)
+
+    model.set_value("gpt-4")
+    baseline.set_value("claude-v1")
+    at.number_input(key=K.RANK_MARGIN).set_value(10)
+    ok(at.run())
+    text = said(at)
+    assert ("passes, fragile: gpt-4 beats claude-v1 by at least 10 points: passes: gpt-4 leads claude-v1 by +30.4 points "
+            "[-69.5, +136.9] (a win probability of 54.4%). Fragile: the difference's 95% interval holds the margin of "
+            "10.0 points, so another sample could reach the other result.") in said(at, bold=False)
+    assert "The gate is about the models, not the judge: it never changes the judge's decision." in text
+    gate = _block(at)["gate"]
+    assert (gate["model"], gate["baseline"], gate["margin"], gate["status"]) == ("gpt-4", "claude-v1", 10,
+                                                                                   "passes, fragile")
+
+    at.number_input(key=K.RANK_MARGIN).set_value(200)  # moving the margin decides again
+    ok(at.run())
+    assert "fails: gpt-4 beats claude-v1 by at least 200 points: fails: gpt-4 leads claude-v1 by +30.4" in said(at, False)
+    assert _block(at)["gate"]["passed"] is False
+
+    at.selectbox(key=K.RANK_BASELINE).set_value("gpt-4")
+    ok(at.run())
+    assert "No gate: the model and the baseline must differ." in said(at)
+    assert _block(at)["gate"] is None
+
+
+def test_the_corrected_ranking_beside_the_judge_s(monkeypatch, tmp_path):
+    at = _labelled(monkeypatch, tmp_path)
+    text = said(at)
+    assert ("With the humans' labels on 99 of 159 cases (lambda 0.17), the ratings move by at most 183.7 points "
+            "(llama-13b: 1177.5 by the judge alone, 993.8 corrected), both with alpaca-13b at 1000; the order changes: "
+            "llama-13b > gpt-4 > gpt-3.5-turbo > claude-v1 > vicuna-13b-v1.3 > alpaca-13b by the judge alone, "
+            "gpt-4 > claude-v1 > gpt-3.5-turbo > alpaca-13b > llama-13b > vicuna-13b-v1.3 corrected.") in text
+    t = table_with(at, "model", "alpaca-13b", nth=1)  # the second table: the corrected one
+    assert list(t.index) == ["gpt-4", "claude-v1", "gpt-3.5-turbo", "alpaca-13b", "llama-13b", "vicuna-13b-v1.3"]
+    assert t.loc["llama-13b", "corrected"] == "993.8" and t.loc["llama-13b", "judge alone"] == "1177.5"
+    assert t.loc["llama-13b", "moved"] == "-183.7" and t.loc["alpaca-13b", "95% interval"] == "[1000.0, 1000.0]"
+    assert "Anchored at alpaca-13b = 1000, the first model in name order" in text
+    assert _block(at)["ppi"]["anchor"] == "alpaca-13b"
+
+
+def test_no_corrected_ranking_on_the_mt_bench_sample_says_why(monkeypatch):
+    from pathlib import Path
+
+    humans = Path(__file__).resolve().parents[2] / "sample_data" / "judge_logs" / "mt_bench_human_judgments.jsonl"
+    at = _run(_labelled_section, monkeypatch, humans=humans)
+    assert ("No prediction-powered ranking: some models are never compared with the anchor, even through other "
+            "models.") in said(at)
+    assert _block(at)["ppi"] == {"unavailable": "No prediction-powered ranking: some models are never compared with "
+                                                "the anchor, even through other models."}

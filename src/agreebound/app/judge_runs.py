@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import (TYPE_CHECKING, ContextManager, Mapping, Sequence)
 from agreebound.core.errors import InputError
 from agreebound.core.escape import printable
+from agreebound.core.json_types import JSONObject
 from agreebound.app.result import Report, strict_contract, thresholds_of
 from agreebound.app.local_files import files_read, local_files
 from agreebound.app.recipes import Check, JudgeRecipe, OUT_OF_CORE, ReadInput, RecipeError, judge_engine, judge_source
@@ -91,14 +92,21 @@ def run_judge(recipe: JudgeRecipe, check: Check | None) -> Report:
                         inputs)
 
 
-def judge_result(recipe: JudgeRecipe, bundle: JudgeBundle, t: ThresholdSet, inputs: Sequence[ReadInput]) -> Report:
+def judge_result(recipe: JudgeRecipe, bundle: JudgeBundle, t: ThresholdSet, inputs: Sequence[ReadInput],
+                 ranking: JSONObject | None = None) -> Report:
     """The Report of a judge audited in memory (by :func:`run`, or by the dashboard from its cached
-    bundle: what it records as a run), ``recipe`` stored as a run stores it."""
+    bundle: what it records as a run), ``recipe`` stored as a run stores it. The ranking of the
+    candidates' models when the recipe asks for it (``ranking``: the block already made, as the
+    dashboard gives the page's)."""
     from agreebound.judge.decide import decide
     from agreebound.render.view import calibration_view
 
+    if ranking is None and (recipe.ranking or recipe.beats is not None):
+        from agreebound.app.rankings import ranking_block
+
+        ranking = ranking_block(bundle, recipe.beats, t=t)
     view = calibration_view(bundle, decide(bundle.measurement, t.calibration), t, [(n, b) for _, n, b in inputs],
-                            slices=slice_decisions(bundle, t))
+                            slices=slice_decisions(bundle, t), ranking=ranking)
     return Report("judge", view, t, tuple(inputs), recipe.to_dict())
 
 
@@ -175,6 +183,7 @@ def _judge_out_of_core(recipe: JudgeRecipe, engine: str, name: str, data: bytes,
     def files(path: str) -> ContextManager[tuple[list[str], bool]]:
         return nullcontext(([path], True)) if on_cluster else local_files([path], engine)
 
+    ranked = bool(recipe.ranking or recipe.beats is not None)
     with files(paths[0]) as (refs, remote), files(paths[1]) as (obs, _):
         if check is not None:
             check(engine, [recipe.first.given, *refs, *obs])
@@ -183,19 +192,28 @@ def _judge_out_of_core(recipe: JudgeRecipe, engine: str, name: str, data: bytes,
                 from agreebound.engines.judge_spark import judge_audit as spark_judge
             except ImportError:
                 raise RecipeError("--engine spark needs pyspark (pip install 'agreebound[spark]') and Java 17") from None
-            contract, header, counted = spark_judge(name, data, refs, obs, master=recipe.master, slices=True)
+            contract, header, counted = spark_judge(name, data, refs, obs, master=recipe.master, slices=True,
+                                                    kinds=ranked)
         else:
             from agreebound.engines.judge_duckdb import judge_audit
 
-            contract, header, counted = judge_audit(name, data, refs, obs, slices=True)
+            contract, header, counted = judge_audit(name, data, refs, obs, slices=True, kinds=ranked)
         engine_read = files_read([*refs, *obs], remote)
     m = counted.measurement
     empty = pd.DataFrame()  # out of core: no frames, only the measurement's counts
     bundle = JudgeBundle(name, contract, header[0], header[1], header[2], empty, empty, m)
     t = strict_contract(recipe, t, m.contract)
     read = [(n, b) for _, n, b in inputs] + engine_read
+    ranking = None
+    if ranked:  # from the engine's kinds of case: the same fit and the same case bootstrap, no row per case
+        from agreebound.app.rankings import counted_ranking_block
+
+        from agreebound.judge.ranking import KIND_COLUMNS
+
+        kinds = None if counted.kinds is None else pd.DataFrame(counted.kinds, columns=list(KIND_COLUMNS))
+        ranking = counted_ranking_block(kinds, recipe.beats, t)
     view = calibration_view(bundle, decide(m, t.calibration), t, read,
-                            slices=counted_slice_decisions(m, counted.slices, t))
+                            slices=counted_slice_decisions(m, counted.slices, t), ranking=ranking)
     return Report("judge", view, t, tuple(inputs), replace(recipe, source="tables").to_dict())
 
 

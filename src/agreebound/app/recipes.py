@@ -17,6 +17,7 @@ from agreebound.core.limits import MAX_INPUT_BYTES
 if TYPE_CHECKING:
 
     from agreebound.core.thresholds import ThresholdSet
+    from agreebound.judge.ranking import RankingGate
     from agreebound.panel.categories import Level
 
 
@@ -245,12 +246,22 @@ class JudgeRecipe:
     level: Level | None = None
     #: Strict mode (``--strict``), as for a panel: on the contract's own thresholds too
     strict: bool = False
+    #: The report ranks the candidates' models (``--ranking``; agreebound.app.rankings)
+    ranking: bool = False
+    #: A ranking gate (``--beats MODEL:BASELINE:MARGIN``): information beside the decision, never part of it
+    beats: RankingGate | None = None
 
     def to_dict(self) -> JSONObject:
-        """The stored form: source, judge, rebind (and a graded judge's level when one was chosen)."""
+        """The stored form: source, judge, rebind (a graded judge's level when one was chosen; the
+        ranking and its gate when asked for)."""
         out: JSONObject = {"source": self.source, "judge": self.judge, "rebind": bool(self.rebind)}
         if self.level:
             out["level"] = self.level
+        if self.ranking or self.beats is not None:
+            out["ranking"] = True
+        if self.beats is not None:
+            b = self.beats
+            out["beats"] = {"model": b.model, "baseline": b.baseline, "margin": b.margin, "unit": b.unit}
         return out
 
     @classmethod
@@ -261,7 +272,8 @@ class JudgeRecipe:
         source = stored.get("source", "bundle")
         slots = list(files) + [None] * 4
         first = cast(Source, slots[0])  # a stored judge run holds its first file
-        given = _Stored(judge=stored.get("judge"), rebind=bool(stored.get("rebind")), thresholds=thresholds)
+        given = _Stored(judge=stored.get("judge"), rebind=bool(stored.get("rebind")), thresholds=thresholds,
+                        ranking=bool(stored.get("ranking")), beats=_stored_gate(stored.get("beats")))
         if source == "tables":
             return cls(first, source, references=slots[1], observations=slots[2], **given)
         if source in ("log", "single-pairs"):
@@ -277,6 +289,20 @@ class _Stored(TypedDict):
     judge: str | None
     rebind: bool
     thresholds: GivenThresholds
+    ranking: bool
+    beats: RankingGate | None
+
+
+def _stored_gate(stored: object) -> RankingGate | None:
+    """A stored ranking gate (None: none stored, or one this version cannot read)."""
+    from agreebound.judge.ranking import RankingGate
+
+    if not isinstance(stored, dict):
+        return None
+    try:
+        return RankingGate(str(stored["model"]), str(stored["baseline"]), stored["margin"], str(stored["unit"]))
+    except (KeyError, ValueError):
+        return None
 
 
 def recipe_digest(recipe: PanelRecipe | JudgeRecipe) -> str:

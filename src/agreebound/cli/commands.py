@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from agreebound.app.recipes import Check, JudgeRecipe, PanelRecipe, Source
     from agreebound.app.result import Report
+    from agreebound.judge.ranking import RankingGate
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -345,14 +346,51 @@ def calibrate(args: argparse.Namespace) -> int:
                          observations=_source(args.observations), contract=_source(args.contract),
                          mapping=_source(args.mapping), judge=args.judge, engine=args.engine, master=args.master,
                          thresholds=_source(args.thresholds), preset=args.preset, level=args.level,
-                         strict=args.strict)
+                         strict=args.strict, ranking=args.ranking, beats=ranking_gate(args.beats, args.strict))
     result = _run(args, recipe)
     if args.level and result.kind != "scored":
         raise UsageError("agreebound calibrate: --level is for a graded or pass/fail judge's log (scores on a scale "
                          "or verdicts, with human labels); a pairwise judge's verdicts have no level of measurement")
+    if (args.ranking or args.beats) and result.kind == "scored":
+        raise UsageError("agreebound calibrate: --ranking and --beats rank the models a pairwise judge compared; a "
+                         "graded or pass/fail judge's log has no pairwise verdicts")
     if args.record:
         args.run = ("judge", list(result.inputs), result.recipe, result.thresholds)
     return _emit(args, result, print_scored if result.kind == "scored" else print_calibration)
+
+
+def ranking_gate(given: str | None, strict: bool = False) -> RankingGate | None:
+    r"""``--beats MODEL:BASELINE:MARGIN`` as a ranking gate: the margin in rating points, or with
+    ``%`` a win probability (to a tenth of a percent); a backslash before a colon keeps it in a model's name.
+
+    >>> ranking_gate("gpt-4:llama-13b:50")
+    RankingGate(model='gpt-4', baseline='llama-13b', margin=50, unit='elo', strict=False)
+    >>> ranking_gate("llama3\\:8b:gpt-4:60.5%").margin, ranking_gate("a:b:60%").unit
+    (605, 'win_permil')
+    """
+    if given is None:
+        return None
+    from decimal import Decimal, InvalidOperation
+
+    from agreebound.judge.ranking import RankingGate
+
+    parts = [p.replace("\0", ":") for p in given.replace("\\:", "\0").split(":")]
+    usage = (f"agreebound calibrate: --beats {printable(given, 200)!r}: give MODEL:BASELINE:MARGIN (e.g. "
+             "gpt-4:llama-13b:50 or gpt-4:llama-13b:60%; a ':' inside a name written '\\:')")
+    if len(parts) != 3 or not parts[0] or not parts[1]:
+        raise UsageError(usage)
+    model, baseline, margin = parts
+    try:
+        if margin.endswith("%"):
+            permil = Decimal(margin[:-1].strip()) * 10
+            if permil != permil.to_integral_value():
+                raise UsageError(f"{usage}: a win probability to a tenth of a percent at most")
+            gate = RankingGate(model, baseline, int(permil), "win_permil", strict)
+        else:
+            gate = RankingGate(model, baseline, int(margin.strip()), "elo", strict)
+    except (InvalidOperation, ValueError, OverflowError) as e:
+        raise UsageError(f"{usage}: {e}") from None
+    return gate
 
 
 def example(args: argparse.Namespace) -> int:

@@ -223,6 +223,16 @@ def _calibrate_parser(sub: argparse._SubParsersAction[_Parser]) -> argparse.Argu
     c.add_argument("--mapping", help="a judge log of another shape: a judge-log mapping, which of its fields is which "
                    "observation field "
                    '(JSON or TOML: {"judge_log": {"fields": {...}, "values": {...}}}; see docs/formats.md)')
+    c.add_argument("--ranking", action="store_true",
+                   help="a pairwise judge: rank the candidates' models from its verdicts in the report (Bradley-Terry "
+                   "ratings, bootstrap 95%% intervals from 1,000 draws with a fixed seed, tie groups; the ratings "
+                   "corrected by the human labels when --references gives some); off by default: the bootstrap "
+                   "takes about a second on 20,000 judgments")
+    c.add_argument("--beats", metavar="MODEL:BASELINE:MARGIN",
+                   help="a pairwise judge: the ranking gate 'MODEL beats BASELINE by at least MARGIN' (rating points "
+                   "on the Elo scale, 0 to 1000; or a win probability with %%, 50%% to 99.9%%); implies --ranking; "
+                   "write a ':' inside a model's name as '\\:'. Reported as passes, fails or fragile; "
+                   "information only: it never changes the judge's decision or the exit code")
     _common(c)
     c.set_defaults(func=calibrate)
     return c

@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from agreebound.core.errors import InputError
+from agreebound.core.gate import straddles
 from agreebound.core.intervals import Z95
 from agreebound.core.json_types import JSONObject
 
@@ -545,7 +546,9 @@ class RankingGate:
 
 @dataclass(frozen=True)
 class RankingDecision:
-    """The gate decided: passed None = not decidable (why says so)."""
+    """The gate decided: passed None = not decidable (why says so). ``fragile``: the difference's
+    bootstrap 95% interval holds the margin (values on both sides of it), so another sample of the
+    same size could reach the other result."""
 
     gate: RankingGate
     passed: bool | None
@@ -554,12 +557,30 @@ class RankingDecision:
     upper: float | None
     win_probability: float | None
     why: str
+    fragile: bool = False
+
+    @property
+    def status(self) -> str:
+        """The result in a word or two: "passes", "fails", "not decided", with ", fragile" when the
+        interval holds the margin."""
+        word = "not decided" if self.passed is None else "passes" if self.passed else "fails"
+        return word + (", fragile" if self.fragile else "")
+
+    def sentence(self) -> str:
+        """The gate and its result in words, as the reports and the page say them."""
+        why = self.why.rstrip(".")
+        text = f"{self.gate.words()}: {why if self.passed is not None else 'not decided: ' + why}"
+        if self.fragile:
+            text += (f". Fragile: the difference's 95% interval holds the margin of {self.gate.margin_points:.1f} "
+                     "points, so another sample could reach the other result")
+        return text + "."
 
     def to_dict(self) -> JSONObject:
         return {"gate": self.gate.words(), "model": self.gate.model, "baseline": self.gate.baseline,
                 "margin": self.gate.margin, "unit": self.gate.unit, "strict": self.gate.strict,
                 "passed": self.passed, "difference": _r6(self.difference), "interval95": None if self.lower is None
-                else [_r6(self.lower), _r6(self.upper)], "win_probability": _r6(self.win_probability), "why": self.why}
+                else [_r6(self.lower), _r6(self.upper)], "win_probability": _r6(self.win_probability), "why": self.why,
+                "fragile": self.fragile, "status": self.status, "sentence": self.sentence()}
 
 
 def win_probability(points: float) -> float:
@@ -586,7 +607,7 @@ def decide_gate(ranking: Ranking, gate: RankingGate) -> RankingDecision:
         why = f"fails in strict mode: the lead {diff} has its 95% lower bound below the margin of {need:.1f} points"
     else:
         why = f"fails: {gate.model} leads {gate.baseline} by {diff}, short of the margin of {need:.1f} points"
-    return RankingDecision(gate, passed, d, lo, hi, p, why)
+    return RankingDecision(gate, passed, d, lo, hi, p, why, straddles(lo, hi, "min", need))
 
 
 # --- prediction-powered ratings ---------------------------------------------------------------------------
@@ -727,6 +748,50 @@ def ppi_ratings(battles: pd.DataFrame, human: Mapping[str, str], anchor: str) ->
                       tuple(float(rating[m][2]) for m in names), lam, n, big_n, anchor)
 
 
+@dataclass(frozen=True)
+class PPIShift:
+    """How far the human labels move the ratings: the judge-only ratings shifted so that the PPI
+    anchor sits at its rating too (both scales then agree on it), each model's move, and the order."""
+
+    judge: Mapping[str, float]
+    moved: Mapping[str, float]
+    largest: str
+    order_changed: bool
+
+    def sentence(self, ppi: PPIRatings) -> str:
+        cases = ppi.labelled + ppi.unlabelled
+        judge_order = sorted(self.judge, key=lambda m: (-self.judge[m], m))
+        head = (f"With the humans' labels on {ppi.labelled:,} of {cases:,} cases (lambda {ppi.lam:.2f}), the ratings "
+                f"move by at most {abs(self.moved[self.largest]):.1f} points ({self.largest}: "
+                f"{self.judge[self.largest]:.1f} by the judge alone, "
+                f"{self.judge[self.largest] + self.moved[self.largest]:.1f} corrected), both with {ppi.anchor} at "
+                f"{INIT_RATING:g}; ")
+        if not self.order_changed:
+            return head + "the order is the same."
+        return head + f"the order changes: {' > '.join(judge_order)} by the judge alone, {' > '.join(ppi.models)} corrected."
+
+
+def ppi_shift(ranking: Ranking, ppi: PPIRatings) -> PPIShift:
+    """The judge-only ranking beside the prediction-powered one (the same models: ppi_ratings needs
+    every model connected to its anchor, so the ranking has one scale).
+
+    >>> b = pd.DataFrame({"model_a": ["x", "x", "x", "y"], "model_b": ["y", "y", "y", "x"],
+    ...                   "outcome": ["a", "a", "tie", "a"], "case_id": ["c1", "c2", "c3", "c4"]})
+    >>> r = rank(b, draws=20)
+    >>> p = PPIRatings(("x", "y"), (1100.0, 1000.0), (1000.0, 1000.0), (1200.0, 1000.0), 0.5, 2, 2, "y")
+    >>> s = ppi_shift(r, p)
+    >>> round(s.judge["x"], 1), round(s.moved["x"], 1), s.largest, s.order_changed
+    (1088.7, 11.3, 'x', False)
+    """
+    shift = INIT_RATING - ranking.ratings[ranking.models.index(ppi.anchor)]
+    judge = {m: r + shift for m, r in zip(ranking.models, ranking.ratings)}
+    corrected = dict(zip(ppi.models, ppi.ratings))
+    moved = {m: corrected[m] - judge[m] for m in ppi.models}
+    largest = sorted(moved, key=lambda m: (-abs(moved[m]), m))[0]
+    judge_order = sorted(judge, key=lambda m: (-judge[m], m))
+    return PPIShift(judge, moved, largest, tuple(judge_order) != tuple(ppi.models))
+
+
 # --- the report block ------------------------------------------------------------------------------------
 
 
@@ -734,8 +799,11 @@ def _r6(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else round(float(x), 6)
 
 
-def ranking_dict(result: Ranking, decision: RankingDecision | None = None, ppi: PPIRatings | None = None) -> JSONObject:
-    """The ranking as a report stores it (floats to 6 decimals)."""
+def ranking_dict(result: Ranking, decision: RankingDecision | None = None, ppi: PPIRatings | None = None,
+                 ppi_unavailable: str | None = None) -> JSONObject:
+    """The ranking as a report stores it (floats to 6 decimals); with the prediction-powered ratings
+    beside the judge's when there are some (``ppi``), or why there are none though human labels
+    exist (``ppi_unavailable``)."""
     out: JSONObject = {
         "models": [{"rank": k + 1, "model": m, "rating": _r6(r), "interval95": [_r6(lo), _r6(hi)], "tie_group": g}
                    for k, (m, r, lo, hi, g) in enumerate(zip(result.models, result.ratings, result.lower,
@@ -748,8 +816,18 @@ def ranking_dict(result: Ranking, decision: RankingDecision | None = None, ppi: 
         "gate": None if decision is None else decision.to_dict(),
     }
     if ppi is not None:
-        out["ppi"] = {"models": [{"model": m, "rating": _r6(r), "interval95": [_r6(lo), _r6(hi)]}
+        shift = ppi_shift(result, ppi)
+        out["ppi"] = {"models": [{"model": m, "rating": _r6(r), "interval95": [_r6(lo), _r6(hi)],
+                                  "judge_only": _r6(shift.judge[m]), "moved": _r6(shift.moved[m])}
                                  for m, r, lo, hi in zip(ppi.models, ppi.ratings, ppi.lower, ppi.upper)],
                       "lambda": _r6(ppi.lam), "labelled": ppi.labelled, "unlabelled": ppi.unlabelled,
-                      "anchor": ppi.anchor, "method": ppi.method}
+                      "anchor": ppi.anchor, "method": ppi.method, "largest_move": _r6(abs(shift.moved[shift.largest])),
+                      "order_changed": shift.order_changed, "sentence": shift.sentence(ppi)}
+    elif ppi_unavailable is not None:
+        out["ppi"] = {"unavailable": ppi_unavailable}
     return out
+
+
+def no_ranking_dict(why: str, decision: RankingDecision | None = None) -> JSONObject:
+    """The report's ranking block when there is none: why, and the gate asked for (not decided)."""
+    return {"unavailable": why, "gate": None if decision is None else decision.to_dict()}

@@ -154,6 +154,12 @@ def _calibration_markdown(c: JSONObject) -> list[str]:
         lines += ["", "### By slice", ""] + [("  - " if x.startswith("  ") else "- ") + md_text(x.strip(), 800)
                                             for x in slice_lines(c["slices"])]
     lines += _headline_markdown(c.get("headline"))
+    if c.get("ranking"):  # asked for (--ranking, --beats) or a dashboard download: agreebound.app.rankings
+        from agreebound.render.rankings import ranking_lines
+
+        lines += ["", "## Ranking of the candidates' models", "",
+                  "From the judge's verdicts; beside the decision, never part of it.", ""]
+        lines += [("  - " if x.startswith("  ") else "- ") + md_text(x.strip(), 800) for x in ranking_lines(c["ranking"])]
     if c.get("confidence"):  # a judge that states a probability (AlpacaEval's weighted annotators)
         lines += ["", "## Stated confidence against the humans", ""]
         lines += [f"- {md_text(x)}" for x in confidence_lines(c["confidence"])]

@@ -455,14 +455,18 @@ def scored_fingerprint(m: ScoredMeasurement, inputs: Sequence[tuple[str, bytes |
 
 
 def calibration_report(bundle: JudgeBundle, decision: CalibrationDecision, thresholds: ThresholdSet,
-                       inputs: Sequence[tuple[str, bytes | str]], slices: Sequence[SliceDecision] = ()) -> JSONObject:
+                       inputs: Sequence[tuple[str, bytes | str]], slices: Sequence[SliceDecision] = (),
+                       ranking: JSONObject | None = None) -> JSONObject:
     """The JSON report of a pairwise judge from its bundle and the decision made of it
     (agreebound.judge.decide.decide), and of each slice column (agreebound.judge.slices, decided
-    there: the report holds what they decided)."""
+    there: the report holds what they decided), and the ranking of the candidates' models with its
+    gate as agreebound.app.rankings made and decided it (absent when none was asked for)."""
     out = _base("calibration", inputs, thresholds)
     out["calibration"] = calibration_section(bundle, decision)
     out["calibration"]["fingerprint"] = judge_fingerprint(bundle, inputs)
     out["calibration"]["slices"] = [slices_dict(d) for d in slices]
+    if ranking is not None:
+        out["calibration"]["ranking"] = ranking
     return out
 
 

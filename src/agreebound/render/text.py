@@ -197,6 +197,12 @@ def print_calibration(report: JSONObject) -> None:
         for line in slice_lines(c["slices"]):
             print(f"  {printable(line, 800)}")
     print_headline(c.get("headline"))
+    if c.get("ranking"):  # asked for (--ranking, --beats) or a dashboard download: agreebound.app.rankings
+        from agreebound.render.rankings import ranking_lines
+
+        print("ranking of the candidates' models from the judge's verdicts (beside the decision, never part of it):")
+        for line in ranking_lines(c["ranking"]):
+            print(f"  {printable(line, 800)}")
     if c.get("confidence"):  # a judge that states a probability (AlpacaEval's weighted annotators)
         from agreebound.render.scored import confidence_lines
 

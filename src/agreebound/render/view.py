@@ -134,9 +134,11 @@ def panel_view(measurements: Mapping[str, PanelMeasurement], decisions: Mapping[
 
 
 def calibration_view(bundle: JudgeBundle, decision: CalibrationDecision, thresholds: ThresholdSet,
-                     inputs: Sequence[tuple[str, bytes | str]], slices: Sequence[SliceDecision] = ()) -> View:
-    """A pairwise judge's view from its bundle and the decision made of it (and of its slices)."""
-    return View(calibration_report(bundle, decision, thresholds, inputs, slices), decision, bundle=bundle)
+                     inputs: Sequence[tuple[str, bytes | str]], slices: Sequence[SliceDecision] = (),
+                     ranking: JSONObject | None = None) -> View:
+    """A pairwise judge's view from its bundle and the decision made of it (and of its slices, and
+    the ranking of its models when one was made: agreebound.app.rankings)."""
+    return View(calibration_report(bundle, decision, thresholds, inputs, slices, ranking), decision, bundle=bundle)
 
 
 def scored_view(measurement: ScoredMeasurement, decision: ScoredDecision, thresholds: ThresholdSet,

@@ -62,7 +62,10 @@ def report_downloads(kind: str) -> None:
         bundle, decision = judge_decision()  # the decision the page shows (decided once, ui.memo)
 
         def view() -> View:
-            return calibration_view(bundle, decision, t, files, slices=slice_decisions(bundle, t))
+            from agreebound.ui.judge_ranking import report_block  # the ranking and the gate the page shows
+
+            return calibration_view(bundle, decision, t, files, slices=slice_decisions(bundle, t),
+                                    ranking=report_block(bundle))
 
     def marked() -> View:
         """The view when a button is pressed: a bundled sample's report says so."""

@@ -91,6 +91,7 @@ class K:
     LOAD_TABLES, BIND_CONTRACT, JUDGE_PICK, CASE_FILTER, CAL_RATES = ("load_tables", "bind_contract", "judge_pick",
                                                                       "case_filter", "cal_rates")
     SLICE_PICK, SLICE_METHOD, SLICE_CHART = "slice_pick", "slice_method", "slice_chart"  # the Judge page's slices
+    RANK_MODEL, RANK_BASELINE, RANK_MARGIN = "rank_model", "rank_baseline", "rank_margin"  # the ranking's gate
     CE_ = "ce_"
     CE_LOADED, CE_RUBRIC_DIGEST, CE_RUBRIC_TEXT = "ce_loaded", "ce_rubric_digest", "ce_rubric_text"
     CE_DOWNLOAD, CE_RESET = "ce_download", "ce_reset"
