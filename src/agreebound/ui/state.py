@@ -79,21 +79,20 @@ class K:
     PV_ = "pv_"
     PV_LAYOUT, PV_SHEET, PV_HEADER, PV_SKIP, PV_DECIMAL = "pv_layout", "pv_sheet", "pv_header", "pv_skip", "pv_decimal"
     PV_MISSING, PV_UNIT, PV_RATER = "pv_missing", "pv_unit", "pv_rater"
-    PV_VALUE, PV_DIMENSION = "pv_value", "pv_dimension"
-    PV_IGNORE, PV_HUMANS, PV_LEVEL, PV_LEVEL_SWITCH = "pv_ignore", "pv_humans", "pv_level", "pv_level_switch"
-    PV_MAPPING_FILE, PV_MAPPING_DOWNLOAD = "pv_mapping_file", "pv_mapping_download"
-    PV_MEASURE, PV_CANCEL = "pv_measure", "pv_cancel"
+    PV_VALUE, PV_DIMENSION, PV_IGNORE, PV_HUMANS = "pv_value", "pv_dimension", "pv_ignore", "pv_humans"
+    PV_LEVEL, PV_LEVEL_SWITCH = "pv_level", "pv_level_switch"
+    PV_MEASURE, PV_CANCEL, PV_MAPPING_FILE, PV_MAPPING_DOWNLOAD = ("pv_measure", "pv_cancel", "pv_mapping_file",
+                                                                   "pv_mapping_download")
     # the judge: uploads, pickers, tables, the contract editor (its fields: CE_ + the contract's field name)
     BUNDLE_UPLOAD, LOG_MAPPING_UPLOAD = "bundle_upload", "log_mapping_upload"
     LOG_REFERENCES_UPLOAD, LOG_CONTRACT_UPLOAD = "log_references_upload", "log_contract_upload"
-    CONTRACT_UPLOAD, REFERENCES_UPLOAD = "contract_upload", "references_upload"
-    OBSERVATIONS_UPLOAD = "observations_upload"
+    CONTRACT_UPLOAD, REFERENCES_UPLOAD, OBSERVATIONS_UPLOAD = ("contract_upload", "references_upload",
+                                                               "observations_upload")
     LOAD_TABLES, BIND_CONTRACT, JUDGE_PICK, CASE_FILTER, CAL_RATES = ("load_tables", "bind_contract", "judge_pick",
                                                                       "case_filter", "cal_rates")
     SLICE_PICK, SLICE_METHOD, SLICE_CHART = "slice_pick", "slice_method", "slice_chart"  # the Judge page's slices
     RANK_MODEL, RANK_BASELINE, RANK_MARGIN = "rank_model", "rank_baseline", "rank_margin"  # the ranking's gate
-    CE_ = "ce_"
-    CE_LOADED, CE_RUBRIC_DIGEST, CE_RUBRIC_TEXT = "ce_loaded", "ce_rubric_digest", "ce_rubric_text"
+    CE_, CE_LOADED, CE_RUBRIC_DIGEST, CE_RUBRIC_TEXT = "ce_", "ce_loaded", "ce_rubric_digest", "ce_rubric_text"
     CE_DOWNLOAD, CE_RESET = "ce_download", "ce_reset"
     # the graded judge
     SCORED_FOR_PICK, SCORED_LEVEL_PICK = "scored_for_pick", "scored_level_pick"
