@@ -10,10 +10,10 @@ each slice with intervals widened for the number of slices, and controls the mul
 "this slice fails the gate" claims:
 
 * per gate, the family is the slices with enough cases for a verdict (``k`` of them);
-* each slice's one-sided p-value is the score test of "the slice's true rate is on the passing side
-  of the limit" at the rate's effective number of observations (its case-clustered design effect):
-  the test whose inversion is the Wilson interval (the whole audit's gates carry it; the slices'
-  carry the more conservative interval below);
+* each slice's one-sided p-value is the exact binomial test of "the slice's true rate is on the
+  passing side of the limit" at the rate's effective number of observations (its case-clustered
+  design effect): the beta tail the Clopper-Pearson interval below inverts (a normal score test
+  confirmed 11.8% of slices sitting on the limit at 12 cases, for a promised 5%);
 * the p-values are adjusted by Holm's step-down (the default: family-wise error at ``alpha``), or
   by Benjamini-Hochberg (false discovery rate at ``alpha``) when asked;
 * each slice's interval is the simultaneous one: Clopper-Pearson (exact binomial) at the effective n
@@ -32,8 +32,7 @@ each slice with intervals widened for the number of slices, and controls the mul
   ``alpha / (2k)``, which Holm always rejects, for a maximum of at most 50% or a minimum of at least
   50% (checked for whole counts of 10 to 120, 150, 200, 300 and 500 cases, 1, 2, 4, 6 and 10 slices,
   limits on a 1% grid): Holm's decisions are consistent with the intervals (Holm can confirm more:
-  it is one-sided and steps down). The score test is not the exact test Clopper-Pearson inverts: a limit on the other side of
-  50% (a maximum of 98%) can see an interval beyond it that Holm does not confirm.
+  it is one-sided and steps down).
 
 A slice fails a gate as the audit's decide says (its exact rate against the limit); the failure is
 *confirmed* when its adjusted p is at most ``alpha``. Too few cases for a gate (fewer than
@@ -287,7 +286,7 @@ class SliceDecision:
         return (f"multiplicity: {METHODS[self.method]} at {pct:g}% per gate over the slices with at least "
                 f"{self.min_cases} cases for it; intervals: simultaneous {100 - pct:g}% (Bonferroni: "
                 f"Clopper-Pearson, exact binomial, at the effective n, two-sided at {pct:g}%/k for k slices); "
-                "p-values: one-sided score test of the slice failing the limit at the same effective n "
+                "p-values: one-sided exact binomial test of the slice failing the limit at the same effective n "
                 "(case-clustered)")
 
 

@@ -32,7 +32,8 @@ def slices_heatmap(d: SliceDecision, *, dark: bool = False) -> go.Figure:
                 t_row.append(c.status)
             else:
                 t_row.append(f"{float(c.gate.exact) * 100:.1f}%<br>p {p_text(c.adjusted_p)}"
-                             + ("<br><b>FAIL</b>" if c.status == FAIL else ""))
+                             + (("<br><b>FAIL</b>" if d.decisions[v].contract_given else "<br><b>OUTSIDE</b>")
+                                if c.status == FAIL else ""))  # no contract: a limit's side, never a FAIL
         z.append(z_row)
         text.append(t_row)
     scale = [[0.0, p.zone], [0.25, p.zone], [0.25, p.pass_region], [0.5, p.pass_region], [0.5, p.fail_region],
