@@ -88,6 +88,8 @@ def _solve_exact(matrix: list[list[Fraction]], rhs: list[Fraction]) -> tuple[Fra
 
 
 def _test(quad: Fraction | None, rank: int, units: int, method: str) -> MarginalTest:
+    if quad is None:
+        return MarginalTest(None, rank, 0.0, units, method + "; a difference the same on every unit: certain")
     if rank == 0:
         return MarginalTest(Fraction(0), 0, 1.0, units, method + "; no differences to test (df 0)")
     p = 0.0 if quad is None else chi_square_sf(float(quad), rank)
@@ -178,6 +180,8 @@ def marginal_homogeneity(ratings: Coded | Ratings) -> MarginalTest:
     dim = len(total)
     centred = [[Fraction(n * int(gram[i, j]) - total[i] * total[j]) for j in range(dim)] for i in range(dim)]
     quad, rank = _solve_exact(centred, [Fraction(t) for t in total])
+    if quad is None:  # df: the differences' own rank (the uncentred covariance's, which holds them)
+        rank = _solve_exact([[Fraction(int(v)) for v in row] for row in gram], [Fraction(t) for t in total])[1]
     method = (f"Bhapkar's test of marginal homogeneity across {m} raters (Wald, cluster-robust covariance over "
               f"{n:,} units, generalized inverse, chi-square on its rank = {rank} df)")
     if left_out:
@@ -239,9 +243,13 @@ def explain_low_alpha(test: MarginalTest, rates: Sequence[RaterRate], alpha_is_l
     for r in rates:
         if r.rated:
             by_category.setdefault(r.category, []).append(r)
-    spread = {cat: max(rs, key=lambda r: r.rate).rate - min(rs, key=lambda r: r.rate).rate
-              for cat, rs in by_category.items()}
-    category = max(spread, key=lambda cat: spread[cat])
+    def spread(cat: str) -> tuple[Fraction, Fraction]:
+        # the widest range of rates; among equal ranges (two categories always tie) the category one
+        # rater uses most beyond the others' mean: the lenient rater's 'pass', not everyone else's 'fail'
+        values = [r.rate for r in by_category[cat]]
+        return max(values) - min(values), max(values) - sum(values, Fraction(0)) / len(values)
+
+    category = max(by_category, key=spread)
     most = max(by_category[category], key=lambda r: r.rate)
     least = min(by_category[category], key=lambda r: r.rate)
     p = "p < 0.001" if test.p_value < 0.001 else f"p = {test.p_value:.3f}"
