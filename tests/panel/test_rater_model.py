@@ -90,7 +90,10 @@ def test_matches_crowd_kit_on_krippendorffs_2011_sample():
     assert np.abs(m.label_probability - np.array(PEER_KRIPPENDORFF_PROB)).max() < 1e-11
     # unit-06 (1, 2, 3, 4): majority vote's tie goes to 1, the model trusts observer-d's 4
     assert _majority(matrix, (1.0, 2.0, 3.0, 4.0, 5.0))[5] == 1.0 and m.labels()[5] == 4
-    assert m.chance_raters() == []  # every observer's kappa interval lies above 0
+    # every observer's agreement interval lies above 0; with about 10 ratings over 5 labels the
+    # cross-fitted decoding has halves of 5 units, and observer-c's skill interval reaches below 0
+    assert all(s.agreement_low is not None and s.agreement_low > 0 for s in m.skills)
+    assert m.chance_raters() == ["observer-c"] and m.confused_raters() == []
 
 
 #: planted(seed, 200), seeds 0..7: units the consensus gets right, and majority vote (ties to the first label).
@@ -106,8 +109,15 @@ def test_planted_raters_found_and_truth_recovered_better_than_majority_vote():
         mv_right = sum(a == LABELS[t] for a, t in zip(_majority(matrix, LABELS), truth))
         assert (right, mv_right) == (DS_RIGHT[seed], MV_RIGHT[seed]), seed
         assert right > mv_right
+        # skill measures information: the spammer is at chance, the swapper informative but confused
+        assert m.chance_raters() == ["spammer"], seed
+        assert m.confused_raters() == ["confused"], seed
+        swap = m.skills[RATERS.index("confused")]
+        assert swap.skill is not None and swap.agreement is not None and swap.low is not None
+        assert swap.skill > 0.5 and abs(swap.agreement) < 0.11 and swap.low > 0.35, (seed, swap)
         for good in ("good-1", "good-2", "good-3", "lenient"):
-            assert good not in m.chance_raters(), (seed, good)
+            g = m.skills[RATERS.index(good)]  # labels that mean what they say: skill about = agreement
+            assert g.skill is not None and g.agreement is not None and abs(g.skill - g.agreement) < 0.08, (seed, g)
     # mean accuracy over the 8 seeds: 0.9300 for the model, 0.8375 for majority vote
     assert sum(DS_RIGHT) / 1600 == 0.93 and sum(MV_RIGHT) / 1600 == 0.8375
 
@@ -127,14 +137,19 @@ def test_planted_raters_found_and_truth_recovered_better_than_majority_vote():
 
 
 def test_a_spammers_interval_includes_zero_about_95_percent_of_the_time():
-    """The 95% interval of a uniform spammer's kappa (true value 0: its labels are independent of
-    everything) covers 0 in 95 of 100 planted panels of 100 units (bootstrap 500). Tolerance: the
-    count must lie in 90..99 (the 95% binomial range for 100 draws at 0.95 is 91..99)."""
-    covered = sum(dawid_skene(planted(1000 + s, 100)[1], RATERS, bootstrap=500).skills[3].indistinguishable_from_chance
-                  for s in range(100))
+    """The 95% interval of a uniform spammer's agreement (true value 0: its labels are independent
+    of everything) covers 0 in 95 of 100 planted panels of 100 units (bootstrap 500). Tolerance: the
+    count must lie in 90..99 (the 95% binomial range for 100 draws at 0.95 is 91..99). Its skill's
+    interval (decoded afresh in each resample) is conservative at chance: it covered 0 in all 100."""
+    skills = [dawid_skene(planted(1000 + s, 100)[1], RATERS, bootstrap=500).skills[3] for s in range(100)]
+    covered = sum(s.agreement_low is not None and s.agreement_high is not None
+                  and s.agreement_low <= 0 <= s.agreement_high for s in skills)
     assert covered == COVERED and 90 <= covered <= 99
+    assert sum(s.indistinguishable_from_chance for s in skills) == SKILL_COVERED
+    assert abs(float(np.mean([s.skill for s in skills]))) < 0.02  # about 0: no bias from the decoding
 
 
+SKILL_COVERED = 100
 COVERED = 95
 
 
