@@ -131,3 +131,11 @@ def test_argilla_records_have_the_documented_keys():
                                        "agent": "agreebound-dawid-skene"}]
         assert 0 <= rec["suggestions"][0]["score"] <= 1
     assert set(RULES) == {"uncertain-first", "gate-first"}
+
+
+def test_a_label_a_spreadsheet_would_run_is_written_as_text_and_read_back():
+    rows = [["=SUM(A1)", "=SUM(A1)", "b"], ["b", "b", "b"], ["=SUM(A1)", "b", "=SUM(A1)"], ["b", "b", "=SUM(A1)"]]
+    q = relabel_queue(rows)
+    text = queue_csv(q)
+    assert ",=SUM" not in text and "'=SUM(A1)" in text  # no cell starts with '='
+    assert read_queue_csv(text) == list(q.rows)

@@ -283,15 +283,35 @@ def _unfrac(s: str) -> Fraction | None:
     return None if s == "" else Fraction(s)
 
 
+#: A cell a spreadsheet would read as a formula starts with one of these (OWASP's CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(text: object) -> str:
+    """User text (a unit's name, a label) as a CSV cell a spreadsheet shows and never evaluates: a
+    leading quote before a formula's first character (read back off by :func:`read_queue_csv`).
+
+    >>> _cell("=HYPERLINK(1)"), _cell("'quoted"), _cell("plain")
+    ("'=HYPERLINK(1)", "''quoted", 'plain')
+    """
+    s = str(text)
+    return "'" + s if s.startswith(FORMULA_STARTS) or s.startswith("'") else s
+
+
+def _uncell(s: str) -> str:
+    return s[1:] if s.startswith("'") and (s[1:].startswith(FORMULA_STARTS) or s[1:].startswith("'")) else s
+
+
 def queue_csv(queue: RelabelQueue) -> str:
-    """The queue as CSV text (one header row, then a row per unit, in rank order)."""
+    """The queue as CSV text (one header row, then a row per unit, in rank order); user text is
+    guarded against a spreadsheet reading it as a formula (:func:`_cell`)."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for r in queue.rows:
-        w.writerow([r.rank, r.unit, r.consensus, repr(r.probability), str(r.split), r.ratings, _frac(queue.alpha),
-                    _frac(r.alpha_if_removed), _frac(r.alpha_if_consensus_added), _frac(r.alpha_impact),
-                    r.impact_action or "", str(queue.floor), r.why, queue.rule])
+        w.writerow([r.rank, _cell(r.unit), _cell(r.consensus), repr(r.probability), str(r.split), r.ratings,
+                    _frac(queue.alpha), _frac(r.alpha_if_removed), _frac(r.alpha_if_consensus_added),
+                    _frac(r.alpha_impact), r.impact_action or "", str(queue.floor), _cell(r.why), queue.rule])
     return out.getvalue()
 
 
@@ -299,10 +319,10 @@ def read_queue_csv(text: str) -> list[QueueRow]:
     """The rows of :func:`queue_csv` text (the consensus label comes back as its text)."""
     rows = []
     for d in csv.DictReader(io.StringIO(text)):
-        rows.append(QueueRow(int(d["rank"]), d["unit"], d["consensus"], float(d["probability"]), Fraction(d["split"]),
-                             int(d["ratings"]), _unfrac(d["alpha_if_removed"]),
+        rows.append(QueueRow(int(d["rank"]), _uncell(d["unit"]), _uncell(d["consensus"]), float(d["probability"]),
+                             Fraction(d["split"]), int(d["ratings"]), _unfrac(d["alpha_if_removed"]),
                              _unfrac(d["alpha_if_consensus_added"]), _unfrac(d["alpha_impact"]),
-                             d["impact_action"] or None, d["why"]))
+                             d["impact_action"] or None, _uncell(d["why"])))
     return rows
 
 
