@@ -43,8 +43,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-#: A 95% interval's half-width in standard errors: se = (high - low) / (2 * Z95).
-Z95 = NormalDist().inv_cdf(0.975)  # 1.959963984540054
+from agreebound.core.intervals import Z95  # se = (high - low) / (2 * Z95)
+
 _NORMAL = NormalDist()
 
 METHODS = ("ewma", "cusum")

@@ -15,6 +15,17 @@ from agreebound.core.student_t import beta_quantile
 
 Z95 = NormalDist().inv_cdf(0.975)  # 1.959963984540054
 
+
+def simultaneous_z(k: int, alpha: Fraction = Fraction(1, 20)) -> float:
+    """The z of a two-sided Bonferroni interval over ``k`` intervals (each at 1 - alpha / k: alpha
+    / k split over two tails), so the ``k`` cover together with probability at least 1 - alpha;
+    Z95 for one.
+
+    >>> round(simultaneous_z(1), 4), round(simultaneous_z(4), 4)
+    (1.96, 2.4977)
+    """
+    return NormalDist().inv_cdf(1 - float(alpha) / (2 * max(k, 1)))
+
 # --- rates -----------------------------------------------------------------------------------
 
 

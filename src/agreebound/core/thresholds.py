@@ -454,13 +454,7 @@ def threshold_set_from_dict(data: object, source: str, prefix: str = "") -> Thre
     if unknown:
         raise ThresholdError(prefix + unknown[0], "unknown key; expected 'panel', 'calibration', 'scored' and/or "
                              "'drift'")
-    panel = PanelThresholds()
-    if "panel" in data:
-        p = _table(data["panel"], prefix + "panel")
-        extra = sorted(str(k) for k in p if k not in PANEL_FIELDS)
-        if extra:
-            raise ThresholdError(f"{prefix}panel.{extra[0]}", f"unknown key; expected {', '.join(PANEL_FIELDS)}")
-        panel = _build(PanelThresholds, p, prefix + "panel")
+    panel = _optional_table(data, "panel", PanelThresholds, PANEL_FIELDS, prefix)
     calibration = None
     if "calibration" in data:
         c = _table(data["calibration"], prefix + "calibration")
@@ -474,26 +468,28 @@ def threshold_set_from_dict(data: object, source: str, prefix: str = "") -> Thre
             raise ThresholdError(f"{prefix}calibration.{missing[0]}",
                                  f"missing; a calibration table needs all of {', '.join(CALIBRATION_FIELDS)}")
         calibration = _build(CalibrationThresholds, c, prefix + "calibration")
-    scored = ScoredThresholds()
-    if "scored" in data:
-        g = _table(data["scored"], prefix + "scored")
-        extra = sorted(str(k) for k in g if k not in SCORED_FIELDS and k != "strict")
-        if extra:
-            raise ThresholdError(f"{prefix}scored.{extra[0]}",
-                                 f"unknown key; expected {', '.join(SCORED_FIELDS)} and optionally strict")
-        scored = _build(ScoredThresholds, g, prefix + "scored")
-    drift = DriftThresholds()
-    if "drift" in data:
-        d = _table(data["drift"], prefix + "drift")
-        extra = sorted(str(k) for k in d if k not in DRIFT_FIELDS)
-        if extra:
-            raise ThresholdError(f"{prefix}drift.{extra[0]}", f"unknown key; expected {', '.join(DRIFT_FIELDS)}")
-        drift = _build(DriftThresholds, d, prefix + "drift")
+    scored = _optional_table(data, "scored", ScoredThresholds, SCORED_FIELDS, prefix, strict=True)
+    drift = _optional_table(data, "drift", DriftThresholds, DRIFT_FIELDS, prefix)
     return ThresholdSet(panel, calibration, source, scored, drift)
+
+
+def _optional_table(data: JSONObject, name: str, cls: type[_Optional], names: tuple[str, ...], prefix: str,
+                    strict: bool = False) -> _Optional:
+    """A table a file may leave out (its defaults then): its keys checked, each value in its range."""
+    if name not in data:
+        return cls()
+    t = _table(data[name], prefix + name)
+    extra = sorted(str(k) for k in t if k not in names and not (strict and k == "strict"))
+    if extra:
+        raise ThresholdError(f"{prefix}{name}.{extra[0]}", f"unknown key; expected {', '.join(names)}"
+                             + (" and optionally strict" if strict else ""))
+    return _build(cls, t, prefix + name)
 
 
 #: The threshold tables a file's table is built into.
 _Table = TypeVar("_Table", PanelThresholds, CalibrationThresholds, ScoredThresholds, DriftThresholds)
+#: The tables a file may leave out (their defaults then).
+_Optional = TypeVar("_Optional", PanelThresholds, ScoredThresholds, DriftThresholds)
 
 
 def _build(cls: type[_Table], values: JSONObject, path: str) -> _Table:

@@ -53,9 +53,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from statistics import NormalDist
 
-from agreebound.core.intervals import Z95
+from agreebound.core.intervals import simultaneous_z
 from agreebound.core.json_types import JSONObject, JSONValue
 from agreebound.core.contrast import Contrast, ratio_contrast
 from agreebound.core.thresholds import DriftThresholds
@@ -169,7 +168,7 @@ def _sums(units: dict[tuple[str, str], _Unit], keys: Iterable[tuple[str, str]], 
 def _headline(system: str, a: dict[tuple[str, str], _Unit], b: dict[tuple[str, str], _Unit],
               common: list[tuple[str, str]], anchors: set[tuple[str, str]], family: int = 1) -> Headline:
     """One headline's split; ``family``: how many systems' intervals are simultaneous (Bonferroni)."""
-    z = Z95 if family == 1 else NormalDist().inv_cdf(1 - 0.025 / family)
+    z = simultaneous_z(family)  # Z95 for one system
     coverage = "95%" if family == 1 else f"95% simultaneous over {family} systems (each {100 - 5 / family:.2f}%)"
     items = sorted({i for i, _ in common})
     anchored = [k for k in common if k in anchors]

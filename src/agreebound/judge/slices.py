@@ -44,13 +44,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from statistics import NormalDist
 from typing import Literal, Mapping, Sequence
 
 import pandas as pd
 
 from agreebound.core.gate import Gate
-from agreebound.core.intervals import RateInterval
+from agreebound.core.intervals import RateInterval, simultaneous_z
 from agreebound.core.json_types import JSONObject
 from agreebound.core.student_t import regularized_beta
 from agreebound.core.thresholds import RATE_GATES, CalibrationThresholds
@@ -288,15 +287,6 @@ class SliceDecision:
                 f"Clopper-Pearson, exact binomial, at the effective n, two-sided at {pct:g}%/k for k slices); "
                 "p-values: one-sided exact binomial test of the slice failing the limit at the same effective n "
                 "(case-clustered)")
-
-
-def simultaneous_z(k: int, alpha: Fraction = ALPHA) -> float:
-    """The z of a two-sided Bonferroni interval over ``k`` slices: alpha / k split over two tails.
-
-    >>> round(simultaneous_z(1), 4), round(simultaneous_z(4), 4)
-    (1.96, 2.4977)
-    """
-    return NormalDist().inv_cdf(1 - float(alpha) / (2 * max(k, 1)))
 
 
 def one_sided_p(kind: str, value: Fraction, limit: Fraction, n_eff: Fraction) -> float:
