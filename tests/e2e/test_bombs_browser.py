@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.support.dashboard import settle
+from tests.support.dashboard import settle, upload
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -20,10 +20,8 @@ def test_bombs_are_refused_and_the_server_keeps_serving(page: Page, app_url: str
     cases = {c["path"].name: c for c in bomb_cases[1]}  # made once per run (tests/conftest.py)
     page.goto(f"{app_url}/panel")
     settle(page)
-    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: ")
     for name in ("one_row_60m_cells.xlsx", "normal_head_then_keys.jsonl", "padded_1_9gb.xlsx", "billion_laughs.xlsx"):
-        uploader.locator("input[type='file']").set_input_files(str(cases[name]["path"]))
-        settle(page)
+        upload(page, cases[name]["path"])
         words = page.get_by_text(cases[name]["words"]).first
         measure = page.get_by_role("button", name="Measure with this mapping")
         # waited for, not read at once: on a busy machine the upload's rerun may start after settle

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from tests.support.dashboard import settle, slider
+from tests.support.dashboard import settle, slider, upload
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -134,10 +134,9 @@ def test_crafted_link_and_markup_names_fetch_nothing_and_link_nowhere(context: B
     assert any("The link's thresholds were ignored" in t for t in alerts(page))
     page.goto(f"{app_url}/panel?th=" + quote('{"panel": {"alpha": 1, "' + evil + '": 2}}'))
     settle(page)
-    uploader = ratings_uploader(page)
+    ratings_uploader(page)
     for name in ("html_names.csv", "markdown_names.csv"):
-        uploader.locator("input[type='file']").set_input_files(str(ROOT / "tests" / "data" / "hostile" / name))
-        settle(page)
+        upload(page, ROOT / "tests" / "data" / "hostile" / name)
         assert page.locator("a[href*='evil'], img[src*='evil']").count() == 0  # the preview shows them as text
         measure(page)
         assert page.locator("a[href*='evil'], img[src*='evil']").count() == 0

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.support.dashboard import free_port, settle, wait_healthy
+from tests.support.dashboard import free_port, settle, upload, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -36,13 +36,11 @@ def run_ids(url: str) -> list[str]:
 
 def test_upload_survives_a_reload_and_opens_from_its_link(page: Page, browser: Browser, app_url: str, tmp_path):
     name = f"weekly-{secrets.token_hex(3)}.csv"
-    upload = tmp_path / name
-    upload.write_bytes((ROOT / "sample_data" / "detector_panel.csv").read_bytes())
+    path = tmp_path / name
+    path.write_bytes((ROOT / "sample_data" / "detector_panel.csv").read_bytes())
     page.goto(f"{app_url}/panel")
     settle(page)
-    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: ")
-    uploader.locator("input[type='file']").set_input_files(str(upload))
-    settle(page)
+    upload(page, path)
     page.get_by_role("button", name="Measure with this mapping").click()
     settle(page)
     sidebar = page.locator("[data-testid='stSidebar']")

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.support.panels import goniometer, long_0_9
-from tests.support.dashboard import settle
+from tests.support.dashboard import settle, upload
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -19,9 +19,7 @@ pytestmark = pytest.mark.e2e
 
 
 def upload_and_measure(page: Page, path: Path) -> None:
-    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: ")
-    uploader.locator("input[type='file']").set_input_files(str(path))
-    settle(page)
+    upload(page, path)
     page.get_by_role("button", name="Measure with this mapping").click()
     settle(page)
 

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.io.test_category_order import EXPECTED, MATRIX, ORDER, csv_of, package_alpha
-from tests.support.dashboard import open_page, settle
+from tests.support.dashboard import open_page, settle, upload
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
@@ -24,9 +24,7 @@ def test_an_ordered_scale_of_labels_is_read_in_the_order_given(page: Page, app_u
     path = tmp_path / "vision.csv"
     path.write_bytes(csv_of(MATRIX))
     open_page(page, f"{app_url}/panel", width, height)
-    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: ")
-    uploader.locator("input[type='file']").set_input_files(str(path))
-    settle(page)
+    upload(page, path)
     page.get_by_role("button", name="Measure with this mapping").click()
     settle(page)
     alpha = page.locator("[data-testid='stMetric']").first

@@ -32,7 +32,7 @@ from agreebound.app.access import Viewer
 from agreebound.app.store import Store
 from tests.support import oidc
 from tests.support.dashboard import free_port as _free_port
-from tests.support.dashboard import settle
+from tests.support.dashboard import settle, upload
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -190,9 +190,7 @@ def sign_in_new(browser: Browser, url: str, sub: str, **options) -> Page:
 def upload_and_measure(page: Page, url: str, path: Path) -> str:
     """Upload ``path`` on the Panel page and measure it: the run recorded, its id from the URL."""
     go(page, f"{url}/panel")
-    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: ")
-    uploader.locator("input[type='file']").set_input_files(str(path))
-    settle(page)
+    upload(page, path)
     page.get_by_role("button", name="Measure with this mapping").click()
     settle(page)
     page.wait_for_function("() => location.search.includes('run=')", timeout=20_000)
@@ -271,9 +269,7 @@ def test_a_private_run_is_invisible_until_shared(people: dict[str, Page], team: 
     (tmp_path / name).write_bytes((ROOT / "sample_data" / "detector_panel.csv").read_bytes())
     go(alice, f"{url}/panel")
     assert "Signed in as alice@red.example (team red)." in text(alice)
-    uploader = alice.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: ")
-    uploader.locator("input[type='file']").set_input_files(str(tmp_path / name))
-    settle(alice)
+    upload(alice, tmp_path / name)
     alice.get_by_role("button", name="Measure with this mapping").click()
     settle(alice)
     alice.wait_for_function("() => location.search.includes('run=')", timeout=20_000)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.support.dashboard import open_page, settle
+from tests.support.dashboard import open_page, settle, upload
 from tests.support.panels import long_0_9
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,9 +42,7 @@ def test_measure_and_a_level_switch_bring_the_verdict_into_view(page: Page, app_
     path = tmp_path / "long_0_9.csv"
     path.write_bytes(long_0_9())
     open_page(page, f"{app_url}/panel", width, height)
-    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text="Ratings: ")
-    uploader.locator("input[type='file']").set_input_files(str(path))
-    settle(page)
+    upload(page, path)
     measure = page.get_by_role("button", name="Measure with this mapping")
     measure.scroll_into_view_if_needed()
     assert not in_view(page) or width > 1000  # the preview's button sits below the fold on a phone

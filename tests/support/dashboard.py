@@ -30,7 +30,7 @@ IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 # statuses received.
 TRACKER = r"""() => {
   if (window.__agreeboundRuns) return;
-  const runs = window.__agreeboundRuns = {seq: 0, asked: 0, idle: 0, uploading: false};
+  const runs = window.__agreeboundRuns = {seq: 0, asked: 0, idle: 0, uploading: false, failures: 0};
   const varints = bytes => {  // a protobuf message's top-level fields: [number, wire type, value or length]
     const out = []; let i = 0;
     const varint = () => { let v = 0, m = 1; while (i < bytes.length) { const b = bytes[i++]; v += (b & 127) * m;
@@ -62,7 +62,7 @@ TRACKER = r"""() => {
     else if (bytes && bytes[0] === 0x82 && bytes[1] === 0x01) runs.uploading = true;  // file_urls_request (16)
     return send.call(this, data);
   };
-  const failed = () => { runs.uploading = false; };  // no rerun follows a failed upload
+  const failed = () => { runs.uploading = false; runs.failures++; };  // no rerun follows a failed upload
   const open = XMLHttpRequest.prototype.open;
   XMLHttpRequest.prototype.open = function (method, url, ...rest) {
     if (String(url).includes("/_stcore/upload_file")) {
@@ -118,6 +118,23 @@ def settle(page: Page, timeout: float = 60_000) -> None:
         if time.monotonic() > deadline:
             raise TimeoutError(f"the app kept starting new runs for {timeout / 1000:.0f} s")
     page.wait_for_function(DRAWN, timeout=timeout)
+
+
+def upload(page: Page, path, label: str = "Ratings: ", timeout: float = 60_000) -> None:
+    """``path`` put into the uploader labelled ``label``, and the app settled after the upload's rerun.
+
+    ``settle`` alone can miss an upload: the browser asks the server for an upload URL a moment after
+    the file is set, and on a busy machine that moment can come after ``settle`` has looked (seen in
+    CI: the next click then waited 30 s for a preview still on its way). So this waits for the rerun
+    request the upload ends with (or for the upload's failure, after which none comes), then settles."""
+    track(page)
+    before = page.evaluate("() => [window.__agreeboundRuns.asked, window.__agreeboundRuns.failures]")
+    uploader = page.locator("[data-testid='stFileUploader']").filter(has_text=label)
+    expect(uploader).to_have_count(1)
+    uploader.locator("input[type='file']").set_input_files(str(path))
+    page.wait_for_function("([asked, failures]) => { const r = window.__agreeboundRuns;"
+                           " return r.asked > asked || r.failures > failures; }", arg=before, timeout=timeout)
+    settle(page, timeout)
 
 
 def slider(page: Page, label: str):
