@@ -96,12 +96,15 @@ class RaterSkill:
     of 100 planted panels of 100 units.
 
     **Skill** is the same kappa of its labels *decoded*: each label it says is read as the true label
-    most probable given that it said it (the largest entry of its row in the joint table of its
-    labels and the others' posterior, i.e. prior x confusion under the model; ties to the first
-    label). A rater that swaps two classes says the wrong label but its decoded label is right, so
-    its skill is high while its agreement is near 0 or below; a rater independent of the truth (a
-    spammer) decodes to labels as independent of it, so its skill is about 0 (mean 0.001 over 400
-    planted panels of 100 units). Kappa of decoded labels rather than a mutual information or an
+    most likely to make it say it (the largest P(said | true) in the joint table of its labels and the
+    others' posterior, each true label's column normalised; ties to the first label). Not the true
+    label most probable given what it said (P(true | said)): with a rare class, a lenient rater whose
+    "pos" is right less than half the time would decode every label to the commoner class and score
+    0, though its labels tell a lot (the sample panel's detector-llm: skill 0 that way, 0.230 this
+    way, equal to its agreement). A rater that swaps two classes says the wrong label but its decoded
+    label is right, so its skill is high while its agreement is near 0 or below; a rater independent
+    of the truth (a spammer) decodes to labels as independent of it, so its skill is about 0 (mean
+    0.012, SD 0.085, over 400 planted panels of 100 units). Kappa of decoded labels rather than a mutual information or an
     accuracy gain over the priors: it is on the agreement's scale (a rater whose labels mean what
     they say has skill about equal to its agreement), and it is signed (a spammer scores below 0 as
     often as above; a plug-in information is never below 0 and is biased upwards).
@@ -322,7 +325,8 @@ def _skill(c: RaterCounts, confusion: np.ndarray, prior: np.ndarray, j: int, boo
 def _decoded_kappa(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """Kappa of a rater's decoded labels from the joint tables ``[..., said, true]`` (its ratings x
     the posterior) of two halves of its units: each half's labels decoded with the other half's
-    table (said l read as the true label with the largest entry of row l, ties to the first; a label
+    table (said l read as the true label k with the largest P(l | k), the table's column k
+    normalised, ties to the first; a label
     the other half never has stays l), the chance agreement within each half (the decoding of one
     half leans on the other's label mass, so a pooled chance is biased upwards).
 
@@ -335,7 +339,13 @@ def _decoded_kappa(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     observed = chance = total = np.zeros(first.shape[:-2])
     for fit_on, apply_to in ((first, second), (second, first)):
         used = fit_on.sum(axis=-1) > 0
-        to = np.where(used, np.argmax(fit_on, axis=-1), np.arange(n_labels))  # [..., said] -> true
+        # each said label read as the true label most likely to produce it: the largest entry of its row
+        # in the table's columns normalised (P(said | true)), not in the joint (P(true | said)), which reads
+        # every label of a lenient rater as the commoner class when less than half its positives are right
+        mass_true = fit_on.sum(axis=-2, keepdims=True)  # [..., 1, true]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            likelihood = np.where(mass_true > 0, fit_on / mass_true, 0.0)
+        to = np.where(used, np.argmax(likelihood, axis=-1), np.arange(n_labels))  # [..., said] -> true
         onto = eye[to]  # [..., said, decoded]
         said_n = apply_to.sum(axis=-1)  # [..., said]
         n = said_n.sum(axis=-1)
