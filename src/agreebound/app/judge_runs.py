@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from agreebound.core.thresholds import CalibrationThresholds, ThresholdSet
     from agreebound.judge.contract import JudgeInput
     from agreebound.scored.audit import ScoredMeasurement
+    from agreebound.scored.recalibrate import Recalibrated, Recalibration
     from agreebound.judge.slices import SliceDecision
     from agreebound.judge.counts import JudgeCounts
     from agreebound.judge.measure import CalibrationMeasurement
@@ -78,7 +79,9 @@ def run_judge(recipe: JudgeRecipe, check: Check | None) -> Report:
         if recipe.engine in OUT_OF_CORE:
             raise RecipeError(f"--engine {recipe.engine} reads the pairwise tabular form; a graded or pass/fail "
                               "judge's log is read in memory")
-        return scored_result(replace(recipe, source=source), measure_scored_recipe(recipe, inputs), t, inputs)
+        measured = measure_scored_recipe(recipe, inputs)
+        recalibrations = decide_recalibrations(recalibrate_recipe(recipe, measured), t) if recipe.recalibrate else None
+        return scored_result(replace(recipe, source=source), measured, t, inputs, recalibrations)
     trio = source == "tables" and recipe.references is not None and recipe.observations is not None
     if recipe.engine in OUT_OF_CORE and not trio:
         raise RecipeError(f"--engine {recipe.engine} reads the tabular form (a contract JSON with --references and "
@@ -149,8 +152,40 @@ def measure_scored_recipe(recipe: JudgeRecipe, inputs: list[ReadInput] | None = 
         raise InputError(name, None, None, str(e)) from None
 
 
+def recalibrate_recipe(recipe: JudgeRecipe, measurement: ScoredMeasurement) -> dict[str, Recalibration | str]:
+    """Each graded judge of the log (or the one ``recipe.judge`` names) mapped to the humans' mean
+    (agreebound.scored.recalibrate); a judge that cannot be mapped gets the reason instead (a
+    pass/fail judge, too few items with a human's score, no human labels). What the dashboard caches."""
+    from agreebound.io.scored_logs import read_scored
+    from agreebound.scored.recalibrate import recalibrate
+
+    out: dict[str, Recalibration | str] = {}
+    judges = [recipe.judge] if recipe.judge else list(measurement.input.judges)
+    if not measurement.input.humans:
+        return {j: "no human labels: the map goes from the judge's scores to the humans' mean" for j in judges}
+    name, data = recipe.first.read()
+    humans = recipe.references.read() if recipe.references is not None else None
+    log = read_scored(name, data, humans)
+    for judge in judges:
+        try:
+            out[judge] = recalibrate(log.scores, judge, file=log.file, scale=log.scale)
+        except ValueError as e:
+            out[judge] = str(e)
+    return out
+
+
+def decide_recalibrations(recalibrations: Mapping[str, Recalibration | str], t: ThresholdSet
+                          ) -> dict[str, Recalibrated | str]:
+    """The raw and the mapped judge of each recalibration decided under ``t`` (a slider's move decides again)."""
+    from agreebound.scored.recalibrate import decide_recalibration
+
+    return {j: r if isinstance(r, str) else (r, *decide_recalibration(r, t.scored, t.source))
+            for j, r in recalibrations.items()}
+
+
 def scored_result(recipe: JudgeRecipe, measurement: ScoredMeasurement, t: ThresholdSet,
-                  inputs: Sequence[ReadInput]) -> Report:
+                  inputs: Sequence[ReadInput], recalibrations: Mapping[str, Recalibrated | str] | None = None
+                  ) -> Report:
     """The Report of a graded or pass/fail judge (by :func:`run`, or by the dashboard from its cached
     measurement), ``recipe`` stored as a run stores it."""
     if recipe.judge is not None and recipe.judge not in measurement.input.judges:
@@ -160,7 +195,7 @@ def scored_result(recipe: JudgeRecipe, measurement: ScoredMeasurement, t: Thresh
     from agreebound.scored.decide import decide_scored
 
     decision = decide_scored(measurement, t.scored, t.source, recipe.judge)
-    view = scored_view(measurement, decision, t, [(n, b) for _, n, b in inputs])
+    view = scored_view(measurement, decision, t, [(n, b) for _, n, b in inputs], recalibrations)
     return Report("scored", view, t, tuple(inputs), recipe.to_dict())
 
 

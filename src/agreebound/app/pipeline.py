@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from agreebound.panel.counts import PanelCounts
     from agreebound.panel.decision import PanelDecision
     from agreebound.panel.measure import PanelCoefficients, PanelMeasurement
+    from agreebound.panel.study import AnnotationStudy
 
 
 
@@ -105,21 +106,30 @@ def _panel_in_memory(recipe: PanelRecipe) -> Report:
 
         coefficients = {d: panel_coefficients(imported.panels[d], m.level, t.panel.alpha_floor_permil)
                         for d, m in measurements.items()}
+    studies = None
+    if recipe.study:
+        from agreebound.panel.study import annotation_study
+
+        studies = {d: annotation_study(imported.panels[d].ratings(m.level), imported.panels[d].raters,
+                                       imported.panels[d].units, m.level, t.panel.alpha_floor_permil,
+                                       rule=recipe.study_rule, dimension=d)
+                   for d, m in measurements.items()}
     level, _ = level_choice(recipe.level, recipe.chosen_by, imported.mapping.level)
     positive = "auto" if recipe.positive is UNSET else recipe.positive
     replay = replace(recipe, mapping=_mapping_in_force(recipe, imported).to_json(), level=level, positive=positive)
-    return panel_result(replay, measurements, t, inputs, imported, coefficients)
+    return panel_result(replay, measurements, t, inputs, imported, coefficients, studies)
 
 
 def panel_result(recipe: PanelRecipe, measurements: Mapping[str, PanelMeasurement], t: ThresholdSet,
                  inputs: Sequence[ReadInput], imported: Imported | None = None,
-                 coefficients: Mapping[str, PanelCoefficients] | None = None) -> Report:
+                 coefficients: Mapping[str, PanelCoefficients] | None = None,
+                 studies: Mapping[str, AnnotationStudy] | None = None) -> Report:
     """The Report of a panel measured in memory (by :func:`run`, or by the dashboard from its cached
     measurement: what it records as a run), ``recipe`` stored as a run stores it."""
     from agreebound.render.view import panel_view
 
     view = panel_view(measurements, decide_panels(measurements, t), t, [(n, b) for _, n, b in inputs], imported,
-                      coefficients)
+                      coefficients, studies)
     return Report("panel", view, t, tuple(inputs), stored_recipe(recipe, measurements), imported=imported)
 
 

@@ -196,6 +196,9 @@ class PanelRecipe:
     sheet: str | None = None
     missing: tuple[str, ...] | None = None
     coefficients: bool = False
+    #: ``--study``: the annotation study beside each dimension (agreebound.panel.study), its queue by ``study_rule``.
+    study: bool = False
+    study_rule: str = "uncertain-first"
     thresholds: GivenThresholds = None
     preset: str | None = None
     #: How messages and the measurement name the data (the dashboard's data folder: the data set's
@@ -250,6 +253,8 @@ class JudgeRecipe:
     ranking: bool = False
     #: A ranking gate (``--beats MODEL:BASELINE:MARGIN``): information beside the decision, never part of it
     beats: RankingGate | None = None
+    #: A graded judge's scores mapped to the humans' scale (``--recalibrate``; agreebound.scored.recalibrate)
+    recalibrate: bool = False
 
     def to_dict(self) -> JSONObject:
         """The stored form: source, judge, rebind (a graded judge's level when one was chosen; the
@@ -262,6 +267,8 @@ class JudgeRecipe:
         if self.beats is not None:
             b = self.beats
             out["beats"] = {"model": b.model, "baseline": b.baseline, "margin": b.margin, "unit": b.unit}
+        if self.recalibrate:
+            out["recalibrate"] = True
         return out
 
     @classmethod
@@ -279,7 +286,8 @@ class JudgeRecipe:
         if source in ("log", "single-pairs"):
             return cls(first, source, references=slots[1], contract=slots[2], mapping=slots[3], **given)
         if source == "scored":
-            return cls(first, source, references=slots[1], level=stored.get("level"), **given)
+            return cls(first, source, references=slots[1], level=stored.get("level"),
+                       recalibrate=bool(stored.get("recalibrate")), **given)
         return cls(first, source, **given)
 
 

@@ -8,7 +8,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from agreebound.app.access import SHARE_WORDS
 from agreebound.core.errors import InputError
 from agreebound.core.escape import printable
@@ -18,6 +18,7 @@ from agreebound.cli.common import INPUT_ERROR, MAX_SEED, REPORT_SUFFIXES, UsageE
 if TYPE_CHECKING:
 
     from agreebound.app.recipes import Check, JudgeRecipe, PanelRecipe, Source
+    from agreebound.panel.study import AnnotationStudy
     from agreebound.app.result import Report
     from agreebound.judge.ranking import RankingGate
 
@@ -130,6 +131,8 @@ def _panel_recipe(args: argparse.Namespace) -> PanelRecipe:
                          dimension=args.dimension, engine=args.engine, master=args.master, interval=args.interval,
                          positive=UNSET if args.positive is None else args.positive, rates=_source(args.rates),
                          sheet=args.sheet, missing=_names(args.missing), coefficients=args.coefficients,
+                         study=bool(getattr(args, "study", False) or getattr(args, "relabel", None)),
+                         study_rule=getattr(args, "relabel_rule", "uncertain-first"),
                          thresholds=_source(args.thresholds), preset=args.preset, strict=args.strict)
     if getattr(args, "order", None) is not None or getattr(args, "recode", None) is not None:
         recipe = _with_order(args, recipe)
@@ -178,7 +181,7 @@ def _checks(args: argparse.Namespace, domain: str) -> Check:
                 "out of core (this file is read with DuckDB: a pattern, several files, or a long file over 200 MB)"
                 if domain == "panel" else
                 "out of core (these files are read with DuckDB: a pattern, Parquet, or over 200 MB)")
-            flags = ("rates", "sheet", "record", "coefficients") if domain == "panel" else ("record",)
+            flags = ("rates", "sheet", "record", "coefficients", "study", "relabel") if domain == "panel" else ("record",)
             for flag in flags:
                 if getattr(args, flag, None):
                     raise UsageError(f"agreebound {args.command}: --{flag} is not available {how} yet")
@@ -211,10 +214,65 @@ def panel(args: argparse.Namespace) -> int:
     if in_memory and args.report:
         args.report_given, args.report = args.report, _report_target(args.report, args.file, "panel")
         _check_report_path(args.report, _inputs(args, "file", "rates", "thresholds", "mapping"))
+    if getattr(args, "relabel", None):
+        _check_output(args.relabel, "--relabel", ".csv" if args.relabel_format == "csv" else ".json",
+                      _inputs(args, "file", "rates", "thresholds", "mapping"), f" with --relabel-format {args.relabel_format}")
     result = _run(args, recipe)
+    if getattr(args, "relabel", None):
+        _write_relabel(args, result.view.studies)
     if args.record:
         args.run = ("panel", list(result.inputs), result.recipe, result.thresholds)
     return _emit(args, result, print_panel)
+
+
+def _check_output(path: str, option: str, suffix: str, inputs: Sequence[str], why: str = "") -> None:
+    """Refuse, before any work, an output file (``option``'s, ending in ``suffix``) that cannot be
+    written or would destroy an input."""
+    p = Path(path)
+    if p.suffix.lower() != suffix:
+        raise InputError(path, None, None, f"{option}{why} needs a {suffix} file name")
+    if p.is_dir():
+        raise InputError(path, None, None, f"{option} names a folder; give a file name inside it")
+    for given in inputs:
+        try:
+            same = p.exists() and os.path.samefile(p, given)
+        except OSError:
+            same = False
+        if same:
+            raise InputError(path, None, None, f"{option} names one of the inputs; writing it would destroy the input. "
+                             "Choose another file name")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(path, None, None, f"{option}: the folder {printable(str(parent))} does not exist")
+
+
+def _write_relabel(args: argparse.Namespace, studies: Mapping[str, AnnotationStudy]) -> None:
+    """--relabel: every dimension's queue in one file (a ``dimension`` field or column when there
+    are several), in --relabel-format; Label Studio's labelling config beside it (PATH.xml)."""
+    import json
+
+    from agreebound.panel.relabel import argilla_records, label_studio_config, label_studio_tasks, queue_csv
+
+    queues = {d: s.queue for d, s in studies.items() if s.queue is not None}
+    if not queues:
+        skipped = "; ".join(s.skipped or "" for s in studies.values())
+        raise UsageError(f"agreebound panel: --relabel: no queue to write ({skipped})")
+    many = len(queues) > 1
+    if args.relabel_format == "csv":
+        _write_report(args.relabel, "".join(queue_csv(q, d if many else None, header=i == 0)
+                                            for i, (d, q) in enumerate(queues.items())))
+        return
+    records: list[dict[str, object]] = []
+    for d, q in queues.items():
+        made = json.loads(label_studio_tasks(q) if args.relabel_format == "label-studio" else argilla_records(q))
+        if many:
+            for r in made:
+                r.setdefault("data" if args.relabel_format == "label-studio" else "metadata", {})["dimension"] = d
+        records += made
+    _write_report(args.relabel, json.dumps(records, indent=2, ensure_ascii=False) + "\n")
+    if args.relabel_format == "label-studio":
+        labels = list(dict.fromkeys(str(v) for s in studies.values() if s.model is not None for v in s.model.labels_))
+        _write_report(args.relabel + ".xml", label_studio_config(labels))
 
 
 def inspect(args: argparse.Namespace) -> int:
@@ -346,8 +404,23 @@ def calibrate(args: argparse.Namespace) -> int:
                          observations=_source(args.observations), contract=_source(args.contract),
                          mapping=_source(args.mapping), judge=args.judge, engine=args.engine, master=args.master,
                          thresholds=_source(args.thresholds), preset=args.preset, level=args.level,
-                         strict=args.strict, ranking=args.ranking, beats=ranking_gate(args.beats, args.strict))
+                         strict=args.strict, ranking=args.ranking, beats=ranking_gate(args.beats, args.strict),
+                         recalibrate=bool(getattr(args, "recalibrate", False) or getattr(args, "map_out", None)))
+    if getattr(args, "map_out", None):
+        _check_output(args.map_out, "--map-out", ".json", _inputs(args, "bundle", "references", "observations",
+                                                                  "thresholds", "contract", "mapping"))
     result = _run(args, recipe)
+    if recipe.recalibrate and result.kind != "scored":
+        raise UsageError("agreebound calibrate: --recalibrate maps a graded judge's scores onto the humans' scale; a "
+                         "pairwise judge's verdicts have no scale")
+    if getattr(args, "map_out", None):
+        import json
+
+        maps = [r["map"] for r in result.report["scored"]["recalibration"] if r["mapped"]]
+        if not maps:
+            raise UsageError("agreebound calibrate: --map-out: no judge could be mapped: " + "; ".join(
+                printable(r["why_not"], 200) for r in result.report["scored"]["recalibration"]))
+        _write_report(args.map_out, json.dumps({"maps": maps}, indent=2, ensure_ascii=False) + "\n")
     if args.level and result.kind != "scored":
         raise UsageError("agreebound calibrate: --level is for a graded or pass/fail judge's log (scores on a scale "
                          "or verdicts, with human labels); a pairwise judge's verdicts have no level of measurement")

@@ -189,6 +189,20 @@ def _panel_parser(sub: argparse._SubParsersAction[_Parser]) -> argparse.Argument
                    help="also report percent agreement, Cohen/Conger's kappa, Scott's pi/Fleiss' kappa, Gwet's AC1/AC2 "
                    "and Brennan-Prediger with 95%% intervals, pairwise kappas, per-category agreement and why they "
                    "differ from alpha (they do not decide: the verdict stays alpha's and the spread's)")
+    p.add_argument("--study", action="store_true",
+                   help="also report an annotation study: each rater's skill and agreement (Dawid-Skene) with 95%% "
+                   "intervals, raters at chance or confused named, each unit's consensus label, whether the raters use "
+                   "the categories at the same rates (Stuart-Maxwell, Bhapkar) and the relabel queue (it does not "
+                   "decide)")
+    p.add_argument("--relabel", metavar="PATH",
+                   help="write the relabel queue (every rated unit, its consensus label and probability, ranked) to "
+                   "PATH: CSV, or with --relabel-format a Label Studio task import (and its labelling config beside "
+                   "it, PATH.xml) or Argilla records; implies --study")
+    p.add_argument("--relabel-format", choices=("csv", "label-studio", "argilla"), default="csv",
+                   help="the relabel queue's file format (default csv)")
+    p.add_argument("--relabel-rule", choices=("uncertain-first", "gate-first"), default="uncertain-first",
+                   help="the relabel queue's order: uncertain-first (default: the least certain consensus first) or "
+                   "gate-first (the units that would move alpha furthest toward the floor first)")
     _common(p)
     p.set_defaults(func=panel)
     return p
@@ -233,6 +247,14 @@ def _calibrate_parser(sub: argparse._SubParsersAction[_Parser]) -> argparse.Argu
                    "on the Elo scale, 0 to 1000; or a win probability with %%, 50%% to 99.9%%); implies --ranking; "
                    "write a ':' inside a model's name as '\\:'. Reported as passes, fails or fragile; "
                    "information only: it never changes the judge's decision or the exit code")
+    c.add_argument("--recalibrate", action="store_true",
+                   help="a graded judge with human scores: map its scores onto the humans' scale (an isotonic map "
+                   "to each item's humans' mean, cross-fitted over 5 folds so the error is measured out of sample), "
+                   "report the error before and after and audit the mapped scores as the raw ones; beside the "
+                   "decision, never part of it")
+    c.add_argument("--map-out", metavar="PATH",
+                   help="with --recalibrate: write each judge's map (breakpoints: score -> mapped value, and how to "
+                   "apply it) to PATH (.json), for use in a pipeline")
     _common(c)
     c.set_defaults(func=calibrate)
     return c

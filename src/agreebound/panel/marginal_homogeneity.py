@@ -175,7 +175,8 @@ def marginal_homogeneity(ratings: Coded | Ratings) -> MarginalTest:
     onehot = (labels[:, :, None] == np.arange(k)[None, None, :]).astype(np.int64)  # units x raters x k
     contrast = (onehot[:, :-1, :-1] - onehot[:, -1:, :-1]).reshape(n, -1)
     total = [int(v) for v in contrast.sum(axis=0)]
-    gram = contrast.T.astype(object) @ contrast.astype(object)
+    # exact in int64: each entry a sum of n products of -1, 0, 1 (|entry| <= n); Python ints from here
+    gram = (contrast.T @ contrast).astype(object)
     # the centred covariance times n^2: n sum c c' - (sum c)(sum c)'; W = n s' M^- s
     dim = len(total)
     centred = [[Fraction(n * int(gram[i, j]) - total[i] * total[j]) for j in range(dim)] for i in range(dim)]

@@ -302,14 +302,17 @@ def _uncell(s: str) -> str:
     return s[1:] if s.startswith("'") and (s[1:].startswith(FORMULA_STARTS) or s[1:].startswith("'")) else s
 
 
-def queue_csv(queue: RelabelQueue) -> str:
+def queue_csv(queue: RelabelQueue, dimension: str | None = None, header: bool = True) -> str:
     """The queue as CSV text (one header row, then a row per unit, in rank order); user text is
-    guarded against a spreadsheet reading it as a formula (:func:`_cell`)."""
+    guarded against a spreadsheet reading it as a formula (:func:`_cell`). ``dimension``: a first
+    column naming it (several dimensions' queues in one file: the later ones without ``header``)."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
+    lead = [] if dimension is None else [_cell(dimension)]
+    if header:
+        w.writerow((["dimension"] if dimension is not None else []) + list(CSV_COLUMNS))
     for r in queue.rows:
-        w.writerow([r.rank, _cell(r.unit), _cell(r.consensus), repr(r.probability), str(r.split), r.ratings,
+        w.writerow(lead + [r.rank, _cell(r.unit), _cell(r.consensus), repr(r.probability), str(r.split), r.ratings,
                     _frac(queue.alpha), _frac(r.alpha_if_removed), _frac(r.alpha_if_consensus_added),
                     _frac(r.alpha_impact), r.impact_action or "", str(queue.floor), _cell(r.why), queue.rule])
     return out.getvalue()

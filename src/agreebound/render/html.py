@@ -80,6 +80,12 @@ def _panel_gates(d: JSONObject, p: JSONObject, gates: tuple[Gate, ...]) -> str:
                   [25, 34, 25, 16], small=True)
 
 
+def _study_html(i: int, section: JSONObject) -> str:
+    from agreebound.render.study import study_html
+
+    return study_html(i, section)
+
+
 def _coefficients_html(i: int, section: JSONObject) -> str:
     """The coefficients beside alpha: what explains the gap, the table, pairs and categories."""
     from agreebound.render.report import coefficient_rows
@@ -147,7 +153,8 @@ def _panel_dimension(i: int, d: JSONObject, p: JSONObject, charts: list[str], ga
             f"{html.escape(meaning_of(d['verdict'], noun))}</p>\n{depends}"
             f"{_panel_gates(d, p, gates)}\n<h3 id=\"dim-{i}-why\">Why</h3>\n{html_list(items)}\n"
             f"<h3 id=\"dim-{i}-facts\">What was measured</h3>\n{html_list(facts)}\n" + "\n".join(charts)
-            + (_coefficients_html(i, d["coefficients"]) if d.get("coefficients") else ""))
+            + (_coefficients_html(i, d["coefficients"]) if d.get("coefficients") else "")
+            + (_study_html(i, d["study"]) if d.get("study") else ""))
     return html_section(f"dim-{i}", f"Dimension {escaped(d['dimension'], 60)}: {html.escape(d['verdict'])} at "
                     f"{escaped(lv['in_force'], 20)}", body)
 
@@ -586,6 +593,11 @@ def scored_html(report: JSONObject) -> str:
         charts += drawn
     if s["panel"]:
         sections.append(html_section("panel", "The panel of judges", _scored_panel(s["panel"])))
+    if s.get("recalibration") is not None:
+        from agreebound.render.scored import recalibration_text
+
+        sections.append(html_section("recalibration", "The judge's scores on the humans' scale (beside the decision)",
+                                     html_list(escaped(t.strip(), 1000) for t in recalibration_text(s["recalibration"]))))
     sections.append(html_section("details", "Identity, notes and thresholds", _scored_details(s)))
     sections.append(inputs_section(report))
     kind = "pass/fail" if s["judge_kind"] == "binary" else "graded"

@@ -117,6 +117,8 @@ def _dimension_markdown(d: JSONObject, floor_permil: int) -> list[str]:
                      ", ".join(f"{md_cell(c['category'])} ({c['count']})" for c in cats["listed"]))
     if d.get("coefficients"):
         lines += [""] + coefficients_markdown(d["coefficients"])
+    if d.get("study"):
+        lines += [""] + study_markdown(d["study"])
     return lines
 
 
@@ -368,4 +370,26 @@ def coefficients_markdown(section: JSONObject) -> list[str]:
     for c in section["categories"]:
         sa = None if c["specific_agreement"] is None else float(Fraction(c["specific_agreement"]))
         lines.append(f"| {md_cell(c['category'])} | {float(Fraction(c['share'])):.1%} | {num(sa)} |")
+    return lines
+
+
+def study_markdown(section: JSONObject) -> list[str]:
+    """The annotation study (agreebound.render.study's section) as Markdown."""
+    from agreebound.render.study import QUEUE_HEADER, RATER_HEADER, p_text, queue_rows, rater_rows, stat_text
+
+    lines = ["### Annotation study (beside the verdict; it does not decide)", ""]
+    lines += [f"- {md_text(t, 1000)}" for t in section["summary"]] + [""]
+    if section["skipped"]:
+        return lines
+    lines += ["| " + " | ".join(RATER_HEADER) + " |", "|" + "---|" * len(RATER_HEADER)]
+    lines += ["| " + " | ".join(md_cell(x) for x in row) + " |" for row in rater_rows(section)]
+    t = section["marginal"]
+    # the method's words and the rule's are ours (no user text): written as they are
+    lines += ["", f"Marginal homogeneity: {t['method']}: statistic {stat_text(t)} on {t['df']} df, "
+                  f"{p_text(t)}.", "",
+              f"Relabel queue ({section['queue_length']:,} units; {section['rule']}), the first "
+              f"{len(section['queue'])}:", "",
+              "| " + " | ".join(QUEUE_HEADER) + " |", "|" + "---|" * len(QUEUE_HEADER)]
+    lines += ["| " + " | ".join(md_cell(x) for x in row) + " |" for row in queue_rows(section)]
+    lines += ["", f"How: {section['method']}"]
     return lines

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from agreebound.io.ratings import Imported
     from agreebound.panel.coefficients import Coefficient
     from agreebound.panel.measure import PanelCoefficients
+    from agreebound.panel.study import AnnotationStudy
 
 
 def plan_dict(g: Gate) -> JSONObject | None:
@@ -211,7 +212,8 @@ def optional_gates(d: PanelDecision) -> JSONObject:
 
 def panel_report(measurements: Mapping[str, PanelMeasurement], decisions: Mapping[str, PanelDecision],
                  thresholds: ThresholdSet, inputs: Sequence[tuple[str, bytes | str]], imported: Imported | None = None,
-                 coefficients: Mapping[str, PanelCoefficients] | None = None) -> JSONObject:
+                 coefficients: Mapping[str, PanelCoefficients] | None = None,
+                 studies: Mapping[str, AnnotationStudy] | None = None) -> JSONObject:
     """The JSON report of a panel from its measurements and the decisions made of them
     (agreebound.panel.decide.decide_panel, per dimension). ``imported`` (agreebound.io.ratings.Imported):
     how the file was read, recorded beside the verdicts. ``coefficients``: dimension ->
@@ -224,6 +226,10 @@ def panel_report(measurements: Mapping[str, PanelMeasurement], decisions: Mappin
     for dim, m in zip(dims, measurements.values()):
         if coefficients and m.dimension in coefficients:
             dim["coefficients"] = coefficients_section(coefficients[m.dimension])
+        if studies and m.dimension in studies:
+            from agreebound.render.study import study_section
+
+            dim["study"] = study_section(studies[m.dimension])
     out["panel"] = {"dimensions": dims, "verdict": worst([d["verdict"] for d in dims]),
                     "depends_on_level": any(d["level"]["depends_on_level"] for d in dims)}
     return out

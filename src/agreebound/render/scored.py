@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from fractions import Fraction
-from typing import Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from agreebound.core.gate import NOT_EVALUABLE, Gate
 from agreebound.core.planner import Plan
@@ -24,6 +24,9 @@ from agreebound.scored.confidence import Calibration
 from agreebound.scored.describe import JudgeScores, MeanScore, mean_text
 from agreebound.core.escape import md_code, md_text, printable
 from agreebound.core.json_types import JSONObject
+
+if TYPE_CHECKING:
+    from agreebound.scored.recalibrate import Recalibrated
 
 
 def exact(x: Fraction | float | int | None) -> str | None:
@@ -455,6 +458,9 @@ def scored_markdown(report: JSONObject) -> list[str]:
             lines += ["", "| judge left out | alpha of the others |", "|---|---|"] + [_row(r, (0,)) for r in panel_rows(p)]
         drop = f"drop {md_code(p['drop'], 120)}: {p['why']}" if p["drop"] else f"drop none: {p['why']}"
         lines += ["", f"Which judge to drop: {drop}."]
+    if s.get("recalibration") is not None:
+        lines += ["", "## The judge's scores on the humans' scale (beside the decision, not part of it)", ""]
+        lines += [f"- {md_text(t.strip(), 1000)}" for t in recalibration_text(s["recalibration"])]
     return lines
 
 
@@ -556,3 +562,58 @@ def slice_lines(slices: list[JSONObject] | None) -> list[str]:
                                                           "a gate it has a verdict on"]
     return out
 
+
+
+# --- a graded judge mapped to the humans' scale (calibrate --recalibrate) ------------------------------
+
+
+def recalibration_section(recalibrations: Mapping[str, Recalibrated | str], source: str) -> list[JSONObject]:
+    """Each judge's recalibration (agreebound.scored.recalibrate) for the JSON report: the map, the
+    out-of-sample errors before and after with their intervals, and the raw and the mapped judge's
+    decisions (already made: agreebound.scored.recalibrate.decide_recalibration); or why not."""
+    out: list[JSONObject] = []
+    for judge, r in recalibrations.items():
+        if isinstance(r, str):
+            out.append({"judge": judge, "mapped": False, "why_not": r})
+            continue
+        rec, before, after = r
+
+        def decided(d: ScoredDecision) -> JSONObject:
+            decision, gates, reason = d.per_judge[judge]
+            return {"decision": decision, "decision_reason": reason, "gates": [gate_dict(g) for g in gates]}
+
+        out.append({
+            "judge": judge, "mapped": True, "why_not": None, "items": rec.items, "folds": rec.folds, "seed": rec.seed,
+            "rounded": rec.rounded, "map": rec.to_json(), "sentence": rec.sentence,
+            "interval_method": rec.interval_method,
+            "errors": [{"name": e.name, "before": rounded(e.before), "after": rounded(e.after),
+                        "change": rounded(e.change),
+                        "before_interval": [rounded(x) for x in e.before_interval],
+                        "after_interval": [rounded(x) for x in e.after_interval],
+                        "change_interval": [rounded(x) for x in e.change_interval],
+                        "interval_is_95": e.name == "mean absolute error"} for e in (rec.mae, rec.ce)],
+            "before": decided(before), "after": decided(after),
+            "threshold_source": source})
+    return out
+
+
+def recalibration_text(section: list[JSONObject]) -> list[str]:
+    """The lines every text reader gets (CLI, Markdown list items): per judge, the map's effect and
+    what the mapped judge would be decided."""
+    lines = []
+    for r in section:
+        if not r["mapped"]:
+            lines.append(f"{printable(r['judge'], 60)}: not recalibrated: {printable(r['why_not'], 300)}")
+            continue
+        lines.append(printable(r["sentence"], 600))
+        for e in r["errors"]:
+            iv = e["change_interval"]
+            what = "95% interval" if e["interval_is_95"] else "rough range (not a 95% interval)"
+            lines.append(f"  {e['name']}: {e['before']:.3f} -> {e['after']:.3f}, change {e['change']:+.3f} "
+                         f"({what} {iv[0]:+.3f} to {iv[1]:+.3f})")
+        b, a = r["before"], r["after"]
+        lines.append(f"  decision: raw scores {b['decision']}; mapped scores {a['decision']}"
+                     + ("" if a["decision_reason"] is None else f" ({printable(a['decision_reason'], 300)})"))
+        lines.append("  the map (score -> mapped): " + ", ".join(f"{p['score']:g} -> {p['mapped']:.3f}"
+                                                                  for p in r["map"]["breakpoints"]))
+    return lines

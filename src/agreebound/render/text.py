@@ -64,6 +64,10 @@ def print_panel(report: JSONObject) -> None:
                 print(f"  check: {printable(f)}")
         if d.get("coefficients"):
             print_coefficients(d["coefficients"])
+        if d.get("study"):
+            from agreebound.render.study import study_text
+
+            print("\n".join(study_text(d["study"])))
     print(f"overall: {report['panel']['verdict']}")
 
 
@@ -110,6 +114,12 @@ def print_scored(report: JSONObject) -> None:
         for j, v in panel_rows(p):
             print(f"  without {printable(j, 60)}: {v}")
         print(f"  drop: {printable(p['drop'], 60) if p['drop'] else 'none'}: {p['why']}")
+    if s.get("recalibration") is not None:
+        from agreebound.render.scored import recalibration_text
+
+        print("recalibration (the judge's scores mapped to the humans' scale; beside the decision, not part of it):")
+        for line in recalibration_text(s["recalibration"]):
+            print(f"  {line}")
     print(f"thresholds ({printable(s['threshold_source'], 120)}): "
           + ", ".join(f"{k} {v}" for k, v in s["thresholds"].items()))
     print(f"overall: {s['decision']}")

@@ -29,8 +29,10 @@ if TYPE_CHECKING:
     from agreebound.judge.slices import SliceDecision
     from agreebound.panel.decision import PanelDecision
     from agreebound.panel.measure import PanelCoefficients, PanelMeasurement
+    from agreebound.panel.study import AnnotationStudy
     from agreebound.scored.decide import ScoredDecision
     from agreebound.scored.audit import ScoredMeasurement
+    from agreebound.scored.recalibrate import Recalibrated
 
 #: What a view holds decided: a panel's decision per dimension, or a judge's decision.
 Decided = Union[Mapping[str, "PanelDecision"], "CalibrationDecision", "ScoredDecision"]
@@ -48,6 +50,10 @@ class View:
     measurements: Mapping[str, PanelMeasurement] = field(default_factory=dict)
     #: a pairwise judge's bundle or a graded judge's measurement (live judge views)
     bundle: JudgeBundle | ScoredMeasurement | None = None
+    #: a panel's annotation studies per dimension (live panel views asked for one: --study)
+    studies: Mapping[str, AnnotationStudy] = field(default_factory=dict)
+    #: a graded judge's recalibrations per judge (live views asked for one: --recalibrate), or why not
+    recalibrations: Mapping[str, Recalibrated | str] = field(default_factory=dict)
 
     @classmethod
     def stored(cls, report: JSONObject) -> View:
@@ -127,10 +133,11 @@ class View:
 
 def panel_view(measurements: Mapping[str, PanelMeasurement], decisions: Mapping[str, PanelDecision],
                thresholds: ThresholdSet, inputs: Sequence[tuple[str, bytes | str]], imported: Imported | None = None,
-               coefficients: Mapping[str, PanelCoefficients] | None = None) -> View:
+               coefficients: Mapping[str, PanelCoefficients] | None = None,
+               studies: Mapping[str, AnnotationStudy] | None = None) -> View:
     """A panel's view from its measurements and the decisions made of them (per dimension)."""
-    report = panel_report(measurements, decisions, thresholds, inputs, imported, coefficients)
-    return View(report, dict(decisions), dict(measurements))
+    report = panel_report(measurements, decisions, thresholds, inputs, imported, coefficients, studies)
+    return View(report, dict(decisions), dict(measurements), studies=dict(studies or {}))
 
 
 def calibration_view(bundle: JudgeBundle, decision: CalibrationDecision, thresholds: ThresholdSet,
@@ -142,6 +149,13 @@ def calibration_view(bundle: JudgeBundle, decision: CalibrationDecision, thresho
 
 
 def scored_view(measurement: ScoredMeasurement, decision: ScoredDecision, thresholds: ThresholdSet,
-                inputs: Sequence[tuple[str, bytes | str]]) -> View:
-    """A graded or pass/fail judge's view from its measurement and the decision made of it."""
-    return View(scored_report(measurement, decision, thresholds, inputs), decision, bundle=measurement)
+                inputs: Sequence[tuple[str, bytes | str]],
+                recalibrations: Mapping[str, Recalibrated | str] | None = None) -> View:
+    """A graded or pass/fail judge's view from its measurement and the decision made of it (and the
+    judges' recalibrations when asked for: agreebound.scored.recalibrate)."""
+    report = scored_report(measurement, decision, thresholds, inputs)
+    if recalibrations is not None:
+        from agreebound.render.scored import recalibration_section
+
+        report["scored"]["recalibration"] = recalibration_section(recalibrations, thresholds.source)
+    return View(report, decision, bundle=measurement, recalibrations=dict(recalibrations or {}))

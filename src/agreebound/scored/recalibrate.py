@@ -260,6 +260,10 @@ def _one_judge(frame: pd.DataFrame, judge: str) -> pd.DataFrame:
     return frame[(role == "human") | ((role == "judge") & (rater == judge))].reset_index(drop=True)
 
 
+#: A recalibrated judge with its raw and its mapped audit decided: (recalibration, before, after).
+Recalibrated = tuple[Recalibration, ScoredDecision, ScoredDecision]
+
+
 def decide_recalibration(r: Recalibration, thresholds: ScoredThresholds | None = None,
                          source: str = "default") -> tuple[ScoredDecision, ScoredDecision]:
     """The raw and the mapped judge decided under the same thresholds: (before, after)."""

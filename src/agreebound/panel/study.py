@@ -1,0 +1,146 @@
+"""An annotation study beside a panel's verdict: whom to trust, what each unit's label should be,
+what to send back for relabelling, and whether the raters use the categories at the same rates.
+
+One object (:class:`AnnotationStudy`) that every surface reads (the command line's text and JSON,
+the Markdown and HTML reports, the dashboard's section), made by :func:`annotation_study` from one
+dimension's ratings:
+
+* the rater model (agreebound.panel.rater_model: Dawid-Skene over the (unit, rater, label)
+  counts): each rater's skill and agreement with intervals, raters indistinguishable from chance
+  and raters informative but confused named, a consensus label per unit with its probability;
+* the relabel queue (agreebound.panel.relabel), ranked by the rule asked for, each unit's exact
+  move of alpha toward the floor;
+* marginal homogeneity (agreebound.panel.marginal_homogeneity: Stuart-Maxwell for two raters,
+  Bhapkar's test for more) and the sentence said beside alpha when the raters' category rates
+  explain an alpha below the floor.
+
+These are diagnostics: nothing here changes a verdict, and the verdict never reads them.
+
+The rater model treats the categories as nominal (a confusion matrix per rater), whatever the
+level alpha is read at; a panel with more than :data:`MAX_CATEGORIES` distinct values (continuous
+scores) gets no study, and says why. The skills' bootstrap takes :data:`BOOTSTRAP` resamples up to
+:data:`FULL_BOOTSTRAP_RATINGS` ratings and :data:`LARGE_BOOTSTRAP` above (said in
+:attr:`AnnotationStudy.method`): its cost grows with the ratings times the resamples.
+
+>>> from agreebound.panel.categories import encode
+>>> rows = [["a", "a", "b"], ["b", "b", "b"], ["a", "a", "a"], ["b", "a", "b"], ["a", "a", "a"]]
+>>> s = annotation_study(encode(rows), ("ann", "bo", "cy"), [f"u{i}" for i in range(1, 6)], "nominal", 600)
+>>> [(u, label, round(p, 3)) for u, label, p in s.consensus[:2]], [r.unit for r in s.queue.rows[:2]]
+([('u1', 'a', 1.0), ('u2', 'b', 1.0)], ['u1', 'u4'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+from agreebound.core.escape import printable
+from agreebound.panel.categories import Coded, Level
+from agreebound.panel.decide import alpha_gate_at
+from agreebound.panel.marginal_homogeneity import (MarginalTest, RaterRate, explain_low_alpha, marginal_homogeneity,
+                                                   rater_rates, stuart_maxwell, paired_table)
+from agreebound.panel.rater_model import RaterModel, dawid_skene
+from agreebound.panel.relabel import RULES, RelabelQueue, relabel_queue
+
+__all__ = ["AnnotationStudy", "BOOTSTRAP", "MAX_CATEGORIES", "annotation_study"]
+
+#: Above this many distinct values the rater model (a confusion matrix per rater) is not fitted.
+MAX_CATEGORIES = 20
+BOOTSTRAP = 1000
+LARGE_BOOTSTRAP = 200
+FULL_BOOTSTRAP_RATINGS = 20_000
+
+
+@dataclass(frozen=True)
+class AnnotationStudy:
+    """One dimension's study. ``model``, ``queue`` and ``marginal`` are None when ``skipped`` says
+    why (too many categories, fewer than two raters)."""
+
+    dimension: str
+    level: Level
+    units: int
+    raters: tuple[str, ...]
+    model: RaterModel | None
+    queue: RelabelQueue | None
+    marginal: MarginalTest | None
+    rates: tuple[RaterRate, ...]
+    explanation: str | None  # the rates explain a low alpha (explain_low_alpha), or None
+    consensus: tuple[tuple[str, object, float], ...]  # (unit, consensus label, its probability), rated units
+    bootstrap: int
+    skipped: str | None = None
+
+    @property
+    def method(self) -> str:
+        """The choices the study rests on, in words (a report names them)."""
+        if self.skipped:
+            return self.skipped
+        m = self.model
+        assert m is not None and self.queue is not None and self.marginal is not None
+        fit = "converged" if m.converged else f"stopped after {m.iterations} rounds without converging"
+        return (f"Dawid-Skene over the categories as nominal labels (EM from majority vote, {fit} in {m.iterations} "
+                f"rounds); skill = Cohen's kappa of each rater's labels decoded through the other half's joint "
+                f"table, agreement = kappa of its labels as said, each with a percentile bootstrap interval over "
+                f"units ({self.bootstrap} resamples); relabel queue ranked {self.queue.rule_text}; "
+                f"{self.marginal.method}")
+
+    @property
+    def chance_raters(self) -> list[str]:
+        return self.model.chance_raters() if self.model is not None else []
+
+    @property
+    def confused_raters(self) -> list[str]:
+        return self.model.confused_raters() if self.model is not None else []
+
+    def summary(self) -> list[str]:
+        """The sentences a reader needs first: who is at chance, who is confused, the rates' sentence."""
+        if self.skipped:
+            return [self.skipped]
+        out = []
+        names = lambda xs: ", ".join(printable(x, 60) for x in xs)  # noqa: E731
+        if self.chance_raters:
+            out.append(f"Indistinguishable from chance (skill's 95% interval includes 0): {names(self.chance_raters)}.")
+        if self.confused_raters:
+            out.append(f"Informative but confused (their labels say something, not what they name; read their "
+                       f"confusion rows): {names(self.confused_raters)}.")
+        if not out:
+            out.append("Every rater's skill is above chance (its 95% interval excludes 0).")
+        if self.explanation:
+            out.append(self.explanation)
+        return out
+
+
+def _bootstrap_for(coded: Coded) -> int:
+    return BOOTSTRAP if len(coded.code) <= FULL_BOOTSTRAP_RATINGS else LARGE_BOOTSTRAP
+
+
+def annotation_study(coded: Coded, raters: Sequence[str], units: Sequence[str], level: Level, floor_permil: int,
+                     *, rule: str = "uncertain-first", dimension: str = "", bootstrap: int | None = None
+                     ) -> AnnotationStudy:
+    """The study of one dimension's coded ratings (``raters`` and ``units`` name its columns and rows)
+    against the alpha floor ``floor_permil`` (what the relabel queue moves alpha toward, and what
+    "low" means for the rates' sentence)."""
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {', '.join(RULES)}; got {rule!r}")
+    names = tuple(raters)
+    k = len(coded.categories.values)
+    skipped = None
+    if len(names) < 2:
+        skipped = "A rater model needs two raters or more; this panel has one."
+    elif k > MAX_CATEGORIES:
+        skipped = (f"{k:,} distinct values: the rater model (a confusion matrix per rater) is fitted for at most "
+                   f"{MAX_CATEGORIES} categories; for continuous scores alpha at the interval level is the measure.")
+    if skipped:
+        return AnnotationStudy(dimension, level, coded.n_units, names, None, None, None, (), None, (), 0, skipped)
+    resamples = _bootstrap_for(coded) if bootstrap is None else bootstrap
+    model = dawid_skene(coded, names, bootstrap=resamples)
+    queue = relabel_queue(coded, names, [str(u) for u in units], level=level, floor_permil=floor_permil, rule=rule,
+                          model=model)
+    marginal = stuart_maxwell(paired_table(coded)) if len(names) == 2 else marginal_homogeneity(coded)
+    rates = tuple(rater_rates(coded, names))
+    low = queue.alpha is not None and not alpha_gate_at(queue.alpha, Fraction(floor_permil, 1000)).passed
+    labels = model.labels()
+    consensus = tuple((str(units[u]), labels[u], float(model.label_probability[u]))
+                      for u in range(coded.n_units) if labels[u] is not None)
+    return AnnotationStudy(dimension, level, coded.n_units, names, model, queue, marginal, rates,
+                           explain_low_alpha(marginal, rates, low), consensus, resamples)
