@@ -7,7 +7,7 @@ import streamlit as st
 
 from agreebound.app.recipes import PanelRecipe
 from agreebound.render.gates import panel_sentence
-from agreebound.ui import (data_folder, gates, into_view, loading, memo, panel_order, panel_view, pickers, preview,
+from agreebound.ui import (data_folder, gates, into_view, loading, memo, panel_order, panel_study, panel_view, pickers, preview,
                            provenance, recording, reports, shell, state)
 from agreebound.render import figures
 from agreebound.ui.blocks import md, open_tab, printable, safe_frame, section_when_open, show_error, text_table
@@ -70,6 +70,14 @@ def headline_numbers(dim, m, d) -> None:
     from agreebound.ui import panel_verdict
 
     panel_verdict.headline(dim, m, d)
+    src = session.panel_source.recipe.ratings[0]
+    if src.data is not None and d.gate("alpha").passed is False:  # a low alpha: do the raters' rates explain it?
+        from agreebound.ui.data import rates_sentence
+
+        mapping = session.panel_source.recipe.mapping
+        sentence = rates_sentence(src.name, src.digest, src.data, m.level, dim, mapping if isinstance(mapping, str) else None)
+        if sentence:
+            st.caption(md(sentence, 600) + " (the annotation study below says more)")
 
 
 def charts(dim, m, d) -> None:
@@ -129,6 +137,8 @@ def results(decisions) -> None:
                     panel_order.order_controls(dim, m)
             section_when_open("Diagnostics: which rater, which units", K.DIAGNOSTICS.format(dim),
                               lambda: panel_view.diagnostics_section(dim, m))
+            section_when_open("Annotation study: whom to trust, what to relabel", K.STUDY.format(dim),
+                              lambda: panel_study.study_section(dim, m, d))
             section_when_open("Other coefficients: percent agreement, kappa, pi, Gwet's AC1, Brennan-Prediger",
                               K.COEFFICIENTS.format(dim), lambda: other_coefficients(dim, m, d))
             section_when_open("Exact numbers", K.EXACT.format(dim), lambda: exact_numbers(m, d))

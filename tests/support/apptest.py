@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 TIMEOUT = 120  # seconds a script run may take (the first page of a session measures the samples)
 TEXT_KINDS = ("markdown", "caption", "info", "warning", "error", "success", "header", "subheader")
-SECTIONS = ("diagnostics", "coefficients", "exact")  # the Panel page's expanders' keys: f"{section}_{dimension}"
+SECTIONS = ("diagnostics", "coefficients", "exact", "study")  # the Panel page's expanders' keys: f"{section}_{dimension}"
 
 
 def ok(at: AppTest) -> AppTest:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from agreebound.judge.measure import CalibrationMeasurement
     from agreebound.panel.categories import Level
     from agreebound.panel.measure import PanelCoefficients
+    from agreebound.panel.study import AnnotationStudy
 
 SAMPLES = samples()
 
@@ -176,6 +177,38 @@ def panel_coefficients(name: str, digest: str, _data: bytes, level: Level, dimen
     MEASURE_CALLS["coefficients"] += 1
     loo = panel_diagnostics(name, digest, _data, level, dimension, mapping).without_rater  # computed once, cached
     return compute(parsed_panels(name, digest, _data, mapping)[dimension], level, without=loo)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Fitting the rater model...")
+def panel_study(name: str, digest: str, _data: bytes, level: Level, dimension: str, floor_permil: int, rule: str,
+                mapping: str | None = None) -> AnnotationStudy:
+    """The annotation study (agreebound.panel.study) of one dimension, once per data, level, floor and rule."""
+    from agreebound.panel.study import annotation_study
+
+    MEASURE_CALLS["study"] += 1
+    panel = parsed_panels(name, digest, _data, mapping)[dimension]
+    return annotation_study(panel.ratings(level), panel.raters, panel.units, level, floor_permil, rule=rule,
+                            dimension=dimension)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def rates_sentence(name: str, digest: str, _data: bytes, level: Level, dimension: str,
+                   mapping: str | None = None) -> str | None:
+    """The sentence said beside an alpha below its floor when the raters' category rates explain it
+    (agreebound.panel.marginal_homogeneity), or None; panels of at most STUDY_RATINGS ratings."""
+    from agreebound.panel.marginal_homogeneity import (explain_low_alpha, marginal_homogeneity, paired_table,
+                                                       rater_rates, stuart_maxwell)
+
+    panel = parsed_panels(name, digest, _data, mapping)[dimension]
+    coded = panel.ratings(level)
+    if len(panel.raters) < 2 or len(coded.code) > STUDY_RATINGS or len(coded.categories.values) > 20:
+        return None
+    test = stuart_maxwell(paired_table(coded)) if len(panel.raters) == 2 else marginal_homogeneity(coded)
+    return explain_low_alpha(test, rater_rates(coded, panel.raters), alpha_is_low=True)
+
+
+#: Above this many ratings the sentence beside alpha (marginal homogeneity) is left to the study's section.
+STUDY_RATINGS = 500_000
 
 
 def _cell(v: object) -> str:

@@ -39,7 +39,7 @@ from agreebound.render.gates import GateView, view
 from agreebound.render.scored import judge_dict
 from agreebound.core.thresholds import CITATIONS, SCORED_FIELDS, THRESHOLD_WORDS, ScoredThresholds
 from agreebound.core.limits import DETAIL_DIMENSIONS
-from agreebound.ui import bias, gates, pickers, runs, scored_scores, state
+from agreebound.ui import bias, gates, pickers, runs, scored_scores, scored_study, state
 from agreebound.ui.blocks import md, open_tab, responsive_table, text_table
 from agreebound.ui.data import JUDGE_SAMPLES, Loaded, Upload
 from agreebound.ui.loading import uploaded
@@ -288,6 +288,7 @@ def page() -> None:
         for i, a in enumerate(agreements):
             judge_section(m, d, a, i)
     panel_section(m)
+    scored_study.section(m, d, session.scored_source.recipe if session.scored_source else None)
     read_section(m)
     history_controls()
     downloads(m)

@@ -70,7 +70,8 @@ class K:
     ORDER_TEXT, RECODE_TEXT, ORDER_APPLY = "order_text_{}_{}", "recode_text_{}_{}", "order_apply_{}"
     RATINGS_UPLOAD, RATES_UPLOAD = "ratings_upload", "rates_upload"
     PANEL_TAB, PANEL_DIMENSION = "panel_tab", "panel_dimension"
-    DIAGNOSTICS, COEFFICIENTS, EXACT = "diagnostics_{}", "coefficients_{}", "exact_{}"  # sections per dimension
+    DIAGNOSTICS, COEFFICIENTS, EXACT, STUDY = "diagnostics_{}", "coefficients_{}", "exact_{}", "study_{}"  # sections
+    STUDY_RULE, STUDY_RATER, STUDY_DL = "study_rule_{}", "study_rater_{}", "study_dl_{}_{}"  # per dimension (, format)
     ALPHA_CHART, RATES_CHART, COINCIDENCE_CHART = "alpha_{}", "rates_{}", "coinc_{}"
     PAIRS_CHART, CONFUSION_CHART, PAIR_PICK = "pairs_{}", "confusion_{}", "pair_pick_{}"
     FOLDER_PICK, FOLDER_MEASURE, FOLDER_DIAGNOSE = "folder_pick", "folder_measure", "folder_diag_{}"
@@ -96,15 +97,14 @@ class K:
     CE_DOWNLOAD, CE_RESET = "ce_download", "ce_reset"
     # the graded judge
     SCORED_FOR_PICK, SCORED_LEVEL_PICK = "scored_for_pick", "scored_level_pick"
-    SCORED_SHOW, SCORED_TAB = "scored_show", "scored_tab"
+    SCORED_SHOW, SCORED_TAB, SCORED_RECAL, SCORED_MAP_DL = "scored_show", "scored_tab", "scored_recal", "scored_map_dl_{}"
     SCORED_GATE, SCORED_HEATMAP, SCORED_RELIABILITY = "scored_gate_{}_{}", "scored_heatmap_{}", "scored_reliability_{}"
     # history and reports: a run recorded, opened, shared, compared, pruned; downloads per kind and format
     RECORD, RECORD_LABEL, REPORT_DOWNLOAD = "record_{}", "record_label_{}", "dl_{}_{}"
     HISTORY_NAME, HISTORY_KIND, HISTORY_VERDICT = "history_name", "history_kind", "history_verdict"
     HISTORY_JUDGE, HISTORY_CONTRACT = "history_judge", "history_contract"
     HISTORY_SINCE, HISTORY_UNTIL, HISTORY_TABLE = "history_since", "history_until", "history_table"
-    HISTORY_PICK, HISTORY_OPEN = "history_pick", "history_open"
-    HISTORY_DELETE, SHARE_PICK = "history_delete", "share_pick"
+    HISTORY_PICK, HISTORY_OPEN, HISTORY_DELETE, SHARE_PICK = "history_pick", "history_open", "history_delete", "share_pick"
     HISTORY_TIMELINE_NAME, TIMELINE_CHART = "history_timeline_name", "timeline_chart_{}"
     BAND_BASELINE, BAND_METHOD, BAND_CHART = "band_baseline_{}", "band_method_{}", "band_chart_{}_{}"  # per kind
     COMPARE_A, COMPARE_B, PRUNE_DAYS, PRUNE_NOW, AUDIT_TABLE = ("compare_a", "compare_b", "prune_days", "prune_now",
