@@ -13,20 +13,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from numbers import Rational, Real
-from typing import Iterable, Literal, Sequence, TypeAlias, TypeGuard, get_args
+from typing import Iterable, Literal, Sequence, TypeAlias
 
 import numpy as np
 import pandas as pd
 
-#: The level of measurement: how the distance between two values is read.
-Level = Literal["nominal", "ordinal", "interval", "ratio"]
-LEVELS: tuple[Level, ...] = get_args(Level)
-
-
-def is_level(name: object) -> TypeGuard[Level]:
-    """``name`` is one of LEVELS (the checker then reads it as a Level)."""
-    return name in LEVELS
-
+# the level of measurement, defined on the standard library alone (the command line's parser reads it
+# without numpy or pandas); re-exported here, where the readers and measures import it from
+from agreebound.panel.level_names import LEVELS as LEVELS, Level as Level, is_level as is_level
 
 #: An exact number as the categories hold it: an int, a Fraction (a decimal read exactly), a float
 #: only when it is not finite.
