@@ -9,14 +9,17 @@ panel (one code per present rating), the types every reader builds and every mea
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from numbers import Rational, Real
-from typing import Iterable, Literal, Sequence, TypeAlias
+from typing import TYPE_CHECKING, Iterable, Literal, Sequence, TypeAlias
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # the level of measurement, defined on the standard library alone (the command line's parser reads it
 # without numpy or pandas); re-exported here, where the readers and measures import it from
@@ -189,7 +192,8 @@ Ratings: TypeAlias = "pd.DataFrame | np.ndarray | Iterable[Iterable[object]]"
 
 
 def as_matrix(ratings: Ratings) -> np.ndarray:
-    if isinstance(ratings, pd.DataFrame):
+    pandas = sys.modules.get("pandas")  # a frame is pandas': none was given unless pandas is imported
+    if pandas is not None and isinstance(ratings, pandas.DataFrame):
         arr = ratings.to_numpy()
     elif isinstance(ratings, np.ndarray):
         arr = ratings
@@ -285,6 +289,8 @@ def _encode_floats(flat: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, Cat
         if 0 in uniques and np.signbit(present[np.argmax(present == 0)]):
             floats[np.searchsorted(uniques, 0)] = -0.0
         return idx, codes, Categories(floats=floats)
+    import pandas as pd  # (imported when first needed: a small file's verdict never needs it)
+
     codes, uniques = pd.factorize(flat, use_na_sentinel=True)  # hashing: no sort of every rating
     order = np.argsort(uniques, kind="stable")
     remap = np.empty(len(uniques) + 1, dtype=np.int64)
@@ -297,6 +303,8 @@ def _encode_floats(flat: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, Cat
 
 
 def _encode_objects(flat: np.ndarray) -> tuple[np.ndarray, Categories]:
+    import pandas as pd
+
     codes, uniques = pd.factorize(flat, use_na_sentinel=True)
     values = [v.item() if isinstance(v, np.generic) else v for v in uniques]
     if any(isinstance(v, (bool, np.bool_)) for v in values):
