@@ -19,7 +19,12 @@ is what a CI job waits for; CPU time is printed beside it because another job on
 stretches wall time more than CPU time. The machine's load average is printed at the start and the
 end.
 
-Run: make bench (or .venv/bin/python -m bench.bench_cli_startup [repeats]).
+Every process reads compiled bytecode, as an installed package does (pip compiles it at install): the
+children write and read it under a fresh PYTHONPYCACHEPREFIX, warmed by one untimed run of each
+command, whatever PYTHONDONTWRITEBYTECODE says here. ``--compile`` measures instead what a process
+costs when it compiles every module it imports (PYTHONDONTWRITEBYTECODE=1 and no cache).
+
+Run: make bench (or .venv/bin/python -m bench.bench_cli_startup [--compile] [repeats]).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -54,10 +60,24 @@ LARGER = [
 ]
 
 
+def environment(pycache: str, compile_each: bool) -> dict[str, str]:
+    """The children's environment: no history database (a verdict is never recorded here); bytecode
+    written to and read from the folder ``pycache``, or (``compile_each``) never written there, so
+    every process compiles what it imports."""
+    env = {**os.environ, "AGREEBOUND_DB": "off", "PYTHONPYCACHEPREFIX": pycache}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if compile_each:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+ENV: dict[str, str] = {}
+
+
 def run(argv: list[str]) -> tuple[float, float, int]:
     """(wall s, CPU s, exit code) of one whole process: ``python *argv`` from the repository's root,
-    with no history database (a verdict is never recorded here)."""
-    env = {**os.environ, "AGREEBOUND_DB": "off"}
+    in the environment ``ENV``."""
+    env = ENV
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
@@ -88,11 +108,18 @@ def measure(commands: list[tuple[str, list[str]]], repeats: int) -> dict[str, tu
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
+    compile_each = "--compile" in args
+    args = [a for a in args if a != "--compile"]
     repeats = int(args[0]) if args else REPEATS
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)")
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs); "
+          + ("every process compiles what it imports (--compile)" if compile_each else
+             "bytecode compiled once, read by every process (as installed)"))
     commands = [FLOOR, *HELPS, *VERDICTS, *LARGER]
-    got = measure(commands, repeats)
+    with tempfile.TemporaryDirectory(prefix="agreebound-bench-pycache-") as pycache:
+        ENV.clear()
+        ENV.update(environment(pycache, compile_each))
+        got = measure(commands, repeats)
     fw, fc, _ = got[FLOOR[0]]
     print(f"{FLOOR[0]}: wall {fw * 1000:.0f} ms, CPU {fc * 1000:.0f} ms (the floor; medians of {repeats} "
           "interleaved repetitions)")
