@@ -289,7 +289,7 @@ def _encode_floats(flat: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, Cat
         if 0 in uniques and np.signbit(present[np.argmax(present == 0)]):
             floats[np.searchsorted(uniques, 0)] = -0.0
         return idx, codes, Categories(floats=floats)
-    import pandas as pd  # (imported when first needed: a small file's verdict never needs it)
+    import pandas as pd  # imported where it is used: importing this module (as the CLI does) stays off pandas
 
     codes, uniques = pd.factorize(flat, use_na_sentinel=True)  # hashing: no sort of every rating
     order = np.argsort(uniques, kind="stable")
