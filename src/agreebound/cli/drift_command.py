@@ -37,7 +37,10 @@ exit codes:
 
 def drift_parser(sub: argparse._SubParsersAction[Any]) -> argparse.ArgumentParser:
     """The command's options (parser.py adds it with the other commands)."""
-    from agreebound.judge.drift import DRIFT_TOLERANCE_DEFAULT
+    # judge.drift's DRIFT_TOLERANCE_DEFAULT, read where it is defined: the parser stays off numpy and pandas
+    from agreebound.core.thresholds import DriftThresholds
+
+    DRIFT_TOLERANCE_DEFAULT = DriftThresholds().tolerance
 
     d = sub.add_parser("drift", help="split the change between two judge runs into the judge's shift and the "
                        "systems' change, with anchor items; exit 1 when the judge changed",

@@ -149,7 +149,7 @@ def build_parser() -> _Parser:
 
 def _panel_parser(sub: argparse._SubParsersAction[_Parser]) -> argparse.ArgumentParser:
     """`agreebound panel`: the ratings, how to read them, and what to measure."""
-    from agreebound.panel.categories import LEVELS
+    from agreebound.panel.level_names import LEVELS
     from agreebound.app.recipes import ENGINES
     from agreebound.io.registry import RATINGS, format_list
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-import pandas as pd
 
 from agreebound.core.errors import InputError
 from agreebound.core.escape import INVISIBLE_RE2, UNSAFE_RE2, excerpt, normalise_name
@@ -568,8 +567,7 @@ def _wide_panel(table: Table, header: list[str], mapping: Mapping, notes: tuple[
         label = mapping.unit[0] if len(ids) == 1 else " + ".join(mapping.unit)
         unit_codes, unit_names, changed_units = names_column(table, unit_col, label)
         if len(unit_names) != len(unit_codes):
-            dup = pd.Series(unit_codes).duplicated().to_numpy()
-            i = int(np.flatnonzero(dup)[0])
+            i = _first_repeat(unit_codes)
             first = int(np.flatnonzero(unit_codes == unit_codes[i])[0])
             raise InputError(table.file, table.row_of(i), label, f"unit {excerpt(unit_names[unit_codes[i]])} appears "
                              f"again (first at row {table.row_of(first)}); one row per unit")
@@ -591,6 +589,18 @@ def _wide_panel(table: Table, header: list[str], mapping: Mapping, notes: tuple[
                         notes + _notice(changed_units, "unit names") + _cells_notice(kinds) + tuple(recoded))
 
 
+def _first_repeat(codes: np.ndarray) -> int:
+    """The first row whose code an earlier row already has (pandas' ``duplicated``, on numpy alone).
+
+    >>> _first_repeat(np.array([3, 1, 4, 1, 3]))
+    3
+    """
+    firsts = np.unique(codes, return_index=True)[1]
+    repeat = np.ones(len(codes), dtype=bool)
+    repeat[firsts] = False
+    return int(np.flatnonzero(repeat)[0])
+
+
 def _transposed_panel(table: Table, header: list[str], mapping: Mapping, notes: tuple[str, ...],
                       missing: tuple[str, ...]) -> RatingPanel:
     """One row per rater, one column per unit."""
@@ -599,8 +609,7 @@ def _transposed_panel(table: Table, header: list[str], mapping: Mapping, notes: 
         rater_col = _pick(table, header, mapping.rater, "rater")
         rater_codes, rater_arr, changed = names_column(table, rater_col, mapping.rater)
         if len(rater_arr) != len(rater_codes):
-            dup = pd.Series(rater_codes).duplicated().to_numpy()
-            i = int(np.flatnonzero(dup)[0])
+            i = _first_repeat(rater_codes)
             raise InputError(table.file, table.row_of(i), mapping.rater, f"rater {excerpt(rater_arr[rater_codes[i]])} "
                              "appears again; one row per rater")
         rater_names = list(rater_arr)

@@ -9,24 +9,21 @@ panel (one code per present rating), the types every reader builds and every mea
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from numbers import Rational, Real
-from typing import Iterable, Literal, Sequence, TypeAlias, TypeGuard, get_args
+from typing import TYPE_CHECKING, Iterable, Literal, Sequence, TypeAlias
 
 import numpy as np
-import pandas as pd
 
-#: The level of measurement: how the distance between two values is read.
-Level = Literal["nominal", "ordinal", "interval", "ratio"]
-LEVELS: tuple[Level, ...] = get_args(Level)
+if TYPE_CHECKING:
+    import pandas as pd
 
-
-def is_level(name: object) -> TypeGuard[Level]:
-    """``name`` is one of LEVELS (the checker then reads it as a Level)."""
-    return name in LEVELS
-
+# the level of measurement, defined on the standard library alone (the command line's parser reads it
+# without numpy or pandas); re-exported here, where the readers and measures import it from
+from agreebound.panel.level_names import LEVELS as LEVELS, Level as Level, is_level as is_level
 
 #: An exact number as the categories hold it: an int, a Fraction (a decimal read exactly), a float
 #: only when it is not finite.
@@ -195,7 +192,8 @@ Ratings: TypeAlias = "pd.DataFrame | np.ndarray | Iterable[Iterable[object]]"
 
 
 def as_matrix(ratings: Ratings) -> np.ndarray:
-    if isinstance(ratings, pd.DataFrame):
+    pandas = sys.modules.get("pandas")  # a frame is pandas': none was given unless pandas is imported
+    if pandas is not None and isinstance(ratings, pandas.DataFrame):
         arr = ratings.to_numpy()
     elif isinstance(ratings, np.ndarray):
         arr = ratings
@@ -291,6 +289,8 @@ def _encode_floats(flat: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, Cat
         if 0 in uniques and np.signbit(present[np.argmax(present == 0)]):
             floats[np.searchsorted(uniques, 0)] = -0.0
         return idx, codes, Categories(floats=floats)
+    import pandas as pd  # imported where it is used: importing this module (as the CLI does) stays off pandas
+
     codes, uniques = pd.factorize(flat, use_na_sentinel=True)  # hashing: no sort of every rating
     order = np.argsort(uniques, kind="stable")
     remap = np.empty(len(uniques) + 1, dtype=np.int64)
@@ -303,6 +303,8 @@ def _encode_floats(flat: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, Cat
 
 
 def _encode_objects(flat: np.ndarray) -> tuple[np.ndarray, Categories]:
+    import pandas as pd
+
     codes, uniques = pd.factorize(flat, use_na_sentinel=True)
     values = [v.item() if isinstance(v, np.generic) else v for v in uniques]
     if any(isinstance(v, (bool, np.bool_)) for v in values):

@@ -1,0 +1,51 @@
+"""The command line starts on the standard library: ``--help`` (the top level's and every command's)
+parses and prints without importing the numeric or the dashboard stack, so a CI call that only asks
+for usage pays an interpreter's start, not pandas' (issue 57; bench/bench_cli_startup.py times it).
+
+Read from ``-X importtime``, which lists every module a process imports, in a process of its own."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agreebound.cli.parser import build_parser
+
+#: Never imported by a --help: the numeric stack, the readers' and the engines' libraries, the
+#: dashboard's, the store's and the schema checker's.
+HEAVY = ("numpy", "pandas", "pyarrow", "scipy", "plotly", "streamlit", "duckdb", "sqlalchemy", "jsonschema",
+         "openpyxl", "pyspark")
+COMMANDS = tuple(build_parser().commands)
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
+
+
+def imported(*argv: str) -> tuple[int, str, set[str]]:
+    """(exit code, stdout, the top-level names of every module imported) of ``python -m agreebound *argv``."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "agreebound", *argv], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=60)
+    names = {line.rsplit("|", 1)[1].strip().split(".")[0] for line in done.stderr.splitlines()
+             if line.startswith("import time:") and "|" in line}
+    return done.returncode, done.stdout, names
+
+
+def test_every_command_is_checked():
+    assert len(COMMANDS) == 16 and {"panel", "calibrate", "inspect", "history", "drift", "serve"} <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], *([c, "--help"] for c in COMMANDS)],
+                         ids=lambda a: " ".join(a))
+def test_help_imports_no_heavy_library(argv):
+    code, out, names = imported(*argv)
+    assert code == 0
+    assert out.startswith("usage: agreebound" if argv[0] != "--version" else "agreebound ")
+    assert "agreebound" in names and "argparse" in names  # the reading works: it saw the CLI's own imports
+    assert sorted(names & set(HEAVY)) == []
+
+
+def test_the_reading_sees_a_heavy_import():
+    """The check can fail: a verdict imports numpy (its arithmetic needs it), and the reading says so."""
+    code, _, names = imported("panel", str(SAMPLES / "krippendorff_2011.csv"))
+    assert code == 0 and "numpy" in names
