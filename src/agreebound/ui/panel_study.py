@@ -57,6 +57,9 @@ def study_section(dim: str, m: Any, d: Any) -> None:
     st.markdown(f"**Relabel queue**: {section['queue_length']:,} units, {RULE_WORDS[str(rule)]}; "
                 f"{section['consensus_probability_below_90']:,} have a consensus below 90% probability. The first "
                 f"{len(section['queue'])}:")
+    if section["queue"]:  # the why in full once (the table's cells cut it; a phone shows no room for it)
+        first = section["queue"][0]
+        st.markdown(f"Why {md(first['unit'], 60)} is first: {md(first['why'], 600)}.")
     frame = pd.DataFrame(queue_rows(section), columns=QUEUE_HEADER)
     st.dataframe(safe_frame(frame), hide_index=True, width="stretch", height=min(420, 40 + 35 * len(frame)),
                  column_config={"why": st.column_config.TextColumn(width="large")})

@@ -78,7 +78,7 @@ def _recalibration(m: Any, d: Any, recipe: Any, key: str) -> None:
                     f"**{r['after']['decision']}** (under the thresholds in force)")
         rows = [{"error (out of sample)": e["name"], "before": f"{e['before']:.3f}", "after": f"{e['after']:.3f}",
                  "change": f"{e['change']:+.3f}",
-                 "interval of the change": f"{e['change_interval'][0]:+.3f} to {e['change_interval'][1]:+.3f}"
+                 "interval of the change": f"[{e['change_interval'][0]:+.3f}, {e['change_interval'][1]:+.3f}]"
                  + (" (95%)" if e["interval_is_95"] else " (rough range, not 95%)")} for e in r["errors"]]
         st.dataframe(safe_frame(pd.DataFrame(rows)), hide_index=True)
         points = pd.DataFrame([{"judge's score": f"{p['score']:g}", "on the humans' scale": f"{p['mapped']:.3f}"}
@@ -107,5 +107,8 @@ def _rater_model(m: Any, d: Any, key: str) -> None:
         return
     st.dataframe(safe_frame(pd.DataFrame(rater_rows(section), columns=RATER_HEADER)), hide_index=True, width="stretch")
     st.markdown(f"**Items to look at again first** ({section['queue_length']:,} items, least certain consensus first):")
+    if section["queue"]:  # the why in full once (the table's cells cut it)
+        first = section["queue"][0]
+        st.markdown(f"Why {md(first['unit'], 60)} is first: {md(first['why'], 600)}.")
     frame = pd.DataFrame(queue_rows(section), columns=QUEUE_HEADER)
     st.dataframe(safe_frame(frame), hide_index=True, width="stretch", height=min(420, 40 + 35 * len(frame)))
