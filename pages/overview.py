@@ -35,8 +35,8 @@ with st.container(border=True, key="headline"):
         st.markdown(f"**{md(head + graded, 800)}**")
         st.caption(scored.data_line())
     st.caption(f"Decided exactly under the thresholds in force: {sidebar.thresholds_words()} (change them on the "
-               "What-if thresholds page). Each gate below: the measured value with its 95% interval, the threshold "
-               "as a labelled line, and the margin in words "
+               "What-if thresholds page). Each gate below: the measured value with its 95% interval and the margin "
+               "in words; its bullet chart, the threshold as a labelled line, under Charts in its box "
                f"({gates.GLOSSARY_LINK.format('permil, bps, fragile, design effect')}).")
 
 st.header("Panel reliability")
