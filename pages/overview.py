@@ -8,7 +8,7 @@ import streamlit as st
 from agreebound.render.gates import judge_sentence, panel_gates, panel_sentence
 from agreebound.ui import (bias, gates, judge_view, loading, panel_verdict, panel_view, provenance, reports, scored,
                            shell, sidebar)
-from agreebound.ui.blocks import md, safe_frame, section_when_open
+from agreebound.ui.blocks import md, safe_frame
 from agreebound.ui.state import K
 
 shell.enter(__file__)
@@ -75,7 +75,8 @@ with st.container(border=True, key="judge_gates"):
         for col, g in zip(st.columns(2), pair):
             with col:
                 gates.gate_block(g, key=K.OVERVIEW_JUDGE_GATE.format(g.name), chart=False)
-    gates.charts_when_open(judge_gates, 2, K.OVERVIEW_CHARTS.format("judge"), lambda g: K.OVERVIEW_JUDGE_GATE.format(g.name))
+    gates.charts_when_open(judge_gates, 2, K.OVERVIEW_CHARTS.format("judge"),
+                           lambda g: K.OVERVIEW_JUDGE_GATE.format(g.name))
 
 with st.expander("Exact values"):
     rows = panel_view.exact_rows(decisions) + judge_view.exact_rows(bundle, jd)
