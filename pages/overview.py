@@ -1,5 +1,6 @@
 """Overview: one screen a manager reads. A sentence per domain, then every gate behind each verdict
-as a bullet chart with its threshold and margin in words; exact values behind an expander."""
+with its threshold and margin in words, its bullet chart a click away in the box (drawn only while
+open: the charts were most of what a browser did to show this page); exact values behind an expander."""
 
 import pandas as pd
 import streamlit as st
@@ -34,8 +35,8 @@ with st.container(border=True, key="headline"):
         st.markdown(f"**{md(head + graded, 800)}**")
         st.caption(scored.data_line())
     st.caption(f"Decided exactly under the thresholds in force: {sidebar.thresholds_words()} (change them on the "
-               "What-if thresholds page). Each gate below: the measured value with its 95% interval, the threshold "
-               "as a labelled line, and the margin in words "
+               "What-if thresholds page). Each gate below: the measured value with its 95% interval and the margin "
+               "in words; its bullet chart, the threshold as a labelled line, under Charts in its box "
                f"({gates.GLOSSARY_LINK.format('permil, bps, fragile, design effect')}).")
 
 st.header("Panel reliability")
@@ -53,10 +54,11 @@ for i, (dim, (m, d)) in enumerate(shown.items()):
         panel_verdict.box("", m, d, dim_gates)  # the Panel page's box: verdict, level, why, how sure
         detectors, *charted = dim_gates
         st.markdown(gates.gate_words(detectors))
-        cols = st.columns(len(charted))
-        for col, g in zip(cols, charted):
+        for col, g in zip(st.columns(len(charted)), charted):
             with col:
-                gates.gate_block(g, key=K.OVERVIEW_GATE.format(i, g.name))
+                gates.gate_block(g, key=K.OVERVIEW_GATE.format(i, g.name), chart=False)
+        gates.charts_when_open(charted, len(charted), K.OVERVIEW_CHARTS.format(i),
+                               lambda g, i=i: K.OVERVIEW_GATE.format(i, g.name))
 
 st.header("Judge calibration")
 st.caption(provenance.data_line("judge"))
@@ -72,7 +74,9 @@ with st.container(border=True, key="judge_gates"):
     for pair in gates.in_rows(judge_gates, 2):  # a row of columns per pair: a phone stacks them in order
         for col, g in zip(st.columns(2), pair):
             with col:
-                gates.gate_block(g, key=K.OVERVIEW_JUDGE_GATE.format(g.name))
+                gates.gate_block(g, key=K.OVERVIEW_JUDGE_GATE.format(g.name), chart=False)
+    gates.charts_when_open(judge_gates, 2, K.OVERVIEW_CHARTS.format("judge"),
+                           lambda g: K.OVERVIEW_JUDGE_GATE.format(g.name))
 
 with st.expander("Exact values"):
     rows = panel_view.exact_rows(decisions) + judge_view.exact_rows(bundle, jd)

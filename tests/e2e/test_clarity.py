@@ -13,7 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
 from agreebound.render.figure_style import contrast
-from tests.support.dashboard import open_page, settle, slider
+from tests.support.dashboard import open_charts, open_page, settle, slider
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -56,6 +56,9 @@ def test_the_phone_first_screen_shows_the_overall_verdicts(page: Page, app_url: 
 def test_overview_sentences_and_a_bullet_chart_per_gate(page: Page, app_url: str):
     open_page(page, app_url, 1440, 900)
     expect(page.get_by_text("Why: alpha (nominal) 0.236, needs 0.600: 0.364 short; spread 3.90x, cap 2.00x: 1.90x over.")).to_be_visible()
+    expect(page.locator(".js-plotly-plot")).to_have_count(0)  # a click away: no charting on the first view
+    open_charts(page, "dimension_0")
+    open_charts(page, "judge_gates")
     charts = page.locator(".st-key-dimension_0 .js-plotly-plot")
     expect(charts).to_have_count(2)
     assert "floor 0.600" in charts.first.text_content()
@@ -142,6 +145,7 @@ def marker_strokes(page: Page) -> list[str]:
 
 def test_dark_mode_threshold_markers_are_visible(page: Page, app_url: str):
     open_page(page, app_url, 1440, 900, "dark")
+    open_charts(page, "dimension_0")
     dark = background(page)
     assert contrast(dark, "#0e1117") < 1.3  # the dark theme is on
     # the threshold line of the first bullet chart: a shape whose stroke is the marker colour
@@ -152,6 +156,7 @@ def test_dark_mode_threshold_markers_are_visible(page: Page, app_url: str):
     page.screenshot(path=str(ARTIFACTS / "overview-dark.png"))
     # a page opened in light and turned dark (the axe test's dark pages) draws the same charts
     open_page(page, app_url, 1440, 900, "light")
+    open_charts(page, "dimension_0")
     assert marker_strokes(page) != strokes
     to_dark(page)
     assert marker_strokes(page) == strokes

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.support.dashboard import open_page, settle, slider
+from tests.support.dashboard import open_charts, open_page, settle, slider
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -201,6 +201,7 @@ def test_gates_that_cannot_be_evaluated_are_a_line_of_text(page: Page, app_url: 
     settle(page)
     box = page.locator(".st-key-judge_gates")
     expect(box).to_contain_text("Repeat variance not checked: repeat variance not evaluable")
+    open_charts(page, "judge_gates")
     expect(box.locator(".js-plotly-plot")).to_have_count(3)  # 5 gates, 2 not evaluable: no empty charts
 
 

@@ -120,6 +120,18 @@ def settle(page: Page, timeout: float = 60_000) -> None:
     page.wait_for_function(DRAWN, timeout=timeout)
 
 
+#: The label of the Overview's sections that hold each box's bullet charts (drawn only once opened).
+CHARTS = "Charts: each gate above"
+
+
+def open_charts(page: Page, box: str) -> None:
+    """The Overview's box ``box`` (a container's key: ``dimension_0``, ``judge_gates``) with its
+    charts' section opened, and the app settled after the rerun the click asks for."""
+    page.locator(f".st-key-{box} [data-testid='stExpander'] summary").filter(has_text=CHARTS).click()
+    settle(page)
+    page.locator(f".st-key-{box} .js-plotly-plot .main-svg").first.wait_for()
+
+
 def upload(page: Page, path, label: str = "Ratings: ", timeout: float = 60_000) -> None:
     """``path`` put into the uploader labelled ``label``, and the app settled after the upload's rerun.
 

@@ -53,9 +53,18 @@ def test_overview_shows_every_sample_verdict():
     assert "position flip 11.2%, limit 5.0%: 6.2 points over" in body
     # exact fractions and content ids only behind the expander
     assert "520132/2203311" not in body
-    (exact,) = at.expander
+    (exact,) = [e for e in at.expander if e.label == "Exact values"]
     assert "520132/2203311" in exact.dataframe[0].value["exact"].tolist()
+    # the bullet charts a click away in each box, drawn only once opened: none on the first view
+    sections = [e.label for e in at.expander if e.label != "Exact values"]
+    assert sections == ["Charts: each gate above, its value and 95% interval against the threshold"] * 4
+    assert not at.get("plotly_chart")
+    words = texts(at.markdown)
+    for key in ("ov_charts_0", "ov_charts_1", "ov_charts_2", "ov_charts_judge"):
+        at.session_state[key] = True
+    ok(at.run())
     assert len(at.get("plotly_chart")) == 3 * 2 + 5  # alpha and spread per dimension, five judge gates
+    assert texts(at.markdown) == words  # the words stay as they were
 
 
 def test_overview_of_a_sample_without_rates_says_spread_not_checked():
@@ -575,7 +584,11 @@ def test_a_rerun_draws_the_figures_it_drew_and_a_moved_threshold_draws_anew(monk
         real = getattr(module, name)
         monkeypatch.setattr(module, name, (lambda real: lambda *a, **k: built.append(real.__name__) or real(*a, **k))(real))
     at = app()
-    assert built.count("gate_bullet") >= 8  # the Overview's bullets
+    assert built.count("gate_bullet") == 0  # the Overview's bullets: drawn once their box's charts are opened
+    for key in ("ov_charts_0", "ov_charts_1", "ov_charts_2", "ov_charts_judge"):
+        at.session_state[key] = True
+    ok(at.run())
+    assert built.count("gate_bullet") == 3 * 2 + 5
     at.switch_page("pages/panel.py").run()
     assert built.count("alpha_bullet") == built.count("coincidence_heatmap") == 1  # the open tab's dimension
     built.clear()

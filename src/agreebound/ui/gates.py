@@ -5,14 +5,14 @@ compares a number with a threshold."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import streamlit as st
 
 from agreebound.app.judge_input import JudgeBundle
 from agreebound.judge.decision import CalibrationDecision
 from agreebound.ui import memo
-from agreebound.ui.blocks import md
+from agreebound.ui.blocks import md, section_when_open
 from agreebound.ui.loading import judge_key
 from agreebound.ui.state import session
 
@@ -71,10 +71,38 @@ def gate_block(g: Any, key: str, chart: bool = True) -> None:
     st.markdown(gate_words(g))
     if g.plan_sentence:  # fragile: how many more cases (units) would decide it
         st.caption(f"Fragile: {md(g.plan_sentence, 300)}.")
-    if chart and g.name != "detectors" and g.value is not None:
-        from agreebound.render import gate_figures
+    if chart and charted(g):
+        gate_chart(g, key)
 
-        st.plotly_chart(memo.figure(gate_figures.gate_bullet, g, dark=dark()), width="stretch", key=key, config=PLOT_CONFIG)
+
+def gate_chart(g: Any, key: str) -> None:
+    """The gate's bullet chart: its value with the 95% interval against the threshold line."""
+    from agreebound.render import gate_figures
+
+    st.plotly_chart(memo.figure(gate_figures.gate_bullet, g, dark=dark()), width="stretch", key=key, config=PLOT_CONFIG)
+
+
+def charted(g: Any) -> bool:
+    """Whether the gate has a chart: a gate with no number (not evaluable, undefined, not measured)
+    is its line of words only, a chart would hold nothing but the threshold."""
+    return g.name != "detectors" and g.value is not None
+
+
+def charts_when_open(gate_list: list[Any], per_row: int, key: str, chart_key: Callable[[Any], str]) -> None:
+    """The gates' bullet charts (those with a number), ``per_row`` to a row of columns, in a section
+    drawn only while open (ui.blocks.section_when_open): closed, a page draws no chart, and a browser
+    loads no charting code for it. Nothing when no gate has a number."""
+    shown = [g for g in gate_list if charted(g)]
+    if not shown:
+        return
+
+    def draw() -> None:
+        for row in in_rows(shown, per_row):
+            for col, g in zip(st.columns(per_row), row):
+                with col:
+                    gate_chart(g, chart_key(g))
+
+    section_when_open("Charts: each gate above, its value and 95% interval against the threshold", key, draw)
 
 
 def fragile_note(gates: list[Any], plans: bool = False) -> None:

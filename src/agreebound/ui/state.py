@@ -75,7 +75,7 @@ class K:
     ALPHA_CHART, RATES_CHART, COINCIDENCE_CHART = "alpha_{}", "rates_{}", "coinc_{}"
     PAIRS_CHART, CONFUSION_CHART, PAIR_PICK = "pairs_{}", "confusion_{}", "pair_pick_{}"
     FOLDER_PICK, FOLDER_MEASURE, FOLDER_DIAGNOSE = "folder_pick", "folder_measure", "folder_diag_{}"
-    OVERVIEW_GATE, OVERVIEW_JUDGE_GATE = "ov_{}_{}", "ov_judge_{}"  # a dimension's index and gate; a judge gate
+    OVERVIEW_GATE, OVERVIEW_JUDGE_GATE, OVERVIEW_CHARTS = "ov_{}_{}", "ov_judge_{}", "ov_charts_{}"  # a box's charts
     # the mapping preview (every key starts with PV_, cleared with each new file)
     PV_ = "pv_"
     PV_LAYOUT, PV_SHEET, PV_HEADER, PV_SKIP, PV_DECIMAL = "pv_layout", "pv_sheet", "pv_header", "pv_skip", "pv_decimal"
