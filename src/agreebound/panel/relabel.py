@@ -35,7 +35,10 @@ Exports (pure: they return text; writing a file is the caller's):
   tasks ``{"data": {...}, "predictions": [{"model_version", "score", "result": [{"from_name",
   "to_name", "type": "choices", "value": {"choices": [label]}}]}]}``
   (https://labelstud.io/guide/task_format.html, https://labelstud.io/guide/predictions.html);
-  :func:`label_studio_config` gives a matching labelling config (Text + single Choices);
+  :func:`label_studio_config` gives a matching labelling config (Text + single Choices) (checked
+  with label-studio-sdk 2.1.2's ``LabelInterface`` over that config, no server: the sample panel's
+  600 tasks and 600 predictions validate, and a prediction naming a label outside the config does
+  not);
 * an Argilla import (:func:`argilla_records`) following Argilla 2.x's documented ``rg.Record``
   (``id``, ``fields``, ``metadata``, ``suggestions``) and ``rg.Suggestion`` (``question_name``,
   ``value``, ``score``, ``agent``)
