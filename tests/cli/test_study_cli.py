@@ -129,3 +129,12 @@ def test_markdown_and_html_reports_carry_the_study(capsys, tmp_path):
     assert "Marginal homogeneity: Bhapkar's test" in text and "p < 0.001." in text
     page = html.read_text()
     assert 'id="dim-0-study"' in page and "Relabel queue: the first 20 of 600 units" in page
+
+
+def test_judge_alone_needs_people_beside_the_detectors(capsys):
+    code, out, err = run(capsys, "panel", PANEL, "--dimension", "violence", "--study", "--relabel-rule", "judge-alone")
+    assert code == 1, err
+    assert "relabel queue: 600 units, judge-alone: units where a judge or detector alone disagrees" in out
+    assert "detector-classifier says '1', detector-llm says '1' where the 1 human says '0'" in out
+    code, out, err = run(capsys, "panel", str(S / "krippendorff_2011.csv"), "--study", "--relabel-rule", "judge-alone")
+    assert code == 3 and "has no human rater (name them with --humans)" in err

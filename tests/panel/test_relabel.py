@@ -130,7 +130,7 @@ def test_argilla_records_have_the_documented_keys():
         assert rec["suggestions"] == [{"question_name": "label", "value": r.consensus, "score": r.probability,
                                        "agent": "agreebound-dawid-skene"}]
         assert 0 <= rec["suggestions"][0]["score"] <= 1
-    assert set(RULES) == {"uncertain-first", "gate-first"}
+    assert set(RULES) == {"uncertain-first", "gate-first", "judge-alone"}
 
 
 def test_a_label_a_spreadsheet_would_run_is_written_as_text_and_read_back():
@@ -139,3 +139,20 @@ def test_a_label_a_spreadsheet_would_run_is_written_as_text_and_read_back():
     text = queue_csv(q)
     assert ",=SUM" not in text and "'=SUM(A1)" in text  # no cell starts with '='
     assert read_queue_csv(text) == list(q.rows)
+
+
+def test_the_judge_alone_against_agreeing_humans_comes_first():
+    """Columns: a judge, then three humans. Unit 3: the humans all say 'b', the judge 'a' (the judge
+    alone); unit 2: the humans split, so it is uncertain but not the judge alone; unit 1: all agree."""
+    rows = [["a", "a", "a", "a"], ["a", "a", "b", "a"], ["a", "b", "b", "b"], ["b", "b", "b", "b"]]
+    raters = ["judge", "h1", "h2", "h3"]
+    q = relabel_queue(rows, raters, rule="judge-alone", judges=["judge"])
+    assert [r.unit for r in q.rows] == ["3", "2", "1", "4"]
+    assert q.rows[0].why == ("the model gives 'b' probability 1.000; 3 of 4 ratings agree with the plurality; judge says "
+                             "'a' where the 3 humans say 'b'; removing it moves alpha from 0.531 to 0.686, across the "
+                             "floor 0.600 (alpha now fails)")
+    assert "judge says" not in q.rows[1].why  # unit 2: the humans do not agree among themselves
+    # uncertain-first puts unit 2 first (its split ties unit 3's; its consensus is less probable)
+    assert [r.unit for r in relabel_queue(rows, raters).rows] == ["2", "3", "1", "4"]
+    with pytest.raises(ValueError, match="judges' names"):
+        relabel_queue(rows, raters, rule="judge-alone")

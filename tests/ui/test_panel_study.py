@@ -29,9 +29,13 @@ def test_the_study_section_says_whom_to_trust_and_what_to_relabel():
     queue = next(t.value for t in at.dataframe if "why" in t.value.columns)
     assert len(queue) == 50 and queue["unit"].iloc[0] == "item-0135" and queue["split"].iloc[0] == "1/2"
     assert queue["why"].iloc[0].startswith("the model gives '0' probability 0.612; 2 of 4 ratings agree")
+    radio = at.radio(key="study_rule_violence")
+    assert radio.options == ["least certain consensus first", "largest move of alpha toward the floor first",
+                             "a detector alone against agreeing people first"]
     assert "**Relabel queue**: 600 units, least certain consensus first" in " ".join(m.value for m in at.markdown)
     assert ("Why item-0135 is first: the model gives '0' probability 0.612; 2 of 4 ratings agree with the plurality; "
-            "removing it moves alpha from 0.236 to 0.237, toward the floor 0.600 (alpha now fails).") in body
+            "detector-classifier says '1', detector-llm says '1' where the 1 human says '0'; removing it moves alpha "
+            "from 0.236 to 0.237, toward the floor 0.600 (alpha now fails).") in body
     captions = " ".join(c.value for c in at.caption)
     assert "Do the raters use the categories at the same rates? Bhapkar's test" in captions
     # beside the verdict: the rates explain the low alpha (0.236 under the floor 0.600)

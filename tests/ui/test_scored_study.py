@@ -30,6 +30,7 @@ def test_the_graded_sample_mapped_and_its_raters_modelled():
     assert "The map of judge-model (JSON)" in buttons
     raters = next(t.value for t in at.dataframe if "the model says" in t.value.columns)
     assert list(raters["rater"])[:2] == ["judge-model", "judge-b"] and len(raters) == 5
+    assert "judge-b says" in text and "where the 3 humans say" in text  # the first item: a judge alone
     assert not at.exception
 
 

@@ -110,10 +110,14 @@ def _panel_in_memory(recipe: PanelRecipe) -> Report:
     if recipe.study:
         from agreebound.panel.study import annotation_study
 
-        studies = {d: annotation_study(imported.panels[d].ratings(m.level), imported.panels[d].raters,
-                                       imported.panels[d].units, m.level, t.panel.alpha_floor_permil,
-                                       rule=recipe.study_rule, dimension=d)
-                   for d, m in measurements.items()}
+        studies = {}
+        for d, m in measurements.items():
+            p = imported.panels[d]
+            if recipe.study_rule == "judge-alone" and not p.humans:
+                raise RecipeError("--relabel-rule judge-alone ranks first the units where a detector alone disagrees "
+                                  f"with human raters who agree; {d!r} has no human rater (name them with --humans)")
+            studies[d] = annotation_study(p.ratings(m.level), p.raters, p.units, m.level, t.panel.alpha_floor_permil,
+                                          rule=recipe.study_rule, dimension=d, judges=p.detectors if p.humans else ())
     level, _ = level_choice(recipe.level, recipe.chosen_by, imported.mapping.level)
     positive = "auto" if recipe.positive is UNSET else recipe.positive
     replay = replace(recipe, mapping=_mapping_in_force(recipe, imported).to_json(), level=level, positive=positive)

@@ -200,9 +200,10 @@ def _panel_parser(sub: argparse._SubParsersAction[_Parser]) -> argparse.Argument
                    "it, PATH.xml) or Argilla records; implies --study")
     p.add_argument("--relabel-format", choices=("csv", "label-studio", "argilla"), default="csv",
                    help="the relabel queue's file format (default csv)")
-    p.add_argument("--relabel-rule", choices=("uncertain-first", "gate-first"), default="uncertain-first",
-                   help="the relabel queue's order: uncertain-first (default: the least certain consensus first) or "
-                   "gate-first (the units that would move alpha furthest toward the floor first)")
+    p.add_argument("--relabel-rule", choices=("uncertain-first", "gate-first", "judge-alone"), default="uncertain-first",
+                   help="the relabel queue's order: uncertain-first (default: the least certain consensus first), "
+                   "gate-first (the units that would move alpha furthest toward the floor first) or judge-alone (the "
+                   "units where a detector alone disagrees with human raters who agree first; needs human raters)")
     _common(p)
     p.set_defaults(func=panel)
     return p

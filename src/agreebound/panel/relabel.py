@@ -22,7 +22,11 @@ Ranking rules (named in every row, :data:`RULES`):
   probability and the split (Dawid-Skene's posterior saturates near 1 with a few accurate raters,
   even for a unit they split 3-2 on, so the split bounds it), then lowest probability, then
   largest move toward the floor, then unit order;
-* ``gate-first``: largest move toward the floor first, then probability, then split.
+* ``gate-first``: largest move toward the floor first, then probability, then split;
+* ``judge-alone`` (a table of judges and humans: ``judges`` names the judges' columns): the units
+  where the humans who rated it all give one label and a judge gives another first (the judge
+  alone against the humans: the judge's error, or the humans' blind spot), then as
+  ``uncertain-first``.
 
 Units nobody rated have no consensus and are left out.
 
@@ -86,6 +90,8 @@ RULES = {
                        "probability, then largest move of alpha toward the floor",
     "gate-first": "largest move of alpha toward the floor first, then lowest consensus probability, then lowest "
                   "plurality share",
+    "judge-alone": "units where a judge or detector alone disagrees with humans who agree first, then as "
+                   "uncertain-first",
 }
 
 #: The agent / model version the exports name for the consensus pre-annotation.
@@ -208,14 +214,17 @@ def _toward(now: Fraction | None, after: Fraction | None, passes: bool) -> Fract
 
 def relabel_queue(ratings: Coded | Ratings, raters: Sequence[str] | None = None, units: Sequence[str] | None = None,
                   *, level: Level = "nominal", floor_permil: int = ALPHA_FLOOR_DEFAULT, rule: str = "uncertain-first",
-                  model: RaterModel | None = None) -> RelabelQueue:
+                  model: RaterModel | None = None, judges: Sequence[str] = ()) -> RelabelQueue:
     """The rated units ranked for relabelling by ``rule`` (:data:`RULES`). ``ratings``: units x
     raters (None/NaN missing) or coded; ``units``: their names (default "1", "2", ...);
     ``model``: a fitted Dawid-Skene model of the same ratings (default: fitted here, without
-    the skills' bootstrap)."""
+    the skills' bootstrap); ``judges``: the raters that are judges (the rest humans), which the
+    ``judge-alone`` rule reads."""
     check_level(level)
     if rule not in RULES:
         raise ValueError(f"rule must be one of {', '.join(RULES)}; got {rule!r}")
+    if rule == "judge-alone" and not (judges and len(set(judges)) < len(raters or ())):
+        raise ValueError("the judge-alone rule needs the judges' names (judges=...) and at least one human rater")
     coded = encode(ratings)
     names = [str(u) for u in units] if units is not None else [str(i + 1) for i in range(coded.n_units)]
     if len(names) != coded.n_units:
@@ -232,6 +241,7 @@ def relabel_queue(ratings: Coded | Ratings, raters: Sequence[str] | None = None,
     cache_removed: dict[bytes, Fraction | None] = {}
     cache_added: dict[tuple[bytes, int], Fraction | None] = {}
     values = coded.categories.values
+    alone = _judge_alone(coded, raters, judges)
     entries = []
     for u in range(coded.n_units):
         h = hist[u]
@@ -258,7 +268,10 @@ def relabel_queue(ratings: Coded | Ratings, raters: Sequence[str] | None = None,
         u, _, prob, split, _, _, _, _, _, gain, _ = e
         g = -gain if gain is not None else math.inf
         p = round(prob, 12)
-        return (min(p, round(float(split), 12)), p, g, u) if rule == "uncertain-first" else (g, p, split, u)
+        if rule == "gate-first":
+            return (g, p, split, u)
+        uncertain = (min(p, round(float(split), 12)), p, g, u)
+        return (u not in alone,) + uncertain if rule == "judge-alone" else uncertain
 
     rows = []
     side = "passes" if passes else "fails"
@@ -266,6 +279,8 @@ def relabel_queue(ratings: Coded | Ratings, raters: Sequence[str] | None = None,
         u, label, prob, split, n, removed, added, impact, action, gain, after = e
         why = (f"the model gives {printable(label)!r} probability {prob:.3f}; "
                f"{split.numerator * n // split.denominator} of {n} ratings agree with the plurality")
+        if u in alone:
+            why += f"; {alone[u]}"
         if impact is None or action is None or after is None:
             why += "; alpha's change is undefined"
         else:
@@ -276,6 +291,31 @@ def relabel_queue(ratings: Coded | Ratings, raters: Sequence[str] | None = None,
                     f"(alpha now {side})")
         rows.append(QueueRow(rank, names[u], label, prob, split, n, removed, added, impact, action, why))
     return RelabelQueue(tuple(rows), rule, level, now, floor)
+
+
+def _judge_alone(coded: Coded, raters: Sequence[str] | None, judges: Sequence[str]) -> dict[int, str]:
+    """Units where every human who rated it gives one label and a judge gives another: unit -> the
+    words ("judge X says 'a' where the 3 humans say 'b'")."""
+    if not judges or raters is None:
+        return {}
+    names = list(raters)
+    is_judge = np.array([r in set(judges) for r in names], dtype=bool)
+    values = coded.categories.values
+    label = np.full((coded.n_units, coded.n_raters), -1, dtype=np.int64)
+    label[coded.unit, coded.rater] = coded.code
+    out: dict[int, str] = {}
+    for u in range(coded.n_units):
+        humans = label[u, ~is_judge]
+        humans = humans[humans >= 0]
+        if len(humans) == 0 or (humans != humans[0]).any():
+            continue
+        against = [j for j in np.flatnonzero(is_judge) if label[u, j] >= 0 and label[u, j] != humans[0]]
+        if against:
+            said = ", ".join(f"{printable(names[j], 60)} says {printable(values[label[u, j]])!r}" for j in against)
+            n = len(humans)
+            out[u] = f"{said} where the {n} human{'s' if n != 1 else ''} say{'' if n != 1 else 's'} " \
+                     f"{printable(values[humans[0]])!r}"
+    return out
 
 
 # --- exports --------------------------------------------------------------------------------------

@@ -115,11 +115,13 @@ def _bootstrap_for(coded: Coded) -> int:
 
 
 def annotation_study(coded: Coded, raters: Sequence[str], units: Sequence[str], level: Level, floor_permil: int,
-                     *, rule: str = "uncertain-first", dimension: str = "", bootstrap: int | None = None
-                     ) -> AnnotationStudy:
+                     *, rule: str = "uncertain-first", dimension: str = "", bootstrap: int | None = None,
+                     judges: Sequence[str] = ()) -> AnnotationStudy:
     """The study of one dimension's coded ratings (``raters`` and ``units`` name its columns and rows)
     against the alpha floor ``floor_permil`` (what the relabel queue moves alpha toward, and what
-    "low" means for the rates' sentence)."""
+    "low" means for the rates' sentence). ``judges``: the raters that are judges or detectors when
+    the others are people (the ``judge-alone`` rule's; every rule's why names a judge alone against
+    agreeing humans)."""
     if rule not in RULES:
         raise ValueError(f"rule must be one of {', '.join(RULES)}; got {rule!r}")
     names = tuple(raters)
@@ -135,7 +137,7 @@ def annotation_study(coded: Coded, raters: Sequence[str], units: Sequence[str], 
     resamples = _bootstrap_for(coded) if bootstrap is None else bootstrap
     model = dawid_skene(coded, names, bootstrap=resamples)
     queue = relabel_queue(coded, names, [str(u) for u in units], level=level, floor_permil=floor_permil, rule=rule,
-                          model=model)
+                          model=model, judges=judges)
     marginal = stuart_maxwell(paired_table(coded)) if len(names) == 2 else marginal_homogeneity(coded)
     rates = tuple(rater_rates(coded, names))
     low = queue.alpha is not None and not alpha_gate_at(queue.alpha, Fraction(floor_permil, 1000)).passed

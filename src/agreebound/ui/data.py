@@ -188,7 +188,7 @@ def panel_study(name: str, digest: str, _data: bytes, level: Level, dimension: s
     MEASURE_CALLS["study"] += 1
     panel = parsed_panels(name, digest, _data, mapping)[dimension]
     return annotation_study(panel.ratings(level), panel.raters, panel.units, level, floor_permil, rule=rule,
-                            dimension=dimension)
+                            dimension=dimension, judges=panel.detectors if panel.humans else ())
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

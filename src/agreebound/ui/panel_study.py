@@ -20,7 +20,8 @@ from agreebound.ui.state import K, session
 SHOWN_QUEUE = 50
 
 RULE_WORDS = {"uncertain-first": "least certain consensus first",
-              "gate-first": "largest move of alpha toward the floor first"}
+              "gate-first": "largest move of alpha toward the floor first",
+              "judge-alone": "a detector alone against agreeing people first"}
 
 
 def study_section(dim: str, m: Any, d: Any) -> None:
@@ -37,8 +38,8 @@ def study_section(dim: str, m: Any, d: Any) -> None:
         return
     st.caption("Who to trust, what each unit's label should be and what to send back for relabelling. These are "
                "diagnostics beside the verdict: they do not change it.")
-    rule = st.radio("Relabel first", list(RULE_WORDS), format_func=RULE_WORDS.get, horizontal=True,
-                    key=K.STUDY_RULE.format(dim))
+    rules = [r for r in RULE_WORDS if r != "judge-alone" or m.humans]  # a detector alone: against people
+    rule = st.radio("Relabel first", rules, format_func=RULE_WORDS.get, horizontal=True, key=K.STUDY_RULE.format(dim))
     study = panel_study(src.name, src.digest, src.data, m.level, dim, d.thresholds.alpha_floor_permil, str(rule),
                         recipe.mapping if isinstance(recipe.mapping, str) else None)
     section = section_of(study, listed=SHOWN_QUEUE)

@@ -34,7 +34,8 @@ def _study(key: str, _m: Any, floor_permil: int) -> Any:
     from agreebound.panel.study import annotation_study
 
     x = _m.input
-    return annotation_study(encode(x.matrix), x.raters, x.items, _m.level, floor_permil, dimension="judge and humans")
+    return annotation_study(encode(x.matrix), x.raters, x.items, _m.level, floor_permil, dimension="judge and humans",
+                            rule="judge-alone", judges=x.judges)
 
 
 def section(m: Any, d: Any, recipe: Any) -> None:
@@ -106,7 +107,8 @@ def _rater_model(m: Any, d: Any, key: str) -> None:
     if section["skipped"]:
         return
     st.dataframe(safe_frame(pd.DataFrame(rater_rows(section), columns=RATER_HEADER)), hide_index=True, width="stretch")
-    st.markdown(f"**Items to look at again first** ({section['queue_length']:,} items, least certain consensus first):")
+    st.markdown(f"**Items to look at again first** ({section['queue_length']:,} items: a judge alone against humans "
+                "who agree first, then the least certain consensus):")
     if section["queue"]:  # the why in full once (the table's cells cut it)
         first = section["queue"][0]
         st.markdown(f"Why {md(first['unit'], 60)} is first: {md(first['why'], 600)}.")
