@@ -67,6 +67,13 @@ class ScoredInput:
             return np.where(counts > 0, np.nansum(h, axis=1) / np.maximum(counts, 1), np.nan)
 
     @cached_property
+    def models(self) -> tuple[tuple[str, ...], np.ndarray]:
+        """The distinct models ("" unknown among them), in the order first seen, and each item's index
+        into them: what a question about each model asks once per model, not once per item."""
+        codes, names = pd.factorize(pd.Series(self.model, dtype=object))
+        return tuple(str(n) for n in names), codes.astype(np.int64)
+
+    @cached_property
     def two_humans(self) -> np.ndarray:
         """The items two or more humans scored (the admissibility gate's items)."""
         return (~np.isnan(self.matrix[:, len(self.judges):])).sum(1) >= 2
