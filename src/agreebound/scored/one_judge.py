@@ -3,6 +3,7 @@ beside the gates (leniency, exact and within-one agreement, QWK, the SD ratio, a
 """
 
 from __future__ import annotations
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -374,7 +375,13 @@ def _exact_differences(x: ScoredInput, judge: str, items: np.ndarray) -> tuple[l
         return [], np.zeros(0, dtype=np.int64)
     values = np.asarray(x.values)
     codes = np.where(np.isnan(rows), -1, np.searchsorted(values, rows))  # -1: no score
-    distinct, inverse = np.unique(codes, axis=0, return_inverse=True)
+    base = len(values) + 1
+    if rows.shape[1] * math.log2(base) < 62:  # each row one integer: a 1-D unique, not a row-wise one
+        key = ((codes + 1) * base ** np.arange(rows.shape[1], dtype=np.int64)).sum(axis=1)
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        distinct = codes[first]
+    else:
+        distinct, inverse = np.unique(codes, axis=0, return_inverse=True)
     exact = [Fraction(plain_number(v)) for v in values.tolist()]
     out = []
     for r in distinct.tolist():

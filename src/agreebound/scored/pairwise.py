@@ -130,15 +130,49 @@ def pooled_alpha(x: ScoredInput, raters: Sequence[tuple[str, str]], level: Level
     contributing, slot = np.unique(where, return_inverse=True)
     loo = np.full(len(contributing), np.nan)
     if exact is not None and len(contributing) > 1 and c <= LOO_MAX_VALUES and level != "ratio":
-        vals = np.asarray(x.values)
-        block = max(1, _LOO_CELLS // (c * c))
-        for start in range(0, len(contributing), block):
-            stop = min(start + block, len(contributing))
-            tables = np.broadcast_to(table.astype(float), (stop - start, c, c)).copy()
-            mine = (slot >= start) & (slot < stop)
-            np.add.at(tables, (slot[mine] - start, codes[mine, 0], codes[mine, 1]), -1.0)
-            loo[start:stop] = _alpha_from_tables(tables, vals, level)
+        loo = leave_one_out(table, slot.ravel(), cell, np.asarray(x.values), level)
     return PooledAlpha(exact, table, contributing, loo)
+
+
+def contributions(slot: np.ndarray, cell: np.ndarray, items: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct contributions of ``items`` items to a table of counts: each pair's item
+    (``slot``) and table cell (``cell``). Returns (pattern rows, each item's pattern): a pattern row
+    holds its cells ascending, padded with -1. Items whose pairs fall in the same cells leave the
+    same table when left out, so the jackknife measures each pattern once (on a scale of a few
+    values, a few dozen patterns for 100,000 items)."""
+    order = np.lexsort((cell, slot))
+    per = np.bincount(slot, minlength=items)
+    width = int(per.max(initial=0))
+    padded = np.full((items, width), -1, dtype=np.int64)
+    starts = np.cumsum(per) - per
+    padded[slot[order], np.arange(len(order)) - np.repeat(starts, per)] = cell[order]
+    base = int(cell.max(initial=0)) + 2
+    if width * math.log2(base) < 62:  # each row one integer: a 1-D unique, not a row-wise one
+        key = ((padded + 1) * base ** np.arange(width, dtype=np.int64)).sum(axis=1)
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        return padded[first], inverse.ravel()
+    distinct, inverse = np.unique(padded, axis=0, return_inverse=True)
+    return distinct, inverse.ravel()
+
+
+def leave_one_out(table: np.ndarray, slot: np.ndarray, cell: np.ndarray, values: np.ndarray,
+                  level: Level) -> np.ndarray:
+    """Alpha of the pooled ``table`` (C x C counts) without each item, in floating point: the item's
+    pairs (its ``slot``, their flat ``cell`` in the table) subtracted from the table's counts, not a
+    table refitted from the other items; one alpha per distinct contribution (:func:`contributions`)."""
+    c = len(values)
+    items = int(slot.max(initial=-1)) + 1
+    patterns, at = contributions(slot, cell, items)
+    out = np.empty(len(patterns))
+    block = max(1, _LOO_CELLS // (c * c))
+    for start in range(0, len(patterns), block):
+        stop = min(start + block, len(patterns))
+        rows = patterns[start:stop]
+        tables = np.broadcast_to(table.astype(float), (stop - start, c, c)).copy()
+        r, k = np.nonzero(rows >= 0)
+        np.add.at(tables.reshape(stop - start, c * c), (r, rows[r, k]), -1.0)
+        out[start:stop] = _alpha_from_tables(tables, values, level)
+    return out[at]
 
 
 # --- intervals ------------------------------------------------------------------------------------
