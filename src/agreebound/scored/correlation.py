@@ -113,6 +113,15 @@ def concordance(x: np.ndarray, y: np.ndarray) -> tuple[int, int, int]:
 
     if n < 2:
         return 0, 0, 0
+    kx, ky = int(xc.max()) + 1, int(yc.max()) + 1
+    if kx * ky <= n < 2**31:  # few distinct values (a scale): the pairs by cells of a table, exact in int64
+        t = np.bincount(xc * ky + yc, minlength=kx * ky).reshape(kx, ky)
+        above = np.cumsum(t, axis=0) - t  # per cell: the items in rows above it (smaller x), by column
+        run = np.cumsum(above, axis=1)
+        smaller, larger = run - above, above.sum(axis=1, keepdims=True) - run  # smaller x and smaller / larger y
+        r, s = t.sum(axis=1), t.sum(axis=0)
+        return (int((t * (smaller - larger)).sum()), pairs - int((r * (r - 1) // 2).sum()),
+                pairs - int((s * (s - 1) // 2).sum()))
     order = np.lexsort((yc, xc))
     discordant = inversions(yc[order])
     tx, ty = ties(xc), ties(yc)

@@ -140,7 +140,7 @@ def scored_input(frame: pd.DataFrame, file: str = "") -> ScoredInput:
         _check_magnitude(file, line, "length", ln[~np.isnan(ln)], "an answer length from -10^15 to 10^15",
                          np.flatnonzero(~np.isnan(ln)))
     ii, item_names = pd.factorize(f["item"].astype(str), use_na_sentinel=False)
-    items = tuple(item_names)
+    items = tuple(item_names.tolist())
     raters = judges + humans
     ri = pd.Index(raters).get_indexer(pd.Index(names, dtype=object))[rc] if len(rc) else np.zeros(0, dtype=np.int64)
     keep = ri >= 0  # a role other than judge/human: not a rater here

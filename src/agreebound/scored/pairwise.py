@@ -140,7 +140,7 @@ def contributions(slot: np.ndarray, cell: np.ndarray, items: int) -> tuple[np.nd
     holds its cells ascending, padded with -1. Items whose pairs fall in the same cells leave the
     same table when left out, so the jackknife measures each pattern once (on a scale of a few
     values, a few dozen patterns for 100,000 items)."""
-    order = np.lexsort((cell, slot))
+    order = np.argsort(slot.astype(np.int64) * (int(cell.max(initial=0)) + 1) + cell, kind="stable")  # by item, then cell
     per = np.bincount(slot, minlength=items)
     width = int(per.max(initial=0))
     padded = np.full((items, width), -1, dtype=np.int64)
