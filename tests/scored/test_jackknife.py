@@ -52,11 +52,14 @@ def test_subtraction_equals_the_refit_exactly(level, seed, humans, missing, scal
             assert full.loo[i] == pytest.approx(float(refit.exact), abs=1e-12)
 
 
-def test_items_with_the_same_pairs_share_one_pattern():
-    """Contributions: two items whose pairs fall in the same cells (in any order) are one pattern; a
-    different cell, or one pair fewer, is another."""
+def test_items_with_the_same_pairs_share_one_contribution():
+    """Two items whose pairs fall in the same cells (in any order) are one contribution; a different
+    cell, or one pair fewer, is another. An item with far more pairs than the others: each its own."""
     slot = np.array([0, 0, 1, 1, 2, 2, 3])
     cell = np.array([4, 7, 7, 4, 4, 8, 4])
-    patterns, at = contributions(slot, cell, 4)
-    assert patterns.tolist() == [[4, -1], [4, 7], [4, 8]]
+    first, at = contributions(slot, cell, 4)
+    assert first.tolist() == [3, 0, 2]  # [4], [4, 7] (items 0 and 1), [4, 8]
     assert at.tolist() == [1, 1, 2, 0]
+    many = np.r_[np.zeros(2_000_000, dtype=np.int64), np.arange(1, 100)]
+    first, at = contributions(many, np.zeros(len(many), dtype=np.int64), 100)
+    assert first.tolist() == at.tolist() == list(range(100))
