@@ -59,25 +59,33 @@ class UnitPatterns:
         self._canonical: tuple[np.ndarray, np.ndarray, np.ndarray] | None = (codes, counts, units)
         self._per_unit: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._matrix: np.ndarray | None = None
+        self._sizes: np.ndarray | None = None
+        self._totals: np.ndarray | None = None
 
     @classmethod
     def of_units(cls, code: np.ndarray, cnt: np.ndarray, starts: np.ndarray) -> "UnitPatterns":
         """One row per pairable unit: its (code, count) entries by code, rows starting at ``starts``."""
         p = cls.__new__(cls)
-        p._canonical, p._per_unit, p._matrix = None, (code, cnt, starts), None
+        p._canonical, p._per_unit, p._matrix, p._sizes, p._totals = None, (code, cnt, starts), None, None, None
         return p
 
     @classmethod
-    def of_matrix(cls, matrix: np.ndarray) -> "UnitPatterns":
+    def of_matrix(cls, matrix: np.ndarray, sizes: np.ndarray | None = None,
+                  totals: np.ndarray | None = None) -> "UnitPatterns":
         """One row per pairable unit: ``matrix[c, u]`` ratings of value c in unit u (int64, values x
-        units, every unit two or more)."""
+        units, every unit two or more); ``sizes`` and ``totals``: its column and row sums, when the
+        engine has them already (alpha does not sum the matrix again)."""
         p = cls.__new__(cls)
-        p._canonical, p._per_unit, p._matrix = None, None, matrix
+        p._canonical, p._per_unit, p._matrix, p._sizes, p._totals = None, None, matrix, sizes, totals
         return p
 
     def matrix(self) -> np.ndarray | None:
         """The values x units count matrix the rows are held as, if they are (:meth:`of_matrix`)."""
         return self._matrix
+
+    def matrix_sums(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(each unit's ratings, each value's ratings) of :meth:`matrix`, where the engine gave them."""
+        return self._sizes, self._totals
 
     def _units(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         if self._per_unit is None and self._matrix is not None:
@@ -344,12 +352,20 @@ def from_coded(coded: Coded, raters: Sequence[str] | None = None, dimension: str
     if (matrix := per_unit_matrix(coded)) is not None:
         m_u = unit_sums(matrix)  # units without a rating too: m 0, not counted below
         totals = matrix.sum(axis=1)
-        pairable = m_u >= 2
-        patterns = UnitPatterns.of_matrix(matrix if pairable.all() else matrix[:, pairable])
+        lo, hi = (int(m_u.min()), int(m_u.max())) if len(m_u) else (0, 0)
+        if lo >= 2:  # every unit pairable (as every complete panel): the matrix as it is, with its sums
+            patterns = UnitPatterns.of_matrix(matrix, m_u, totals)
+        else:
+            pairable = m_u >= 2
+            patterns = UnitPatterns.of_matrix(matrix[:, pairable], m_u[pairable])
     else:
         m_u, totals, patterns = _entries_of(coded, k)
-    by_m = np.bincount(m_u) if len(m_u) else np.zeros(0, dtype=np.int64)
-    units_by_m = {int(m): int(by_m[m]) for m in np.flatnonzero(by_m) if m}
+        lo, hi = -1, 0
+    if lo == hi:  # one size: no count by size to make
+        units_by_m = {lo: len(m_u)} if lo and len(m_u) else {}
+    else:
+        by_m = np.bincount(m_u) if len(m_u) else np.zeros(0, dtype=np.int64)
+        units_by_m = {int(m): int(by_m[m]) for m in np.flatnonzero(by_m) if m}
     return PanelCounts(dimension, kind, cats, units_by_m, None, totals,
                        partial(rater_counts_of, coded, tuple(raters)), patterns, raters=raters)
 

@@ -97,16 +97,19 @@ def per_unit_matrix(c: Coded) -> np.ndarray | None:
     k = len(c.categories)
     if not 0 < k <= DENSE_MAX_CATEGORIES or not dense_fits(c.n_units * k, c.n_ratings):
         return None
-    key = c.code.astype(np.int64) * c.n_units
+    code = np.asarray(c.code)
+    key = code * c.n_units if code.dtype == np.int64 else code.astype(np.int64) * c.n_units  # one new array
     key += c.unit
     return np.bincount(key, minlength=c.n_units * k).reshape(k, c.n_units)
 
 
 def unit_sums(matrix: np.ndarray, square: bool = False) -> np.ndarray:
     """Each unit's ratings (sum of squared counts) from a values x units count matrix."""
+    if square:  # one pass, no squared matrix held (exact: counts below 2**31)
+        return np.einsum("ij,ij->j", matrix, matrix)
     out = np.zeros(matrix.shape[1], dtype=np.int64)
     for row in matrix:
-        out += row * row if square else row
+        out += row
     return out
 
 
