@@ -347,7 +347,7 @@ class _Matrix:
 
     def __init__(self, matrix: np.ndarray, patterns: UnitPatterns) -> None:
         self.matrix, self.patterns = matrix, patterns
-        self.sizes, self.totals = patterns.matrix_sums()
+        self.sizes, self.squares, self.totals = patterns.matrix_sums()
 
     @cached_property
     def m(self) -> np.ndarray:
@@ -358,12 +358,13 @@ class _Matrix:
         """Per unit size m, the ordered pairs of different values within its units: sum of m^2 - sum_c
         n_c^2, from the units' sums of squared counts added by size (one sum where every unit has the
         same size), never an array of each unit's pairs."""
-        m, squares = self.m, unit_sums(self.matrix, square=True)
+        m = self.m
+        squares = self.squares if self.squares is not None else unit_sums(self.matrix, square=True)
         if not len(m):
             return {}
         lo, hi = int(m.min()), int(m.max())
-        if lo == hi:
-            return {lo: lo * lo * len(m) - exact_sum(squares)}
+        if lo == hi:  # the squares add up to at most m^2 per unit: exact in int64 below 2**63
+            return {lo: lo * lo * len(m) - (int(squares.sum()) if lo * lo * len(m) < 2**63 else exact_sum(squares))}
         if int(squares.max()) >= _FLOAT_EXACT // len(squares):  # beyond float64's exact sums: per unit
             return _sums_by_m(m * m - squares, m)
         units, added = np.bincount(m), np.bincount(m, weights=squares)

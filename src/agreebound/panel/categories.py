@@ -244,8 +244,9 @@ def encode(ratings: Coded | Ratings, order: Sequence[Value] | None = None) -> Co
     if idx is None:  # every cell rated: units and raters by repetition, no division
         unit = np.repeat(np.arange(n_units, dtype=np.int64), n_raters)
         rater = np.tile(np.arange(n_raters, dtype=np.int64), n_units)
-    else:
-        unit, rater = np.divmod(idx, max(n_raters, 1))
+    else:  # a quotient and a remainder by a constant: two passes cheaper than one divmod
+        unit = idx // max(n_raters, 1)
+        rater = idx % max(n_raters, 1)
     return Coded(unit, rater, np.asarray(codes, dtype=np.int64), n_units, n_raters, cats)
 
 
@@ -267,6 +268,8 @@ def _small_range(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     base = 0 if 0 <= lo and hi < 2 * SMALL_RANGE else int(lo)  # small whole numbers index as they are
     offset = whole - base if base else whole
     seen = np.bincount(offset) > 0
+    if lo == base and seen.all():  # every value from the lowest up is used: the offsets are the codes
+        return (offset if offset is not values else offset.copy()), np.arange(len(seen), dtype=np.int64) + base
     table = np.cumsum(seen) - 1
     return table[offset], np.flatnonzero(seen) + base
 

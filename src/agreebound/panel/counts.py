@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, cast
 import numpy as np
 import numpy.typing as npt
 
-from agreebound.panel.seed import dense_fits, per_unit_counts, per_unit_matrix, unit_sums
+from agreebound.panel.seed import dense_fits, matrix_sums, per_unit_counts, per_unit_matrix
 from agreebound.panel.categories import Categories, Coded, Level, Number, Value
 
 if TYPE_CHECKING:
@@ -59,33 +59,34 @@ class UnitPatterns:
         self._canonical: tuple[np.ndarray, np.ndarray, np.ndarray] | None = (codes, counts, units)
         self._per_unit: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._matrix: np.ndarray | None = None
-        self._sizes: np.ndarray | None = None
-        self._totals: np.ndarray | None = None
+        self._sums: tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None] = (None, None, None)
 
     @classmethod
     def of_units(cls, code: np.ndarray, cnt: np.ndarray, starts: np.ndarray) -> "UnitPatterns":
         """One row per pairable unit: its (code, count) entries by code, rows starting at ``starts``."""
         p = cls.__new__(cls)
-        p._canonical, p._per_unit, p._matrix, p._sizes, p._totals = None, (code, cnt, starts), None, None, None
+        p._canonical, p._per_unit, p._matrix, p._sums = None, (code, cnt, starts), None, (None, None, None)
         return p
 
     @classmethod
-    def of_matrix(cls, matrix: np.ndarray, sizes: np.ndarray | None = None,
+    def of_matrix(cls, matrix: np.ndarray, sizes: np.ndarray | None = None, squares: np.ndarray | None = None,
                   totals: np.ndarray | None = None) -> "UnitPatterns":
         """One row per pairable unit: ``matrix[c, u]`` ratings of value c in unit u (int64, values x
-        units, every unit two or more); ``sizes`` and ``totals``: its column and row sums, when the
-        engine has them already (alpha does not sum the matrix again)."""
+        units, every unit two or more); ``sizes``, ``squares`` and ``totals``: each unit's ratings and
+        sum of squared counts, each value's ratings, when the engine has them already (alpha does not
+        sum the matrix again)."""
         p = cls.__new__(cls)
-        p._canonical, p._per_unit, p._matrix, p._sizes, p._totals = None, None, matrix, sizes, totals
+        p._canonical, p._per_unit, p._matrix, p._sums = None, None, matrix, (sizes, squares, totals)
         return p
 
     def matrix(self) -> np.ndarray | None:
         """The values x units count matrix the rows are held as, if they are (:meth:`of_matrix`)."""
         return self._matrix
 
-    def matrix_sums(self) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """(each unit's ratings, each value's ratings) of :meth:`matrix`, where the engine gave them."""
-        return self._sizes, self._totals
+    def matrix_sums(self) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+        """(each unit's ratings, each unit's sum of squared counts, each value's ratings) of
+        :meth:`matrix`, where the engine gave them (:func:`agreebound.panel.seed.matrix_sums`)."""
+        return self._sums
 
     def _units(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         if self._per_unit is None and self._matrix is not None:
@@ -350,14 +351,13 @@ def from_coded(coded: Coded, raters: Sequence[str] | None = None, dimension: str
     k = len(cats)
     kind = kind or ("number" if cats.numeric else "label")
     if (matrix := per_unit_matrix(coded)) is not None:
-        m_u = unit_sums(matrix)  # units without a rating too: m 0, not counted below
-        totals = matrix.sum(axis=1)
+        m_u, squares, totals = matrix_sums(matrix)  # units without a rating too: m 0, not counted below
         lo, hi = (int(m_u.min()), int(m_u.max())) if len(m_u) else (0, 0)
         if lo >= 2:  # every unit pairable (as every complete panel): the matrix as it is, with its sums
-            patterns = UnitPatterns.of_matrix(matrix, m_u, totals)
+            patterns = UnitPatterns.of_matrix(matrix, m_u, squares, totals)
         else:
             pairable = m_u >= 2
-            patterns = UnitPatterns.of_matrix(matrix[:, pairable], m_u[pairable])
+            patterns = UnitPatterns.of_matrix(matrix[:, pairable], m_u[pairable], squares[pairable])
     else:
         m_u, totals, patterns = _entries_of(coded, k)
         lo, hi = -1, 0
