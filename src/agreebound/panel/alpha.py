@@ -122,8 +122,8 @@ def alpha(counts: PanelCounts, level: Level = "nominal") -> AlphaResult:
 def _kernel(counts: PanelCounts) -> "_Matrix | _Histograms | _Pairs":
     """The kernel over what the counts hold: their units' histograms (as a count matrix, or as
     entries), else their pair counts."""
-    if counts.patterns is not None and (matrix := counts.patterns.matrix()) is not None:
-        return _Matrix(matrix, counts.patterns)
+    if counts.patterns is not None and counts.patterns.held_as_matrix():
+        return _Matrix(counts.patterns)
     rows = counts.patterns.rows() if counts.patterns is not None else None
     return _Histograms(*rows) if rows is not None else _Pairs(counts.pairs)
 
@@ -345,9 +345,15 @@ class _Matrix:
     pairs and totals a value at a time; the other levels read the same units as entries
     (:class:`_Histograms`, made when first needed)."""
 
-    def __init__(self, matrix: np.ndarray, patterns: UnitPatterns) -> None:
-        self.matrix, self.patterns = matrix, patterns
+    def __init__(self, patterns: UnitPatterns) -> None:
+        self.patterns = patterns
         self.sizes, self.squares, self.totals = patterns.matrix_sums()
+
+    @property
+    def matrix(self) -> np.ndarray:
+        held = self.patterns.matrix()
+        assert held is not None  # this kernel is for counts held as a matrix (_kernel)
+        return held
 
     @cached_property
     def m(self) -> np.ndarray:
