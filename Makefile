@@ -78,7 +78,7 @@ test-fast: $(VENV)/.test postgresql
 # Every benchmark runs even when one misses a target; make bench fails at the end if any did. Each runs
 # as a module from the repository's root (python -m bench.bench_x), which puts the root on sys.path:
 # the benchmarks import one another (bench.bench_whatif) and the tests' helpers (tests.support.peak).
-BENCHES := alpha calibration formats dashboard cardinality import label_studio whatif load load_browser page_weight record engines spark_stages judge_scale judge_bias strict_floor cli_startup
+BENCHES := alpha graded_audit calibration formats dashboard cardinality import label_studio whatif load load_browser page_weight record engines spark_stages judge_scale judge_bias strict_floor cli_startup
 
 bench: $(VENV)/.test chromium postgresql java
 	@status=0; for b in $(BENCHES); do echo "== bench/bench_$$b.py"; $(PY) -m bench.bench_$$b || status=1; done; \

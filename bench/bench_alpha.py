@@ -1,9 +1,12 @@
 """Exact alpha (agreebound) against the krippendorff package, side by side in one process.
 
 Prints, with PASS/FAIL: the time ratio ours/theirs on 200,000 units x 8 raters, nominal (target
-<= 0.3x) and on 50 interval values (target <= 0.05x); alpha from 1e7 coded ratings against
-np.bincount over the same codes (target <= 3x); the peak traced memory of ours at 2M ratings
-(target < 1 GiB). Run: make bench (or .venv/bin/python -m bench.bench_alpha).
+<= 0.15x since issue 57, was 0.3x) and on 50 interval values (target <= 0.05x); alpha from 1e7 coded
+ratings against np.bincount over the same codes (target <= 1.5x since issue 57, was 3x: reading the
+values once is the floor, and the counts are one bincount of the same size plus one blocked read of
+the count matrix); the peak traced memory of ours at 2M ratings (target < 1 GiB). Each figure is
+printed with the machine's load (/proc/loadavg). Run: make bench (or .venv/bin/python -m
+bench.bench_alpha).
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ def compare(name: str, data: np.ndarray, level: str, repeats: int = 7) -> float:
     return o / t
 
 
-def against_bincount(repeats: int = 7) -> float:
+def against_bincount(repeats: int = 11) -> float:
     """Alpha from 1e7 coded ratings (the counts, then alpha: what follows reading a file) against
     np.bincount over the same codes (unit x value cells: the least any counting does), interleaved."""
     data = panel(1_250_000, 8, 5, 0.0, 4)
@@ -100,12 +103,14 @@ def main() -> int:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     print(f"peak traced memory, 2,000,000 ratings nominal: {peak / 2**20:.1f} MiB (input itself {data.nbytes / 2**20:.1f} MiB)")
-    checks = [(f"200,000 x 8 nominal: {r1:.3f}x the krippendorff package's time (target <= 0.3x)", r1 <= 0.3),
+    checks = [(f"200,000 x 8 nominal: {r1:.3f}x the krippendorff package's time (target <= 0.15x)", r1 <= 0.15),
               (f"50 interval values: {r2:.4f}x the krippendorff package's time (target <= 0.05x)", r2 <= 0.05),
-              (f"1e7 ratings: {r3:.2f}x np.bincount over the same codes (target <= 3x)", r3 <= 3),
+              (f"1e7 ratings: {r3:.2f}x np.bincount over the same codes (target <= 1.5x)", r3 <= 1.5),
               (f"2M ratings: peak traced memory {peak / 2**20:.0f} MiB (target < 1 GiB)", peak < 2**30)]
+    with open("/proc/loadavg") as f:
+        load = f.read().split()[0]
     for text, ok in checks:
-        print(f"{'PASS' if ok else 'FAIL'}: {text}")
+        print(f"{'PASS' if ok else 'FAIL'}: {text} (load {load})")
     return 0 if all(ok for _, ok in checks) else 1
 
 

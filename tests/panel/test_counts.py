@@ -184,3 +184,21 @@ def test_the_first_zero_read_names_the_category():
     assert str(encode(np.array([[-0.0, 0.0], [1.0, np.nan]])).categories.floats[0]) == "-0.0"
     assert str(encode(np.array([[0.0, -0.0], [1.0, np.nan]])).categories.floats[0]) == "0.0"
     assert encode(np.array([[2.5, 2.0]])).code.tolist() == [1, 0]  # not whole: 2.5 is not read as 2
+
+
+@settings(max_examples=150, deadline=None)
+@given(matrices)
+def test_a_float_matrix_coded_in_memory_measures_as_its_cells(rows):
+    """A float matrix with missing cells is coded by its present cells (Coded.of_cells): each rating's
+    unit and rater are its cell's quotient and remainder; alpha read from the count matrix's sums
+    (before the matrix itself is read, its unpairable units still in it) is the definition's, and the
+    counts equal those of the same ratings coded as Python objects."""
+    floats = np.array([[np.nan if v is None else float(v) for v in r] for r in rows])
+    coded = encode(floats)
+    cells = np.flatnonzero(~np.isnan(floats.ravel()))
+    if len(cells) < floats.size:  # every cell rated: units and raters by repetition
+        assert coded.unit.tolist() == (cells // 5).tolist() and coded.rater.tolist() == (cells % 5).tolist()
+    fresh = C.from_coded(coded, [f"r{j}" for j in range(5)])
+    for level in LEVELS:
+        held_to_the_definition(fresh, rows, level)
+    assert fresh.equals(counts_of(np.array(rows, dtype=object)))

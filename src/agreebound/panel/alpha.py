@@ -122,8 +122,8 @@ def alpha(counts: PanelCounts, level: Level = "nominal") -> AlphaResult:
 def _kernel(counts: PanelCounts) -> "_Matrix | _Histograms | _Pairs":
     """The kernel over what the counts hold: their units' histograms (as a count matrix, or as
     entries), else their pair counts."""
-    if counts.patterns is not None and (matrix := counts.patterns.matrix()) is not None:
-        return _Matrix(matrix, counts.patterns)
+    if counts.patterns is not None and counts.patterns.held_as_matrix():
+        return _Matrix(counts.patterns)
     rows = counts.patterns.rows() if counts.patterns is not None else None
     return _Histograms(*rows) if rows is not None else _Pairs(counts.pairs)
 
@@ -326,7 +326,13 @@ class _Histograms:
 
 def _nominal(different: np.ndarray, m: np.ndarray, n: int, n_c: np.ndarray) -> Disagreements | None:
     """Nominal alpha's disagreements from each unit's ordered pairs of different values and size."""
-    obs_num, obs_den = _sum_by_m(different, m)
+    return _nominal_of(_sums_by_m(different, m), n, n_c)
+
+
+def _nominal_of(different_by_m: dict[int, int], n: int, n_c: np.ndarray) -> Disagreements | None:
+    """Nominal alpha's disagreements from the ordered pairs of different values within units, per
+    unit size m."""
+    obs_num, obs_den = _over_m(different_by_m)
     exp = _expected(n, n_c)
     if exp == 0:
         return None
@@ -339,29 +345,49 @@ class _Matrix:
     pairs and totals a value at a time; the other levels read the same units as entries
     (:class:`_Histograms`, made when first needed)."""
 
-    def __init__(self, matrix: np.ndarray, patterns: UnitPatterns) -> None:
-        self.matrix, self.patterns = matrix, patterns
+    def __init__(self, patterns: UnitPatterns) -> None:
+        self.patterns = patterns
+        self.sizes, self.squares, self.totals = patterns.matrix_sums()
+
+    @property
+    def matrix(self) -> np.ndarray:
+        held = self.patterns.matrix()
+        assert held is not None  # this kernel is for counts held as a matrix (_kernel)
+        return held
 
     @cached_property
     def m(self) -> np.ndarray:
-        return unit_sums(self.matrix)
+        return self.sizes if self.sizes is not None else unit_sums(self.matrix)
 
     @cached_property
-    def different(self) -> np.ndarray:
-        return self.m * self.m - unit_sums(self.matrix, square=True)
+    def different_by_m(self) -> dict[int, int]:
+        """Per unit size m, the ordered pairs of different values within its units: sum of m^2 - sum_c
+        n_c^2, from the units' sums of squared counts added by size (one sum where every unit has the
+        same size), never an array of each unit's pairs."""
+        m = self.m
+        squares = self.squares if self.squares is not None else unit_sums(self.matrix, square=True)
+        if not len(m):
+            return {}
+        lo, hi = int(m.min()), int(m.max())
+        if lo == hi:  # the squares add up to at most m^2 per unit: exact in int64 below 2**63
+            return {lo: lo * lo * len(m) - (int(squares.sum()) if lo * lo * len(m) < 2**63 else exact_sum(squares))}
+        if int(squares.max()) >= _FLOAT_EXACT // len(squares):  # beyond float64's exact sums: per unit
+            return _sums_by_m(m * m - squares, m)
+        units, added = np.bincount(m), np.bincount(m, weights=squares)
+        return {int(s): int(s) * int(s) * int(units[s]) - int(added[s]) for s in np.flatnonzero(units)}
 
     @cached_property
     def entries(self) -> _Histograms:
         return _Histograms(*self.patterns.rows())
 
     def pairable_totals(self, k: int) -> np.ndarray:
-        return self.matrix.sum(axis=1)
+        return self.totals if self.totals is not None else self.matrix.sum(axis=1)
 
     def different_pairs(self) -> int:
-        return exact_sum(self.different)
+        return sum(self.different_by_m.values())
 
     def nominal(self, n: int, n_c: np.ndarray) -> Disagreements | None:
-        return _nominal(self.different, self.m, n, n_c)
+        return _nominal_of(self.different_by_m, n, n_c)
 
     def distances(self, n: int, n_c: np.ndarray, x_all: np.ndarray, d_scale: int) -> Disagreements | None:
         return self.entries.distances(n, n_c, x_all, d_scale)
@@ -436,6 +462,11 @@ def _as_float(x: Fraction | int) -> float:
 
 def _sum_by_m(q: np.ndarray, m: np.ndarray) -> tuple[int, int]:
     """sum_u q_u / (m_u - 1) as (numerator, denominator) of the exact total."""
+    return _over_m(_sums_by_m(q, m))
+
+
+def _sums_by_m(q: np.ndarray, m: np.ndarray) -> dict[int, int]:
+    """sum_u q_u over the units of each size m, exactly."""
     if q.dtype != object and len(q) and q.min() >= 0 and int(q.max()) < _FLOAT_EXACT // len(q):
         # every partial sum an integer below 2**53: float64 adds them exactly, in one pass
         per_m = np.bincount(m, weights=q)
@@ -445,6 +476,11 @@ def _sum_by_m(q: np.ndarray, m: np.ndarray) -> tuple[int, int]:
         ms, qs = m[order], q[order]
         bounds = np.flatnonzero(np.r_[True, ms[1:] != ms[:-1], True])
         sums = {int(ms[b0]): exact_sum(qs[b0:b1]) for b0, b1 in zip(bounds[:-1], bounds[1:])}
+    return sums
+
+
+def _over_m(sums: dict[int, int]) -> tuple[int, int]:
+    """sum over sizes m of sums[m] / (m - 1), as (numerator, denominator) over lcm(m - 1)."""
     scale = 1
     for mm in sums:
         scale = math.lcm(scale, mm - 1)

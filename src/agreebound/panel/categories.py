@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from numbers import Rational, Real
@@ -162,24 +161,75 @@ def int_array(ints: Sequence[int]) -> np.ndarray:
 # --- coding: any rating matrix -> one code per present rating --------------------------------
 
 
-@dataclass(frozen=True)
 class Coded:
     """Ratings as codes: one entry per present rating (missing cells have no entry).
 
     ``unit`` and ``rater`` index the rating's unit and rater, ``code`` its value in ``categories``.
-    Alpha only needs each unit's multiset of codes; the raters matter to rates and diagnostics.
+    Alpha only needs each unit's multiset of codes; the raters matter to rates and diagnostics, so a
+    matrix coded in memory (:meth:`of_cells`) finds each rating's rater when it is first read. Plain
+    and read-only, as a frozen dataclass would be.
+
+    >>> c = Coded.of_cells(np.array([0, 2, 3]), np.array([1, 0, 1]), 2, 2, Categories(exact=[0, 1]))
+    >>> c.unit.tolist(), c.rater.tolist(), c.n_ratings
+    ([0, 1, 1], [0, 0, 1], 3)
     """
 
+    __slots__ = ("unit", "code", "n_units", "n_raters", "categories", "_rater", "_cells")
+
     unit: np.ndarray
-    rater: np.ndarray
     code: np.ndarray
     n_units: int
     n_raters: int
     categories: Categories
+    _rater: np.ndarray | None
+    _cells: np.ndarray | None
 
-    def __post_init__(self) -> None:
-        if not (len(self.unit) == len(self.rater) == len(self.code)):
+    def __init__(self, unit: np.ndarray, rater: np.ndarray, code: np.ndarray, n_units: int, n_raters: int,
+                 categories: Categories) -> None:
+        if not (len(unit) == len(rater) == len(code)):
             raise ValueError("unit, rater and code must have one entry per rating")
+        for name, value in (("unit", unit), ("_rater", rater), ("code", code), ("n_units", n_units),
+                            ("n_raters", n_raters), ("categories", categories), ("_cells", None)):
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def of_cells(cls, cells: np.ndarray, code: np.ndarray, n_units: int, n_raters: int,
+                 categories: Categories) -> "Coded":
+        """The ratings in the cells ``cells`` (unit * n_raters + rater, ascending) of a units x raters
+        matrix: each rating's unit now, its rater when first read."""
+        if len(cells) != len(code):
+            raise ValueError("unit, rater and code must have one entry per rating")
+        c = cls.__new__(cls)
+        for name, value in (("unit", cells // max(n_raters, 1)), ("_rater", None), ("code", code),
+                            ("n_units", n_units), ("n_raters", n_raters), ("categories", categories),
+                            ("_cells", cells)):
+            object.__setattr__(c, name, value)
+        return c
+
+    @property
+    def rater(self) -> np.ndarray:
+        if self._rater is None:
+            assert self._cells is not None  # a rater is given, or made once from the cells
+            rater = self.unit * max(self.n_raters, 1)
+            np.subtract(self._cells, rater, out=rater)
+            object.__setattr__(self, "_rater", rater)
+            object.__setattr__(self, "_cells", None)
+            return rater
+        return self._rater
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Coded is read-only: cannot set {name}")
+
+    def __getstate__(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state: dict[str, object]) -> None:  # pickling and copying, past __setattr__
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
+    def __repr__(self) -> str:
+        return (f"Coded(ratings={self.n_ratings}, n_units={self.n_units}, n_raters={self.n_raters}, "
+                f"categories={len(self.categories)})")
 
     @property
     def n_ratings(self) -> int:
@@ -242,9 +292,8 @@ def encode(ratings: Coded | Ratings, order: Sequence[Value] | None = None) -> Co
     if idx is None:  # every cell rated: units and raters by repetition, no division
         unit = np.repeat(np.arange(n_units, dtype=np.int64), n_raters)
         rater = np.tile(np.arange(n_raters, dtype=np.int64), n_units)
-    else:
-        unit, rater = np.divmod(idx, max(n_raters, 1))
-    return Coded(unit, rater, np.asarray(codes, dtype=np.int64), n_units, n_raters, cats)
+        return Coded(unit, rater, np.asarray(codes, dtype=np.int64), n_units, n_raters, cats)
+    return Coded.of_cells(idx, np.asarray(codes, dtype=np.int64), n_units, n_raters, cats)
 
 
 SMALL_RANGE = 1 << 16  # whole-number ratings spanning fewer values are coded by one bincount
@@ -264,7 +313,15 @@ def _small_range(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     base = 0 if 0 <= lo and hi < 2 * SMALL_RANGE else int(lo)  # small whole numbers index as they are
     offset = whole - base if base else whole
-    seen = np.bincount(offset) > 0
+    # every value from the lowest to the highest used: the offsets are the codes. A sample that holds
+    # them all proves it (lo and hi are the whole's) at a fraction of a count of every rating.
+    span = int(hi) - base + 1
+    sampled = len(offset) >= 1 << 16 and np.count_nonzero(np.bincount(offset[::64], minlength=span)) == span
+    seen = None if sampled else np.bincount(offset) > 0
+    if lo == base and (sampled or seen is not None and seen.all()):
+        return (offset if offset is not values else offset.copy()), np.arange(span, dtype=np.int64) + base
+    if seen is None:
+        seen = np.bincount(offset) > 0
     table = np.cumsum(seen) - 1
     return table[offset], np.flatnonzero(seen) + base
 
@@ -286,7 +343,7 @@ def _encode_floats(flat: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, Cat
     if (small := _small_range(present)) is not None:
         codes, uniques = small
         floats = uniques.astype(np.float64)
-        if 0 in uniques and np.signbit(present[np.argmax(present == 0)]):
+        if 0 in uniques and np.signbit(_first_zero(present)):
             floats[np.searchsorted(uniques, 0)] = -0.0
         return idx, codes, Categories(floats=floats)
     import pandas as pd  # imported where it is used: importing this module (as the CLI does) stays off pandas
@@ -300,6 +357,19 @@ def _encode_floats(flat: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, Cat
     if idx is not None:
         codes = codes[idx]
     return idx, codes, Categories(floats=np.asarray(uniques, dtype=np.float64)[order])
+
+
+def _first_zero(values: np.ndarray) -> float:
+    """The first zero (0.0 or -0.0) of ``values``, which hold one: looked for in doubling chunks,
+    so a zero near the start costs no comparison of every value."""
+    start, size = 0, 1024
+    while start < len(values):
+        chunk = values[start:start + size]
+        hit = np.flatnonzero(chunk == 0)
+        if len(hit):
+            return float(chunk[hit[0]])
+        start, size = start + size, size * 2
+    raise ValueError("no zero among the values")
 
 
 def _encode_objects(flat: np.ndarray) -> tuple[np.ndarray, Categories]:

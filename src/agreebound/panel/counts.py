@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, cast
 import numpy as np
 import numpy.typing as npt
 
-from agreebound.panel.seed import dense_fits, per_unit_counts, per_unit_matrix, unit_sums
+from agreebound.panel.seed import dense_fits, matrix_sums, per_unit_counts, per_unit_matrix
 from agreebound.panel.categories import Categories, Coded, Level, Number, Value
 
 if TYPE_CHECKING:
@@ -59,31 +59,48 @@ class UnitPatterns:
         self._canonical: tuple[np.ndarray, np.ndarray, np.ndarray] | None = (codes, counts, units)
         self._per_unit: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._matrix: np.ndarray | None = None
+        self._keep: np.ndarray | None = None
+        self._sums: tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None] = (None, None, None)
 
     @classmethod
     def of_units(cls, code: np.ndarray, cnt: np.ndarray, starts: np.ndarray) -> "UnitPatterns":
         """One row per pairable unit: its (code, count) entries by code, rows starting at ``starts``."""
         p = cls.__new__(cls)
-        p._canonical, p._per_unit, p._matrix = None, (code, cnt, starts), None
+        p._canonical, p._per_unit, p._matrix, p._keep, p._sums = None, (code, cnt, starts), None, None, (None, None, None)
         return p
 
     @classmethod
-    def of_matrix(cls, matrix: np.ndarray) -> "UnitPatterns":
+    def of_matrix(cls, matrix: np.ndarray, sizes: np.ndarray | None = None, squares: np.ndarray | None = None,
+                  totals: np.ndarray | None = None, keep: np.ndarray | None = None) -> "UnitPatterns":
         """One row per pairable unit: ``matrix[c, u]`` ratings of value c in unit u (int64, values x
-        units, every unit two or more)."""
+        units, every unit two or more), or the units ``keep`` marks of it (the others are taken out
+        when the matrix is first read: alpha from the sums never copies it); ``sizes``, ``squares``
+        and ``totals``: the pairable units' ratings and sums of squared counts, and each value's
+        ratings in them, when the engine has them already (alpha does not sum the matrix again)."""
         p = cls.__new__(cls)
-        p._canonical, p._per_unit, p._matrix = None, None, matrix
+        p._canonical, p._per_unit, p._matrix, p._keep, p._sums = None, None, matrix, keep, (sizes, squares, totals)
         return p
+
+    def held_as_matrix(self) -> bool:
+        """Whether the rows are held as a count matrix (:meth:`of_matrix`)."""
+        return self._matrix is not None
 
     def matrix(self) -> np.ndarray | None:
         """The values x units count matrix the rows are held as, if they are (:meth:`of_matrix`)."""
+        if self._keep is not None and self._matrix is not None:
+            self._matrix, self._keep = np.compress(self._keep, self._matrix, axis=1), None
         return self._matrix
 
+    def matrix_sums(self) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+        """(each unit's ratings, each unit's sum of squared counts, each value's ratings) of
+        :meth:`matrix`, where the engine gave them (:func:`agreebound.panel.seed.matrix_sums`)."""
+        return self._sums
+
     def _units(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        if self._per_unit is None and self._matrix is not None:
-            unit, code = np.nonzero(self._matrix.T)  # by unit, then value
-            cnt = self._matrix[code, unit]
-            small = np.int32 if self._matrix.shape[0] < 2**31 else np.int64
+        if self._per_unit is None and (matrix := self.matrix()) is not None:
+            unit, code = np.nonzero(matrix.T)  # by unit, then value
+            cnt = matrix[code, unit]
+            small = np.int32 if matrix.shape[0] < 2**31 else np.int64
             starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]]) if len(unit) else np.zeros(0, dtype=np.int64)
             self._per_unit = (code.astype(small), cnt, starts)
         return self._per_unit
@@ -114,8 +131,10 @@ class UnitPatterns:
 
     @property
     def n_units(self) -> int:
-        if self._matrix is not None:
-            return self._matrix.shape[1]
+        if self._sums[0] is not None:
+            return len(self._sums[0])
+        if (matrix := self.matrix()) is not None:
+            return matrix.shape[1]
         if self._per_unit is not None:
             return len(self._per_unit[2])
         return int(self.units.sum())
@@ -342,14 +361,23 @@ def from_coded(coded: Coded, raters: Sequence[str] | None = None, dimension: str
     k = len(cats)
     kind = kind or ("number" if cats.numeric else "label")
     if (matrix := per_unit_matrix(coded)) is not None:
-        m_u = unit_sums(matrix)  # units without a rating too: m 0, not counted below
-        totals = matrix.sum(axis=1)
-        pairable = m_u >= 2
-        patterns = UnitPatterns.of_matrix(matrix if pairable.all() else matrix[:, pairable])
+        m_u, squares, totals = matrix_sums(matrix)  # units without a rating too: m 0, not counted below
+        lo, hi = (int(m_u.min()), int(m_u.max())) if len(m_u) else (0, 0)
+        if lo >= 2:  # every unit pairable (as every complete panel): the matrix as it is, with its sums
+            patterns = UnitPatterns.of_matrix(matrix, m_u, squares, totals)
+        else:  # the few units of fewer than two ratings: their counts taken from the totals, not a copy made
+            pairable = m_u >= 2
+            short = np.flatnonzero(~pairable)
+            patterns = UnitPatterns.of_matrix(matrix, m_u[pairable], squares[pairable],
+                                              totals - matrix[:, short].sum(axis=1), pairable)
     else:
         m_u, totals, patterns = _entries_of(coded, k)
-    by_m = np.bincount(m_u) if len(m_u) else np.zeros(0, dtype=np.int64)
-    units_by_m = {int(m): int(by_m[m]) for m in np.flatnonzero(by_m) if m}
+        lo, hi = -1, 0
+    if lo == hi:  # one size: no count by size to make
+        units_by_m = {lo: len(m_u)} if lo and len(m_u) else {}
+    else:
+        by_m = np.bincount(m_u) if len(m_u) else np.zeros(0, dtype=np.int64)
+        units_by_m = {int(m): int(by_m[m]) for m in np.flatnonzero(by_m) if m}
     return PanelCounts(dimension, kind, cats, units_by_m, None, totals,
                        partial(rater_counts_of, coded, tuple(raters)), patterns, raters=raters)
 

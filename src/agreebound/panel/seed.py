@@ -97,17 +97,43 @@ def per_unit_matrix(c: Coded) -> np.ndarray | None:
     k = len(c.categories)
     if not 0 < k <= DENSE_MAX_CATEGORIES or not dense_fits(c.n_units * k, c.n_ratings):
         return None
-    key = c.code.astype(np.int64) * c.n_units
+    code = np.asarray(c.code)
+    key = code * c.n_units if code.dtype == np.int64 else code.astype(np.int64) * c.n_units  # one new array
     key += c.unit
     return np.bincount(key, minlength=c.n_units * k).reshape(k, c.n_units)
 
 
 def unit_sums(matrix: np.ndarray, square: bool = False) -> np.ndarray:
     """Each unit's ratings (sum of squared counts) from a values x units count matrix."""
+    if square:  # one pass, no squared matrix held (exact: counts below 2**31)
+        return np.einsum("ij,ij->j", matrix, matrix)
     out = np.zeros(matrix.shape[1], dtype=np.int64)
     for row in matrix:
-        out += row * row if square else row
+        out += row
     return out
+
+
+#: Units per block of :func:`matrix_sums`: a block of a few values' counts stays in the CPU's cache
+#: while it is summed three ways.
+_SUM_BLOCK = 1 << 15
+
+
+def matrix_sums(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(each unit's ratings, each unit's sum of squared counts, each value's ratings) of a values x
+    units count matrix, reading it once: a block of units at a time, summed while it is in cache.
+
+    >>> [a.tolist() for a in matrix_sums(np.array([[2, 0, 1], [1, 3, 1]]))]
+    [[3, 3, 2], [5, 9, 2], [3, 5]]
+    """
+    k, n = matrix.shape
+    sizes, squares = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    totals = np.zeros(k, dtype=np.int64)
+    for b0 in range(0, n, _SUM_BLOCK):
+        block = matrix[:, b0:b0 + _SUM_BLOCK]
+        np.einsum("ij->j", block, out=sizes[b0:b0 + _SUM_BLOCK])
+        np.einsum("ij,ij->j", block, block, out=squares[b0:b0 + _SUM_BLOCK])
+        totals += np.einsum("ij->i", block)
+    return sizes, squares, totals
 
 
 def exact_sum(a: np.ndarray) -> int:

@@ -113,6 +113,15 @@ def concordance(x: np.ndarray, y: np.ndarray) -> tuple[int, int, int]:
 
     if n < 2:
         return 0, 0, 0
+    kx, ky = int(xc.max()) + 1, int(yc.max()) + 1
+    if kx * ky <= n < 2**31:  # few distinct values (a scale): the pairs by cells of a table, exact in int64
+        t = np.bincount(xc * ky + yc, minlength=kx * ky).reshape(kx, ky)
+        above = np.cumsum(t, axis=0) - t  # per cell: the items in rows above it (smaller x), by column
+        run = np.cumsum(above, axis=1)
+        smaller, larger = run - above, above.sum(axis=1, keepdims=True) - run  # smaller x and smaller / larger y
+        r, s = t.sum(axis=1), t.sum(axis=0)
+        return (int((t * (smaller - larger)).sum()), pairs - int((r * (r - 1) // 2).sum()),
+                pairs - int((s * (s - 1) // 2).sum()))
     order = np.lexsort((yc, xc))
     discordant = inversions(yc[order])
     tx, ty = ties(xc), ties(yc)
@@ -293,6 +302,21 @@ def percentile(boot: np.ndarray, level: float = 0.95) -> tuple[float, float] | N
     return float(low), float(high)
 
 
+def _distinct_pairs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (x, y) rows ascending (by x, then y) and how many times each occurs: numpy's
+    ``unique(axis=0, return_counts=True)`` of the stacked pairs, by one integer per pair.
+
+    >>> _distinct_pairs(np.array([2.0, 1.0, 2.0, 1.0]), np.array([0.5, 3.0, 0.5, 1.0]))
+    (array([[1. , 1. ],
+           [1. , 3. ],
+           [2. , 0.5]]), array([1, 1, 2]))
+    """
+    xv, xc = np.unique(x, return_inverse=True)
+    yv, yc = np.unique(y, return_inverse=True)
+    key, counts = np.unique(xc.ravel().astype(np.int64) * len(yv) + yc.ravel(), return_counts=True)
+    return np.column_stack([xv[key // len(yv)], yv[key % len(yv)]]), counts
+
+
 def model_intervals(model: np.ndarray, x: np.ndarray, y: np.ndarray, estimates: tuple[float | None, float | None],
                     seed: int = SEED) -> tuple[Interval, Interval]:
     """Spearman's and Kendall's 95% percentile intervals across models (``model``: each item's
@@ -308,7 +332,7 @@ def model_intervals(model: np.ndarray, x: np.ndarray, y: np.ndarray, estimates: 
     for k in range(m):
         mine = np.flatnonzero(model == k)
         pairs = np.column_stack([x[mine], y[mine]])
-        cells, counts = np.unique(pairs, axis=0, return_counts=True)
+        cells, counts = _distinct_pairs(x[mine], y[mine])
         if len(cells) <= MAX_MODEL_CELLS:
             draws = rng.multinomial(len(mine), counts / len(mine), size=BOOT)
             sx[:, k], sy[:, k] = draws @ cells[:, 0] / len(mine), draws @ cells[:, 1] / len(mine)

@@ -67,6 +67,13 @@ class ScoredInput:
             return np.where(counts > 0, np.nansum(h, axis=1) / np.maximum(counts, 1), np.nan)
 
     @cached_property
+    def models(self) -> tuple[tuple[str, ...], np.ndarray]:
+        """The distinct models ("" unknown among them), in the order first seen, and each item's index
+        into them: what a question about each model asks once per model, not once per item."""
+        codes, names = pd.factorize(pd.Series(self.model, dtype=object))
+        return tuple(str(n) for n in names), codes.astype(np.int64)
+
+    @cached_property
     def two_humans(self) -> np.ndarray:
         """The items two or more humans scored (the admissibility gate's items)."""
         return (~np.isnan(self.matrix[:, len(self.judges):])).sum(1) >= 2
@@ -115,19 +122,27 @@ def scored_input(frame: pd.DataFrame, file: str = "") -> ScoredInput:
     _check_magnitude(file, line, "score", score, SCORE_RANGE, smallest=MIN_SCORE_MAGNITUDE)
     check_scale(file, len(np.unique(score)))
     role = f["role"].astype(str).to_numpy()
-    judges = tuple(dict.fromkeys(f["rater"].astype(str)[role == "judge"]))
+    # raters and items in the order first seen, each row's as a code (hashed once: not a Python
+    # object per row)
+    rc, names = pd.factorize(f["rater"].astype(str), use_na_sentinel=False)
+    names = list(names)
+
+    def first_seen(mask: np.ndarray) -> tuple[str, ...]:
+        return tuple(names[int(c)] for c in pd.unique(rc[mask]))
+
+    judges = first_seen(role == "judge")
     if not judges:
         raise InputError(file, None, "role", "no judge scores (role 'judge')")
     check_judges(file, len(judges))
-    humans = tuple(dict.fromkeys(f["rater"].astype(str)[role == "human"]))
+    humans = first_seen(role == "human")
     if "length" in f:
         ln = pd.to_numeric(f["length"], errors="coerce").to_numpy(dtype=float)
         _check_magnitude(file, line, "length", ln[~np.isnan(ln)], "an answer length from -10^15 to 10^15",
                          np.flatnonzero(~np.isnan(ln)))
-    items = tuple(dict.fromkeys(f["item"].astype(str)))
-    ii = pd.Index(items).get_indexer(f["item"].astype(str))
+    ii, item_names = pd.factorize(f["item"].astype(str), use_na_sentinel=False)
+    items = tuple(item_names.tolist())
     raters = judges + humans
-    ri = pd.Index(raters).get_indexer(f["rater"].astype(str))
+    ri = pd.Index(raters).get_indexer(pd.Index(names, dtype=object))[rc] if len(rc) else np.zeros(0, dtype=np.int64)
     keep = ri >= 0  # a role other than judge/human: not a rater here
     matrix = np.full((len(items), len(raters)), np.nan)
     matrix[ii[keep], ri[keep]] = score[keep]

@@ -3,12 +3,14 @@ beside the gates (leniency, exact and within-one agreement, QWK, the SD ratio, a
 """
 
 from __future__ import annotations
+import math
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import Sequence
 import numpy as np
-from agreebound.panel.categories import Level, encode
-from agreebound.panel.coefficients import coefficients, weight_matrix
+from agreebound.panel.categories import Categories, Coded, Level, float_value
+from agreebound.panel.coefficients import conger, counts_of, weight_matrix
 from agreebound.scored.confidence import Calibration, calibration
 from agreebound.scored.correlation import RANK_MEASURES, rank_measures
 from agreebound.judge.bias import Measure
@@ -62,13 +64,18 @@ class Pairs:
         j = x.column(judge)
         h = x.matrix[:, len(x.judges):]
         mask = ~np.isnan(j)[:, None] & ~np.isnan(h)
-        item, col = np.nonzero(mask)
-        return cls(item, j[item], h[item, col], len(np.unique(item)))
+        item, col = np.nonzero(mask)  # by item: each item's pairs are contiguous
+        return cls(item, j[item], h[item, col], int(np.count_nonzero(mask.any(axis=1))))
+
+    @cached_property
+    def cluster(self) -> np.ndarray:
+        """Each pair's cluster: its item's rank among the items with a pair (found once, not per sum)."""
+        new = np.r_[True, self.item[1:] != self.item[:-1]] if len(self.item) else np.zeros(0, dtype=bool)
+        return np.cumsum(new) - 1
 
     def per_item(self, values: np.ndarray) -> np.ndarray:
         """Sums over each item's pairs (items without pairs dropped): one row per cluster."""
-        idx, inverse = np.unique(self.item, return_inverse=True)
-        return np.bincount(inverse, weights=values, minlength=len(idx))
+        return np.bincount(self.cluster, weights=values, minlength=self.n_items)
 
     def rows(self, cols: Sequence[np.ndarray]) -> np.ndarray:
         return np.column_stack([self.per_item(np.asarray(c, dtype=float)) for c in cols])
@@ -228,9 +235,22 @@ def _kappa(pairs: Pairs, level: Level, weights: str) -> Fraction | None:
     module (two raters: its Cohen kappa), each pair a row."""
     if not len(pairs.item):
         return None
-    coded = encode([[plain_number(a), plain_number(b)] for a, b in zip(pairs.judge, pairs.human)])
-    c = coefficients(coded, ["judge", "human"], level).get("cohen_kappa", weights)
-    return None if c is None else c.value
+    c = conger(counts_of(pairs_coded(pairs), ["judge", "human"]), weights)
+    return c.value
+
+
+def pairs_coded(pairs: Pairs) -> Coded:
+    """The pairs as a two-rater panel, a pair a unit (the judge rater 0, the human rater 1), coded as
+    agreebound.panel.categories.encode codes the rows [[plain_number(judge), plain_number(human)], ...]:
+    the values the pairs use, ascending, as exact numbers (an integer, else the decimal the float prints
+    as), built from the few distinct values instead of a Python list per pair."""
+    values = np.unique(np.concatenate([pairs.judge, pairs.human]))
+    n = len(pairs.item)
+    code = np.empty(2 * n, dtype=np.int64)
+    code[0::2], code[1::2] = np.searchsorted(values, pairs.judge), np.searchsorted(values, pairs.human)
+    exact = [plain_number(v) for v in values.tolist()]
+    cats = Categories(exact=[v if isinstance(v, int) else float_value(v) for v in exact])
+    return Coded(np.repeat(np.arange(n, dtype=np.int64), 2), np.tile(np.arange(2, dtype=np.int64), n), code, n, 2, cats)
 
 
 def _kappa_measure(name: str, title: str, pairs: Pairs, level: Level, weights: str, definition: str) -> Measure:
@@ -260,8 +280,7 @@ def graded_measures(x: ScoredInput, judge: str, pairs: Pairs, level: Level) -> t
     items and over models (agreebound.scored.correlation)."""
     j, h = pairs.judge, pairs.human
     weights = "quadratic" if level != "nominal" else "identity"
-    d = [Fraction(plain_number(a)) - Fraction(plain_number(b)) for a, b in zip(j, h)]
-    leniency = sum(d, Fraction(0)) / len(d) if d else None
+    leniency = _mean_difference(j, h) if len(j) else None
     ref = reference(x)
     jcol = x.column(judge)
     items = ~np.isnan(jcol) & ~np.isnan(ref)
@@ -337,15 +356,38 @@ def is_self(model: str, judge: str) -> bool:
     return bool(model) and norm(model) == norm(judge)
 
 
-def _exact_differences(x: ScoredInput, judge: str, items: np.ndarray) -> list[Fraction]:
-    """Judge score minus the humans' mean on each item, exactly."""
-    hs = x.matrix[:, len(x.judges):]
-    j = x.column(judge)
+def _mean_difference(j: np.ndarray, h: np.ndarray) -> Fraction:
+    """The mean of j - h over the pairs, exactly (each score the Fraction of its plain number): from
+    each side's count of every distinct score, a Fraction per score rather than per pair."""
+    def total(v: np.ndarray) -> Fraction:
+        found, counts = np.unique(v, return_counts=True)
+        return sum((Fraction(plain_number(a)) * c for a, c in zip(found.tolist(), counts.tolist())), Fraction(0))
+
+    return (total(j) - total(h)) / len(j)
+
+
+def _exact_differences(x: ScoredInput, judge: str, items: np.ndarray) -> tuple[list[Fraction], np.ndarray]:
+    """Judge score minus the humans' mean on the ``items``, exactly: (the distinct differences, each
+    item's index into them). An item's difference depends only on its row of scores, so each distinct
+    row (a handful on a scale) is computed once, as a list of Fractions, and shared by its items."""
+    rows = np.column_stack([x.column(judge)[items], x.matrix[items][:, len(x.judges):]])
+    if not len(rows):
+        return [], np.zeros(0, dtype=np.int64)
+    values = np.asarray(x.values)
+    codes = np.where(np.isnan(rows), -1, np.searchsorted(values, rows))  # -1: no score
+    base = len(values) + 1
+    if rows.shape[1] * math.log2(base) < 62:  # each row one integer: a 1-D unique, not a row-wise one
+        key = ((codes + 1) * base ** np.arange(rows.shape[1], dtype=np.int64)).sum(axis=1)
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        distinct = codes[first]
+    else:
+        distinct, inverse = np.unique(codes, axis=0, return_inverse=True)
+    exact = [Fraction(plain_number(v)) for v in values.tolist()]
     out = []
-    for i in np.flatnonzero(items):
-        row = [Fraction(plain_number(v)) for v in hs[i] if not np.isnan(v)]
-        out.append(Fraction(plain_number(j[i])) - sum(row, Fraction(0)) / len(row))
-    return out
+    for r in distinct.tolist():
+        humans = [exact[c] for c in r[1:] if c >= 0]
+        out.append(exact[r[0]] - sum(humans, Fraction(0)) / len(humans))
+    return out, inverse.ravel()
 
 
 def _self_preference(x: ScoredInput, judge: str, items: np.ndarray, kind: str) -> Measure:
@@ -355,20 +397,23 @@ def _self_preference(x: ScoredInput, judge: str, items: np.ndarray, kind: str) -
     definition = ("the mean of judge minus the humans' mean on the judge's own model's answers, minus the same on "
                   "the other models' answers. A judge that compresses the scale (SD ratio below 1) shows one too when "
                   "its own model's answers are better or worse than the others': read it beside the SD ratio")
-    own = np.array([is_self(m, judge) for m in x.model[items]], dtype=bool)
+    names, which = x.models
+    own = np.array([is_self(m, judge) for m in names], dtype=bool)[which[items]]  # a test per model, not per item
     if not own.any() or own.all():
         why = ("no answer of the judge's own model in the log" if not own.any()
                else "every answer is the judge's own model's")
         return Measure("self_preference_scored", title, None, "", kind=kind, definition=definition, unavailable=why)
-    d = _exact_differences(x, judge, items)
-    mine = [v for v, o in zip(d, own) if o]
-    other = [v for v, o in zip(d, own) if not o]
-    exact = sum(mine, Fraction(0)) / len(mine) - sum(other, Fraction(0)) / len(other)
-    df = np.array([float(v) for v in d])
+    distinct, at = _exact_differences(x, judge, items)
+    n_own = np.bincount(at[own], minlength=len(distinct)).tolist()
+    n_other = np.bincount(at[~own], minlength=len(distinct)).tolist()
+    mine, other = int(own.sum()), int((~own).sum())
+    exact = (sum((v * k for v, k in zip(distinct, n_own) if k), Fraction(0)) / mine
+             - sum((v * k for v, k in zip(distinct, n_other) if k), Fraction(0)) / other)
+    df = np.array([float(v) for v in distinct])[at]
     rows = np.column_stack([own, own * df, ~own, ~own * df]).astype(float)
     return jack_measure("self_preference_scored", title, exact, kind,
                          lambda s: s[..., 1] / s[..., 0] - s[..., 3] / s[..., 2], rows, definition,
-                         f"{len(mine):,} own vs {len(other):,} other answers")
+                         f"{mine:,} own vs {other:,} other answers")
 
 
 def binary_measures(x: ScoredInput, judge: str, pairs: Pairs, level: Level) -> tuple[Measure, ...]:
