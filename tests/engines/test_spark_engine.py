@@ -308,3 +308,23 @@ def test_spark_slices_and_kinds_of_case_are_duckdbs(spark, tmp_path):
     assert got.refused == expected.refused and set(got.refused) == {"rater", "turn"}
     assert got.kinds is not None and expected.kinds is not None
     assert kinds_frame(got.kinds).equals(kinds_frame(expected.kinds))
+
+
+def test_cli_study_and_relabel_on_spark_are_the_in_memory_ones(spark, capsys, tmp_path):
+    """panel --study --relabel --engine spark: the sample panel's study, field for field, and its
+    relabel file, byte for byte, as in memory (and so as DuckDB's: tests/engines/test_engine_study.py);
+    then shuffled rows with names to normalise, in two files read as a pattern (the first file's
+    rows first, each file's rows in order)."""
+    from tests.engines.test_engine_study import hard_rows, studied, write_csv
+
+    memory, verdicts, queue = studied(capsys, tmp_path, S / "detector_panel.csv", "--engine", "numpy")
+    sp, sp_verdicts, sp_queue = studied(capsys, tmp_path, S / "detector_panel.csv", "--engine", "spark")
+    assert sp == memory and sp_verdicts == verdicts and sp_queue == queue
+    rows = hard_rows(1)
+    write_csv(tmp_path / "whole.csv", rows)
+    (tmp_path / "parts").mkdir()
+    write_csv(tmp_path / "parts" / "a.csv", rows[: len(rows) // 3])
+    write_csv(tmp_path / "parts" / "b.csv", rows[len(rows) // 3:])
+    memory, _, queue = studied(capsys, tmp_path, tmp_path / "whole.csv", "--engine", "numpy")
+    sp, _, sp_queue = studied(capsys, tmp_path, tmp_path / "parts" / "*.csv", "--engine", "spark")
+    assert sp == memory and sp_queue == queue

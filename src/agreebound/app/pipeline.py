@@ -230,17 +230,23 @@ def _measure_counted(recipe: PanelRecipe, engine: str, files: Sequence[str], m: 
 
 def _panel_out_of_core(recipe: PanelRecipe, engine: str, check: Check | None) -> Report:
     """Long ratings out of core: the engine returns each dimension's counts; the verdict is decided
-    from them exactly as in memory."""
+    from them exactly as in memory. With ``recipe.study`` the engine also returns the ratings as
+    (unit, rater, value) counts, studied as in memory (agreebound.app.engine_study)."""
     with engine_files(recipe, engine) as (files, remote):
         m = long_columns(recipe, engine, files, remote)
         if check is not None:
             check(engine, files)
         t = thresholds_of(recipe, None)
         measurements = _measure_counted(recipe, engine, files, m)
+        studies = None
+        if recipe.study:  # the engine's (unit, rater, value) counts, studied as in memory
+            from agreebound.app.engine_study import engine_studies
+
+            studies = engine_studies(recipe, engine, files, m, measurements, t.panel.alpha_floor_permil)
         inputs = files_read(files, remote)
     from agreebound.render.view import panel_view
 
-    view = panel_view(measurements, decide_panels(measurements, t), t, inputs)
+    view = panel_view(measurements, decide_panels(measurements, t), t, inputs, studies=studies)
     return Report("panel", view, t, tuple(("ratings", n, d) for n, d in inputs), {})
 
 

@@ -181,7 +181,7 @@ def _checks(args: argparse.Namespace, domain: str) -> Check:
                 "out of core (this file is read with DuckDB: a pattern, several files, or a long file over 200 MB)"
                 if domain == "panel" else
                 "out of core (these files are read with DuckDB: a pattern, Parquet, or over 200 MB)")
-            flags = ("rates", "sheet", "record", "coefficients", "study", "relabel") if domain == "panel" else ("record",)
+            flags = ("rates", "sheet", "record", "coefficients") if domain == "panel" else ("record",)
             for flag in flags:
                 if getattr(args, flag, None):
                     raise UsageError(f"agreebound {args.command}: --{flag} is not available {how} yet")

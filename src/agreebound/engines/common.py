@@ -331,3 +331,37 @@ def most_disagreeing(batches: Iterable[Sequence[Sequence[int]]], whole: PanelCou
             order = order[x[order] >= x[order[enough]]]
         x_kept, hist_kept, units_kept = x[order], hist[order], units[order]
     return [(tuple(h), float(v)) for h, v in zip(hist_kept.tolist(), x_kept.tolist())]
+
+
+# --- the ratings themselves, for the annotation study ------------------------------------------
+
+#: The most ratings an out-of-core study takes: the study holds each rating's unit, rater and code
+#: in memory (3 int64 arrays, 24 bytes a rating, plus the rater model's per-triple work arrays),
+#: so 50 million ratings need some gigabytes; above it the engines refuse, before fetching anything.
+MAX_STUDY_RATINGS = 50_000_000
+
+
+@dataclass(frozen=True)
+class RatingTriples:
+    """One dimension's ratings as an engine's ``GROUP BY unit, rater, value COUNT(*)`` returns them:
+    triple i says rater ``raters[rater[i]]`` gave unit ``units[unit[i]]`` the value of code
+    ``code[i]`` (a code of the engine's :class:`Coding`) ``count[i]`` times. ``units`` and
+    ``raters`` are in the order of their first rating in the files (missing values included), as
+    the in-memory reader numbers them; a unit of several columns shown as in memory (" | ")."""
+
+    dimension: str
+    units: tuple[str, ...]
+    raters: tuple[str, ...]
+    unit: np.ndarray
+    rater: np.ndarray
+    code: np.ndarray
+    count: np.ndarray
+
+
+def refuse_large_study(ratings: int, shown: str, limit: int = MAX_STUDY_RATINGS) -> None:
+    """An InputError when the study would hold more than ``limit`` ratings in memory."""
+    if ratings > limit:
+        raise InputError(shown, None, None, f"{ratings:,} ratings: the annotation study holds every rating's unit, "
+                         f"rater and code in memory and takes at most {limit:,}; choose one dimension "
+                         "(--dimension) or a sample of the units, or leave out --study")
+

@@ -10,7 +10,10 @@ Data whose head names its raters and value texts, with plain names, is counted i
 (:func:`_one_scan`); anything that head did not foresee takes the general path, which reads names
 as the reader compares them and proves no rater rated a unit twice in a pass of its own.
 
-Why one module of this size (613 lines): the one-scan path and the general path count the same
+The ratings themselves (per unit, rater and value, with the order of their first rows) come back
+for the annotation study only (:func:`rating_triples`).
+
+Why one module of this size (about 700 lines): the one-scan path and the general path count the same
 rows and must stay in step; they are kept side by side on purpose.
 """
 
@@ -27,7 +30,9 @@ from agreebound.engines.common import (
     PIVOT_MAX_CATEGORIES,
     Coding,
     LongColumns,
+    MAX_STUDY_RATINGS,
     PairRow,
+    RatingTriples,
     RaterRow,
     SizeRow,
     assemble,
@@ -40,6 +45,7 @@ from agreebound.engines.common import (
     pairs_from_histograms,
     patterns_from_entries,
     pivot_cells,
+    refuse_large_study,
     unit_counts,
     unit_shown,
 )
@@ -49,7 +55,7 @@ from agreebound.core.escape import INVISIBLE_RE2, excerpt
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
 
-__all__ = ["LongColumns", "panel_counts", "PIVOT_MAX_CATEGORIES", "MEMORY_LIMIT", "source", "literal_paths",
+__all__ = ["LongColumns", "panel_counts", "rating_triples", "PIVOT_MAX_CATEGORIES", "MEMORY_LIMIT", "source", "literal_paths",
            "quote_identifier", "string_list"]
 
 
@@ -614,3 +620,94 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
         con.close()
         shutil.rmtree(spill, ignore_errors=True)
     return without, units
+
+
+def rating_triples(paths: Sequence[str], columns: LongColumns = LongColumns(), *, missing: Sequence[str] = (),
+                   dimensions: Sequence[str] | None = None, limit: int = MAX_STUDY_RATINGS, threads: int | None = None,
+                   memory_limit: str | None = None, delimiter: str | None = None, display: str | None = None
+                   ) -> tuple[Coding, dict[str, RatingTriples]]:
+    """The long ratings in ``paths`` as ``GROUP BY dimension, unit, rater, value COUNT(*)`` per
+    dimension (those named in ``dimensions``, or every one), for the annotation study: the values'
+    texts coded by the reader's rules (the returned :class:`Coding`, as :func:`panel_counts` codes
+    them), names as the reader compares them, units and raters numbered in the order of their
+    first row in the files (DuckDB counts the rows in file order: ``row_number() OVER ()`` with
+    insertion order kept), as the in-memory reader numbers them; the dimensions in that order too.
+
+    What comes back is one row per (unit, rater, value): every rating, as three int arrays and a
+    count; more than ``limit`` coded ratings is an InputError (:func:`refuse_large_study`) before any
+    is fetched. The reader's refusals (a rater rating a unit twice, empty names, a bad value) are
+    :func:`panel_counts`'s, which runs first in the pipeline; here a repeat counts twice."""
+    import shutil
+    import tempfile
+
+    import duckdb
+    import numpy as np
+
+    files = input_files(paths)
+    shown = display or (files[0] if len(files) == 1 else f"{files[0]} (and {len(files) - 1} more)")
+    spill = tempfile.mkdtemp(prefix="agreebound-duckdb-")
+    con = duckdb.connect(config={"threads": threads or os.cpu_count() or 1,
+                                 "memory_limit": memory_limit or os.environ.get("AGREEBOUND_DUCKDB_MEMORY") or MEMORY_LIMIT,
+                                 "temp_directory": spill, "preserve_insertion_order": True})
+    con.execute("SET enable_progress_bar = false")  # stdout is the report's
+    try:
+        src = source(literal_paths(files, spill), delimiter)
+        have = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src} LIMIT 0").fetchall()]
+        check_columns([shown], have, columns)
+        keys = _keys(columns)
+        # one scan: each (unit, rater, value) as written, its ratings and its first row
+        con.execute(f"""
+            CREATE TEMP TABLE t0 AS
+            SELECT d, u, r, v, count(*)::BIGINT AS n, min(i)::BIGINT AS f
+            FROM (SELECT {keys.raw_dim} AS d, {keys.raw_unit} AS u, {keys.raw_rater} AS r,
+                         trim(CAST({quote_identifier(columns.value)} AS VARCHAR)) AS v, row_number() OVER () AS i
+                  FROM {src})
+            GROUP BY d, u, r, v""")
+        # then the names as the reader compares them, on the grouped rows
+        unit_norm = " || '\x1f' || ".join(
+            f"{_fast_name(f'split_part(u, chr(31), {i + 1})')}" for i in range(len(columns.unit))) \
+            if len(columns.unit) > 1 else _fast_name("u")
+        empty_unit = "'" + "\x1f" * (len(columns.unit) - 1) + "'"
+        chosen = "WHERE d IN (SELECT UNNEST(?))" if dimensions is not None else ""
+        con.execute(f"""
+            CREATE TEMP TABLE t AS SELECT * FROM (
+                SELECT {_fast_name("d") if columns.dimension else "d"} AS d,
+                       nullif(nullif({unit_norm}, ''), {empty_unit}) AS u, nullif({_fast_name("r")}, '') AS r, v,
+                       sum(n)::BIGINT AS n, min(f) AS f
+                FROM t0 GROUP BY ALL) {chosen}""", [list(dimensions)] if dimensions is not None else [])
+        con.execute("DROP TABLE t0")
+        texts = [v for (v,) in con.execute("SELECT DISTINCT v FROM t WHERE v IS NOT NULL").fetchall()]
+
+        def where(text: str) -> tuple[object, str]:
+            row = con.execute("SELECT min(u), min(r) FROM t WHERE v = ?", [text]).fetchone()
+            return (row[0], row[1]) if row and row[0] is not None else ("?", "?")
+
+        coding = code_texts(texts, missing, [shown], columns.value, where)
+        con.execute("CREATE TEMP TABLE vals (v VARCHAR, code INTEGER)")
+        if coding.code_of:
+            con.executemany("INSERT INTO vals VALUES (?, ?)", list(coding.code_of.items()))
+        total = one_row(con.execute("SELECT coalesce(sum(n), 0) FROM t JOIN vals USING (v)"))[0]
+        refuse_large_study(int(total), shown, limit)
+        for name, col in (("un", "u"), ("ra", "r")):  # each name's number: the order of its first row
+            con.execute(f"""CREATE TEMP TABLE {name} AS
+                            SELECT d, {col}, (row_number() OVER (PARTITION BY d ORDER BY min(f)) - 1)::BIGINT AS i
+                            FROM t GROUP BY d, {col}""")
+        units: dict[str, list[str]] = {}
+        raters: dict[str, list[str]] = {}
+        for table, out in (("un", units), ("ra", raters)):
+            for d, x in con.execute(f"SELECT * EXCLUDE (i) FROM {table} ORDER BY d, i").fetchall():
+                out.setdefault(d, []).append(x)
+        found: dict[str, RatingTriples] = {}
+        for (d,) in con.execute("SELECT d FROM t GROUP BY d ORDER BY min(f)").fetchall():
+            got = con.execute("""
+                SELECT un.i AS u, ra.i AS r, vals.code AS c, sum(t.n)::BIGINT AS n
+                FROM t JOIN vals USING (v) JOIN un USING (d, u) JOIN ra USING (d, r)
+                WHERE t.d = ? GROUP BY ALL ORDER BY u, r, c""", [d]).fetchnumpy()
+            found[d] = RatingTriples(d, tuple(unit_shown(u) for u in units[d]), tuple(raters[d]),
+                                     *(np.asarray(got[c], dtype=np.int64) for c in ("u", "r", "c", "n")))
+    except duckdb.Error as e:
+        raise InputError(shown, None, None, duckdb_said(e, shown, files, spill)) from None
+    finally:
+        con.close()
+        shutil.rmtree(spill, ignore_errors=True)
+    return coding, found

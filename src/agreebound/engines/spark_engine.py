@@ -28,7 +28,9 @@ from agreebound.engines.common import (
     PIVOT_MAX_CATEGORIES,
     Coding,
     LongColumns,
+    MAX_STUDY_RATINGS,
     PairRow,
+    RatingTriples,
     SizeRow,
     assemble,
     check_columns,
@@ -38,6 +40,7 @@ from agreebound.engines.common import (
     pairs_from_histograms,
     patterns_from_entries,
     pivot_cells,
+    refuse_large_study,
     unit_counts,
     unit_shown,
 )
@@ -142,10 +145,11 @@ def normalised_names(spark: SparkSession, df: DataFrame, cols: Sequence[str]) ->
 _PLAIN = re.compile("[!-~]([ -~]*[!-~])?")
 
 
-def _ratings(df: DataFrame, columns: LongColumns) -> DataFrame:
+def _ratings(df: DataFrame, columns: LongColumns, keep: Sequence[str] = ()) -> DataFrame:
     """The ratings (d, u, r, v) of the frame ``df`` (its name columns strings), names compared as
     the reader compares them when ``df``'s are (an empty name is none), a unit's columns joined by
-    U+001F; ``odd``: a unit name is not plain (PLAIN), so that the names as written are not."""
+    U+001F; ``odd``: a unit name is not plain (PLAIN), so that the names as written are not;
+    ``keep``: more columns of ``df`` kept as they are."""
     from pyspark.sql import functions as F
 
     def name(c: str) -> Column:
@@ -158,7 +162,8 @@ def _ratings(df: DataFrame, columns: LongColumns) -> DataFrame:
     odd = reduce(lambda a, b: a | b, [F.col(f"`{c}`").isNotNull() & ~F.col(f"`{c}`").rlike(PLAIN) for c in columns.unit])
     dim = name(columns.dimension) if columns.dimension else F.lit("all")
     return df.select(dim.alias("d"), unit.alias("u"), name(columns.rater).alias("r"),
-                     F.trim(F.col(f"`{columns.value}`").cast("string")).alias("v"), odd.alias("odd"))
+                     F.trim(F.col(f"`{columns.value}`").cast("string")).alias("v"), odd.alias("odd"),
+                     *[F.col(f"`{c}`") for c in keep])
 
 
 def _by_rater(r: DataFrame) -> list[tuple[Any, ...]]:
@@ -497,3 +502,94 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
     except (PySparkException, Py4JJavaError) as e:
         raise InputError(files[0], None, None, f"Spark could not read it: {spark_error(e)}") from None
     return without, units
+
+
+#: The columns :func:`rating_triples` adds to the files' own: a row's file (its rank) and its place there.
+_FILE, _ROW = "__agreebound_file", "__agreebound_row"
+
+
+def _file_rank(df: DataFrame, files: Sequence[str]) -> Column:
+    """Each row's file as a rank: local files in the order given (engines.common.input_files), then
+    the files Spark lists on a cluster's storage, by name."""
+    from itertools import chain
+    from urllib.parse import unquote, urlparse
+
+    from pyspark.sql import functions as F
+
+    given = {os.path.abspath(f): i for i, f in enumerate(files) if "://" not in f}
+
+    def key(uri: str) -> tuple[int, str]:
+        parsed = urlparse(uri)
+        return (given.get(unquote(parsed.path), len(given)) if parsed.scheme in ("", "file") else len(given)), uri
+
+    ranked = sorted(df.inputFiles(), key=key)
+    ranks = F.create_map(*chain.from_iterable((F.lit(u), F.lit(i)) for i, u in enumerate(ranked)))
+    return F.coalesce(F.element_at(ranks, F.input_file_name()), F.lit(len(ranked)))
+
+
+def rating_triples(paths: Sequence[str], columns: LongColumns = LongColumns(), *, missing: Sequence[str] = (),
+                   dimensions: Sequence[str] | None = None, limit: int = MAX_STUDY_RATINGS, master: str = "local[2]",
+                   spark: SparkSession | None = None) -> tuple[Coding, dict[str, RatingTriples]]:
+    """DuckDB's :func:`agreebound.engines.duckdb_engine.rating_triples` on Spark: per dimension (those
+    in ``dimensions``, or every one) the ratings as ``GROUP BY unit, rater, value COUNT(*)``, values
+    coded by the reader's rules, units, raters and dimensions numbered in the order of their first
+    row. A row's place is its file's rank (local files in the order given) and
+    ``monotonically_increasing_id()`` (the partition, then the row: a file's splits are read in order).
+    Every rating comes back to the driver (three int arrays and a count): more than ``limit`` is an
+    InputError before any is collected."""
+    import numpy as np
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PySparkException
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    files = spark_files(paths)
+    spark = spark or session(master)
+    try:
+        df = _read(spark, files)
+        check_columns(files, df.columns, columns)
+        # a row's place, taken at the scan (before any join moves the rows)
+        df = df.withColumn(_FILE, _file_rank(df, files)).withColumn(_ROW, F.monotonically_increasing_id())
+        names = [c for c in dict.fromkeys([columns.dimension, *columns.unit, columns.rater]) if c]
+        r = _ratings(normalised_names(spark, df, names), columns, keep=(_FILE, _ROW))
+        if dimensions is not None:
+            r = r.where(F.col("d").isin(list(dimensions)))
+        g = r.groupBy("d", "u", "r", "v").agg(F.count(F.lit(1)).alias("n"),
+                                              F.min(F.struct(_FILE, _ROW)).alias("f")).cache()
+        texts = [x[0] for x in g.select("v").where(F.col("v").isNotNull()).distinct().collect()]
+
+        def where(text: str) -> tuple[object, object]:
+            row = g.where(F.col("v") == text).agg(F.min("u"), F.min("r")).first()
+            return (row[0], row[1]) if row and row[0] is not None else ("?", "?")
+
+        coding = code_texts(texts, missing, files, columns.value, where)
+        vals = spark.createDataFrame(list(coding.code_of.items()) or [("", -1)], "v string, c int")
+        coded = g.join(F.broadcast(vals), "v")
+        total = coded.agg(F.sum("n")).first()
+        refuse_large_study(int(total[0] or 0) if total is not None else 0, files[0], limit)
+
+        def numbered(col: str) -> DataFrame:  # each name's number: the order of its first row
+            firsts = g.groupBy("d", col).agg(F.min("f").alias("f"))
+            return firsts.withColumn("i", F.row_number().over(Window.partitionBy("d").orderBy("f")) - 1).drop("f")
+
+        un, ra = numbered("u").cache(), numbered("r").cache()
+        listed: dict[str, dict[str, list[str]]] = {"u": {}, "r": {}}
+        for table, col in ((un, "u"), (ra, "r")):
+            for row in table.orderBy("d", "i").toLocalIterator():
+                listed[col].setdefault(row["d"], []).append(row[col])
+        order = [x[0] for x in g.groupBy("d").agg(F.min("f").alias("f")).orderBy("f").collect()]
+        triples = coded.join(un.withColumnRenamed("i", "ui"), ["d", "u"]).join(ra.withColumnRenamed("i", "ri"), ["d", "r"]) \
+            .groupBy("d", "ui", "ri", "c").agg(F.sum("n").alias("n"))
+        found: dict[str, RatingTriples] = {}
+        for d in order:
+            got: list[list[int]] = [[], [], [], []]
+            for row in triples.where(F.col("d") == d).orderBy("ui", "ri", "c").toLocalIterator():
+                for i, x in enumerate(row[1:]):
+                    got[i].append(int(x))
+            found[d] = RatingTriples(d, tuple(unit_shown(u) for u in listed["u"][d]), tuple(listed["r"][d]),
+                                     *(np.asarray(a, dtype=np.int64) for a in got))
+        for cached in (g, un, ra):
+            cached.unpersist()
+    except (PySparkException, Py4JJavaError) as e:
+        raise InputError(files[0], None, None, f"Spark could not read it: {spark_error(e)}") from None
+    return coding, found
