@@ -42,6 +42,11 @@ def test_the_sample_panel_s_study_out_of_core_is_the_in_memory_one(capsys, tmp_p
     assert v["units"] == 600 and v["queue"][0]["unit"] == "item-0135" and v["queue"][0]["alpha_impact"] == \
         "1100480168/1607881625427"
     assert queue.decode().splitlines()[1].startswith("violence,1,item-0135,0,")
+    # a detector alone against the people, out of core as in memory (the sample's human is "human")
+    memory, _, queue = studied(capsys, tmp_path, PANEL, "--engine", "numpy", "--relabel-rule", "judge-alone")
+    duck, _, duck_queue = studied(capsys, tmp_path, PANEL, "--engine", "duckdb", "--relabel-rule", "judge-alone")
+    assert duck == memory and duck_queue == queue
+    assert "where the 1 human says" in duck["violence"]["queue"][0]["why"]
 
 
 def hard_rows(seed: int) -> list[tuple[str, str, str, str]]:

@@ -61,6 +61,7 @@ def engine_studies(recipe: PanelRecipe, engine: str, files: Sequence[str], m: Co
                    measurements: Mapping[str, PanelMeasurement], floor_permil: int) -> dict[str, AnnotationStudy]:
     """Each measured dimension's annotation study from the engine's triples (DuckDB or Spark)."""
     from agreebound.engines.common import LongColumns
+    from agreebound.app.recipes import RecipeError
     from agreebound.panel.study import annotation_study
 
     columns = LongColumns(tuple(m.unit) or ("unit",), m.rater or "rater", m.value or "value", m.dimension)
@@ -79,6 +80,10 @@ def engine_studies(recipe: PanelRecipe, engine: str, files: Sequence[str], m: Co
     out = {}
     for d, t in found.items():  # the dimensions in the order of their first row: a --relabel file's, as in memory
         measured = measurements[d]
+        if recipe.study_rule == "judge-alone" and not measured.humans:
+            raise RecipeError("--relabel-rule judge-alone ranks first the units where a detector alone disagrees "
+                              f"with human raters who agree; {d!r} has no human rater (name them with --humans)")
         out[d] = annotation_study(coded_ratings(t, coding), t.raters, t.units, measured.level, floor_permil,
-                                  rule=recipe.study_rule, dimension=d)
+                                  rule=recipe.study_rule, dimension=d,
+                                  judges=measured.detectors if measured.humans else ())
     return out
