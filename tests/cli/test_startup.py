@@ -49,3 +49,18 @@ def test_the_reading_sees_a_heavy_import():
     """The check can fail: a verdict imports numpy (its arithmetic needs it), and the reading says so."""
     code, _, names = imported("panel", str(SAMPLES / "krippendorff_2011.csv"))
     assert code == 0 and "numpy" in names
+
+
+@pytest.mark.parametrize("sample", ["krippendorff_2011.csv", "detector_panel.csv"])
+def test_a_small_panel_verdict_imports_neither_pandas_nor_pyarrow(sample):
+    """A CI call on a small plain CSV reads it with the standard library and reports on numpy alone:
+    pandas and pyarrow (0.17 CPU-s to import, the bulk of such a call) never load, nor the judge's
+    and the graded judge's modules (issue 57)."""
+    code, out, names = imported("panel", str(SAMPLES / sample))
+    assert code in (0, 1) and "overall: " in out
+    assert "numpy" in names
+    assert sorted(names & {"pandas", "pyarrow", "scipy", "plotly", "duckdb"}) == []
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "agreebound", "panel", str(SAMPLES / sample)],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    modules = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert sorted(m for m in modules if m.startswith(("agreebound.judge", "agreebound.scored"))) == []

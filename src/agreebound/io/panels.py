@@ -30,7 +30,7 @@ from agreebound.io.values import ValueKinds, classify_text, classify_values, nam
 from agreebound.panel.categories import Categories, Coded, Level, order_of
 from agreebound.panel.levels import inferred_order
 from agreebound.panel.ratings import Names, RatingPanel, name_text
-from agreebound.io.tables import Column, Table
+from agreebound.io.tables import Column, Table, numpy_of
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -242,6 +242,9 @@ def refuse_nested(table: Table, col: Column, label: str) -> None:
     its annotations (a tool's ``responses``, a dataset's ``annotators``/``labels`` lists) read as
     labels gives an alpha of nothing real. Refused at its first row, naming the field. Records'
     nested fields arrive here as their JSON text (agreebound.io.readers._scalar)."""
+    if _plain_text(col):  # a plain CSV's column (agreebound.io.tables._plain_csv): checked here alike
+        _refuse_nested_list(table, col, label)
+        return
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -252,7 +255,7 @@ def refuse_nested(table: Table, col: Column, label: str) -> None:
     stripped = pc.utf8_trim_whitespace(arr)
     candidates = pc.or_(pc.and_(pc.starts_with(stripped, "["), pc.ends_with(stripped, "]")),
                         pc.and_(pc.starts_with(stripped, "{"), pc.ends_with(stripped, "}")))
-    found = [int(i) for i in np.flatnonzero(candidates.fill_null(False).to_numpy(zero_copy_only=False))
+    found = [int(i) for i in np.flatnonzero(numpy_of(candidates.fill_null(False)))
              if _nested(stripped[int(i)].as_py())]
     if not found:
         return
@@ -265,29 +268,57 @@ def refuse_nested(table: Table, col: Column, label: str) -> None:
                      row_label=table.row_label)
 
 
+def _plain_text(col: Column) -> bool:
+    """The column's distinct values are a list of printable ASCII text, as a plain CSV read without
+    pyarrow gives them (agreebound.io.tables._plain_csv): no invisible character, no NFC form to
+    take, no space but the space, so Python's string methods read them as pyarrow's kernels do."""
+    d = col.dictionary
+    return isinstance(d, list) and all(isinstance(u, str) and u.isascii() and u.isprintable() for u in d)
+
+
+def _refuse_nested_list(table: Table, col: Column, label: str) -> None:
+    """:func:`refuse_nested` for a plain column's list of texts."""
+    texts: list[str] = col.dictionary  # _plain_text said so: a list of str
+    stripped = [t.strip() for t in texts]
+    found = [i for i, t in enumerate(stripped)
+             if ((t.startswith("[") and t.endswith("]")) or (t.startswith("{") and t.endswith("}"))) and _nested(t)]
+    if not found:
+        return
+    i = int(np.flatnonzero(np.isin(col.codes, found))[0])
+    kind = "an object" if stripped[int(col.codes[i])].startswith("{") else "a list"
+    raise InputError(table.file, table.row_of(i), label,
+                     f"{kind} in a cell ({excerpt(texts[int(col.codes[i])])}): a cell holds one label, "
+                     "never a list or an object. An export that nests its annotations (per-question responses, "
+                     "lists of annotators and labels) needs one row per unit, rater and label",
+                     row_label=table.row_label)
+
+
 def names_column(table: Table, col: Column, label: str) -> tuple[np.ndarray, Names, int]:
     """A column of names: codes into normalised distinct names (merged where normalising makes
     two spellings one), the names, and how many spellings were normalised. Vectorised: Python
     only touches the first bad name, to say what is wrong with it."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     if (col.codes < 0).any():
         raise InputError(table.file, table.row_of(int(np.flatnonzero(col.codes < 0)[0])), label,
                          "expected a name, the cell is empty")
     refuse_nested(table, col, label)
+    if _plain_text(col) and all(0 < len(u) <= MAX_NAME_CHARS and u == u.strip() for u in col.uniques):
+        # a plain CSV's names (printable ASCII) that are normal already: names_need_care says no to them
+        return col.codes, Names(list(col.uniques)), 0
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     arr = col.text
-    if arr is None:  # Parquet ids typed as numbers
+    if arr is None:  # Parquet ids typed as numbers; a plain CSV's names that need care
         arr = pa.array([name_text(u) for u in col.uniques], pa.string())
     changed = 0
     if names_need_care(arr):
         norm = pc.utf8_trim_whitespace(pc.utf8_normalize(pc.replace_substring_regex(arr, "[" + INVISIBLE_RE2 + "]", ""),
                                                           form="NFC"))
         changed = int(pc.sum(pc.not_equal(norm, arr)).as_py() or 0)
-        length = pc.utf8_length(norm).to_numpy(zero_copy_only=False)
-        raw_length = pc.utf8_length(arr).to_numpy(zero_copy_only=False)
+        length = numpy_of(pc.utf8_length(norm))
+        raw_length = numpy_of(pc.utf8_length(arr))
         bad = (length == 0) | (raw_length > MAX_NAME_CHARS) | \
-            pc.match_substring_regex(norm, UNSAFE_RE2).to_numpy(zero_copy_only=False)
+            numpy_of(pc.match_substring_regex(norm, UNSAFE_RE2))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             _, _, reason = normalise_names([arr[i].as_py()])
@@ -297,7 +328,7 @@ def names_column(table: Table, col: Column, label: str) -> tuple[np.ndarray, Nam
     else:  # a column's distinct values are distinct already: no new dictionary, no copy
         return col.codes, Names(arr), 0
     encoded = pc.dictionary_encode(arr)
-    remap = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+    remap = numpy_of(encoded.indices).astype(np.int32)
     return remap[col.codes], Names(encoded.dictionary), changed
 
 
@@ -315,12 +346,12 @@ def _normalise_value_text(arr: pa.Array, per: list[np.ndarray]) -> tuple[pa.Arra
         return arr, per, 0
     norm = pc.utf8_trim_whitespace(pc.utf8_normalize(pc.replace_substring_regex(arr, "[" + INVISIBLE_RE2 + "]", ""),
                                                       form="NFC"))
-    changed = pc.not_equal(norm, arr).to_numpy(zero_copy_only=False)
+    changed = numpy_of(pc.not_equal(norm, arr))
     if not changed.any():
         return arr, per, 0
     count = _changed_cells(changed, per)
     encoded = pc.dictionary_encode(norm)
-    lut = np.append(encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32), np.int32(-1))
+    lut = np.append(numpy_of(encoded.indices).astype(np.int32), np.int32(-1))
     return encoded.dictionary, [lut[codes] for codes in per], count
 
 
@@ -341,7 +372,7 @@ def _decimal_comma_text(arr: pa.Array, per: list[np.ndarray]) -> tuple[pa.Array,
 
     dotted = pc.replace_substring_regex(arr, pattern=r"^(-?\d+),(\d+)$", replacement=r"\1.\2")
     encoded = pc.dictionary_encode(dotted)
-    lut = np.append(encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32), np.int32(-1))
+    lut = np.append(numpy_of(encoded.indices).astype(np.int32), np.int32(-1))
     return encoded.dictionary, [lut[codes] for codes in per]
 
 
@@ -366,7 +397,7 @@ def _values_column(table: Table, cols: Sequence[Column], label_of: Sequence[str]
         else:  # one shared dictionary: encode the columns' dictionaries together
             joined = pc.dictionary_encode(pa.concat_arrays([t.cast(pa.string()) for t in arrays]))
             shared_arr = joined.dictionary
-            luts = np.append(joined.indices.to_numpy(zero_copy_only=False).astype(np.int32), np.int32(-1))
+            luts = np.append(numpy_of(joined.indices).astype(np.int32), np.int32(-1))
             per, start = [], 0
             for c, t in zip(cols, arrays):
                 lut = np.append(luts[start:start + len(t)], np.int32(-1))
@@ -425,12 +456,12 @@ def _recoded_text(arr: pa.Array, per: list[np.ndarray], recode: Sequence[tuple[s
 
     froms, tos = pa.array([a for a, _ in recode], pa.string()), pa.array([b for _, b in recode], pa.string())
     hit = pc.index_in(arr.cast(pa.string()), value_set=froms)
-    _recode_note(np.asarray(hit.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64), per, recode, notes)
+    _recode_note(np.asarray(numpy_of(hit.fill_null(-1)), dtype=np.int64), per, recode, notes)
     if hit.null_count == len(hit):
         return arr, per
     replaced = pc.if_else(pc.is_null(hit), arr.cast(pa.string()), tos.take(hit.fill_null(0)))
     encoded = pc.dictionary_encode(replaced)
-    lut = np.append(encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32), np.int32(-1))
+    lut = np.append(numpy_of(encoded.indices).astype(np.int32), np.int32(-1))
     return encoded.dictionary, [lut[codes] for codes in per]
 
 
@@ -512,7 +543,7 @@ def _joined(table: Table, cols: Sequence[Column]) -> Column:
         parts.append(text.take(pc.if_else(pc.less(codes, 0), pa.scalar(None, pa.int32()), codes)))
     joined = pc.binary_join_element_wise(*parts, UNIT_JOIN, null_handling="replace", null_replacement="")
     encoded = pc.dictionary_encode(joined)
-    return Column(" + ".join(c.name for c in cols), encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32),
+    return Column(" + ".join(c.name for c in cols), numpy_of(encoded.indices).astype(np.int32),
                   encoded.dictionary)
 
 

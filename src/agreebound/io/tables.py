@@ -44,6 +44,49 @@ def _use_system_allocator() -> None:
         pa.set_memory_pool(pa.system_memory_pool())
 
 
+def numpy_of(arr: pa.Array) -> np.ndarray:
+    """``arr.to_numpy(zero_copy_only=False)``, the same values and dtype, without loading pandas:
+    pyarrow's conversion imports pandas on first use (about 0.1 CPU-s, more than a small file's
+    whole verdict; issue 57). A null-free array of whole numbers, floats or true/false is read from
+    its buffer (the numbers as a view, as pyarrow gives them; true/false unpacked into a new array);
+    anything else goes to pyarrow.
+
+    >>> import pyarrow as pa
+    >>> numpy_of(pa.array([3, -1, 7], pa.int32())[1:])
+    array([-1,  7], dtype=int32)
+    >>> numpy_of(pa.array([True, False, True, True, False, False, False, False, True])[1:]).tolist()
+    [False, True, True, False, False, False, False, True]
+    >>> numpy_of(pa.array([1.5, None])).tolist()
+    [1.5, nan]
+    """
+    import pyarrow as pa
+
+    if not isinstance(arr, pa.Array) or arr.null_count:
+        return arr.to_numpy(zero_copy_only=False)
+    t = arr.type
+    n, offset = len(arr), arr.offset
+    if pa.types.is_boolean(t):
+        data = arr.buffers()[1]
+        if data is None:
+            return np.zeros(n, dtype=bool)
+        bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little", count=offset + n)
+        return bits[offset:].astype(bool)
+    dtype = _NUMPY_DTYPES.get(str(t))
+    if dtype is None:
+        return arr.to_numpy(zero_copy_only=False)
+    data = arr.buffers()[1]
+    if data is None or n == 0:
+        return np.empty(0, dtype=dtype) if n == 0 else arr.to_numpy(zero_copy_only=False)
+    return np.frombuffer(data, dtype=dtype, count=n, offset=offset * dtype.itemsize)
+
+
+#: Arrow's fixed-width number types (by their names) and the numpy dtype pyarrow converts each to.
+_NUMPY_DTYPES = {name: np.dtype(kind) for name, kind in (
+    ("int8", "int8"), ("int16", "int16"), ("int32", "int32"), ("int64", "int64"),
+    ("uint8", "uint8"), ("uint16", "uint16"), ("uint32", "uint32"), ("uint64", "uint64"),
+    ("float", "float32"), ("double", "float64"))}
+
+
 # The error path reads records with the csv module: let it read cells as long as pyarrow does.
 csv.field_size_limit(2**31 - 1)
 
@@ -260,10 +303,6 @@ def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",", header
     Rows whose cells are all empty (Excel's ``,,,,``) are skipped like blank lines; so are the
     first ``drop_first`` data rows (a prelude's description rows). ``line_offset``: physical lines
     of the file before ``data`` (for messages)."""
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
-    _use_system_allocator()
     truncated = False
     if head_rows is not None:
         cut = head_bytes(data, head_rows + 1)
@@ -283,6 +322,15 @@ def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",", header
         raise InputError(name, None, None, f"the file has {width:,} columns x {rows:,} rows; the limit is "
                          f"{MAX_CELLS:,} cells")
 
+    plain = _plain_csv(data, delimiter, width)
+    if plain is not None:
+        columns = [_compact(d[int(c[0])], c[1:], d) if header else _compact(f"column {i + 1}", c, d)
+                   for i, (c, d) in enumerate(plain)]
+        return _csv_table(name, data, expected, columns, delimiter, header, drop_first, truncated, line_offset)
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    _use_system_allocator()
     bad: list[object] = []
 
     def invalid(row: object) -> str:
@@ -316,13 +364,20 @@ def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",", header
     for i in range(width):
         chunked = table.column(i).unify_dictionaries()
         arr = chunked.combine_chunks() if chunked.num_chunks != 1 else chunked.chunk(0)
-        codes = np.asarray(arr.indices.to_numpy(zero_copy_only=False), dtype=np.int32)
+        codes = np.asarray(numpy_of(arr.indices), dtype=np.int32)
         if header:
             header_cell = arr.dictionary[int(codes[0])].as_py()
             columns.append(_compact(header_cell, codes[1:], arr.dictionary))
         else:
             columns.append(_compact(f"column {i + 1}", codes, arr.dictionary))
     del table
+    return _csv_table(name, data, expected, columns, delimiter, header, drop_first, truncated, line_offset)
+
+
+def _csv_table(name: str, data: bytes, expected: str, columns: list[Column], delimiter: str, header: bool,
+               drop_first: int, truncated: bool, line_offset: int) -> Table:
+    """The table of a CSV's columns as read (every record, the header's cell dropped), its blank
+    and its first ``drop_first`` rows left out."""
     keep = _data_rows(columns, drop_first)
     if keep is not None:
         columns = [_compact(c.name, c.codes[keep], c.dictionary) for c in columns]
@@ -331,6 +386,54 @@ def read_csv(name: str, data: bytes, expected: str, delimiter: str = ",", header
     if out.n_rows == 0:
         raise InputError(name, None, None, f"the file has a header but no data rows; expected {expected}")
     return out
+
+
+#: A CSV read without pyarrow is at most this large (a CI job's small file), and plain (below).
+PLAIN_CSV_BYTES = 2**20
+#: The bytes of a plain CSV: printable ASCII and line feeds (a carriage return only before one).
+_PLAIN_BYTES = bytes(range(0x20, 0x7F)) + b"\n"
+
+
+def _plain_csv(data: bytes, delimiter: str, width: int) -> list[tuple[np.ndarray, list[Any]]] | None:
+    """A small, plain CSV's columns (every record's code, the distinct values) as pyarrow's reader
+    gives them, the header row a record like the others, read with the standard library
+    (importing pyarrow, and the pandas its conversions import, costs a CI call on a small file more
+    than the rest of its verdict: issue 57); None for any other file, which pyarrow reads.
+
+    Plain: at most :data:`PLAIN_CSV_BYTES`, printable ASCII only (so no quote to parse, no space
+    but the space itself, nothing to normalise beyond surrounding spaces), no quote character,
+    line ends LF or CRLF, a comma, semicolon, pipe or tab between cells, and every record as wide
+    as the header: the records are the lines, split at the delimiter, blank lines skipped (as
+    pyarrow does). Any other file, an uneven row included, is read by pyarrow, whose errors name
+    the row. Each column's distinct values are in first-seen order, the header's cell first, as
+    pyarrow's dictionary encoding gives them.
+
+    >>> [(c.tolist(), d) for c, d in _plain_csv(b"u,r\\r\\n1,a\\n\\n2,u\\n", ",", 2)]
+    [([0, 1, 2], ['u', '1', '2']), ([0, 1, 2], ['r', 'a', 'u'])]
+    >>> _plain_csv(b'u,r\\n1,"a"\\n', ",", 2) is None, _plain_csv(b"u,r\\n1\\n", ",", 2) is None
+    (True, True)
+    """
+    if len(data) > PLAIN_CSV_BYTES or delimiter not in (",", ";", "|", "\t"):
+        return None
+    lf = data.replace(b"\r\n", b"\n")
+    if (lf.replace(b"\t", b" ") if delimiter == "\t" else lf).translate(None, _PLAIN_BYTES) or b'"' in data:
+        return None
+    lines = [line for line in lf.decode("ascii").split("\n") if line]
+    if not lines:
+        return None
+    dictionaries: list[dict[str, int]] = [{} for _ in range(width)]
+    codes = np.empty((width, len(lines)), dtype=np.int32)
+    for r, line in enumerate(lines):
+        cells = line.split(delimiter)
+        if len(cells) != width:
+            return None
+        for i, cell in enumerate(cells):
+            seen = dictionaries[i]
+            code = seen.get(cell)
+            if code is None:
+                code = seen[cell] = len(seen)
+            codes[i, r] = code
+    return [(codes[i], list(d)) for i, d in enumerate(dictionaries)]
 
 
 def _data_rows(columns: Sequence[Column], drop_first: int) -> np.ndarray | None:
@@ -357,7 +460,7 @@ def _blank_values(c: Column) -> np.ndarray:
     if text is not None:
         import pyarrow.compute as pc
 
-        return np.asarray(pc.equal(pc.utf8_trim_whitespace(text), "").to_numpy(zero_copy_only=False), dtype=bool)
+        return np.asarray(numpy_of(pc.equal(pc.utf8_trim_whitespace(text), "")), dtype=bool)
     return np.array([u is not None and not str(u).strip() for u in c.uniques], dtype=bool)
 
 
@@ -501,7 +604,7 @@ def _parquet_column(file: str, name: str, chunked: pa.ChunkedArray) -> Column:
     is_narrow_float = pa.types.is_float32(chunked.type) or pa.types.is_float16(chunked.type)
     del chunked
     arr = encoded.combine_chunks() if encoded.num_chunks != 1 else encoded.chunk(0)
-    codes = arr.indices.cast(pa.int32()).fill_null(-1).to_numpy(zero_copy_only=False)
+    codes = numpy_of(arr.indices.cast(pa.int32()).fill_null(-1))
     dictionary: pa.Array | list[object] = arr.dictionary
     if is_narrow_float:  # a float32 0.1 is the decimal 0.1 it was written as, not 0.10000000149
         dictionary = [None if v is None or v != v else np.format_float_positional(np.float32(v), unique=True, trim="-")
@@ -559,7 +662,7 @@ def column_from_values(file: str, name: str, values: Sequence[Any], rows: np.nda
     if pa.types.is_null(arr.type):
         return Column(name, np.full(len(values), -1, dtype=np.int32), [])
     encoded = pc.dictionary_encode(arr)
-    codes = encoded.indices.cast(pa.int32()).fill_null(-1).to_numpy(zero_copy_only=False)
+    codes = numpy_of(encoded.indices.cast(pa.int32()).fill_null(-1))
     return _compact(name, codes, encoded.dictionary)
 
 

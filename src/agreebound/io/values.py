@@ -18,7 +18,7 @@ import numpy as np
 
 from agreebound.core.errors import InputError
 from agreebound.core.escape import UNSAFE_RE2, excerpt, has_unsafe, normalise_name
-from agreebound.io.tables import MISSING_TOKENS, Column, Table
+from agreebound.io.tables import MISSING_TOKENS, Column, Table, numpy_of
 from agreebound.core.limits import MAX_COUNT_DIGITS, MAX_NAME_CHARS, MAX_SIGNIFICANT_DIGITS
 from agreebound.panel.ratings import name_text
 
@@ -89,22 +89,21 @@ def classify_text(arr: pa.Array, extra_missing: Sequence[str] = ()) -> ValueKind
     if arr.null_count:
         return None
     tokens = pa.array(sorted(MISSING_TOKENS | {m.strip() for m in extra_missing}))
-    missing = pc.is_in(pc.utf8_trim_whitespace(arr), value_set=tokens).to_numpy(zero_copy_only=False)
-    is_int = pc.match_substring_regex(arr, r"^-?(0|[1-9][0-9]*)$").to_numpy(zero_copy_only=False)
-    is_dec = pc.match_substring_regex(arr, r"^-?(0|[1-9][0-9]*)\.[0-9]+$").to_numpy(zero_copy_only=False)
-    is_sci = pc.match_substring_regex(arr, r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?[eE][+-]?[0-9]{1,4}$").to_numpy(
-        zero_copy_only=False)
+    missing = numpy_of(pc.is_in(pc.utf8_trim_whitespace(arr), value_set=tokens))
+    is_int = numpy_of(pc.match_substring_regex(arr, r"^-?(0|[1-9][0-9]*)$"))
+    is_dec = numpy_of(pc.match_substring_regex(arr, r"^-?(0|[1-9][0-9]*)\.[0-9]+$"))
+    is_sci = numpy_of(pc.match_substring_regex(arr, r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?[eE][+-]?[0-9]{1,4}$"))
     if is_sci.any():
         return None  # the careful path: the exponent's range and the digits checked value by value
-    length = pc.utf8_length(arr).to_numpy(zero_copy_only=False)
+    length = numpy_of(pc.utf8_length(arr))
     number = (is_int | is_dec) & ~missing
     label = ~number & ~missing
-    unsafe = pc.match_substring_regex(arr, UNSAFE_RE2).to_numpy(zero_copy_only=False)
+    unsafe = numpy_of(pc.match_substring_regex(arr, UNSAFE_RE2))
     if (number & (length > MAX_SIGNIFICANT_DIGITS)).any() or (label & ((length > MAX_NAME_CHARS) | unsafe)).any():
         return None  # the careful path: digits counted, and the first bad value located
     floats = np.full(len(arr), np.nan)
     if number.any():
-        floats[number] = pc.cast(arr.filter(pa.array(number)), pa.float64()).to_numpy(zero_copy_only=False)
+        floats[number] = numpy_of(pc.cast(arr.filter(pa.array(number)), pa.float64()))
     decimal = is_dec & number & (floats != np.floor(floats))
     return ValueKinds(missing, number, floats, arr, decimal)
 

@@ -43,9 +43,10 @@ def name_text(value: object) -> str:
 class Names(Sequence[str]):
     """Names in first-seen order, held as one pyarrow string array: no Python object per name, so
     millions of distinct unit names cost bytes each, not a string object each. Compares equal to a
-    tuple or list of the same strings."""
+    tuple or list of the same strings. A small file read without pyarrow (agreebound.io.tables'
+    plain CSV) holds its names as a Python list instead; both read alike."""
 
-    def __init__(self, arr: pa.Array) -> None:
+    def __init__(self, arr: pa.Array | list[str]) -> None:
         self._arr = arr
 
     def __len__(self) -> int:
@@ -60,15 +61,22 @@ class Names(Sequence[str]):
     def __getitem__(self, i: int | slice) -> str | Names:
         if isinstance(i, slice):
             return Names(self._arr[i])
+        if isinstance(self._arr, list):
+            return self._arr[int(i)]
         return self._arr[int(i)].as_py()
 
     def __iter__(self) -> Iterator[str]:
+        if isinstance(self._arr, list):
+            yield from self._arr
+            return
         step = 65_536
         for start in range(0, len(self._arr), step):
             yield from self._arr[start:start + step].to_pylist()
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Names):
+            if isinstance(self._arr, list) or isinstance(other._arr, list):
+                return len(other) == len(self) and all(a == b for a, b in zip(self, other))
             return self._arr.equals(other._arr)
         if isinstance(other, (tuple, list)):
             return len(other) == len(self) and all(a == b for a, b in zip(self, other))
@@ -78,10 +86,13 @@ class Names(Sequence[str]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        head = ", ".join(repr(x) for x in self._arr[:5].to_pylist())
+        head = ", ".join(repr(x) for x in list(self[:5]))
         return f"Names([{head}{', ...' if len(self) > 5 else ''}], {len(self):,} names)"
 
     def take(self, indices: Sequence[int] | np.ndarray) -> "Names":
+        if isinstance(self._arr, list):
+            names = self._arr
+            return Names([names[int(i)] for i in np.asarray(indices, dtype=np.int64)])
         import pyarrow as pa
 
         return Names(self._arr.take(pa.array(np.asarray(indices, dtype=np.int64))))

@@ -15,15 +15,8 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from agreebound.version import __version__
 from agreebound.panel.measure import PanelMeasurement, level_note
 from agreebound.panel.levels import in_raters_words, panel_noun
-from agreebound.judge.decision import CalibrationDecision, seed_view, unavailable
-from agreebound.judge.bias import verdict_notes
-from agreebound.judge.agreement import DEFINITIONS, JUDGE_VOTE, AgreementRate, HumanAgreement, Kappa
-from agreebound.judge.counts import LABELS
-from agreebound.judge.slices import SliceDecision, slices_dict
 from agreebound.core.gate import SEVERITY, Gate
 from agreebound.core.gate import worst as most_severe
-from agreebound.scored.decide import ScoredDecision
-from agreebound.scored.audit import ScoredMeasurement
 from agreebound.render.scored import (  # noqa: F401 - plan_text and exact re-exported
     calibration_dict,
     confidence_lines,
@@ -48,9 +41,16 @@ SCHEMA_ID = "urn:agreebound:schema:report:v1"
 #: 0 licenses action, 1 does not (INCOMPLETE, a partial judge audit, is never a pass), 2 is refused.
 EXIT_CODES = {verdict: 2 - severity for verdict, severity in SEVERITY.items()}
 
+# The judge and scored domains are imported by the functions that report a judge: a panel's report
+# (a CI call on a small panel file) never loads them, nor the pandas they import (issue 57).
 if TYPE_CHECKING:
     from agreebound.app.judge_input import JudgeBundle
     from agreebound.io.ratings import Imported
+    from agreebound.judge.agreement import AgreementRate, HumanAgreement, Kappa
+    from agreebound.judge.decision import CalibrationDecision
+    from agreebound.judge.slices import SliceDecision
+    from agreebound.scored.decide import ScoredDecision
+    from agreebound.scored.audit import ScoredMeasurement
     from agreebound.panel.coefficients import Coefficient
     from agreebound.panel.measure import PanelCoefficients
     from agreebound.panel.study import AnnotationStudy
@@ -289,6 +289,9 @@ def worst(verdicts: Sequence[str]) -> str:
 
 
 def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> JSONObject:
+    from agreebound.judge.bias import verdict_notes
+    from agreebound.judge.decision import seed_view, unavailable
+
     m = bundle.measurement
     diag = m.diagnostics
     rates = []
@@ -346,7 +349,7 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> JSONObje
             "stable_flips": diag.stable_flips,
             "noisy_flips": diag.noisy_flips,
             # what the two agreement pairs above count (the second is not Zheng et al.'s "without ties")
-            "definitions": dict(AGREEMENT_DEFINITIONS),
+            "definitions": agreement_definitions(),
             "cohen_kappa": kappa_dict(getattr(diag, "kappa", None)),
             # a log with one line per human vote: the paper's per-vote agreement and the human-human ceiling
             "human_votes": human_votes_dict(getattr(bundle, "human_agreement", None)),
@@ -365,18 +368,23 @@ def calibration_section(bundle: JudgeBundle, d: CalibrationDecision) -> JSONObje
     return out
 
 
-#: What the diagnostics' agreement pairs count (agreebound.judge.intervals.JudgeDiagnostics).
-AGREEMENT_DEFINITIONS = {
-    "agreement_with_ties": "judgments (each order, each repetition) agreeing with the human reference (the "
-                           "plurality of the votes), ties included: the human_agreement gate's count",
-    "agreement_without_ties": DEFINITIONS["reference_not_tie"],
-}
+def agreement_definitions() -> dict[str, str]:
+    """What the diagnostics' agreement pairs count (agreebound.judge.intervals.JudgeDiagnostics)."""
+    from agreebound.judge.agreement import DEFINITIONS
+
+    return {
+        "agreement_with_ties": "judgments (each order, each repetition) agreeing with the human reference (the "
+                               "plurality of the votes), ties included: the human_agreement gate's count",
+        "agreement_without_ties": DEFINITIONS["reference_not_tie"],
+    }
 
 
 def kappa_dict(k: Kappa | None) -> JSONObject | None:
     """Cohen's kappa as stored (agreebound.judge.agreement.Kappa); None when no case has a reference."""
     if k is None:
         return None
+    from agreebound.judge.counts import LABELS
+
     return {"exact": exact(k.exact), "value": rounded(k.value),
             "interval95": None if k.low is None else [rounded(k.low), rounded(k.high)], "cases": k.cases,
             "confusion": [list(row) for row in k.confusion], "labels": list(LABELS), "definition": k.definition}
@@ -395,6 +403,8 @@ def human_votes_dict(h: HumanAgreement | None) -> JSONObject | None:
     None when the references held no individual votes."""
     if h is None:
         return None
+    from agreebound.judge.agreement import JUDGE_VOTE
+
     return {"votes": h.votes, "voters": h.voters, "cases": h.cases, "judge_vote": JUDGE_VOTE,
             "rates": [agreement_rate_dict(r) for r in h.rates.values()],
             "differences": [{"name": d.name, "exact": exact(d.exact), "value": rounded(d.value),
@@ -405,6 +415,8 @@ def human_votes_dict(h: HumanAgreement | None) -> JSONObject | None:
 
 def _net_gate(g: Gate) -> JSONObject:
     """An opt-in net gate as stored: the keys of a rate's entry that it has (it is a difference, not a rate)."""
+    from agreebound.judge.decision import unavailable
+
     evaluable = g.exact is not None
     return {"name": g.name, "kind": g.kind, "evaluable": evaluable, "exact": exact(g.exact), "value": rounded(g.value),
             "threshold_bps": int(g.threshold * 10_000), "passed": g.passed is True, "bound_passed": g.bound_passed,
@@ -467,6 +479,8 @@ def calibration_report(bundle: JudgeBundle, decision: CalibrationDecision, thres
     (agreebound.judge.decide.decide), and of each slice column (agreebound.judge.slices, decided
     there: the report holds what they decided), and the ranking of the candidates' models with its
     gate as agreebound.app.rankings made and decided it (absent when none was asked for)."""
+    from agreebound.judge.slices import slices_dict
+
     out = _base("calibration", inputs, thresholds)
     out["calibration"] = calibration_section(bundle, decision)
     out["calibration"]["fingerprint"] = judge_fingerprint(bundle, inputs)

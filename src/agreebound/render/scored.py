@@ -14,18 +14,20 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 from agreebound.core.gate import NOT_EVALUABLE, Gate
 from agreebound.core.planner import Plan
-from agreebound.judge.bias import Measure
-from agreebound.scored.items import GATE_TITLES
-from agreebound.scored.one_judge import JudgeAgreement
-from agreebound.scored.decide import ScoredDecision
-from agreebound.scored.audit import ScoredMeasurement
 from agreebound.core.thresholds import CITATIONS
-from agreebound.scored.confidence import Calibration
-from agreebound.scored.describe import JudgeScores, MeanScore, mean_text
 from agreebound.core.escape import md_code, md_text, printable
 from agreebound.core.json_types import JSONObject
 
+# The judge and scored domains load where a judge's section is made, not with this module: a panel's
+# report imports it for exact/rounded and the shared words, and a CI call on a panel never pays for
+# them (issue 57).
 if TYPE_CHECKING:
+    from agreebound.judge.bias import Measure
+    from agreebound.scored.one_judge import JudgeAgreement
+    from agreebound.scored.decide import ScoredDecision
+    from agreebound.scored.audit import ScoredMeasurement
+    from agreebound.scored.confidence import Calibration
+    from agreebound.scored.describe import JudgeScores, MeanScore
     from agreebound.scored.recalibrate import Recalibrated
 
 
@@ -58,6 +60,8 @@ def measure_dict(m: Measure | None) -> JSONObject | None:
 
 
 def gate_dict(g: Gate) -> JSONObject:
+    from agreebound.scored.items import GATE_TITLES
+
     return {"name": g.name, "title": GATE_TITLES[g.name], "kind": g.kind, "exact": exact(g.exact),
             "value": rounded(g.value), "threshold": exact(g.threshold), "threshold_value": rounded(float(g.threshold)),
             "threshold_field": g.threshold_field, "threshold_source": g.threshold_source,
@@ -117,6 +121,8 @@ def judge_dict(a: JudgeAgreement, d: ScoredDecision) -> JSONObject:
 
 def mean_dict(m: MeanScore, binary: bool = False) -> JSONObject:
     """A mean score as stored: exact (a fraction string), its float, its 95% interval and how it was drawn."""
+    from agreebound.scored.describe import mean_text
+
     return {"items": m.items, "exact": exact(m.exact), "value": rounded(m.value),
             "interval95": None if m.low is None else [rounded(m.low), rounded(m.high)],
             "interval_method": m.method, "text": mean_text(m, binary)}

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Mapping, Sequence, Union
 from agreebound.core.gate import Gate
 from agreebound.core.thresholds import ThresholdSet
 from agreebound.core.json_types import JSONObject
-from agreebound.judge.decision import gates_from_report as judge_gates_from_report
 from agreebound.panel.decision import gates_from_report as panel_gates_from_report
 from agreebound.render.report import EXIT_CODES, calibration_report, panel_report, scored_report, to_json, verdict_of
 from agreebound.render.markdown import to_markdown
@@ -127,6 +126,8 @@ class View:
             th = r["thresholds"]["panel"]
             return [(d["dimension"], g) for d in r["panel"]["dimensions"]
                     for g in panel_gates_from_report(d, th) if g.name != "detectors"]
+        from agreebound.judge.decision import gates_from_report as judge_gates_from_report  # a judge's view only
+
         c = r["calibration"]
         return [("judge", g) for g in judge_gates_from_report(c["rates"] + c.get("net_gates", []))]
 
