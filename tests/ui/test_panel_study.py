@@ -24,7 +24,7 @@ def test_the_study_section_says_whom_to_trust_and_what_to_relabel():
     assert "detector-llm says '1' on 26% of the units it rated" in body
     raters = next(t.value for t in at.dataframe if "the model says" in t.value.columns)
     assert list(raters["rater"]) == ["detector-lexicon", "detector-classifier", "detector-llm", "human"]
-    assert list(raters["skill"]) == ["0.334", "0.295", "0.230", "0.385"]
+    assert list(raters["skill"]) == ["0.334", "0.295", "0.230", "0.387"]
     assert list(raters["the model says"]) == ["informative"] * 4
     queue = next(t.value for t in at.dataframe if "why" in t.value.columns)
     assert len(queue) == 50 and queue["unit"].iloc[0] == "item-0135" and queue["split"].iloc[0] == "1/2"

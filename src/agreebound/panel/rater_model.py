@@ -40,6 +40,10 @@ from agreebound.panel.categories import Coded, Ratings, Value, encode
 
 #: Floor of a confusion count (before normalising) and of a prior (crowd-kit's ``_EPS``): no log of zero.
 EPS = 1e-10
+#: The least expected count of a true label in half a rater's units for it to be decoded to.
+MASS_FLOOR = 1e-6
+#: A bound this close to 0 includes it (the floors' arithmetic leaves 1e-11 where 0 is meant).
+TOUCHES_ZERO = 1e-9
 
 
 @dataclass(frozen=True)
@@ -136,7 +140,7 @@ class RaterSkill:
     @property
     def indistinguishable_from_chance(self) -> bool:
         """The skill's interval includes 0 (or there is no interval)."""
-        return self.low is None or self.high is None or self.low <= 0.0 <= self.high
+        return self.low is None or self.high is None or self.low <= TOUCHES_ZERO <= self.high + 2 * TOUCHES_ZERO
 
     @property
     def confused(self) -> bool:
@@ -300,7 +304,7 @@ def _skill(c: RaterCounts, confusion: np.ndarray, prior: np.ndarray, j: int, boo
             return a, ch, np.where(ch < 1, (a - ch) / (1 - ch), np.nan)
 
     half = np.zeros(len(units), dtype=bool)
-    half[np.random.default_rng([seed, j, 1]).permutation(len(units))[: len(units) // 2]] = True
+    half[np.random.default_rng([seed, _name_seed(c.raters[j]), 1]).permutation(len(units))[: len(units) // 2]] = True
     cells = (said[:, :, None] * post[:, None, :]).reshape(len(units), -1)  # unit x (said, true)
 
     def skill(w: np.ndarray) -> np.ndarray:
@@ -312,7 +316,7 @@ def _skill(c: RaterCounts, confusion: np.ndarray, prior: np.ndarray, j: int, boo
     sk = skill(ones)
     bounds: list[float | None] = [None] * 4
     if bootstrap:
-        rng = np.random.default_rng([seed, j])
+        rng = np.random.default_rng([seed, _name_seed(c.raters[j])])
         draws = rng.multinomial(len(units), np.full(len(units), 1 / len(units)), size=bootstrap).astype(float)
         for i, (point, ks) in enumerate(((k, kappa(draws)[2]), (sk, skill(draws)))):
             ks = ks[np.isfinite(ks)]
@@ -320,6 +324,14 @@ def _skill(c: RaterCounts, confusion: np.ndarray, prior: np.ndarray, j: int, boo
                 bounds[2 * i], bounds[2 * i + 1] = (float(v) for v in np.quantile(ks, [0.025, 0.975]))
     return RaterSkill(c.raters[j], n_mine, float(a), float(ch), float(k) if np.isfinite(k) else None, bounds[0],
                       bounds[1], float(sk) if np.isfinite(sk) else None, bounds[2], bounds[3])
+
+
+def _name_seed(name: str) -> int:
+    """A rater's own random stream, from its name (not its column): the same rater gets the same
+    halves and resamples whatever the columns' order."""
+    import hashlib
+
+    return int.from_bytes(hashlib.sha256(str(name).encode("utf-8", "surrogatepass")).digest()[:8], "little")
 
 
 def _decoded_kappa(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -343,8 +355,10 @@ def _decoded_kappa(first: np.ndarray, second: np.ndarray) -> np.ndarray:
         # in the table's columns normalised (P(said | true)), not in the joint (P(true | said)), which reads
         # every label of a lenient rater as the commoner class when less than half its positives are right
         mass_true = fit_on.sum(axis=-2, keepdims=True)  # [..., 1, true]
+        # a true label with no real mass in that half (only the posteriors' 1e-10 floors) is no candidate:
+        # normalised, its column's noise would read as certainty and a perfect rater decode wrongly
         with np.errstate(divide="ignore", invalid="ignore"):
-            likelihood = np.where(mass_true > 0, fit_on / mass_true, 0.0)
+            likelihood = np.where(mass_true > MASS_FLOOR, fit_on / mass_true, 0.0)
         to = np.where(used, np.argmax(likelihood, axis=-1), np.arange(n_labels))  # [..., said] -> true
         onto = eye[to]  # [..., said, decoded]
         said_n = apply_to.sum(axis=-1)  # [..., said]
