@@ -71,3 +71,14 @@ def test_markdown_and_html_carry_it_and_refusals(capsys, tmp_path):
     assert code == 3 and "no judge could be mapped" in err and "graded judge" in err
     code, out, err = run(capsys, "calibrate", str(S / "judge_failing.json"), "--recalibrate")
     assert code == 3 and "--recalibrate maps a graded judge's scores" in err
+
+
+def test_the_level_asked_for_is_the_level_both_audits_read(capsys):
+    """Found by a review: at --level nominal judge-model fails, and the recalibration's "raw scores"
+    decision said PASS (it audited at the log's default level)."""
+    code, report, err = _json(capsys, "calibrate", GRADED, "--recalibrate", "--level", "nominal")
+    rec = {r["judge"]: r for r in report["scored"]["recalibration"]}
+    audits = {a["judge"]: a["decision"] for a in report["scored"]["audits"]}
+    assert audits["judge-model"] == "FAIL_CALIBRATION"
+    assert all(rec[j]["before"]["decision"] == audits[j] for j in audits)
+    assert "rounded to the scale, nominal level" in rec["judge-model"]["sentence"]

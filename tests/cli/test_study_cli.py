@@ -134,7 +134,53 @@ def test_markdown_and_html_reports_carry_the_study(capsys, tmp_path):
 def test_judge_alone_needs_people_beside_the_detectors(capsys):
     code, out, err = run(capsys, "panel", PANEL, "--dimension", "violence", "--study", "--relabel-rule", "judge-alone")
     assert code == 1, err
-    assert "relabel queue: 600 units, judge-alone: units where a judge or detector alone disagrees" in out
+    assert "relabel queue: 600 units, judge-alone: units where judges or detectors disagree with the people" in out
     assert "detector-classifier says '1', detector-llm says '1' where the 1 human says '0'" in out
     code, out, err = run(capsys, "panel", str(S / "krippendorff_2011.csv"), "--study", "--relabel-rule", "judge-alone")
     assert code == 3 and "has no human rater (name them with --humans)" in err
+
+
+def test_edge_panels_are_said_not_crashed(capsys, tmp_path):
+    """Found by a review: two raters who use one category (Stuart-Maxwell on a 1 x 1 table) and a
+    panel with no rating exited 4; one or two units made Bhapkar's test "certain"; a unit's only
+    rating was outweighed without a word."""
+    one = tmp_path / "onecat.csv"
+    one.write_text("unit,r1,r2\nu1,yes,yes\nu2,yes,yes\nu3,yes,yes\n")
+    code, out, err = run(capsys, "panel", str(one), "--study")
+    assert code == 1 and "Every rating is 'yes': one category, so there is no disagreement to model" in out
+    code, out, err = run(capsys, "panel", str(ROOT / "tests" / "data" / "hostile" / "all_missing.csv"), "--study")
+    assert code == 1 and "No ratings: nothing to model." in out
+    few = tmp_path / "few.csv"
+    few.write_text("unit,r1,r2,r3\nu1,a,b,a\nu2,a,b,a\n")
+    code, out, err = run(capsys, "panel", str(few), "--study")
+    assert "rates: not tested: 2 units rated by every rater; a test of equal rates needs at least 10" in out
+    assert "certain:" not in out and "different rates" not in out
+    lone = tmp_path / "lone.csv"
+    lone.write_text("unit,r1,r2,r3\nu1,a,a,\nu2,b,b,\nu3,a,a,\nu4,c,c,\nu5,b,a,\nu6,a,a,\nu7,b,b,\nu8,c,b,\nu9,,,c\n")
+    code, out, err = run(capsys, "panel", str(lone), "--study")
+    line = next(x for x in out.splitlines() if x.strip().startswith("1. u9"))
+    assert "(the ratings say 'c'; the model outweighs them, weighing each rater by its confusion rows)" in line
+
+
+def test_outputs_that_would_overwrite_each_other_or_an_input_are_refused(capsys, tmp_path):
+    same = tmp_path / "same.json"
+    code, out, err = run(capsys, "panel", PANEL, "--relabel", str(same), "--relabel-format", "argilla", "--report",
+                         str(same))
+    assert code == 3 and "--report and --relabel name the same file" in err and not same.exists()
+    data = tmp_path / "in.json.xml"
+    data.write_bytes((S / "krippendorff_2011.csv").read_bytes())
+    code, out, err = run(capsys, "panel", str(data), "--relabel", str(tmp_path / "in.json"), "--relabel-format",
+                         "label-studio")
+    assert code == 3 and "--relabel's labelling config names one of the inputs" in err
+    assert data.read_bytes() == (S / "krippendorff_2011.csv").read_bytes()
+    code, out, err = run(capsys, "panel", PANEL, "--relabel-format", "argilla")
+    assert code == 3 and "give --relabel PATH" in err
+
+
+def test_argilla_ids_are_unique_across_dimensions(capsys, tmp_path):
+    target = tmp_path / "records.json"
+    code, _, err = run(capsys, "panel", PANEL, "--relabel", str(target), "--relabel-format", "argilla")
+    assert code == 1, err
+    records = json.loads(target.read_text())
+    assert len(records) == 1800 and len({r["id"] for r in records}) == 1800
+    assert records[0]["id"] == "violence/item-0135" and records[0]["metadata"]["dimension"] == "violence"

@@ -198,3 +198,19 @@ def test_a_lenient_rater_of_a_rare_class_is_informative_not_at_chance():
     assert m.chance_raters() == [] and m.confused_raters() == []
     assert s.skill is not None and s.agreement is not None and s.low is not None
     assert abs(s.skill - s.agreement) < 0.02 and s.low > 0.2, s
+
+
+def test_identical_raters_are_perfect_and_column_order_does_not_matter():
+    """Three raters who agree on every unit: each skill 1 with the interval [1, 1] (a true label with no
+    real mass in half the units is never decoded to); the same panel with its columns reversed gives
+    each rater the same skill and interval (its resamples come from its name)."""
+    rows = [["a"] * 3, ["b"] * 3, ["a"] * 3, ["c"] * 3, ["b"] * 3, ["a"] * 3]
+    m = dawid_skene(rows, ["r1", "r2", "r3"])
+    assert [(s.skill, s.low, s.high) for s in m.skills] == [(1.0, 1.0, 1.0)] * 3
+    assert m.chance_raters() == []
+    matrix, names = _krippendorff()
+    forward = {s.rater: (round(s.skill, 12), round(s.low, 12), round(s.high, 12))
+               for s in dawid_skene(matrix, names).skills}
+    backward = {s.rater: (round(s.skill, 12), round(s.low, 12), round(s.high, 12))
+                for s in dawid_skene(matrix[:, ::-1], names[::-1]).skills}
+    assert forward == backward

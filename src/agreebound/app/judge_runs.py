@@ -168,7 +168,7 @@ def recalibrate_recipe(recipe: JudgeRecipe, measurement: ScoredMeasurement) -> d
     log = read_scored(name, data, humans)
     for judge in judges:
         try:
-            out[judge] = recalibrate(log.scores, judge, file=log.file, scale=log.scale)
+            out[judge] = recalibrate(log.scores, judge, file=log.file, scale=log.scale, level=recipe.level)
         except ValueError as e:
             out[judge] = str(e)
     return out

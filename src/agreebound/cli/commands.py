@@ -131,7 +131,8 @@ def _panel_recipe(args: argparse.Namespace) -> PanelRecipe:
                          dimension=args.dimension, engine=args.engine, master=args.master, interval=args.interval,
                          positive=UNSET if args.positive is None else args.positive, rates=_source(args.rates),
                          sheet=args.sheet, missing=_names(args.missing), coefficients=args.coefficients,
-                         study=bool(getattr(args, "study", False) or getattr(args, "relabel", None)),
+                         study=bool(getattr(args, "study", False) or getattr(args, "relabel", None)
+                                    or getattr(args, "relabel_rule", "uncertain-first") != "uncertain-first"),
                          study_rule=getattr(args, "relabel_rule", "uncertain-first"),
                          thresholds=_source(args.thresholds), preset=args.preset, strict=args.strict)
     if getattr(args, "order", None) is not None or getattr(args, "recode", None) is not None:
@@ -215,8 +216,9 @@ def panel(args: argparse.Namespace) -> int:
         args.report_given, args.report = args.report, _report_target(args.report, args.file, "panel")
         _check_report_path(args.report, _inputs(args, "file", "rates", "thresholds", "mapping"))
     if getattr(args, "relabel", None):
-        _check_output(args.relabel, "--relabel", ".csv" if args.relabel_format == "csv" else ".json",
-                      _inputs(args, "file", "rates", "thresholds", "mapping"), f" with --relabel-format {args.relabel_format}")
+        _check_relabel_targets(args)
+    elif getattr(args, "relabel_format", "csv") != "csv":
+        raise UsageError("agreebound panel: --relabel-format says how --relabel writes the queue; give --relabel PATH")
     result = _run(args, recipe)
     if getattr(args, "relabel", None):
         _write_relabel(args, result.view.studies)
@@ -246,18 +248,35 @@ def _check_output(path: str, option: str, suffix: str, inputs: Sequence[str], wh
         raise InputError(path, None, None, f"{option}: the folder {printable(str(parent))} does not exist")
 
 
+def _check_relabel_targets(args: argparse.Namespace) -> None:
+    """--relabel's file (and Label Studio's config beside it, PATH.xml): the right ending, not a
+    folder, not an input, not the --report file."""
+    inputs = _inputs(args, "file", "rates", "thresholds", "mapping")
+    _check_output(args.relabel, "--relabel", ".csv" if args.relabel_format == "csv" else ".json", inputs,
+                  f" with --relabel-format {args.relabel_format}")
+    targets = [args.relabel] + ([args.relabel + ".xml"] if args.relabel_format == "label-studio" else [])
+    if len(targets) > 1:
+        _check_output(targets[1], "--relabel's labelling config", ".xml", inputs)
+    report = getattr(args, "report", None)
+    if report and any(os.path.abspath(t) == os.path.abspath(report) for t in targets):
+        raise InputError(report, None, None, "--report and --relabel name the same file; one would overwrite the "
+                         "other. Choose another file name")
+
+
 def _write_relabel(args: argparse.Namespace, studies: Mapping[str, AnnotationStudy]) -> None:
-    """--relabel: every dimension's queue in one file (a ``dimension`` field or column when there
-    are several), in --relabel-format; Label Studio's labelling config beside it (PATH.xml)."""
+    """--relabel: every dimension's queue in one file (a ``dimension`` field or column, and a record
+    id of dimension/unit, when the panel has several), in --relabel-format; Label Studio's labelling
+    config beside it (PATH.xml)."""
     import json
 
     from agreebound.panel.relabel import argilla_records, label_studio_config, label_studio_tasks, queue_csv
 
+    _check_relabel_targets(args)  # again: out of core, --report's file is known only now
     queues = {d: s.queue for d, s in studies.items() if s.queue is not None}
     if not queues:
         skipped = "; ".join(s.skipped or "" for s in studies.values())
         raise UsageError(f"agreebound panel: --relabel: no queue to write ({skipped})")
-    many = len(queues) > 1
+    many = len(studies) > 1
     if args.relabel_format == "csv":
         _write_report(args.relabel, "".join(queue_csv(q, d if many else None, header=i == 0)
                                             for i, (d, q) in enumerate(queues.items())))
@@ -268,6 +287,8 @@ def _write_relabel(args: argparse.Namespace, studies: Mapping[str, AnnotationStu
         if many:
             for r in made:
                 r.setdefault("data" if args.relabel_format == "label-studio" else "metadata", {})["dimension"] = d
+                if "id" in r:  # an Argilla record's id is unique in its dataset: a unit once per dimension
+                    r["id"] = f"{d}/{r['id']}"
         records += made
     _write_report(args.relabel, json.dumps(records, indent=2, ensure_ascii=False) + "\n")
     if args.relabel_format == "label-studio":
@@ -409,6 +430,9 @@ def calibrate(args: argparse.Namespace) -> int:
     if getattr(args, "map_out", None):
         _check_output(args.map_out, "--map-out", ".json", _inputs(args, "bundle", "references", "observations",
                                                                   "thresholds", "contract", "mapping"))
+        if args.report and os.path.abspath(args.report) == os.path.abspath(args.map_out):
+            raise InputError(args.report, None, None, "--report and --map-out name the same file; one would overwrite "
+                             "the other. Choose another file name")
     result = _run(args, recipe)
     if recipe.recalibrate and result.kind != "scored":
         raise UsageError("agreebound calibrate: --recalibrate maps a graded judge's scores onto the humans' scale; a "
@@ -418,8 +442,8 @@ def calibrate(args: argparse.Namespace) -> int:
 
         maps = [r["map"] for r in result.report["scored"]["recalibration"] if r["mapped"]]
         if not maps:
-            raise UsageError("agreebound calibrate: --map-out: no judge could be mapped: " + "; ".join(
-                printable(r["why_not"], 200) for r in result.report["scored"]["recalibration"]))
+            raise UsageError("agreebound calibrate: --map-out: no judge could be mapped: " + "; ".join(dict.fromkeys(
+                printable(r["why_not"], 200) for r in result.report["scored"]["recalibration"])))
         _write_report(args.map_out, json.dumps({"maps": maps}, indent=2, ensure_ascii=False) + "\n")
     if args.level and result.kind != "scored":
         raise UsageError("agreebound calibrate: --level is for a graded or pass/fail judge's log (scores on a scale "

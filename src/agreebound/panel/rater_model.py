@@ -41,7 +41,7 @@ from agreebound.panel.categories import Coded, Ratings, Value, encode
 #: Floor of a confusion count (before normalising) and of a prior (crowd-kit's ``_EPS``): no log of zero.
 EPS = 1e-10
 #: The least expected count of a true label in half a rater's units for it to be decoded to.
-MASS_FLOOR = 1e-6
+NEGLIGIBLE_MASS = 1e-6
 #: A bound this close to 0 includes it (the floors' arithmetic leaves 1e-11 where 0 is meant).
 TOUCHES_ZERO = 1e-9
 
@@ -358,7 +358,7 @@ def _decoded_kappa(first: np.ndarray, second: np.ndarray) -> np.ndarray:
         # a true label with no real mass in that half (only the posteriors' 1e-10 floors) is no candidate:
         # normalised, its column's noise would read as certainty and a perfect rater decode wrongly
         with np.errstate(divide="ignore", invalid="ignore"):
-            likelihood = np.where(mass_true > MASS_FLOOR, fit_on / mass_true, 0.0)
+            likelihood = np.where(mass_true > NEGLIGIBLE_MASS, fit_on / mass_true, 0.0)
         to = np.where(used, np.argmax(likelihood, axis=-1), np.arange(n_labels))  # [..., said] -> true
         onto = eye[to]  # [..., said, decoded]
         said_n = apply_to.sum(axis=-1)  # [..., said]

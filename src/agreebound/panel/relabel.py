@@ -90,8 +90,8 @@ RULES = {
                        "probability, then largest move of alpha toward the floor",
     "gate-first": "largest move of alpha toward the floor first, then lowest consensus probability, then lowest "
                   "plurality share",
-    "judge-alone": "units where a judge or detector alone disagrees with humans who agree first, then as "
-                   "uncertain-first",
+    "judge-alone": "units where judges or detectors disagree with the people, who agree among themselves, first; "
+                   "then as uncertain-first",
 }
 
 #: The agent / model version the exports name for the consensus pre-annotation.
@@ -279,6 +279,11 @@ def relabel_queue(ratings: Coded | Ratings, raters: Sequence[str] | None = None,
         u, label, prob, split, n, removed, added, impact, action, gain, after = e
         why = (f"the model gives {printable(label)!r} probability {prob:.3f}; "
                f"{split.numerator * n // split.denominator} of {n} ratings agree with the plurality")
+        h = hist[u]
+        if h[int(model.label[u])] < h.max():  # the model's label is not what most raters said
+            top = ", ".join(repr(printable(values[c])) for c in np.flatnonzero(h == h.max()))
+            why += (f" (the ratings say {top}; the model outweighs them, weighing each rater by its confusion "
+                    "rows)")
         if u in alone:
             why += f"; {alone[u]}"
         if impact is None or action is None or after is None:
@@ -287,8 +292,11 @@ def relabel_queue(ratings: Coded | Ratings, raters: Sequence[str] | None = None,
             crosses = now is not None and alpha_gate_at(after, floor).passed != passes
             how = "across" if crosses else ("toward" if gain is not None and gain > 0 else "away from")
             what = "removing it" if action == "removed" else "one more rating agreeing with the consensus"
-            why += (f"; {what} moves alpha from {_fmt(now)} to {_fmt(after)}, {how} the floor {_fmt(floor)} "
-                    f"(alpha now {side})")
+            if after == now:
+                why += f"; neither removing it nor one more rating moves alpha ({_fmt(now)}; alpha now {side})"
+            else:
+                why += (f"; {what} moves alpha from {_fmt(now)} to {_fmt(after)}, {how} the floor {_fmt(floor)} "
+                        f"(alpha now {side})")
         rows.append(QueueRow(rank, names[u], label, prob, split, n, removed, added, impact, action, why))
     return RelabelQueue(tuple(rows), rule, level, now, floor)
 

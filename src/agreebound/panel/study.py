@@ -45,6 +45,8 @@ from agreebound.panel.relabel import RULES, RelabelQueue, relabel_queue
 
 __all__ = ["AnnotationStudy", "BOOTSTRAP", "MAX_CATEGORIES", "annotation_study"]
 
+#: Fewer units rated by every rater (by both, for two raters) and the rates are not tested.
+MIN_RATES_UNITS = 10
 #: Above this many distinct values the rater model (a confusion matrix per rater) is not fitted.
 MAX_CATEGORIES = 20
 BOOTSTRAP = 1000
@@ -98,11 +100,15 @@ class AnnotationStudy:
             return [self.skipped]
         out = []
         names = lambda xs: ", ".join(printable(x, 60) for x in xs)  # noqa: E731
-        if self.chance_raters:
-            out.append(f"Indistinguishable from chance (skill's 95% interval includes 0): {names(self.chance_raters)}.")
+        undefined = [s.rater for s in (self.model.skills if self.model else ()) if s.skill is None]
+        if undefined:
+            out.append(f"No variation (one label only, so no skill to measure): {names(undefined)}.")
+        at_chance = [r for r in self.chance_raters if r not in undefined]
+        if at_chance:
+            out.append(f"Indistinguishable from chance (skill's 95% interval includes 0): {names(at_chance)}.")
         if self.confused_raters:
-            out.append(f"Informative but confused (their labels say something, not what they name; read their "
-                       f"confusion rows): {names(self.confused_raters)}.")
+            out.append(f"Informative but confused (their labels say something, not what they name; their confusion "
+                       f"rows are in the JSON report and on the Panel page): {names(self.confused_raters)}.")
         if not out:
             out.append("Every rater's skill is above chance (its 95% interval excludes 0).")
         if self.explanation:
@@ -129,6 +135,11 @@ def annotation_study(coded: Coded, raters: Sequence[str], units: Sequence[str], 
     skipped = None
     if len(names) < 2:
         skipped = "A rater model needs two raters or more; this panel has one."
+    elif len(coded.code) == 0:
+        skipped = "No ratings: nothing to model."
+    elif k < 2:
+        skipped = (f"Every rating is {printable(coded.categories.values[0], 60)!r}: one category, so there is no "
+                   "disagreement to model and no unit to relabel.")
     elif k > MAX_CATEGORIES:
         skipped = (f"{k:,} distinct values: the rater model (a confusion matrix per rater) is fitted for at most "
                    f"{MAX_CATEGORIES} categories; for continuous scores alpha at the interval level is the measure.")
@@ -139,6 +150,10 @@ def annotation_study(coded: Coded, raters: Sequence[str], units: Sequence[str], 
     queue = relabel_queue(coded, names, [str(u) for u in units], level=level, floor_permil=floor_permil, rule=rule,
                           model=model, judges=judges)
     marginal = stuart_maxwell(paired_table(coded)) if len(names) == 2 else marginal_homogeneity(coded)
+    if marginal.units < MIN_RATES_UNITS:  # one or two units' differences are no evidence of different rates
+        marginal = MarginalTest(Fraction(0), 0, 1.0, marginal.units,
+                                f"not tested: {marginal.units} unit{'' if marginal.units == 1 else 's'} rated by "
+                                f"every rater; a test of equal rates needs at least {MIN_RATES_UNITS}")
     rates = tuple(rater_rates(coded, names))
     low = queue.alpha is not None and not alpha_gate_at(queue.alpha, Fraction(floor_permil, 1000)).passed
     labels = model.labels()

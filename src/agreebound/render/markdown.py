@@ -375,7 +375,7 @@ def coefficients_markdown(section: JSONObject) -> list[str]:
 
 def study_markdown(section: JSONObject) -> list[str]:
     """The annotation study (agreebound.render.study's section) as Markdown."""
-    from agreebound.render.study import QUEUE_HEADER, RATER_HEADER, p_text, queue_rows, rater_rows, stat_text
+    from agreebound.render.study import QUEUE_HEADER, RATER_HEADER, queue_rows, rater_rows, rates_text, units
 
     lines = ["### Annotation study (beside the verdict; it does not decide)", ""]
     lines += [f"- {md_text(t, 1000)}" for t in section["summary"]] + [""]
@@ -385,11 +385,10 @@ def study_markdown(section: JSONObject) -> list[str]:
     lines += ["| " + " | ".join(md_cell(x) for x in row) + " |" for row in rater_rows(section)]
     t = section["marginal"]
     # the method's words and the rule's are ours (no user text): written as they are
-    lines += ["", f"Marginal homogeneity: {t['method']}: statistic {stat_text(t)} on {t['df']} df, "
-                  f"{p_text(t)}.", "",
-              f"Relabel queue ({section['queue_length']:,} units; {section['rule']}), the first "
+    lines += ["", f"Marginal homogeneity: {rates_text(t)}.", "",
+              f"Relabel queue ({units(section['queue_length'])}; {section['rule']}), the first "
               f"{len(section['queue'])}:", "",
               "| " + " | ".join(QUEUE_HEADER) + " |", "|" + "---|" * len(QUEUE_HEADER)]
-    lines += ["| " + " | ".join(md_cell(x) for x in row) + " |" for row in queue_rows(section)]
+    lines += ["| " + " | ".join(md_text(x, 800) for x in row) + " |" for row in queue_rows(section)]
     lines += ["", f"How: {section['method']}"]
     return lines

@@ -40,7 +40,7 @@ def study_section(s: AnnotationStudy, listed: int = LISTED_QUEUE) -> JSONObject:
             "agreement": rounded(sk.agreement),
             "agreement_interval95": None if sk.agreement_low is None else [rounded(sk.agreement_low),
                                                                             rounded(sk.agreement_high)],
-            "chance": sk.indistinguishable_from_chance, "confused": sk.confused,
+            "chance": sk.skill is not None and sk.indistinguishable_from_chance, "confused": sk.confused,
             "confusion": [[rounded(float(v)) for v in row] for row in m.confusion[j]],
         })
     return {**out,
@@ -57,19 +57,24 @@ def study_section(s: AnnotationStudy, listed: int = LISTED_QUEUE) -> JSONObject:
                        "impact_action": r.impact_action, "why": r.why} for r in q.rows[:listed]]}
 
 
-def _interval(iv: list[float] | None) -> str:
-    return "-" if iv is None else f"[{iv[0]:.3f}, {iv[1]:.3f}]"
-
-
 def _num(x: float | None) -> str:
-    return "undefined" if x is None else f"{x:.3f}"
+    """Three decimals; a value that rounds to zero is 0.000, never -0.000."""
+    if x is None:
+        return "undefined"
+    text = f"{x:.3f}"
+    return "0.000" if text == "-0.000" else text
+
+
+def _interval(iv: list[float] | None) -> str:
+    return "-" if iv is None else f"[{_num(iv[0])}, {_num(iv[1])}]"
 
 
 def rater_rows(section: JSONObject) -> list[list[str]]:
     """rater, ratings, skill, its 95% interval, agreement, its interval, what the model says of it."""
     out = []
     for r in section["raters"]:
-        said = "at chance" if r["chance"] else ("confused" if r["confused"] else "informative")
+        said = ("no variation (one label only)" if r["skill"] is None else "at chance" if r["chance"]
+                else "confused" if r["confused"] else "informative")
         out.append([r["rater"], f"{r['ratings']:,}", _num(r["skill"]), _interval(r["skill_interval95"]),
                     _num(r["agreement"]), _interval(r["agreement_interval95"]), said])
     return out
@@ -100,13 +105,24 @@ def study_text(section: JSONObject) -> list[str]:
     widths = [max(len(printable(r[i], 40)) for r in rows) for i in range(len(rows[0]))]
     lines += ["    " + "  ".join(printable(c, 40).ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     t = section["marginal"]
-    lines.append(f"    rates: {printable(t['method'], 400)}: statistic {stat_text(t)} on {t['df']} df, {p_text(t)}")
-    lines.append(f"    relabel queue: {section['queue_length']:,} units, {section['rule']}; first "
+    lines.append(f"    rates: {rates_text(t)}")
+    lines.append(f"    relabel queue: {units(section['queue_length'])}, {section['rule']}; first "
                  f"{min(len(section['queue']), 10)}:")
     for r in queue_rows(section)[:10]:
         lines.append(f"      {r[0]}. {printable(r[1], 60)} -> {printable(r[2], 40)} (p {r[3]}, split {r[4]}, alpha "
                      f"{r[5]}): {printable(r[6], 400)}")
     return lines
+
+
+def units(n: int) -> str:
+    return f"{n:,} unit{'' if n == 1 else 's'}"
+
+
+def rates_text(t: JSONObject) -> str:
+    """The rates' test in words: its method, and its statistic only when there was one to test."""
+    if t["df"] == 0:
+        return str(t["method"])
+    return f"{t['method']}: statistic {stat_text(t)} on {t['df']} df, {p_text(t)}"
 
 
 def stat_text(t: JSONObject) -> str:
@@ -125,13 +141,12 @@ def study_html(i: int, section: JSONObject) -> str:
            html_list(escaped(t, 1000) for t in section["summary"])]
     if section["skipped"]:
         return "\n".join(out)
-    out.append(html_table("Each rater: skill (how much its labels tell) and agreement (how often they are right)",
+    out.append(html_table("Each rater: skill (how much its labels tell) and agreement (kappa of its labels as said)",
                           RATER_HEADER, [[escaped(x, 60) for x in r] for r in rater_rows(section)],
                           [20, 10, 10, 16, 10, 16, 18], numeric=(1, 2, 4), small=True))
     t = section["marginal"]
-    out.append(f"<p>Marginal homogeneity: {escaped(t['method'], 400)}: statistic {stat_text(t)} on {t['df']} df, "
-               f"{escaped(p_text(t), 20)}.</p>")
-    out.append(html_table(f"Relabel queue: the first {len(section['queue'])} of {section['queue_length']:,} units "
+    out.append(f"<p>Marginal homogeneity: {escaped(rates_text(t), 600)}.</p>")
+    out.append(html_table(f"Relabel queue: the first {len(section['queue'])} of {units(section['queue_length'])} "
                           f"({escaped(section['rule'], 300)})", QUEUE_HEADER,
                           [[escaped(x, 300) for x in r] for r in queue_rows(section)], [6, 12, 12, 10, 8, 10, 42],
                           numeric=(0, 3, 5), small=True))

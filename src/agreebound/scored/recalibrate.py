@@ -196,7 +196,8 @@ class Recalibration:
 
     @property
     def sentence(self) -> str:
-        how = "rounded to the scale, ordinal level" if self.rounded else "unrounded, interval level"
+        how = (f"rounded to the scale, {self.before.level} level" if self.rounded
+               else f"unrounded, {self.before.level} level")
         return (f"{self.judge} mapped to the humans' mean by an isotonic map cross-fitted over {self.folds} folds of "
                 f"{self.items:,} items: mean absolute error {self.mae.before:.3f} -> {self.mae.after:.3f}, "
                 f"calibration error {self.ce.before:.3f} -> {self.ce.after:.3f} (out of sample); the mapped scores "
@@ -204,11 +205,13 @@ class Recalibration:
 
 
 def recalibrate(frame: pd.DataFrame, judge: str | None = None, *, folds: int = FOLDS, seed: int = SEED,
-                rounded: bool = True, file: str = "", scale: tuple[float, ...] | None = None) -> Recalibration:
+                rounded: bool = True, file: str = "", scale: tuple[float, ...] | None = None,
+                level: Level | None = None) -> Recalibration:
     """Map ``judge``'s scores (the only judge when None) in io's scores table to the humans' mean,
     cross-fitted over ``folds`` folds of items (shuffled with ``seed``), and audit the raw and the
     mapped judge (see the module's notes). ``scale``: the scale's values, as
-    :func:`~agreebound.scored.audit.measure_scored` takes them (else the values seen)."""
+    :func:`~agreebound.scored.audit.measure_scored` takes them (else the values seen); ``level``: the
+    level both audits read (the one the user chose for the judge's own audit; default: the log's)."""
     x = scored_input(frame, file)
     if judge is None:
         if len(x.judges) != 1:
@@ -232,14 +235,14 @@ def recalibrate(frame: pd.DataFrame, judge: str | None = None, *, folds: int = F
     grid = tuple(float(v) for v in (scale or x.scale or x.values))
     shown = _to_scale(mapped, np.array(grid)) if rounded else mapped
     by_item = {item: float(v) for item, v in zip(x.items, shown) if not np.isnan(v)}
-    level: Level | None = None if rounded else "interval"
+    audit_level: Level | None = level if level is not None else (None if rounded else "interval")
     raw = _one_judge(frame, judge)
-    before = measure_scored(raw, file, level, scale=scale)
+    before = measure_scored(raw, file, audit_level, scale=scale)
     swapped = raw.copy()
     swapped["score"] = pd.to_numeric(swapped["score"], errors="coerce").astype(float)
     mine = (swapped["role"].astype(str) == "judge").to_numpy()
     swapped.loc[mine, "score"] = swapped.loc[mine, "item"].astype(str).map(by_item).to_numpy()
-    after = measure_scored(swapped, file, level, scale=scale)
+    after = measure_scored(swapped, file, audit_level, scale=scale)
     return Recalibration(judge, n, folds, seed, tuple(zip(map(float, values), map(float, fitted))), mae, ce, rounded,
                          grid, before, after, by_item)
 

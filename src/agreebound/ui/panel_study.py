@@ -26,7 +26,7 @@ RULE_WORDS = {"uncertain-first": "least certain consensus first",
 
 def study_section(dim: str, m: Any, d: Any) -> None:
     """The section's content for dimension ``dim`` (measurement ``m``, decision ``d``)."""
-    from agreebound.render.study import QUEUE_HEADER, RATER_HEADER, p_text, queue_rows, rater_rows, stat_text
+    from agreebound.render.study import QUEUE_HEADER, RATER_HEADER, queue_rows, rater_rows, rates_text
     from agreebound.render.study import study_section as section_of
     from agreebound.ui.data import panel_study
 
@@ -47,14 +47,13 @@ def study_section(dim: str, m: Any, d: Any) -> None:
         st.markdown("- " + md(sentence, 1000))
     if section["skipped"]:
         return
-    st.markdown("**Each rater**: skill (how much its labels tell about the truth) and agreement (how often they "
-                "say it), each with its 95% interval")
+    st.markdown("**Each rater**: skill (how much its labels tell about the truth) and agreement (how far beyond "
+                "chance its labels say the truth as named), each with its 95% interval")
     st.dataframe(safe_frame(pd.DataFrame(rater_rows(section), columns=RATER_HEADER)), hide_index=True,
                  width="stretch")
     _confusion(dim, section)
     t = section["marginal"]
-    st.caption(f"Do the raters use the categories at the same rates? {t['method']}: statistic {stat_text(t)} on "
-               f"{t['df']} df, {p_text(t)}.")
+    st.caption(f"Do the raters use the categories at the same rates? {rates_text(t)}.")
     st.markdown(f"**Relabel queue**: {section['queue_length']:,} units, {RULE_WORDS[str(rule)]}; "
                 f"{section['consensus_probability_below_90']:,} have a consensus below 90% probability. The first "
                 f"{len(section['queue'])}:")
