@@ -5,19 +5,16 @@ about the models the judge compared, not about the judge."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from agreebound.judge.ranking import battles_of, rank
-from tests.support.cli import run
+from tests.support.cli import run, run_json
 from tests.support.fastchat_log import fastchat_log, human_judgments, to_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_data"
-SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text())
 
 
 @pytest.fixture
@@ -30,15 +27,8 @@ def labelled_log(tmp_path):
     return log, humans
 
 
-def _json(capsys, *argv):
-    code, out, err = run(capsys, *argv, "--json")
-    report = json.loads(out)
-    jsonschema.validate(report, SCHEMA)
-    return code, report, err
-
-
 def test_no_ranking_unless_asked(capsys):
-    code, report, _ = _json(capsys, "calibrate", S / "judge_failing.json")
+    code, report, _ = run_json(capsys, "calibrate", S / "judge_failing.json")
     assert code == 1 and "ranking" not in report["calibration"]
     _, out, _ = run(capsys, "calibrate", S / "judge_failing.json")
     assert "ranking of the candidates' models" not in out
@@ -46,7 +36,7 @@ def test_no_ranking_unless_asked(capsys):
 
 def test_the_ranking_in_the_json_report_is_the_library_s_and_reproducible(capsys, labelled_log):
     log, humans = labelled_log
-    code, report, err = _json(capsys, "calibrate", log, "--references", humans, "--ranking")
+    code, report, err = run_json(capsys, "calibrate", log, "--references", humans, "--ranking")
     assert err == "" and code == 1  # no contract: INCOMPLETE, as without --ranking
     block = report["calibration"]["ranking"]
     from agreebound.app.pipeline import parse_judge_log
@@ -63,7 +53,7 @@ def test_the_ranking_in_the_json_report_is_the_library_s_and_reproducible(capsys
     ppi = block["ppi"]
     assert (ppi["anchor"], ppi["labelled"], ppi["unlabelled"], ppi["order_changed"]) == ("alpaca-13b", 99, 60, True)
     assert ppi["largest_move"] == pytest.approx(183.7, abs=0.05)
-    again = _json(capsys, "calibrate", log, "--references", humans, "--ranking")[1]
+    again = run_json(capsys, "calibrate", log, "--references", humans, "--ranking")[1]
     assert again["calibration"]["ranking"] == block  # a fixed seed: the same report
 
 
@@ -96,8 +86,8 @@ def test_the_ranking_in_the_text_report(capsys, labelled_log):
     ("judge-v1:candidate-a:1000", "fails", False),
 ])
 def test_a_ranking_gate_never_changes_the_decision_or_the_exit_code(capsys, beats, status, passed):
-    plain_code, plain, _ = _json(capsys, "calibrate", S / "judge_failing.json")
-    code, report, err = _json(capsys, "calibrate", S / "judge_failing.json", "--beats", beats)
+    plain_code, plain, _ = run_json(capsys, "calibrate", S / "judge_failing.json")
+    code, report, err = run_json(capsys, "calibrate", S / "judge_failing.json", "--beats", beats)
     assert err == "" and code == plain_code == 1
     gate = report["calibration"]["ranking"].pop("gate")
     assert gate["status"].split(",")[0] == status and gate["passed"] is passed
@@ -111,7 +101,7 @@ def test_a_ranking_gate_never_changes_the_decision_or_the_exit_code(capsys, beat
 
 
 def test_a_passing_judge_with_a_gate_that_cannot_be_decided_still_exits_0(capsys):
-    code, report, _ = _json(capsys, "calibrate", S / "judge_illustrative.json", "--beats", "candidate-a:candidate-b:0")
+    code, report, _ = run_json(capsys, "calibrate", S / "judge_illustrative.json", "--beats", "candidate-a:candidate-b:0")
     assert code == 0 and report["calibration"]["decision"] == "PASS_CALIBRATION"
     block = report["calibration"]["ranking"]
     assert block["unavailable"] == ("No ranking: candidate-a, candidate-b won every comparison with judge-v1 (no "
@@ -120,7 +110,7 @@ def test_a_passing_judge_with_a_gate_that_cannot_be_decided_still_exits_0(capsys
 
 
 def test_strict_mode_decides_the_gate_on_its_bound(capsys):
-    code, report, _ = _json(capsys, "calibrate", S / "judge_failing.json", "--beats", "judge-v1:candidate-a:100",
+    code, report, _ = run_json(capsys, "calibrate", S / "judge_failing.json", "--beats", "judge-v1:candidate-a:100",
                             "--strict")
     gate = report["calibration"]["ranking"]["gate"]
     assert gate["strict"] is True and gate["passed"] is False and gate["why"].startswith("fails in strict mode")
@@ -162,10 +152,10 @@ def test_out_of_core_ranks_from_the_engines_kinds_of_case(capsys):
     pytest.importorskip("duckdb")
     trio = [S / "judge_failing_contract.json", "--references", S / "judge_failing_references.csv", "--observations",
             S / "judge_failing_observations.csv", "--beats", "judge-v1:candidate-a:100"]
-    code, report, _ = _json(capsys, "calibrate", *trio, "--engine", "duckdb")
+    code, report, _ = run_json(capsys, "calibrate", *trio, "--engine", "duckdb")
     assert code == 1
     block = report["calibration"]["ranking"]
-    in_memory = _json(capsys, "calibrate", *trio)[1]["calibration"]["ranking"]
+    in_memory = run_json(capsys, "calibrate", *trio)[1]["calibration"]["ranking"]
     assert [m["model"] for m in block["models"]] == [m["model"] for m in in_memory["models"]]
     assert [m["rating"] for m in block["models"]] == pytest.approx([m["rating"] for m in in_memory["models"]],
                                                                    abs=1e-6)

@@ -8,28 +8,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import jsonschema
 
 from agreebound.app.synthetic import ScoredJudge, scored_frame
-from tests.support.cli import run
+from tests.support.cli import run, run_json
 
 ROOT = Path(__file__).resolve().parents[2]
 S = ROOT / "sample_data"
-SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text())
 GRADED = str(S / "graded_judge.csv")
 
 
-def _json(capsys, *argv):
-    code, out, err = run(capsys, *argv, "--json")
-    report = json.loads(out)
-    jsonschema.validate(report, SCHEMA)
-    return code, report, err
-
-
 def test_the_sample_recalibrated_in_the_json_and_the_map_written(capsys, tmp_path):
-    code, plain, _ = _json(capsys, "calibrate", GRADED)
+    code, plain, _ = run_json(capsys, "calibrate", GRADED)
     target = tmp_path / "map.json"
-    code2, report, err = _json(capsys, "calibrate", GRADED, "--map-out", str(target))
+    code2, report, err = run_json(capsys, "calibrate", GRADED, "--map-out", str(target))
     assert code == code2 == 1, err
     assert "recalibration" not in plain["scored"]
     assert {k: v for k, v in report["scored"].items() if k != "recalibration"} == plain["scored"]
@@ -76,7 +67,7 @@ def test_markdown_and_html_carry_it_and_refusals(capsys, tmp_path):
 def test_the_level_asked_for_is_the_level_both_audits_read(capsys):
     """Found by a review: at --level nominal judge-model fails, and the recalibration's "raw scores"
     decision said PASS (it audited at the log's default level)."""
-    code, report, err = _json(capsys, "calibrate", GRADED, "--recalibrate", "--level", "nominal")
+    code, report, err = run_json(capsys, "calibrate", GRADED, "--recalibrate", "--level", "nominal")
     rec = {r["judge"]: r for r in report["scored"]["recalibration"]}
     audits = {a["judge"]: a["decision"] for a in report["scored"]["audits"]}
     assert audits["judge-model"] == "FAIL_CALIBRATION"

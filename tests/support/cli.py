@@ -27,6 +27,21 @@ def run(capsys, *argv: object) -> tuple[int, str, str]:
     return code, out, err
 
 
+def run_json(capsys, *argv: object) -> tuple[int, dict, str]:
+    """``agreebound *argv --json`` in this process: (exit code, the report, validated against the
+    schema the package ships, stderr)."""
+    import json
+
+    import jsonschema
+
+    from agreebound.app.resources import schema_text
+
+    code, out, err = run(capsys, *argv, "--json")
+    report = json.loads(out)
+    jsonschema.validate(report, json.loads(schema_text()))
+    return code, report, err
+
+
 def process(*argv: object, cwd: Path | str | None = None, env: Mapping[str, str] | None = None,
             stdin: bytes | str | None = None, timeout: float = 120, text: bool = True,
             prefix: list[str] | None = None) -> subprocess.CompletedProcess:

@@ -150,6 +150,24 @@ def literal_paths(files: list[str], tmp: str) -> list[str]:
     return out
 
 
+def connect(threads: int | None = None, memory_limit: str | None = None, *, ordered: bool = False
+            ) -> tuple[DuckDBPyConnection, str]:
+    """A DuckDB connection for one query of the ratings, and its spill folder (the caller closes the
+    one and removes the other): ``threads`` (default every core), ``memory_limit`` (default
+    AGREEBOUND_DUCKDB_MEMORY, else MEMORY_LIMIT), rows kept in insertion order when ``ordered`` (a
+    first row's position matters), no progress bar (stdout is the report's)."""
+    import tempfile
+
+    import duckdb
+
+    spill = tempfile.mkdtemp(prefix="agreebound-duckdb-")
+    con = duckdb.connect(config={"threads": threads or os.cpu_count() or 1,
+                                 "memory_limit": memory_limit or os.environ.get("AGREEBOUND_DUCKDB_MEMORY") or MEMORY_LIMIT,
+                                 "temp_directory": spill, "preserve_insertion_order": ordered})
+    con.execute("SET enable_progress_bar = false")
+    return con, spill
+
+
 def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, missing: Sequence[str] = (),
                  threads: int | None = None, memory_limit: str | None = None, delimiter: str | None = None,
                  display: str | None = None) -> dict[str, PanelCounts]:
@@ -157,17 +175,12 @@ def panel_counts(paths: Sequence[str], columns: LongColumns = LongColumns(), *, 
     hold: names normalised, empty unit/rater/dimension names and a rater rating a unit twice are
     errors, no ratings at all is an error. ``display`` names the data in messages (not its path)."""
     import shutil
-    import tempfile
 
     import duckdb
 
     files = input_files(paths)
     shown = display or (files[0] if len(files) == 1 else f"{files[0]} (and {len(files) - 1} more)")
-    spill = tempfile.mkdtemp(prefix="agreebound-duckdb-")
-    con = duckdb.connect(config={"threads": threads or os.cpu_count() or 1,
-                                 "memory_limit": memory_limit or os.environ.get("AGREEBOUND_DUCKDB_MEMORY") or MEMORY_LIMIT,
-                                 "temp_directory": spill, "preserve_insertion_order": False})
-    con.execute("SET enable_progress_bar = false")  # stdout is the report's
+    con, spill = connect(threads, memory_limit)
     try:
         src = source(literal_paths(files, spill), delimiter)
         have = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src} LIMIT 0").fetchall()]
@@ -567,7 +580,6 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
     none above ``max_raters``) and the ``top`` units contributing most disagreement (true distances,
     as in memory), for one dimension. Computed out of core, like the counts."""
     import shutil
-    import tempfile
 
     import duckdb
 
@@ -575,11 +587,7 @@ def rater_diagnostics(paths: Sequence[str], columns: LongColumns, dimension: str
     from agreebound.panel.alpha import alpha_without_each_rater
 
     files = input_files(paths)
-    spill = tempfile.mkdtemp(prefix="agreebound-duckdb-")
-    con = duckdb.connect(config={"threads": os.cpu_count() or 1, "temp_directory": spill,
-                                 "memory_limit": os.environ.get("AGREEBOUND_DUCKDB_MEMORY") or MEMORY_LIMIT,
-                                 "preserve_insertion_order": False})
-    con.execute("SET enable_progress_bar = false")  # stdout is the report's
+    con, spill = connect()
     try:
         parts = [f"coalesce({_name(quote_identifier(c))}, '')" for c in columns.unit]
         unit = " || '\x1f' || ".join(parts)
@@ -638,18 +646,13 @@ def rating_triples(paths: Sequence[str], columns: LongColumns = LongColumns(), *
     is fetched. The reader's refusals (a rater rating a unit twice, empty names, a bad value) are
     :func:`panel_counts`'s, which runs first in the pipeline; here a repeat counts twice."""
     import shutil
-    import tempfile
 
     import duckdb
     import numpy as np
 
     files = input_files(paths)
     shown = display or (files[0] if len(files) == 1 else f"{files[0]} (and {len(files) - 1} more)")
-    spill = tempfile.mkdtemp(prefix="agreebound-duckdb-")
-    con = duckdb.connect(config={"threads": threads or os.cpu_count() or 1,
-                                 "memory_limit": memory_limit or os.environ.get("AGREEBOUND_DUCKDB_MEMORY") or MEMORY_LIMIT,
-                                 "temp_directory": spill, "preserve_insertion_order": True})
-    con.execute("SET enable_progress_bar = false")  # stdout is the report's
+    con, spill = connect(threads, memory_limit, ordered=True)
     try:
         src = source(literal_paths(files, spill), delimiter)
         have = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src} LIMIT 0").fetchall()]
