@@ -89,3 +89,21 @@ def test_per_rater_diagnostics_of_folder_data_on_request(folder):
     # the in-memory page showed the same leave-one-out alphas for sexual (raters in another order)
     mem = [t for t in memory_tables if list(t.columns) == ["without", "alpha"]]
     assert any(sorted(zip(m["without"], m["alpha"])) == sorted(zip(loo[0]["without"], loo[0]["alpha"])) for m in mem)
+
+
+def test_the_annotation_study_of_folder_data_on_request_equals_the_in_memory_one(folder):
+    """The sample panel opened from the data folder (read with DuckDB): on request, DuckDB returns the
+    unit, rater, value counts and the page shows the study the uploaded sample shows."""
+    at = apptest.app("pages/panel.py")
+    open_panel(at, "violence", "study")
+    memory = [t.value for t in at.dataframe if "the model says" in t.value.columns]
+    at.selectbox(key="folder_pick").set_value("ratings.csv").run()
+    at.button(key="folder_measure").click().run()
+    calls = data.MEASURE_CALLS["study"]
+    open_panel(at, "violence", "study")
+    assert not any("the model says" in t.value.columns for t in at.dataframe)  # not before it is asked for
+    at.button(key="study_go_violence").click().run()
+    assert not at.exception and data.MEASURE_CALLS["study"] == calls + 1
+    counted = [t.value for t in at.dataframe if "the model says" in t.value.columns]
+    assert len(counted) == len(memory) == 1 and counted[0].equals(memory[0])
+    assert list(counted[0]["skill"]) == ["0.334", "0.295", "0.230", "0.387"]

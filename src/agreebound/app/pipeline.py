@@ -294,6 +294,21 @@ def measure_panel_recipe(recipe: PanelRecipe, imported: Imported | None = None) 
     return _measure_read(recipe, imported, [])
 
 
+def study_out_of_core(recipe: PanelRecipe, measurement: PanelMeasurement, floor_permil: int, rule: str
+                      ) -> AnnotationStudy:
+    """One measured dimension's annotation study of long ratings out of core (the engine
+    :func:`panel_engine` chooses returns its unit, rater, value counts; agreebound.app.engine_study
+    studies them as in memory): what the dashboard's data folder computes on request."""
+    from agreebound.app.engine_study import engine_studies
+
+    engine = panel_engine(recipe)
+    with engine_files(recipe, engine) as (files, remote):
+        m = long_columns(recipe, engine, files, remote)
+        found = engine_studies(replace(recipe, study_rule=rule), engine, files, m,
+                               {measurement.dimension: measurement}, floor_permil)
+    return found[measurement.dimension]
+
+
 def rater_diagnostics(recipe: PanelRecipe, dimension: str, level: Level, max_raters: int
                       ) -> tuple[dict[str, Fraction | None], list[tuple[str, float]]]:
     """Leave-one-rater-out alpha and the most disagreeing units of long ratings out of core

@@ -397,6 +397,21 @@ def folder_diagnostics(key: str, _recipe: PanelRecipe, level: Level, dimension: 
     return PanelDiagnostics(without, top, {}, len(without) == 0 and bool(units))
 
 
+@st.cache_resource(max_entries=8, show_spinner="Fitting the rater model over the counts DuckDB returns...")
+def folder_study(key: str, _recipe: PanelRecipe, level: Level, dimension: str, floor_permil: int, rule: str,
+                 _m: PanelMeasurement) -> AnnotationStudy:
+    """The annotation study of one dimension of folder data, out of core (the engine's unit, rater,
+    value counts; agreebound.app.pipeline.study_out_of_core); ``key``: the data's digest."""
+    from agreebound.app.pipeline import study_out_of_core
+
+    MEASURE_CALLS["study"] += 1
+    _as_listed(_folder_files(_recipe))
+    try:
+        return study_out_of_core(_recipe, _m, floor_permil, rule)
+    except InputError as e:
+        raise _in_folder_words(e, _recipe) from None
+
+
 def bundle_unbound(name: str, data: bytes) -> bool:
     """The bundle's snapshot names another content of its contract (typed: UnboundSnapshot), so
     the page offers to bind it to this contract as a draft. Asked only after the bundle was refused."""

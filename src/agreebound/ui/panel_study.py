@@ -32,16 +32,22 @@ def study_section(dim: str, m: Any, d: Any) -> None:
 
     recipe = session.panel_source.recipe
     src = recipe.ratings[0]
-    if src.data is None:
-        st.caption("The annotation study is computed in memory; for a data set opened from the data folder, run "
-                   "agreebound panel --study on its files.")
-        return
     st.caption("Who to trust, what each unit's label should be and what to send back for relabelling. These are "
                "diagnostics beside the verdict: they do not change it.")
     rules = [r for r in RULE_WORDS if r != "judge-alone" or m.humans]  # a detector alone: against people
     rule = st.radio("Relabel first", rules, format_func=RULE_WORDS.get, horizontal=True, key=K.STUDY_RULE.format(dim))
-    study = panel_study(src.name, src.digest, src.data, m.level, dim, d.thresholds.alpha_floor_permil, str(rule),
-                        recipe.mapping if isinstance(recipe.mapping, str) else None)
+    if src.data is None:  # opened from the data folder: the engine's counts, on request
+        from agreebound.ui.data import data_digest, folder_study
+
+        asked = ("study:" + data_digest(recipe), m.level, dim)
+        if asked not in session.folder_diagnostics:
+            st.button("Compute with DuckDB (one pass over the data, then the model in memory)",
+                      key=K.STUDY_GO.format(dim), on_click=session.ask_folder_diagnostics, args=(asked,))
+            return
+        study = folder_study(asked[0], recipe, m.level, dim, d.thresholds.alpha_floor_permil, str(rule), m)
+    else:
+        study = panel_study(src.name, src.digest, src.data, m.level, dim, d.thresholds.alpha_floor_permil, str(rule),
+                            recipe.mapping if isinstance(recipe.mapping, str) else None)
     section = section_of(study, listed=SHOWN_QUEUE)
     for sentence in section["summary"]:
         st.markdown("- " + md(sentence, 1000))

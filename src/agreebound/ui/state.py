@@ -71,7 +71,7 @@ class K:
     RATINGS_UPLOAD, RATES_UPLOAD = "ratings_upload", "rates_upload"
     PANEL_TAB, PANEL_DIMENSION = "panel_tab", "panel_dimension"
     DIAGNOSTICS, COEFFICIENTS, EXACT, STUDY = "diagnostics_{}", "coefficients_{}", "exact_{}", "study_{}"  # sections
-    STUDY_RULE, STUDY_RATER, STUDY_DL = "study_rule_{}", "study_rater_{}", "study_dl_{}_{}"  # per dimension (, format)
+    STUDY_RULE, STUDY_RATER, STUDY_DL, STUDY_GO = "study_rule_{}", "study_rater_{}", "study_dl_{}_{}", "study_go_{}"
     ALPHA_CHART, RATES_CHART, COINCIDENCE_CHART = "alpha_{}", "rates_{}", "coinc_{}"
     PAIRS_CHART, CONFUSION_CHART, PAIR_PICK = "pairs_{}", "confusion_{}", "pair_pick_{}"
     FOLDER_PICK, FOLDER_MEASURE, FOLDER_DIAGNOSE = "folder_pick", "folder_measure", "folder_diag_{}"
