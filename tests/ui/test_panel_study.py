@@ -70,3 +70,16 @@ def test_the_study_content_of_the_downloads():
     assert len(json.loads(label_studio_tasks(study.queue))) == 600
     assert len(json.loads(argilla_records(study.queue))) == 600
     assert not at.exception
+
+
+def test_no_rates_sentence_from_two_units():
+    """Under a low alpha the rates' sentence follows the study's rule: two units rated by every rater
+    are no evidence of different rates (Bhapkar's statistic is infinite on them), so nothing is said."""
+    from agreebound.panel.categories import encode
+    from agreebound.panel.study import rates_sentence
+
+    few = encode([["a", "b", "a"], ["a", "b", "a"]])
+    assert rates_sentence(few, ["r1", "r2", "r3"], alpha_is_low=True) is None
+    many = encode([["yes", "yes"]] * 30 + [["yes", "no"]] * 25 + [["no", "no"]] * 45)
+    assert rates_sentence(many, ["Ann", "Bo"], alpha_is_low=True).startswith(
+        "The raters use the categories at different rates (Stuart-Maxwell test: ")

@@ -116,6 +116,26 @@ class AnnotationStudy:
         return out
 
 
+def rates_test(coded: Coded) -> MarginalTest:
+    """Whether the raters use the categories at the same rates: Stuart-Maxwell for two raters,
+    Bhapkar's test for more; not tested on fewer than :data:`MIN_RATES_UNITS` units rated by every
+    rater (one or two units' differences are no evidence of different rates)."""
+    marginal = stuart_maxwell(paired_table(coded)) if coded.n_raters == 2 else marginal_homogeneity(coded)
+    if marginal.units < MIN_RATES_UNITS:
+        return MarginalTest(Fraction(0), 0, 1.0, marginal.units,
+                            f"not tested: {marginal.units} unit{'' if marginal.units == 1 else 's'} rated by every "
+                            f"rater; a test of equal rates needs at least {MIN_RATES_UNITS}")
+    return marginal
+
+
+def rates_sentence(coded: Coded, raters: Sequence[str], alpha_is_low: bool) -> str | None:
+    """The sentence said beside a low alpha when the raters' category rates explain it (None when
+    they do not, or cannot be tested: one rater, one category)."""
+    if len(raters) < 2 or len(coded.categories.values) < 2:
+        return None
+    return explain_low_alpha(rates_test(coded), rater_rates(coded, raters), alpha_is_low)
+
+
 def _bootstrap_for(coded: Coded) -> int:
     return BOOTSTRAP if len(coded.code) <= FULL_BOOTSTRAP_RATINGS else LARGE_BOOTSTRAP
 
@@ -149,11 +169,7 @@ def annotation_study(coded: Coded, raters: Sequence[str], units: Sequence[str], 
     model = dawid_skene(coded, names, bootstrap=resamples)
     queue = relabel_queue(coded, names, [str(u) for u in units], level=level, floor_permil=floor_permil, rule=rule,
                           model=model, judges=judges)
-    marginal = stuart_maxwell(paired_table(coded)) if len(names) == 2 else marginal_homogeneity(coded)
-    if marginal.units < MIN_RATES_UNITS:  # one or two units' differences are no evidence of different rates
-        marginal = MarginalTest(Fraction(0), 0, 1.0, marginal.units,
-                                f"not tested: {marginal.units} unit{'' if marginal.units == 1 else 's'} rated by "
-                                f"every rater; a test of equal rates needs at least {MIN_RATES_UNITS}")
+    marginal = rates_test(coded)
     rates = tuple(rater_rates(coded, names))
     low = queue.alpha is not None and not alpha_gate_at(queue.alpha, Fraction(floor_permil, 1000)).passed
     labels = model.labels()

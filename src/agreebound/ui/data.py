@@ -196,15 +196,13 @@ def rates_sentence(name: str, digest: str, _data: bytes, level: Level, dimension
                    mapping: str | None = None) -> str | None:
     """The sentence said beside an alpha below its floor when the raters' category rates explain it
     (agreebound.panel.marginal_homogeneity), or None; panels of at most STUDY_RATINGS ratings."""
-    from agreebound.panel.marginal_homogeneity import (explain_low_alpha, marginal_homogeneity, paired_table,
-                                                       rater_rates, stuart_maxwell)
+    from agreebound.panel.study import MAX_CATEGORIES, rates_sentence as sentence
 
     panel = parsed_panels(name, digest, _data, mapping)[dimension]
     coded = panel.ratings(level)
-    if len(panel.raters) < 2 or len(coded.code) > STUDY_RATINGS or len(coded.categories.values) > 20:
+    if len(coded.code) > STUDY_RATINGS or len(coded.categories.values) > MAX_CATEGORIES:
         return None
-    test = stuart_maxwell(paired_table(coded)) if len(panel.raters) == 2 else marginal_homogeneity(coded)
-    return explain_low_alpha(test, rater_rates(coded, panel.raters), alpha_is_low=True)
+    return sentence(coded, panel.raters, alpha_is_low=True)
 
 
 #: Above this many ratings the sentence beside alpha (marginal homogeneity) is left to the study's section.
