@@ -64,7 +64,9 @@ def test_the_study_content_of_the_downloads():
 
     at = open_panel(app("pages/panel.py"), "violence", "study")
     src = at.session_state["panel_source"].recipe.ratings[0]
-    study = data.panel_study(src.name, src.digest, src.data, "nominal", "violence", 600, "uncertain-first", None)
+    measured = data.measured_panel(at.session_state["panel_source"].recipe)["violence"]
+    study = data.panel_study(src.name, src.digest, src.data, "nominal", "violence", 600, "uncertain-first", None,
+                             measured)
     rows = list(csv.DictReader(io.StringIO(queue_csv(study.queue))))
     assert len(rows) == 600 and rows[0]["unit"] == "item-0135"
     assert len(json.loads(label_studio_tasks(study.queue))) == 600
@@ -83,3 +85,23 @@ def test_no_rates_sentence_from_two_units():
     many = encode([["yes", "yes"]] * 30 + [["yes", "no"]] * 25 + [["no", "no"]] * 45)
     assert rates_sentence(many, ["Ann", "Bo"], alpha_is_low=True).startswith(
         "The raters use the categories at different rates (Stuart-Maxwell test: ")
+
+
+def test_another_rule_or_floor_ranks_again_without_refitting_the_model(monkeypatch):
+    """The rater model depends on the ratings alone: a rule picked or a floor moved on What-if ranks
+    the queue again (the study's cheap part) and never fits Dawid-Skene again."""
+    from agreebound.panel import study
+
+    at = open_panel(app("pages/panel.py"), "violence", "study")
+    fits = []
+    original = study.dawid_skene
+    monkeypatch.setattr(study, "dawid_skene", lambda *a, **k: fits.append(1) or original(*a, **k))
+    at.radio(key="study_rule_violence").set_value("gate-first")
+    ok(at.run())
+    at.switch_page("pages/whatif.py").run()
+    at.slider(key="slider_alpha_floor_permil").set_value(300).run()
+    at.switch_page("pages/panel.py").run()
+    open_panel(at, "violence", "study")
+    assert fits == [] and not at.exception
+    queue = next(t.value for t in at.dataframe if "why" in t.value.columns)
+    assert "toward the floor 0.300" in queue["why"].iloc[0]  # ranked again against the moved floor

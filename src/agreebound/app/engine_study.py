@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from agreebound.engines.common import Coding, RatingTriples
     from agreebound.io.mapping import Mapping as ColumnMapping
     from agreebound.panel.measure import PanelMeasurement
+    from agreebound.panel.rater_model import RaterModel
     from agreebound.panel.study import AnnotationStudy
 
 __all__ = ["coded_ratings", "engine_studies"]
@@ -57,33 +58,51 @@ def coded_ratings(triples: RatingTriples, coding: Coding) -> Coded:
                  len(triples.units), len(triples.raters), cats)
 
 
-def engine_studies(recipe: PanelRecipe, engine: str, files: Sequence[str], m: ColumnMapping,
-                   measurements: Mapping[str, PanelMeasurement], floor_permil: int) -> dict[str, AnnotationStudy]:
-    """Each measured dimension's annotation study from the engine's triples (DuckDB or Spark)."""
+#: One dimension's ratings as an engine returned them, coded as in memory: (coded, unit names, rater names).
+EngineRatings = tuple[Coded, tuple[str, ...], tuple[str, ...]]
+
+
+def engine_ratings(recipe: PanelRecipe, engine: str, files: Sequence[str], m: ColumnMapping,
+                   dimensions: Sequence[str]) -> dict[str, EngineRatings]:
+    """The ``dimensions``' ratings from the engine's triples (DuckDB or Spark), coded as the
+    in-memory reader codes them, in the order of each dimension's first row."""
     from agreebound.engines.common import LongColumns
-    from agreebound.app.recipes import RecipeError
-    from agreebound.panel.study import annotation_study
 
     columns = LongColumns(tuple(m.unit) or ("unit",), m.rater or "rater", m.value or "value", m.dimension)
     missing = tuple(dict.fromkeys([*(m.missing or ()), *(recipe.missing or ())]))
-    dimensions = list(measurements)
     if engine == "spark":
         from agreebound.engines import spark_engine
 
-        coding, found = spark_engine.rating_triples(list(files), columns, missing=missing, dimensions=dimensions,
+        coding, found = spark_engine.rating_triples(list(files), columns, missing=missing, dimensions=list(dimensions),
                                                     master=recipe.master)
     else:
         from agreebound.engines.duckdb_engine import rating_triples
 
-        coding, found = rating_triples(list(files), columns, missing=missing, dimensions=dimensions,
+        coding, found = rating_triples(list(files), columns, missing=missing, dimensions=list(dimensions),
                                        delimiter=m.delimiter, display=recipe.display)
-    out = {}
-    for d, t in found.items():  # the dimensions in the order of their first row: a --relabel file's, as in memory
-        measured = measurements[d]
-        if recipe.study_rule == "judge-alone" and not measured.humans:
-            raise RecipeError("--relabel-rule judge-alone ranks first the units where a detector alone disagrees "
-                              f"with human raters who agree; {d!r} has no human rater (name them with --humans)")
-        out[d] = annotation_study(coded_ratings(t, coding), t.raters, t.units, measured.level, floor_permil,
-                                  rule=recipe.study_rule, dimension=d,
-                                  judges=measured.detectors if measured.humans else ())
-    return out
+    return {d: (coded_ratings(t, coding), t.units, t.raters) for d, t in found.items()}
+
+
+def study_of(recipe: PanelRecipe, measured: PanelMeasurement, coded: Coded, raters: Sequence[str],
+             units: Sequence[str], floor_permil: int, model: RaterModel | None = None) -> AnnotationStudy:
+    """One dimension's annotation study as the recipe asks (its rule; the panel's detectors as the
+    judges when it has people), in memory or from an engine's ratings alike; the judge-alone rule
+    on a panel without people is a RecipeError (exit 3)."""
+    from agreebound.app.recipes import RecipeError
+    from agreebound.panel.study import annotation_study, study_judges
+
+    try:
+        judges = study_judges(recipe.study_rule, measured.humans, measured.detectors)
+    except ValueError as e:
+        raise RecipeError(f"{measured.dimension!r}: {e}") from None
+    return annotation_study(coded, raters, units, measured.level, floor_permil, rule=recipe.study_rule,
+                            dimension=measured.dimension, judges=judges, model=model)
+
+
+def engine_studies(recipe: PanelRecipe, engine: str, files: Sequence[str], m: ColumnMapping,
+                   measurements: Mapping[str, PanelMeasurement], floor_permil: int) -> dict[str, AnnotationStudy]:
+    """Each measured dimension's annotation study from the engine's triples (DuckDB or Spark)."""
+    found = engine_ratings(recipe, engine, files, m, list(measurements))
+    # the dimensions in the order of their first row: a --relabel file's, as in memory
+    return {d: study_of(recipe, measurements[d], coded, raters, units, floor_permil)
+            for d, (coded, units, raters) in found.items()}

@@ -15,7 +15,7 @@ from agreebound.app.recipes import Check, JudgeRecipe, OUT_OF_CORE, ReadInput, R
 if TYPE_CHECKING:
 
     from agreebound.app.judge_input import JudgeBundle
-    from agreebound.core.thresholds import CalibrationThresholds, ThresholdSet
+    from agreebound.core.thresholds import CalibrationThresholds, ScoredThresholds, ThresholdSet
     from agreebound.judge.contract import JudgeInput
     from agreebound.scored.audit import ScoredMeasurement
     from agreebound.scored.recalibrate import Recalibrated, Recalibration
@@ -80,7 +80,8 @@ def run_judge(recipe: JudgeRecipe, check: Check | None) -> Report:
             raise RecipeError(f"--engine {recipe.engine} reads the pairwise tabular form; a graded or pass/fail "
                               "judge's log is read in memory")
         measured = measure_scored_recipe(recipe, inputs)
-        recalibrations = decide_recalibrations(recalibrate_recipe(recipe, measured), t) if recipe.recalibrate else None
+        recalibrations = (decide_recalibrations(recalibrate_recipe(recipe, measured), t.scored, t.source)
+                          if recipe.recalibrate else None)
         return scored_result(replace(recipe, source=source), measured, t, inputs, recalibrations)
     trio = source == "tables" and recipe.references is not None and recipe.observations is not None
     if recipe.engine in OUT_OF_CORE and not trio:
@@ -174,12 +175,13 @@ def recalibrate_recipe(recipe: JudgeRecipe, measurement: ScoredMeasurement) -> d
     return out
 
 
-def decide_recalibrations(recalibrations: Mapping[str, Recalibration | str], t: ThresholdSet
-                          ) -> dict[str, Recalibrated | str]:
-    """The raw and the mapped judge of each recalibration decided under ``t`` (a slider's move decides again)."""
+def decide_recalibrations(recalibrations: Mapping[str, Recalibration | str], thresholds: ScoredThresholds | None,
+                          source: str) -> dict[str, Recalibrated | str]:
+    """The raw and the mapped judge of each recalibration decided under ``thresholds`` (from
+    ``source``): the command line's, and the dashboard's on every slider move (the maps cached)."""
     from agreebound.scored.recalibrate import decide_recalibration
 
-    return {j: r if isinstance(r, str) else (r, *decide_recalibration(r, t.scored, t.source))
+    return {j: r if isinstance(r, str) else (r, *decide_recalibration(r, thresholds, source))
             for j, r in recalibrations.items()}
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from agreebound.panel.decision import PanelDecision
     from agreebound.panel.measure import PanelCoefficients, PanelMeasurement
     from agreebound.panel.study import AnnotationStudy
+    from agreebound.app.engine_study import EngineRatings
 
 
 
@@ -108,16 +109,11 @@ def _panel_in_memory(recipe: PanelRecipe) -> Report:
                         for d, m in measurements.items()}
     studies = None
     if recipe.study:
-        from agreebound.panel.study import annotation_study
+        from agreebound.app.engine_study import study_of
 
-        studies = {}
-        for d, m in measurements.items():
-            p = imported.panels[d]
-            if recipe.study_rule == "judge-alone" and not p.humans:
-                raise RecipeError("--relabel-rule judge-alone ranks first the units where a detector alone disagrees "
-                                  f"with human raters who agree; {d!r} has no human rater (name them with --humans)")
-            studies[d] = annotation_study(p.ratings(m.level), p.raters, p.units, m.level, t.panel.alpha_floor_permil,
-                                          rule=recipe.study_rule, dimension=d, judges=p.detectors if p.humans else ())
+        studies = {d: study_of(recipe, m, imported.panels[d].ratings(m.level), imported.panels[d].raters,
+                               imported.panels[d].units, t.panel.alpha_floor_permil)
+                   for d, m in measurements.items()}
     level, _ = level_choice(recipe.level, recipe.chosen_by, imported.mapping.level)
     positive = "auto" if recipe.positive is UNSET else recipe.positive
     replay = replace(recipe, mapping=_mapping_in_force(recipe, imported).to_json(), level=level, positive=positive)
@@ -294,19 +290,16 @@ def measure_panel_recipe(recipe: PanelRecipe, imported: Imported | None = None) 
     return _measure_read(recipe, imported, [])
 
 
-def study_out_of_core(recipe: PanelRecipe, measurement: PanelMeasurement, floor_permil: int, rule: str
-                      ) -> AnnotationStudy:
-    """One measured dimension's annotation study of long ratings out of core (the engine
-    :func:`panel_engine` chooses returns its unit, rater, value counts; agreebound.app.engine_study
-    studies them as in memory): what the dashboard's data folder computes on request."""
-    from agreebound.app.engine_study import engine_studies
+def ratings_out_of_core(recipe: PanelRecipe, dimension: str) -> EngineRatings:
+    """One dimension's ratings of long data out of core, coded as in memory (the engine
+    :func:`panel_engine` chooses returns their unit, rater, value counts; agreebound.app.engine_study):
+    what the dashboard's data folder studies on request."""
+    from agreebound.app.engine_study import engine_ratings
 
     engine = panel_engine(recipe)
     with engine_files(recipe, engine) as (files, remote):
         m = long_columns(recipe, engine, files, remote)
-        found = engine_studies(replace(recipe, study_rule=rule), engine, files, m,
-                               {measurement.dimension: measurement}, floor_permil)
-    return found[measurement.dimension]
+        return engine_ratings(recipe, engine, files, m, [dimension])[dimension]
 
 
 def rater_diagnostics(recipe: PanelRecipe, dimension: str, level: Level, max_raters: int

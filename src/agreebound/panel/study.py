@@ -136,18 +136,37 @@ def rates_sentence(coded: Coded, raters: Sequence[str], alpha_is_low: bool) -> s
     return explain_low_alpha(rates_test(coded), rater_rates(coded, raters), alpha_is_low)
 
 
-def _bootstrap_for(coded: Coded) -> int:
+def model_resamples(coded: Coded, bootstrap: int | None = None) -> int:
+    """The skills' bootstrap resamples for these ratings (``bootstrap`` when given)."""
+    if bootstrap is not None:
+        return bootstrap
     return BOOTSTRAP if len(coded.code) <= FULL_BOOTSTRAP_RATINGS else LARGE_BOOTSTRAP
+
+
+def rater_model(coded: Coded, raters: Sequence[str], bootstrap: int | None = None) -> RaterModel:
+    """The study's rater model of ``coded`` (Dawid-Skene, :func:`model_resamples` resamples): the
+    expensive part of a study, and the same whatever the floor and the rule."""
+    return dawid_skene(coded, tuple(raters), bootstrap=model_resamples(coded, bootstrap))
+
+
+def study_judges(rule: str, humans: Sequence[str], detectors: Sequence[str]) -> tuple[str, ...]:
+    """The raters a study reads as judges: the detectors when the panel has people, else none; the
+    ``judge-alone`` rule without people is a ValueError (it has no one to be alone against)."""
+    if rule == "judge-alone" and not humans:
+        raise ValueError("--relabel-rule judge-alone ranks first the units where a detector alone disagrees with "
+                         "human raters who agree; this panel has no human rater (name them with --humans)")
+    return tuple(detectors) if humans else ()
 
 
 def annotation_study(coded: Coded, raters: Sequence[str], units: Sequence[str], level: Level, floor_permil: int,
                      *, rule: str = "uncertain-first", dimension: str = "", bootstrap: int | None = None,
-                     judges: Sequence[str] = ()) -> AnnotationStudy:
+                     judges: Sequence[str] = (), model: RaterModel | None = None) -> AnnotationStudy:
     """The study of one dimension's coded ratings (``raters`` and ``units`` name its columns and rows)
     against the alpha floor ``floor_permil`` (what the relabel queue moves alpha toward, and what
     "low" means for the rates' sentence). ``judges``: the raters that are judges or detectors when
     the others are people (the ``judge-alone`` rule's; every rule's why names a judge alone against
-    agreeing humans)."""
+    agreeing humans). ``model``: the rater model of the same ratings (:func:`rater_model`), when a
+    caller holds it: it depends on the ratings alone, not on the floor or the rule."""
     if rule not in RULES:
         raise ValueError(f"rule must be one of {', '.join(RULES)}; got {rule!r}")
     names = tuple(raters)
@@ -165,8 +184,9 @@ def annotation_study(coded: Coded, raters: Sequence[str], units: Sequence[str], 
                    f"{MAX_CATEGORIES} categories; for continuous scores alpha at the interval level is the measure.")
     if skipped:
         return AnnotationStudy(dimension, level, coded.n_units, names, None, None, None, (), None, (), 0, skipped)
-    resamples = _bootstrap_for(coded) if bootstrap is None else bootstrap
-    model = dawid_skene(coded, names, bootstrap=resamples)
+    if model is None:
+        model = rater_model(coded, names, bootstrap)
+    resamples = model_resamples(coded, bootstrap)
     queue = relabel_queue(coded, names, [str(u) for u in units], level=level, floor_permil=floor_permil, rule=rule,
                           model=model, judges=judges)
     marginal = rates_test(coded)

@@ -83,12 +83,8 @@ def rater_rows(section: JSONObject) -> list[list[str]]:
 def queue_rows(section: JSONObject) -> list[list[str]]:
     """rank, unit, consensus, probability, split, alpha's move, why."""
     return [[str(r["rank"]), r["unit"], r["consensus"], f"{r['probability']:.3f}", r["split"],
-             "undefined" if r["alpha_impact"] is None else f"{float(_fraction(r['alpha_impact'])):+.4f}", r["why"]]
+             "undefined" if r["alpha_impact"] is None else f"{float(Fraction(r['alpha_impact'])):+.4f}", r["why"]]
             for r in section["queue"]]
-
-
-def _fraction(text: str) -> Fraction:
-    return Fraction(text)
 
 
 RATER_HEADER = ["rater", "ratings", "skill", "skill 95% interval", "agreement", "agreement 95% interval", "the model says"]
@@ -126,7 +122,7 @@ def rates_text(t: JSONObject) -> str:
 
 
 def stat_text(t: JSONObject) -> str:
-    return "infinite" if t["statistic"] is None else f"{float(_fraction(t['statistic'])):.3f}"
+    return "infinite" if t["statistic"] is None else f"{float(Fraction(t['statistic'])):.3f}"
 
 
 def p_text(t: JSONObject) -> str:

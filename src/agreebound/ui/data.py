@@ -41,6 +41,9 @@ if TYPE_CHECKING:
     from agreebound.judge.measure import CalibrationMeasurement
     from agreebound.panel.categories import Level
     from agreebound.panel.measure import PanelCoefficients
+    from agreebound.app.engine_study import EngineRatings
+    from agreebound.panel.categories import Coded
+    from agreebound.panel.rater_model import RaterModel
     from agreebound.panel.study import AnnotationStudy
 
 SAMPLES = samples()
@@ -181,14 +184,30 @@ def panel_coefficients(name: str, digest: str, _data: bytes, level: Level, dimen
 
 @st.cache_resource(max_entries=8, show_spinner="Fitting the rater model...")
 def panel_study(name: str, digest: str, _data: bytes, level: Level, dimension: str, floor_permil: int, rule: str,
-                mapping: str | None = None) -> AnnotationStudy:
-    """The annotation study (agreebound.panel.study) of one dimension, once per data, level, floor and rule."""
-    from agreebound.panel.study import annotation_study
+                mapping: str | None, _m: PanelMeasurement) -> AnnotationStudy:
+    """The annotation study (agreebound.panel.study) of one dimension, once per data, level, floor and
+    rule; the rater model, the expensive part, once per data and level (:func:`study_model`): a
+    moved floor or another rule ranks the queue again, never refits the model."""
+    from agreebound.app.engine_study import study_of
+    from agreebound.app.recipes import PanelRecipe as Recipe
 
     MEASURE_CALLS["study"] += 1
     panel = parsed_panels(name, digest, _data, mapping)[dimension]
-    return annotation_study(panel.ratings(level), panel.raters, panel.units, level, floor_permil, rule=rule,
-                            dimension=dimension, judges=panel.detectors if panel.humans else ())
+    coded = panel.ratings(level)
+    model = study_model(f"{digest}|{mapping}|{level}|{dimension}", coded, panel.raters)
+    return study_of(Recipe((), study_rule=rule), _m, coded, panel.raters, panel.units, floor_permil, model)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Fitting the rater model...")
+def study_model(key: str, _coded: Coded, _raters: tuple[str, ...]) -> RaterModel | None:
+    """The rater model of a study's ratings (agreebound.panel.study.rater_model), once per ``key``
+    (the data, its reading, level and dimension); None when the study would be skipped."""
+    from agreebound.panel.study import MAX_CATEGORIES, rater_model
+
+    k = len(_coded.categories.values)
+    if len(_raters) < 2 or len(_coded.code) == 0 or not 2 <= k <= MAX_CATEGORIES:
+        return None
+    return rater_model(_coded, _raters)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -398,14 +417,27 @@ def folder_diagnostics(key: str, _recipe: PanelRecipe, level: Level, dimension: 
 @st.cache_resource(max_entries=8, show_spinner="Fitting the rater model over the counts DuckDB returns...")
 def folder_study(key: str, _recipe: PanelRecipe, level: Level, dimension: str, floor_permil: int, rule: str,
                  _m: PanelMeasurement) -> AnnotationStudy:
-    """The annotation study of one dimension of folder data, out of core (the engine's unit, rater,
-    value counts; agreebound.app.pipeline.study_out_of_core); ``key``: the data's digest."""
-    from agreebound.app.pipeline import study_out_of_core
+    """The annotation study of one dimension of folder data: its ratings out of core, once per data
+    (:func:`folder_ratings`), the rater model once (:func:`study_model`), the queue per floor and rule."""
+    from dataclasses import replace
+
+    from agreebound.app.engine_study import study_of
 
     MEASURE_CALLS["study"] += 1
+    coded, units, raters = folder_ratings(key, _recipe, dimension)
+    model = study_model(f"{key}|{level}|{dimension}", coded, raters)
+    return study_of(replace(_recipe, study_rule=rule), _m, coded, raters, units, floor_permil, model)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading the ratings' counts with DuckDB...")
+def folder_ratings(key: str, _recipe: PanelRecipe, dimension: str) -> EngineRatings:
+    """One dimension's ratings of folder data, out of core (agreebound.app.pipeline.ratings_out_of_core);
+    ``key``: the data's digest."""
+    from agreebound.app.pipeline import ratings_out_of_core
+
     _as_listed(_folder_files(_recipe))
     try:
-        return study_out_of_core(_recipe, _m, floor_permil, rule)
+        return ratings_out_of_core(_recipe, dimension)
     except InputError as e:
         raise _in_folder_words(e, _recipe) from None
 

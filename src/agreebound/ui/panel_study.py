@@ -47,7 +47,7 @@ def study_section(dim: str, m: Any, d: Any) -> None:
         study = folder_study(asked[0], recipe, m.level, dim, d.thresholds.alpha_floor_permil, str(rule), m)
     else:
         study = panel_study(src.name, src.digest, src.data, m.level, dim, d.thresholds.alpha_floor_permil, str(rule),
-                            recipe.mapping if isinstance(recipe.mapping, str) else None)
+                            recipe.mapping if isinstance(recipe.mapping, str) else None, m)
     section = section_of(study, listed=SHOWN_QUEUE)
     for sentence in section["summary"]:
         st.markdown("- " + md(sentence, 1000))

@@ -27,15 +27,19 @@ def _recalibrations(key: str, _recipe: Any, _m: Any) -> dict[str, Any]:
     return recalibrate_recipe(_recipe, _m)
 
 
-@st.cache_resource(max_entries=8, show_spinner="Fitting the rater model...")
+@st.cache_resource(max_entries=8, show_spinner=False)
 def _study(key: str, _m: Any, floor_permil: int) -> Any:
-    """The rater model of the judges and the humans over the items (``key``: the recipe's digest)."""
+    """The study of the judges and the humans over the items (``key``: the recipe's digest), per floor;
+    its rater model once per log and level (ui.data.study_model): a moved floor never refits it."""
     from agreebound.panel.categories import encode
     from agreebound.panel.study import annotation_study
+    from agreebound.ui.data import study_model
 
     x = _m.input
-    return annotation_study(encode(x.matrix), x.raters, x.items, _m.level, floor_permil, dimension="judge and humans",
-                            rule="judge-alone", judges=x.judges)
+    coded = encode(x.matrix)
+    model = study_model(f"{key}|{_m.level}|judge and humans", coded, x.raters)
+    return annotation_study(coded, x.raters, x.items, _m.level, floor_permil, dimension="judge and humans",
+                            rule="judge-alone", judges=x.judges, model=model)
 
 
 def section(m: Any, d: Any, recipe: Any) -> None:
@@ -62,12 +66,10 @@ def _draw(m: Any, d: Any, recipe: Any) -> None:
 def _recalibration(m: Any, d: Any, recipe: Any, key: str) -> None:
     from dataclasses import replace
 
+    from agreebound.app.judge_runs import decide_recalibrations
     from agreebound.render.scored import recalibration_section, recalibration_text
-    from agreebound.scored.recalibrate import decide_recalibration
 
-    recs = _recalibrations(key, replace(recipe, judge=None), m)
-    decided = {j: r if isinstance(r, str) else (r, *decide_recalibration(r, d.thresholds, d.source))
-               for j, r in recs.items()}
+    decided = decide_recalibrations(_recalibrations(key, replace(recipe, judge=None), m), d.thresholds, d.source)
     section = recalibration_section(decided, d.source)
     st.markdown("**The judge's scores on the humans' scale**: an isotonic (monotone) map from each score to the "
                 "humans' mean, fitted on 4 folds of the items and measured on the fifth, in turn")
