@@ -145,8 +145,14 @@ def paired_table(ratings: Coded | Ratings, first: int = 0, second: int = 1) -> n
 
 
 def _complete_labels(c: Coded) -> np.ndarray:
-    label = np.full((c.n_units, c.n_raters), -1, dtype=np.int64)
-    label[c.unit, c.rater] = c.code
+    """The units every rater rated, each a row of its m labels (in unit order): a matrix no larger
+    than the ratings (never units x raters, which a sparse file with many raters makes huge)."""
+    unit, rater, code = np.asarray(c.unit), np.asarray(c.rater), np.asarray(c.code)
+    complete = np.flatnonzero(np.bincount(unit, minlength=c.n_units) == c.n_raters)
+    keep = np.isin(unit, complete)
+    row = np.searchsorted(complete, unit[keep])
+    label = np.full((len(complete), c.n_raters), -1, dtype=np.int64)
+    label[row, rater[keep]] = code[keep]
     return label[(label >= 0).all(axis=1)]
 
 

@@ -309,17 +309,20 @@ def _judge_alone(coded: Coded, raters: Sequence[str] | None, judges: Sequence[st
     names = list(raters)
     is_judge = np.array([r in set(judges) for r in names], dtype=bool)
     values = coded.categories.values
-    label = np.full((coded.n_units, coded.n_raters), -1, dtype=np.int64)
-    label[coded.unit, coded.rater] = coded.code
+    # each unit's ratings, by unit (sparse: never a units x raters matrix)
+    unit, rater, code = np.asarray(coded.unit), np.asarray(coded.rater), np.asarray(coded.code)
+    order = np.argsort(unit, kind="stable")
+    starts = np.searchsorted(unit[order], np.arange(coded.n_units + 1))
     out: dict[int, str] = {}
     for u in range(coded.n_units):
-        humans = label[u, ~is_judge]
-        humans = humans[humans >= 0]
+        at = order[starts[u]:starts[u + 1]]
+        by_judge = is_judge[rater[at]]
+        humans = code[at][~by_judge]
         if len(humans) == 0 or (humans != humans[0]).any():
             continue
-        against = [j for j in np.flatnonzero(is_judge) if label[u, j] >= 0 and label[u, j] != humans[0]]
+        against = [(int(rater[i]), int(code[i])) for i in at[by_judge] if code[i] != humans[0]]
         if against:
-            said = ", ".join(f"{printable(names[j], 60)} says {printable(values[label[u, j]])!r}" for j in against)
+            said = ", ".join(f"{printable(names[j], 60)} says {printable(values[k])!r}" for j, k in sorted(against))
             n = len(humans)
             out[u] = f"{said} where the {n} human{'s' if n != 1 else ''} say{'' if n != 1 else 's'} " \
                      f"{printable(values[humans[0]])!r}"
