@@ -202,6 +202,18 @@ def test_recode_merges_and_renames_and_says_so(capsys, tmp_path):
     assert panel.categories.values == tuple(ORDER)
 
 
+def test_a_label_recoded_twice_is_refused_not_kept_last(capsys, vision):
+    # the comma form and a JSON object kept the last pair silently: 'First' -> '2nd grade' and no word of it
+    for recode in ("First=1st grade,First=2nd grade", '{"First": "1st grade", "First": "2nd grade"}'):
+        code, out, err = run(capsys, "panel", vision, "--recode", recode)
+        assert (code, out) == (3, "")
+        assert err.strip() == "--recode: 'First' is recoded twice; each label once"
+    from agreebound.io.mapping import parse_recode
+
+    assert parse_recode('{"a": "b", "c": "d"}') == (("a", "b"), ("c", "d"))  # pairs as written
+    assert parse_recode("") == ()
+
+
 def test_labels_that_look_ordered_suggest_ordinal_with_their_order(capsys, vision):
     (panel,) = import_ratings("vision.csv", csv_of(MATRIX)).panels.values()
     assert not panel.categories.ordered

@@ -354,3 +354,16 @@ def test_rates_file_matched_to_dimensions_in_one_place():
     foo = parse_detector_rates("r.csv", b"detector,positives,total\nfoo,1,10\nbar,3,10\n")
     with pytest.raises(InputError, match="rates for 'bar', 'foo', which are not a detector in the ratings"):
         measure_panels(panels, rates=foo, rates_file="r.csv")
+
+
+def test_a_file_preset_may_not_take_a_built_in_preset_name():
+    # else --preset seed-defaults decided on the file's floor while the report said preset:seed-defaults
+    toml = b"[panel]\nalpha_floor_permil = 600\n[presets.seed-defaults]\npanel = { alpha_floor_permil = 100 }\n"
+    with pytest.raises(InputError) as e:
+        parse_thresholds("t.toml", toml)
+    assert str(e.value) == ("t.toml, line 3, column 'presets.seed-defaults': 'seed-defaults' is a built-in preset's name; "
+                            "give the file's preset its own name")
+    js = b'{"presets": {"krippendorff-reliable": {"panel": {"alpha_floor_permil": 100}}}}'
+    with pytest.raises(InputError) as e:
+        parse_thresholds("t.json", js)
+    assert (e.value.row, e.value.column) == (1, "presets.krippendorff-reliable")

@@ -252,3 +252,16 @@ def test_the_preview_reads_only_the_head_and_describes_the_file():
     assert d.level == suggest_level(import_ratings("b.csv", b"unit,a,b\n" + rows).panels["all"])
     pv = preview("m.csv", (IMPORTS / "r_write_csv.csv").read_bytes())
     assert pv.missing_found == {"NA": 7}
+
+
+@pytest.mark.parametrize("text, column", [
+    ("unit,alice,alice,bob\nu0,0,1,2\nu1,1,0,2\nu2,2,1,0\n", "alice"),  # wide: a rater's column twice
+    ("unit,rater,value,value\n" + "".join(f"u{i},{r},{i % 2},1\n" for i in range(4) for r in ("a", "b")), "value"),
+    ("unit,rater,label,label\n" + "".join(f"u{i},{r},spam,ham\n" for i in range(4) for r in ("a", "b", "c")), "label"),
+])
+def test_a_duplicated_column_name_is_named_not_read_as_header_levels_over_the_first_data_rows(text, column):
+    # the repeated name looked like a pandas column MultiIndex: the first data rows became the header
+    # ('2 header lines ... read as one header'), their ratings lost and the rest read under wrong names
+    with pytest.raises(InputError) as e:
+        import_ratings("dup.csv", text.encode())
+    assert str(e.value) == f"dup.csv, row 1, column '{column}': duplicate column header; every column needs its own name"

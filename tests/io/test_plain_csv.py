@@ -116,3 +116,18 @@ def test_plain_reader_codes_and_values():
     assert (a.name, a.uniques, a.codes.tolist()) == ("a", ["x", "unit"], [0, 1, 0])
     assert table.n_rows == 3 and np.asarray(table.record_index).tolist() == [0, 2, 3]
     assert [table.row_of(i) for i in range(3)] == [3, 5, 6]
+
+
+def test_a_row_longer_than_the_readers_block_is_read_not_called_malformed():
+    # pyarrow reads 4 MiB blocks: a record over two block boundaries was 'malformed CSV (straddling object straddles two
+    # block boundaries (try to increase block size?))', no row, no column
+    from agreebound.core.errors import InputError
+    from agreebound.io.ratings import import_ratings
+
+    good = "".join(f"u{i},{r},{(i + j) % 2}\n" for i in range(20) for j, r in enumerate(("alice", "bob")))
+    data = ("unit,rater,value\nu99,alice," + "1" * 9_000_000 + "\n" + good).encode()
+    with pytest.raises(InputError) as e:
+        import_ratings("long.csv", data)
+    assert (e.value.row, e.value.column) == (2, "value")
+    assert str(e.value).startswith("long.csv, row 2, column 'value': the number '111")
+    assert "(9,000,000 characters)" in str(e.value)

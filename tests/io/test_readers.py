@@ -69,3 +69,21 @@ def test_running_out_of_memory_in_the_cli_is_a_limit_not_a_bug(tmp_path, capsys,
     assert main(["panel", str(path)]) == 3
     assert capsys.readouterr().err == ("agreebound: the input needs more memory than this machine has; it is too large "
                                        "or too wide to read here (see the limits in docs/formats.md)\n")
+
+
+def test_a_one_line_object_nested_past_the_parser_is_refused_as_too_deep_not_a_crash(tmp_path, capsys):
+    deep = b'{"a":' * 10_000 + b"1" + b"}" * 10_000  # one line, so the sniffer parses it whole to tell JSON from JSON Lines
+    assert refused("deep.json", deep) == "deep.json: nested too deeply (more than 32 levels)"
+    path = tmp_path / "deep.json"
+    path.write_bytes(deep)
+    assert main(["panel", str(path)]) == 3
+    assert capsys.readouterr().err == "deep.json: nested too deeply (more than 32 levels)\n"
+    assert main(["inspect", str(path)]) == 3
+    assert capsys.readouterr().err == "deep.json: nested too deeply (more than 32 levels)\n"
+
+
+def test_a_recogniser_peeking_at_json_lines_stops_before_a_line_too_deep_to_parse():
+    from agreebound.io.sniff import Peek
+
+    deep = b'{"unit": "u1", "r1": 1}\n' + b'{"a":' * 10_000 + b"1" + b"}" * 10_000 + b"\n"
+    assert Peek("x.jsonl", deep).records == (({"unit": "u1", "r1": 1}, 1),)

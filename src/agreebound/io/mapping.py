@@ -246,12 +246,12 @@ def parse_recode(value: object, field: str = "recode") -> tuple[tuple[str, str],
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("{"):
-            try:
-                value = json.loads(text)
+            try:  # its pairs as written, so a label given twice is refused below, not kept last
+                value = json.loads(text, object_pairs_hook=lambda kv: tuple(tuple(p) for p in kv))
             except json.JSONDecodeError as e:
                 raise FieldError(f"{field}: not a JSON object ({e.msg} at character {e.pos})", field) from None
         else:
-            pairs = {}
+            pairs: list[tuple[str, str]] = []
             for part in (t.strip() for t in text.split(",")):
                 if not part:
                     continue
@@ -259,13 +259,13 @@ def parse_recode(value: object, field: str = "recode") -> tuple[tuple[str, str],
                     raise FieldError(f"{field}: {part[:40]!r} is not from=to (a label with a comma or '=' needs "
                                      "a JSON object)", field)
                 a, b = part.split("=", 1)
-                pairs[a.strip()] = b.strip()
-            value = pairs
-    if isinstance(value, (list, tuple)) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in value):
-        value = dict(value)
-    if not isinstance(value, dict):
+                pairs.append((a.strip(), b.strip()))
+            value = tuple(pairs)
+    if isinstance(value, dict):
+        value = tuple(value.items())
+    if not (isinstance(value, (list, tuple)) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in value)):
         raise FieldError(f"{field} must be an object {{\"from\": \"to\", ...}}; got {value!r:.60}", field)
-    out = tuple((a, b) for a, b in value.items())
+    out = tuple((a, b) for a, b in value)
     _check_recode(out, field)
     return tuple((normalise_name(a), normalise_name(b)) for a, b in out)
 
@@ -317,6 +317,8 @@ def _check_recode(recode: object, field: str = "recode") -> None:
         if not a.strip() or not b.strip():
             raise FieldError(f"{field}: {a[:40]!r} -> {b[:40]!r}: labels are not empty (to leave a value out, "
                              "name it in missing)", field)
-    froms = [a.strip() for a, _ in recode]
-    if len(set(froms)) != len(froms):
-        raise FieldError(f"{field}: a label is recoded twice", field)
+    seen: set[str] = set()
+    for a, _ in recode:
+        if a.strip() in seen:
+            raise FieldError(f"{field}: {a.strip()[:40]!r} is recoded twice; each label once", field)
+        seen.add(a.strip())

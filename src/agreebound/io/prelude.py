@@ -125,7 +125,7 @@ def plan_rows(rows: list[list[str]]) -> Prelude:
             k += 1
         last = rows[k]
         if len(last) == len(rows[0]) and all(c.strip() for c in last[lead:]) and not _repeats(last[lead:]) \
-                and not all(_number(c) for c in last[lead:]):
+                and not all(_number(c) for c in last[lead:]) and not _recurs(rows[1:k + 1], rows[k + 1:], lead):
             names = [c.strip() for c in last[lead:]]
             span = k + 1
             header = names
@@ -168,6 +168,17 @@ def _level(cells: list[str], below: list[str]) -> bool:
     filled = sum(bool(c.strip()) for c in cells)
     full = len(below) > 1 and all(c.strip() and not _number(c) for c in below)  # a row of names
     return _repeats(cells) or (full and 0 < filled < len(below) and bool(cells[0].strip()))
+
+
+def _recurs(levels: list[list[str]], below: list[list[str]], lead: int) -> bool:
+    """A cell of the would-be header levels met again in its column below: data, not a level
+    (``unit,rater,value,value`` over ``u0,alice,0,1``: a duplicated column name, not a MultiIndex,
+    whose rows are ``u0`` again and again), so the header is read as it is and its duplicate named."""
+    for j in range(lead, max((len(r) for r in levels), default=0)):
+        cells = {r[j].strip() for r in levels if len(r) > j and r[j].strip()}
+        if cells and any(len(r) > j and r[j].strip() in cells for r in below):
+            return True
+    return False
 
 
 def _repeats(cells: list[str]) -> bool:

@@ -147,7 +147,7 @@ def _one_json_document(head: str) -> bool:
 
     try:
         json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):  # too deep for the parser: the JSON reader refuses it, located
         return True
     rest = head.lstrip()[len(first):].lstrip()
     return not rest.startswith("{")
@@ -196,7 +196,7 @@ class Peek:
                 if line.strip():
                     try:
                         out.append((json.loads(line), i))
-                    except ValueError:
+                    except (ValueError, RecursionError):
                         break
             return tuple(out)
         try:  # one JSON document: its first records (an array), or itself (an object)

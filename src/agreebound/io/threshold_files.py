@@ -52,6 +52,11 @@ def parse_thresholds(name: str, data: bytes) -> ThresholdFile:
         raise InputError(name, None, "presets", "expected a table of named presets")
     presets = dict(PRESETS)
     for pname, pdata in presets_raw.items():
+        if pname in PRESETS:  # a run would name the built-in preset while deciding on the file's values
+            at = text.find(pname)
+            raise InputError(name, text.count("\n", 0, at) + 1 if at >= 0 else None, f"presets.{pname}",
+                             f"{pname!r} is a built-in preset's name; give the file's preset its own name",
+                             row_label="line")
         try:
             presets[pname] = threshold_set_from_dict(pdata, f"preset:{pname}", prefix=f"presets.{pname}.")
         except ThresholdError as e:
