@@ -74,3 +74,17 @@ def test_a_human_study_is_told_in_raters(db):
     assert not at.exception
     assert at.metric[2].label == "independent raters"
     assert "detectors" not in " ".join(e.value for alerts in (at.warning, at.success, at.error) for e in alerts)
+
+
+# 8 rows, one rating each; u2/b is empty and u3/a is "NA" (tests/render/test_unrated_rows.py: the reports)
+UNRATED = b"unit,rater,value\nu1,a,1\nu1,b,1\nu2,a,2\nu2,b,\nu3,a,NA\nu3,b,3\nu4,a,1\nu4,b,2\n"
+UNRATED_SAID = ("8 rows read (rows 2-9); 2 of them have no value (an empty cell or a missing-value code) and "
+                "gave no rating")
+
+
+def test_rows_without_a_value_are_said_under_the_panel_verdict(db):
+    at = app("pages/panel.py")
+    at.file_uploader(key="ratings_upload").set_value(("m.csv", UNRATED, "text/csv")).run()
+    at.button(key="pv_measure").click().run()
+    assert not at.exception
+    assert UNRATED_SAID in plain(" ".join(c.value for c in at.caption))
