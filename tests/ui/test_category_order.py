@@ -61,6 +61,12 @@ def test_order_control_reads_labels_in_the_order_given():
     merged = [[None if v is None else ("3rd grade" if v == "4th Grade" else v) for v in row] for row in MATRIX]
     assert abs(float(measured_alpha(at)) - package_alpha(merged, ORDER[:3])) < 1e-12
     assert any("recoded" in c and "4th Grade" in c for c in texts(at.caption))
+    # a label recoded twice is refused and named (not the last line kept), the data read before kept
+    recode_box(at).set_value("4th Grade = 3rd grade\n4th Grade = 2nd grade")
+    ok(at.button(key="order_apply_all").click().run())
+    (error,) = texts(at.error)
+    assert "'4th Grade' is recoded twice; each label once" in error and "(the data loaded before is still shown)" in error
+    assert abs(float(measured_alpha(at)) - package_alpha(merged, ORDER[:3])) < 1e-12
 
 
 def test_unordered_labels_offer_no_switch_but_the_control():

@@ -87,7 +87,7 @@ def apply_order(dim: str, order_key: str, recode_key: str) -> None:
         bad = next((line for line, p in zip(lines, pairs) if len(p) != 2), None)
         if bad is not None:
             raise FieldError(f"recode: {bad[:40]!r} is not 'from = to'", "recode")
-        recode = parse_recode({a.strip(): b.strip() for a, b in pairs}) if pairs else ()
+        recode = parse_recode([(a.strip(), b.strip()) for a, b in pairs]) if pairs else ()  # a label twice: refused
         _adopt(dim, tuple(order), recode)
     except (FieldError, ValueError) as e:
         state.remember_error("panel", f"{session.panel_source.label}: {e}")
