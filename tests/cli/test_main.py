@@ -66,6 +66,11 @@ def test_outputs_and_exit_codes(capsys, argv, code, lines):
     (["panel", S / "detector_panel.csv", "--preset", "nope"], "--preset: no preset 'nope'; available:"),
     (["panel", ROOT / "does-not-exist.csv"], "does-not-exist.csv: cannot read the file (No such file or directory)"),
     (["panel", S / "detector_panel.csv", "--report", "out.pdf"], "out.pdf: --report needs a .json, .md, .html or .xml (JUnit) file name"),
+    # a rating table given to calibrate: said as what it is and where it goes, not "invalid JSON"
+    (["calibrate", S / "krippendorff_2011.csv"], "krippendorff_2011.csv, line 1: not JSON, and not a judge log or a "
+     "graded or pass/fail judge's table (columns such as item, judge, score): a judge's bundle is a JSON object with "
+     '"contract" and "snapshot", the tabular form takes --references and --observations, and a table of ratings '
+     "(units and raters) is a panel's: agreebound panel, or the dashboard's Panel page"),
 ])
 def test_input_errors_exit_3_with_the_line_on_stderr(capsys, argv, message):
     code, out, err = run(capsys, *argv)

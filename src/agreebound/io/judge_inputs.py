@@ -90,7 +90,7 @@ def read_judge_bundle(name: str, data: bytes, rebind: bool = False) -> JudgeInpu
     try:
         obj = read_json(name, data)
     except InputError as e:
-        raise (_unknown_lines(name, data) or e) from None
+        raise (_unknown_lines(name, data) or _not_json(name, data) or e) from None
     if not isinstance(obj, dict) or set(obj) != {"contract", "snapshot"}:
         raise InputError(name, None, None, 'expected a JSON object with exactly "contract" and "snapshot"')
     contract = _contract(name, obj["contract"])
@@ -126,6 +126,18 @@ def _unknown_lines(name: str, data: bytes) -> InputError | None:
     fields = ", ".join(printable(k, 30) for k in list(first)[:8]) + (", ..." if len(first) > 8 else "")
     return InputError(name, None, None, f"JSON Lines with fields {fields}: not a shape Agreebound knows (a judge log "
                       "from MT-Bench, AlpacaEval or our observations, or one read through --mapping); see docs/formats.md")
+
+
+def _not_json(name: str, data: bytes) -> InputError | None:
+    """Text that does not open as JSON (a rating table given to ``calibrate``): said as what it is
+    and where each kind of file goes, not as "invalid JSON" at character 1."""
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head or head[:1] in (b"{", b"["):
+        return None
+    return InputError(name, 1, None, "not JSON, and not a judge log or a graded or pass/fail judge's table "
+                      "(columns such as item, judge, score): a judge's bundle is a JSON object with \"contract\" and "
+                      "\"snapshot\", the tabular form takes --references and --observations, and a table of ratings "
+                      "(units and raters) is a panel's: agreebound panel, or the dashboard's Panel page; see docs/formats.md", row_label="line")
 
 
 def judge_tables_contract(name: str, data: bytes) -> tuple[JudgeCalibrationContract, tuple[JSONValue, JSONValue, JSONValue]]:
