@@ -148,17 +148,22 @@ def results(decisions) -> None:
     reports.report_downloads("panel")
 
 
+# One place above the uploaders, drawn on every run, whatever it holds (the verdict, its scroll into
+# view, or nothing during a preview): an uploader that moves is drawn afresh by the browser, which
+# drops a file still on its way (a file replacing the measured one: the removal's rerun came first).
+above = st.empty()
 if session.pending is None:
     # Measured before anything is drawn: a level the data cannot take falls back before its picker shows.
     decisions = loading.panel_decisions()
-    # The verdict first: a phone stacks the uploaders and pickers below into a screen and a half.
-    with st.container(border=True, key="panel_headline"):
-        st.markdown(f"**{md(provenance.sample_said('panel', panel_sentence(decisions)), 400)}**")
-        if 1 < len(decisions) <= panel_view.DETAIL_DIMENSIONS:
-            st.markdown(panel_view.verdicts_line(decisions))
-    # after an action that changed the answer (Measure, a level, a sample), the answer in view
-    into_view.verdict_into_view("panel", "panel_headline", (session.panel_source.label, tuple(
-        (dim, d.verdict.value, m.level) for dim, (m, d) in decisions.items())))
+    with above.container():
+        # The verdict first: a phone stacks the uploaders and pickers below into a screen and a half.
+        with st.container(border=True, key="panel_headline"):
+            st.markdown(f"**{md(provenance.sample_said('panel', panel_sentence(decisions)), 400)}**")
+            if 1 < len(decisions) <= panel_view.DETAIL_DIMENSIONS:
+                st.markdown(panel_view.verdicts_line(decisions))
+        # after an action that changed the answer (Measure, a level, a sample), the answer in view
+        into_view.verdict_into_view("panel", "panel_headline", (session.panel_source.label, tuple(
+            (dim, d.verdict.value, m.level) for dim, (m, d) in decisions.items())))
 up1, up2, up3 = st.columns(3)
 with up1:
     st.file_uploader(preview.PANEL_LABEL, type=list(preview.PANEL_TYPES), key=K.RATINGS_UPLOAD, on_change=on_ratings,

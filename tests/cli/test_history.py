@@ -415,3 +415,21 @@ def test_a_run_recorded_before_fingerprints_is_said(db_url, capsys):
     assert c.judge_changes == ()
     assert any(x.startswith(f"the judge's fingerprint is not recorded for run {a[:12]} (recorded before "
                             "fingerprints were)") for x in c.causes)
+
+
+def test_a_changed_mapping_is_said_on_one_line(tmp_path, capsys):
+    """Two readings of one file through mappings that differ: the cause names the mapping's field
+    that changed, as compact JSON on one line (the stored text is indented JSON: the History page
+    showed its first 57 characters, each line break as a literal \\n, and never the change)."""
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    data = S / "krippendorff_2011.csv"
+    _, out, _ = run(capsys, "panel", data, "--record", "--db", db)
+    a = recorded_id(out)
+    mapping = tmp_path / "mapping.json"
+    mapping.write_text(json.dumps({"layout": "wide", "unit": ["unit"], "missing": ["NA", "-"]}, indent=2))
+    _, out, _ = run(capsys, "panel", data, "--mapping", mapping, "--record", "--db", db)
+    b = recorded_id(out)
+    with Store.open(db) as store:
+        c = compare(store.get(a), store.get(b))
+    [cause] = [cause for cause in c.causes if cause.startswith("reading changed")]
+    assert cause == 'reading changed (mapping missing: [] -> ["NA","-"])'  # the field that changed, not the text

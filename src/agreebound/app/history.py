@@ -8,6 +8,7 @@ stored them.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -371,7 +372,7 @@ def _causes(a: Run, b: Run) -> list[str]:
     ra, rb = _reading(a.recipe), _reading(b.recipe)
     read = [k for k in sorted(set(ra) | set(rb)) if ra.get(k) != rb.get(k)]
     if read:
-        out.append("reading changed (" + ", ".join(f"{k}: {_short(ra.get(k))} -> {_short(rb.get(k))}" for k in read) + ")")
+        out.append("reading changed (" + ", ".join(_reading_change(k, ra.get(k), rb.get(k)) for k in read) + ")")
     if a.tool_version != b.tool_version:
         out.append(f"agreebound version changed ({a.tool_version} -> {b.tool_version})")
     if a.kind == "judge" and b.kind == "judge":
@@ -423,6 +424,31 @@ def _threshold_change(key: str, before: JSONValue, after: JSONValue) -> str:
     # an optional panel gate absent is off; a judge threshold absent is the contract's own
     own = "off" if key in OPTIONAL_PANEL_FIELDS else "the contract's own"
     return f"{word} {fmt(before) if before is not None else own} -> {fmt(after) if after is not None else own}"
+
+
+def _reading_change(key: str, a: object, b: object) -> str:
+    """One part of a recipe that differs, said on one line. A mapping is stored as indented JSON
+    text: its fields that differ are named, each as compact JSON (the whole text, cut at 60
+    characters, showed its line breaks and hid the field that changed)."""
+    da, db = _json_object(a), _json_object(b)
+    if da is None or db is None:
+        return f"{key}: {_short(a)} -> {_short(b)}"
+    fields = [f for f in dict.fromkeys([*da, *db]) if da.get(f) != db.get(f)]
+    return ", ".join(f"{key} {f}: {_short(_compact(da.get(f)))} -> {_short(_compact(db.get(f)))}" for f in fields)
+
+
+def _json_object(x: object) -> dict[str, object] | None:
+    if not isinstance(x, str):
+        return None
+    try:
+        value = json.loads(x)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _compact(x: object) -> object:
+    return None if x is None else json.dumps(x, separators=(",", ":"), ensure_ascii=False)
 
 
 def _short(x: object) -> str:
