@@ -59,6 +59,17 @@ def test_outputs_and_exit_codes(capsys, argv, code, lines):
         assert line in out.splitlines()
 
 
+def test_a_gzip_file_is_said_as_one(tmp_path, capsys):
+    import gzip
+
+    f = tmp_path / "ratings.csv"
+    f.write_bytes(gzip.compress((S / "krippendorff_2011.csv").read_bytes()))
+    for command in ("panel", "calibrate", "inspect"):
+        code, out, err = run(capsys, command, f)
+        assert (code, out, err) == (3, "", "ratings.csv: a gzip-compressed file; decompress it (gunzip) and give what "
+                                            "it holds\n")
+
+
 @pytest.mark.parametrize("argv, message", [
     (["panel", BAD / "ragged_long_row.csv"], "ragged_long_row.csv, row 3: row has 4 cells; the header has 3"),
     (["calibrate", BAD / "bundle_bool_repetition.json"], "bundle_bool_repetition.json, observation 6, column 'repetition'"),

@@ -178,7 +178,7 @@ def test_lenient_where_the_meaning_is_plain_and_the_change_is_said():
     p = parse_ratings("n.csv", "unit, rater-a,rater-b\u200b\nu1 ,1,2\n".encode())["all"]
     assert p.raters == ("rater-a", "rater-b") and p.units == ("u1",)
     assert p.notices == ("2 column headers normalised (surrounding spaces or invisible characters removed)",
-                         "1 unit names normalised (surrounding spaces or invisible characters removed)")
+                         "1 unit name normalised (surrounding spaces or invisible characters removed)")
     # names that become one after normalising are one rater, and a repeat is an error
     with pytest.raises(InputError) as e:
         parse_ratings("z.csv", "unit,bob,bob\u200b\nu1,1,2\n".encode())

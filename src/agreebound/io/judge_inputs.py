@@ -131,6 +131,9 @@ def _unknown_lines(name: str, data: bytes) -> InputError | None:
 def _not_json(name: str, data: bytes) -> InputError | None:
     """Text that does not open as JSON (a rating table given to ``calibrate``): said as what it is
     and where each kind of file goes, not as "invalid JSON" at character 1."""
+    from agreebound.io.sniff import refuse_gzip
+
+    refuse_gzip(name, data)
     head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
     if not head or head[:1] in (b"{", b"["):
         return None

@@ -520,6 +520,7 @@ def _cells_notice(kinds: ValueKinds) -> tuple[str, ...]:
 def _notice(count: int, what: str) -> tuple[str, ...]:
     if not count:
         return ()
+    what = what.removesuffix("s") if count == 1 else what  # "1 unit name", "2 unit names"
     return (f"{count} {what} normalised (surrounding spaces or invisible characters removed)",)
 
 

@@ -19,6 +19,7 @@ import zipfile
 from dataclasses import dataclass
 from functools import cached_property
 
+from agreebound.core.errors import InputError
 from agreebound.core.json_types import JSONValue
 from agreebound.io.archive import check_directory
 
@@ -119,8 +120,21 @@ def is_xlsx(name: str, data: bytes) -> bool:
         return False
 
 
+def refuse_gzip(name: str, data: bytes) -> None:
+    """A gzip-compressed file (its magic number) is refused as such, before it is read as text."""
+    if data[:2] == b"\x1f\x8b":
+        raise InputError(name, None, None, "a gzip-compressed file; decompress it (gunzip) and give what it holds")
+
+
 def sniff(name: str, data: bytes) -> Sniffed:
-    """The format from the bytes (the file name only breaks ties: .tsv, .jsonl)."""
+    """The format from the bytes (the file name only breaks ties: .tsv, .jsonl). A gzip-compressed
+    file is refused as such (its bytes read as text would be "binary data" in row 1).
+
+    >>> sniff("x.csv", b"\\x1f\\x8b\\x08\\x00")
+    Traceback (most recent call last):
+    agreebound.core.errors.InputError: x.csv: a gzip-compressed file; decompress it (gunzip) and give what it holds
+    """
+    refuse_gzip(name, data)
     if is_parquet(data):
         return Sniffed("parquet")
     if is_xlsx(name, data):
