@@ -15,6 +15,7 @@ from agreebound.judge.decide import decide
 from agreebound.cli.main import main
 from agreebound.core.errors import InputError
 from agreebound.app.pipeline import parse_judge_log, parse_judge_tables
+from agreebound.io.judge_logs import read_judge_log
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = ROOT / "sample_data" / "judge_logs"
@@ -251,3 +252,37 @@ def test_alpacaeval_weighted_preferences_are_scored_as_stated_confidence(capsys,
     assert f"  ECE {c.ece:.3f} over 60 cases, against the humans' verdict (10 equal-mass bins)" in out
     # a judge that states no probability (MT-Bench) has no confidence section
     assert parse_judge_log(MT.name, MT.read_bytes(), (HUMAN.name, HUMAN.read_bytes())).confidence is None
+
+
+def _renamed_mt_bench(first: dict[str, str], second: dict[str, str] | None = None) -> bytes:
+    """The bundled MT-Bench log with models' names replaced where they are model_1 (``first``) and
+    where they are model_2 (``second``, else the same)."""
+    second = first if second is None else second
+    out = []
+    for line in (LOGS / "mt_bench_gpt-4_pair.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        r["model_1"], r["model_2"] = first.get(r["model_1"], r["model_1"]), second.get(r["model_2"], r["model_2"])
+        out.append(json.dumps(r))
+    return ("\n".join(out) + "\n").encode()
+
+
+def test_two_model_names_made_one_identifier_are_said_to_be_counted_as_one():
+    # 'Vicuna 13B v1.3' (as model_1) and 'vicuna-13b-v1.3' (as model_2) both become vicuna-13b-v1.3:
+    # one model in the counts, and the log says so
+    log = read_judge_log("mt.jsonl", _renamed_mt_bench({"vicuna-13b-v1.3": "Vicuna 13B v1.3"}, {}))
+    (note,) = [n for n in log.notes if "identifier" in n]
+    assert note == ("2 model names became the identifier 'vicuna-13b-v1.3' and are counted as one model: "
+                    "'Vicuna 13B v1.3', 'vicuna-13b-v1.3'; if they are different models, give them names that differ in more than case, "
+                    "spaces or punctuation")
+
+
+def test_model_names_changed_into_identifiers_are_said_once():
+    log = read_judge_log("mt.jsonl", _renamed_mt_bench({"llama-13b": ":red[red] <b>x</b>"}))
+    (note,) = [n for n in log.notes if "identifier" in n]
+    assert note == ("model names made identifiers (lower case; letters, digits and . _ : - only): "
+                    "':red[red] <b>x</b>' -> 'm-:red-red-b-x-b'")
+    generators = set(log.observations["candidate_a_generator"]) | set(log.observations["candidate_b_generator"])
+    assert "m-:red-red-b-x-b" in generators and "llama-13b" not in generators
+    # the bundled log's names are identifiers already: nothing to say
+    plain = read_judge_log("mt.jsonl", (LOGS / "mt_bench_gpt-4_pair.jsonl").read_bytes())
+    assert not [n for n in plain.notes if "identifier" in n]

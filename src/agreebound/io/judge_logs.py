@@ -164,23 +164,56 @@ def read_judge_log(name: str, data: bytes, judge: str | None = None, mapping: Lo
                      f"{log.case_keys.get(renamed[0])}); references join by either",)
         return replace(log, notes=note + log.notes)
     shape = judge_log_shape(records[0])
-    if shape == "mt-bench judgments":
-        return read_mt_bench(name, records, lines, judge)
-    if shape == "alpacaeval annotations":
-        return read_alpacaeval(name, records, lines, judge)
-    if shape == "observations":
-        return read_observations(name, records, lines, judge)
-    if shape == "arena-hard judgments":
-        return read_arena_hard(name, records, lines, judge)
-    if shape == "judgekit pairwise":
-        return read_judgekit_pairwise(name, records, lines, judge)
-    if shape == "judgecal judgments":
-        return read_judgecal(name, records, lines, judge)
+    readers = {"mt-bench judgments": read_mt_bench, "alpacaeval annotations": read_alpacaeval,
+               "observations": read_observations, "arena-hard judgments": read_arena_hard,
+               "judgekit pairwise": read_judgekit_pairwise, "judgecal judgments": read_judgecal}
+    if shape in readers:
+        log = readers[shape](name, records, lines, judge)
+        return replace(log, notes=log.notes + model_ids_said(log))
     if shape == "mt-bench human judgments":
         raise InputError(name, None, None, "these are human judgments (references): give them as the references "
                          "of a judge log")
     raise InputError(name, None, None, "not a judge log this version recognises (MT-Bench judgments, AlpacaEval "
                      f"annotations); its first record has {', '.join(map(str, list(records[0])[:12]))}")
+
+
+def model_ids_said(log: JudgeLog) -> tuple[str, ...]:
+    """The candidates' model names as the log gives them, against the identifiers the audit counts
+    them under (the specification's ``^[a-z][a-z0-9._:-]{2,95}$``): names that became one identifier
+    (two models counted as one) said first; else names changed on the way, said once.
+
+    >>> log = JudgeLog("x.jsonl", "judgekit pairwise", pd.DataFrame({"case_id": ["i-1", "i-2"],
+    ...     "candidate_a_generator": ["gpt-4", "gpt-4"], "candidate_b_generator": ["m-red-red", "claude"]}), (), (),
+    ...     candidates={"i-1": ("GPT-4", ":red[red]"), "i-2": ("gpt 4", "claude")})
+    >>> model_ids_said(log)[0]
+    "2 model names became the identifier 'gpt-4' and are counted as one model: 'GPT-4', 'gpt 4'; if they are different models, give them names that differ in more than case, spaces or punctuation"
+    """
+    obs = log.observations
+    if not log.candidates or not len(obs) or "candidate_a_generator" not in obs.columns:
+        return ()
+    first = obs.drop_duplicates("case_id").set_index("case_id")
+    named: dict[str, set[str]] = {}
+    for case, raw in log.candidates.items():
+        if case not in first.index:
+            continue
+        for side, given in zip("ab", raw):
+            ident = first.at[case, f"candidate_{side}_generator"]
+            if isinstance(ident, str):
+                named.setdefault(ident, set()).add(given)
+    merged = {i: sorted(ns) for i, ns in sorted(named.items()) if len(ns) > 1}
+    if merged:
+        (ident, names), more = next(iter(merged.items())), len(merged) - 1
+        return (f"{len(names)} model names became the identifier {ident!r} and are counted as one model: "
+                + ", ".join(excerpt(n, 60) for n in names[:4]) + (" and more" if len(names) > 4 else "")
+                + (f" (and {more} more such identifier{'s' if more > 1 else ''})" if more else "")
+                + "; if they are different models, give them names that differ in more than case, spaces or "
+                "punctuation",)
+    changed = sorted((n, i) for i, ns in named.items() for n in ns if n != i)
+    if not changed:
+        return ()
+    (given, ident), more = changed[0], len(changed) - 1
+    return (f"model names made identifiers (lower case; letters, digits and . _ : - only): {excerpt(given, 60)} "
+            f"-> {ident!r}" + (f" and {more:,} more" if more else ""),)
 
 
 def judges_in(name: str, data: bytes) -> tuple[str, ...]:
