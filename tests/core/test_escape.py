@@ -58,6 +58,10 @@ def test_html_text_and_csv_cells():
     for formula in ("=1+1", "+1+1", "-1+1", "@SUM(A1)", "\tx", "\rx", "=HYPERLINK(\"http://x\")"):
         assert csv_cell(formula) == "'" + formula
     assert csv_cell("-0.25") == "-0.25" and csv_cell("+3") == "+3" and csv_cell(-1) == -1 and csv_cell("ok") == "ok"
+    # an exact negative fraction (a coefficient's exact value in a table) is a number, shown without
+    # an apostrophe; with anything after it, it is text that could be a formula
+    assert csv_cell("-146/6289") == "-146/6289"
+    assert csv_cell("-146/6289*A1") == "'-146/6289*A1" and csv_cell("-1/0x1") == "'-1/0x1"
 
 
 def test_names_are_normalised_one_way():

@@ -122,12 +122,17 @@ def html_text(text: object, limit: int | None = 200) -> str:
 # --- spreadsheets ----------------------------------------------------------------------------
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?%?")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?%?|-\d+/\d+")
 
 
 def csv_cell(value: _T) -> _T | str:
     """OWASP CSV injection: a text cell that a spreadsheet would read as a formula gets a leading
-    apostrophe. Numbers (and text that is only a number, like -0.5) are left as they are."""
+    apostrophe. Numbers (and text that is only a number, like -0.5, or an exact fraction, like
+    -146/6289: two whole numbers divided, which nothing can run) are left as they are.
+
+    >>> csv_cell("-146/6289"), csv_cell("-0.5"), csv_cell("=HYPERLINK(1)"), csv_cell("-1/2+cmd")
+    ('-146/6289', '-0.5', "'=HYPERLINK(1)", "'-1/2+cmd")
+    """
     if not isinstance(value, str) or not value.startswith(_FORMULA_START):
         return value
     if _NUMBER.fullmatch(value):
