@@ -162,7 +162,7 @@ def test_labels_at_interval_level_fall_back_with_the_reason():
     at.selectbox(key="level_widget").set_value("interval").run()
     assert not at.exception
     fallback = [e for e in texts(at.error) if "interval alpha needs numeric values" in e]
-    assert len(fallback) == 1 and fallback[0].endswith("(shown at the suggested level instead)")
+    assert len(fallback) == 1 and fallback[0].endswith("(shown at the suggested level and positive category instead)")
     assert "(nominal)" in " ".join(m.value for m in at.markdown)
     at.run()  # a rerun (a click on a tab or a section): the verdict still rests on the fallback, still said
     assert [e for e in texts(at.error) if "interval alpha needs numeric values" in e] == fallback

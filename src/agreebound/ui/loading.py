@@ -79,7 +79,7 @@ def show_level_fallback() -> None:
     long as the reading in force is the one the page fell back to (the same data, level, category)."""
     said = session.fallback
     if said is not None and said[0] == _reading():
-        st.error(md(said[1], 400) + " (shown at the suggested level instead)")
+        st.error(md(said[1], 400) + " (shown at the suggested level and positive category instead)")
 
 
 def judge() -> JudgeBundle:
