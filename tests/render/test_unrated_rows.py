@@ -21,6 +21,7 @@ def test_the_cli_counts_the_rows_without_a_value(tmp_path, capsys):
     f.write_bytes(MISSING)
     code, report, _ = run_json(capsys, "panel", f)
     assert report["read"]["rows"]["count"] == 8 and report["panel"]["dimensions"][0]["ratings"] == 6
+    assert report["read"]["rows"]["unrated"] == 2
     code, out, _ = run(capsys, "panel", f)
     assert out.splitlines()[0] == f"read: csv, {SAID}, one row per rating; unit unit, rater rater, value value"
     run(capsys, "panel", f, "--report", tmp_path / "r.md")
@@ -39,6 +40,11 @@ def test_one_row_without_a_value_reads_in_the_singular(tmp_path, capsys):
 def test_a_file_without_missing_values_reads_as_before(capsys):
     _, out, _ = run(capsys, "panel", ROOT / "sample_data" / "detector_panel.csv")
     assert "no value" not in out.splitlines()[0]
+    # one dimension shown of three: the other dimensions' rows gave ratings, so none is "without a value"
+    _, report, _ = run_json(capsys, "panel", ROOT / "sample_data" / "detector_panel.csv", "--dimension", "violence")
+    assert "unrated" not in report["read"]["rows"] and report["read"]["rows"]["count"] == 7032
+    _, out, _ = run(capsys, "panel", ROOT / "sample_data" / "detector_panel.csv", "--dimension", "violence")
+    assert out.splitlines()[0].startswith("read: csv, 7,032 rows read (rows 2-7033), one row per rating")
     # a wide file's empty cells are a sparse design, not rows left out: said as before
     _, out, _ = run(capsys, "panel", ROOT / "sample_data" / "krippendorff_2011.csv")
     assert out.splitlines()[0].startswith("read: csv, 12 rows read (rows 2-13), one row per unit")

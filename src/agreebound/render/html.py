@@ -219,9 +219,9 @@ def panel_html(view: View) -> str:
     read = report.get("read")
     extra = ""
     if read:
-        from agreebound.render.report import rows_read_text, unrated_rows
+        from agreebound.render.report import rows_read_text
 
-        said = f", {escaped(rows_read_text(read['rows'], unrated_rows(report)), 240)}" if read.get("rows") else ""
+        said = f", {escaped(rows_read_text(read['rows']), 240)}" if read.get("rows") else ""
         extra = (f"<p>Read as {escaped(read['format'], 40)}, {escaped(read['mapping'].get('layout'), 20)} layout{said}.</p>"
                  + html_list(escaped(r, 300) for r in read.get("reasons", [])))
     sections.append(inputs_section(report, extra))

@@ -12,7 +12,7 @@ from agreebound.core.json_types import JSONObject
 from fractions import Fraction
 
 from agreebound.render.report import (LISTED_PAIRS, coefficient_rows, num, optional_thresholds_words,
-                                      rows_read_text, unrated_rows)
+                                      rows_read_text)
 
 
 
@@ -46,7 +46,7 @@ def to_markdown(report: JSONObject) -> str:
     lines.append("")
     read = report.get("read")
     if read and read.get("rows"):
-        lines += [f"Read as {md_text(read['format'])}: {rows_read_text(read['rows'], unrated_rows(report))}.", ""]
+        lines += [f"Read as {md_text(read['format'])}: {rows_read_text(read['rows'])}.", ""]
     if report["kind"] == "panel":
         lines += _panel_markdown(report)
     elif report["kind"] == "scored":

@@ -71,40 +71,33 @@ def _thresholds(t: ThresholdSet) -> JSONObject:
 
 
 def rows_read(imported: Imported) -> JSONObject:
-    """The data rows a rating file gave: how many, what a row is, and the first and last."""
+    """The data rows a rating file gave: how many, what a row is, and the first and last; and, read
+    one row per rating, how many of them gave no rating (``unrated``: an empty value or a
+    missing-value code; absent when none did). Every dimension's ratings count, whichever the
+    report shows."""
     span = imported.row_span
-    return {"count": imported.rows_read, "label": imported.row_label, "sources": imported.source_rows,
-            "first": span[0] if span else None, "last": span[1] if span else None}
+    out: JSONObject = {"count": imported.rows_read, "label": imported.row_label, "sources": imported.source_rows,
+                       "first": span[0] if span else None, "last": span[1] if span else None}
+    if imported.mapping.layout == "long":
+        unrated = imported.rows_read - sum(len(p.records) for p in imported.panels.values())
+        if unrated > 0:
+            out["unrated"] = unrated
+    return out
 
 
-def rows_read_text(rows: JSONObject, unrated: int = 0) -> str:
+def rows_read_text(rows: JSONObject) -> str:
     """``100 rows read (rows 2-101)``, or ``41 rows read from 12 tasks (tasks 1-12)`` where a
-    source row gives several: said wherever a file's reading is. ``unrated``: the rows that gave
-    no rating (:func:`unrated_rows`), said after them."""
+    source row gives several, and the rows that gave no rating: said wherever a file's reading is."""
     label = rows["label"]
     n, sources = rows["count"], rows.get("sources", rows["count"])
     text = f"{n:,} {label}{'' if n == 1 else 's'} read" if sources == n else \
         f"{n:,} rows read from {sources:,} {label}{'' if sources == 1 else 's'}"
     if rows.get("first") is not None:
         text += f" ({label}s {rows['first']}-{rows['last']})" if rows["last"] != rows["first"] else f" ({label} {rows['first']})"
-    if unrated:
+    if unrated := rows.get("unrated", 0):
         text += (f"; {unrated:,} of them {'has' if unrated == 1 else 'have'} no value (an empty cell or a "
                  "missing-value code) and gave no rating")
     return text
-
-
-def unrated_rows(report: JSONObject) -> int:
-    """A panel read one row per rating (long): the rows read that gave no rating, an empty value or
-    a missing-value code (the rows read less the ratings of every dimension); 0 for any other report.
-
-    >>> unrated_rows({"kind": "panel", "read": {"mapping": {"layout": "long"}, "rows": {"count": 8}},
-    ...               "panel": {"dimensions": [{"ratings": 6}]}})
-    2
-    """
-    read = report.get("read")
-    if report.get("kind") != "panel" or not read or not read.get("rows") or read["mapping"].get("layout") != "long":
-        return 0
-    return max(0, read["rows"]["count"] - sum(d["ratings"] for d in report["panel"]["dimensions"]))
 
 
 def _base(kind: str, inputs: Sequence[tuple[str, bytes | str]], t: ThresholdSet) -> JSONObject:

@@ -12,7 +12,7 @@ from agreebound.core.json_types import JSONObject
 
 def print_panel(report: JSONObject) -> None:
     from agreebound.panel.levels import in_raters_words, level_phrase, rater_word
-    from agreebound.render.report import rows_read_text, unrated_rows
+    from agreebound.render.report import rows_read_text
     from agreebound.render.scored import alpha_certainty, plan_text
 
     read = report.get("read")
@@ -22,7 +22,7 @@ def print_panel(report: JSONObject) -> None:
                  "long": f"one row per rating; unit {' + '.join(m['unit'])}, rater {m['rater']}, value {m['value']}"
                          + (f", dimension {m['dimension']}" if m["dimension"] else ""),
                  "transposed": f"one row per rater ({m['rater'] or 'rows'}), one column per unit"}[m["layout"]]
-        rows = f", {rows_read_text(read['rows'], unrated_rows(report))}" if read.get("rows") else ""
+        rows = f", {rows_read_text(read['rows'])}" if read.get("rows") else ""
         print(f"read: {read['format']}{rows}, {roles}")
     notices = dict.fromkeys(n for d in report["panel"]["dimensions"] for n in d.get("notices", []))
     for n in notices:

@@ -99,12 +99,7 @@ def rows_read(loaded: Loaded[PanelRecipe]) -> str:
     from agreebound.ui.data import imported_of
 
     try:
-        imported = imported_of(loaded.recipe)
-        said = rows_read(imported)
-        # one row per rating: the rows that gave none (no value), as the reports say them
-        unrated = max(0, said["count"] - sum(len(p.records) for p in imported.panels.values())) \
-            if imported.mapping.layout == "long" else 0
-        return rows_read_text(said, unrated)
+        return rows_read_text(rows_read(imported_of(loaded.recipe)))
     except InputError:
         return ""
 
