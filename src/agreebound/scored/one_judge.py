@@ -3,7 +3,6 @@ beside the gates (leniency, exact and within-one agreement, QWK, the SD ratio, a
 """
 
 from __future__ import annotations
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -17,7 +16,8 @@ from agreebound.judge.bias import Measure
 from agreebound.judge.counts import RateStats
 from agreebound.core.intervals import Z95, rate_interval
 from agreebound.scored.items import JACKKNIFE, ScoredInput
-from agreebound.scored.pairwise import LOO_MAX_VALUES, PairAlpha, PooledAlpha, jack_measure, plain_number, jackknife, pair_alpha, pooled_alpha
+from agreebound.scored.pairwise import (LOO_MAX_VALUES, PairAlpha, PooledAlpha, jack_measure, plain_number, jackknife,
+                                        pair_alpha, pooled_alpha, unique_rows)
 
 
 # --- one judge against the humans ------------------------------------------------------------------
@@ -375,16 +375,10 @@ def _exact_differences(x: ScoredInput, judge: str, items: np.ndarray) -> tuple[l
         return [], np.zeros(0, dtype=np.int64)
     values = np.asarray(x.values)
     codes = np.where(np.isnan(rows), -1, np.searchsorted(values, rows))  # -1: no score
-    base = len(values) + 1
-    if rows.shape[1] * math.log2(base) < 62:  # each row one integer: a 1-D unique, not a row-wise one
-        key = ((codes + 1) * base ** np.arange(rows.shape[1], dtype=np.int64)).sum(axis=1)
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-        distinct = codes[first]
-    else:
-        distinct, inverse = np.unique(codes, axis=0, return_inverse=True)
+    first, inverse = unique_rows(codes)
     exact = [Fraction(plain_number(v)) for v in values.tolist()]
     out = []
-    for r in distinct.tolist():
+    for r in codes[first].tolist():
         humans = [exact[c] for c in r[1:] if c >= 0]
         out.append(exact[r[0]] - sum(humans, Fraction(0)) / len(humans))
     return out, inverse.ravel()

@@ -150,12 +150,26 @@ def contributions(slot: np.ndarray, cell: np.ndarray, items: int) -> tuple[np.nd
     padded = np.full((items, width), -1, dtype=np.int64)  # each item's cells ascending, padded with -1
     starts = np.cumsum(per) - per
     padded[slot[order], np.arange(len(order)) - np.repeat(starts, per)] = cell[order]
-    base = int(cell.max(initial=0)) + 2
-    if width * math.log2(base) < 62:  # each row one integer: a 1-D unique, not a row-wise one
-        key = ((padded + 1) * base ** np.arange(width, dtype=np.int64)).sum(axis=1)
+    return unique_rows(padded)
+
+
+def unique_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a 2-D array of codes (whole numbers from -1 up, -1: none): (a row index
+    holding each distinct row, each row's index into those), as numpy's ``unique(axis=0)`` finds
+    them. Where a row fits in one 64-bit integer (few columns, few codes), by that integer: a 1-D
+    unique, not a row-wise one.
+
+    >>> first, at = unique_rows(np.array([[0, 2], [-1, 1], [0, 2]]))
+    >>> sorted(first.tolist()), bool(at[0] == at[2] != at[1])
+    ([0, 1], True)
+    """
+    base = int(codes.max(initial=-1)) + 2
+    width = codes.shape[1]
+    if width * math.log2(max(base, 2)) < 62:
+        key = ((codes + 1) * base ** np.arange(width, dtype=np.int64)).sum(axis=1)
         _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     else:
-        _, first, inverse = np.unique(padded, axis=0, return_index=True, return_inverse=True)
+        _, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)
     return first.astype(np.int64), inverse.ravel()
 
 
