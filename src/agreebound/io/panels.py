@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -242,30 +242,39 @@ def refuse_nested(table: Table, col: Column, label: str) -> None:
     its annotations (a tool's ``responses``, a dataset's ``annotators``/``labels`` lists) read as
     labels gives an alpha of nothing real. Refused at its first row, naming the field. Records'
     nested fields arrive here as their JSON text (agreebound.io.readers._scalar)."""
-    if _plain_text(col):  # a plain CSV's column (agreebound.io.tables._plain_csv): checked here alike
-        _refuse_nested_list(table, col, label)
-        return
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    text_of: Callable[[int], str]
+    if _plain_text(col):  # a plain CSV's column (agreebound.io.tables._plain_csv): its texts read as they are
+        texts: list[str] = col.dictionary
+        found = [j for j, t in enumerate(texts) if _bracketed(t.strip()) and _nested(t.strip())]
+        text_of = texts.__getitem__
+    else:
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
-    arr = col.text
-    if arr is None or not len(arr):
-        return
-    arr = arr.cast(pa.string())
-    stripped = pc.utf8_trim_whitespace(arr)
-    candidates = pc.or_(pc.and_(pc.starts_with(stripped, "["), pc.ends_with(stripped, "]")),
-                        pc.and_(pc.starts_with(stripped, "{"), pc.ends_with(stripped, "}")))
-    found = [int(i) for i in np.flatnonzero(numpy_of(candidates.fill_null(False)))
-             if _nested(stripped[int(i)].as_py())]
+        arr = col.text
+        if arr is None or not len(arr):
+            return
+        arr = arr.cast(pa.string())
+        stripped = pc.utf8_trim_whitespace(arr)
+        candidates = pc.or_(pc.and_(pc.starts_with(stripped, "["), pc.ends_with(stripped, "]")),
+                            pc.and_(pc.starts_with(stripped, "{"), pc.ends_with(stripped, "}")))
+        found = [int(j) for j in np.flatnonzero(numpy_of(candidates.fill_null(False)))
+                 if _nested(stripped[int(j)].as_py())]
+        text_of = lambda j: arr[j].as_py()  # noqa: E731
     if not found:
         return
     i = int(np.flatnonzero(np.isin(col.codes, found))[0])
-    kind = "an object" if stripped[int(col.codes[i])].as_py().startswith("{") else "a list"
+    cell = text_of(int(col.codes[i]))
+    kind = "an object" if cell.strip().startswith("{") else "a list"
     raise InputError(table.file, table.row_of(i), label,
-                     f"{kind} in a cell ({excerpt(arr[int(col.codes[i])].as_py())}): a cell holds one label, "
+                     f"{kind} in a cell ({excerpt(cell)}): a cell holds one label, "
                      "never a list or an object. An export that nests its annotations (per-question responses, "
                      "lists of annotators and labels) needs one row per unit, rater and label",
                      row_label=table.row_label)
+
+
+def _bracketed(text: str) -> bool:
+    return (text.startswith("[") and text.endswith("]")) or (text.startswith("{") and text.endswith("}"))
 
 
 def _plain_text(col: Column) -> bool:
@@ -274,23 +283,6 @@ def _plain_text(col: Column) -> bool:
     take, no space but the space, so Python's string methods read them as pyarrow's kernels do."""
     d = col.dictionary
     return isinstance(d, list) and all(isinstance(u, str) and u.isascii() and u.isprintable() for u in d)
-
-
-def _refuse_nested_list(table: Table, col: Column, label: str) -> None:
-    """:func:`refuse_nested` for a plain column's list of texts."""
-    texts: list[str] = col.dictionary  # _plain_text said so: a list of str
-    stripped = [t.strip() for t in texts]
-    found = [i for i, t in enumerate(stripped)
-             if ((t.startswith("[") and t.endswith("]")) or (t.startswith("{") and t.endswith("}"))) and _nested(t)]
-    if not found:
-        return
-    i = int(np.flatnonzero(np.isin(col.codes, found))[0])
-    kind = "an object" if stripped[int(col.codes[i])].startswith("{") else "a list"
-    raise InputError(table.file, table.row_of(i), label,
-                     f"{kind} in a cell ({excerpt(texts[int(col.codes[i])])}): a cell holds one label, "
-                     "never a list or an object. An export that nests its annotations (per-question responses, "
-                     "lists of annotators and labels) needs one row per unit, rater and label",
-                     row_label=table.row_label)
 
 
 def names_column(table: Table, col: Column, label: str) -> tuple[np.ndarray, Names, int]:
