@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from agreebound.ui import data
-from tests.support.apptest import SECTIONS, app, ok, open_panel, shown, tables, texts, upload
+from tests.support.apptest import SECTIONS, app, ok, open_panel, plain, shown, tables, texts, upload
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -129,6 +129,10 @@ def test_upload_krippendorff_2011_shows_published_alpha():
     # 1..5 whole numbers: nominal by default (the specification's), every admissible level shown beside it
     # (published values), and the suggested ordinal one click away
     assert "alpha = **0.7434 = 113/152 (743 permil)** from 40 pairable values in 11 units (nominal)" in body
+    # the unit with one rating (unit-12) is said where the load is, not only counted in the alpha line
+    assert ("12 units; 4 raters: observer-a, observer-b, observer-c, observer-d. 1 of 12 units has fewer than two "
+            "ratings and does not enter alpha (alpha compares the ratings within a unit).") in \
+        plain(" ".join(c.value for c in at.caption))
     assert "Level in force: **nominal** (the default: the specification's level, and R kripp.alpha's default)." in body
     levels = tables(at)[0]
     assert list(levels["level"]) == ["nominal (in force)", "ordinal", "interval", "ratio"]

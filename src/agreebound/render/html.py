@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, cast
 from agreebound.core.escape import printable
 from agreebound.core.thresholds import THRESHOLD_WORDS
-from agreebound.render.report import optional_thresholds_words
+from agreebound.render.report import optional_thresholds_words, unpairable_text
 from agreebound.core.gate import SEVERITY, Gate
 from agreebound.panel.levels import LEVEL_ORIGIN_WORDS, in_raters_words, level_phrase, rater_word, raters_word
 from agreebound.core.limits import DETAIL_DIMENSIONS, LISTED_CATEGORIES
@@ -140,6 +140,8 @@ def _panel_dimension(i: int, d: JSONObject, p: JSONObject, charts: list[str], ga
              f"{d['units']:,} units, {d['ratings']:,} ratings; " + (
                  f"detectors: {names_html(d['detectors'])}; people: {names_html(d['humans'])}" if noun == "detector"
                  else f"raters: {names_html(d['detectors'] + d['humans'])}")]
+    if left_out := unpairable_text(d["units"], d["alpha"].get("pairable_units")):
+        facts.append(left_out)  # counts and the rule's words: no user text
     if d.get("rates_source"):
         facts.append(f"{noun} rates: {escaped(d['rates_source'], 120)}")
     if d.get("kind") == "label":

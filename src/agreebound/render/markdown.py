@@ -11,7 +11,7 @@ from agreebound.core.limits import DETAIL_DIMENSIONS
 from agreebound.core.json_types import JSONObject
 from fractions import Fraction
 
-from agreebound.render.report import (LISTED_PAIRS, coefficient_rows, num, optional_thresholds_words,
+from agreebound.render.report import (LISTED_PAIRS, unpairable_text, coefficient_rows, num, optional_thresholds_words,
                                       rows_read_text)
 
 
@@ -97,6 +97,8 @@ def _dimension_markdown(d: JSONObject, floor_permil: int) -> list[str]:
         lines += [f"*Depends on the level*: {lv['note']}.", ""]  # levels, verdicts, numbers: no user text
     noun = rater_word(d)
     lines += [f"- {md_cell(in_raters_words(r['message'], noun))}" for r in d["reasons"]] or ["- every check passed"]
+    if left_out := unpairable_text(d["units"], d["alpha"].get("pairable_units")):
+        lines.append(f"- units: {left_out}")  # counts and the rule's words: no user text
     # the rule's words and numbers (no user text), written as the sibling bullets are: unescaped
     lines.append(f"- **How sure**: {alpha_certainty(d['alpha'], floor_permil)}")
     plan = d["alpha"].get("plan")

@@ -100,6 +100,23 @@ def rows_read_text(rows: JSONObject) -> str:
     return text
 
 
+def unpairable_text(units: int, pairable_units: int | None) -> str:
+    """The units that do not enter alpha, said beside a dimension's verdict (nothing left out
+    silently): "1 of 12 units has fewer than two ratings and does not enter alpha ...", or "" when
+    every unit enters (or a report written before the count was kept).
+
+    >>> unpairable_text(12, 11)
+    '1 of 12 units has fewer than two ratings and does not enter alpha (alpha compares the ratings within a unit)'
+    >>> unpairable_text(12, 12), unpairable_text(12, None)
+    ('', '')
+    """
+    if pairable_units is None or pairable_units >= units:
+        return ""
+    n = units - pairable_units
+    return (f"{n:,} of {units:,} units {'has' if n == 1 else 'have'} fewer than two ratings and "
+            f"{'does' if n == 1 else 'do'} not enter alpha (alpha compares the ratings within a unit)")
+
+
 def _base(kind: str, inputs: Sequence[tuple[str, bytes | str]], t: ThresholdSet) -> JSONObject:
     return {
         "$schema": SCHEMA_ID,
@@ -175,6 +192,8 @@ def panel_dimension(m: PanelMeasurement, d: PanelDecision) -> JSONObject:
             "observed_disagreement": exact(m.alpha.observed_disagreement),
             "expected_disagreement": exact(m.alpha.expected_disagreement),
             "pairable": m.alpha.pairable,
+            # units with two ratings or more: the others do not enter alpha (said beside the verdict)
+            "pairable_units": m.alpha.units,
             "interval": {
                 "method": b.method, "draws": b.draws, "seed": b.seed, "level": b.level,
                 "low": rounded(b.low), "high": rounded(b.high), "q_below_floor": rounded(b.q_below(d.thresholds.alpha_floor)),

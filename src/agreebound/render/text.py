@@ -12,7 +12,7 @@ from agreebound.core.json_types import JSONObject
 
 def print_panel(report: JSONObject) -> None:
     from agreebound.panel.levels import in_raters_words, level_phrase, rater_word
-    from agreebound.render.report import rows_read_text
+    from agreebound.render.report import rows_read_text, unpairable_text
     from agreebound.render.scored import alpha_certainty, plan_text
 
     read = report.get("read")
@@ -38,6 +38,8 @@ def print_panel(report: JSONObject) -> None:
               f"{noun}s={d['ndet']}")
         for r in d["reasons"]:
             print(f"  - {printable(in_raters_words(r['message'], noun))}")
+        if left_out := unpairable_text(d["units"], a.get("pairable_units")):
+            print(f"  units: {left_out}")
         if a["interval"]["note"]:  # how alpha's interval was drawn, or why it is not the units bootstrap
             print(f"  interval: {printable(a['interval']['note'])}")
         # how sure: the interval of the gating number, "fragile" where it holds the floor, what would decide it

@@ -21,6 +21,7 @@ from agreebound.panel.levels import level_question as data_level_question
 from agreebound.panel.measure import PanelMeasurement
 from agreebound.panel.seed import AB_RATIO_UNBOUNDED, AB_UNDEFINED
 from agreebound.render.figure_style import exact_text, fraction_text
+from agreebound.render.report import unpairable_text
 from agreebound.ui import memo
 from agreebound.ui.blocks import as_tab_left, md, more, safe_frame, text_table
 from agreebound.ui.data import Loaded
@@ -222,7 +223,8 @@ def loaded_caption(m: PanelMeasurement, loaded: Loaded[PanelRecipe], read: str) 
     people = f"; human raters: {', '.join(md(h, 60) for h in m.humans[:12]) or 'none'}" if noun == "detector" else ""
     rates = f" Rates: {md(m.rates_source)}." if m.rates else ""  # none: the spread's own line says so
     return (f"Loaded: {md(loaded.label)}{' (' + md(read) + ')' if read else ''}. "
-            f"{m.n_units:,} units; {len(m.raters):,} raters: {shown}{people}.{rates}")
+            f"{m.n_units:,} units; {len(m.raters):,} raters: {shown}{people}.{rates}"
+            + (f" {left_out[0].upper()}{left_out[1:]}." if (left_out := unpairable_text(m.n_units, m.alpha.units)) else ""))
 
 
 def dimension_pick_label(decisions: dict[str, Any]) -> str:
