@@ -778,3 +778,20 @@ def test_the_ranking_out_of_core_is_the_in_memory_ranking(tmp_path):
     wide = rank_kinds(counted_kinds, draws=2000)
     gaps = [abs(x - y) for x, y in zip(one_by_one.lower + one_by_one.upper, wide.lower + wide.upper)]
     assert max(gaps) < 8, gaps
+
+
+def test_a_record_the_csv_module_cannot_read_is_named_by_its_row(tmp_path):
+    """The out-of-core engine's fallback reader names the record it could not read (it said only
+    "malformed CSV" before): here a cell over the csv module's field limit, lowered for the test."""
+    import csv
+
+    from agreebound.engines.judge_sql import first_unreadable
+
+    f = tmp_path / "obs.csv"
+    f.write_text("case_id,order\nc1,ab\nc2," + "x" * 500 + "\nc3,ba\n", encoding="utf-8")
+    limit = csv.field_size_limit(100)
+    try:
+        err = first_unreadable([str(f)], ["obs.csv"], ",")
+    finally:
+        csv.field_size_limit(limit)
+    assert err is not None and str(err) == "obs.csv, row 3: malformed CSV (field larger than field limit (100))"

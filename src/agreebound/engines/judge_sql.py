@@ -326,7 +326,13 @@ def first_unreadable(files: Sequence[str], names: Sequence[str], delimiter: str)
             with open(path, encoding="utf-8-sig", newline="") as fh:
                 reader = csv.reader(fh, delimiter=delimiter)
                 width, last = None, 0
-                for cells in reader:
+                while True:
+                    try:
+                        cells = next(reader)
+                    except StopIteration:
+                        break
+                    except csv.Error as err:  # the record that starts after the last one read
+                        return InputError(name, last + 1, None, f"malformed CSV ({err})")
                     start, last = last + 1, reader.line_num
                     if not cells:
                         continue
