@@ -267,3 +267,13 @@ def test_out_of_core_refuses_an_order_it_cannot_apply(capsys, tmp_path):
     code, out, err = run(capsys, "panel", long, "--mapping", mapping, "--engine", "duckdb")
     assert code == 3
     assert "the duckdb engine reads UTF-8 long ratings with a header; not a categories' order" in err
+
+
+def test_an_empty_label_in_a_comma_list_is_refused_not_dropped(capsys, vision):
+    # "a,,b" read as two labels before: the empty one was dropped without a word
+    for given in (f"{ORDER[0]},,{','.join(ORDER[1:])}", ",".join(ORDER) + ",", " ," + ",".join(ORDER)):
+        code, out, err = run(capsys, "panel", vision, "--order", given)
+        assert (code, out) == (3, "")
+        assert err.strip() == "--order: an empty label (two commas in a row, or one at an end?)"
+    code, _, err = run(capsys, "panel", vision, "--order", " , ".join(ORDER))  # spaces around a label are trimmed
+    assert code in (0, 1, 2) and err == ""

@@ -225,7 +225,8 @@ def parse_order(value: object, field: str = "order") -> tuple[tuple[str | None, 
             except json.JSONDecodeError as e:
                 raise FieldError(f"{field}: not a JSON list or object ({e.msg} at character {e.pos})", field) from None
         else:
-            value = [t.strip() for t in text.split(",") if t.strip()]
+            # every part is kept: an empty one ("low,,mid") is refused, not dropped
+            value = [t.strip() for t in text.split(",")] if text else []
     if isinstance(value, dict):
         out: list[tuple[str | None, tuple[str, ...]]] = []
         for dim, labels in value.items():
@@ -286,7 +287,7 @@ def _check_labels(field: str, labels: tuple[str, ...]) -> None:
     if len(labels) > MAX_ORDERED:
         raise FieldError(f"{field}: {len(labels):,} labels; an order has at most {MAX_ORDERED:,}", field)
     if any(not v for v in labels):
-        raise FieldError(f"{field}: an empty label (two commas in a row?)", field)
+        raise FieldError(f"{field}: an empty label (two commas in a row, or one at an end?)", field)
     seen: set[str] = set()
     for v in labels:
         if v in seen:
