@@ -10,11 +10,13 @@ import json
 
 from agreebound.core.errors import InputError
 from agreebound.io.json_toml import read_json
+from agreebound.io.sniff import utf16_as_utf8
 from agreebound.io.registry import judge_log_shape, scored_log_shape, scores_header
 
 
 def is_judge_log(name: str, data: bytes) -> bool:
     """A judge log (JSON Lines, or an AlpacaEval list) rather than a bundle or a contract."""
+    data = utf16_as_utf8(data) or data
     head = data[:65536].lstrip()
     try:
         if head.startswith(b"["):
@@ -31,6 +33,7 @@ def scored_log_kind(name: str, data: bytes) -> str | None:
     """A harness's graded or pass/fail judge log (JSON: inspect_ai, promptfoo, MT-Bench single,
     judgekit), its shape by its fields; None for anything else (a scores table CSV is also a
     rating file a panel may read: not refused)."""
+    data = utf16_as_utf8(data) or data
     head = data[:65536].lstrip()
     if data[:4] == b"PK\x03\x04":
         return "inspect_ai" if name.lower().endswith(".eval") else None
@@ -52,6 +55,7 @@ def is_scored_log(name: str, data: bytes) -> bool:
     single-answer grading, judgekit/judgecal JSONL, a scores table) rather than a pairwise one."""
     if data[:4] == b"PK\x03\x04":  # a zip: inspect_ai's .eval archive
         return name.lower().endswith(".eval")
+    data = utf16_as_utf8(data) or data
     head = data[:65536].lstrip()
     if head.startswith((b"{", b"[")):  # one JSON document (a JSON array of score records too), or JSON Lines
         return scored_shape(name, data) is not None
@@ -61,6 +65,7 @@ def is_scored_log(name: str, data: bytes) -> bool:
 def scored_shape(name: str, data: bytes) -> str | None:
     """The shape of a JSON or JSON Lines judge log that io.scored_logs reads, by its first record's
     fields (the whole object for one JSON document); None when it is not one."""
+    data = utf16_as_utf8(data) or data
     head = data[:65536].lstrip()
     try:
         try:  # JSON Lines: its first record

@@ -54,6 +54,25 @@ def _utf16_without_bom(head: bytes) -> str | None:
     return None
 
 
+def utf16_as_utf8(data: bytes) -> bytes | None:
+    """UTF-16 text (by its byte-order mark, or every other byte zero) as UTF-8 bytes, for the readers
+    that take UTF-8 (JSON, a judge's CSV); None for anything else. Text that is not valid UTF-16
+    is None too: the UTF-8 check then names its first bad byte.
+
+    >>> utf16_as_utf8('{"a": 1}'.encode("utf-16"))
+    b'{"a": 1}'
+    >>> utf16_as_utf8(b'{"a": 1}') is None
+    True
+    """
+    encoding = _bom_encoding(data[:4]) or _utf16_without_bom(data[:4096])
+    if encoding is None or not encoding.startswith("utf-16"):
+        return None
+    try:
+        return data.decode(encoding).removeprefix("\ufeff").encode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def text_encoding(data: bytes) -> tuple[str, str | None]:
     """(encoding, notice): UTF-8 (with or without BOM) silently; UTF-16 and Windows-1252 /
     Latin-1 with a notice, because they are read, not rejected."""

@@ -23,6 +23,7 @@ import numpy as np
 
 from agreebound.core.errors import InputError
 from agreebound.core.escape import excerpt
+from agreebound.io.sniff import utf16_as_utf8
 from agreebound.core.limits import (
     MAX_CELLS,
     MAX_COLUMNS,
@@ -197,13 +198,13 @@ def line_at(data: bytes, at: int) -> int:
 
 
 def check_text(name: str, data: object, expected: str) -> bytes:
-    """UTF-8 text (a byte-order mark is fine): returns the bytes, or a located InputError."""
+    """UTF-8 text (a byte-order mark is fine), or UTF-16 text read as UTF-8: returns the UTF-8
+    bytes, or a located InputError."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise InputError(name, None, None, "expected the file's bytes")
     data = bytes(data)
     check_size(name, len(data))
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InputError(name, None, None, "UTF-16 text; save the file as UTF-8")
+    data = utf16_as_utf8(data) or data  # UTF-16 (Windows' "Unicode") is read as the same text
     if not data.removeprefix(b"\xef\xbb\xbf").strip():
         raise InputError(name, None, None, f"the file is empty; expected {expected}")
     nul = data.find(b"\x00")
