@@ -1,8 +1,9 @@
 """Said plainly, on every screen (issue 22, section 4): at 1440 px and on a 390 px phone, every cell
 of the Judge page's gate table, the What-if verdict tables and the Panel page's level and detector
-tables is shown whole; the judge rates chart keeps a usable plot; on a phone the What-if strip
-stays in view (collapsed to what changed) while a slider moves, the Panel verdict comes before the
-uploaders, and the overview keeps the judge gates in their order.
+tables is shown whole, and so is each checkbox label of the Panel page's mapping preview; the
+judge rates chart keeps a usable plot; on a phone the What-if strip stays in view (collapsed to
+what changed) while a slider moves, the Panel verdict comes before the uploaders, and the overview
+keeps the judge gates in their order.
 
 st.dataframe draws a canvas grid that cuts a long cell at its column's edge, and nothing in the DOM
 says so: these tables are st.table (DOM cells that wrap), and on a phone the wide ones stack one
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.support.dashboard import open_charts, open_page, settle, slider
+from tests.support.dashboard import open_charts, open_page, settle, slider, upload
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -117,6 +118,29 @@ def test_the_panel_level_and_detector_tables_show_every_cell_whole(page: Page, a
     assert len(found["tables"]) == 2, found
     detectors.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"layout-panel-tables-{width}.png"))
+
+
+# Every visible checkbox: its label's text and whether the text is cut (a checkbox's label does not
+# wrap: a long one ends in an ellipsis).
+CHECKBOXES = """() => [...document.querySelectorAll("[data-testid='stCheckbox']")]
+  .filter(c => c.getClientRects().length > 0)
+  .map(c => [c.innerText.trim(), [...c.querySelectorAll("[data-testid='stMarkdownContainer'], [data-testid='stMarkdownContainer'] *")]
+    .some(e => e.scrollWidth > e.clientWidth + 1)])"""
+
+
+@pytest.mark.parametrize("width, height", VIEWPORTS)
+def test_the_previews_checkbox_labels_are_whole(page: Page, app_url: str, width: int, height: int):
+    """The mapping preview's third column is a fifth of its width at 1440 px: a label longer than
+    that was cut ("The first row names the ...")."""
+    open_page(page, f"{app_url}/panel", width, height)
+    upload(page, ROOT / "sample_data" / "krippendorff_2011.csv")
+    header = page.locator(".st-key-pv_header [data-testid='stCheckbox']")
+    expect(header).to_be_visible()
+    header.scroll_into_view_if_needed()
+    shown = dict(page.evaluate(CHECKBOXES))
+    assert header.inner_text().strip() in shown and "Decimal comma (1,5)" in shown, shown
+    assert [label for label, cut in shown.items() if cut] == [], shown
+    page.screenshot(path=str(ARTIFACTS / f"layout-panel-preview-{width}.png"))
 
 
 @pytest.mark.parametrize("width, height, least", [(1440, 900, 400), (390, 844, 280)])

@@ -462,3 +462,39 @@ def test_old_call_signatures_still_work(panel, judge):
     assert F.rates_interval(m, d).layout.height == 340
     assert F.coincidence_heatmap(m).layout.height == 340
     assert F.calibration_rates(judge["failing"][0]).layout.height == 62 + 70 * 5 + 112  # title, five rows, axis
+
+
+def _timeline_rows(times: list[str]) -> list[dict]:
+    """agreebound.app.history.timeline rows: one alpha gate per run, recorded at ``times``."""
+    return [{"run": f"run{i}", "time": t, "data_name": "d.csv", "label": "", "verdict": "ENFORCE", "scope": "all",
+             "gate": "alpha", "gate_label": "alpha", "value": 0.8, "low": 0.7, "high": 0.9, "threshold": 0.6,
+             "passed": True, "state": "measured", "unit": ""} for i, t in enumerate(times)]
+
+
+@pytest.mark.parametrize("dark", THEMES)
+def test_a_timeline_of_one_run_spans_a_day_around_it_labelled_with_its_date_and_time(dark):
+    """One run: plotly alone would zoom the axis into a millisecond around the point (ticks like
+    "21:04:05.0005"); the axis is a day centred on the run, its one tick the run's date and time."""
+    from datetime import datetime, timezone
+
+    rows = _timeline_rows(["2026-03-14T21:04:05.000512Z"])
+    rows.append({**rows[0], "gate": "spread", "gate_label": "spread", "value": 1.5, "low": None, "high": None,
+                 "threshold": 2.0, "unit": "x"})
+    fig = F.history_timeline(rows, dark=dark, name="d.csv")
+    at = datetime(2026, 3, 14, 21, 4, 5, 512, tzinfo=timezone.utc)
+    for x in (fig.layout.xaxis, fig.layout.xaxis2):  # the alpha panel's and the spread panel's (shared)
+        assert list(x.range) == [datetime(2026, 3, 14, 9, 4, 5, 512, tzinfo=timezone.utc),
+                                 datetime(2026, 3, 15, 9, 4, 5, 512, tzinfo=timezone.utc)]
+        assert list(x.tickvals) == [at] and list(x.ticktext) == ["2026-03-14 21:04:05"]
+    assert fig.layout.xaxis2.title.text == "recorded (UTC)"
+    # two runs recorded at the same instant are one moment too
+    same = F.history_timeline(_timeline_rows(["2026-03-14T21:04:05.000512Z"] * 2), dark=dark)
+    assert list(same.layout.xaxis.ticktext) == ["2026-03-14 21:04:05"]
+
+
+@pytest.mark.parametrize("dark", THEMES)
+def test_a_timeline_of_two_runs_keeps_plotlys_own_time_axis(dark):
+    fig = F.history_timeline(_timeline_rows(["2026-03-14T21:04:05Z", "2026-03-14T21:04:07.5Z"]), dark=dark)
+    x = fig.layout.xaxis
+    assert (x.range, x.tickvals, x.ticktext, x.tickformat) == (None, None, None, None)
+    assert [len(t.x) for t in fig.data] == [2, 2]  # the alpha line and the threshold's step line

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -108,6 +109,23 @@ def test_history_timeline_of_three_runs_and_a_compare_that_names_the_reason(db, 
     assert "now fails: threshold 0.400 -> 0.700 (thresholds changed)" in rows
     assert "insult: alpha unchanged at 0.431 (the same data)." in rows
 
+
+def test_history_timeline_of_one_run_is_a_day_around_it_not_milliseconds(db, capsys):
+    main(["panel", str(S / "krippendorff_2011.csv"), "--record", "--db", db])
+    capsys.readouterr()
+    with Store.open(db) as s:
+        (run,) = s.runs()
+    at = app(page="pages/history.py")
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    layout = json.loads(charts[0].proto.spec)["layout"]
+    day, clock = run.created_utc[:10], run.created_utc[11:19]
+    axes = [v for k, v in layout.items() if k.startswith("xaxis")]
+    assert len(axes) == 2  # alpha's panel and the spread's, one shared time axis
+    for x in axes:
+        assert x["ticktext"] == [f"{day} {clock}"]  # the run's date and time, the one tick
+        low, high = (datetime.fromisoformat(t) for t in x["range"])
+        assert high - low == timedelta(days=1)
 
 def test_open_and_delete_from_history(db, capsys):
     main(["calibrate", str(S / "judge_illustrative.json"), "--record", "--label", "pilot", "--db", db])

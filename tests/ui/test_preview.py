@@ -111,3 +111,18 @@ def test_real_shaped_exports_reach_their_alpha_through_the_preview_defaults(name
     m = next(iter(measured.values()))
     assert m.alpha.value == alpha and m.level == (level or "nominal") and m.n_units == 12
     assert f"= {alpha.numerator}/{alpha.denominator} (" in body(at)
+
+
+def test_the_header_checkbox_is_short_its_help_says_the_rest_and_unticked_the_first_row_is_data():
+    at = panel_page()
+    upload(at, "k2011.csv", (ROOT / "sample_data" / "krippendorff_2011.csv").read_bytes())
+    box = at.checkbox(key="pv_header")
+    assert (box.label, box.value) == ("Header row", True)
+    assert box.help == ("Ticked: the first row names the columns. Unticked: the first row is data, and the columns "
+                        "are named column 1, column 2, ...")
+    assert list(at.dataframe[0].value.columns) == ["unit", "observer-a", "observer-b", "observer-c", "observer-d"]
+    box.uncheck().run()
+    assert not at.exception and at.checkbox(key="pv_header").value is False
+    first = at.dataframe[0].value
+    assert list(first.columns) == ["column 1", "column 2", "column 3", "column 4", "column 5"]
+    assert list(first.iloc[0]) == ["unit", "observer-a", "observer-b", "observer-c", "observer-d"]

@@ -367,8 +367,9 @@ def history_timeline(rows: list[JSONObject], *, dark: bool = False, name: str = 
     (alpha and spread; or the judge's five rates), one line per dimension with its 95% interval
     as error bars, the threshold in force at each run as a dashed step line, and each point
     marked as decided (filled: passes; open: fails; grey: not evaluable). A point's customdata is
-    its run id, so a click can open the run."""
-    from datetime import datetime
+    its run id, so a click can open the run. Runs all recorded at one moment (a single run) are
+    drawn on a day centred on it, its one tick the run's date and time."""
+    from datetime import datetime, timedelta
 
     from plotly.subplots import make_subplots
 
@@ -428,6 +429,11 @@ def history_timeline(rows: list[JSONObject], *, dark: bool = False, name: str = 
     height = 150 + 190 * n
     fig.update_layout(legend=legend_bottom(), showlegend=True, hovermode="closest", clickmode="event+select")
     fig.update_xaxes(title_text="recorded (UTC)", row=n, col=1)
+    instants = {r["time"] for r in rows}
+    if len(instants) == 1:  # one moment (one run): plotly alone zooms into a millisecond around it
+        at = datetime.fromisoformat(instants.pop().replace("Z", "+00:00"))
+        fig.update_xaxes(range=[at - timedelta(hours=12), at + timedelta(hours=12)], tickvals=[at],
+                         ticktext=[f"{at:%Y-%m-%d %H:%M:%S}"])
     for a in fig.layout.annotations:  # subplot titles in the theme's text colour, left-aligned
         a.update(font=dict(size=12, color=p.text), x=0, xanchor="left")
     graded = any(r["gate"] in ("judge_alpha", "admissibility") for r in rows)

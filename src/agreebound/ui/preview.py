@@ -24,6 +24,9 @@ LAYOUT_TEXT = {"wide": "one row per unit, a column per rater (wide)",
                "long": "one row per rating: unit, rater, value (long)",
                "transposed": "one row per rater, a column per unit (raters x units)"}
 NONE = "(none)"
+#: The header checkbox's help: what its short label ("Header row") means, ticked and not.
+HEADER_HELP = ("Ticked: the first row names the columns. Unticked: the first row is data, and the columns are "
+               "named column 1, column 2, ...")
 #: What the ratings uploader offers (the format is read from the bytes; the name only breaks ties).
 #: The ratings uploader's endings and label, from the reader registry (one entry per format).
 PANEL_TYPES = tuple(upload_types(RATINGS))
@@ -188,7 +191,8 @@ def draw(measure: Any) -> None:
                 session.seed_widget(K.PV_SHEET, pv.sheets[0])
                 st.selectbox("Sheet", list(pv.sheets), key=K.PV_SHEET, on_change=_on_sheet)
             session.seed_widget(K.PV_HEADER, m.header)
-            st.checkbox("The first row names the columns", key=K.PV_HEADER, on_change=_edit, args=("header", K.PV_HEADER))
+            # a short label: this column is a fifth of the preview, and a checkbox's label is cut, not wrapped
+            st.checkbox("Header row", key=K.PV_HEADER, on_change=_edit, args=("header", K.PV_HEADER), help=HEADER_HELP)
             if pv.format == "csv":
                 session.seed_widget(K.PV_SKIP, int(m.skip) if m.skip is not None else int(pv.skip))
                 st.number_input("Lines above the header", 0, 1000, step=1, key=K.PV_SKIP, on_change=_edit,
