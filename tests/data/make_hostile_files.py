@@ -359,7 +359,7 @@ def build() -> None:  # noqa: C901 - a catalogue, one case after another
     case("judge_top_list.json", b"[]", judge, category=cat)
     case("judge_empty_object.json", b"{}", judge, category=cat)
     case("judge_truncated.json", raw[: len(raw) // 2].encode(), judge, category=cat)
-    case("judge_utf16.json", raw.encode("utf-16"), judge, category=cat)
+    case("judge_utf16.json", raw.encode("utf-16"), judge, codes=VERDICT, category=cat)  # read as the same text
     case("judge_lone_surrogate.json", raw.replace('"case-accuracy"', '"case-\\udc80"', 1).encode(), judge, category=cat)
 
     # --- judge tables ---------------------------------------------------------------------------
