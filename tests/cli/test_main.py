@@ -184,3 +184,19 @@ def test_an_option_value_starting_with_a_dash_is_a_value_not_an_unknown_option(c
     else:  # the order reaches the reader: numbers are ordered by value already, and it says so
         assert "note: the order given is not applied to dimension 'all': its values are numbers, ordered by value" \
             in out.splitlines()
+
+
+def test_a_missing_code_read_as_a_rating_is_said_by_the_panel_command(capsys, tmp_path):
+    # Krippendorff's (2011) gaps written as -99 (Stata's and SPSS's habit): the panel command
+    # measured alpha 64/111 and REPORT_ONLY without a word; only inspect flagged the code
+    f = tmp_path / "k99.csv"
+    f.write_text((S / "krippendorff_2011.csv").read_text().replace("NA", "-99"))
+    got, out, err = run(capsys, "panel", f)
+    assert (got, err) == (1, "")
+    assert "note: '-99' (7 cells) often means missing (a statistics package's code, a spreadsheet's dash or error) " \
+           "and is read as a rating here; if it does, give --missing='-99' (or the mapping's \"missing\")" \
+        in out.splitlines()
+    assert "all: REPORT_ONLY at the nominal level (the default)  alpha=64/111 (576 permil)  spread=not measured  " \
+           "raters=4" in out.splitlines()
+    got, out, _ = run(capsys, "panel", f, "--missing=-99")
+    assert got == 0 and not any("often means missing" in line for line in out.splitlines())

@@ -95,6 +95,10 @@ csv.field_size_limit(2**31 - 1)
 #: surrounding spaces). Lower-case "none" is not among them: content labels use it.
 MISSING_TOKENS = frozenset({"", "NA", "N/A", "n/a", "na", "NaN", "nan", "NAN", "null", "NULL", "Null", "None",
                             "#N/A", "#NA", "."})
+#: Values that often mean "missing" in files from statistics packages and spreadsheets, read as
+#: values unless the user says otherwise (--missing): flagged, never dropped by themselves.
+MISSING_CODES = frozenset({"-99", "-999", "-9999", "999", "9999", "-", "--", "?", "n.a.", "#VALUE!", "#DIV/0!",
+                           "#REF!", "#NAME?"})
 
 
 @dataclass(frozen=True, eq=False)
