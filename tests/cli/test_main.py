@@ -158,3 +158,45 @@ def test_report_files(tmp_path, capsys):
     html = (tmp_path / "r.html").read_text()
     assert html.count("<script") >= 2 and 'src="http' not in html and "<link" not in html  # plotly.js inlined
     assert "REPORT_ONLY" in html
+
+
+@pytest.mark.parametrize("given", [["--missing", "-99,999"], ["--missing", "-,?"], ["--order", "-2,-1,0,1,2"]])
+def test_an_option_value_starting_with_a_dash_is_a_value_not_an_unknown_option(capsys, tmp_path, given):
+    # the help's own example, --missing -99,999, ended "argument --missing: expected one argument"
+    codes = {"--missing": ("-99", "999") if given[1] == "-99,999" else ("-", "?"), "--order": ("", "")}[given[0]]
+    lines = (S / "krippendorff_2011.csv").read_text().splitlines()
+    gaps = 0
+    out_lines = [lines[0]]
+    for line in lines[1:]:
+        cells = line.split(",")
+        for j, c in enumerate(cells):
+            if c == "NA":
+                cells[j] = codes[gaps % 2]
+                gaps += 1
+        out_lines.append(",".join(cells))
+    f = tmp_path / "k.csv"
+    f.write_text("\n".join(out_lines) + "\n")
+    got, out, err = run(capsys, "panel", f, *given, "--level", "nominal")
+    assert (got, err) == (0, "")
+    if given[0] == "--missing":
+        assert "all: ENFORCE at the nominal level (chosen)  alpha=113/152 (743 permil)  spread=not measured  " \
+               "raters=4" in out.splitlines()
+    else:  # the order reaches the reader: numbers are ordered by value already, and it says so
+        assert "note: the order given is not applied to dimension 'all': its values are numbers, ordered by value" \
+            in out.splitlines()
+
+
+def test_a_missing_code_read_as_a_rating_is_said_by_the_panel_command(capsys, tmp_path):
+    # Krippendorff's (2011) gaps written as -99 (Stata's and SPSS's habit): the panel command
+    # measured alpha 64/111 and REPORT_ONLY without a word; only inspect flagged the code
+    f = tmp_path / "k99.csv"
+    f.write_text((S / "krippendorff_2011.csv").read_text().replace("NA", "-99"))
+    got, out, err = run(capsys, "panel", f)
+    assert (got, err) == (1, "")
+    assert "note: '-99' (7 cells) often means missing (a statistics package's code, a spreadsheet's dash or error) " \
+           "and is read as a rating here; if it does, give --missing='-99' (or the mapping's \"missing\")" \
+        in out.splitlines()
+    assert "all: REPORT_ONLY at the nominal level (the default)  alpha=64/111 (576 permil)  spread=not measured  " \
+           "raters=4" in out.splitlines()
+    got, out, _ = run(capsys, "panel", f, "--missing=-99")
+    assert got == 0 and not any("often means missing" in line for line in out.splitlines())

@@ -265,3 +265,96 @@ def test_a_duplicated_column_name_is_named_not_read_as_header_levels_over_the_fi
     with pytest.raises(InputError) as e:
         import_ratings("dup.csv", text.encode())
     assert str(e.value) == f"dup.csv, row 1, column '{column}': duplicate column header; every column needs its own name"
+
+
+# --- Label Studio's CSV and JSON-MIN exports: the control's column is the value ----------------------
+
+
+def _label_studio_min_records() -> list[dict]:
+    """Krippendorff's (2011) data as Label Studio's CSV and JSON-MIN exports write it: a record per
+    annotation, the control named after what it asks ('quality'), annotation_id beside it."""
+    rows = (ROOT / "sample_data" / "krippendorff_2011.csv").read_text().splitlines()
+    raters = rows[0].split(",")[1:]
+    out: list[dict] = []
+    for task, line in enumerate(rows[1:], start=1):
+        for who, v in zip(raters, line.split(",")[1:]):
+            if v != "NA":
+                out.append({"text": f"post {task}", "id": task, "quality": v, "annotator": f"{who}@example.org",
+                            "annotation_id": 100 + len(out), "created_at": "2024-03-01T10:00:00.000000Z",
+                            "updated_at": "2024-03-01T10:00:00.000000Z", "lead_time": 4.5})
+    return out
+
+
+@pytest.mark.parametrize("name", ["project-3-at-2024-03-01.csv", "project-3-at-2024-03-01-min.json"])
+def test_a_label_studio_csv_or_json_min_export_reads_its_control_not_the_annotation_ids(name):
+    # annotation_id is close to 'annotation' and was read as the value: ids, unique per rating, gave
+    # interval alpha 0.9999 and ENFORCE; the ratings are in the control's column ('quality')
+    records = _label_studio_min_records()
+    if name.endswith(".csv"):
+        head = list(records[0])
+        data = "\n".join([",".join(head)] + [",".join(str(r[k]) for k in head) for r in records]) + "\n"
+    else:
+        data = json.dumps(records)
+    r = import_ratings(name, data.encode())
+    assert (r.mapping.layout, r.mapping.unit, r.mapping.rater, r.mapping.value) == ("long", ("id",), "annotator",
+                                                                                   "quality")
+    assert "column 'quality' read as the value column (the only column that is not the unit, the rater, an id, " \
+           "text or a time); change it if that is wrong" in r.reasons
+    (p,) = r.panels.values()
+    assert (len(p.units), len(p.raters), p.n_ratings) == (12, 4, 41)
+    assert alpha(p, "nominal") == NOMINAL and alpha(p, "interval") == INTERVAL
+
+
+def test_an_id_column_is_never_a_misspelt_value_and_the_candidates_are_named():
+    with pytest.raises(InputError, match=r"no value column was found \(it may be one of 'sentiment', 'topic'\)"):
+        import_ratings("ls.csv", b"id,annotator,sentiment,topic,annotation_id\n1,a,x,y,1\n1,b,x,z,2\n2,a,y,y,3\n")
+
+
+# --- a sheet's notes under its table -------------------------------------------------------------------
+
+
+def _k2011_rows() -> list[list[str]]:
+    lines = (ROOT / "sample_data" / "krippendorff_2011.csv").read_text().splitlines()
+    return [line.replace("NA", "").split(",") for line in lines]
+
+
+def test_notes_under_a_csv_table_are_skipped_and_named_not_read_as_units():
+    # Excel's save as CSV (cp1252, semicolons, CRLF) of a sheet with a title, the table, an empty
+    # row and two notes: the notes were two more units without ratings ("2 of 14 units have fewer
+    # than two ratings")
+    rows = _k2011_rows()
+    text = "Coding reliability – pilot;;;;\r\n" + "".join(";".join(r) + "\r\n" for r in rows) + \
+        ";;;;\r\nNotes: coder C joined in week 2;;;;\r\nSource: Krippendorff (2011);;;;\r\n"
+    r = import_ratings("pilot.csv", text.encode("cp1252"))
+    assert "2 lines under the table are notes, not data: skipped (row 16: 'Notes: coder C joined in week 2', " \
+           "row 17: 'Source: Krippendorff (2011)')" in r.notices
+    (p,) = r.panels.values()
+    assert (len(p.units), p.n_ratings) == (12, 41) and alpha(p, "nominal") == NOMINAL
+
+
+def test_notes_under_an_excel_table_are_skipped_and_named():
+    import io
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    header, *rows = _k2011_rows()
+    sheet.append(header)
+    for row in rows:
+        sheet.append([row[0]] + [int(v) if v else None for v in row[1:]])
+    sheet.append([])
+    sheet.append(["Source: Krippendorff (2011), section C"])
+    buf = io.BytesIO()
+    book.save(buf)
+    r = import_ratings("pilot.xlsx", buf.getvalue())
+    assert "1 line under the table is a note, not data: skipped (row 15: 'Source: Krippendorff (2011), section C')" \
+        in r.notices
+    (p,) = r.panels.values()
+    assert (len(p.units), p.n_ratings) == (12, 41) and alpha(p, "interval") == INTERVAL
+
+
+def test_a_unit_without_ratings_right_under_the_table_stays_a_unit():
+    r = import_ratings("u.csv", b"unit,a,b\nu1,1,1\nu2,2,2\nu3,1,2\nu4,,\n")
+    assert not any("under the table" in n for n in r.notices)
+    assert len(r.panels["all"].units) == 4

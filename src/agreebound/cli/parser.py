@@ -4,8 +4,9 @@ registry), each command bound to its function.
 
 from __future__ import annotations
 import argparse
+import re
 import textwrap
-from typing import NoReturn, cast
+from typing import NoReturn, Sequence, cast
 from agreebound.version import __version__
 from agreebound.app.access import SHARES
 from agreebound.cli.commands import calibrate, example, inspect, panel, samples, schema, serve, validate
@@ -15,6 +16,8 @@ from agreebound.cli.drift_command import thresholds_option
 
 
 _RAW = argparse.RawDescriptionHelpFormatter  # keeps the examples' line breaks in --help
+#: An option's value that argparse would take for an option: a dash, then no letter and no dash.
+_DASH_VALUE = re.compile(r"-(?![A-Za-z-])")
 
 EXIT_CODE_HELP = """exit codes:
   0  ENFORCE / PASS_CALIBRATION
@@ -110,6 +113,37 @@ exit codes:
 class _Parser(argparse.ArgumentParser):
     #: The top-level parser's subcommands, by name (build_parser).
     commands: dict[str, argparse.ArgumentParser]
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        return super().parse_known_args(None if args is None else self.dash_values(list(args)), namespace)
+
+    def dash_values(self, args: list[str]) -> list[str]:
+        """An option's value that starts with a dash (``--missing -99,999``, ``--missing -,?``,
+        ``--order -2,-1,0``) joined to it as ``--missing=-99,999``: argparse reads ``-99,999`` as an
+        unknown option, so the value was "expected one argument" though it was given. Only a dash
+        followed by no letter (short options are letters) or a lone dash; never after ``--``.
+
+        >>> p = _Parser(prog="x")
+        >>> _ = p.add_argument("--missing"), p.add_argument("--json", action="store_true")
+        >>> p.dash_values(["--missing", "-99,999", "--json", "--missing", "-", "--missing", "--json"])
+        ['--missing=-99,999', '--json', '--missing=-', '--missing', '--json']
+        """
+        out: list[str] = []
+        i = 0
+        while i < len(args):
+            a = args[i]
+            action = self._option_string_actions.get(a)
+            if a == "--":
+                return out + args[i:]
+            if action is not None and action.nargs is None and i + 1 < len(args) and a.startswith("--") \
+                    and _DASH_VALUE.match(args[i + 1]):
+                out.append(f"{a}={args[i + 1]}")
+                i += 2
+                continue
+            out.append(a)
+            i += 1
+        return out
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message} ({self.short_usage()}; see {self.prog} --help)")

@@ -38,6 +38,11 @@ DIMENSION_NAMES = ("dimension", "dimensions", "question", "task", "category_set"
 NOT_RATERS = ("text", "texts", "sentence", "content", "body", "comment", "comments", "note", "notes", "title",
               "url", "link", "date", "time", "timestamp", "created_at", "updated_at", "duration", "prompt",
               "source", "language", "lang", "split", "gold", "truth", "description")
+#: What an annotation tool writes beside a rating (Label Studio's CSV and JSON-MIN exports:
+#: annotation_id, created_at, updated_at, lead_time): never a rating, so never the value column.
+_BOOKKEEPING = NOT_RATERS + ("lead_time", "agreement", "ground_truth", "was_cancelled", "draft_created_at")
+#: A name that says its column holds ids (annotation_id, hit_id, uuid): a key, never a rating.
+_ID_NAME = re.compile(r"(^|_)(id|ids|uuid|guid|hash|key)$")
 
 
 def header_names(table: Table) -> list[str]:
@@ -261,6 +266,8 @@ def _long_by_names(table: Table, header: list[str], keys: list[str], reasons: li
     taken = {i for i in (rater, value) if i is not None}
     if (rater is None) != (value is None):
         rater, value = _misspelt_role(header, keys, rater, value, taken, reasons)
+    if rater is not None and value is None:
+        value = _lone_value(header, keys, taken, reasons)
     if rater is not None and value is not None:
         return _long(header, keys, rater, value, taken, reasons)
     if keys and keys[0] in RATER_NAMES and value is None:
@@ -272,9 +279,12 @@ def _long_by_names(table: Table, header: list[str], keys: list[str], reasons: li
         assert at is not None  # exactly one of the two was found
         found = header[at]
         role, other = ("rater", "value") if rater is not None else ("value", "rater")
+        left = [header[i] for i in _value_candidates(keys, taken)] if rater is not None else []
+        among = f" (it may be one of {', '.join(repr(c) for c in left[:8])}{', ...' if len(left) > 8 else ''})" \
+            if len(left) > 1 else ""
         raise InputError(table.file, 1, found, f"the columns look like one row per rating (a {role} column "
-                         f"{found!r}) but no {other} column was found: say which column is which in a mapping "
-                         "(the dashboard's preview, or --mapping), or name the columns unit, rater, value")
+                         f"{found!r}) but no {other} column was found{among}: say which column is which in a "
+                         "mapping (the dashboard's preview, or --mapping), or name the columns unit, rater, value")
     return None
 
 
@@ -282,7 +292,8 @@ def _misspelt_role(header: list[str], keys: list[str], rater: int | None, value:
                    reasons: list[str]) -> tuple[int | None, int | None]:
     """One role found by name: is another column a misspelling of the other role?"""
     want = VALUE_NAMES if value is None else RATER_NAMES
-    spare = [k for i, k in enumerate(keys) if i not in taken and k]
+    # an id column is no misspelt role: annotation_id is close to 'annotation' but holds keys
+    spare = [k for i, k in enumerate(keys) if i not in taken and k and not _ID_NAME.search(k)]
     for k in spare:
         if get_close_matches(k, want, n=1, cutoff=0.75):
             i = keys.index(k)
@@ -296,6 +307,28 @@ def _misspelt_role(header: list[str], keys: list[str], rater: int | None, value:
             taken.add(i)
             break
     return rater, value
+
+
+def _value_candidates(keys: list[str], taken: set[int]) -> list[int]:
+    """Columns that could hold the ratings of a long file: named, and named like neither a unit, a
+    dimension, an id nor a tool's bookkeeping (times, text, Label Studio's lead_time)."""
+    return [i for i, k in enumerate(keys) if i not in taken and k and k not in UNIT_NAMES
+            and k not in DIMENSION_NAMES and k not in _BOOKKEEPING and not _ID_NAME.search(k)]
+
+
+def _lone_value(header: list[str], keys: list[str], taken: set[int], reasons: list[str]) -> int | None:
+    """A rater column and no value column by name: the value is the one column left that is not a
+    unit, an id, text, a time or a tool's bookkeeping (Label Studio's CSV export names it after the
+    labelling control: ``id,text,sentiment,annotator,annotation_id,created_at,updated_at,lead_time``);
+    None when there is not exactly one, or no column is named like a unit id."""
+    left = _value_candidates(keys, taken)
+    if len(left) != 1 or not any(k in UNIT_NAMES for i, k in enumerate(keys) if i not in taken):
+        return None
+    (i,) = left
+    taken.add(i)
+    reasons.append(f"column {header[i]!r} read as the value column (the only column that is not the unit, the "
+                   "rater, an id, text or a time); change it if that is wrong")
+    return i
 
 
 def _long(header: list[str], keys: list[str], rater: int, value: int, taken: set[int],

@@ -29,8 +29,8 @@ from agreebound.io.mapping import UNIT_JOIN, Mapping
 from agreebound.io.values import ValueKinds, classify_text, classify_values, names_need_care, normalise_names
 from agreebound.panel.categories import Categories, Coded, Level, order_of
 from agreebound.panel.levels import inferred_order
-from agreebound.panel.ratings import Names, RatingPanel, name_text
-from agreebound.io.tables import Column, Table, numpy_of
+from agreebound.panel.ratings import Names, RatingPanel, category_texts, name_text
+from agreebound.io.tables import MISSING_CODES, Column, Table, numpy_of
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -120,6 +120,28 @@ def _build_panel(table: Table, dimension: str, unit_names: Sequence[str], rater_
     return make(table.file, dimension, unit_names, tuple(rater_names), coded, kind,
                 records.astype(np.int32, copy=False), table.locator(), value_column, label_mask, notices,
                 value_by_unit)
+
+
+def _coded_missing(panel: RatingPanel) -> RatingPanel:
+    """``panel`` with a note when values that often mean missing (``-99``, ``999``, ``-``, ``?``,
+    ``#DIV/0!``) are read as ratings beside others: a verdict can turn on them (Krippendorff's
+    data with -99 for its gaps: alpha 0.577 and REPORT_ONLY, against 0.743 and ENFORCE), and
+    ``inspect`` flagged them while ``panel`` said nothing. The values are kept: only the user
+    knows what they mean."""
+    if len(panel.categories) < 2 or len(panel.categories) > 2_000:
+        return panel
+    texts = category_texts(panel.categories)
+    hits = [i for i, t in enumerate(texts) if t.strip() in MISSING_CODES]
+    if not hits or len(hits) == len(texts):
+        return panel
+    counts = np.bincount(panel.coded.code, minlength=len(texts))
+    shown = ", ".join(f"{excerpt(texts[i])} ({counts[i]:,} cell{'s' if counts[i] != 1 else ''})" for i in hits)
+    option = ",".join(texts[i] for i in hits)
+    one = len(hits) == 1
+    note = (f"{shown} often mean{'s' if one else ''} missing (a statistics package's code, a spreadsheet's dash or "
+            f"error) and {'is' if one else 'are'} read as {'a rating' if one else 'ratings'} here; if "
+            f"{'it does' if one else 'they do'}, give --missing={excerpt(option)} (or the mapping's \"missing\")")
+    return _with(panel, notices=panel.notices + (note,))
 
 
 def _in_order(panel: RatingPanel, mapping: Mapping, row_label: str) -> RatingPanel:
@@ -566,7 +588,7 @@ def build_panels(table: Table, mapping: Mapping, notices: Sequence[str] = ()) ->
             shown = ", ".join(excerpt(d) for d in list(panels)[:20])
             raise InputError(table.file, None, mapping.dimension, f"the order given names dimension {excerpt(dim)}; "
                              f"the file's dimensions are {shown}")
-    panels = {dim: _in_order(p, mapping, table.row_label) for dim, p in panels.items()}
+    panels = {dim: _coded_missing(_in_order(p, mapping, table.row_label)) for dim, p in panels.items()}
     if mapping.humans is not None:
         assign_roles(panels, humans=mapping.humans)
     return panels

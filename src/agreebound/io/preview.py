@@ -17,13 +17,10 @@ from agreebound.io.log_kinds import refuse_judge_log
 from agreebound.io.panels import build_panels
 from agreebound.io.mapping import Mapping
 from agreebound.io.readers import read_source
-from agreebound.io.tables import MISSING_TOKENS, Table
+from agreebound.io.tables import MISSING_CODES, MISSING_TOKENS, Table
 from agreebound.panel.levels import default_level, suggest_level, suggest_positive
 from agreebound.panel.ratings import category_texts
 
-#: Values that often mean "missing" in files from statistics packages and spreadsheets.
-MISSING_CODES = frozenset({"-99", "-999", "-9999", "999", "9999", "-", "--", "?", "n.a.", "#VALUE!", "#DIV/0!",
-                           "#REF!", "#NAME?"})
 HEAD_ROWS = 10_000
 SHOWN_ROWS = 8
 SHOWN_CATEGORIES = 40

@@ -37,6 +37,7 @@ from agreebound.io.tables import (
     read_parquet,
     table_from_values,
     transcode,
+    without_notes,
 )
 
 if TYPE_CHECKING:
@@ -536,7 +537,8 @@ def read_parquet_source(peek: Peek, mapping: Mapping | None, head_rows: int | No
 def read_xlsx_source(peek: Peek, mapping: Mapping | None, head_rows: int | None) -> Source:
     header = True if mapping is None else mapping.header
     table, sheets, notices = read_xlsx(peek.name, peek.data, mapping.sheet if mapping else None, header, head_rows)
-    said = list(notices)
+    table, notes = without_notes(table)
+    said = list(notices) + ([notes] if notes else [])
     if len(sheets) > 1:
         said.append(f"sheet {sheets[0]!r} of {len(sheets)} (the first that holds a table)"
                     if not (mapping and mapping.sheet) else f"sheet {sheets[0]!r} of {len(sheets)}")
@@ -570,6 +572,8 @@ def read_csv_source(peek: Peek, mapping: Mapping | None, head_rows: int | None) 
     if delimiter != ",":
         notices.append({";": "semicolon", "\t": "tab", "|": "pipe", " ": "space"}.get(delimiter, repr(delimiter))
                        + "-separated")
+    table, notes = without_notes(table)
+    notices.extend([notes] if notes else [])
     return Source(table, "csv", Sniffed("csv", encoding, delimiter, sn.notice), tuple(notices), skip=pre.skip)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
@@ -95,6 +95,10 @@ csv.field_size_limit(2**31 - 1)
 #: surrounding spaces). Lower-case "none" is not among them: content labels use it.
 MISSING_TOKENS = frozenset({"", "NA", "N/A", "n/a", "na", "NaN", "nan", "NAN", "null", "NULL", "Null", "None",
                             "#N/A", "#NA", "."})
+#: Values that often mean "missing" in files from statistics packages and spreadsheets, read as
+#: values unless the user says otherwise (--missing): flagged, never dropped by themselves.
+MISSING_CODES = frozenset({"-99", "-999", "-9999", "999", "9999", "-", "--", "?", "n.a.", "#VALUE!", "#DIV/0!",
+                           "#REF!", "#NAME?"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -462,6 +466,52 @@ def _data_rows(columns: Sequence[Column], drop_first: int) -> np.ndarray | None:
     keep = ~empty
     keep[:drop_first] = False
     return np.flatnonzero(keep)
+
+
+#: At most this many lines under a table are read as its notes (a source, a remark).
+NOTES_MAX = 10
+
+
+def without_notes(table: Table) -> tuple[Table, str | None]:
+    """The table without the notes a spreadsheet keeps under it, and a notice naming them: its
+    last rows, below an empty line, each with one cell filled (``Notes: rater 6 joined late``,
+    ``Source: ...``). Read as data they were units (or raters) without a rating, counted among the
+    units. Rows right under the table, with no empty line between, stay data (a unit nobody
+    rated), and so does a table made of such rows only.
+
+    >>> t = table_from_values("s.xlsx", ["unit", "a", "b"], [["u1", "u2", "Source: irr"], ["1", "2", None],
+    ...                       ["1", "3", None]], "xlsx", np.array([2, 3, 5]))
+    >>> kept, notice = without_notes(t)
+    >>> kept.n_rows, notice
+    (2, "1 line under the table is a note, not data: skipped (row 5: 'Source: irr')")
+    """
+    n = table.n_rows
+    if table.truncated or n < 3 or table.kind not in ("csv", "xlsx") or not table.columns:
+        return table, None
+    tail = min(NOTES_MAX + 1, n - 1)
+    filled = np.zeros(tail, dtype=np.int32)
+    for c in table.columns:
+        codes = c.codes[n - tail:]
+        has = np.append(~_blank_values(c), False)  # per distinct value, then a null's (none: an empty column)
+        filled += has[np.where(codes >= 0, codes, len(has) - 1)].astype(np.int32)
+    k = 0
+    while k < min(tail, NOTES_MAX) and filled[tail - 1 - k] == 1:
+        k += 1
+    if k == 0 or k >= n - 1 or table.row_of(n - k) - table.row_of(n - k - 1) < 2:
+        return table, None
+    rows = [table.row_of(i) for i in range(n - k, n)]
+    texts = []
+    for i in range(n - k, n):
+        cell = next(c.uniques[c.codes[i]] for c in table.columns
+                    if c.codes[i] >= 0 and str(c.uniques[c.codes[i]]).strip())
+        texts.append(f"{table.row_label} {rows[i - n + k]}: {excerpt(str(cell).strip(), 60)}")
+    keep = n - k
+    columns = tuple(_compact(c.name, c.codes[:keep], c.dictionary) for c in table.columns)
+    record_index = table.record_index[:keep] if table.record_index is not None else None
+    source_rows = table.source_rows[:keep] if table.source_rows is not None else None
+    kept = replace(table, columns=columns, n_rows=keep, record_index=record_index, source_rows=source_rows)
+    what = "line under the table is a note" if k == 1 else "lines under the table are notes"
+    return kept, f"{k} {what}, not data: skipped ({', '.join(texts)})"
 
 
 def _blank_values(c: Column) -> np.ndarray:
