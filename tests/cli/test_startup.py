@@ -64,3 +64,14 @@ def test_a_small_panel_verdict_imports_neither_pandas_nor_pyarrow(sample):
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
     modules = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert sorted(m for m in modules if m.startswith(("agreebound.judge", "agreebound.scored"))) == []
+
+
+@pytest.mark.parametrize("sample", ["judge_illustrative.json", "judge_failing.json"])
+def test_a_judge_bundles_verdict_imports_neither_pandas_nor_pyarrow(sample):
+    """A CI call on the project's own judge bundle reads its JSON records as columns and measures them on
+    numpy alone (agreebound.judge.columns): pandas and pyarrow never load (issue 57). Its decision and
+    numbers are the frames path's (tests/judge/test_columns.py)."""
+    code, out, names = imported("calibrate", str(SAMPLES / sample))
+    assert code in (0, 1) and out.startswith("decision: ")
+    assert "numpy" in names and "agreebound" in names
+    assert sorted(names & {"pandas", "pyarrow", "scipy", "plotly", "duckdb"}) == []

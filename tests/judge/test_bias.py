@@ -154,7 +154,7 @@ def _bundle_of(m):
 
     return SimpleNamespace(measurement=m, contract=m.contract, scope=m.scope, contract_content_id=m.contract_content_id,
                            rubric_digest=m.rubric_digest, rebound_from=None, judge_human_alpha=judge_human_alpha(m.counts),
-                           observations=pd.DataFrame(), slices=None, harness="")
+                           observations=pd.DataFrame(), observation_records=pd.DataFrame(), slices=None, harness="")
 
 
 def test_the_cli_and_markdown_say_the_bias_measures_and_the_plans(capsys, tmp_path):

@@ -12,7 +12,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
-import pandas as pd
+
+from agreebound.judge.columns import Frame, as_frame
 
 from agreebound.judge.agreement import HumanAgreement, human_agreement, judge_votes, labels_index, vote_counts
 from agreebound.judge.counts import LABELS, JudgeCounts
@@ -21,14 +22,14 @@ from agreebound.panel.counts import PanelCounts, from_rows
 from agreebound.panel.result import AlphaResult
 from agreebound.judge.measure import CalibrationMeasurement
 from agreebound.judge.frames import FrameError, measure_frames
-from agreebound.judge.partial import measure_partial
 from agreebound.judge.contract import REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.scored.confidence import Calibration, calibration
 from agreebound.core.errors import InputError
 from agreebound.core.escape import excerpt
-from agreebound.io.judge_logs import human_votes_of
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from agreebound.judge.contract import JudgeInput
 
 
@@ -41,8 +42,10 @@ class JudgeBundle:
     scope: str
     contract_content_id: str
     rubric_digest: str
-    references: pd.DataFrame
-    observations: pd.DataFrame
+    #: the references and observations as read: a frame, or a bundle's records as columns
+    #: (agreebound.judge.columns); :attr:`references` and :attr:`observations` are their frames
+    reference_records: Frame
+    observation_records: Frame
     measurement: CalibrationMeasurement
     #: The snapshot named another contract content and the user bound it to this contract anyway
     #: (a draft binding, shown as such; never the file's own claim).
@@ -52,14 +55,24 @@ class JudgeBundle:
     confidence: Calibration | None = None
     #: The individual human votes behind the references (case_id, reviewer, vote), when they were read
     #: from one line per vote (agreebound.io.judge_logs.read_references); None otherwise.
-    human_votes: pd.DataFrame | None = None
+    human_votes: "pd.DataFrame | None" = None
     #: the harness whose log this is, as io recognised it ("mt-bench judgments"); "" for the
     #: project's own bundle or tables
     harness: str = ""
     #: The slice columns beside the observations (case_id and one column each, one row per
     #: observation: a log's template, turn, category; a CSV's extra columns), for agreebound.judge.slices;
     #: None when the data has none.
-    slices: pd.DataFrame | None = None
+    slices: "pd.DataFrame | None" = None
+
+    @cached_property
+    def references(self) -> "pd.DataFrame":
+        """The references as a pandas frame (imports pandas)."""
+        return as_frame(self.reference_records)
+
+    @cached_property
+    def observations(self) -> "pd.DataFrame":
+        """The observations as a pandas frame (imports pandas)."""
+        return as_frame(self.observation_records)
 
     @cached_property
     def human_agreement(self) -> HumanAgreement | None:
@@ -92,7 +105,7 @@ def measure_judge(judge: "JudgeInput") -> JudgeBundle:
 def _measure_full(judge: "JudgeInput") -> JudgeBundle:
     """A bundle or the tabular trio: a refused record is an InputError naming its file, row and field."""
     scope, content_id, digest = judge.header
-    refs = judge.references if judge.references is not None else pd.DataFrame(columns=list(REFERENCE_FIELDS))
+    refs = judge.references if judge.references is not None else _no_references()
     try:
         m = measure_frames(judge.contract, refs, judge.observations, scope=scope, contract_content_id=content_id,
                            rubric_digest=digest)
@@ -114,6 +127,9 @@ def _measure_full(judge: "JudgeInput") -> JudgeBundle:
 
 def _measure_log(judge: "JudgeInput") -> JudgeBundle:
     """A judge log: the full audit when it has everything the seed needs, else the partial one."""
+    from agreebound.io.judge_logs import human_votes_of
+    from agreebound.judge.partial import measure_partial
+
     c, refs, obs, notes, log = judge.contract, judge.references, judge.observations, judge.notes, judge.log
     assert log is not None  # measure_judge's branch for a log
     # the contract's draft (its scope and content id, the log's digest), or a given snapshot's as read
@@ -129,13 +145,17 @@ def _measure_log(judge: "JudgeInput") -> JudgeBundle:
             notes += (f"the seed's full audit refuses this data ({excerpt(str(e), 160)}): a partial audit follows",)
     m = measure_partial(c, log.observations, refs, judge.lacks, header)
     m = replace(m, notes=notes + m.notes, contract_given=judge.contract_given)
-    empty = pd.DataFrame(columns=list(REFERENCE_FIELDS))
-    return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs if refs is not None else empty, obs, m,
+    return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs if refs is not None else _no_references(), obs, m,
                        confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs),
                        harness=log.shape, slices=judge.slices)
 
 
-def stated_preferences(observations: pd.DataFrame, references: pd.DataFrame | None) -> Calibration | None:
+def _no_references() -> Frame:
+    """No references (a log read without human labels): their columns, empty."""
+    return {name: np.empty(0, dtype=object) for name in REFERENCE_FIELDS}
+
+
+def stated_preferences(observations: "pd.DataFrame", references: "pd.DataFrame | None") -> Calibration | None:
     """A pairwise judge's stated probability that candidate b is the better (the ``stated`` column of
     a log that has one: AlpacaEval's weighted annotators), one forecast per case (the mean over its
     annotations), against the humans' preference: b = 1, a = 0; a case the humans call a tie has no
@@ -152,14 +172,14 @@ def stated_preferences(observations: pd.DataFrame, references: pd.DataFrame | No
                        left_out="the humans call a tie")
 
 
-def human_agreement_of(m: CalibrationMeasurement, votes: pd.DataFrame | None) -> HumanAgreement | None:
+def human_agreement_of(m: CalibrationMeasurement, votes: "pd.DataFrame | None") -> HumanAgreement | None:
     """The judge against individual human votes (agreebound.judge.agreement.human_agreement): the
     judge's one vote per case from the measurement's per-order majorities, the votes counted per
     case, and the audit's reference-not-tie agreements per case beside them. None without votes,
     without per-case rows (an out-of-core measurement) or when the references are unavailable."""
-    cases = m.cases
-    if votes is None or not len(votes) or not len(cases) or "human_agreement" in m.unavailable:
+    if votes is None or not len(votes) or m.rows is None or "human_agreement" in m.unavailable:
         return None
+    cases = m.cases
     index = {c: i for i, c in enumerate(cases["case_id"])}
     case_index = votes["case_id"].map(index)
     known = case_index.notna().to_numpy() & (labels_index(votes["vote"].tolist()) >= 0)

@@ -118,10 +118,10 @@ def slice_decisions(bundle: JudgeBundle, t: ThresholdSet) -> tuple["SliceDecisio
     """Every gate split by each slice column the data has (a log's template, turn, category; a
     table's extra columns), decided with Holm's control (agreebound.judge.slices); none for an
     audit without slice columns (counted out of core: :func:`counted_slice_decisions`)."""
+    if bundle.slices is None or bundle.measurement.rows is None:
+        return ()
     from agreebound.judge.slices import SliceRefused, decide_slices, measure_slices, slice_options
 
-    if bundle.slices is None or not len(bundle.measurement.cases):
-        return ()
     out = []
     for column, why in slice_options(bundle.slices).items():
         if why is not None:

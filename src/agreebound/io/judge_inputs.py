@@ -10,17 +10,18 @@ import json
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-import pandas as pd
 
+from agreebound.judge.columns import Columns, columns_of
 from agreebound.judge.contract import JudgeInput, OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.core.errors import InputError
 from agreebound.core.escape import printable
 from agreebound.core.json_types import JSONObject, JSONValue
 from agreebound.core.thresholds import NET_FIELDS
 from agreebound.io.json_toml import read_json
-from agreebound.io.records import csv_records
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from agreebound.core.thresholds import CalibrationThresholds
     from agreebound.io.judge_log_records import JudgeLog
 
@@ -53,8 +54,8 @@ def _header(name: str, snap: JSONValue, path: str = "snapshot") -> tuple[JSONVal
     return snap["scope"], snap["contract_content_id"], snap["rubric_digest"]
 
 
-def _records_frame(name: str, items: JSONValue, fields: Sequence[str], what: str) -> pd.DataFrame:
-    """JSON records -> a frame whose columns keep each value's exact JSON type."""
+def _records_columns(name: str, items: JSONValue, fields: Sequence[str], what: str) -> Columns:
+    """JSON records -> columns keeping each value's exact JSON type (agreebound.judge.columns)."""
     if not isinstance(items, list):
         raise InputError(name, None, f"snapshot.{what}", "expected a list of records")
     wanted = set(fields)
@@ -66,20 +67,7 @@ def _records_frame(name: str, items: JSONValue, fields: Sequence[str], what: str
             extra = [k for k in item if k not in wanted]
             col = missing[0] if missing else extra[0]
             raise InputError(name, i + 1, col, "missing field" if missing else "unknown field", row_label=what[:-1])
-    columns = {}
-    for f in fields:
-        col = [item[f] for item in items]
-        types = set(map(type, col))
-        if f == "reviewer_ids":
-            col = [tuple(v) if type(v) is list else v for v in col]
-            columns[f] = pd.Series(col, dtype=object)
-        elif types == {int}:
-            columns[f] = pd.Series(col, dtype=np.int64) if all(-(2**63) <= v < 2**63 for v in col) else pd.Series(col, dtype=object)
-        elif types == {bool}:
-            columns[f] = pd.Series(col, dtype=bool)
-        else:  # text, or mixed types: kept exactly as given for the contract's checks
-            columns[f] = pd.Series(col, dtype=object)
-    return pd.DataFrame(columns, columns=list(fields))
+    return columns_of(items, fields)
 
 
 def read_judge_bundle(name: str, data: bytes, rebind: bool = False) -> JudgeInput:
@@ -102,8 +90,8 @@ def read_judge_bundle(name: str, data: bytes, rebind: bool = False) -> JudgeInpu
     for key in ("references", "observations"):
         if key not in snap:
             raise InputError(name, None, f"snapshot.{key}", "missing list of records")
-    refs = _records_frame(name, snap["references"], REFERENCE_FIELDS, "references")
-    obs = _records_frame(name, snap["observations"], OBSERVATION_FIELDS, "observations")
+    refs = _records_columns(name, snap["references"], REFERENCE_FIELDS, "references")
+    obs = _records_columns(name, snap["observations"], OBSERVATION_FIELDS, "observations")
     labels = {"references": "reference", "observations": "observation"}
     rebound_from = None
     if rebind and header[1] != contract.content_id:
@@ -161,6 +149,8 @@ def read_judge_tables(contract_name: str, contract_data: bytes, references_name:
                        observations_name: str, observations_data: bytes) -> JudgeInput:
     """The tabular alternative: contract JSON (``{"contract": {...}, "snapshot": {scope, contract_content_id,
     rubric_digest}}``), references CSV (reviewer ids joined by ';') and observations CSV."""
+    from agreebound.io.records import csv_records
+
     contract, header = judge_tables_contract(contract_name, contract_data)
     refs, rt = csv_records(references_name, references_data, REFERENCE_FIELDS)
     read, ot = csv_records(observations_name, observations_data, OBSERVATION_FIELDS, extra=True)
@@ -228,9 +218,10 @@ def judge_input_of(name: str, data: bytes, log: JudgeLog, references: tuple[str,
                       contract_given=given, complete=complete, slices=slices)
 
 
-def bundle_json(contract: JudgeCalibrationContract, header: dict[str, str], refs: pd.DataFrame, obs: pd.DataFrame) -> str:
+def bundle_json(contract: JudgeCalibrationContract, header: dict[str, str], refs: "pd.DataFrame",
+                obs: "pd.DataFrame") -> str:
     """The bundle JSON for frames (the inverse of :func:`read_judge_bundle`)."""
-    def records(frame: pd.DataFrame) -> list[JSONObject]:
+    def records(frame: "pd.DataFrame") -> list[JSONObject]:
         out = frame.to_dict("records")
         for r in out:
             for k, v in r.items():

@@ -12,13 +12,16 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 from hashlib import sha256
-from typing import Iterator, Literal, Protocol, get_args
+from typing import TYPE_CHECKING, Iterator, Literal, Protocol, get_args
 
-import pandas as pd
 
 from agreebound.core.errors import FieldError
 from agreebound.core.thresholds import NET_FIELDS, NET_GATES, RANGES, RATE_GATES, CalibrationThresholds
 from agreebound.core.json_types import JSONObject
+from agreebound.judge.columns import Frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Candidate = Literal["a", "b", "tie"]
 Order = Literal["ab", "ba"]
@@ -365,8 +368,10 @@ def completeness_message(case_id: str, order: str, got: set[int], repetitions: i
             f"{'; '.join(detail)}; the contract declares 1..{repetitions})")
 
 
-def snapshot_frames(snapshot: JudgeCalibrationSnapshot) -> tuple[pd.DataFrame, pd.DataFrame]:
+def snapshot_frames(snapshot: JudgeCalibrationSnapshot) -> tuple["pd.DataFrame", "pd.DataFrame"]:
     """The frames the frames path takes, from a record snapshot."""
+    import pandas as pd
+
     refs = pd.DataFrame([asdict(r) for r in snapshot.references], columns=list(REFERENCE_FIELDS))
     refs["reviewer_ids"] = [tuple(r.reviewer_ids) for r in snapshot.references]
     obs = pd.DataFrame([asdict(o) for o in snapshot.observations], columns=list(OBSERVATION_FIELDS))
@@ -426,7 +431,7 @@ class ReadLog(Protocol):
     """What the audit reads of a judge log as read (agreebound.io's JudgeLog): its observations."""
 
     @property
-    def observations(self) -> pd.DataFrame: ...
+    def observations(self) -> "pd.DataFrame": ...
 
     @property
     def shape(self) -> str: ...  # the harness whose log it is, as io recognised it ("mt-bench judgments")
@@ -442,8 +447,8 @@ class JudgeInput:
     file: str
     contract: JudgeCalibrationContract
     header: tuple[object, object, object]  # (scope, content id, rubric digest) as read
-    references: pd.DataFrame | None
-    observations: pd.DataFrame
+    references: Frame | None  # a frame, or a bundle's records as columns (agreebound.judge.columns)
+    observations: Frame
     #: frame ("references", "observations", "snapshot") -> the file its rows were read from
     files: dict[str, str] = field(default_factory=dict)
     #: frame -> what a row is called in messages ("reference"); "row" when absent
@@ -460,7 +465,7 @@ class JudgeInput:
     complete: bool = True
     #: the slice columns beside the observations (``case_id`` and one column each, one row per
     #: observation): a log's template, turn, category, a CSV's extra columns; None when there are none
-    slices: pd.DataFrame | None = None
+    slices: "pd.DataFrame | None" = None
 
     @property
     def unbound(self) -> bool:

@@ -30,11 +30,15 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from typing import Mapping, TypeVar
+from typing import TYPE_CHECKING, Mapping, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
+
+from agreebound.judge.columns import count_rows
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: How many case ids each reference issue lists (the rest are counted).
 ISSUE_IDS = 1000
@@ -287,16 +291,12 @@ def verdict_cells(a_gen: np.ndarray, b_gen: np.ndarray, labelled: np.ndarray, hu
     w = 2 * np.where(first_is_a, a_votes, b_votes) + ties
     first_won = np.where(first_is_a, human == 0, human == 1)
     y = np.where(~np.asarray(labelled, dtype=bool), -1, np.where(human == 2, 1, np.where(first_won, 2, 0)))
-    frame = pd.DataFrame({"first": np.where(first_is_a, a, b), "second": np.where(first_is_a, b, a),
-                          "labelled": np.asarray(labelled, dtype=bool), "m": m, "w": w, "y": y})[keep]
-    if frame.empty:
-        return {}
-    cells = frame.groupby(list(frame.columns), sort=True).size()
-    return {(str(f), str(s), bool(lab), int(mm), int(ww), int(yy)): int(n)
-            for (f, s, lab, mm, ww, yy), n in cells.items()}
+    cells = count_rows({"first": np.where(first_is_a, a, b)[keep], "second": np.where(first_is_a, b, a)[keep],
+                        "labelled": np.asarray(labelled, dtype=bool)[keep], "m": m[keep], "w": w[keep], "y": y[keep]})
+    return {(str(f), str(s), bool(lab), int(mm), int(ww), int(yy)): n for (f, s, lab, mm, ww, yy), n in cells.items()}
 
 
-def from_cases(cases: pd.DataFrame) -> JudgeCounts:
+def from_cases(cases: "pd.DataFrame") -> JudgeCounts:
     """The counts of a full audit's per-case frame (CalibrationMeasurement.cases)."""
     code = {label: i for i, label in enumerate(LABELS)}
 

@@ -6,7 +6,7 @@ them, and the verdict. The one place a judge rate meets a threshold (tests/archi
 from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
-import pandas as pd
+from agreebound.judge.columns import Frame, values
 from agreebound.judge.contract import (
     BPS,
     ILLUSTRATIVE_CONTRACT,
@@ -27,7 +27,7 @@ from agreebound.judge.decision import CalibrationDecision, NO_CONTRACT_REASON, N
 
 
 def reference_issues(counts: JudgeCounts, minimum_reviewers: int,
-                     cases: pd.DataFrame | None = None) -> tuple[tuple[str, ...], int]:
+                     cases: Frame | None = None) -> tuple[tuple[str, ...], int]:
     """The references that fail the contract, as it names and sorts them (every "adjudication:<case>"
     before every "reviewers:<case>"), and how many more there are than are listed: the one listing,
     for :func:`decide`. ``cases``: the rows per case when the engine kept them (in memory): every
@@ -40,7 +40,7 @@ def reference_issues(counts: JudgeCounts, minimum_reviewers: int,
     >>> reference_issues(m.counts, 2)
     ((), 0)
     >>> issues = reference_issues(m.counts, 3)  # a third reviewer required: every reference falls short
-    >>> issues[0][:2], issues[1], issues == reference_issues(m.counts, 3, m.cases)
+    >>> issues[0][:2], issues[1], issues == reference_issues(m.counts, 3, m.rows) == reference_issues(m.counts, 3, m.cases)
     (('reviewers:case-accuracy', 'reviewers:case-refusal'), 0, True)
     """
     n_low = sum(n for r, n in counts.reviewers.items() if r < minimum_reviewers)
@@ -48,11 +48,11 @@ def reference_issues(counts: JudgeCounts, minimum_reviewers: int,
         low = sorted(i for r, ids in counts.reviewer_ids.items() if r < minimum_reviewers for i in ids)[:ISSUE_IDS]
         unadjudicated, limit = counts.unadjudicated_ids, ISSUE_IDS
     else:
-        if "has_reference" in cases:  # a partial audit: only the cases that have a reference
-            cases = cases[cases["has_reference"].to_numpy(dtype=bool)]
-        ids = cases["case_id"].astype(object)
-        low = ids[cases["reviewers"].to_numpy() < minimum_reviewers].tolist()
-        unadjudicated, limit = ids[~cases["adjudicated"].to_numpy(dtype=bool)].tolist(), None
+        # a partial audit: only the cases that have a reference
+        kept = values(cases["has_reference"]).astype(bool) if "has_reference" in cases else slice(None)
+        ids = values(cases["case_id"]).astype(object)[kept]
+        low = ids[values(cases["reviewers"])[kept] < minimum_reviewers].tolist()
+        unadjudicated, limit = ids[~values(cases["adjudicated"]).astype(bool)[kept]].tolist(), None
     listed = sorted(["adjudication:" + i for i in unadjudicated] + ["reviewers:" + i for i in low])[:limit]
     return tuple(listed), counts.unadjudicated + n_low - len(listed)
 

@@ -1,12 +1,14 @@
-"""The frames path: references and observations as pandas frames, validated vectorized with the same
-results and the same error conditions (and messages) as the record path.
+"""The frames path: references and observations as pandas frames or as columns (agreebound.judge.columns:
+a bundle's records read without pandas), validated vectorized with the same results and the same
+error conditions (and messages) as the record path.
 """
 
 from __future__ import annotations
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence, cast
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, cast
 import numpy as np
-import pandas as pd
+from agreebound.judge.columns import Frame, duplicated, factorize, field_names, n_rows, values as column_values
 from agreebound.judge.contract import (
     CANDIDATES,
     HumanReference,
@@ -32,6 +34,9 @@ from agreebound.judge.contract import (
 from agreebound.judge.measure import CalibrationMeasurement, CaseArrays, LABEL_CODE, measure_arrays, rebuild_contract
 from agreebound.judge.seed_report import CalibrationReport, seed_report
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 # --- frames path -----------------------------------------------------------------------------
 
@@ -48,7 +53,7 @@ class FrameSnapshot:
     """A snapshot held as frames; records are built only if someone asks for them."""
 
     def __init__(self, scope: str, contract_content_id: str, rubric_digest: str,
-                 references: pd.DataFrame, observations: pd.DataFrame) -> None:
+                 references: Frame, observations: Frame) -> None:
         self.scope, self.contract_content_id, self.rubric_digest = scope, contract_content_id, rubric_digest
         self.reference_frame, self.observation_frame = references, observations
 
@@ -61,20 +66,23 @@ class FrameSnapshot:
         return tuple(JudgeObservation(*r) for r in _rows(self.observation_frame, OBSERVATION_FIELDS))
 
 
-def _rows(frame: pd.DataFrame, names: Sequence[str]) -> Iterator[tuple[Any, ...]]:
+def _rows(frame: Frame, names: Sequence[str]) -> Iterator[tuple[Any, ...]]:
     """Rows as Python values (numpy scalars become Python ints/bools, as a record holds them)."""
     columns = [frame[n].tolist() for n in names]
     return zip(*columns)
 
 
-def _require_columns(frame: object, names: Sequence[str], what: str) -> pd.DataFrame:
-    if not isinstance(frame, pd.DataFrame):
+def _require_columns(frame: object, names: Sequence[str], what: str) -> Frame:
+    pandas = sys.modules.get("pandas")  # a caller's frame is pandas' (then loaded); a reader's columns need none
+    is_frame = pandas is not None and isinstance(frame, pandas.DataFrame)
+    if not is_frame and not (isinstance(frame, dict) and all(isinstance(v, np.ndarray) for v in frame.values())):
         raise ValueError(f"{what} must be a pandas DataFrame")
-    missing = [n for n in names if n not in frame.columns]
-    extra = [str(c) for c in frame.columns if c not in names]
+    have = field_names(cast(Frame, frame))
+    missing = [n for n in names if n not in have]
+    extra = [c for c in have if c not in names]
     if missing or extra:
         raise ValueError(f"{what} columns must be exactly {list(names)}; missing {missing}, unexpected {extra}")
-    return frame.reset_index(drop=True)
+    return cast("pd.DataFrame", frame).reset_index(drop=True) if is_frame else cast(Frame, frame)
 
 
 @dataclass(frozen=True)
@@ -94,40 +102,54 @@ class _Factor:
         return table[self.codes]
 
 
-def _factor(s: pd.Series) -> _Factor:
-    if pd.api.types.is_string_dtype(s.dtype) and not pd.api.types.is_object_dtype(s.dtype):
-        codes, distinct = pd.factorize(s, use_na_sentinel=True)
-        # the distinct values as Python str in one conversion (not one arrow scalar at a time)
-        return _Factor(np.asarray(codes, dtype=np.int64), np.asarray(distinct, dtype=object).tolist())
+def _factor(s: "pd.Series | np.ndarray") -> _Factor:
+    if not isinstance(s, np.ndarray):
+        import pandas as pd  # a pandas column: pandas is loaded
+
+        if pd.api.types.is_string_dtype(s.dtype) and not pd.api.types.is_object_dtype(s.dtype):
+            codes, distinct = pd.factorize(s, use_na_sentinel=True)
+            # the distinct values as Python str in one conversion (not one arrow scalar at a time)
+            return _Factor(np.asarray(codes, dtype=np.int64), np.asarray(distinct, dtype=object).tolist())
     codes = np.full(len(s), -1, dtype=np.int64)
-    if not pd.api.types.is_object_dtype(s.dtype):
+    if s.dtype != object:
         return _Factor(codes, [])
-    values = s.to_numpy()
+    values = column_values(s)
     is_str = np.fromiter((type(v) is str for v in values), dtype=bool, count=len(values))
     uniques: list[str] = []
     if is_str.any():
-        c, u = pd.factorize(values[is_str], use_na_sentinel=True)
+        c, uniques = factorize(values[is_str])
         codes[is_str] = c
-        uniques = list(u)
     return _Factor(codes, uniques)
 
 
-def _ok_int(s: pd.Series, lo: int, hi: int) -> np.ndarray:
-    if pd.api.types.is_integer_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
-        if s.isna().any():  # nullable Int64 with <NA>
-            return (s.notna() & s.between(lo, hi)).to_numpy(dtype=bool)
-        v = s.to_numpy()
-        return (v >= lo) & (v <= hi)
-    if pd.api.types.is_object_dtype(s.dtype):
-        return np.fromiter((type(v) is int and lo <= v <= hi for v in s.array), dtype=bool, count=len(s))
+def _ok_int(s: "pd.Series | np.ndarray", lo: int, hi: int) -> np.ndarray:
+    if isinstance(s, np.ndarray):
+        if s.dtype.kind in "iu":
+            return (s >= lo) & (s <= hi)
+    else:
+        import pandas as pd  # a pandas column: pandas is loaded
+
+        if pd.api.types.is_integer_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
+            if s.isna().any():  # nullable Int64 with <NA>
+                return (s.notna() & s.between(lo, hi)).to_numpy(dtype=bool)
+            v = s.to_numpy()
+            return (v >= lo) & (v <= hi)
+    if s.dtype == object:
+        return np.fromiter((type(v) is int and lo <= v <= hi for v in column_values(s)), dtype=bool, count=len(s))
     return np.zeros(len(s), dtype=bool)
 
 
-def _ok_bool(s: pd.Series) -> np.ndarray:
-    if pd.api.types.is_bool_dtype(s.dtype) and not s.isna().any():
-        return np.ones(len(s), dtype=bool)
-    if pd.api.types.is_object_dtype(s.dtype):
-        return np.fromiter((type(v) is bool for v in s.array), dtype=bool, count=len(s))
+def _ok_bool(s: "pd.Series | np.ndarray") -> np.ndarray:
+    if isinstance(s, np.ndarray):
+        if s.dtype == bool:
+            return np.ones(len(s), dtype=bool)
+    else:
+        import pandas as pd  # a pandas column: pandas is loaded
+
+        if pd.api.types.is_bool_dtype(s.dtype) and not s.isna().any():
+            return np.ones(len(s), dtype=bool)
+    if s.dtype == object:
+        return np.fromiter((type(v) is bool for v in column_values(s)), dtype=bool, count=len(s))
     return np.zeros(len(s), dtype=bool)
 
 
@@ -138,16 +160,16 @@ def valid_reviewers(items: tuple[Any, ...]) -> bool:
         a < b for a, b in zip(items, items[1:]))
 
 
-def _ok_reviewers(s: pd.Series) -> np.ndarray:
+def _ok_reviewers(s: "pd.Series | np.ndarray") -> np.ndarray:
     """Rows whose reviewer_ids is a tuple/list of strictly increasing canonical ids."""
-    values = s.to_numpy()
+    values = column_values(s)
     kinds = np.fromiter((type(v) is tuple for v in values), dtype=bool, count=len(values))
     out = np.zeros(len(values), dtype=bool)
     if kinds.any():  # tuples of strings hash: validate each distinct tuple once
         hashable = np.fromiter((kinds[i] and all(type(r) is str for r in values[i]) for i in range(len(values))),
                                dtype=bool, count=len(values))
         if hashable.any():
-            codes, uniques = pd.factorize(values[hashable])
+            codes, uniques = factorize(values[hashable])
             table = np.fromiter((valid_reviewers(u) for u in uniques), dtype=bool, count=len(uniques))
             out[hashable] = table[codes]
     for i in np.flatnonzero(~kinds):
@@ -157,14 +179,14 @@ def _ok_reviewers(s: pd.Series) -> np.ndarray:
     return out
 
 
-def _first_failure(frame: pd.DataFrame, masks: list[np.ndarray], names: Sequence[str],
+def _first_failure(frame: Frame, masks: list[np.ndarray], names: Sequence[str],
                    build: Callable[..., object]) -> None:
     """Raise the record path's exact error for the first row any fast mask doubts."""
-    ok = np.logical_and.reduce(masks) if masks else np.ones(len(frame), dtype=bool)
+    ok = np.logical_and.reduce(masks) if masks else np.ones(n_rows(frame), dtype=bool)
     doubtful = np.flatnonzero(~ok)
     if len(doubtful) == 0:
         return
-    columns = {n: frame[n].array for n in names}
+    columns = {n: _cells(frame, n) for n in names}
     what = "references" if build is HumanReference else "observations"
     for i in doubtful:
         try:
@@ -173,12 +195,20 @@ def _first_failure(frame: pd.DataFrame, masks: list[np.ndarray], names: Sequence
             raise FrameError(str(error), what, int(i), field_of(error)) from None
 
 
+def _cells(frame: Frame, name: str) -> Any:
+    """A column's cells as the frame holds them (a pandas column's ``array``: its missing values
+    stay ``pd.NA``)."""
+    column = frame[name]
+    return column if isinstance(column, np.ndarray) else column.array
+
+
 def _py(v: object) -> Any:
     if isinstance(v, np.ndarray):
         return tuple(_py(x) for x in v.tolist())
     if isinstance(v, np.generic):
         return v.item()
-    if v is pd.NA:
+    pandas = sys.modules.get("pandas")  # pd.NA exists only where pandas made the frame
+    if pandas is not None and v is pandas.NA:
         return None
     return v
 
@@ -187,7 +217,7 @@ def _is_id(u: str) -> bool:
     return ID_PATTERN.fullmatch(u) is not None
 
 
-def measure_frames(contract: object, references: pd.DataFrame, observations: pd.DataFrame, *,
+def measure_frames(contract: object, references: Frame, observations: Frame, *,
                    scope: object, contract_content_id: object, rubric_digest: object) -> CalibrationMeasurement:
     """:func:`measure` for frames: the same results and the same error conditions, vectorized.
 
@@ -203,12 +233,12 @@ def measure_frames(contract: object, references: pd.DataFrame, observations: pd.
     fault: tuple[str | None, str] | None = header_fault(scope, contract_content_id, rubric_digest)
     if fault:
         raise FrameError(fault[1], "snapshot", None, fault[0])
-    if len(refs) == 0:
+    if n_rows(refs) == 0:
         raise FrameError(NO_REFERENCES, "references")
-    if len(obs) == 0:
+    if n_rows(obs) == 0:
         raise FrameError(NO_OBSERVATIONS, "observations")
     _check_keys(f)
-    fault = binding_fault(c, scope, contract_content_id, len(refs))
+    fault = binding_fault(c, scope, contract_content_id, n_rows(refs))
     if fault:
         raise FrameError(fault[1], "snapshot", None, fault[0])
     obs_case, first = _check_observations(c, f)
@@ -221,8 +251,8 @@ def measure_frames(contract: object, references: pd.DataFrame, observations: pd.
 class _Frames:
     """The frames with their text columns factored and the observations' keys read (validated)."""
 
-    refs: pd.DataFrame
-    obs: pd.DataFrame
+    refs: Frame
+    obs: Frame
     rf: dict[str, _Factor]
     of: dict[str, _Factor]
     order: np.ndarray  # per observation: 0 ab, 1 ba
@@ -235,7 +265,7 @@ class _Frames:
         return self.of["case_id"].uniques[self.of["case_id"].codes[i]], ORDERS[self.order[i]], int(self.repetition[i])
 
 
-def _check_records(refs: pd.DataFrame, obs: pd.DataFrame) -> _Frames:
+def _check_records(refs: Frame, obs: Frame) -> _Frames:
     """Every record's own rules (references, then observations): fast masks, then the record
     path's message for the first row a mask doubts."""
     rf = {n: _factor(refs[n]) for n in ("case_id", "preferred_candidate")}
@@ -254,7 +284,7 @@ def _check_records(refs: pd.DataFrame, obs: pd.DataFrame) -> _Frames:
         of["judge_generator"].ok(_is_id),
     ], OBSERVATION_FIELDS, JudgeObservation)
     def ints(name: str) -> np.ndarray:
-        return obs[name].to_numpy().astype(np.int64)
+        return column_values(obs[name]).astype(np.int64)
 
     return _Frames(refs, obs, rf, of, of["order"].mapped({"ab": 0, "ba": 1}), ints("repetition"),
                    ints("candidate_a_tokens"), ints("candidate_b_tokens"))
@@ -263,12 +293,12 @@ def _check_records(refs: pd.DataFrame, obs: pd.DataFrame) -> _Frames:
 def _check_keys(f: _Frames) -> None:
     """No two references of one case, no two observations of one (case, order, repetition)."""
     ref_codes = f.rf["case_id"].codes  # all valid now: distinct codes <=> distinct case ids
-    dup = pd.Series(ref_codes).duplicated().to_numpy()
+    dup = duplicated(ref_codes)
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
         raise FrameError(duplicate_reference(f.rf["case_id"].uniques[ref_codes[i]]), "references", i, "case_id")
     key = (f.of["case_id"].codes * 2 + f.order) * MAX_REPETITION + (f.repetition - 1)  # repetition is 1..MAX here
-    dup = pd.Series(key).duplicated().to_numpy()
+    dup = duplicated(key)
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
         raise FrameError(duplicate_observation(*f.describe(i)), "observations", i, "repetition")
@@ -279,13 +309,15 @@ def _check_observations(c: JudgeCalibrationContract, f: _Frames) -> tuple[np.nda
     case's first metadata. Returns each observation's case (index into the references) and each
     case's first observation."""
     of, obs = f.of, f.obs
-    ref_of_unique = pd.Index(f.rf["case_id"].uniques).get_indexer(of["case_id"].uniques)
+    at_reference = {u: i for i, u in enumerate(f.rf["case_id"].uniques)}
+    ref_of_unique = np.fromiter((at_reference.get(u, -1) for u in of["case_id"].uniques), dtype=np.int64,
+                                count=len(of["case_id"].uniques))
     obs_case = np.append(ref_of_unique, -1)[of["case_id"].codes]
     no_ref = obs_case < 0
     other_judge = ~of["judge_generator"].ok(c.judge_generator.__eq__)
     metadata = (f.a_tokens, f.b_tokens, of["candidate_a_generator"].codes, of["candidate_b_generator"].codes)
     safe_case = np.where(no_ref, 0, obs_case)
-    first = np.full(len(f.refs), -1, dtype=np.int64)
+    first = np.full(n_rows(f.refs), -1, dtype=np.int64)
     valid_rows = np.flatnonzero(~no_ref & ~other_judge)
     first[safe_case[valid_rows][::-1]] = valid_rows[::-1]  # reversed assignment keeps the earliest row
     at = first[safe_case]
@@ -297,9 +329,9 @@ def _check_observations(c: JudgeCalibrationContract, f: _Frames) -> tuple[np.nda
         j = int(at_safe[i]) if at[i] >= 0 else i
 
         def values(row: int) -> tuple[Any, ...]:
-            return tuple(_py(obs[name].iloc[row]) for name in METADATA_FIELDS)
+            return tuple(_py(_cells(obs, name)[row]) for name in METADATA_FIELDS)
 
-        fault = observation_fault(c, f.describe(i), not no_ref[i], _py(obs["judge_generator"].iloc[i]), values(i),
+        fault = observation_fault(c, f.describe(i), not no_ref[i], _py(_cells(obs, "judge_generator")[i]), values(i),
                                   values(j))
         assert fault is not None  # a mask says this row breaks a rule, the rule says which
         raise FrameError(fault[1], "observations", i, fault[0])
@@ -308,7 +340,7 @@ def _check_observations(c: JudgeCalibrationContract, f: _Frames) -> tuple[np.nda
 
 def _check_complete(c: JudgeCalibrationContract, f: _Frames, obs_case: np.ndarray) -> None:
     """Every (case, order) holds exactly the repetitions 1..R (keys are unique already)."""
-    reps, n_refs = c.repetitions_per_order, len(f.refs)
+    reps, n_refs = c.repetitions_per_order, n_rows(f.refs)
     group = obs_case * 2 + f.order
     good = np.bincount(group[f.repetition <= reps], minlength=2 * n_refs)
     total = np.bincount(group, minlength=2 * n_refs)
@@ -332,8 +364,8 @@ def _frame_arrays(c: JudgeCalibrationContract, f: _Frames, obs_case: np.ndarray,
     return CaseArrays(
         case_ids=np.asarray(rf["case_id"].uniques, dtype=object)[rf["case_id"].codes],
         preferred=rf["preferred_candidate"].mapped(LABEL_CODE),
-        reviewers=refs["reviewer_ids"].map(len).to_numpy().astype(np.int64),
-        adjudicated=refs["adjudicated"].to_numpy().astype(bool),
+        reviewers=np.fromiter(map(len, column_values(refs["reviewer_ids"])), dtype=np.int64, count=n_rows(refs)),
+        adjudicated=column_values(refs["adjudicated"]).astype(bool),
         obs_case=obs_case,
         obs_order=f.order,
         obs_selected=of["selected_candidate"].mapped(LABEL_CODE),
@@ -347,7 +379,7 @@ def _frame_arrays(c: JudgeCalibrationContract, f: _Frames, obs_case: np.ndarray,
     )
 
 
-def audit_frames(contract: object, references: pd.DataFrame, observations: pd.DataFrame, *,
+def audit_frames(contract: object, references: Frame, observations: Frame, *,
                  scope: object, contract_content_id: object, rubric_digest: object) -> CalibrationReport:
     """:func:`audit_calibration` on frames: identical results and identical error conditions."""
     m = measure_frames(contract, references, observations, scope=scope,

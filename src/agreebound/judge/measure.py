@@ -28,9 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from functools import cached_property
-from typing import Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal, Mapping, Sequence
 import numpy as np
-import pandas as pd
+from agreebound.judge.columns import Columns, n_rows
 from agreebound.judge.contract import (
     CANDIDATES,
     HumanReference,
@@ -50,6 +50,9 @@ from agreebound.judge.bias import BiasMeasures, measure_bias
 from agreebound.judge.counts import JudgeCounts, RateStats, from_facts
 from agreebound.core.thresholds import RATE_GATES
 from agreebound.judge.intervals import JudgeDiagnostics, judge_diagnostics
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 
@@ -103,8 +106,9 @@ class CalibrationMeasurement:
     #: observations, agreements, verdict_ab / verdict_ba (None when unstable), majority_ab /
     #: majority_ba (None when tied), unstable_ab,
     #: unstable_ba, flip_opportunity, flipped, verbosity_opportunities, verbosity_errors,
-    #: self_candidate, self_opportunities, self_errors.
-    cases: pd.DataFrame = field(repr=False, compare=False)
+    #: self_candidate, self_opportunities, self_errors; as columns (agreebound.judge.columns), None
+    #: out of core. :attr:`cases` is the same rows as a pandas frame.
+    case_rows: Columns | None = field(repr=False, compare=False)
     #: A partial audit: rate name -> why it cannot be computed from this source, in words
     #: ("the file has no candidate lengths"). Empty for the seed's full audit.
     unavailable: dict[str, str] = field(default_factory=dict, compare=False)
@@ -127,10 +131,20 @@ class CalibrationMeasurement:
     def partial(self) -> bool:
         return bool(self.unavailable)
 
+    @cached_property
+    def cases(self) -> "pd.DataFrame":
+        """The rows per case as a pandas frame (imports pandas; its text columns pandas' str); empty
+        out of core."""
+        if self.case_rows is None:
+            return _no_cases()
+        import pandas as pd
+
+        return pd.DataFrame(self.case_rows)
+
     @property
-    def rows(self) -> pd.DataFrame | None:
-        """The rows per case when the engine kept them (in memory); None out of core."""
-        return self.cases if len(self.cases) else None
+    def rows(self) -> Columns | None:
+        """The rows per case (columns) when the engine kept them (in memory); None out of core."""
+        return self.case_rows if self.case_rows is not None and n_rows(self.case_rows) else None
 
     @property
     def bound(self) -> bool:
@@ -162,13 +176,13 @@ class CalibrationMeasurement:
 
 
 def measure_counts(contract: JudgeCalibrationContract, header: tuple[str, str, str], counts: JudgeCounts, *,
-                   cases: pd.DataFrame | None = None, unavailable: dict[str, str] | None = None,
+                   rows: Columns | None = None, unavailable: dict[str, str] | None = None,
                    notes: tuple[str, ...] = ()) -> CalibrationMeasurement:
     """The measurement of an audit's counts (agreebound.judge.counts), whichever engine summed them:
     each rate is its numerator over its denominator (:class:`Rate`; its basis points half-up, as the
     seed rounds), with its per-case sums for the case-aware intervals.
 
-    ``cases``: the rows per case when the engine keeps them (in memory): the decision then lists
+    ``rows``: the rows per case when the engine keeps them (in memory; :func:`case_columns`): the decision then lists
     every reference issue from them. Without them (out of core) the counts list the first
     ``ISSUE_IDS`` and the decision's notes say how many there are (:func:`reference_issues`: which
     references are issues depends on ``minimum_reviewers``, a threshold, so only ``decide`` says).
@@ -196,12 +210,14 @@ def measure_counts(contract: JudgeCalibrationContract, header: tuple[str, str, s
                                                           counts.rates[name].denominator) for name, _, _ in RATE_GATES)
     return CalibrationMeasurement(contract, header[0], header[1], header[2], counts.n_cases, counts.n_observations,
                                   agreement, flip, repeat, verbosity, self_pref,
-                                  cases if cases is not None else _no_cases(), dict(unavailable or {}), notes,
+                                  rows, dict(unavailable or {}), notes,
                                   counts=counts)
 
 
-def _no_cases() -> pd.DataFrame:
+def _no_cases() -> "pd.DataFrame":
     """An out-of-core measurement's rows per case: none (the counts stand in for them)."""
+    import pandas as pd
+
     return pd.DataFrame({name: pd.Series(dtype=object) for name in (
         "case_id", "preferred", "reviewers", "adjudicated", "observations", "agreements")})
 
@@ -233,7 +249,7 @@ class CaseArrays:
 def measure_arrays(contract: JudgeCalibrationContract, header: tuple[str, str, str], x: CaseArrays) -> CalibrationMeasurement:
     """The in-memory engine: the facts of each case, their counts, and the measurement of those."""
     facts = case_facts(x)
-    return measure_counts(contract, header, from_facts(facts), cases=cases_frame(facts))
+    return measure_counts(contract, header, from_facts(facts), rows=case_columns(facts))
 
 
 def case_facts(x: CaseArrays) -> dict[str, np.ndarray]:
@@ -346,10 +362,10 @@ def _bias_facts(x: CaseArrays, votes: np.ndarray, verdict: np.ndarray, obs_per_c
 _LABELLED = ("preferred", "verdict_ab", "verdict_ba", "majority_ab", "majority_ba", "self_candidate")
 
 
-def cases_frame(facts: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    """The rows per case (CalibrationMeasurement.cases): the facts, labels as "a", "b", "tie" or None."""
+def case_columns(facts: Mapping[str, np.ndarray]) -> Columns:
+    """The rows per case (CalibrationMeasurement.case_rows): the facts, labels as "a", "b", "tie" or None."""
     labels = np.array([*CANDIDATES, None], dtype=object)  # index -1 picks None
-    return pd.DataFrame({name: labels[v] if name in _LABELLED else v for name, v in facts.items()})
+    return {name: labels[v] if name in _LABELLED else v for name, v in facts.items()}
 
 
 LABEL_CODE = {"a": 0, "b": 1, "tie": 2}

@@ -9,7 +9,7 @@ from agreebound.judge.contract import (
     JudgeCalibrationContract,
 )
 from agreebound.judge.counts import from_facts
-from agreebound.judge.measure import CalibrationMeasurement, CaseArrays, LABEL_CODE, case_facts, cases_frame, measure_counts
+from agreebound.judge.measure import CalibrationMeasurement, CaseArrays, LABEL_CODE, case_facts, case_columns, measure_counts
 
 
 # --- partial audits (judge logs that lack what some gates need) --------------------------------
@@ -83,10 +83,12 @@ def measure_partial(contract: JudgeCalibrationContract, observations: pd.DataFra
     if has_ref.any() and not has_ref.all():
         notes.append(f"{int((~has_ref).sum()):,} of {n:,} cases have no human reference: they count in position "
                      "flip and repeat variance only")
-    cases = cases_frame(facts)
-    cases["has_reference"] = has_ref
-    cases.loc[~has_ref, "preferred"] = None
-    return measure_counts(contract, header, counts, cases=cases, unavailable=unavailable, notes=tuple(notes))
+    rows = case_columns(facts)
+    rows["has_reference"] = has_ref
+    preferred = rows["preferred"].copy()
+    preferred[~has_ref] = None  # a case without a reference prefers nothing
+    rows["preferred"] = preferred
+    return measure_counts(contract, header, counts, rows=rows, unavailable=unavailable, notes=tuple(notes))
 
 
 def _log_arrays(contract: JudgeCalibrationContract, obs: pd.DataFrame,

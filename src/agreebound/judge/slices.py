@@ -44,9 +44,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Literal, Mapping, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING, Literal, Mapping, Sequence
 
 from agreebound.core.gate import Gate
 from agreebound.core.intervals import RateInterval, simultaneous_z
@@ -58,7 +56,9 @@ from agreebound.judge.decision import CalibrationDecision
 from agreebound.judge.intervals import judge_rate_intervals
 from agreebound.judge.counts import JudgeCounts
 from agreebound.judge.measure import CalibrationMeasurement, measure_counts
-from agreebound.judge.partial import measure_partial
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Fewer cases than this contributing to a gate in a slice: no verdict for that slice and gate.
 MIN_SLICE_CASES = 10
@@ -106,10 +106,11 @@ class SliceAudit:
     n_cases: int
 
 
-def slice_options(slices: pd.DataFrame | None) -> dict[str, str | None]:
+def slice_options(slices: "pd.DataFrame | None") -> dict[str, str | None]:
     """The slice columns a data set has (``slices``: ``case_id`` and one column per slice column, one
     row per observation) -> None when the column can split the cases, else why not, in words.
 
+    >>> import pandas as pd
     >>> frame = pd.DataFrame({"case_id": ["c1", "c1", "c2", "c3"], "template": ["t1", "t1", "t2", "t1"],
     ...                       "rater": ["x", "y", "x", "x"], "all": ["same"] * 4})
     >>> slice_options(frame)
@@ -129,9 +130,11 @@ def slice_options(slices: pd.DataFrame | None) -> dict[str, str | None]:
     return out
 
 
-def case_values(slices: pd.DataFrame, column: str) -> pd.Series:
+def case_values(slices: "pd.DataFrame", column: str) -> "pd.Series":
     """Each case's value of ``column`` as text (a missing value is :data:`NO_VALUE`), indexed by case
     id; :class:`SliceRefused` when the column varies within a case or does not split the cases."""
+    import pandas as pd
+
     if column not in slices.columns:
         raise SliceRefused(f"no column {column!r}")
     labels = slices[column].map(_label)
@@ -186,8 +189,8 @@ def _order(values: Sequence[str]) -> list[str]:
     return sorted(values, key=key)
 
 
-def measure_slices(measurement: CalibrationMeasurement, observations: pd.DataFrame,
-                   references: pd.DataFrame | None, slices: pd.DataFrame, column: str) -> SliceAudit:
+def measure_slices(measurement: CalibrationMeasurement, observations: "pd.DataFrame",
+                   references: "pd.DataFrame | None", slices: "pd.DataFrame", column: str) -> SliceAudit:
     """The audit measured on each slice's cases: the observations and references of the cases whose
     ``column`` holds one value, measured by :func:`agreebound.judge.partial.measure_partial` (the
     full audit's counts when nothing is missing), with what the whole audit cannot evaluate left
@@ -195,6 +198,10 @@ def measure_slices(measurement: CalibrationMeasurement, observations: pd.DataFra
 
     ``observations``: the audit's (observation fields); ``references``: its human references (or
     None); ``slices``: ``case_id`` and the slice columns, one row per observation."""
+    import pandas as pd
+
+    from agreebound.judge.partial import measure_partial
+
     values = case_values(slices, column)
     header = (measurement.scope, measurement.contract_content_id, measurement.rubric_digest)
     refs = references if references is not None and len(references) else None

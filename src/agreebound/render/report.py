@@ -12,6 +12,7 @@ import re
 from dataclasses import asdict
 from fractions import Fraction
 from typing import TYPE_CHECKING, Mapping, Sequence
+import numpy as np
 from agreebound.version import __version__
 from agreebound.panel.measure import PanelMeasurement, level_note
 from agreebound.panel.levels import in_raters_words, panel_noun
@@ -465,21 +466,25 @@ def data_digest(inputs: Sequence[tuple[str, bytes | str]]) -> str:
 
 
 def _distinct(frame: object, column: str) -> list[str]:
-    col = getattr(frame, "columns", ())
-    if column not in col:
+    """A column's distinct non-empty values as text, sorted; none without the column. ``frame``: a
+    pandas frame or columns (agreebound.judge.columns); missing values (None, NaN, pd.NA) left out."""
+    if frame is None or column not in (frame if isinstance(frame, dict) else getattr(frame, "columns", ())):
         return []
-    values = frame[column].dropna().astype(str)  # type: ignore[index]
-    return sorted(v for v in set(values) if v)
+    values = frame[column]  # type: ignore[index]
+    cells = values.tolist() if isinstance(values, np.ndarray) else values.dropna().tolist()
+    return sorted({str(v) for v in cells if v is not None and v == v} - {""})
 
 
 def judge_fingerprint(bundle: JudgeBundle, inputs: Sequence[tuple[str, bytes | str]]) -> JSONObject:
     """What identifies the pairwise judge of a run: its model(s), prompt template(s), the rubric's
     digest, the scale, the sampling settings and the harness where the log holds them, the
     contract's content id and the data's digest. A field the source does not hold is None."""
-    obs = bundle.observations
+    from agreebound.judge.columns import field_names
+
+    obs = bundle.observation_records
     sampling = {f: ", ".join(v) for f in SAMPLING_FIELDS if (v := _distinct(bundle.slices, f))}
     # counted out of core there are no frames: every observation's judge is the contract's (validated)
-    judges = _distinct(obs, "judge_generator") if len(obs.columns) else [bundle.contract.judge_generator]
+    judges = _distinct(obs, "judge_generator") if field_names(obs) else [bundle.contract.judge_generator]
     return {"judge_model": ", ".join(judges) or None,
             "prompt_template": ", ".join(_distinct(bundle.slices, "template")) or None,
             # a log without a contract has no rubric: its header's digest is the log's own
