@@ -62,3 +62,16 @@ def test_a_human_annotation_whose_preference_is_not_a_number_is_refused_where_it
         read_references("humans.jsonl", human_annotations([1, "2"]), log)
     assert str(e.value) == ("humans.jsonl, line 2, column 'preference': expected a number from 1 to 2 (or 0, "
                             "AlpacaEval's old code for a draw), got '2'")
+
+
+def test_a_bad_record_of_a_pretty_printed_array_is_located_by_the_line_it_starts_on():
+    records = [{"instruction": f"i{k}", "output_1": "x", "output_2": "y", "generator_1": "m1",
+                "generator_2": "m2", "annotator": "gpt4", "preference": 1} for k in range(4)]
+    records[2]["preference"] = 7  # the third record
+    text = json.dumps(records, indent=2)  # as AlpacaEval (pandas) writes it: a record over 11 lines
+    with pytest.raises(InputError) as e:
+        read_judge_log("annotations.json", text.encode())
+    starts = [n for n, line in enumerate(text.splitlines(), start=1) if line == "  {"]  # each record's "{"
+    assert starts[2] == 20
+    assert str(e.value) == ("annotations.json, line 20, column 'preference': expected a number from 1 to 2 (or 0, "
+                            "AlpacaEval's old code for a draw), got '7'")
