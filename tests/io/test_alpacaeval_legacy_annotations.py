@@ -75,3 +75,13 @@ def test_a_bad_record_of_a_pretty_printed_array_is_located_by_the_line_it_starts
     assert starts[2] == 20
     assert str(e.value) == ("annotations.json, line 20, column 'preference': expected a number from 1 to 2 (or 0, "
                             "AlpacaEval's old code for a draw), got '7'")
+
+
+def test_slices_of_a_log_that_measures_no_gate_say_so_not_that_slices_are_too_small(capsys):
+    """AlpacaEval's annotations without references measure no gate; its dataset slices hold 80 to 252
+    cases each, so "no slice has the 10 cases a verdict needs" was not why nothing was decided."""
+    main(["calibrate", str(PHI2)])
+    out = capsys.readouterr().out
+    assert ("  no gate is measurable on this log (each is not evaluable, above), in any slice of dataset: nothing "
+            "is decided by slice") in out
+    assert "cases a verdict needs on any gate" not in out
