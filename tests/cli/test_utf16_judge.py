@@ -55,3 +55,18 @@ def test_a_utf16_judge_file_decides_as_its_utf8_original(tmp_path, capsys, encod
     assert [i["sha256"] for i in r16["inputs"]] == [
         __import__("hashlib").sha256(Path(p).read_bytes()).hexdigest() for p in utf16_args if not p.startswith("--")]
     assert _scrub(r16) == _scrub(r8)
+
+
+LOGS = ROOT / "tests" / "data" / "judge_logs"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le"])
+@pytest.mark.parametrize("log", ["inspect_ai_model_graded_qa.json", "promptfoo_llm_rubric.json",
+                                 "mt_bench_gpt-4_single.jsonl", "judgekit_graded.jsonl"])
+def test_a_utf16_graded_judges_log_decides_as_its_utf8_original(tmp_path, capsys, encoding, log):
+    """A graded judge's harness log (not only its scores table) saved as UTF-16: it was read as a
+    scores table and refused ("missing column 'item'", "expected records")."""
+    code8, r8, _ = run_json(capsys, "calibrate", str(LOGS / log))
+    code16, r16, err = run_json(capsys, "calibrate", str(_utf16(tmp_path, LOGS / log, encoding)))
+    assert code8 == 1 and (code16, err) == (code8, "")
+    assert _scrub(r16) == _scrub(r8)

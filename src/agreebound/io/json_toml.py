@@ -91,8 +91,21 @@ def read_json(name: str, data: bytes) -> JSONValue:
     except ValueError as e:  # e.g. an integer past Python's 4,300-digit limit
         if "digits" in str(e):
             raise InputError(name, None, None, "a number with more than 4,300 digits") from None
+        if "is not a number JSON allows" in str(e):  # NaN read before the end: is the rest JSON at all?
+            _say_broken_first(name, text)
         raise InputError(name, None, None, str(e)) from None
     return obj
+
+
+def _say_broken_first(name: str, text: str) -> None:
+    """A document holding NaN (an inspect_ai log does) that is not JSON for another reason too, e.g.
+    cut off: that reason, located, rather than the NaN before it (the parse stops at the first)."""
+    try:
+        json.loads(text, parse_constant=lambda _: None)
+    except json.JSONDecodeError as e:
+        raise InputError(name, e.lineno, None, f"invalid JSON ({e.msg}, character {e.colno})", row_label="line") from None
+    except (ValueError, RecursionError):
+        return
 
 
 def _check_depth(name: str, obj: JSONValue) -> None:

@@ -80,7 +80,7 @@ def read_judge_bundle(name: str, data: bytes, rebind: bool = False) -> JudgeInpu
     except InputError as e:
         raise (_unknown_lines(name, data) or _not_json(name, data) or e) from None
     if not isinstance(obj, dict) or set(obj) != {"contract", "snapshot"}:
-        raise InputError(name, None, None, 'expected a JSON object with exactly "contract" and "snapshot"')
+        raise _not_a_bundle(name, obj)
     contract = _contract(name, obj["contract"])
     snap = obj["snapshot"]
     header = _header(name, snap)
@@ -97,6 +97,23 @@ def read_judge_bundle(name: str, data: bytes, rebind: bool = False) -> JudgeInpu
     if rebind and header[1] != contract.content_id:
         rebound_from, header = str(header[1]), (header[0], contract.content_id, header[2])
     return JudgeInput(name, contract, header, refs, obs, row_labels=labels, rebound_from=rebound_from)
+
+
+def _not_a_bundle(name: str, obj: JSONValue) -> InputError:
+    """JSON that is not a bundle: an empty list, or records or an object of a shape no reader knows,
+    said as what it is, not only as a bundle's missing fields."""
+    first = obj[0] if isinstance(obj, list) and obj else obj
+    if isinstance(obj, list) and not obj:
+        return InputError(name, None, None, "an empty list: no judgments to read (a judge log holds a record per "
+                          'judgment; a bundle is a JSON object with "contract" and "snapshot")')
+    if isinstance(first, dict) and not {"contract", "snapshot"} & set(first):
+        fields = ", ".join(printable(k, 30) for k in list(first)[:8]) + (", ..." if len(first) > 8 else "")
+        what = "a JSON list of records" if isinstance(obj, list) else "a JSON object"
+        return InputError(name, None, None, f"{what} with fields {fields}: neither a judge bundle (\"contract\" and "
+                          "\"snapshot\") nor a judge log Agreebound knows (MT-Bench, AlpacaEval, arena-hard, "
+                          "inspect_ai, promptfoo, judgekit, judgecal, our observations, or one read through --mapping); "
+                          "see docs/formats.md")
+    return InputError(name, None, None, 'expected a JSON object with exactly "contract" and "snapshot"')
 
 
 def _unknown_lines(name: str, data: bytes) -> InputError | None:

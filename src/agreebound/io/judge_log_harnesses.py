@@ -130,6 +130,24 @@ def _text(r: JSONObject, f: str) -> str | None:
     return v if isinstance(v, str) and v else None
 
 
+def alpacaeval_preference(name: str, line: int, pref: JSONValue) -> tuple[str, float] | None:
+    """An AlpacaEval preference -> (the candidate it picks: a, b or tie; the preference, 1 to 2);
+    None for null (no preference given). 1 / 2 pick output_1 / output_2, 1.5 is a draw and a weighted
+    annotator's fraction picks the nearer; 0 is AlpacaEval 1.0's code for two identical outputs, a
+    draw (its metrics replace 0 by 1.5).
+
+    >>> [alpacaeval_preference("a.json", 2, p) for p in (1.8, 1, 0, None)]
+    [('b', 1.8), ('a', 1.0), ('tie', 1.5), None]
+    """
+    if pref is None:
+        return None
+    if isinstance(pref, bool) or not isinstance(pref, (int, float)) or not (1 <= pref <= 2 or pref == 0):
+        raise InputError(name, line, "preference", "expected a number from 1 to 2 (or 0, AlpacaEval's old code for "
+                         f"a draw), got {excerpt(pref)}", row_label="line")
+    value = 1.5 if pref == 0 else float(pref)
+    return ("a" if value < 1.5 else "b" if value > 1.5 else "tie"), value
+
+
 def read_alpacaeval(name: str, records: list[JSONObject], lines: list[int], judge: str | None) -> JudgeLog:
     found = Counter(str(r.get("annotator", "annotator")) for r in records)
     chosen = pick_judge(name, found, judge)
@@ -137,20 +155,19 @@ def read_alpacaeval(name: str, records: list[JSONObject], lines: list[int], judg
     keys: dict[Hashable, str] = {}
     candidates: dict[str, tuple[str, str]] = {}
     reps: Counter[str] = Counter()
-    rounded = 0
+    rounded = unjudged = legacy_draws = 0
     for r, line in zip(records, lines):
         if str(r.get("annotator", "annotator")) != chosen:
             continue
         for f in ("instruction", "output_1", "output_2", "preference"):
             if f not in r:
                 raise InputError(name, line, f, "missing field of an AlpacaEval annotation", row_label="line")
-        pref = r["preference"]
-        if isinstance(pref, bool) or not isinstance(pref, (int, float)) or not 1 <= pref <= 2:
-            if pref is None:
-                continue
-            raise InputError(name, line, "preference", f"expected a number from 1 to 2, got {excerpt(pref)}",
-                             row_label="line")
-        sel = "a" if pref < 1.5 else "b" if pref > 1.5 else "tie"
+        read = alpacaeval_preference(name, line, r["preference"])
+        if read is None:  # no preference given (AlpacaEval's win rate leaves it out too): counted below
+            unjudged += 1
+            continue
+        sel, pref = read
+        legacy_draws += r["preference"] == 0
         rounded += pref not in (1, 1.5, 2)
         g1, g2 = str(r.get("generator_1", "output_1")), str(r.get("generator_2", "output_2"))
         digest = hashlib.sha256(json.dumps([r["instruction"], g1, g2]).encode()).hexdigest()[:16]
@@ -178,6 +195,11 @@ def read_alpacaeval(name: str, records: list[JSONObject], lines: list[int], judg
              "lengths are the outputs' lengths in characters"]
     if rounded:
         notes.append(f"{rounded:,} fractional preferences were read as the nearer candidate (1.5 is a tie)")
+    if legacy_draws:
+        notes.append(f"{legacy_draws:,} preferences of 0 (AlpacaEval's old code for two identical outputs) were read "
+                     "as ties")
+    if unjudged:
+        notes.append(f"{unjudged:,} annotations without a preference (null) were left out")
     return JudgeLog(name, "alpacaeval annotations", pd.DataFrame(rows), tuple(sorted(found)), tuple(lacks),
                     tuple(notes), keys, candidates)
 

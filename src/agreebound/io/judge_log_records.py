@@ -7,6 +7,7 @@ from FastChat's judge prompts.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -85,14 +86,39 @@ def _json_lines(name: str, text: str) -> tuple[list[JSONObject], list[int]]:
     return records, lines
 
 
+def _element_lines(text: str, count: int) -> list[int]:
+    r"""The line each of a JSON array's ``count`` elements starts on (the text is valid JSON, read
+    already): a message about a record of a pretty-printed array (AlpacaEval's annotations.json
+    spans a record over a dozen lines) names the line a user finds it on, not its number.
+
+    >>> _element_lines('[\n  {"a": 1,\n   "b": [2,\n 3]},\n  {"a": 4}\n]', 2)
+    [2, 5]
+    """
+    decoder = json.JSONDecoder()
+    lines: list[int] = []
+    at, line = text.index("[") + 1, 1
+    line += text.count("\n", 0, at)
+    for _ in range(count):
+        start = at
+        while text[start] in " \t\n\r,":
+            start += 1
+        line += text.count("\n", at, start)
+        lines.append(line)
+        _, at = decoder.raw_decode(text, start)
+        line += text.count("\n", start, at)
+    return lines
+
+
 def read_records(name: str, data: bytes) -> tuple[list[JSONObject], list[int]]:
+    """A log's records and the line each starts on (JSON Lines: its line; a JSON array: the line
+    its element starts on)."""
     sn = sniff(name, data)
     utf8 = transcode(name, data, sn.encoding)
     if sn.format == "json":
         obj = read_json(name, utf8)
         if not isinstance(obj, list) or not all(isinstance(r, dict) for r in obj):
             raise InputError(name, None, None, "expected a list of JSON objects (one judgment each)")
-        return obj, list(range(1, len(obj) + 1))
+        return obj, _element_lines(utf8.decode("utf-8-sig"), len(obj))
     if sn.format == "jsonl":
         records, lines = _json_lines(name, utf8.decode("utf-8-sig"))
         return records, lines

@@ -13,7 +13,8 @@ Shapes recognised by their fields (no mapping needed):
 * FastChat MT-Bench human judgments (references): ``question_id, model_a, model_b, winner, judge,
   turn``, one line per human vote.
 * AlpacaEval annotations: ``instruction, output_1, output_2, generator_1, generator_2,
-  preference`` (1, 2, or 1.5 for a tie; weighted annotators give fractions). Lengths are the
+  preference`` (1, 2, or 1.5 for a tie; weighted annotators give fractions; 0, AlpacaEval 1.0's code
+  for two identical outputs, is a tie; null, no preference, is left out and counted). Lengths are the
   outputs' lengths in characters. The presentation order is not recorded.
 * arena-hard judgments (``data/<bench>/model_judgment/<judge>/<model>.jsonl``, lmarena/arena-hard-auto
   gen_judgment.py): ``question_id`` (v0.1) or ``uid`` (v2), ``model``, ``judge``, [``baseline``],
@@ -54,7 +55,7 @@ from agreebound.core.errors import InputError
 from agreebound.core.escape import excerpt
 from agreebound.core.json_types import JSONObject, JSONValue
 from agreebound.io.json_toml import read_json, read_toml
-from agreebound.io.judge_log_harnesses import (read_alpacaeval, read_arena_hard, read_judgecal,
+from agreebound.io.judge_log_harnesses import (alpacaeval_preference, read_alpacaeval, read_arena_hard, read_judgecal,
                                                read_judgekit_pairwise, read_mt_bench, read_observations)
 from agreebound.io.judge_log_records import (OBSERVATION_COLUMNS, JudgeLog, ObservationRow, judge_name, read_records,
                                              slug, winner_of)
@@ -285,7 +286,7 @@ def read_references(name: str, data: bytes, log: JudgeLog) -> tuple[pd.DataFrame
         known = frame["case_id"].isin(set(log.case_keys.values()))
         return frame[known.to_numpy()].reset_index(drop=True), (f"{int(known.sum()):,} references joined by case id",)
     votes: dict[str, list[tuple[str, str]]] = {}
-    unmatched = 0
+    unmatched = unvoted = 0
     for r, line in zip(records, lines):
         if {"winner", "model_a", "model_b", "question_id"} <= set(r):
             key: Hashable = (str(r["question_id"]), str(r.get("turn", 1)),
@@ -296,8 +297,11 @@ def read_references(name: str, data: bytes, log: JudgeLog) -> tuple[pd.DataFrame
         elif {"instruction", "preference"} <= set(r):
             key = (str(r["instruction"]), frozenset((str(r.get("generator_1", "output_1")),
                                                      str(r.get("generator_2", "output_2")))))
-            pref = r["preference"]
-            winner = "a" if pref < 1.5 else "b" if pref > 1.5 else "tie"
+            read = alpacaeval_preference(name, line, r["preference"])
+            if read is None:  # no preference given: no vote
+                unvoted += 1
+                continue
+            winner = read[0]
             chosen_model = {"a": str(r.get("generator_1", "output_1")), "b": str(r.get("generator_2", "output_2"))}.get(winner)
             voter = str(r.get("annotator", f"voter-{line}"))
         else:
@@ -323,6 +327,8 @@ def read_references(name: str, data: bytes, log: JudgeLog) -> tuple[pd.DataFrame
             "plurality vote, adjudicated means the votes were unanimous"]
     if unmatched:
         said.append(f"{unmatched:,} human votes are for cases the log does not have")
+    if unvoted:
+        said.append(f"{unvoted:,} human annotations without a preference (null) were left out")
     frame = pd.DataFrame(rows, columns=["case_id", "preferred_candidate", "reviewer_ids", "adjudicated"])
     frame.attrs[HUMAN_VOTES] = HumanVotes(pd.DataFrame(
         [(case, reviewer, vote) for case, vs in votes.items() for reviewer, vote in vs],

@@ -226,7 +226,8 @@ FORMATS: tuple[Format, ...] = (
               "FastChat's human votes: the references of a pairwise judge log", (HUMAN_VOTES,)),
     _pairwise("alpacaeval annotations", "AlpacaEval annotations JSON", (".json",),
               {"preference", "output_1", "output_2"}, _PAIRWISE + "read_alpacaeval",
-              "AlpacaEval's annotations.json: preference 1, 2 or 1.5 (a tie)"),
+              "AlpacaEval's annotations.json: preference 1, 2 or 1.5 (a tie; 0, AlpacaEval's old code for "
+              "identical outputs, too)"),
     _pairwise("arena-hard judgments", "arena-hard judgments JSONL", (".jsonl",), {"games", "model", "judge"},
               _PAIRWISE + "read_arena_hard", "arena-hard-auto's judgments: two games against the baseline"),
     _pairwise("judgekit pairwise", "judgekit pairwise verdicts JSONL", (".jsonl",), {"kind", "item_id", "choice"},

@@ -52,7 +52,7 @@ from agreebound.io.score_values import Gathered, ScoredLog, finish_log
 from agreebound.io.scored_documents import read_document
 from agreebound.io.scored_harnesses import read_inspect, read_judgekit, read_mt_bench_single, read_promptfoo
 from agreebound.io.scored_tables import join_human_labels, scores_table, table_rows
-from agreebound.io.sniff import sniff
+from agreebound.io.sniff import sniff, utf16_as_utf8
 
 
 def read_scored_log(name: str, data: bytes, judge: str | None = None) -> ScoredLog:
@@ -95,6 +95,6 @@ def read_scored_log(name: str, data: bytes, judge: str | None = None) -> ScoredL
 def read_scored(name: str, data: bytes, humans: tuple[str, bytes] | None = None, judge: str | None = None) -> ScoredLog:
     """A graded or pass/fail judge's log, with human labels joined from a second file if given
     (agreebound.io.score_values.ScoredLog). Read only: judge_scores measures it."""
-    head = data[:65536].lstrip()
+    head = (utf16_as_utf8(data) or data)[:65536].lstrip()  # a UTF-16 log's first character, not its BOM
     log = read_scored_log(name, data, judge) if head[:1] in (b"{", b"[", b"P") else scores_table(name, data)
     return join_human_labels(log, humans[0], humans[1]) if humans is not None else log

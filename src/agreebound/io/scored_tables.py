@@ -148,6 +148,18 @@ def _human_item(name: str, log: ScoredLog, r: JSONObject, line: int, label: str,
     return fits[0] if fits else key
 
 
+def _joined_none(name: str, label: str, items: list[str], unmatched: list[int], first: tuple[int, str]) -> InputError:
+    """Human labels none of which is for an item of the log: refused, not read as "no human labels
+    were given"; with an example of each side's ids, and said when they differ only in case."""
+    line, item = first
+    twin = next((i for i in items if str(i).casefold() == str(item).casefold()), None)
+    same = "" if twin is None else ("; ids are matched exactly, and the file's differ from the log's only in "
+                                    f"upper/lower case (e.g. {excerpt(item)} and {excerpt(twin)})")
+    return InputError(name, line, None, f"none of the {len(unmatched):,} human rows is for an item of the log: this "
+                      f"one is for {excerpt(item)}, the log's items are e.g. "
+                      f"{', '.join(excerpt(i) for i in items[:3])}{same}", row_label=label)
+
+
 def join_human_labels(log: ScoredLog, name: str, data: bytes) -> ScoredLog:
     """Human scores from a CSV or JSON Lines file added to the log as role "human" rows, joined by
     item (see :data:`JOIN_PARTS`); rows for items the log does not have are counted in the notes."""
@@ -155,6 +167,7 @@ def join_human_labels(log: ScoredLog, name: str, data: bytes) -> ScoredLog:
     items = list(dict.fromkeys(log.scores["item"]))
     known = set(items)
     rows, unmatched, blank = [], [], []
+    first_unmatched: tuple[int, str] | None = None
     labels = dict(log.labels)
     for r, line in zip(records, lines):
         field_ = next((f for f in _VALUE if f in r), None)
@@ -167,11 +180,14 @@ def join_human_labels(log: ScoredLog, name: str, data: bytes) -> ScoredLog:
             continue
         if item not in known:
             unmatched.append(line)
+            first_unmatched = first_unmatched or (line, item)
             continue
         if value[1] is not None:
             labels.setdefault(value[0], value[1])
         rater = next((str(r[f]) for f in _RATER if r.get(f) is not None), "human")
         rows.append(score_row(item, rater, "human", value[0], "", math.nan, math.nan, line))
+    if not rows and first_unmatched is not None:
+        raise _joined_none(name, label, items, unmatched, first_unmatched)
     humans = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
     repeated = humans.duplicated(["item", "rater"], keep="first")
     humans = humans[~repeated.to_numpy()]

@@ -560,7 +560,11 @@ def slice_lines(slices: list[JSONObject] | None) -> list[str]:
     for s in slices or []:
         values = ", ".join(f"{v['value']} ({v['cases']:,} cases)" for v in s["slices"])
         out.append(f"by {s['column']}: {values}; {s['method_text']}")
-        if not any(s.get("family", {}).values()):  # no slice has enough cases for any gate's verdict
+        cells = [g for v in s["slices"] for g in v.get("gates", [])]
+        if cells and all(g["status"] == NOT_EVALUABLE for g in cells):  # the log cannot measure any gate at all
+            out.append(f"  no gate is measurable on this log (each is not evaluable, above), in any slice of "
+                       f"{s['column']}: nothing is decided by slice")
+        elif not any(s.get("family", {}).values()):  # no slice has enough cases for any gate's verdict
             out.append(f"  no slice of {s['column']} has the {s['min_cases']} cases a verdict needs on any gate: "
                        "nothing is decided by slice")
         else:
