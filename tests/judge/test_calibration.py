@@ -354,12 +354,18 @@ def _mutations():
     ]
 
 
-@pytest.mark.parametrize("frame, row, column, value", _mutations())
-def test_frames_raise_the_record_paths_error(frame, row, column, value):
+def mutated(frame, row, column, value):
+    """The six-case synthetic judge with one cell of its references ("ref") or observations set."""
     con, refs, obs, header = judge_frames(6, 2, JudgeBehaviour(), seed=1)
     target = refs if frame == "ref" else obs
     target[column] = target[column].astype(object)
     target.at[row, column] = value
+    return con, refs, obs, header
+
+
+@pytest.mark.parametrize("frame, row, column, value", _mutations())
+def test_frames_raise_the_record_paths_error(frame, row, column, value):
+    con, refs, obs, header = mutated(frame, row, column, value)
     expected, _ = record_path(con, refs, obs, header)
     got = frames_path(con, refs, obs, header)
     assert isinstance(expected, str), "the mutation must make the input invalid"
@@ -396,10 +402,7 @@ def test_frames_structural_errors():
 def test_frames_find_the_row_and_the_rules_say_it(frame, row, column, value, field):
     """The snapshot's rules say each message once (calibration.*_fault, duplicate_*); the frames path
     only finds the first offending row, and names the rule's field."""
-    con, refs, obs, header = judge_frames(6, 2, JudgeBehaviour(), seed=1)
-    target = refs if frame == "ref" else obs
-    target[column] = target[column].astype(object)
-    target.at[row, column] = value
+    con, refs, obs, header = mutated(frame, row, column, value)
     expected, _ = record_path(con, refs, obs, header)
     with pytest.raises(cal_frames.FrameError) as e:
         measure_frames(con, refs, obs, **header)

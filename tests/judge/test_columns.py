@@ -18,7 +18,7 @@ from agreebound.judge.columns import as_frame, columns_of, count_rows, duplicate
 from agreebound.judge.contract import OBSERVATION_FIELDS, REFERENCE_FIELDS
 from agreebound.judge.decide import decide
 from agreebound.judge.frames import FrameError, measure_frames
-from tests.judge.test_calibration import _mutations
+from tests.judge.test_calibration import _mutations, mutated
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:
@@ -58,10 +58,7 @@ def test_columns_measure_as_their_frame(n, reps, seed, acc, pos, verb, selfp):
 
 @pytest.mark.parametrize("frame, row, column, value", _mutations())
 def test_a_bad_cell_in_columns_is_refused_as_in_its_frame(frame, row, column, value):
-    con, refs, obs, header = judge_frames(6, 2, JudgeBehaviour(), seed=1)
-    target = refs if frame == "ref" else obs
-    target[column] = target[column].astype(object)
-    target.at[row, column] = value
+    con, refs, obs, header = mutated(frame, row, column, value)
     expected = _outcome(con, refs, obs, header)
     assert isinstance(expected, tuple), "the mutation must make the input invalid"
     assert _outcome(con, *_as_columns(refs, obs), header) == expected
