@@ -128,3 +128,15 @@ def test_too_many_distinct_scores_are_refused_before_any_table_is_built(capsys, 
     assert "continuous.csv, column 'score': 500 distinct scores; a graded judge's scale has at most 200 values" in err
     with pytest.raises(InputError, match="500 distinct scores"):
         duckdb_counts([str(log)])
+
+
+def test_one_item_reads_in_the_singular(capsys, tmp_path):
+    """A graded log of one item said "1 items" on its read line (text, Markdown and HTML)."""
+    f = tmp_path / "one.csv"
+    f.write_text("item,rater,role,score\ni1,j,judge,3\ni1,h1,human,3\ni1,h2,human,4\n")
+    _, out, _ = _run(capsys, "calibrate", f)
+    assert "read: scores table one.csv, 1 item; judges: j; humans: h1, h2" in out.splitlines()
+    for ext in ("md", "html"):
+        _run(capsys, "calibrate", f, "--report", tmp_path / f"r.{ext}")
+        text = (tmp_path / f"r.{ext}").read_text()
+        assert ", 1 item; judges: " in text and "1 items" not in text

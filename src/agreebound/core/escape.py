@@ -70,6 +70,15 @@ def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
     return "'" + printable(s[:limit]) + f"...' ({len(s):,} characters)"
 
 
+def plural(n: int, word: str) -> str:
+    """A count and its noun, in the singular for one: ``plural(1, "item")`` is "1 item".
+
+    >>> plural(1, "item"), plural(1200, "item")
+    ('1 item', '1,200 items')
+    """
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def has_unsafe(text: str) -> bool:
     """True when the text holds a control, invisible or undecodable character."""
     return _UNSAFE.search(text) is not None

@@ -22,7 +22,8 @@ import numpy as np
 from agreebound.core.errors import InputError
 from agreebound.core.escape import excerpt, printable
 from agreebound.core.json_types import JSONObject, JSONValue
-from agreebound.io.dataset_shapes import Shape, arrow_shape, plural, read_shaped, shape_format
+from agreebound.core.escape import plural
+from agreebound.io.dataset_shapes import Shape, arrow_shape, read_shaped, shape_format
 from agreebound.io.mapping import Mapping
 from agreebound.io.tables import Table, check_size
 from agreebound.core.limits import MAX_CELLS, MAX_COLUMNS, MAX_INPUT_BYTES, MAX_PARQUET_UNCOMPRESSED_BYTES, MAX_ROWS

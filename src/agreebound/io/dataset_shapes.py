@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from agreebound.core.errors import InputError
-from agreebound.core.escape import excerpt, printable
+from agreebound.core.escape import excerpt, plural, printable
 from agreebound.core.json_types import JSONObject, JSONValue
 from agreebound.io.mapping import Mapping
 from agreebound.io.tables import Table, list_type, table_from_values
@@ -217,10 +217,6 @@ def _cell(v: JSONValue) -> JSONValue:
 def _unit(rec: JSONObject, shape: Shape, row: int) -> JSONValue:
     u = rec.get(shape.unit) if shape.unit else None
     return row if u is None else u
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 def _read_lists(name: str, shape: Shape, records: Iterable[tuple[JSONObject, int]], row_label: str,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 from fractions import Fraction
 from typing import TYPE_CHECKING, cast
-from agreebound.core.escape import printable
+from agreebound.core.escape import plural, printable
 from agreebound.core.thresholds import THRESHOLD_WORDS
 from agreebound.render.report import optional_thresholds_words, unpairable_text
 from agreebound.core.gate import SEVERITY, Gate
@@ -438,7 +438,7 @@ def _scored_summary(s: JSONObject) -> str:
     body = (f"<p>{verdict_html(s['decision'])} for {whom}{tail}.</p>\n"
             f"<p>{escaped(s['kind_words'], 200)}. Level: {escaped(level_words(s), 120)} (alpha and weighted kappa at this "
             "level).</p>\n"
-            f"<p>Read as {escaped(s['shape'], 80)}: <code>{escaped(s['file'], 120)}</code>, {s['items']:,} items; judges: "
+            f"<p>Read as {escaped(s['shape'], 80)}: <code>{escaped(s['file'], 120)}</code>, {plural(s['items'], 'item')}; judges: "
             f"{names_html(s['judges'])}; humans: {names_html(s['humans'])}.</p>\n"
             + html_table("Every judge's decision", ["judge", "decision", "items", "pairs", "why not decided"],
                      rows, [24, 24, 12, 12, 28], numeric=(2, 3), small=True))
@@ -521,7 +521,7 @@ def _scored_judge(k: int, a: JSONObject, data: str, first_chart: int, s: JSONObj
 
     name = escaped(a["judge"], 60)
     n = first_chart
-    body = f"<p>{a['items']:,} items with the judge's score and a human's; {a['pairs']:,} judge-human pairs.</p>\n"
+    body = f"<p>{plural(a['items'], 'item')} with the judge's score and a human's; {plural(a['pairs'], 'judge-human pair')}.</p>\n"
     if s is not None and s.get("described_only"):
         body = f"<p>{html.escape(judge_counts(a, s))}.</p>\n"
     if a["decision_reason"]:

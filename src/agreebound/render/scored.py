@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from agreebound.core.gate import NOT_EVALUABLE, Gate
 from agreebound.core.planner import Plan
 from agreebound.core.thresholds import CITATIONS
-from agreebound.core.escape import md_code, md_text, printable
+from agreebound.core.escape import md_code, md_text, plural, printable
 from agreebound.core.json_types import JSONObject
 
 # The judge and scored domains load where a judge's section is made, not with this module: a panel's
@@ -249,7 +249,7 @@ def judge_counts(audit: JSONObject, section: JSONObject) -> str:
         j = judge_scores_of(section, audit["judge"])
         n = 0 if j is None else j["scores"]
         return f"{n:,} score{'' if n == 1 else 's'} read, no human labels"
-    return f"{audit['items']:,} items, {audit['pairs']:,} judge-human pairs"
+    return f"{plural(audit['items'], 'item')}, {plural(audit['pairs'], 'judge-human pair')}"
 
 
 def bucket_label(b: JSONObject, binned: bool, labels: dict[str, str]) -> str:
@@ -440,7 +440,7 @@ def scored_markdown(report: JSONObject) -> list[str]:
     tail = f": {DESCRIBED_ONLY}" if s.get("described_only") else ""
     lines = [f"**Decision: {s['decision']}** for {_decided_for(s)}{tail}.", "",
              f"Judge: {s['kind_words']}. Level: {level_words(s)} (alpha and weighted kappa at this level).",
-             "", f"Read as {md_text(s['shape'])}: {md_code(s['file'])}, {s['items']:,} items; judges: "
+             "", f"Read as {md_text(s['shape'])}: {md_code(s['file'])}, {plural(s['items'], 'item')}; judges: "
              + ", ".join(md_text(j, 80) for j in s["judges"]) + "; humans: "
              + (", ".join(md_text(h, 80) for h in s["humans"]) or "none") + ".", ""]
     if s["identity"]:
@@ -490,7 +490,7 @@ def _scores_markdown(s: JSONObject) -> list[str]:
 def _judge_markdown(a: JSONObject, s: JSONObject) -> list[str]:
     """One judge: its decision, gates, alphas, measures, score table and stated confidence."""
     counted = (f"{judge_counts(a, s)}." if s.get("described_only") else
-               f"{a['items']:,} items with the judge's score and a human's; {a['pairs']:,} judge-human pairs.")
+               f"{plural(a['items'], 'item')} with the judge's score and a human's; {plural(a['pairs'], 'judge-human pair')}.")
     lines = ["", f"## Judge {md_code(a['judge'], 120)}: {a['decision']}", "", counted]
     if a["decision_reason"]:
         lines += ["", f"Not decided, this is not a pass: {a['decision_reason']}."]

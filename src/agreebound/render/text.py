@@ -6,7 +6,7 @@ view's JSON serialisation (agreebound.render.view.View.report). User text is sho
 from __future__ import annotations
 
 from fractions import Fraction
-from agreebound.core.escape import printable
+from agreebound.core.escape import plural, printable
 from agreebound.core.json_types import JSONObject
 
 
@@ -99,7 +99,7 @@ def print_scored(report: JSONObject) -> None:
     print(f"decision: {printable(decision_words(s), 400)}")
     print(f"judge: {s['kind_words']}; level {level_words(s)}" + ("" if s["level"]["chosen_by"] == "user" else
                                                                  " (--level to choose another)"))
-    print(f"read: {printable(s['shape'], 80)} {printable(s['file'], 120)}, {s['items']:,} items; judges: "
+    print(f"read: {printable(s['shape'], 80)} {printable(s['file'], 120)}, {plural(s['items'], 'item')}; judges: "
           f"{', '.join(printable(j, 60) for j in s['judges'])}; humans: "
           f"{', '.join(printable(h, 60) for h in s['humans']) or 'none'}")
     if s["identity"]:
@@ -144,7 +144,7 @@ def print_scored_judge(a: JSONObject, s: JSONObject) -> None:
         print(f"  {title}: {value}" + ("" if interval == "-" else f" {interval}")
               + (f" ({printable(over, 300)})" if value == "not measured" else ""))
     for x, y, items, value in pair_rows(a):
-        print(f"    {printable(x, 60)} ~ {printable(y, 60)}: {value} over {items} items")
+        print(f"    {printable(x, 60)} ~ {printable(y, 60)}: {value} over {items} item{'' if items == '1' else 's'}")
     print("  measures beside the gates (they do not decide):")
     for title, value, interval, fraction, _method, why in measure_rows(a):
         if value == "not measured":

@@ -24,6 +24,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from agreebound.core.escape import plural
 from agreebound.judge.bias import Measure
 
 #: Bootstrap resamples behind each interval, and the seed they are drawn from.
@@ -379,10 +380,6 @@ DEFINITIONS = {
 }
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
 def rank_measures(judge: np.ndarray, human: np.ndarray, model: np.ndarray, min_items: int) -> tuple[Measure, ...]:
     """Spearman's rho and Kendall's tau-b of a judge's scores with the human scores, over items and
     over models, as measures beside the gates (kind "coefficient"; their titles say over how many
@@ -393,18 +390,18 @@ def rank_measures(judge: np.ndarray, human: np.ndarray, model: np.ndarray, min_i
     n = len(j)
     values = (spearman(j, h), kendall_tau_b(j, h))
     if n < min_items:
-        few = Interval(None, None, f"no interval: {_plural(n, 'item')}, fewer than {min_items}")
+        few = Interval(None, None, f"no interval: {plural(n, 'item')}, fewer than {min_items}")
         iv: tuple[Interval, Interval] = (few, few)
     else:
         iv = item_intervals(j, h, values)
-    out = [_measure(name, f"{title} (n = {_plural(n, 'item')})", v, i, n)
+    out = [_measure(name, f"{title} (n = {plural(n, 'item')})", v, i, n)
            for (name, title, _), v, i in zip(RANK_MEASURES[:2], values, iv)]
     known = mod != ""
     names, code = np.unique(mod[known].astype(str), return_inverse=True)
     m, k = len(names), int(known.sum())
     if m < MIN_MODELS:
         why = ("the log names no model for the items the judge and a human scored" if m == 0 else
-               f"{_plural(m, 'model')} in the log; a correlation across models needs {MIN_MODELS} or more")
+               f"{plural(m, 'model')} in the log; a correlation across models needs {MIN_MODELS} or more")
         return tuple(out) + tuple(Measure(name, f"{title} ({over})", None, "", kind="coefficient",
                                           definition=DEFINITIONS[name], unavailable=why)
                                   for name, title, over in RANK_MEASURES[2:])
@@ -413,11 +410,11 @@ def rank_measures(judge: np.ndarray, human: np.ndarray, model: np.ndarray, min_i
     mj, mh = np.bincount(code, jk, m) / sizes, np.bincount(code, hk, m) / sizes
     values = (spearman(mj, mh), kendall_tau_b(mj, mh))
     if k < min_items:
-        few = Interval(None, None, f"no interval: {_plural(k, 'item')}, fewer than {min_items}")
+        few = Interval(None, None, f"no interval: {plural(k, 'item')}, fewer than {min_items}")
         iv = (few, few)
     else:
         iv = model_intervals(code, jk, hk, values)
-    return tuple(out) + tuple(_measure(name, f"{title} ({over}; n = {_plural(m, 'model')}, {_plural(k, 'item')})",
+    return tuple(out) + tuple(_measure(name, f"{title} ({over}; n = {plural(m, 'model')}, {plural(k, 'item')})",
                                        v, i, k) for (name, title, over), v, i in zip(RANK_MEASURES[2:], values, iv))
 
 

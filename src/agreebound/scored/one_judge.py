@@ -8,6 +8,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Sequence
 import numpy as np
+from agreebound.core.escape import plural
 from agreebound.panel.categories import Categories, Coded, Level, float_value
 from agreebound.panel.coefficients import conger, counts_of, weight_matrix
 from agreebound.scored.confidence import Calibration, calibration
@@ -130,7 +131,7 @@ def _pooled_measure(name: str, title: str, p: PooledAlpha, definition: str, none
     n = len(p.items)
     low, high, se = jackknife(float(p.exact), p.loo) if n >= MIN_ITEMS else (None, None, None)
     method = JACKKNIFE.format(n=n, df=n - 1) if low is not None else _no_interval(n, p)
-    return Measure(name, title, p.exact, f"{p.pairs:,} pairs over {n:,} items", low, high, method, definition,
+    return Measure(name, title, p.exact, f"{plural(p.pairs, 'pair')} over {plural(n, 'item')}", low, high, method, definition,
                    "coefficient", se=se, cases=n)
 
 
@@ -162,7 +163,7 @@ def _difference(jh: PooledAlpha, hh: PooledAlpha) -> Measure:
     n = len(items)
     low, high, se = jackknife(float(exact), loo_j - loo_h) if n >= MIN_ITEMS else (None, None, None)
     method = JACKKNIFE.format(n=n, df=n - 1) if low is not None else _no_interval(n, hh)
-    return Measure("alpha_difference", title, exact, f"{float(jh.exact):.3f} - {float(hh.exact):.3f} over {n:,} items",
+    return Measure("alpha_difference", title, exact, f"{float(jh.exact):.3f} - {float(hh.exact):.3f} over {plural(n, 'item')}",
                    low, high, method, definition, "coefficient", se=se, cases=n)
 
 

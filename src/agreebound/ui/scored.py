@@ -25,7 +25,7 @@ from typing import cast
 import pandas as pd
 import streamlit as st
 
-from agreebound.core.escape import printable
+from agreebound.core.escape import plural, printable
 from agreebound.scored.items import FAIL, INCOMPLETE, PASS
 from agreebound.scored.one_judge import JudgeAgreement
 from agreebound.scored.decide import ScoredDecision, decide_scored
@@ -187,7 +187,7 @@ def gate_views(judge: str, d: ScoredDecision, a: JudgeAgreement) -> list[GateVie
     out = []
     for g in d.gates(judge):
         secondary = f"{SECONDARY[g.threshold_field]} {getattr(d.thresholds, g.threshold_field)} permil"
-        detail = g.detail if g.exact is None else f"{a.items:,} items, {a.pairs:,} judge-human pairs"
+        detail = g.detail if g.exact is None else f"{plural(a.items, 'item')}, {plural(a.pairs, 'judge-human pair')}"
         v = view(g, "judge", judge, GATE_LABELS[g.name], interval_method=g.interval_method, detail=detail,
                  secondary=secondary)
         # figures draw alpha's axis for a gate named so, and a difference's for admissibility
@@ -299,9 +299,8 @@ def head(m: ScoredMeasurement) -> None:
     src = loaded()
     assert src is not None
     x = m.input
-    st.caption(f"Loaded: {md(src.label, 160)}: {len(x.items):,} items, {len(x.judges):,} "
-               f"judge{'s' if len(x.judges) != 1 else ''}, {len(x.humans):,} human rater{'s' if len(x.humans) != 1 else ''}"
-               f"; read as {md(m.shape, 60)}.")
+    st.caption(f"Loaded: {md(src.label, 160)}: {plural(len(x.items), 'item')}, {plural(len(x.judges), 'judge')}, "
+               f"{plural(len(x.humans), 'human rater')}; read as {md(m.shape, 60)}.")
     kind = "Pass/fail judge" if m.kind == "binary" else "Graded judge"
     st.markdown(f"**{kind}** ({md(kind_short(m), 80)}): {md(m.kind_words, 300)}; {level_words(m)}.")
     if m.identity:
