@@ -66,12 +66,24 @@ def test_a_small_panel_verdict_imports_neither_pandas_nor_pyarrow(sample):
     assert sorted(m for m in modules if m.startswith(("agreebound.judge", "agreebound.scored"))) == []
 
 
-@pytest.mark.parametrize("sample", ["judge_illustrative.json", "judge_failing.json"])
-def test_a_judge_bundles_verdict_imports_neither_pandas_nor_pyarrow(sample):
-    """A CI call on the project's own judge bundle reads its JSON records as columns and measures them on
-    numpy alone (agreebound.judge.columns): pandas and pyarrow never load (issue 57). Its decision and
-    numbers are the frames path's (tests/judge/test_columns.py)."""
-    code, out, names = imported("calibrate", str(SAMPLES / sample))
+TRIO = ["judge_failing_contract.json", "--references", "judge_failing_references.csv", "--observations",
+        "judge_failing_observations.csv"]
+
+
+@pytest.mark.parametrize("given", [["judge_illustrative.json"], ["judge_failing.json"], TRIO], ids=lambda g: g[0])
+def test_a_judge_bundles_or_trios_verdict_imports_neither_pandas_nor_pyarrow(given):
+    """A CI call on the project's own judge formats (a bundle's JSON records, the tabular trio's CSVs)
+    reads them as columns and measures them on numpy alone (agreebound.judge.columns): pandas and
+    pyarrow never load (issue 57). Their decision and numbers are the frames path's
+    (tests/judge/test_columns.py)."""
+    code, out, names = imported("calibrate", *(g if g.startswith("--") else str(SAMPLES / g) for g in given))
     assert code in (0, 1) and out.startswith("decision: ")
     assert "numpy" in names and "agreebound" in names
     assert sorted(names & {"pandas", "pyarrow", "scipy", "plotly", "duckdb"}) == []
+
+
+def test_a_judge_log_still_imports_pandas():
+    """The check can fail: a harness's log is read into pandas frames (its readers join, group and
+    reshape), and the reading says so."""
+    code, _, names = imported("calibrate", str(SAMPLES / "judge_logs" / "alpaca_eval_annotations.json"))
+    assert code in (0, 1) and "pandas" in names

@@ -90,3 +90,25 @@ def test_the_primitives_equal_pandas_below_and_above_the_switch(n):
     want = pd.DataFrame(cols).groupby(list(cols), sort=True).size()
     got = count_rows(cols)
     assert list(got) == [tuple(k) for k in want.index] and list(got.values()) == want.tolist()
+
+
+def test_the_tabular_trios_csvs_read_as_columns_measure_as_their_frames():
+    """The trio's CSVs are read as columns (io.records.csv_columns) and measured as the frames
+    ``csv_records`` makes of the same bytes, down to the rows per case."""
+    from pathlib import Path
+
+    from agreebound.io.judge_inputs import judge_tables_contract
+    from agreebound.io.records import csv_columns, csv_records
+
+    samples = Path(__file__).resolve().parents[2] / "sample_data"
+    con, header = judge_tables_contract("c.json", (samples / "judge_failing_contract.json").read_bytes())
+    head = dict(zip(("scope", "contract_content_id", "rubric_digest"), header))
+    given = [(f, (samples / f"judge_failing_{f}.csv").read_bytes(), fields)
+             for f, fields in (("references", REFERENCE_FIELDS), ("observations", OBSERVATION_FIELDS))]
+    as_columns = [csv_columns(f, data, fields)[0] for f, data, fields in given]
+    as_frames = [csv_records(f, data, fields)[0] for f, data, fields in given]
+    by_columns, by_frames = measure_frames(con, *as_columns, **head), measure_frames(con, *as_frames, **head)
+    assert by_columns == by_frames and by_columns.human_agreement.numerator == 926
+    pd.testing.assert_frame_equal(by_columns.cases, by_frames.cases)
+    for c, f in zip(as_columns, as_frames):
+        pd.testing.assert_frame_equal(as_frame(c), f)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from agreebound.judge.columns import Columns, columns_of
+from agreebound.judge.columns import Columns, as_frame, columns_of
 from agreebound.judge.contract import JudgeInput, OBSERVATION_FIELDS, REFERENCE_FIELDS, JudgeCalibrationContract
 from agreebound.core.errors import InputError
 from agreebound.core.escape import printable
@@ -166,15 +166,15 @@ def read_judge_tables(contract_name: str, contract_data: bytes, references_name:
                        observations_name: str, observations_data: bytes) -> JudgeInput:
     """The tabular alternative: contract JSON (``{"contract": {...}, "snapshot": {scope, contract_content_id,
     rubric_digest}}``), references CSV (reviewer ids joined by ';') and observations CSV."""
-    from agreebound.io.records import csv_records
+    from agreebound.io.records import csv_columns
 
     contract, header = judge_tables_contract(contract_name, contract_data)
-    refs, rt = csv_records(references_name, references_data, REFERENCE_FIELDS)
-    read, ot = csv_records(observations_name, observations_data, OBSERVATION_FIELDS, extra=True)
+    refs, rt = csv_columns(references_name, references_data, REFERENCE_FIELDS)
+    read, ot = csv_columns(observations_name, observations_data, OBSERVATION_FIELDS, extra=True)
     # any column beside the observation fields is the user's slice column (a prompt variant, a category)
-    extras = [c for c in read.columns if c not in OBSERVATION_FIELDS]
-    obs = read[list(OBSERVATION_FIELDS)] if extras else read
-    slices = read[["case_id", *extras]].reset_index(drop=True) if extras else None
+    extras = [c for c in read if c not in OBSERVATION_FIELDS]
+    obs = {f: read[f] for f in OBSERVATION_FIELDS}
+    slices = as_frame({c: read[c] for c in ("case_id", *extras)}) if extras else None
     names = {"references": references_name, "observations": observations_name, "snapshot": contract_name}
     return JudgeInput(contract_name, contract, header, refs, obs, files=names,
                       locate={"references": rt.row_of, "observations": ot.row_of}, slices=slices)
