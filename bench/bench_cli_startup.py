@@ -17,8 +17,9 @@ repetition of every command, then the next):
   why: a command that imports pandas cannot meet this target.
 
 Also printed, not gated: the median CPU time of each process (user + system, getrusage's
-RUSAGE_CHILDREN deltas) and its ratio to the floor's, ``import pandas`` alone, and two larger
-samples to their verdicts (the 7,032-rating detector panel, the 600-score graded judge), for the record. Wall time is the gate: it
+RUSAGE_CHILDREN deltas) and its ratio to the floor's, ``import pandas`` alone, and larger samples to
+their verdicts (the 7,032-rating detector panel, the judge trio's 1,440 observations, the 600-score
+graded judge, an AlpacaEval log, whose readers still build pandas frames), for the record. Wall time is the gate: it
 is what a CI job waits for; CPU time is printed beside it because another job on a shared machine
 stretches wall time more than CPU time. The machine's load average is printed at the start and the
 end.
@@ -59,9 +60,14 @@ VERDICTS = [
      [*_CLI, "calibrate", "sample_data/judge_illustrative.json"]),
 ]
 LARGER = [
-    ("python -c 'import pandas' (a judge log's or table's path imports it; a bundle's does not)", ["-c", "import pandas"]),
+    ("python -c 'import pandas' (a judge log's path imports it; a bundle's and the trio's do not)", ["-c", "import pandas"]),
     ("agreebound panel sample_data/detector_panel.csv", [*_CLI, "panel", "sample_data/detector_panel.csv"]),
+    ("agreebound calibrate sample_data/judge_failing_contract.json (the tabular trio, 240 cases x 6 observations: no pandas)",
+     [*_CLI, "calibrate", "sample_data/judge_failing_contract.json", "--references",
+      "sample_data/judge_failing_references.csv", "--observations", "sample_data/judge_failing_observations.csv"]),
     ("agreebound calibrate sample_data/graded_judge.csv", [*_CLI, "calibrate", "sample_data/graded_judge.csv"]),
+    ("agreebound calibrate sample_data/judge_logs/alpaca_eval_annotations.json (a harness's log: read into pandas)",
+     [*_CLI, "calibrate", "sample_data/judge_logs/alpaca_eval_annotations.json"]),
 ]
 
 
