@@ -98,7 +98,12 @@ def factorize(items: np.ndarray) -> tuple[np.ndarray, list[Any]]:
 
 
 def duplicated(keys: np.ndarray) -> np.ndarray:
-    """Each key seen at an earlier position (``pandas.Series.duplicated``: the first stays)."""
+    """Each key seen at an earlier position (``pandas.Series.duplicated``: the first stays); from
+    PANDAS_FROM keys by pandas' hash table, below by numpy's sort."""
+    if len(keys) >= PANDAS_FROM:
+        import pandas as pd
+
+        return pd.Series(keys).duplicated().to_numpy()
     dup = np.ones(len(keys), dtype=bool)
     if len(keys):
         dup[np.unique(keys, return_index=True)[1]] = False
