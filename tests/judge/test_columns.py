@@ -112,3 +112,40 @@ def test_the_tabular_trios_csvs_read_as_columns_measure_as_their_frames():
     pd.testing.assert_frame_equal(by_columns.cases, by_frames.cases)
     for c, f in zip(as_columns, as_frames):
         pd.testing.assert_frame_equal(as_frame(c), f)
+
+
+def test_a_log_without_references_shows_no_preference_per_case():
+    """A log audited without human references: its rows per case prefer nothing, as pandas' text
+    column with missing values (the frame the partial audit always made), not a column of None."""
+    from pathlib import Path
+
+    from agreebound.app.pipeline import parse_judge_log
+
+    log = Path(__file__).resolve().parents[2] / "sample_data" / "judge_logs" / "mt_bench_gpt-4_pair.jsonl"
+    cases = parse_judge_log(log.name, log.read_bytes()).measurement.cases
+    assert len(cases) and cases["preferred"].isna().all()
+    assert str(cases["preferred"].dtype) == "str" and all(v != v for v in cases["preferred"].tolist())  # NaN
+
+
+def test_columns_are_one_length_and_fixed_width_text_reads_as_text():
+    con, refs, obs, header = judge_frames(4, 2, JudgeBehaviour(), seed=2)
+    r, o = _as_columns(refs, obs)
+    fixed = {k: (v.astype(str) if v.dtype == object and all(type(x) is str for x in v) else v) for k, v in o.items()}
+    assert any(v.dtype.kind == "U" for v in fixed.values())
+    assert measure_frames(con, r, fixed, **header) == measure_frames(con, refs, obs, **header)
+    with pytest.raises(ValueError, match="observations columns must be one-dimensional arrays of one length"):
+        measure_frames(con, r, {**o, "repetition": o["repetition"][:-1]}, **header)
+
+
+@pytest.mark.parametrize("n", [5, columns.PANDAS_FROM + 1])
+def test_count_rows_of_one_column_keys_each_row_by_a_tuple(n):
+    got = count_rows({"x": np.array(["ab", "cd"] * (n // 2) + ["ab"] * (n % 2), dtype=object)})
+    assert list(got) == [("ab",), ("cd",)] and sum(got.values()) == n
+
+
+def test_the_fingerprints_distinct_values_are_each_columns_own_text():
+    from agreebound.render.report import _distinct
+
+    assert _distinct(pd.DataFrame({"t": np.array([0.1, 0.7, 0.1], dtype=np.float32)}), "t") == ["0.1", "0.7"]
+    assert _distinct({"t": np.array(["b", None, "a", ""], dtype=object)}, "t") == ["a", "b"]
+    assert _distinct(None, "t") == [] and _distinct(pd.DataFrame({"u": [1]}), "t") == []

@@ -42,8 +42,8 @@ class JudgeBundle:
     scope: str
     contract_content_id: str
     rubric_digest: str
-    #: the references and observations as read: a frame, or a bundle's records as columns
-    #: (agreebound.judge.columns); :attr:`references` and :attr:`observations` are their frames
+    #: the references and observations as read: a frame (a log's), or columns (a bundle's records, the
+    #: trio's CSVs: agreebound.judge.columns); :attr:`references` and :attr:`observations` are their frames
     reference_records: Frame
     observation_records: Frame
     measurement: CalibrationMeasurement

@@ -1,6 +1,7 @@
-"""A judge set's records as read: a pandas frame (a CSV, a log, a caller's frames) or, where they
-were read without pandas (a bundle's JSON records), columns: one numpy array per field, of the
-dtypes a frame of the same records has (int64, bool, or object holding each value as given).
+"""A judge set's records as read: a pandas frame (a harness's log, a caller's frames) or, where they
+were read without pandas (a bundle's JSON records, the tabular trio's CSVs), columns: one numpy
+array per field, of the dtypes a frame of the same records has (int64, bool, or object holding each
+value as given).
 
 The audit validates and measures either (agreebound.judge.frames). pandas is imported only when a
 frame is asked for (a page, a ranking, the slices) or when a column is long enough for its hash
@@ -29,8 +30,9 @@ Columns = dict[str, np.ndarray]
 #: What the judge's readers hand the audit.
 Frame = Union["pd.DataFrame", Columns]
 
-#: From this many values a column is factorized by pandas' hash table (C); below, by a dict, which
-#: costs less than importing pandas (about 0.2 s). Both give the codes in order of first appearance.
+#: From this many values :func:`factorize`, :func:`duplicated` and :func:`count_rows` use pandas'
+#: hash table (C); below, a dict or numpy's sort, which cost less than importing pandas (about
+#: 0.2 s). Both sides give the same results (tests/judge/test_columns.py).
 PANDAS_FROM = 50_000
 
 _BOUND = 2**63
@@ -81,7 +83,7 @@ def as_frame(data: Frame) -> "pd.DataFrame":
         return data
     import pandas as pd
 
-    return pd.DataFrame({n: pd.Series(v, dtype=v.dtype) for n, v in data.items()}, columns=list(data))
+    return pd.DataFrame({n: pd.Series(v, dtype=v.dtype, copy=False) for n, v in data.items()}, columns=list(data))
 
 
 def factorize(items: np.ndarray) -> tuple[np.ndarray, list[Any]]:
@@ -112,13 +114,15 @@ def duplicated(keys: np.ndarray) -> np.ndarray:
 
 def count_rows(columns: Mapping[str, np.ndarray]) -> dict[tuple[Any, ...], int]:
     """How many times each distinct row occurs, rows sorted (``DataFrame.groupby(all columns,
-    sort=True).size()``), each value as Python's (``tolist``)."""
+    sort=True, dropna=False).size()``), each row a tuple of Python values (``tolist``). Rows hold no
+    missing value (None or NaN do not sort among text)."""
     n = len(next(iter(columns.values()))) if columns else 0
     if n >= PANDAS_FROM:
         import pandas as pd
 
         frame = pd.DataFrame(dict(columns))
-        return {tuple(k): int(v) for k, v in frame.groupby(list(frame.columns), sort=True).size().items()}
+        sizes = frame.groupby(list(frame.columns), sort=True, dropna=False).size()
+        return {k if isinstance(k, tuple) else (k,): int(v) for k, v in sizes.items()}
     counted: dict[tuple[Any, ...], int] = {}
     for row in zip(*(c.tolist() for c in columns.values())):
         counted[row] = counted.get(row, 0) + 1

@@ -447,7 +447,7 @@ class JudgeInput:
     file: str
     contract: JudgeCalibrationContract
     header: tuple[object, object, object]  # (scope, content id, rubric digest) as read
-    references: Frame | None  # a frame, or a bundle's records as columns (agreebound.judge.columns)
+    references: Frame | None  # a log's frame, or columns (a bundle's, the trio's: agreebound.judge.columns)
     observations: Frame
     #: frame ("references", "observations", "snapshot") -> the file its rows were read from
     files: dict[str, str] = field(default_factory=dict)

@@ -1,6 +1,6 @@
 """The frames path: references and observations as pandas frames or as columns (agreebound.judge.columns:
-a bundle's records read without pandas), validated vectorized with the same results and the same
-error conditions (and messages) as the record path.
+a bundle's JSON records or the trio's CSVs, read without pandas), validated vectorized with the same
+results and the same error conditions (and messages) as the record path.
 """
 
 from __future__ import annotations
@@ -76,7 +76,12 @@ def _require_columns(frame: object, names: Sequence[str], what: str) -> Frame:
     pandas = sys.modules.get("pandas")  # a caller's frame is pandas' (then loaded); a reader's columns need none
     is_frame = pandas is not None and isinstance(frame, pandas.DataFrame)
     if not is_frame and not (isinstance(frame, dict) and all(isinstance(v, np.ndarray) for v in frame.values())):
-        raise ValueError(f"{what} must be a pandas DataFrame")
+        raise ValueError(f"{what} must be a pandas DataFrame")  # or columns: only readers make those
+    if not is_frame:  # columns: one dimension, one length; fixed-width text held as Python str
+        lengths = {v.shape for v in cast("dict[str, np.ndarray]", frame).values()}
+        if any(len(s) != 1 for s in lengths) or len(lengths) > 1:
+            raise ValueError(f"{what} columns must be one-dimensional arrays of one length")
+        frame = {k: v.astype(object) if v.dtype.kind in "US" else v for k, v in cast("dict[str, np.ndarray]", frame).items()}
     have = field_names(cast(Frame, frame))
     missing = [n for n in names if n not in have]
     extra = [c for c in have if c not in names]

@@ -134,16 +134,21 @@ class CalibrationMeasurement:
     @cached_property
     def cases(self) -> "pd.DataFrame":
         """The rows per case as a pandas frame (imports pandas; its text columns pandas' str); empty
-        out of core."""
+        out of core. A partial audit's case without a human reference prefers nothing (None)."""
         if self.case_rows is None:
             return _no_cases()
         import pandas as pd
 
-        return pd.DataFrame(self.case_rows)
+        frame = pd.DataFrame(self.case_rows)
+        if "has_reference" in frame:
+            frame.loc[~frame["has_reference"].to_numpy(dtype=bool), "preferred"] = None
+        return frame
 
     @property
     def rows(self) -> Columns | None:
-        """The rows per case (columns) when the engine kept them (in memory); None out of core."""
+        """The rows per case as columns (a dict by field: its length is the number of fields, the
+        cases' is ``n_rows``) when the engine kept them (in memory); None out of core. In a partial
+        audit, ``preferred`` is read where ``has_reference`` is true."""
         return self.case_rows if self.case_rows is not None and n_rows(self.case_rows) else None
 
     @property

@@ -84,10 +84,7 @@ def measure_partial(contract: JudgeCalibrationContract, observations: pd.DataFra
         notes.append(f"{int((~has_ref).sum()):,} of {n:,} cases have no human reference: they count in position "
                      "flip and repeat variance only")
     rows = case_columns(facts)
-    rows["has_reference"] = has_ref
-    preferred = rows["preferred"].copy()
-    preferred[~has_ref] = None  # a case without a reference prefers nothing
-    rows["preferred"] = preferred
+    rows["has_reference"] = has_ref  # its preferred is read only where it has one (the frame shows None)
     return measure_counts(contract, header, counts, rows=rows, unavailable=unavailable, notes=tuple(notes))
 
 

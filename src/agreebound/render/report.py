@@ -471,8 +471,9 @@ def _distinct(frame: object, column: str) -> list[str]:
     if frame is None or column not in (frame if isinstance(frame, dict) else getattr(frame, "columns", ())):
         return []
     values = frame[column]  # type: ignore[index]
-    cells = values.tolist() if isinstance(values, np.ndarray) else values.dropna().tolist()
-    return sorted({str(v) for v in cells if v is not None and v == v} - {""})
+    if not isinstance(values, np.ndarray):  # a pandas column: its own text of each value
+        return sorted(v for v in set(values.dropna().astype(str)) if v)
+    return sorted({str(v) for v in values.tolist() if v is not None and v == v} - {""})
 
 
 def judge_fingerprint(bundle: JudgeBundle, inputs: Sequence[tuple[str, bytes | str]]) -> JSONObject:
