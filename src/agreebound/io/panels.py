@@ -144,6 +144,31 @@ def _coded_missing(panel: RatingPanel) -> RatingPanel:
     return _with(panel, notices=panel.notices + (note,))
 
 
+#: Unit names a spreadsheet's summary rows carry ("Mean", "Total"), compared lower-cased.
+SUMMARY_NAMES = frozenset({"mean", "means", "average", "avg", "total", "totals", "sum", "median", "sd", "s.d.",
+                           "std", "stdev", "std dev", "std. dev.", "standard deviation", "variance", "count", "min",
+                           "max", "minimum", "maximum", "overall", "grand total", "mean score", "average score"})
+#: How many of the last units are looked at (summary rows sit under the table).
+SUMMARY_TAIL = 5
+
+
+def _summary_units(panel: RatingPanel) -> RatingPanel:
+    """``panel`` with a note when one of its last units is named like a spreadsheet's summary row
+    ("Mean", "Total", "SD"): its cells are then averages or sums of the units above, read as a
+    unit's ratings, and alpha changes with them. The unit is kept: only the user knows
+    (tests/io/test_summary_rows.py)."""
+    names = [str(u) for u in list(panel.units[-SUMMARY_TAIL:])]
+    hits = [u for u in names if u.strip().casefold().rstrip(":") in SUMMARY_NAMES]
+    if not hits or len(hits) == len(panel.units):
+        return panel
+    shown = ", ".join(excerpt(u) for u in hits)
+    one = len(hits) == 1
+    note = (f"unit{'' if one else 's'} {shown} {'is' if one else 'are'} named like a summary row (a mean, a total) "
+            f"and {'its' if one else 'their'} values are read as ratings of a unit; if {'it is' if one else 'they are'}"
+            " a summary of the rows above, remove it from the file: a summary is not a unit and changes alpha")
+    return _with(panel, notices=panel.notices + (note,))
+
+
 def _in_order(panel: RatingPanel, mapping: Mapping, row_label: str) -> RatingPanel:
     """``panel`` with its labels in the order the mapping gives (ordered categories), and a note
     saying the order; labels the order lacks are an InputError at the first one's cell. Without an
@@ -588,7 +613,7 @@ def build_panels(table: Table, mapping: Mapping, notices: Sequence[str] = ()) ->
             shown = ", ".join(excerpt(d) for d in list(panels)[:20])
             raise InputError(table.file, None, mapping.dimension, f"the order given names dimension {excerpt(dim)}; "
                              f"the file's dimensions are {shown}")
-    panels = {dim: _coded_missing(_in_order(p, mapping, table.row_label)) for dim, p in panels.items()}
+    panels = {dim: _summary_units(_coded_missing(_in_order(p, mapping, table.row_label))) for dim, p in panels.items()}
     if mapping.humans is not None:
         assign_roles(panels, humans=mapping.humans)
     return panels
