@@ -48,7 +48,7 @@ def loaded_caption(m) -> None:
     """What is loaded: the file, its units and raters, the rates' source, the reader's notes."""
     st.caption(panel_view.loaded_caption(m, session.panel_source, loading.rows_read(session.panel_source)))
     for note in m.notices:
-        st.caption("Note: " + md(note))
+        st.caption("Note: " + md(note, 600))  # our sentence, its user text excerpted: whole, not cut at 200
 
 
 def dimension_views(decisions) -> list:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from tests.support.cli import run, run_json
 
 ROWS = "unit,a,b,c\nu1,1,1,2\nu2,2,2,2\nu3,3,3,3\nu4,1,2,1\n"
-SAID = ("unit 'Mean' is named like a summary row (a mean, a total) and its values are read as ratings of a unit; if "
-        "it is a summary of the rows above, remove it from the file: a summary is not a unit and changes alpha")
+SAID = ("unit 'Mean' is named like a summary row (a mean, a total): its values are read as a unit's ratings and "
+        "change alpha; if it summarises the rows above, remove it from the file")
 
 
 def test_a_mean_row_under_the_table_is_said_and_kept(tmp_path, capsys):
@@ -31,8 +31,8 @@ def test_several_summary_rows_are_named_together(tmp_path, capsys):
     f = tmp_path / "sheet.csv"
     f.write_text(ROWS + "Total:,7,8,8\nSD,0.96,0.58,0.82\n")
     _, out, _ = run(capsys, "panel", f)
-    assert ("note: units 'Total:', 'SD' are named like a summary row (a mean, a total) and their values are read as "
-            "ratings of a unit; if they are a summary of the rows above") in out
+    assert ("note: units 'Total:', 'SD' are named like a summary row (a mean, a total): their values are read as a "
+            "unit's ratings and change alpha; if they summarise the rows above, remove them from the file") in out
 
 
 def test_a_unit_named_so_above_the_tables_end_is_not_flagged(tmp_path, capsys):

@@ -667,3 +667,17 @@ def test_a_slider_move_reuses_what_it_does_not_move(monkeypatch):
                for m in at.markdown)
     # ... and nothing else was decided again: not the judge, whose thresholds did not move
     assert computed == ["panel"] * 3
+
+
+def test_a_readers_note_is_shown_whole():
+    """The Panel page shows each of the reader's notes in full: three missing-value codes make a note of
+    222 characters, which ended "... (or the mapping's \"mis... (222 characters)" when notes were cut at
+    200; a summary row's note beside it."""
+    at = app("pages/panel.py")
+    upload_ratings(at, "sheet.csv", b"unit,a,b\nu1,1,1\nu2,2,-99\nu3,999,3\nu4,1,?\nu5,2,2\nMean,1.5,1.5\n")
+    notes = [plain(c.value) for c in at.caption if c.value.startswith("Note: ")]
+    assert ("Note: '-99' (1 cell), '999' (1 cell), '?' (1 cell) often mean missing (a statistics package's code, a "
+            "spreadsheet's dash or error) and are read as ratings here; if they do, give --missing='-99,999,?' (or the "
+            "mapping's \"missing\")") in notes
+    assert ("Note: unit 'Mean' is named like a summary row (a mean, a total): its values are read as a unit's "
+            "ratings and change alpha; if it summarises the rows above, remove it from the file") in notes

@@ -163,9 +163,9 @@ def _summary_units(panel: RatingPanel) -> RatingPanel:
         return panel
     shown = ", ".join(excerpt(u) for u in hits)
     one = len(hits) == 1
-    note = (f"unit{'' if one else 's'} {shown} {'is' if one else 'are'} named like a summary row (a mean, a total) "
-            f"and {'its' if one else 'their'} values are read as ratings of a unit; if {'it is' if one else 'they are'}"
-            " a summary of the rows above, remove it from the file: a summary is not a unit and changes alpha")
+    note = (f"unit{'' if one else 's'} {shown} {'is' if one else 'are'} named like a summary row (a mean, a total): "
+            f"{'its' if one else 'their'} values are read as a unit's ratings and change alpha; if "
+            f"{'it summarises' if one else 'they summarise'} the rows above, remove {'it' if one else 'them'} from the file")
     return _with(panel, notices=panel.notices + (note,))
 
 
