@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from agreebound.judge.columns import Frame, as_frame
+from agreebound.judge.columns import Frame, as_frame, columns_of
 
 from agreebound.judge.agreement import HumanAgreement, human_agreement, judge_votes, labels_index, vote_counts
 from agreebound.judge.counts import LABELS, JudgeCounts
@@ -105,7 +105,7 @@ def measure_judge(judge: "JudgeInput") -> JudgeBundle:
 def _measure_full(judge: "JudgeInput") -> JudgeBundle:
     """A bundle or the tabular trio: a refused record is an InputError naming its file, row and field."""
     scope, content_id, digest = judge.header
-    refs = judge.references if judge.references is not None else _no_references()
+    refs = judge.references if judge.references is not None else columns_of((), REFERENCE_FIELDS)
     try:
         m = measure_frames(judge.contract, refs, judge.observations, scope=scope, contract_content_id=content_id,
                            rubric_digest=digest)
@@ -145,14 +145,9 @@ def _measure_log(judge: "JudgeInput") -> JudgeBundle:
             notes += (f"the seed's full audit refuses this data ({excerpt(str(e), 160)}): a partial audit follows",)
     m = measure_partial(c, log.observations, refs, judge.lacks, header)
     m = replace(m, notes=notes + m.notes, contract_given=judge.contract_given)
-    return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs if refs is not None else _no_references(), obs, m,
+    return JudgeBundle(judge.file, c, header[0], header[1], header[2], refs if refs is not None else columns_of((), REFERENCE_FIELDS), obs, m,
                        confidence=stated_preferences(log.observations, refs), human_votes=human_votes_of(refs),
                        harness=log.shape, slices=judge.slices)
-
-
-def _no_references() -> Frame:
-    """No references (a log read without human labels): their columns, empty."""
-    return {name: np.empty(0, dtype=object) for name in REFERENCE_FIELDS}
 
 
 def stated_preferences(observations: "pd.DataFrame", references: "pd.DataFrame | None") -> Calibration | None:

@@ -107,7 +107,7 @@ def _not_a_bundle(name: str, obj: JSONValue) -> InputError:
         return InputError(name, None, None, "an empty list: no judgments to read (a judge log holds a record per "
                           'judgment; a bundle is a JSON object with "contract" and "snapshot")')
     if isinstance(first, dict) and not {"contract", "snapshot"} & set(first):
-        fields = ", ".join(printable(k, 30) for k in list(first)[:8]) + (", ..." if len(first) > 8 else "")
+        fields = _fields_text(first)
         what = "a JSON list of records" if isinstance(obj, list) else "a JSON object"
         return InputError(name, None, None, f"{what} with fields {fields}: neither a judge bundle (\"contract\" and "
                           "\"snapshot\") nor a judge log Agreebound knows (MT-Bench, AlpacaEval, arena-hard, "
@@ -128,9 +128,13 @@ def _unknown_lines(name: str, data: bytes) -> InputError | None:
         return None
     if not isinstance(first, dict):
         return None
-    fields = ", ".join(printable(k, 30) for k in list(first)[:8]) + (", ..." if len(first) > 8 else "")
-    return InputError(name, None, None, f"JSON Lines with fields {fields}: not a shape Agreebound knows (a judge log "
+    return InputError(name, None, None, f"JSON Lines with fields {_fields_text(first)}: not a shape Agreebound knows (a judge log "
                       "from MT-Bench, AlpacaEval or our observations, or one read through --mapping); see docs/formats.md")
+
+
+def _fields_text(record: JSONObject) -> str:
+    """A record's first eight field names, as a message lists them."""
+    return ", ".join(printable(k, 30) for k in list(record)[:8]) + (", ..." if len(record) > 8 else "")
 
 
 def _not_json(name: str, data: bytes) -> InputError | None:
