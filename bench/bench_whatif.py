@@ -17,7 +17,7 @@ on the last judge slider (self-preference maximum).
 Where the time goes: the page also timestamps every websocket frame it sends and handles, and
 the server (``streamlit run app.py``, started through a launcher that only adds timestamps at
 three points of Streamlit's own message path) logs when the rerun request arrives, when the
-script produces each delta (the strip's last is the one before the sliders' "Panel" header), when each message is written
+script produces each delta (the strip's last is the one before the sliders' tabs), when each message is written
 to the socket, and when the run ends. Both are on the machine's wall clock
 (``performance.timeOrigin``, ``time.time()``). Each number is one run; nothing is asserted.
 
@@ -82,8 +82,10 @@ def _kind(msg):
     if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
         el = msg.delta.new_element
         kind = el.WhichOneof("type") or "element"
-        if kind == "heading" and el.heading.body == "Panel":
-            kind = "after_strip"  # the first element after the strip (pages/whatif.py: the sliders' "Panel")
+    elif kind == "delta" and msg.delta.WhichOneof("type") == "add_block":
+        kind = msg.delta.add_block.WhichOneof("type") or "block"
+        if kind == "tab_container":
+            kind = "after_strip"  # the first element after the strip (pages/whatif.py: the sliders' tabs)
     return kind
 
 
@@ -336,11 +338,19 @@ def full_reruns(page: Page, log: ServerLog, which: str, count: int) -> list[dict
     return out
 
 
+def judge_tab(page: Page) -> None:
+    """The judge's sliders: their tab opened (a click, a rerun of the sliders' fragment; not timed)."""
+    settle(page)
+    page.get_by_role("tab", name="Judge contract").click()
+    page.wait_for_selector(JUDGE_SLIDER, timeout=60_000)
+    settle(page)
+
+
 def run_scenario(page: Page, log: ServerLog, moves: int, peers: int) -> dict:
     return {
         "floor": slider_moves(page, log, "floor", (FLOOR_KEYS * 4)[:moves]),
         "floor_full_rerun": full_reruns(page, log, "floor", peers),
-        "judge": slider_moves(page, log, "judge", (JUDGE_KEYS * 4)[:moves]),
+        "judge": judge_tab(page) or slider_moves(page, log, "judge", (JUDGE_KEYS * 4)[:moves]),
         "judge_full_rerun": full_reruns(page, log, "judge", peers),
     }
 

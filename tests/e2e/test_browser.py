@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from tests.support.dashboard import settle, slider, upload
+from tests.support.dashboard import open_section, settle, slider, upload
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -77,6 +77,7 @@ def test_slider_changes_the_verdict_and_downloads(page: Page, app_url: str):
     settle(page)
     expect(page.locator(".st-key-edited_thresholds")).to_contain_text("alpha floor 1.000 (default 0.600)")
     assert "alpha_floor_permil" in page.url  # the link carries the thresholds
+    open_section(page, "Downloads under these thresholds")  # drawn when opened: built under the thresholds in force
     with page.expect_download() as info:
         page.get_by_role("button", name="Download thresholds (JSON)").click()
     saved = ARTIFACTS / "downloaded-thresholds.json"

@@ -13,7 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
 from agreebound.render.figure_style import contrast
-from tests.support.dashboard import open_charts, open_page, settle, slider
+from tests.support.dashboard import open_charts, open_page, open_tab, settle, slider
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -79,7 +79,9 @@ def test_the_what_if_strip_updates_in_view_after_a_slider_move(page: Page, app_u
     expect(strip).to_contain_text("alpha (nominal) 0.779, needs 1.000: 0.221 short: fails", timeout=20_000)
     expect(strip).to_contain_text("flipped: the alpha (nominal) gate now fails", timeout=20_000)
     assert in_view(page, ".st-key-whatif_strip")
-    # the last slider is further down: the strip follows (sticky) and shows the judge gate's flip
+    # the judge's last slider, in its tab, is further down: the strip follows (sticky) and shows the judge gate's flip
+    open_tab(page, "Judge contract")
+    expect(strip).to_contain_text("flipped: the alpha (nominal) gate now fails")  # the panel's edit holds
     last = slider(page, "Self-preference maximum (bps)")
     last.scroll_into_view_if_needed()
     last.focus()

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.support.dashboard import open_charts, open_page, settle, slider, upload
+from tests.support.dashboard import open_charts, open_page, open_section, open_tab, settle, slider, upload
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -90,6 +90,8 @@ def test_the_judge_gate_table_shows_every_cell_whole(page: Page, app_url: str, w
 @pytest.mark.parametrize("width, height", VIEWPORTS)
 def test_the_what_if_verdict_tables_show_every_cell_whole(page: Page, app_url: str, width: int, height: int):
     open_page(page, f"{app_url}/whatif", width, height)
+    expect(page.locator(".st-key-verdict_table_wideview")).to_have_count(0)  # a section drawn when opened
+    open_section(page, "Verdicts as tables")
     wide_or_stacked(page, "verdict_table", width)
     wide_or_stacked(page, "judge_verdict_table", width)
     table = page.locator(f".st-key-verdict_table_{'wideview' if width > PHONE else 'narrowview'}")
@@ -175,6 +177,7 @@ def test_on_a_phone_the_what_if_strip_stays_in_view_collapsed_to_what_changed(pa
     expect(brief).not_to_contain_text("violence")  # only what changed
     floor.scroll_into_view_if_needed()
     assert _clear(brief.bounding_box(), floor.bounding_box())
+    open_tab(page, "Judge contract")  # the judge's sliders: a tab of their own
     last = slider(page, "Self-preference maximum (bps)")  # far down: the strip follows (sticky)
     last.scroll_into_view_if_needed()
     last.focus()

@@ -110,3 +110,24 @@ def open_panel(at: AppTest, dim: str, *sections: str) -> AppTest:
                if re.search(r": (ENFORCE|REPORT_ONLY|REFUSE_SINGLE) at the \w+ level", a.value)]
     assert [b.split(": ")[0] for b in banners] == [md(dim, 60)], banners  # the tab opened is dim's
     return at
+
+
+#: The What-if page's sections drawn only while open, by the name a test opens them with.
+WHATIF_SECTIONS = {"tables": "whatif_tables", "sweep": "whatif_sweep", "downloads": "whatif_dl", "load": "whatif_load"}
+
+
+def open_whatif(at: AppTest, group: str = "Panel", *sections: str) -> AppTest:
+    """The What-if page (already shown in ``at``) rerun with ``group``'s editors open (a tab:
+    "Panel", "Judge contract", "Graded judge") and its ``sections`` open; checked: the open tab's
+    editors are ``group``'s."""
+    clicked = {"whatif_group": group, **{WHATIF_SECTIONS[section]: True for section in sections}}
+    for key, value in clicked.items():  # the widget, and the page's memory of it (a run outside the frame forgets it)
+        at.session_state[key] = value
+    views = at.session_state["tab_views"] if "tab_views" in at.session_state else {}
+    at.session_state["tab_views"] = {**(views or {}), **clicked}
+    ok(at.run())
+    keys = {s.key for s in at.slider}
+    first = {"Panel": "slider_alpha_floor_permil", "Judge contract": "slider_minimum_reviewers",
+             "Graded judge": "slider_admissibility_margin_permil"}[group]
+    assert first in keys, (group, sorted(keys))
+    return at

@@ -132,6 +132,19 @@ def open_charts(page: Page, box: str) -> None:
     page.locator(f".st-key-{box} .js-plotly-plot .main-svg").first.wait_for()
 
 
+def open_section(page: Page, label: str) -> None:
+    """A section drawn only while open (blocks.section_when_open), found by its label's start, opened;
+    the app settled after the rerun the click asks for."""
+    page.locator("[data-testid='stExpander'] summary").filter(has_text=label).click()
+    settle(page)
+
+
+def open_tab(page: Page, name: str) -> None:
+    """A tab drawn only while open (the What-if page's groups of sliders) opened; the app settled."""
+    page.get_by_role("tab", name=name, exact=True).click()
+    settle(page)
+
+
 def upload(page: Page, path, label: str = "Ratings: ", timeout: float = 60_000) -> None:
     """``path`` put into the uploader labelled ``label``, and the app settled after the upload's rerun.
 

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from agreebound.io.judge_inputs import bundle_json
 from agreebound.app.synthetic import PlantedDesign, PlantedJudge, planted_frames
-from tests.support.apptest import app, said, shown, table_with, upload
+from tests.support.apptest import app, open_whatif, said, shown, table_with, upload
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMISE = "(80% probability that its 95% interval then lies on one side of the threshold)"
@@ -139,7 +139,7 @@ def test_what_if_reads_the_net_measures_as_information_and_updates_the_reading()
             "so") in strip
     assert ("*bias or disagreement?* Fails the contract's verbosity limit; the excess attributable to length is 31.1 "
             "points [20.3, 41.0]: a length bias beyond general disagreement.") in strip
-    at.slider(key="slider_maximum_verbosity_bias_bps").set_value(5000).run()  # 46.6% is within 50%
+    open_whatif(at, "Judge contract").slider(key="slider_maximum_verbosity_bias_bps").set_value(5000).run()  # 46.6% <= 50%
     assert not at.exception, at.exception
     strip = said(at)
     assert "Fails the contract's verbosity limit" not in strip
@@ -163,7 +163,7 @@ def test_a_contract_that_gates_on_the_net_measure_shows_it_with_the_other_gates(
     assert "verbosity net of disagreement 0.0 points, limit 5.0 points: 5.0 points to spare: passes" in strip
     assert "self-preference net of strength 1.7 points [-10.4, 15.3]: information, not a gate" in strip
     assert "verbosity net of disagreement 0.0 points [" not in strip  # a gate here, not information
-    at.slider(key="slider_maximum_verbosity_net_bps").set_value(0).run()  # the net is exactly 0: still passes
+    open_whatif(at, "Judge contract").slider(key="slider_maximum_verbosity_net_bps").set_value(0).run()  # exactly 0: passes
     assert not at.exception, at.exception
     assert "verbosity net of disagreement 0.0 points, limit 0.0 points: exactly at the threshold: passes" in said(at)
 

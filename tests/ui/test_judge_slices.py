@@ -82,7 +82,7 @@ def test_the_what_if_page_says_which_slices_change_status_under_the_edited_thres
     at.switch_page("pages/whatif.py").run()
     assert not at.exception, at.exception
     assert any("no slice of the judge's data changes status" in c.value for c in at.caption)
-    at.slider(key="slider_maximum_position_flip_bps").set_value(4500).run()
+    apptest.open_whatif(at, "Judge contract").slider(key="slider_maximum_position_flip_bps").set_value(4500).run()
     assert not at.exception, at.exception
     flipped = next(t.value for t in at.table if "slice" in list(t.value.columns))
     rows = {(shown(r["slice"]), r["gate"]): (r["own thresholds"], r["edited"]) for _, r in flipped.iterrows()}

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from agreebound.ui import data
-from tests.support.apptest import SECTIONS, app, ok, open_panel, plain, shown, tables, texts, upload
+from tests.support.apptest import SECTIONS, app, ok, open_panel, open_whatif, plain, shown, tables, texts, upload
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -180,6 +180,8 @@ def test_labels_at_interval_level_fall_back_with_the_reason():
 
 def test_slider_flips_a_verdict_without_remeasuring_and_reset_restores_it():
     at = app("pages/whatif.py")
+    assert not at.table  # the tables are a section drawn when opened: the strip says the verdicts first
+    open_whatif(at, "Panel", "tables")
     calls = dict(data.MEASURE_CALLS)
     assert calls == {"panel": 1, "judge": 1, "judge_diagnostics": 1}  # each measured once, then cached
     table = tables(at)[0]
@@ -194,14 +196,14 @@ def test_slider_flips_a_verdict_without_remeasuring_and_reset_restores_it():
     assert list(tables(at)[0]["edited"]) == ["REPORT_ONLY", "ENFORCE", "ENFORCE"]
     assert dict(data.MEASURE_CALLS) == calls  # sliders re-decide, never re-measure
     assert json.loads(at.query_params["th"]) == {"panel": {"alpha_floor_permil": 400, "ratio_cap_permil": 4000, "strict": False}}
-    at.button(key="reset_defaults").click().run()
+    at.button(key="sidebar_reset").click().run()
     assert list(tables(at)[0]["edited"]) == ["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"]
     assert at.slider(key="slider_alpha_floor_permil").value == 600
     assert "th" not in at.query_params
 
 
 def test_judge_draft_contract_and_reset_to_bound():
-    at = app("pages/whatif.py")
+    at = open_whatif(app("pages/whatif.py"), "Judge contract", "tables")
     bound_id = "judge-calibration@sha256:60428a8c4b31117f1b546da6b8356ddb2f0f280fdab2c0ad737f887775fce829"
     assert f"Bound contract: `{bound_id}`" in [m.value for m in at.markdown]
     for field, value in [("minimum_human_agreement_bps", 6000), ("maximum_position_flip_bps", 1200),
@@ -238,7 +240,7 @@ def test_preset_from_sidebar_and_threshold_file_upload():
     assert len(at.success) == 0
     assert "In force: preset:krippendorff-reliable" in texts(at.sidebar.caption)
     assert "- alpha floor **0.800** (800 permil)" in at.sidebar.markdown[1].value
-    at.switch_page("pages/whatif.py").run()
+    open_whatif(at.switch_page("pages/whatif.py"), "Panel", "load")
     at.file_uploader(key="thresholds_upload").set_value(
         ("thresholds_float.json", (BAD / "thresholds_float.json").read_bytes(), "application/json")).run()
     assert any(e.startswith("thresholds_float.json, line 1, column 'panel.alpha_floor_permil'") for e in texts(at.error))
@@ -315,11 +317,13 @@ def test_uncertainty_is_shown_and_strict_mode_is_threshold_data():
     assert "position flips: 26 with both orders stable (the gated rate), 1 more where repetition noise" in \
         " ".join(m.value for m in at.markdown)
     calls = dict(data.MEASURE_CALLS)
-    at.switch_page("pages/whatif.py").run()
+    open_whatif(at.switch_page("pages/whatif.py"), "Judge contract")
     at.slider(key="slider_maximum_position_flip_bps").set_value(2000).run()
     at.switch_page("pages/judge.py").run()
     assert dict(data.MEASURE_CALLS) == calls  # judge rates and diagnostics came from the cache
     at.switch_page("pages/whatif.py").run()
+    assert "slider_minimum_reviewers" in {s.key for s in at.slider}  # the tab left open is open again
+    open_whatif(at, "Panel", "tables")
     at.slider(key="slider_ratio_cap_permil").set_value(4000).run()
     at.slider(key="slider_alpha_floor_permil").set_value(400).run()
     assert list(tables(at)[0]["edited"]) == ["REPORT_ONLY", "ENFORCE", "ENFORCE"]
@@ -335,6 +339,9 @@ def test_every_page_offers_reports():
     for page, keys in [(None, {"dl_panel_json", "dl_judge_html"}), ("pages/panel.py", {"dl_panel_md"}),
                        ("pages/judge.py", {"dl_judge_json"}), ("pages/whatif.py", {"dl_panel_html", "dl_thresholds"})]:
         at = app(page)
+        if page == "pages/whatif.py":  # a section drawn when opened: built under the thresholds in force
+            assert not at.get("download_button")
+            open_whatif(at, "Panel", "downloads")
         present = {e.key for e in at.get("download_button")}
         assert keys <= present, (page, present)
 
@@ -385,7 +392,7 @@ def test_hostile_rates_judge_and_threshold_files_keep_what_is_loaded():
         assert not at.exception, c["file"]
         assert texts(at.error)[0].endswith("(the data loaded before is still shown)"), c["file"]
         assert texts(at.error)[1:] == ["FAIL_CALIBRATION"], c["file"]  # the sample judge is still shown
-    at.switch_page("pages/whatif.py").run()
+    open_whatif(at.switch_page("pages/whatif.py"), "Panel", "load")
     for c in _hostile(["panel", "{sample:detector_panel.csv}", "--thresholds", "{f}"]):
         at.file_uploader(key="thresholds_upload").set_value((c["file"], (HOSTILE / c["file"]).read_bytes(), "text/plain")).run()
         assert not at.exception, c["file"]
@@ -423,6 +430,7 @@ def test_what_if_renders_for_every_legal_threshold(th):
     assert at.number_input(key="number_ratio_cap_permil").value == th["panel"]["ratio_cap_permil"]
     assert at.slider(key="slider_ratio_cap_permil").value == th["panel"]["ratio_cap_permil"]
     if "calibration" in th:
+        open_whatif(at, "Judge contract")
         assert at.slider(key="slider_minimum_reviewers").value == th["calibration"]["minimum_reviewers"]
 
 

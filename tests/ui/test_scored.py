@@ -128,7 +128,8 @@ def test_the_margin_slider_flips_a_noisy_judge_without_measuring_again(monkeypat
     assert [e.value for e in at.error] == ["FAIL_CALIBRATION"]
     at.switch_page("pages/whatif.py").run()
     assert not at.exception, at.exception
-    strip = said(at)
+    assert [t.label for t in at.tabs] == ["Panel", "Judge contract", "Graded judge"]  # a tab for its sliders
+    strip = said(apptest.open_whatif(at, "Graded judge"))
     assert "graded judge (graded, 1-5, ordinal): FAIL_CALIBRATION (same as under the defaults)" in strip
     assert "measured judge alpha minus the humans': noisy-judge -0.099" in strip
     at.slider(key="slider_admissibility_margin_permil").set_value(99).run()  # -0.0992... is below -0.099
@@ -157,7 +158,7 @@ def test_a_link_carries_the_graded_judges_thresholds():
     at = upload(app(th=th), "noisy.csv", noisy_log())
     assert [e.value for e in at.error] == ["FAIL_CALIBRATION"]  # admissible now, but alpha 0.698 is below 0.700
     assert "- noisy-judge: FAIL: judge alpha 0.698, needs 0.700: 0.002 short" in said(at)
-    at.switch_page("pages/whatif.py").run()
+    apptest.open_whatif(at.switch_page("pages/whatif.py"), "Graded judge")
     assert at.slider(key="slider_admissibility_margin_permil").value == 150
     assert at.slider(key="slider_judge_alpha_floor_permil").value == 700
 

@@ -47,7 +47,7 @@ def test_a_slider_decides_the_mapped_judge_again_without_refitting():
 
     rc.recalibrate = counted
     try:
-        at.switch_page("pages/whatif.py").run()
+        apptest.open_whatif(at.switch_page("pages/whatif.py"), "Graded judge")
         at.slider(key="slider_admissibility_margin_permil").set_value(300).run()
         at.slider(key="slider_judge_alpha_floor_permil").set_value(500).run()
         at.switch_page("pages/judge.py").run()

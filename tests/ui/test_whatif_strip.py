@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from tests.support.apptest import app, ok, plain, upload
+from tests.support.apptest import app, ok, open_whatif, plain, tables, upload
 
 MARK = "⇄"
 
@@ -70,8 +70,10 @@ def test_a_flip_comes_first_marked_and_the_rest_collapses_to_one_line():
 
 
 def test_changed_verdicts_come_before_gates_that_flipped_alone():
-    at = app("pages/whatif.py")
+    at = open_whatif(app("pages/whatif.py"), "Judge contract")  # the judge's sliders: a tab of their own
     at.slider(key="slider_maximum_self_preference_bps").set_value(6000).run()  # the judge's 56.5% now passes
+    open_whatif(at, "Panel")
+    assert "slider_maximum_self_preference_bps" not in {s.key for s in at.slider}  # only the open tab is drawn
     at.slider(key="slider_alpha_floor_permil").set_value(800).run()
     assert not at.exception
     shown = lines(block(at.main, "whatif_strip"))
@@ -87,7 +89,7 @@ def test_changed_verdicts_come_before_gates_that_flipped_alone():
     brief = lines(block(at.main, "whatif_brief_narrowview"))[0].split("\n")
     assert brief[1:] == [f":orange[**{MARK}**] **sexual**: REPORT_ONLY (was ENFORCE); alpha (nominal) now fails",
                          f":orange[**{MARK}**] **judge**: FAIL_CALIBRATION (unchanged); self-preference now passes"]
-    at.button(key="reset_defaults").click().run()
+    at.button(key="sidebar_reset").click().run()
     assert lines(block(at.main, "whatif_strip"))[0] == "**Verdicts under these thresholds**: as under the defaults"
 
 
@@ -117,4 +119,35 @@ def test_with_many_flips_the_strip_shows_three_and_folds_the_rest():
                          "[expander] 21 verdicts and gates unchanged from the defaults"]
     brief = lines(block(at.main, "whatif_brief_narrowview"))[0].split("\n")
     assert brief[0] == "**Changed from the defaults** (21 verdicts and gates unchanged)"
-    assert len(brief) == 6 and brief[-1] == "and 11 more: the table below lists every verdict"
+    assert len(brief) == 6 and brief[-1] == 'and 11 more: "Verdicts as tables" below lists every verdict'
+
+
+def test_the_page_opens_with_the_strip_and_one_group_of_sliders_and_draws_the_rest_when_opened():
+    """Issue 57: ten people opening What-if at once waited on what none of them looked at first. The
+    page opens with the strip (every verdict) and the panel's sliders; the judge's sliders are a tab
+    away; the tables, the sweep, the downloads and the thresholds file are sections drawn when opened."""
+    at = ok(app("pages/whatif.py"))
+    assert [t.label for t in at.tabs] == ["Panel", "Judge contract"]  # no graded judge loaded: no third tab
+    assert [s.key for s in at.slider] == ["slider_alpha_floor_permil", "slider_ratio_cap_permil"]
+    assert [e.label for e in at.expander] == [
+        "15 verdicts and gates unchanged from the defaults",  # the strip's
+        "Verdicts as tables: edited thresholds beside the defaults",
+        "Threshold sweep: how far one gate is from flipping",
+        "Downloads under these thresholds: thresholds, draft contract, reports",
+        "Load thresholds from a file (JSON/TOML, with presets)"]
+    assert not at.table and not at.get("download_button") and not at.get("file_uploader")
+    assert [s.key for s in at.selectbox] == ["preset_pick"]  # the sidebar's; no sweep picker yet
+    strip = lines(block(at.main, "whatif_strip"))
+    assert strip[0] == "**Verdicts under these thresholds**: as under the defaults"
+
+    open_whatif(at, "Judge contract", "tables", "sweep", "downloads", "load")
+    assert [s.key for s in at.slider] == [
+        "slider_minimum_reviewers", "slider_minimum_human_agreement_bps", "slider_maximum_position_flip_bps",
+        "slider_maximum_repeat_variance_bps", "slider_maximum_verbosity_bias_bps", "slider_maximum_self_preference_bps"]
+    assert [list(t["edited"]) for t in tables(at)] == [["REPORT_ONLY", "REPORT_ONLY", "ENFORCE"], ["FAIL_CALIBRATION"]]
+    assert sorted(s.key for s in at.selectbox) == ["preset_pick", "sweep_gate"]
+    assert {b.key for b in at.get("download_button")} == {
+        "dl_thresholds", "dl_contract", "dl_panel_json", "dl_panel_md", "dl_panel_html", "dl_judge_json",
+        "dl_judge_md", "dl_judge_html"}
+    assert [u.key for u in at.get("file_uploader")] == ["thresholds_upload"]
+    assert [b.key for b in at.button if b.key == "reset_contract"] == ["reset_contract"]  # in the judge's tab

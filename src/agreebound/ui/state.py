@@ -58,11 +58,11 @@ class K:
     PRESET_PICK, SIDEBAR_RESET = "preset_pick", "sidebar_reset"
     BANNER_RESET, RECORD_RUNS = "banner_reset", "record_runs"
     SIGN_IN, SIGN_OUT, SIGN_OUT_REFUSED = "sign_in", "sign_out", "sign_out_refused"
-    # threshold editors (What-if): a slider and a number input per threshold field, a strict box per kind
+    # What-if: a slider and a number input per threshold field, a strict box per kind; the editors' tab; sections
     SLIDER_, NUMBER_, CHECK_, STRICT = "slider_", "number_", "check_", "check_{}_strict"
-    RESET_DEFAULTS, RESET_CONTRACT, THRESHOLDS_UPLOAD = "reset_defaults", "reset_contract", "thresholds_upload"
-    DL_THRESHOLDS, DL_CONTRACT, SWEEP_GATE, SWEEP_CHART = "dl_thresholds", "dl_contract", "sweep_gate", "sweep_chart"
-    WHATIF_LEVEL = "whatif_level_{}"
+    RESET_CONTRACT, THRESHOLDS_UPLOAD, WHATIF_LEVEL = "reset_contract", "thresholds_upload", "whatif_level_{}"
+    DL_THRESHOLDS, DL_CONTRACT, SWEEP_GATE, SWEEP_CHART, SWEEP = "dl_thresholds", "dl_contract", "sweep_gate", "sweep_chart", "whatif_sweep"
+    WHATIF_GROUP, WHATIF_TABLES, WHATIF_DOWNLOADS, WHATIF_LOAD = "whatif_group", "whatif_tables", "whatif_dl", "whatif_load"
     # the panel: pickers, uploads, tabs, sections, charts
     LEVEL_WIDGET, POSITIVE_WIDGET, INTERVAL_WIDGET = "level_widget", "positive_widget", "interval_widget"
     SAMPLE, LEVEL_SWITCH = "{}_sample", "level_switch_{}"  # a sample picker per kind; a switch per dimension

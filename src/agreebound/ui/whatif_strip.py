@@ -30,6 +30,9 @@ SIGN = f":orange[**{MARK}**]"
 STRIP_KEY, MORE_KEY, UNCHANGED_KEY = "whatif_strip", "whatif_more_changed", "whatif_unchanged"
 #: The changed verdicts the strip shows in full; more go into an expander (the strip stays short).
 SHOWN_CHANGED = 3
+#: The page's section of every verdict as a table (drawn when opened), as the strip points to it.
+TABLES = "Verdicts as tables"
+LISTED = f'"{TABLES}" below lists'
 
 
 def strip_rows(decisions: dict[str, Any]) -> list[dict[str, Any]]:
@@ -208,7 +211,7 @@ def strip(items: list[Item]) -> None:
                     for item in more[:DETAIL_DIMENSIONS]:
                         st.markdown(changed_block(item))
                     if len(more) > DETAIL_DIMENSIONS:
-                        st.markdown(f"and {len(more) - DETAIL_DIMENSIONS:,} more: the table below lists every verdict")
+                        st.markdown(f"and {len(more) - DETAIL_DIMENSIONS:,} more: {LISTED} every verdict")
         else:
             st.markdown("**Verdicts under these thresholds**: as under the defaults")
         # One line, whatever the count; its key keeps it open or closed across slider moves.
@@ -217,7 +220,7 @@ def strip(items: list[Item]) -> None:
             for b in dims[:DETAIL_DIMENSIONS]:  # the panel's first dimensions, then the judges
                 st.markdown(b)
             if len(dims) > DETAIL_DIMENSIONS:
-                st.markdown(f"and {len(dims) - DETAIL_DIMENSIONS:,} more dimensions: the table below lists every verdict")
+                st.markdown(f"and {len(dims) - DETAIL_DIMENSIONS:,} more dimensions: {LISTED} every verdict")
             for b in (unchanged_block(i) for i in items if not i.dimension):
                 if b:
                     st.markdown(b)
@@ -237,7 +240,7 @@ def brief(items: list[Item]) -> None:
             rest = lines[4:]
             st.markdown(f"**Changed from the defaults** ({n_same:,} verdicts and gates unchanged)  \n"
                         + "  \n".join(lines[:4])
-                        + (f"  \nand {len(rest):,} more: the table below lists every verdict" if rest else ""))
+                        + (f"  \nand {len(rest):,} more: {LISTED} every verdict" if rest else ""))
         else:
             st.markdown(f"**Verdicts as under the defaults** ({n_same:,} verdicts and gates): "
-                        "the table below lists them")
+                        f"{LISTED} them")
