@@ -13,7 +13,7 @@ from agreebound.render.gates import panel_gates
 from agreebound.ui import (gates, loading, memo, panel_view, reports, run_links, scored, shell, sidebar, state,
                            judge_slices, threshold_editors, whatif_strip)
 from agreebound.render import gate_figures
-from agreebound.ui.blocks import as_tab_left, md, printable, responsive_table, section_when_open, show_error
+from agreebound.ui.blocks import md, printable, responsive_table, section_when_open, show_error
 from agreebound.ui.state import K, session
 
 shell.enter(__file__)
@@ -45,13 +45,10 @@ GROUPS = ("Panel", "Judge contract", "Graded judge")
 
 def threshold_groups(decisions: dict, contract, jd) -> None:
     """The editors of one group of thresholds, in a tab each: only the open tab is drawn, so a page
-    opens with the panel's few sliders rather than every slider of every verdict. The tab left open
-    is open again when the page is."""
-    groups = list(GROUPS[:3 if scored.loaded() is not None else 2])
-    as_tab_left(K.WHATIF_GROUP, groups[0], groups)
-    tabs = st.tabs(groups, key=K.WHATIF_GROUP, on_change="rerun")
+    opens with the panel's few sliders rather than every slider of every verdict. The open tab stays
+    open while the page is shown (a slider move, a section opened); the page opens on the panel's."""
+    tabs = st.tabs(list(GROUPS[:3 if scored.loaded() is not None else 2]), key=K.WHATIF_GROUP, on_change="rerun")
     i = next((i for i, t in enumerate(tabs) if t.open), 0)
-    session.remember_tab_view(K.WHATIF_GROUP, groups[i])
     with tabs[i]:
         if i == 0:
             threshold_editors.panel_editors(decisions)

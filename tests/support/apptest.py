@@ -120,11 +120,9 @@ def open_whatif(at: AppTest, group: str = "Panel", *sections: str) -> AppTest:
     """The What-if page (already shown in ``at``) rerun with ``group``'s editors open (a tab:
     "Panel", "Judge contract", "Graded judge") and its ``sections`` open; checked: the open tab's
     editors are ``group``'s."""
-    clicked = {"whatif_group": group, **{WHATIF_SECTIONS[section]: True for section in sections}}
-    for key, value in clicked.items():  # the widget, and the page's memory of it (a run outside the frame forgets it)
-        at.session_state[key] = value
-    views = at.session_state["tab_views"] if "tab_views" in at.session_state else {}
-    at.session_state["tab_views"] = {**(views or {}), **clicked}
+    at.session_state["whatif_group"] = group  # a click on the tab (AppTest cannot click one)
+    for section in sections:
+        at.session_state[WHATIF_SECTIONS[section]] = True
     ok(at.run())
     keys = {s.key for s in at.slider}
     first = {"Panel": "slider_alpha_floor_permil", "Judge contract": "slider_minimum_reviewers",
