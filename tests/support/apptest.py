@@ -112,17 +112,19 @@ def open_panel(at: AppTest, dim: str, *sections: str) -> AppTest:
     return at
 
 
-#: The What-if page's sections drawn only while open, by the name a test opens them with.
-WHATIF_SECTIONS = {"tables": "whatif_tables", "sweep": "whatif_sweep", "downloads": "whatif_dl", "load": "whatif_load"}
+#: The What-if page's sections drawn only while open (their keys: ui.state.K), by the name a test opens them with.
+WHATIF_SECTIONS = {"tables": "WHATIF_TABLES", "sweep": "SWEEP", "downloads": "WHATIF_DOWNLOADS", "load": "WHATIF_LOAD"}
 
 
 def open_whatif(at: AppTest, group: str = "Panel", *sections: str) -> AppTest:
     """The What-if page (already shown in ``at``) rerun with ``group``'s editors open (a tab:
     "Panel", "Judge contract", "Graded judge") and its ``sections`` open; checked: the open tab's
     editors are ``group``'s."""
-    at.session_state["whatif_group"] = group  # a click on the tab (AppTest cannot click one)
+    from agreebound.ui.state import K
+
+    at.session_state[K.WHATIF_GROUP] = group  # a click on the tab (AppTest cannot click one)
     for section in sections:
-        at.session_state[WHATIF_SECTIONS[section]] = True
+        at.session_state[getattr(K, WHATIF_SECTIONS[section])] = True
     ok(at.run())
     keys = {s.key for s in at.slider}
     first = {"Panel": "slider_alpha_floor_permil", "Judge contract": "slider_minimum_reviewers",
